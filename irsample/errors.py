@@ -1,0 +1,31 @@
+"""Errors raised by irsample for bad input.
+
+Every error about an input file names the file and, where there is one, the line, so that the
+command line can print ``file:line: message`` and exit non-zero before writing anything.
+"""
+
+from __future__ import annotations
+
+
+class IrsampleError(Exception):
+    """Base class of all errors irsample raises on purpose."""
+
+
+class InputError(IrsampleError):
+    """Malformed or inconsistent input, located by ``source`` and (1-based) ``line``."""
+
+    def __init__(self, message: str, source: str | None = None, line: int | None = None):
+        self.message = message
+        self.source = source
+        self.line = line
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = self.source or "<input>"
+        if self.line is not None:
+            where = f"{where}:{self.line}"
+        return f"{where}: {self.message}"
+
+
+class MeasureError(IrsampleError):
+    """An unknown measure name or invalid measure parameters."""

@@ -1,0 +1,156 @@
+"""Evaluate measures over a collection and summarise them as trec_eval does.
+
+Topics evaluated for a run: those the judgments name and the run retrieved (trec_eval 9.0.8's
+intersection); with ``complete=True`` (trec_eval ``-c``) every topic the judgments name, a topic
+the run lacks being evaluated as an empty ranking (AP 0, but its R still counts in ``num_rel``).
+Summaries: the mean over evaluated topics, the sum for counts, the geometric mean
+exp(mean(log(max(x, 1e-5)))) for ``gm_*`` measures.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from .measures.base import Measure
+from .measures.context import EvalContext
+from .model import Collection, Judgments
+
+GM_FLOOR = 1e-5  #: trec_eval's MIN_GEO_MEAN
+
+
+@dataclass(frozen=True, eq=False)
+class Evaluation:
+    """Per-topic values ``values[run, topic, measure]`` and per-run ``summary[run, measure]``.
+
+    ``evaluated[run, topic]`` tells which topics count for a run; values elsewhere are NaN.
+    String-valued measures (``runid``, ``relstring``) are in ``strings[(run, topic, measure)]``.
+    """
+
+    collection: Collection
+    measures: tuple[Measure, ...]
+    values: np.ndarray
+    evaluated: np.ndarray
+    summary: np.ndarray
+    strings: dict
+
+    @property
+    def run_names(self) -> tuple[str, ...]:
+        return self.collection.run_names
+
+    @property
+    def topics(self) -> tuple[str, ...]:
+        return self.collection.topics
+
+    def frame(self, *, summary: bool = True, per_topic: bool = True) -> pd.DataFrame:
+        """Tidy table: ``run, topic, measure, value`` (topic ``all`` for summaries).
+
+        ``measure`` is the trec_eval name; string measures are left out (see ``strings``).
+        """
+        parts = []
+        numeric = [i for i, m in enumerate(self.measures) if m.value_type != "str"]
+        names = np.array([self.measures[i].trec_name for i in numeric], dtype=object)
+        runs = np.array(self.run_names, dtype=object)
+        if per_topic:
+            sel = [i for i in numeric if self.measures[i].per_topic]
+            r, t = np.nonzero(self.evaluated)
+            if sel and len(r):
+                vals = self.values[r, t][:, sel]
+                parts.append(
+                    pd.DataFrame(
+                        {
+                            "run": np.repeat(runs[r], len(sel)),
+                            "topic": np.repeat(np.array(self.topics, dtype=object)[t], len(sel)),
+                            "measure": np.tile(
+                                np.array([self.measures[i].trec_name for i in sel], object),
+                                len(r),
+                            ),
+                            "value": vals.ravel(),
+                        }
+                    )
+                )
+        if summary and numeric:
+            parts.append(
+                pd.DataFrame(
+                    {
+                        "run": np.repeat(runs, len(numeric)),
+                        "topic": "all",
+                        "measure": np.tile(names, len(runs)),
+                        "value": self.summary[:, numeric].ravel(),
+                    }
+                )
+            )
+        if not parts:
+            return pd.DataFrame(columns=["run", "topic", "measure", "value"])
+        return pd.concat(parts, ignore_index=True)
+
+    def table(self) -> pd.DataFrame:
+        """Summary values as a wide table: one row per run, one column per measure."""
+        numeric = [i for i, m in enumerate(self.measures) if m.value_type != "str"]
+        return pd.DataFrame(
+            self.summary[:, numeric],
+            index=pd.Index(self.run_names, name="run"),
+            columns=[self.measures[i].trec_name for i in numeric],
+        )
+
+
+def evaluate_collection(
+    collection: Collection,
+    judgments: Judgments,
+    measures: Sequence[Measure],
+    *,
+    rel_level: int = 1,
+    judged_only: bool = False,
+    max_docs: int | None = None,
+    complete: bool = False,
+) -> Evaluation:
+    """Compute ``measures`` for every run and topic and summarise them per run."""
+    ctx = EvalContext(
+        collection, judgments, rel_level=rel_level, judged_only=judged_only, max_docs=max_docs
+    )
+    n_runs, n_topics = collection.n_runs, collection.n_topics
+    retrieved = collection.segment_lengths() > 0
+    evaluated = np.broadcast_to(judgments.has_topic, (n_runs, n_topics)).copy()
+    if not complete:
+        evaluated &= retrieved
+    values = np.full((n_runs, n_topics, len(measures)), np.nan)
+    summary = np.zeros((n_runs, len(measures)))
+    strings: dict = {}
+    for j, m in enumerate(measures):
+        if m.value_type == "str":
+            strings.update(_string_values(m, ctx, evaluated))
+            continue
+        v = np.asarray(m.compute(ctx), dtype=np.float64).reshape(n_runs, n_topics)
+        values[:, :, j] = np.where(evaluated, v, np.nan)
+        summary[:, j] = summarise(v, evaluated, m.summary)
+    return Evaluation(collection, tuple(measures), values, evaluated, summary, strings)
+
+
+def _string_values(m: Measure, ctx: EvalContext, evaluated: np.ndarray) -> dict:
+    out = {}
+    if m.family == "runid":
+        for r, name in enumerate(ctx.collection.run_names):
+            out[(r, None, m)] = name
+        return out
+    texts = m.compute_strings(ctx)
+    n_topics = ctx.n_topics
+    for r, t in zip(*np.nonzero(evaluated)):
+        out[(int(r), int(t), m)] = texts[r * n_topics + t]
+    return out
+
+
+def summarise(values: np.ndarray, evaluated: np.ndarray, how: str) -> np.ndarray:
+    """Per-run summary of ``values[run, topic]`` over evaluated topics."""
+    count = evaluated.sum(axis=1)
+    v = np.where(evaluated, values, 0.0)
+    if how == "sum":
+        return v.sum(axis=1)
+    if how == "gmean":
+        logs = np.where(evaluated, np.log(np.maximum(values, GM_FLOOR)), 0.0)
+        return np.where(count > 0, np.exp(logs.sum(axis=1) / np.maximum(count, 1)), 0.0)
+    if how == "none":
+        return np.zeros(len(values))
+    return np.where(count > 0, v.sum(axis=1) / np.maximum(count, 1), 0.0)

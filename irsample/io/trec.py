@@ -1,0 +1,212 @@
+"""Readers for TREC run and qrels files (plain, gzip, or ``-`` for standard input).
+
+Formats (reference-semantics §1):
+
+- run: ``qid iter docno rank score tag``; six or more whitespace-separated fields; ``iter`` and
+  ``rank`` are ignored; the run's tag is the tag of its last line; blank lines and lines starting
+  with ``#`` are skipped. A docno repeated inside a topic is an error (detected when the run is
+  placed into a :class:`~irsample.model.Collection`).
+- qrels: ``qid iter docno rel``; exactly four fields; ``rel`` parses like C ``atol`` (``1.7`` is
+  1); a negative ``rel`` marks a document that was pooled but not judged. A duplicate
+  ``(qid, docno)`` is an error.
+
+Parsed tables keep strings as Arrow binary arrays (byte-wise comparison, as ``strcmp``) and
+numbers as NumPy arrays, plus each record's line number for later error messages.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO, Union
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..errors import InputError
+from ._scan import count_lines, gather_spans, parse_int_fields, scan_fields
+
+Source = Union[str, os.PathLike, BinaryIO]
+
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+@dataclass(frozen=True, eq=False)
+class RunTable:
+    """One run as parsed columns: ``qid``, ``docno`` (Arrow binary), ``score`` (float64)."""
+
+    name: str
+    source: str
+    qid: pa.Array
+    docno: pa.Array
+    score: np.ndarray
+    lineno: np.ndarray = field(repr=False)
+
+    def __len__(self) -> int:
+        return len(self.score)
+
+
+@dataclass(frozen=True, eq=False)
+class QrelsTable:
+    """Judgments as parsed columns: ``qid``, ``docno`` (Arrow binary), ``rel`` (int64).
+
+    ``rel >= 0`` is a judged grade, ``rel < 0`` a pooled-but-unjudged document; documents absent
+    from the table are unpooled. ``stratum`` (stratified qrels) and ``prob`` (prels inclusion
+    probabilities) are ``None`` for plain TREC qrels.
+    """
+
+    source: str
+    qid: pa.Array
+    docno: pa.Array
+    rel: np.ndarray
+    lineno: np.ndarray = field(repr=False)
+    stratum: pa.Array | None = None
+    prob: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return len(self.rel)
+
+
+def source_name(source: Source) -> str:
+    """The name used in messages: the path, ``<stdin>`` for ``-``, or the stream's name."""
+    if isinstance(source, (str, os.PathLike)):
+        return "<stdin>" if str(source) == "-" else str(source)
+    return str(getattr(source, "name", "<stream>"))
+
+
+def read_bytes(source: Source) -> np.ndarray:
+    """Read a whole file (gzip detected by its magic bytes) into a ``uint8`` array."""
+    name = source_name(source)
+    try:
+        if isinstance(source, (str, os.PathLike)):
+            if str(source) == "-":
+                raw = sys.stdin.buffer.read()
+            else:
+                raw = Path(source).read_bytes()
+        else:
+            raw = source.read()
+            if isinstance(raw, str):
+                raw = raw.encode()
+    except FileNotFoundError:
+        raise InputError("no such file", name) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, not a file", name) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", name) from None
+    if raw[:2] == _GZIP_MAGIC:
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError, gzip.BadGzipFile) as exc:
+            raise InputError(f"corrupt gzip data ({exc})", name) from None
+    return np.frombuffer(raw, dtype=np.uint8)
+
+
+def binary_array(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> pa.Array:
+    """An Arrow binary array of the byte spans of ``buf`` (one copy, no Python strings)."""
+    offsets, data = gather_spans(buf, starts, ends)
+    return pa.Array.from_buffers(
+        pa.large_binary(), len(starts), [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+    ).cast(pa.binary())
+
+
+def _scan(buf: np.ndarray, keep: list[int], name: str):
+    starts, ends, nfields, lineno, count = scan_fields(
+        buf, np.asarray(keep, dtype=np.int64), count_lines(buf)
+    )
+    if count == 0:
+        raise InputError("empty file: no records", name)
+    return starts[:count], ends[:count], nfields[:count], lineno[:count]
+
+
+def _check_field_count(nfields, lineno, name, *, exact=None, minimum=None, what=""):
+    bad = nfields != exact if exact is not None else nfields < minimum
+    if bad.any():
+        i = int(np.argmax(bad))
+        want = f"exactly {exact}" if exact is not None else f"at least {minimum}"
+        raise InputError(
+            f"expected {want} fields ({what}), found {int(nfields[i])}", name, int(lineno[i])
+        )
+
+
+def parse_floats(buf, starts, ends, lineno, name, what) -> np.ndarray:
+    """Parse decimal numbers (as C ``atof`` on well-formed input); NaN and junk are errors."""
+    text = binary_array(buf, starts, ends)
+    try:
+        values = pc.cast(text.cast(pa.string()), pa.float64()).to_numpy(zero_copy_only=False)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError):
+        values = None
+    if values is not None and not np.isnan(values).any():
+        return values
+    for i, token in enumerate(text.to_pylist()):
+        try:
+            v = float(token.decode("ascii"))
+        except (UnicodeDecodeError, ValueError):
+            v = float("nan")
+        if v != v or b"_" in token:
+            raise InputError(
+                f"{what} is not a number: {token.decode('utf-8', 'replace')!r}",
+                name,
+                int(lineno[i]),
+            )
+    raise InputError(f"unparseable {what}", name)  # pragma: no cover - defensive
+
+
+def parse_ints(buf, starts, ends, lineno, name, what) -> np.ndarray:
+    """Parse integers like C ``atol`` (``1.7`` is 1); anything else is an error."""
+    values, bad = parse_int_fields(buf, starts, ends)
+    if bad >= 0:
+        token = bytes(buf[starts[bad] : ends[bad]]).decode("utf-8", "replace")
+        raise InputError(f"{what} is not an integer: {token!r}", name, int(lineno[bad]))
+    return values
+
+
+def read_run(source: Source) -> RunTable:
+    """Read a TREC run file: ``qid iter docno rank score tag`` (six or more fields)."""
+    name = source_name(source)
+    buf = read_bytes(source)
+    starts, ends, nfields, lineno = _scan(buf, [0, 2, 4, 5], name)
+    _check_field_count(nfields, lineno, name, minimum=6, what="qid iter docno rank score tag")
+    qid = binary_array(buf, starts[:, 0], ends[:, 0])
+    docno = binary_array(buf, starts[:, 1], ends[:, 1])
+    score = parse_floats(buf, starts[:, 2], ends[:, 2], lineno, name, "score")
+    tag = bytes(buf[starts[-1, 3] : ends[-1, 3]]).decode("utf-8", "replace")
+    return RunTable(tag, name, qid, docno, score, lineno)
+
+
+def read_qrels(source: Source) -> QrelsTable:
+    """Read TREC qrels: ``qid iter docno rel`` (exactly four fields, integer ``rel``)."""
+    name = source_name(source)
+    buf = read_bytes(source)
+    starts, ends, nfields, lineno = _scan(buf, [0, 2, 3], name)
+    _check_field_count(nfields, lineno, name, exact=4, what="qid iter docno rel")
+    qid = binary_array(buf, starts[:, 0], ends[:, 0])
+    docno = binary_array(buf, starts[:, 1], ends[:, 1])
+    rel = parse_ints(buf, starts[:, 2], ends[:, 2], lineno, name, "relevance")
+    table = QrelsTable(name, qid, docno, rel, lineno)
+    check_unique_pairs(table.qid, table.docno, table.lineno, name, "judgment")
+    return table
+
+
+def check_unique_pairs(qid: pa.Array, docno: pa.Array, lineno: np.ndarray, name: str, what: str):
+    """Raise naming the line of the first repeated ``(qid, docno)`` pair."""
+    if len(qid) == 0:
+        return
+    q = pc.dictionary_encode(qid).indices.to_numpy().astype(np.int64)
+    d = pc.dictionary_encode(docno).indices.to_numpy().astype(np.int64)
+    key = q * (int(d.max()) + 1) + d
+    order = np.argsort(key, kind="stable")
+    dup = np.flatnonzero(key[order][1:] == key[order][:-1])
+    if len(dup):
+        second = order[dup + 1]
+        i = int(second[np.argmin(lineno[second])])
+        first = int(order[dup[np.argmin(lineno[second])]])
+        raise InputError(
+            f"duplicate {what} for topic {qid[i].as_py().decode()!r} document "
+            f"{docno[i].as_py().decode()!r} (first at line {int(lineno[first])})",
+            name,
+            int(lineno[i]),
+        )

@@ -1,0 +1,10 @@
+"""Measures: value objects with canonical names, computed by kernels over runs x topics.
+
+Importing this package registers every family; :func:`parse` turns names into measures.
+"""
+
+from . import average_precision, counts, precision  # noqa: F401  (registration)
+from .base import MEASURE_SETS, REGISTRY, TREC_REGISTRY, Measure, parse, parse_all
+from .context import EvalContext
+
+__all__ = ["EvalContext", "MEASURE_SETS", "Measure", "REGISTRY", "TREC_REGISTRY", "parse", "parse_all"]

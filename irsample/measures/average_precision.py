@@ -1,0 +1,128 @@
+"""Average precision and its relatives: AP, AP@k, GMAP, bpref.
+
+Notation: ranks k = 1..n, ``rel_k`` = 1 if the document at rank k is relevant, ``rel(k)``
+relevant documents in the top k, ``R`` judged relevant documents of the topic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from .base import DEFAULT_CUTOFFS, Measure
+from .context import safe_divide
+from .kernels import segment_cumsum
+
+_TREC = "trec_eval (NIST), https://github.com/usnistgov/trec_eval"
+
+
+def _cum_precision_at_rel(ctx) -> np.ndarray:
+    """Running sum over relevant ranks k of rel(k) / k (shared by AP and AP@k)."""
+    return ctx.shared(
+        "cum_prec_at_rel",
+        lambda: segment_cumsum(ctx.offsets, ctx.rel() * (ctx.cum_rel() / ctx.rank)),
+    )
+
+
+@dataclass(frozen=True)
+class AP(Measure):
+    """Average precision: (1/R) * sum over relevant retrieved ranks k of rel(k)/k; 0 if R = 0.
+
+    Buckley & Voorhees, "Evaluating evaluation measure stability", SIGIR 2000; trec_eval ``map``.
+    """
+
+    family = "AP"
+    trec = "map"
+    aliases = ("MAP",)
+    citation = "Buckley & Voorhees, SIGIR 2000; trec_eval map"
+
+    def compute(self, ctx):
+        return safe_divide(ctx.total(_cum_precision_at_rel(ctx)), ctx.num_rel())
+
+
+@dataclass(frozen=True)
+class GMAP(Measure):
+    """AP summarised by the geometric mean exp(mean(log(max(AP, 1e-5)))) (trec_eval gm_map).
+
+    Robertson, "On GMAP", CIKM 2006; Voorhees, TREC 2004 Robust track overview.
+    """
+
+    family = "GMAP"
+    trec = "gm_map"
+    summary = "gmean"
+    citation = "Voorhees, TREC 2004 Robust track; Robertson, CIKM 2006"
+
+    def compute(self, ctx):
+        return AP().compute(ctx)
+
+
+@dataclass(frozen=True)
+class APCut(Measure):
+    """AP truncated at k: (1/R) * sum over relevant ranks k' <= k of rel(k')/k' (trec_eval map_cut)."""
+
+    k: int | None = None
+    family = "AP_cut"
+    trec = "map_cut"
+    trec_defaults = DEFAULT_CUTOFFS
+    citation = _TREC
+
+    def compute(self, ctx):
+        return safe_divide(ctx.at_cutoff(_cum_precision_at_rel(ctx), self.k), ctx.num_rel())
+
+
+@njit(cache=True, nogil=True)
+def _bpref_kernel(offsets, rel, judged, num_rel, num_nonrel):
+    n_seg = offsets.shape[0] - 1
+    out = np.zeros(n_seg)
+    for s in range(n_seg):
+        R = num_rel[s]
+        if R == 0:
+            continue
+        denom = min(num_nonrel[s], R)
+        nonrel_above = 0
+        total = 0.0
+        for i in range(offsets[s], offsets[s + 1]):
+            if rel[i]:
+                if nonrel_above > 0:
+                    total += 1.0 - min(nonrel_above, R) / denom
+                else:
+                    total += 1.0
+            elif judged[i]:
+                nonrel_above += 1
+        out[s] = total / R
+    return out
+
+
+@dataclass(frozen=True)
+class Bpref(Measure):
+    """bpref: (1/R) * sum over retrieved relevant r of 1 - min(|n ranked above r|, R) / min(N, R).
+
+    Only judged documents count: n ranges over judged non-relevant documents, unjudged and
+    unpooled documents are skipped; a relevant document with no judged non-relevant document
+    above it scores 1 (so bpref is defined when N = 0). Buckley & Voorhees, "Retrieval
+    evaluation with incomplete information", SIGIR 2004.
+    """
+
+    family = "Bpref"
+    trec = "bpref"
+    citation = "Buckley & Voorhees, SIGIR 2004"
+
+    def compute(self, ctx):
+        return _bpref_kernel(
+            ctx.offsets, ctx.rel(), ctx.judged, ctx.num_rel(), ctx.num_nonrel()
+        )
+
+
+@dataclass(frozen=True)
+class GMBpref(Measure):
+    """bpref summarised by the geometric mean exp(mean(log(max(bpref, 1e-5))))."""
+
+    family = "GMBpref"
+    trec = "gm_bpref"
+    summary = "gmean"
+    citation = "Buckley & Voorhees, SIGIR 2004; trec_eval gm_bpref"
+
+    def compute(self, ctx):
+        return Bpref().compute(ctx)

@@ -1,0 +1,269 @@
+"""Measures as frozen value objects, their registry and the name parser.
+
+A measure *family* is a frozen dataclass subclass of :class:`Measure`; its fields are the
+declared parameters. Subclassing registers the family under its irsample name, its trec_eval
+name and its aliases (ir_measures names), so adding a measure touches one module.
+
+Three name syntaxes parse to the same objects (:func:`parse`):
+
+- irsample / ir_measures: ``AP``, ``P@10``, ``nDCG@10``, ``nDCG(gains={1:3,2:9})``, ``R@100``;
+- trec_eval ``-m`` syntax: ``map``, ``P_10``, ``P.5,10`` (two measures), ``P`` (trec_eval's
+  default cut-offs), ``ndcg_cut.10``, ``ndcg.1=3,2=9``, ``iprec_at_recall.0.1``;
+- the named sets ``official`` and ``all_trec``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, ClassVar, Iterable
+
+import numpy as np
+
+from ..errors import MeasureError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .context import EvalContext
+
+#: trec_eval 10's measure table order; output follows it, not the command-line order.
+TREC_ORDER = (
+    "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank iprec_at_recall P "
+    "relstring recall infAP gm_bpref Rprec_mult utility 11pt_avg binG G ndcg ndcg_rel Rndcg "
+    "ndcg_cut map_cut relative_P success set_P set_relative_P set_recall set_map set_F "
+    "num_nonrel_judged_ret rbp rbp_resid unj judged"
+).split()
+
+#: trec_eval's default cut-offs for P, recall, ndcg_cut, map_cut and relative_P.
+DEFAULT_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+
+REGISTRY: dict[str, type["Measure"]] = {}  # irsample family name -> class
+TREC_REGISTRY: dict[str, type["Measure"]] = {}  # trec_eval family name -> class
+ALIASES: dict[str, type["Measure"]] = {}  # lower-cased aliases -> class
+
+
+@dataclass(frozen=True)
+class Measure:
+    """Base of every measure family.
+
+    Class attributes describe the family: ``family`` (irsample name), ``trec`` (trec_eval name or
+    ``None``), ``aliases``, ``summary`` (how per-topic values become the ``all`` line: ``"mean"``,
+    ``"sum"``, ``"gmean"`` — exp of the mean of log(max(x, 1e-5)) — or ``"none"``), ``value_type``
+    (``"float"``, ``"int"`` or ``"str"``), ``per_topic`` (printed per topic with ``-q``) and
+    ``citation``. The docstring of each family gives its formula.
+    """
+
+    family: ClassVar[str] = ""
+    trec: ClassVar[str | None] = None
+    aliases: ClassVar[tuple[str, ...]] = ()
+    summary: ClassVar[str] = "mean"
+    value_type: ClassVar[str] = "float"
+    per_topic: ClassVar[bool] = True
+    citation: ClassVar[str] = ""
+    #: for families with a cut-off field ``k``: the cut-offs a bare trec_eval name expands to
+    trec_defaults: ClassVar[tuple] = ()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if not cls.__dict__.get("family"):
+            return
+        for table, key in [(REGISTRY, cls.family), (TREC_REGISTRY, cls.trec)]:
+            if key is None:
+                continue
+            if key in table and table[key].__qualname__ != cls.__qualname__:
+                raise RuntimeError(f"measure name {key!r} registered twice")
+            table[key] = cls
+        for alias in (cls.family, *cls.aliases):
+            ALIASES[alias.lower()] = cls
+
+    # ---- names ---------------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        """Canonical irsample name: ``Family(param=value)@k`` with non-default params only."""
+        params = [
+            f"{f.name}={_format_value(getattr(self, f.name))}"
+            for f in fields(self)
+            if f.name != "k" and getattr(self, f.name) != f.default
+        ]
+        text = self.family + (f"({','.join(params)})" if params else "")
+        k = getattr(self, "k", None)
+        return f"{text}@{k}" if k is not None else text
+
+    @property
+    def trec_name(self) -> str:
+        """The name trec_eval prints (``P_10``, ``ndcg_cut_10``); families may override."""
+        k = getattr(self, "k", None)
+        base = self.trec or self.family
+        return f"{base}_{k}" if k is not None else base
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def order(self) -> int:
+        """Position of the family in trec_eval's output order (unknown families come last)."""
+        key = self.trec or self.family
+        return TREC_ORDER.index(key) if key in TREC_ORDER else len(TREC_ORDER)
+
+    # ---- construction from trec_eval syntax ---------------------------------------------
+    @classmethod
+    def from_trec(cls, params: str | None) -> list["Measure"]:
+        """Measures named by ``family[.params]`` in trec_eval syntax; ``None``: the defaults.
+
+        The default implementation handles families with an integer cut-off field ``k``
+        (``P.5,10`` is ``[P@5, P@10]``) and families without parameters.
+        """
+        if "k" in {f.name for f in fields(cls)}:
+            values = cls.trec_defaults if params is None else _split_list(params, int, cls)
+            return [cls(k=v) for v in values]
+        if params is not None:
+            raise MeasureError(f"{cls.trec} takes no parameters (got {params!r})")
+        return [cls()]
+
+    # ---- evaluation ------------------------------------------------------------------------
+    def compute(self, ctx: "EvalContext") -> np.ndarray:  # pragma: no cover - abstract
+        """Per-segment values (one per run x topic, ``ctx.n_seg``)."""
+        raise NotImplementedError
+
+    def __post_init__(self):
+        k = getattr(self, "k", None)
+        if k is not None and (not isinstance(k, (int, np.integer)) or k < 1):
+            raise MeasureError(f"{self.family}: cut-off must be a positive integer, got {k!r}")
+
+
+def _format_value(value) -> str:
+    if isinstance(value, tuple) and value and isinstance(value[0], tuple):
+        return "{" + ",".join(f"{_num(a)}:{_num(b)}" for a, b in value) + "}"
+    return _num(value)
+
+
+def _num(x) -> str:
+    if isinstance(x, float) and x.is_integer():
+        return str(int(x))
+    return str(x)
+
+
+def _split_list(text: str, kind, cls) -> list:
+    try:
+        return [kind(v) for v in text.split(",") if v != ""]
+    except ValueError:
+        raise MeasureError(f"bad parameters {text!r} for {cls.trec or cls.family}") from None
+
+
+# ---- parsing ---------------------------------------------------------------------------------
+_IRS = re.compile(r"^(?P<fam>[A-Za-z][\w\-]*?)(?:\((?P<params>.*)\))?(?:@(?P<k>\d+))?$")
+
+
+def parse(name: str) -> list[Measure]:
+    """Parse one measure name (any supported syntax) into measures; named sets expand."""
+    text = name.strip()
+    if text in MEASURE_SETS:
+        return [m for item in MEASURE_SETS[text] for m in parse(item)]
+    trec = _parse_trec(text)
+    if trec is not None:
+        return trec
+    match = _IRS.match(text)
+    if match:
+        cls = REGISTRY.get(match["fam"]) or ALIASES.get(match["fam"].lower())
+        if cls is not None:
+            kwargs = _parse_params(match["params"], cls) if match["params"] else {}
+            if match["k"] is not None:
+                kwargs["k"] = int(match["k"])
+            return [_construct(cls, kwargs, text)]
+    raise MeasureError(f"unknown measure {name!r} (see `irsample measures`)")
+
+
+def parse_all(names: Iterable[str]) -> list[Measure]:
+    """Parse several names, drop repeats, and sort into trec_eval's output order."""
+    seen: dict[Measure, None] = {}
+    for n in names:
+        for m in parse(n):
+            seen.setdefault(m, None)
+    return sorted(seen, key=lambda m: m.order)  # stable: keeps parameter order in a family
+
+
+def _parse_trec(text: str) -> list[Measure] | None:
+    best = None
+    for key in TREC_REGISTRY:
+        if text == key or (text.startswith(key) and text[len(key)] in "._"):
+            if best is None or len(key) > len(best):
+                best = key
+    if best is None:
+        return None
+    cls = TREC_REGISTRY[best]
+    rest = text[len(best) :]
+    if rest == "":
+        return cls.from_trec(None)
+    if rest[0] == ".":
+        return cls.from_trec(rest[1:])
+    # "_" form names one measure as trec_eval prints it (P_10, iprec_at_recall_0.10)
+    found = cls.from_trec(rest[1:])
+    if len(found) != 1:
+        return None
+    return found
+
+
+def _parse_params(text: str, cls) -> dict:
+    kwargs: dict = {}
+    declared = {f.name: f for f in fields(cls)}
+    for part in _split_top_level(text):
+        if "=" not in part:
+            raise MeasureError(f"{cls.family}: parameter {part!r} is not name=value")
+        key, value = (s.strip() for s in part.split("=", 1))
+        if key not in declared:
+            known = ", ".join(declared) or "none"
+            raise MeasureError(f"{cls.family} has no parameter {key!r} (parameters: {known})")
+        kwargs[key] = _coerce(value, declared[key].default, cls, key)
+    return kwargs
+
+
+def _split_top_level(text: str) -> list[str]:
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        depth += ch in "{[(" 
+        depth -= ch in "}])"
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        parts.append(cur)
+    return parts
+
+
+def _coerce(value: str, default, cls, key):
+    try:
+        if value.startswith("{"):
+            pairs = [p.split(":") for p in value.strip("{}").split(",") if p.strip()]
+            return tuple(sorted((int(a), float(b)) for a, b in pairs))
+        if isinstance(default, bool):
+            return value.lower() in ("1", "true", "yes")
+        if isinstance(default, int) or default is None:
+            return int(value) if re.fullmatch(r"[+-]?\d+", value) else float(value)
+        if isinstance(default, float):
+            return float(value)
+        return value
+    except ValueError:
+        raise MeasureError(f"{cls.family}: bad value {value!r} for {key}") from None
+
+
+def _construct(cls, kwargs, text):
+    try:
+        return cls(**kwargs)
+    except TypeError as exc:
+        raise MeasureError(f"cannot build {text!r}: {exc}") from None
+
+
+#: named measure sets, as in trec_eval
+MEASURE_SETS: dict[str, tuple[str, ...]] = {
+    "official": (
+        "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank "
+        "iprec_at_recall P"
+    ).split(),
+    "all_trec": (
+        "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank "
+        "iprec_at_recall P relstring recall infAP gm_bpref Rprec_mult utility 11pt_avg binG G "
+        "ndcg ndcg_rel Rndcg ndcg_cut map_cut relative_P success set_P set_relative_P "
+        "set_recall set_map set_F num_nonrel_judged_ret unj"
+    ).split(),
+}

@@ -1,0 +1,145 @@
+"""Per-evaluation arrays shared by all measure kernels.
+
+An :class:`EvalContext` gathers, once per evaluation, the judgments of every ranked position
+(grade, state) and derives lazily, with caching, what several measures share: relevance flags at
+a level, their running counts, per-topic relevant/non-relevant counts. Measures read these
+arrays; nothing here knows about a particular measure.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+
+from ..model import JUDGED, Collection, Judgments
+from .kernels import positions_in_segments, segment_cumsum, segment_last_below
+
+
+class EvalContext:
+    """Rankings of a collection joined with judgments, after trec_eval's options.
+
+    - ``rel_level`` (``-l``): judged documents with grade >= level are relevant.
+    - ``judged_only`` (``-J``): drop every retrieved document that is not judged (pooled-unjudged
+      and unpooled alike) before measuring.
+    - ``max_docs`` (``-M``): keep only the first ``max_docs`` documents of each ranking (in
+      trec_eval order).
+    """
+
+    def __init__(
+        self,
+        collection: Collection,
+        judgments: Judgments,
+        *,
+        rel_level: int = 1,
+        judged_only: bool = False,
+        max_docs: int | None = None,
+    ):
+        self.collection = collection
+        self.judgments = judgments
+        self.rel_level = int(rel_level)
+        self.n_runs = collection.n_runs
+        self.n_topics = collection.n_topics
+        self.n_seg = self.n_runs * self.n_topics
+        offsets = collection.rank_offsets
+        tdi = collection.rank_tdi
+        keep = None
+        if max_docs is not None:
+            keep = positions_in_segments(offsets) <= max_docs
+        if judged_only:
+            judged = judgments.state[tdi] == JUDGED
+            keep = judged if keep is None else keep & judged
+        if keep is not None:
+            kept = np.concatenate([[0], np.cumsum(keep, dtype=np.int64)])
+            offsets = kept[offsets]
+            tdi = tdi[keep]
+        self.offsets = offsets
+        self.pos_tdi = tdi
+        self.pos_grade = judgments.grade[tdi]
+        self.pos_state = judgments.state[tdi]
+        self.seg_topic = np.tile(np.arange(self.n_topics, dtype=np.int64), self.n_runs)
+        self.seg_len = np.diff(offsets)
+        self._rel: dict[int, np.ndarray] = {}
+        self._cum_rel: dict[int, np.ndarray] = {}
+        self._shared: dict = {}
+
+    def shared(self, key, build):
+        """Compute ``build()`` once per context under ``key`` (arrays several measures use)."""
+        if key not in self._shared:
+            self._shared[key] = build()
+        return self._shared[key]
+
+    # ---- positions -------------------------------------------------------------------------
+    @cached_property
+    def rank(self) -> np.ndarray:
+        """1-based rank of every position within its ranking."""
+        return positions_in_segments(self.offsets)
+
+    @cached_property
+    def judged(self) -> np.ndarray:
+        """Whether each position holds a judged document (qrels value >= 0)."""
+        return self.pos_state == JUDGED
+
+    def rel(self, level: int | None = None) -> np.ndarray:
+        """Whether each position is relevant at ``level`` (default: the context's ``-l``)."""
+        level = self.rel_level if level is None else level
+        if level not in self._rel:
+            self._rel[level] = (self.judged & (self.pos_grade >= level)).astype(np.int64)
+        return self._rel[level]
+
+    def cum_rel(self, level: int | None = None) -> np.ndarray:
+        """Relevant documents at or above each position."""
+        level = self.rel_level if level is None else level
+        if level not in self._cum_rel:
+            self._cum_rel[level] = segment_cumsum(self.offsets, self.rel(level))
+        return self._cum_rel[level]
+
+    @cached_property
+    def cum_judged(self) -> np.ndarray:
+        """Judged documents at or above each position."""
+        return segment_cumsum(self.offsets, self.judged.astype(np.int64))
+
+    def at_cutoff(self, cum: np.ndarray, k) -> np.ndarray:
+        """Per segment, the running value ``cum`` through rank ``min(k, n)`` (0 if empty)."""
+        k = np.broadcast_to(np.asarray(k, dtype=np.int64), (self.n_seg,))
+        return segment_last_below(self.offsets, cum, np.ascontiguousarray(k))
+
+    def total(self, cum: np.ndarray) -> np.ndarray:
+        """Per segment, the running value ``cum`` at the end of the ranking."""
+        return self.at_cutoff(cum, self.seg_len)
+
+    # ---- topics ----------------------------------------------------------------------------
+    @cached_property
+    def seg_of_position(self) -> np.ndarray:
+        """Segment index of every position."""
+        return np.repeat(np.arange(self.n_seg), self.seg_len)
+
+    @cached_property
+    def grade_topic(self) -> np.ndarray:
+        """Topic of every entry of ``judgments.judged_grades``."""
+        return np.repeat(np.arange(self.n_topics), np.diff(self.judgments.grade_offsets))
+
+    def num_rel_topic(self, level: int | None = None) -> np.ndarray:
+        """Judged relevant documents per topic (R), retrieved or not."""
+        level = self.rel_level if level is None else level
+        mask = self.judgments.judged_grades >= level
+        return np.bincount(self.grade_topic[mask], minlength=self.n_topics)
+
+    def num_rel(self, level: int | None = None) -> np.ndarray:
+        """R of each segment's topic."""
+        return self.num_rel_topic(level)[self.seg_topic]
+
+    def num_nonrel(self, level: int | None = None) -> np.ndarray:
+        """Judged non-relevant documents of each segment's topic (N)."""
+        level = self.rel_level if level is None else level
+        mask = self.judgments.judged_grades < level
+        return np.bincount(self.grade_topic[mask], minlength=self.n_topics)[self.seg_topic]
+
+
+def safe_divide(num, den) -> np.ndarray:
+    """``num / den`` with 0 where ``den`` is 0 (trec_eval's convention for empty denominators)."""
+    num = np.asarray(num, dtype=np.float64)
+    den = np.asarray(den, dtype=np.float64)
+    out = np.zeros(np.broadcast(num, den).shape)
+    np.divide(num, den, out=out, where=den != 0)
+    return out
