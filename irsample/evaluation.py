@@ -106,10 +106,20 @@ def evaluate_collection(
     judged_only: bool = False,
     max_docs: int | None = None,
     complete: bool = False,
+    compat: str = "10",
 ) -> Evaluation:
-    """Compute ``measures`` for every run and topic and summarise them per run."""
+    """Compute ``measures`` for every run and topic and summarise them per run.
+
+    ``compat`` selects the trec_eval version ("10" or "9.0.8") whose interpolated-precision
+    rounding ``iprec_at_recall`` and ``11pt_avg`` follow.
+    """
     ctx = EvalContext(
-        collection, judgments, rel_level=rel_level, judged_only=judged_only, max_docs=max_docs
+        collection,
+        judgments,
+        rel_level=rel_level,
+        judged_only=judged_only,
+        max_docs=max_docs,
+        compat=compat,
     )
     n_runs, n_topics = collection.n_runs, collection.n_topics
     retrieved = collection.segment_lengths() > 0

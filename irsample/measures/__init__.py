@@ -3,7 +3,15 @@
 Importing this package registers every family; :func:`parse` turns names into measures.
 """
 
-from . import average_precision, counts, precision  # noqa: F401  (registration)
+from . import (  # noqa: F401  (importing registers the families)
+    average_precision,
+    counts,
+    gain,
+    inferred,
+    interpolated,
+    judged,
+    precision,
+)
 from .base import MEASURE_SETS, REGISTRY, TREC_REGISTRY, Measure, parse, parse_all
 from .context import EvalContext
 

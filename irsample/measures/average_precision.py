@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from ..errors import MeasureError
 from .base import DEFAULT_CUTOFFS, Measure
 from .context import safe_divide
 from .kernels import segment_cumsum
@@ -28,18 +29,36 @@ def _cum_precision_at_rel(ctx) -> np.ndarray:
 
 @dataclass(frozen=True)
 class AP(Measure):
-    """Average precision: (1/R) * sum over relevant retrieved ranks k of rel(k)/k; 0 if R = 0.
+    """Average precision: (1/R) * sum over relevant retrieved ranks i of rel(i)/i; 0 if R = 0.
 
+    ``AP@k`` (trec_eval ``map_cut_k``) sums over ranks i <= k only, still dividing by R.
     Buckley & Voorhees, "Evaluating evaluation measure stability", SIGIR 2000; trec_eval ``map``.
     """
 
+    k: int | None = None
     family = "AP"
     trec = "map"
+    trec_extra = ("map_cut",)
     aliases = ("MAP",)
-    citation = "Buckley & Voorhees, SIGIR 2000; trec_eval map"
+    trec_defaults = DEFAULT_CUTOFFS
+    citation = "Buckley & Voorhees, SIGIR 2000; trec_eval map, map_cut"
+
+    @classmethod
+    def from_trec(cls, params, name=None):
+        if name == "map_cut":
+            return super().from_trec(params, name)
+        if params is not None:
+            raise MeasureError(f"map takes no parameters (got {params!r}); use map_cut")
+        return [cls()]
+
+    @property
+    def trec_family(self):
+        return "map" if self.k is None else "map_cut"
 
     def compute(self, ctx):
-        return safe_divide(ctx.total(_cum_precision_at_rel(ctx)), ctx.num_rel())
+        cum = _cum_precision_at_rel(ctx)
+        got = ctx.total(cum) if self.k is None else ctx.at_cutoff(cum, self.k)
+        return safe_divide(got, ctx.num_rel())
 
 
 @dataclass(frozen=True)
@@ -52,24 +71,11 @@ class GMAP(Measure):
     family = "GMAP"
     trec = "gm_map"
     summary = "gmean"
+    per_topic = False
     citation = "Voorhees, TREC 2004 Robust track; Robertson, CIKM 2006"
 
     def compute(self, ctx):
         return AP().compute(ctx)
-
-
-@dataclass(frozen=True)
-class APCut(Measure):
-    """AP truncated at k: (1/R) * sum over relevant ranks k' <= k of rel(k')/k' (trec_eval map_cut)."""
-
-    k: int | None = None
-    family = "AP_cut"
-    trec = "map_cut"
-    trec_defaults = DEFAULT_CUTOFFS
-    citation = _TREC
-
-    def compute(self, ctx):
-        return safe_divide(ctx.at_cutoff(_cum_precision_at_rel(ctx), self.k), ctx.num_rel())
 
 
 @njit(cache=True, nogil=True)
@@ -122,6 +128,7 @@ class GMBpref(Measure):
     family = "GMBpref"
     trec = "gm_bpref"
     summary = "gmean"
+    per_topic = False
     citation = "Buckley & Voorhees, SIGIR 2004; trec_eval gm_bpref"
 
     def compute(self, ctx):

@@ -54,6 +54,8 @@ class Measure:
 
     family: ClassVar[str] = ""
     trec: ClassVar[str | None] = None
+    #: further trec_eval family names of the same measure (``map_cut`` for AP with a cut-off)
+    trec_extra: ClassVar[tuple[str, ...]] = ()
     aliases: ClassVar[tuple[str, ...]] = ()
     summary: ClassVar[str] = "mean"
     value_type: ClassVar[str] = "float"
@@ -66,7 +68,9 @@ class Measure:
         super().__init_subclass__(**kwargs)
         if not cls.__dict__.get("family"):
             return
-        for table, key in [(REGISTRY, cls.family), (TREC_REGISTRY, cls.trec)]:
+        keys = [(REGISTRY, cls.family), (TREC_REGISTRY, cls.trec)]
+        keys += [(TREC_REGISTRY, extra) for extra in cls.trec_extra]
+        for table, key in keys:
             if key is None:
                 continue
             if key in table and table[key].__qualname__ != cls.__qualname__:
@@ -89,10 +93,17 @@ class Measure:
         return f"{text}@{k}" if k is not None else text
 
     @property
+    def trec_family(self) -> str | None:
+        """The trec_eval family this measure prints under (``None``: not a trec_eval measure)."""
+        return self.trec
+
+    @property
     def trec_name(self) -> str:
-        """The name trec_eval prints (``P_10``, ``ndcg_cut_10``); families may override."""
+        """The name trec_eval prints (``P_10``, ``ndcg_cut_10``); the irsample name otherwise."""
+        base = self.trec_family
+        if base is None:
+            return self.name
         k = getattr(self, "k", None)
-        base = self.trec or self.family
         return f"{base}_{k}" if k is not None else base
 
     def __str__(self) -> str:
@@ -101,13 +112,15 @@ class Measure:
     @property
     def order(self) -> int:
         """Position of the family in trec_eval's output order (unknown families come last)."""
-        key = self.trec or self.family
+        key = self.trec_family or self.family
         return TREC_ORDER.index(key) if key in TREC_ORDER else len(TREC_ORDER)
 
     # ---- construction from trec_eval syntax ---------------------------------------------
     @classmethod
-    def from_trec(cls, params: str | None) -> list["Measure"]:
-        """Measures named by ``family[.params]`` in trec_eval syntax; ``None``: the defaults.
+    def from_trec(cls, params: str | None, name: str | None = None) -> list["Measure"]:
+        """Measures named by ``name[.params]`` in trec_eval syntax; ``None``: the defaults.
+
+        ``name`` is the trec_eval family name used (one of ``trec`` and ``trec_extra``).
 
         The default implementation handles families with an integer cut-off field ``k``
         (``P.5,10`` is ``[P@5, P@10]``) and families without parameters.
@@ -173,12 +186,30 @@ def parse(name: str) -> list[Measure]:
 
 
 def parse_all(names: Iterable[str]) -> list[Measure]:
-    """Parse several names, drop repeats, and sort into trec_eval's output order."""
-    seen: dict[Measure, None] = {}
+    """Parse several names, drop repeats, and sort into trec_eval's output order.
+
+    As in trec_eval, a family named with explicit trec_eval parameters (``relstring.20``,
+    ``P.5,10``) replaces that family's default expansion brought in by a bare name or a set
+    (``all_trec``): ``-m all_trec -m relstring.20`` prints ``relstring_20`` only.
+    """
+    seen: dict[Measure, bool] = {}  # measure -> came from a default expansion
+    explicit: set = set()  # trec_eval families named with parameters
     for n in names:
-        for m in parse(n):
-            seen.setdefault(m, None)
-    return sorted(seen, key=lambda m: m.order)  # stable: keeps parameter order in a family
+        text = n.strip()
+        items = MEASURE_SETS.get(text, (text,))
+        for item in items:
+            default = _is_trec_default(item)
+            for m in parse(item):
+                if not default:
+                    explicit.add(m.trec_family)
+                seen[m] = seen.get(m, True) and default
+    kept = [m for m, default in seen.items() if not (default and m.trec_family in explicit)]
+    return sorted(kept, key=lambda m: m.order)  # stable: keeps parameter order in a family
+
+
+def _is_trec_default(text: str) -> bool:
+    """A bare trec_eval family name, which expands to the family's default parameters."""
+    return text in TREC_REGISTRY
 
 
 def _parse_trec(text: str) -> list[Measure] | None:
@@ -192,11 +223,11 @@ def _parse_trec(text: str) -> list[Measure] | None:
     cls = TREC_REGISTRY[best]
     rest = text[len(best) :]
     if rest == "":
-        return cls.from_trec(None)
+        return cls.from_trec(None, best)
     if rest[0] == ".":
-        return cls.from_trec(rest[1:])
+        return cls.from_trec(rest[1:], best)
     # "_" form names one measure as trec_eval prints it (P_10, iprec_at_recall_0.10)
-    found = cls.from_trec(rest[1:])
+    found = cls.from_trec(rest[1:], best)
     if len(found) != 1:
         return None
     return found
@@ -235,7 +266,7 @@ def _coerce(value: str, default, cls, key):
     try:
         if value.startswith("{"):
             pairs = [p.split(":") for p in value.strip("{}").split(",") if p.strip()]
-            return tuple(sorted((int(a), float(b)) for a, b in pairs))
+            return tuple((int(a), float(b)) for a, b in pairs)
         if isinstance(default, bool):
             return value.lower() in ("1", "true", "yes")
         if isinstance(default, int) or default is None:

@@ -24,6 +24,8 @@ class EvalContext:
       and unpooled alike) before measuring.
     - ``max_docs`` (``-M``): keep only the first ``max_docs`` documents of each ranking (in
       trec_eval order).
+    - ``compat``: the trec_eval version ("10" or "9.0.8") whose rounding of interpolated
+      precision cut-offs to follow.
     """
 
     def __init__(
@@ -34,7 +36,11 @@ class EvalContext:
         rel_level: int = 1,
         judged_only: bool = False,
         max_docs: int | None = None,
+        compat: str = "10",
     ):
+        if compat not in ("10", "9.0.8"):
+            raise ValueError(f"compat must be '10' or '9.0.8', not {compat!r}")
+        self.compat = compat
         self.collection = collection
         self.judgments = judgments
         self.rel_level = int(rel_level)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import MeasureError
 from .base import DEFAULT_CUTOFFS, Measure
 from .context import safe_divide
 
@@ -148,15 +149,18 @@ class SetRelativeP(Measure):
 
 @dataclass(frozen=True)
 class SetAP(Measure):
-    """Set average precision: set_P x set_recall (the AP of an unranked set)."""
+    """Set average precision: a^2 / (n R) = set_P x set_recall, a = relevant retrieved.
+
+    Computed as trec_eval does, a^2 / (n R), so that 4-decimal output rounds the same way.
+    """
 
     family = "SetAP"
     trec = "set_map"
     citation = _TREC
 
     def compute(self, ctx):
-        relret = ctx.total(ctx.cum_rel())
-        return safe_divide(relret, ctx.seg_len) * safe_divide(relret, ctx.num_rel())
+        relret = ctx.total(ctx.cum_rel()).astype(np.float64)
+        return safe_divide(relret * relret, ctx.seg_len * ctx.num_rel())
 
 
 @dataclass(frozen=True)
@@ -166,27 +170,68 @@ class SetF(Measure):
     van Rijsbergen, Information Retrieval (1979), ch. 7; ``beta`` defaults to 1.
     """
 
-    beta: float = 1.0
+    beta2: float = 1.0
     family = "SetF"
     trec = "set_F"
     citation = "van Rijsbergen, Information Retrieval (1979); trec_eval"
 
     @classmethod
-    def from_trec(cls, params):
-        if params is None:
-            return [cls()]
-        return [cls(beta=float(params))]
+    def from_trec(cls, params, name=None):
+        return [cls()] if params is None else [cls(beta2=float(params))]
 
     @property
     def trec_name(self):
-        return "set_F" if self.beta == 1.0 else f"set_F_{_num(self.beta)}"
+        return "set_F" if self.beta2 == 1.0 else f"set_F_{_num(self.beta2)}"
 
     def compute(self, ctx):
         relret = ctx.total(ctx.cum_rel())
         p = safe_divide(relret, ctx.seg_len)
         r = safe_divide(relret, ctx.num_rel())
-        b2 = self.beta * self.beta
-        return safe_divide((b2 + 1.0) * p * r, b2 * p + r)
+        return safe_divide((self.beta2 + 1.0) * p * r, self.beta2 * p + r)
+
+
+@dataclass(frozen=True)
+class Utility(Measure):
+    """Linear utility: c1 * a + c2 * b + c3 * c + c4 * d with a = relevant retrieved,
+    b = other retrieved (n - a), c = relevant not retrieved (R - a) and
+    d = collection_size + a - n - R; default coefficients (1, -1, 0, 0); averaged over topics.
+
+    Lewis, "The TREC-4 filtering track", TREC-4 (1995); trec_eval ``utility`` (``-N`` gives
+    the collection size, default 0).
+    """
+
+    coefficients: tuple = (1.0, -1.0, 0.0, 0.0)
+    collection_size: int = 0
+    family = "utility"
+    trec = "utility"
+    citation = "Lewis, TREC-4 filtering track (1995); trec_eval utility"
+
+    def __post_init__(self):
+        if len(self.coefficients) != 4:
+            raise MeasureError("utility needs exactly four coefficients")
+
+    @classmethod
+    def from_trec(cls, params, name=None):
+        if params is None:
+            return [cls()]
+        try:
+            values = tuple(float(v) for v in params.split(","))
+        except ValueError:
+            raise MeasureError(f"bad utility coefficients {params!r}") from None
+        return [cls(coefficients=values)]
+
+    @property
+    def trec_name(self):
+        if self.coefficients == (1.0, -1.0, 0.0, 0.0):
+            return "utility"
+        return "utility_" + ",".join(_num(c) for c in self.coefficients)
+
+    def compute(self, ctx):
+        a = ctx.total(ctx.cum_rel()).astype(np.float64)
+        n = ctx.seg_len.astype(np.float64)
+        R = ctx.num_rel().astype(np.float64)
+        c1, c2, c3, c4 = self.coefficients
+        return c1 * a + c2 * (n - a) + c3 * (R - a) + c4 * (self.collection_size + a - n - R)
 
 
 def _num(x: float) -> str:

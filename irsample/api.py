@@ -1,0 +1,78 @@
+"""The Python API: load runs and judgments, evaluate measures, get tidy tables.
+
+>>> import irsample
+>>> result = irsample.evaluate("qrels.txt", ["run1.gz", "run2.gz"], ["AP", "P@10", "ndcg_cut.10"])
+>>> result.frame()      # tidy: run, topic, measure, value (topic "all" = summary)
+>>> result.table()      # one row per run, one column per measure
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+from .errors import InputError
+from .evaluation import Evaluation, evaluate_collection
+from .io import load_qrels, load_runs
+from .measures import Measure, parse_all
+from .model import Collection, Judgments
+
+
+def load(qrels, runs) -> tuple[Collection, Judgments]:
+    """Parse ``runs`` and ``qrels`` (paths, ``-``, DataFrames, parquet) into arrays."""
+    qrels_table = load_qrels(qrels)
+    run_tables = load_runs(runs)
+    collection = Collection.build(run_tables, [qrels_table])
+    return collection, Judgments.from_qrels(collection, qrels_table)
+
+
+def measures_from(names: Iterable[str | Measure] | str) -> list[Measure]:
+    """Measures from names (any syntax) or objects, in trec_eval's output order."""
+    if isinstance(names, (str, Measure)):
+        names = [names]
+    objects = [n for n in names if isinstance(n, Measure)]
+    parsed = parse_all([n for n in names if not isinstance(n, Measure)])
+    return sorted(dict.fromkeys(objects + parsed), key=lambda m: m.order)
+
+
+def evaluate(
+    qrels,
+    runs,
+    measures: Sequence[str | Measure] | str = ("official",),
+    *,
+    rel_level: int = 1,
+    judged_only: bool = False,
+    max_docs: int | None = None,
+    complete: bool = False,
+    compat: str = "10",
+) -> Evaluation:
+    """Evaluate ``runs`` against ``qrels`` as trec_eval does.
+
+    ``rel_level`` is trec_eval's ``-l``, ``judged_only`` ``-J``, ``max_docs`` ``-M`` and
+    ``complete`` ``-c``; ``compat`` ("10" or "9.0.8") the
+    trec_eval version whose iprec_at_recall/11pt_avg rounding to follow. Raises :class:`~irsample.errors.InputError` for bad input, including
+    runs that share no topic with the qrels.
+    """
+    collection, judgments = load(qrels, runs)
+    check_common_topics(collection, judgments)
+    return evaluate_collection(
+        collection,
+        judgments,
+        measures_from(measures),
+        rel_level=rel_level,
+        judged_only=judged_only,
+        max_docs=max_docs,
+        complete=complete,
+        compat=compat,
+    )
+
+
+def check_common_topics(collection: Collection, judgments: Judgments) -> None:
+    """Every run must share at least one topic with the judgments."""
+    shared = (collection.segment_lengths() > 0) & judgments.has_topic
+    for r in range(collection.n_runs):
+        if not shared[r].any():
+            raise InputError(
+                f"run {collection.run_names[r]!r} has no topic in common with the qrels "
+                f"({judgments.source})",
+                collection.run_sources[r],
+            )

@@ -1,0 +1,137 @@
+"""Command line: ``irsample eval``, ``irsample measures``.
+
+Thin by design: parse arguments, call the API, render, write. Output is built completely before
+anything is written; ``-o FILE`` is written through a temporary file and renamed, so a failure
+leaves no partial output. Errors print ``irsample: file:line: message`` and exit 1 (2 for usage).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+from .errors import IrsampleError
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0: {text!r}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from .formats import FORMATS
+
+    parser = argparse.ArgumentParser(
+        prog="irsample",
+        description="Evaluate retrieval runs, exactly like trec_eval, and beyond.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    ev = sub.add_parser(
+        "eval",
+        help="evaluate runs against qrels (trec_eval compatible)",
+        description="Evaluate runs against qrels. Measure names: irsample (AP, P@10, nDCG@10), "
+        "ir_measures or trec_eval syntax (map, P.5,10, ndcg_cut.10, ndcg.1=3,2=9), or the "
+        "sets official / all_trec. Default: official.",
+    )
+    ev.add_argument("qrels", help="qrels file (plain, .gz, .parquet, or - for stdin)")
+    ev.add_argument("runs", nargs="+", help="run files (plain, .gz, .parquet, or -)")
+    ev.add_argument("-m", "--measure", action="extend", nargs="+", default=None, metavar="MEASURE")
+    ev.add_argument("-q", "--per-topic", action="store_true", help="print per-topic values too")
+    ev.add_argument(
+        "-c", "--complete", action="store_true",
+        help="average over all qrels topics (a topic missing from a run scores 0)",
+    )
+    ev.add_argument(
+        "-J", "--judged-only", action="store_true",
+        help="evaluate only judged documents (drop unjudged and unpooled ones from the ranking)",
+    )
+    ev.add_argument("-l", "--level", type=int, default=1, help="relevance level (default 1)")
+    ev.add_argument("-M", "--max-docs", type=_positive_int, default=None,
+                    help="evaluate only the first N documents of each ranking")
+    ev.add_argument("--format", choices=FORMATS, default="trec")
+    ev.add_argument("--places", type=_positive_int, default=None, help="decimals of real values")
+    ev.add_argument("--compat", choices=("9.0.8", "10"), default="10",
+                    help="trec_eval version whose iprec_at_recall/11pt_avg rounding to follow")
+    ev.add_argument("-o", "--output", help="write to this file instead of standard output")
+
+    sub.add_parser("measures", help="list every measure with its formula and citation")
+    return parser
+
+
+def cmd_eval(args) -> str:
+    from .api import check_common_topics, load, measures_from
+    from .evaluation import evaluate_collection
+    from .formats import render
+
+    measures = measures_from(args.measure or ["official"])
+    collection, judgments = load(args.qrels, args.runs)
+    check_common_topics(collection, judgments)
+    ev = evaluate_collection(
+        collection,
+        judgments,
+        measures,
+        rel_level=args.level,
+        judged_only=args.judged_only,
+        max_docs=args.max_docs,
+        complete=args.complete,
+        compat=args.compat,
+    )
+    return render(ev, args.format, per_topic=args.per_topic, places=args.places)
+
+
+def cmd_measures(args) -> str:
+    from .measures import REGISTRY
+
+    blocks = []
+    for name in sorted(REGISTRY, key=str.lower):
+        cls = REGISTRY[name]
+        doc = textwrap.dedent(cls.__doc__ or "").strip()
+        names = [cls.family] + ([cls.trec] if cls.trec and cls.trec != cls.family else [])
+        head = " / ".join(names)
+        blocks.append(f"{head}\n{textwrap.indent(doc, '    ')}\n    Source: {cls.citation}")
+    return "\n\n".join(blocks) + "\n"
+
+
+def _write(text: str, output: str | None) -> None:
+    if output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    target = Path(output)
+    fd, tmp = tempfile.mkstemp(dir=target.parent or Path("."), prefix=f".{target.name}.")
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    commands = {"eval": cmd_eval, "measures": cmd_measures}
+    try:
+        text = commands[args.command](args)
+        _write(text, getattr(args, "output", None))
+    except IrsampleError as exc:
+        print(f"irsample: {exc}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:  # pragma: no cover - e.g. `| head`
+        return 0
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,125 @@
+"""Render an :class:`~irsample.evaluation.Evaluation` as text.
+
+- ``trec``: trec_eval's lines ``%-22s\\t%s\\t%6.4f`` (measure, topic or ``all``, value), counts as
+  integers, one block per run: per-topic lines (with ``per_topic``) topic by topic, then the
+  summary starting with ``runid``.
+- ``tsv``: header ``run\\ttopic\\tmeasure\\tvalue``; the run's tag, the topic or ``all``, the
+  trec_eval measure name, the value.
+- ``json``: ``{run: {topic: {measure: value}}}`` with ``all`` for summaries.
+- ``latex``: a booktabs table of the summaries, one row per run.
+
+``places`` sets the decimals of real values (trec: 4 by default; tsv/json: shortest exact
+representation unless given).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+from .evaluation import Evaluation
+
+FORMATS = ("trec", "tsv", "json", "latex")
+
+
+def _value_text(value: float, value_type: str, places: int | None) -> str:
+    if value_type == "int":
+        return str(int(round(value)))
+    if places is None:
+        return repr(float(value))
+    return f"{value:.{places}f}"
+
+
+def _rows(ev: Evaluation, per_topic: bool, runs=None):
+    """(run index, topic label, measure, value) in trec_eval order, per run block."""
+    for r in range(len(ev.run_names)) if runs is None else runs:
+        if per_topic:
+            for t in range(len(ev.topics)):
+                if not ev.evaluated[r, t]:
+                    continue
+                for j, m in enumerate(ev.measures):
+                    if not m.per_topic:
+                        continue
+                    if m.value_type == "str":
+                        yield r, ev.topics[t], m, ev.strings[(r, t, m)]
+                    else:
+                        yield r, ev.topics[t], m, ev.values[r, t, j]
+        for j, m in enumerate(ev.measures):
+            if m.summary == "none" and m.family != "runid":
+                continue
+            if m.family == "runid":
+                yield r, "all", m, ev.strings[(r, None, m)]
+            else:
+                yield r, "all", m, ev.summary[r, j]
+
+
+def to_trec(ev: Evaluation, *, per_topic: bool = False, places: int = 4, runs=None) -> str:
+    """trec_eval's lines for all runs (or the run indices ``runs``), one block per run."""
+    lines = []
+    for _, topic, m, value in _rows(ev, per_topic, runs):
+        if m.value_type == "str":
+            text = value
+        elif m.value_type == "int":
+            text = str(int(round(value)))
+        else:
+            text = f"{value:{places + 2}.{places}f}"
+        lines.append(f"{m.trec_name:<22s}\t{topic}\t{text}")
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def to_tsv(ev: Evaluation, *, per_topic: bool = False, places: int | None = None) -> str:
+    lines = ["run\ttopic\tmeasure\tvalue"]
+    for r, topic, m, value in _rows(ev, per_topic):
+        if m.family == "runid":
+            continue
+        text = value if m.value_type == "str" else _value_text(value, m.value_type, places)
+        lines.append(f"{ev.run_names[r]}\t{topic}\t{m.trec_name}\t{text}")
+    return "\n".join(lines) + "\n"
+
+
+def to_json(ev: Evaluation, *, per_topic: bool = False, places: int | None = None) -> str:
+    out: dict = {}
+    for r, topic, m, value in _rows(ev, per_topic):
+        if m.family == "runid":
+            continue
+        if m.value_type == "str":
+            v = value
+        elif m.value_type == "int":
+            v = int(round(value))
+        else:
+            v = float(value) if places is None else round(float(value), places)
+            v = None if math.isnan(v) else v
+        out.setdefault(ev.run_names[r], {}).setdefault(topic, {})[m.trec_name] = v
+    return json.dumps(out, indent=1) + "\n"
+
+
+_LATEX_SPECIALS = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}"}
+
+
+def _latex_escape(text: str) -> str:
+    return "".join(_LATEX_SPECIALS.get(ch, ch) for ch in text)
+
+
+def to_latex(ev: Evaluation, *, per_topic: bool = False, places: int | None = None) -> str:
+    places = 4 if places is None else places
+    cols = [(j, m) for j, m in enumerate(ev.measures) if m.value_type != "str"]
+    head = " & ".join(["Run"] + [_latex_escape(m.trec_name) for _, m in cols])
+    lines = [
+        r"\begin{tabular}{l" + "r" * len(cols) + "}",
+        r"\toprule",
+        head + r" \\",
+        r"\midrule",
+    ]
+    for r, name in enumerate(ev.run_names):
+        cells = [_value_text(ev.summary[r, j], m.value_type, places) for j, m in cols]
+        lines.append(" & ".join([_latex_escape(name)] + cells) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    return "\n".join(lines) + "\n"
+
+
+def render(ev: Evaluation, fmt: str, *, per_topic: bool = False, places: int | None = None) -> str:
+    """Render in one of :data:`FORMATS`."""
+    if fmt == "trec":
+        return to_trec(ev, per_topic=per_topic, places=4 if places is None else places)
+    renderers = {"tsv": to_tsv, "json": to_json, "latex": to_latex}
+    return renderers[fmt](ev, per_topic=per_topic, places=places)

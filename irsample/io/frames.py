@@ -1,0 +1,126 @@
+"""Runs and qrels from pandas DataFrames and parquet files, and back.
+
+Column names follow TREC and the common Python tools: a run needs a topic column (``qid``,
+``query_id`` or ``query``), a document column (``docno``, ``doc_id`` or ``docid``) and ``score``;
+a tag column (``tag``, ``run`` or ``name``) is optional. Qrels need topic, document and a grade
+(``rel``, ``relevance``, ``label`` or ``grade``). A DataFrame with several tags holds several runs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from ..errors import InputError
+from .trec import QrelsTable, RunTable, check_unique_pairs
+
+TOPIC = ("qid", "query_id", "query", "topic")
+DOC = ("docno", "doc_id", "docid", "document")
+SCORE = ("score", "sim")
+TAG = ("tag", "run", "name", "run_id")
+GRADE = ("rel", "relevance", "label", "grade", "judgment")
+
+
+def _column(df: pd.DataFrame, names, what: str, source: str, required=True):
+    for n in names:
+        if n in df.columns:
+            return df[n]
+    if required:
+        raise InputError(
+            f"no {what} column (expected one of {', '.join(names)}; found {', '.join(map(str, df.columns))})",
+            source,
+        )
+    return None
+
+
+def _binary(series: pd.Series) -> pa.Array:
+    return pa.array(series.astype(str).to_numpy(dtype=object), pa.string()).cast(pa.binary())
+
+
+def _rows(df: pd.DataFrame) -> np.ndarray:
+    # 1-based row numbers (+1 for a header line) locate problems in a DataFrame or parquet file
+    return np.arange(2, len(df) + 2, dtype=np.int64)
+
+
+def runs_from_frame(df: pd.DataFrame, source: str = "<DataFrame>", name: str | None = None):
+    """Split a run DataFrame into :class:`RunTable` objects, one per tag."""
+    if len(df) == 0:
+        raise InputError("empty run table", source)
+    qid = _column(df, TOPIC, "topic", source)
+    doc = _column(df, DOC, "document", source)
+    score_col = _column(df, SCORE, "score", source)
+    try:
+        score = pd.to_numeric(score_col, errors="raise").to_numpy(dtype=np.float64)
+    except (ValueError, TypeError):
+        bad = int(np.flatnonzero(pd.to_numeric(score_col, errors="coerce").isna())[0])
+        raise InputError(f"score is not a number: {score_col.iloc[bad]!r}", source, bad + 2)
+    if np.isnan(score).any():
+        raise InputError("score is missing", source, int(np.flatnonzero(np.isnan(score))[0]) + 2)
+    tags = _column(df, TAG, "tag", source, required=False)
+    lineno = _rows(df)
+    if tags is None:
+        tags = pd.Series(name or Path(source).stem, index=df.index)
+    out = []
+    tag_values = tags.astype(str).to_numpy(dtype=object)
+    for tag in pd.unique(tag_values):
+        sel = np.flatnonzero(tag_values == tag)
+        out.append(
+            RunTable(
+                str(tag),
+                source,
+                _binary(qid.iloc[sel]),
+                _binary(doc.iloc[sel]),
+                score[sel],
+                lineno[sel],
+            )
+        )
+    return out
+
+
+def qrels_from_frame(df: pd.DataFrame, source: str = "<DataFrame>") -> QrelsTable:
+    """A :class:`QrelsTable` from a DataFrame (grades must be integers)."""
+    if len(df) == 0:
+        raise InputError("empty qrels table", source)
+    qid = _column(df, TOPIC, "topic", source)
+    doc = _column(df, DOC, "document", source)
+    grade = _column(df, GRADE, "relevance", source)
+    numeric = pd.to_numeric(grade, errors="coerce")
+    if numeric.isna().any():
+        bad = int(np.flatnonzero(numeric.isna())[0])
+        raise InputError(f"relevance is not an integer: {grade.iloc[bad]!r}", source, bad + 2)
+    table = QrelsTable(
+        source,
+        _binary(qid),
+        _binary(doc),
+        np.trunc(numeric.to_numpy(dtype=np.float64)).astype(np.int64),
+        _rows(df),
+    )
+    check_unique_pairs(table.qid, table.docno, table.lineno, source, "judgment")
+    return table
+
+
+def read_parquet(path) -> pd.DataFrame:
+    """Read a parquet file into a DataFrame, reporting a bad file by name."""
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.read_table(path).to_pandas()
+    except FileNotFoundError:
+        raise InputError("no such file", str(path)) from None
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise InputError(f"not a readable parquet file ({exc})", str(path)) from None
+
+
+def run_to_frame(run: RunTable) -> pd.DataFrame:
+    """A RunTable as a DataFrame ``qid, docno, score, tag``."""
+    return pd.DataFrame(
+        {
+            "qid": [b.decode() for b in run.qid.to_pylist()],
+            "docno": [b.decode() for b in run.docno.to_pylist()],
+            "score": run.score,
+            "tag": run.name,
+        }
+    )

@@ -1,0 +1,177 @@
+"""Interpolated precision at recall levels, 11-point average, precision at multiples of R.
+
+Interpolated precision at recall fraction p (Salton & McGill 1983; trec_eval): the maximum
+precision rel(i)/i over all ranks i at or below the rank of the c-th relevant retrieved document,
+where c is p*R rounded to an integer — half away from zero in trec_eval 10, truncating p*R + 0.9
+in 9.0.8 (``compat``). c = 0 takes the maximum precision over the whole ranking; c larger than
+the relevant documents retrieved gives 0. An empty ranking gives 0 (trec_eval divides 0 by 0).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from ..errors import MeasureError
+from .base import Measure
+from .context import safe_divide
+
+_SM = "Salton & McGill, Introduction to Modern Information Retrieval (1983); trec_eval"
+ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+R_MULTIPLES = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
+
+
+@njit(cache=True, nogil=True)
+def _iprec_kernel(offsets, rel, num_rel, points, round_half):
+    n_seg = offsets.shape[0] - 1
+    n_points = points.shape[0]
+    out = np.zeros((n_seg, n_points))
+    for s in range(n_seg):
+        a = offsets[s]
+        n = offsets[s + 1] - a
+        if n == 0:
+            continue
+        # precision at every rank and the rank of each relevant document
+        rel_rank = np.empty(n, dtype=np.int64)
+        best_below = np.empty(n)
+        found = 0
+        for i in range(n):
+            if rel[a + i]:
+                rel_rank[found] = i
+                found += 1
+        running = found
+        best = 0.0
+        for i in range(n - 1, -1, -1):
+            p = running / (i + 1.0)
+            if p > best:
+                best = p
+            best_below[i] = best
+            if rel[a + i]:
+                running -= 1
+        R = num_rel[s]
+        for j in range(n_points):
+            x = points[j] * R
+            c = int(math.floor(x + 0.5)) if round_half else int(x + 0.9)
+            if c > found:
+                out[s, j] = 0.0
+            elif c <= 0:
+                out[s, j] = best_below[0]
+            else:
+                out[s, j] = best_below[rel_rank[c - 1]]
+    return out
+
+
+def interpolated_precision(ctx, points) -> np.ndarray:
+    """Interpolated precision at each recall fraction of ``points``, shape (n_seg, len)."""
+    points = tuple(float(p) for p in points)
+    return ctx.shared(
+        ("iprec", points, ctx.rel_level, ctx.compat),
+        lambda: _iprec_kernel(
+            ctx.offsets, ctx.rel(), ctx.num_rel(), np.array(points), ctx.compat == "10"
+        ),
+    )
+
+
+def _parse_floats(text: str, what: str) -> list[float]:
+    try:
+        values = [float(v) for v in text.split(",") if v.strip() != ""]
+    except ValueError:
+        raise MeasureError(f"bad parameters {text!r} for {what}") from None
+    if not values:
+        raise MeasureError(f"{what} needs at least one value")
+    return values
+
+
+def _fraction_text(p: float) -> str:
+    """How trec_eval's users write fractions in parameter strings: .25, .5, 1."""
+    text = f"{p:g}"
+    return text[1:] if text.startswith("0.") else text
+
+
+@dataclass(frozen=True)
+class IPrec(Measure):
+    """Interpolated precision at recall fraction ``recall`` (see the module docstring)."""
+
+    recall: float = 0.0
+    family = "IPrec"
+    trec = "iprec_at_recall"
+    citation = _SM
+
+    def __post_init__(self):
+        if not 0.0 <= self.recall <= 1.0:
+            raise MeasureError(f"IPrec: recall must be in [0, 1], got {self.recall}")
+
+    @classmethod
+    def from_trec(cls, params, name=None):
+        points = ELEVEN_POINTS if params is None else sorted(_parse_floats(params, cls.trec))
+        return [cls(recall=p) for p in points]
+
+    @property
+    def name(self):
+        return f"IPrec@{_num(self.recall)}"
+
+    @property
+    def trec_name(self):
+        return f"iprec_at_recall_{self.recall:3.2f}"
+
+    def compute(self, ctx):
+        return interpolated_precision(ctx, (self.recall,))[:, 0]
+
+
+@dataclass(frozen=True)
+class ElevenPointAP(Measure):
+    """Mean interpolated precision over recall fractions (default the 11 points 0, 0.1, ..., 1)."""
+
+    points: tuple = ELEVEN_POINTS
+    family = "11pt_avg"
+    trec = "11pt_avg"
+    aliases = ("ElevenPtAP",)
+    citation = _SM
+
+    @classmethod
+    def from_trec(cls, params, name=None):
+        if params is None:
+            return [cls()]
+        return [cls(points=tuple(_parse_floats(params, cls.trec)))]
+
+    @property
+    def trec_name(self):
+        if self.points == ELEVEN_POINTS:
+            return "11pt_avg"
+        return "11pt_avg_" + ",".join(_fraction_text(p) for p in self.points)
+
+    def compute(self, ctx):
+        return interpolated_precision(ctx, self.points).sum(axis=1) / len(self.points)
+
+
+@dataclass(frozen=True)
+class RprecMult(Measure):
+    """Precision at rank c = trunc(m * R + 0.9) for a multiple m of R: rel(c) / c; 0 if c = 0.
+
+    trec_eval ``Rprec_mult`` (the +0.9 rounding is the same in trec_eval 9 and 10).
+    """
+
+    multiple: float = 1.0
+    family = "Rprec_mult"
+    trec = "Rprec_mult"
+    citation = "trec_eval Rprec_mult"
+
+    @classmethod
+    def from_trec(cls, params, name=None):
+        values = R_MULTIPLES if params is None else sorted(_parse_floats(params, cls.trec))
+        return [cls(multiple=m) for m in values]
+
+    @property
+    def trec_name(self):
+        return f"Rprec_mult_{self.multiple:3.2f}"
+
+    def compute(self, ctx):
+        cut = np.trunc(self.multiple * ctx.num_rel() + 0.9).astype(np.int64)
+        return safe_divide(ctx.at_cutoff(ctx.cum_rel(), cut), cut)
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else repr(float(x))

@@ -1,0 +1,31 @@
+"""Shared fixtures: where ../shared lives, and small helpers to parse trec_eval output."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+SHARED = Path(os.environ.get("IRSAMPLE_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+
+
+@pytest.fixture(scope="session")
+def shared() -> Path:
+    """The ../shared folder; tests using it are marked ``shared``."""
+    if not (SHARED / "data").is_dir():
+        pytest.fail(f"shared data not found at {SHARED} (set IRSAMPLE_SHARED)")
+    return SHARED
+
+
+def parse_trec_eval(text: str) -> dict[tuple[str, str], str]:
+    """trec_eval output lines -> {(measure, topic): printed value}."""
+    out = {}
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        measure, topic, value = line.split("\t")
+        key = (measure.strip(), topic.strip())
+        assert key not in out, f"repeated line {key}"
+        out[key] = value.strip()
+    return out
