@@ -14,6 +14,7 @@ from .errors import InputError
 from .evaluation import Evaluation, evaluate_collection
 from .io import load_qrels, load_runs
 from .measures import Measure, parse_all
+from .measures.base import output_key
 from .model import Collection, Judgments
 
 
@@ -31,7 +32,7 @@ def measures_from(names: Iterable[str | Measure] | str) -> list[Measure]:
         names = [names]
     objects = [n for n in names if isinstance(n, Measure)]
     parsed = parse_all([n for n in names if not isinstance(n, Measure)])
-    return sorted(dict.fromkeys(objects + parsed), key=lambda m: m.order)
+    return sorted(dict.fromkeys(objects + parsed), key=output_key)
 
 
 def evaluate(

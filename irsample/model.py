@@ -23,9 +23,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._build import rank_segments
+from ._build import intern_topic_docs, rank_segments
 from .errors import InputError
-from .io.trec import QrelsTable, RunTable
+from .io.trec import QrelsTable, RunTable, text_of
 
 UNPOOLED = np.int8(0)  #: absent from the qrels
 POOLED = np.int8(1)  #: in the qrels with a negative value: pooled, not judged
@@ -33,21 +33,21 @@ JUDGED = np.int8(2)  #: in the qrels with a value >= 0
 
 
 def _intern_sorted(arrays: Sequence[pa.Array]) -> tuple[pa.Array, list[np.ndarray]]:
-    """Intern binary strings: the sorted distinct values and each array's indices into them."""
+    """Intern binary strings: the sorted distinct values and each array's indices into them.
+
+    One dictionary encoding over all arrays (no concatenated copy); the dictionary is then
+    sorted byte-wise so that indices compare like ``strcmp`` on the strings.
+    """
     if not arrays:
         return pa.array([], pa.binary()), []
-    whole = pa.concat_arrays([a.cast(pa.binary()) for a in arrays])
-    enc = pc.dictionary_encode(whole)
-    dictionary = enc.dictionary
+    chunks = pc.dictionary_encode(pa.chunked_array([a.cast(pa.binary()) for a in arrays], pa.binary())).chunks
+    dictionary = max((c.dictionary for c in chunks), key=len)
     order = pc.sort_indices(dictionary).to_numpy()
     rank = np.empty(len(order), dtype=np.int32)
     rank[order] = np.arange(len(order), dtype=np.int32)
-    ids = rank[enc.indices.to_numpy(zero_copy_only=False)]
-    out, start = [], 0
-    for a in arrays:
-        out.append(ids[start : start + len(a)])
-        start += len(a)
-    return dictionary.take(pa.array(order)), out
+    ids = [rank[c.indices.to_numpy(zero_copy_only=False)] for c in chunks]
+    ids += [np.zeros(0, np.int32)] * (len(arrays) - len(ids))  # trailing empty arrays
+    return dictionary.take(pa.array(order)), ids
 
 
 def _decode(values: pa.Array) -> tuple[str, ...]:
@@ -112,20 +112,17 @@ class Collection:
         tables = list(runs) + list(qrels)
         topic_values, topic_ids = _intern_sorted([t.qid for t in tables])
         docnos, doc_ids = _intern_sorted([t.docno for t in tables])
-        n_topics, n_docs = len(topic_values), max(len(docnos), 1)
-        keys = [tq.astype(np.int64) * n_docs + dq for tq, dq in zip(topic_ids, doc_ids)]
-        all_keys = np.concatenate(keys) if keys else np.zeros(0, np.int64)
-        unique_keys, inverse = np.unique(all_keys, return_inverse=True)
-        tdi_topic = (unique_keys // n_docs).astype(np.int32)
-        topic_doc_offsets = np.searchsorted(tdi_topic, np.arange(n_topics + 1)).astype(np.int64)
-
+        n_topics = len(topic_values)
+        concat = lambda parts, dtype: np.concatenate(parts) if parts else np.zeros(0, dtype)
+        row_tdi, topic_doc_offsets, tdi_doc = intern_topic_docs(
+            concat(topic_ids, np.int32), concat(doc_ids, np.int32), n_topics, len(docnos)
+        )
         n_rows = sum(len(r) for r in runs)
-        row_tdi = inverse[:n_rows].astype(np.int32)
+        row_tdi = row_tdi[:n_rows]
         row_run = np.repeat(np.arange(len(runs), dtype=np.int64), [len(r) for r in runs])
-        row_topic = np.concatenate([topic_ids[i] for i in range(len(runs))]) if runs else row_run
-        seg = row_run * n_topics + row_topic
-        score = np.concatenate([r.score for r in runs]) if runs else np.zeros(0)
-        perm, offsets, dup = rank_segments(seg, score, row_tdi, len(runs) * n_topics)
+        seg = row_run * n_topics + concat(topic_ids[: len(runs)], np.int32)
+        score = concat([r.score for r in runs], np.float64)
+        perm, offsets, dup = rank_segments(seg, score, row_tdi, len(runs) * n_topics, len(tdi_doc))
         if dup >= 0:
             _raise_duplicate(runs, dup)
         names = _unique_names(runs)
@@ -135,7 +132,7 @@ class Collection:
             run_sources=tuple(r.source for r in runs),
             docnos=docnos,
             topic_doc_offsets=topic_doc_offsets,
-            tdi_doc=(unique_keys % n_docs).astype(np.int32),
+            tdi_doc=tdi_doc,
             rank_offsets=offsets,
             rank_tdi=row_tdi[perm],
             rank_score=score[perm],
@@ -177,8 +174,8 @@ def _raise_duplicate(runs: Sequence[RunTable], row: int) -> None:
     for run in runs:
         if row < len(run):
             raise InputError(
-                f"document {run.docno[row].as_py().decode()!r} appears twice in topic "
-                f"{run.qid[row].as_py().decode()!r}",
+                f"document {text_of(run.docno[row].as_py())!r} appears twice in topic "
+                f"{text_of(run.qid[row].as_py())!r}",
                 run.source,
                 int(run.lineno[row]),
             )

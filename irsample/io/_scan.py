@@ -115,7 +115,10 @@ def parse_int_fields(buf, starts, ends):
             return values, i
         v = 0
         while p < e and 48 <= buf[p] <= 57:
-            v = v * 10 + (buf[p] - 48)
+            if v > 100_000_000_000_000_000:  # would overflow int64: the caller reports it
+                v = 100_000_000_000_000_000
+            else:
+                v = v * 10 + (buf[p] - 48)
             p += 1
         if p < e:
             if buf[p] != 46:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import gzip
 import os
 import sys
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Union
@@ -100,7 +101,7 @@ def read_bytes(source: Source) -> np.ndarray:
     if raw[:2] == _GZIP_MAGIC:
         try:
             raw = gzip.decompress(raw)
-        except (OSError, EOFError, gzip.BadGzipFile) as exc:
+        except (OSError, EOFError, zlib.error) as exc:
             raise InputError(f"corrupt gzip data ({exc})", name) from None
     return np.frombuffer(raw, dtype=np.uint8)
 
@@ -155,13 +156,27 @@ def parse_floats(buf, starts, ends, lineno, name, what) -> np.ndarray:
     raise InputError(f"unparseable {what}", name)  # pragma: no cover - defensive
 
 
+INT32_MAX = 2**31 - 1
+
+
 def parse_ints(buf, starts, ends, lineno, name, what) -> np.ndarray:
-    """Parse integers like C ``atol`` (``1.7`` is 1); anything else is an error."""
+    """Parse integers like C ``atol`` (``1.7`` is 1); anything else, or a value outside the
+    32-bit range, is an error."""
     values, bad = parse_int_fields(buf, starts, ends)
-    if bad >= 0:
-        token = bytes(buf[starts[bad] : ends[bad]]).decode("utf-8", "replace")
-        raise InputError(f"{what} is not an integer: {token!r}", name, int(lineno[bad]))
-    return values
+    if bad < 0:
+        out_of_range = np.abs(values) > INT32_MAX
+        if out_of_range.any():
+            bad = int(np.argmax(out_of_range))
+            token = bytes(buf[starts[bad] : ends[bad]]).decode("utf-8", "replace")
+            raise InputError(f"{what} out of range: {token}", name, int(lineno[bad]))
+        return values
+    token = bytes(buf[starts[bad] : ends[bad]]).decode("utf-8", "replace")
+    raise InputError(f"{what} is not an integer: {token!r}", name, int(lineno[bad]))
+
+
+def text_of(value: bytes) -> str:
+    """A qid or docno for messages (bytes that are not UTF-8 are shown escaped)."""
+    return value.decode("utf-8", "backslashreplace")
 
 
 def read_run(source: Source) -> RunTable:
@@ -205,8 +220,8 @@ def check_unique_pairs(qid: pa.Array, docno: pa.Array, lineno: np.ndarray, name:
         i = int(second[np.argmin(lineno[second])])
         first = int(order[dup[np.argmin(lineno[second])]])
         raise InputError(
-            f"duplicate {what} for topic {qid[i].as_py().decode()!r} document "
-            f"{docno[i].as_py().decode()!r} (first at line {int(lineno[first])})",
+            f"duplicate {what} for topic {text_of(qid[i].as_py())!r} document "
+            f"{text_of(docno[i].as_py())!r} (first at line {int(lineno[first])})",
             name,
             int(lineno[i]),
         )

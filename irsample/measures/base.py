@@ -63,6 +63,8 @@ class Measure:
     citation: ClassVar[str] = ""
     #: for families with a cut-off field ``k``: the cut-offs a bare trec_eval name expands to
     trec_defaults: ClassVar[tuple] = ()
+    #: the parameter written after ``@`` in irsample names (``P@10``, ``IPrec@0.1``)
+    at_param: ClassVar[str] = "k"
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -86,11 +88,11 @@ class Measure:
         params = [
             f"{f.name}={_format_value(getattr(self, f.name))}"
             for f in fields(self)
-            if f.name != "k" and getattr(self, f.name) != f.default
+            if f.name != self.at_param and getattr(self, f.name) != f.default
         ]
         text = self.family + (f"({','.join(params)})" if params else "")
-        k = getattr(self, "k", None)
-        return f"{text}@{k}" if k is not None else text
+        at = getattr(self, self.at_param, None)
+        return f"{text}@{format_number(at)}" if at is not None else text
 
     @property
     def trec_family(self) -> str | None:
@@ -145,11 +147,14 @@ class Measure:
 
 def _format_value(value) -> str:
     if isinstance(value, tuple) and value and isinstance(value[0], tuple):
-        return "{" + ",".join(f"{_num(a)}:{_num(b)}" for a, b in value) + "}"
-    return _num(value)
+        return "{" + ",".join(f"{format_number(a)}:{format_number(b)}" for a, b in value) + "}"
+    if isinstance(value, tuple):
+        return "(" + ",".join(format_number(v) for v in value) + ")"
+    return format_number(value)
 
 
-def _num(x) -> str:
+def format_number(x) -> str:
+    """A parameter value as written in names: ``3`` for 3.0, ``4.5``, ``0.1``."""
     if isinstance(x, float) and x.is_integer():
         return str(int(x))
     return str(x)
@@ -163,7 +168,7 @@ def _split_list(text: str, kind, cls) -> list:
 
 
 # ---- parsing ---------------------------------------------------------------------------------
-_IRS = re.compile(r"^(?P<fam>[A-Za-z][\w\-]*?)(?:\((?P<params>.*)\))?(?:@(?P<k>\d+))?$")
+_IRS = re.compile(r"^(?P<fam>[A-Za-z0-9][\w\-]*?)(?:\((?P<params>.*)\))?(?:@(?P<at>[\d.]+))?$")
 
 
 def parse(name: str) -> list[Measure]:
@@ -179,8 +184,13 @@ def parse(name: str) -> list[Measure]:
         cls = REGISTRY.get(match["fam"]) or ALIASES.get(match["fam"].lower())
         if cls is not None:
             kwargs = _parse_params(match["params"], cls) if match["params"] else {}
-            if match["k"] is not None:
-                kwargs["k"] = int(match["k"])
+            if match["at"] is not None:
+                declared = {f.name: f for f in fields(cls)}
+                if cls.at_param not in declared:
+                    raise MeasureError(f"{cls.family} takes no @ parameter ({text!r})")
+                kwargs[cls.at_param] = _coerce(
+                    match["at"], declared[cls.at_param].default, cls, cls.at_param
+                )
             return [_construct(cls, kwargs, text)]
     raise MeasureError(f"unknown measure {name!r} (see `irsample measures`)")
 
@@ -204,7 +214,13 @@ def parse_all(names: Iterable[str]) -> list[Measure]:
                     explicit.add(m.trec_family)
                 seen[m] = seen.get(m, True) and default
     kept = [m for m, default in seen.items() if not (default and m.trec_family in explicit)]
-    return sorted(kept, key=lambda m: m.order)  # stable: keeps parameter order in a family
+    return sorted(kept, key=output_key)
+
+
+def output_key(m: Measure):
+    """trec_eval's output order: family table order, then cut-offs ascending (stable)."""
+    at = getattr(m, m.at_param, None)
+    return (m.order, at if isinstance(at, (int, float)) else 0)
 
 
 def _is_trec_default(text: str) -> bool:
@@ -227,7 +243,10 @@ def _parse_trec(text: str) -> list[Measure] | None:
     if rest[0] == ".":
         return cls.from_trec(rest[1:], best)
     # "_" form names one measure as trec_eval prints it (P_10, iprec_at_recall_0.10)
-    found = cls.from_trec(rest[1:], best)
+    try:
+        found = cls.from_trec(rest[1:], best)
+    except MeasureError:
+        return None
     if len(found) != 1:
         return None
     return found
@@ -267,6 +286,8 @@ def _coerce(value: str, default, cls, key):
         if value.startswith("{"):
             pairs = [p.split(":") for p in value.strip("{}").split(",") if p.strip()]
             return tuple((int(a), float(b)) for a, b in pairs)
+        if value.startswith(("(", "[")):
+            return tuple(float(v) for v in value.strip("()[]").split(",") if v.strip())
         if isinstance(default, bool):
             return value.lower() in ("1", "true", "yes")
         if isinstance(default, int) or default is None:

@@ -18,7 +18,8 @@ import numpy as np
 from numba import njit
 
 from ..errors import MeasureError
-from .base import DEFAULT_CUTOFFS, Measure
+from .base import DEFAULT_CUTOFFS, Measure, format_number
+from ..model import JUDGED
 from .context import safe_divide
 from .kernels import segment_cumsum
 
@@ -91,25 +92,40 @@ def _tables(ctx, gains):
     return ctx.shared(("gain_tables", gains), lambda: gain_tables(ctx, gains))
 
 
+@njit(cache=True, nogil=True)
+def _position_gains(offsets, seg_topic, state, grade, gain_of_level, judged_state):
+    out = np.zeros(grade.shape[0])
+    for s in range(offsets.shape[0] - 1):
+        t = seg_topic[s]
+        for i in range(offsets[s], offsets[s + 1]):
+            if state[i] == judged_state:
+                out[i] = gain_of_level[t, grade[i]]
+    return out
+
+
 def position_gains(ctx, gains: tuple) -> np.ndarray:
     """Gain of the document at every ranked position (0 unless judged)."""
 
     def build():
         gain_of_level, *_ = _tables(ctx, gains)
-        topic = ctx.seg_topic[ctx.seg_of_position]
-        out = np.zeros(len(ctx.pos_grade))
-        judged = ctx.judged
-        out[judged] = gain_of_level[topic[judged], ctx.pos_grade[judged]]
-        return out
+        return _position_gains(
+            ctx.offsets, ctx.seg_topic, ctx.pos_state, ctx.pos_grade, gain_of_level, JUDGED
+        )
 
     return ctx.shared(("position_gains", gains), build)
 
 
 @njit(cache=True, nogil=True)
-def _discounted(gain, rank):
+def _cumulative_dcg(offsets, gain):
+    """Running DCG: sum of gain_i / log2(i + 1) through each rank, per segment."""
     out = np.empty_like(gain)
-    for i in range(gain.shape[0]):
-        out[i] = gain[i] / math.log2(rank[i] + 1.0) if gain[i] != 0 else 0.0
+    for s in range(offsets.shape[0] - 1):
+        acc = 0.0
+        for i in range(offsets[s], offsets[s + 1]):
+            g = gain[i]
+            if g != 0:
+                acc += g / math.log2(i - offsets[s] + 2.0)
+            out[i] = acc
     return out
 
 
@@ -144,11 +160,8 @@ def _parse_gains(text: str) -> tuple:
 
 
 def _gains_text(gains: tuple) -> str:
-    return ",".join(f"{level}={_num(g)}" for level, g in gains)
+    return ",".join(f"{level}={format_number(g)}" for level, g in gains)
 
-
-def _num(x: float) -> str:
-    return str(int(x)) if float(x).is_integer() else repr(float(x))
 
 
 @dataclass(frozen=True)
@@ -212,9 +225,7 @@ class NDCG(_GainMeasure):
         _, ideal_offsets, ideal, _ = _tables(ctx, self.gains)
         dcg = ctx.shared(
             ("cum_dcg", self.gains),
-            lambda: segment_cumsum(
-                ctx.offsets, _discounted(position_gains(ctx, self.gains), ctx.rank.astype(np.float64))
-            ),
+            lambda: _cumulative_dcg(ctx.offsets, position_gains(ctx, self.gains)),
         )
         k = 0 if self.k is None else self.k
         idcg = _ideal_dcg_at(ideal_offsets, ideal, k)[ctx.seg_topic]

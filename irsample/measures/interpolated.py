@@ -25,53 +25,55 @@ R_MULTIPLES = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
 
 
 @njit(cache=True, nogil=True)
-def _iprec_kernel(offsets, rel, num_rel, points, round_half):
-    n_seg = offsets.shape[0] - 1
-    n_points = points.shape[0]
-    out = np.zeros((n_seg, n_points))
-    for s in range(n_seg):
+def _best_precision_below(offsets, rel):
+    """Per position: the maximum precision rel(i)/i over this and every lower rank."""
+    out = np.empty(rel.shape[0])
+    for s in range(offsets.shape[0] - 1):
         a = offsets[s]
-        n = offsets[s + 1] - a
-        if n == 0:
-            continue
-        # precision at every rank and the rank of each relevant document
-        rel_rank = np.empty(n, dtype=np.int64)
-        best_below = np.empty(n)
-        found = 0
-        for i in range(n):
-            if rel[a + i]:
-                rel_rank[found] = i
-                found += 1
-        running = found
+        b = offsets[s + 1]
+        running = 0
+        for i in range(a, b):
+            running += rel[i]
         best = 0.0
-        for i in range(n - 1, -1, -1):
-            p = running / (i + 1.0)
+        for i in range(b - 1, a - 1, -1):
+            p = running / (i - a + 1.0)
             if p > best:
                 best = p
-            best_below[i] = best
-            if rel[a + i]:
-                running -= 1
-        R = num_rel[s]
-        for j in range(n_points):
-            x = points[j] * R
-            c = int(math.floor(x + 0.5)) if round_half else int(x + 0.9)
-            if c > found:
-                out[s, j] = 0.0
-            elif c <= 0:
-                out[s, j] = best_below[0]
-            else:
-                out[s, j] = best_below[rel_rank[c - 1]]
+            out[i] = best
+            running -= rel[i]
     return out
 
 
-def interpolated_precision(ctx, points) -> np.ndarray:
-    """Interpolated precision at each recall fraction of ``points``, shape (n_seg, len)."""
-    points = tuple(float(p) for p in points)
-    return ctx.shared(
-        ("iprec", points, ctx.rel_level, ctx.compat),
-        lambda: _iprec_kernel(
-            ctx.offsets, ctx.rel(), ctx.num_rel(), np.array(points), ctx.compat == "10"
-        ),
+@njit(cache=True, nogil=True)
+def _iprec_at(offsets, best_below, rel_pos, rel_offsets, num_rel, point, round_half):
+    n_seg = offsets.shape[0] - 1
+    out = np.zeros(n_seg)
+    for s in range(n_seg):
+        if offsets[s + 1] == offsets[s]:
+            continue
+        x = point * num_rel[s]
+        c = int(math.floor(x + 0.5)) if round_half else int(x + 0.9)
+        found = rel_offsets[s + 1] - rel_offsets[s]
+        if c <= 0:
+            out[s] = best_below[offsets[s]]
+        elif c <= found:
+            out[s] = best_below[rel_pos[rel_offsets[s] + c - 1]]
+    return out
+
+
+def interpolated_precision(ctx, point: float) -> np.ndarray:
+    """Interpolated precision at recall fraction ``point`` for every segment."""
+
+    def shared():
+        rel = ctx.rel()
+        rel_pos = np.flatnonzero(rel)
+        rel_offsets = np.concatenate([[0], np.cumsum(ctx.total(ctx.cum_rel()))]).astype(np.int64)
+        return _best_precision_below(ctx.offsets, rel), rel_pos, rel_offsets
+
+    best_below, rel_pos, rel_offsets = ctx.shared(("iprec", ctx.rel_level), shared)
+    return _iprec_at(
+        ctx.offsets, best_below, rel_pos, rel_offsets, ctx.num_rel(), float(point),
+        ctx.compat == "10",
     )
 
 
@@ -98,6 +100,7 @@ class IPrec(Measure):
     recall: float = 0.0
     family = "IPrec"
     trec = "iprec_at_recall"
+    at_param = "recall"
     citation = _SM
 
     def __post_init__(self):
@@ -110,15 +113,11 @@ class IPrec(Measure):
         return [cls(recall=p) for p in points]
 
     @property
-    def name(self):
-        return f"IPrec@{_num(self.recall)}"
-
-    @property
     def trec_name(self):
         return f"iprec_at_recall_{self.recall:3.2f}"
 
     def compute(self, ctx):
-        return interpolated_precision(ctx, (self.recall,))[:, 0]
+        return interpolated_precision(ctx, self.recall)
 
 
 @dataclass(frozen=True)
@@ -144,7 +143,8 @@ class ElevenPointAP(Measure):
         return "11pt_avg_" + ",".join(_fraction_text(p) for p in self.points)
 
     def compute(self, ctx):
-        return interpolated_precision(ctx, self.points).sum(axis=1) / len(self.points)
+        total = sum(interpolated_precision(ctx, p) for p in self.points)
+        return total / len(self.points)
 
 
 @dataclass(frozen=True)
@@ -157,6 +157,7 @@ class RprecMult(Measure):
     multiple: float = 1.0
     family = "Rprec_mult"
     trec = "Rprec_mult"
+    at_param = "multiple"
     citation = "trec_eval Rprec_mult"
 
     @classmethod
@@ -171,7 +172,3 @@ class RprecMult(Measure):
     def compute(self, ctx):
         cut = np.trunc(self.multiple * ctx.num_rel() + 0.9).astype(np.int64)
         return safe_divide(ctx.at_cutoff(ctx.cum_rel(), cut), cut)
-
-
-def _num(x: float) -> str:
-    return str(int(x)) if float(x).is_integer() else repr(float(x))

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import MeasureError
-from .base import DEFAULT_CUTOFFS, Measure
+from .base import DEFAULT_CUTOFFS, Measure, format_number
 from .context import safe_divide
 
 _TREC = "trec_eval (NIST), https://github.com/usnistgov/trec_eval"
@@ -34,7 +34,7 @@ class P(Measure):
 
 @dataclass(frozen=True)
 class Recall(Measure):
-    """Recall at k: rel(k) / R (0 when R = 0)."""
+    """Recall at k: rel(k) / R, R counting judged relevant documents retrieved or not; 0 if R = 0."""
 
     k: int | None = None
     family = "R"
@@ -181,7 +181,7 @@ class SetF(Measure):
 
     @property
     def trec_name(self):
-        return "set_F" if self.beta2 == 1.0 else f"set_F_{_num(self.beta2)}"
+        return "set_F" if self.beta2 == 1.0 else f"set_F_{format_number(self.beta2)}"
 
     def compute(self, ctx):
         relret = ctx.total(ctx.cum_rel())
@@ -224,7 +224,7 @@ class Utility(Measure):
     def trec_name(self):
         if self.coefficients == (1.0, -1.0, 0.0, 0.0):
             return "utility"
-        return "utility_" + ",".join(_num(c) for c in self.coefficients)
+        return "utility_" + ",".join(format_number(c) for c in self.coefficients)
 
     def compute(self, ctx):
         a = ctx.total(ctx.cum_rel()).astype(np.float64)
@@ -233,6 +233,3 @@ class Utility(Measure):
         c1, c2, c3, c4 = self.coefficients
         return c1 * a + c2 * (n - a) + c3 * (R - a) + c4 * (self.collection_size + a - n - R)
 
-
-def _num(x: float) -> str:
-    return str(int(x)) if float(x).is_integer() else str(x)

@@ -1,0 +1,164 @@
+"""Every registered measure through shared invariants, on synthetic collections.
+
+- Names: each measure parses back from its irsample name and its trec_eval name.
+- Documentation: each family has a docstring with its formula and a citation.
+- No NaN (or inf) where trec_eval prints a number, on rankings with ties, -1 judgments,
+  unpooled documents, topics without relevant documents, topics missing from a run.
+- Ties: the values do not depend on the order of lines in the run file.
+- -c: a topic missing from a run is evaluated as an empty ranking (0, but num_rel counts).
+- Complete judgments: infAP equals AP within its smoothing bound (eps = 1e-5).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from irsample.evaluation import evaluate_collection
+from irsample.io import load_qrels, load_runs
+from irsample.measures import REGISTRY, parse, parse_all
+from irsample.model import Collection, Judgments
+
+ALL = parse_all(["all_trec", "Judged@10", "Judged@5", "nDCG(gains={1:3,2:9,3:0.5})", "relstring"])
+NUMERIC = [m for m in ALL if m.value_type != "str"]
+UNBOUNDED = {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "utility", "runid"}
+
+
+def make_collection(seed: int, n_topics=6, n_runs=4, n_docs=60, depth=25):
+    """Random runs and graded qrels with ties, -1 entries, unpooled docs, odd topics."""
+    rng = np.random.default_rng(seed)
+    topics = [f"{100 + t}" for t in range(n_topics)]
+    docs = [f"D{rng.integers(0, 10**6)}-{i}" for i in range(n_docs)]
+    qrels = []
+    for t, qid in enumerate(topics[:-1]):  # the last topic has no judgments at all
+        judged = rng.choice(n_docs, size=n_docs // 2, replace=False)
+        for d in judged:
+            grade = int(rng.choice([-1, 0, 0, 0, 1, 2, 3])) if t != 1 else 0  # topic 1: no rel
+            qrels.append((qid, docs[d], grade))
+    runs = []
+    for r in range(n_runs):
+        for t, qid in enumerate(topics):
+            if r == 0 and t == 2:
+                continue  # run 0 misses topic 2
+            chosen = rng.choice(n_docs, size=depth, replace=False)
+            scores = rng.integers(0, 6, size=depth).astype(float)  # many ties
+            for d, s in zip(chosen, scores):
+                runs.append((qid, docs[d], s, f"run{r}"))
+    q = pd.DataFrame(qrels, columns=["qid", "docno", "rel"])
+    run = pd.DataFrame(runs, columns=["qid", "docno", "score", "tag"])
+    return q, run
+
+
+def evaluate_frames(qrels, run, measures, **options):
+    qt = load_qrels(qrels)
+    runs = load_runs(run)
+    collection = Collection.build(runs, [qt])
+    return evaluate_collection(collection, Judgments.from_qrels(collection, qt), measures, **options)
+
+
+@pytest.fixture(scope="module")
+def synthetic():
+    return make_collection(7)
+
+
+def test_every_family_documented_and_round_trips():
+    families = {type(m) for m in ALL}
+    missing = set(REGISTRY.values()) - families
+    assert not missing, f"families not covered by the invariant tests: {missing}"
+    for cls in REGISTRY.values():
+        assert cls.__doc__ and len(cls.__doc__.strip()) > 40, cls
+        assert cls.citation, cls
+    for m in ALL:
+        assert parse(m.name) == [m], m.name
+        assert parse(m.trec_name) == [m], m.trec_name
+
+
+@pytest.mark.parametrize("options", [{}, {"complete": True}, {"judged_only": True},
+                                     {"rel_level": 2}, {"max_docs": 7}])
+def test_no_nan_and_bounded(synthetic, options):
+    qrels, run = synthetic
+    ev = evaluate_frames(qrels, run, ALL, **options)
+    vals = ev.values[ev.evaluated]
+    for j, m in enumerate(ev.measures):
+        if m.value_type == "str":
+            continue
+        col = vals[:, j]
+        assert np.isfinite(col).all(), m.name
+        assert np.isfinite(ev.summary[:, j]).all(), m.name
+        if m.trec_family not in UNBOUNDED and m.trec_name not in UNBOUNDED:
+            assert (col >= 0).all() and (col <= 1 + 1e-12).all(), (m.name, col.min(), col.max())
+
+
+def test_topic_sets(synthetic):
+    qrels, run = synthetic
+    ev = evaluate_frames(qrels, run, ALL)
+    topics = list(ev.topics)
+    # no judgments -> never evaluated; run0 lacks topic 102 -> not evaluated without -c
+    assert not ev.evaluated[:, topics.index("105")].any()
+    assert not ev.evaluated[0, topics.index("102")] and ev.evaluated[1:, topics.index("102")].all()
+    evc = evaluate_frames(qrels, run, ALL, complete=True)
+    assert evc.evaluated[0, topics.index("102")]
+    for j, m in enumerate(evc.measures):
+        if m.value_type == "str":
+            continue
+        value = evc.values[0, topics.index("102"), j]
+        if m.trec_name == "num_rel":
+            assert value == (qrels[(qrels.qid == "102")].rel >= 1).sum()
+        elif m.trec_name == "num_q":
+            assert value == 1
+        elif m.trec_name == "utility":
+            assert value == 0  # default coefficients: nothing retrieved
+        else:
+            assert value == 0, m.name
+    # num_q and num_rel summaries count the empty topic with -c
+    nq = [m.trec_name for m in evc.measures].index("num_q")
+    assert evc.summary[0, nq] == ev.summary[0, nq] + 1
+
+
+def test_line_order_and_ties_do_not_matter(synthetic):
+    qrels, run = synthetic
+    ev1 = evaluate_frames(qrels, run, NUMERIC)
+    shuffled = run.sample(frac=1.0, random_state=3)
+    ev2 = evaluate_frames(qrels.sample(frac=1.0, random_state=4), shuffled, NUMERIC)
+    order = [ev2.run_names.index(name) for name in ev1.run_names]  # runs come in tag order
+    np.testing.assert_array_equal(ev1.values, ev2.values[order])
+    np.testing.assert_array_equal(ev1.summary, ev2.summary[order])
+
+
+def test_ties_broken_by_docno_descending():
+    qrels = pd.DataFrame({"qid": ["1"] * 3, "docno": ["a", "b", "c"], "rel": [1, 0, 0]})
+    run = pd.DataFrame({"qid": ["1"] * 3, "docno": ["a", "b", "c"], "score": [1.0] * 3, "tag": "t"})
+    ev = evaluate_frames(qrels, run, parse_all(["recip_rank", "P.1"]))
+    # trec_eval order: c, b, a -> the relevant "a" is at rank 3
+    assert ev.values[0, 0, 0] == pytest.approx(1 / 3)
+    assert ev.values[0, 0, 1] == 0.0
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_complete_judgments_infap_equals_ap(seed):
+    rng = np.random.default_rng(seed)
+    n_docs = 80
+    rows, qrels = [], []
+    for t in range(4):
+        for d in range(n_docs):
+            qrels.append((str(t), f"d{d}", int(rng.random() < 0.3)))
+        for r in range(3):
+            for d in rng.choice(n_docs, 40, replace=False):
+                rows.append((str(t), f"d{d}", float(rng.random()), f"r{r}"))
+    ev = evaluate_frames(
+        pd.DataFrame(qrels, columns=["qid", "docno", "rel"]),
+        pd.DataFrame(rows, columns=["qid", "docno", "score", "tag"]),
+        parse_all(["map", "infAP"]),
+    )
+    ap, infap = ev.values[..., 0], ev.values[..., 1]
+    # each term differs from the exact precision by at most eps / k, so |infAP - AP| <= eps
+    assert np.nanmax(np.abs(ap - infap)) <= 1e-5
+    assert np.nanmax(np.abs(ap - infap)) > 0  # the smoothing is really there
+
+
+def test_bpref_defined_without_judged_nonrelevant():
+    qrels = pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"], "rel": [1, 1]})
+    run = pd.DataFrame({"qid": ["1"] * 3, "docno": ["x", "a", "y"], "score": [3.0, 2.0, 1.0], "tag": "t"})
+    ev = evaluate_frames(qrels, run, parse_all(["bpref"]))
+    assert ev.values[0, 0, 0] == 0.5  # one of two relevant retrieved, no judged non-relevant
