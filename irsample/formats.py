@@ -7,6 +7,7 @@
   trec_eval measure name, the value.
 - ``json``: ``{run: {topic: {measure: value}}}`` with ``all`` for summaries.
 - ``latex``: a booktabs table of the summaries, one row per run.
+- ``table``: the summaries as an aligned plain-text table, one row per run.
 
 ``places`` sets the decimals of real values (trec: 4 by default; tsv/json: shortest exact
 representation unless given).
@@ -19,7 +20,7 @@ import math
 
 from .evaluation import Evaluation
 
-FORMATS = ("trec", "tsv", "json", "latex")
+FORMATS = ("trec", "tsv", "json", "latex", "table")
 
 
 def _value_text(value: float, value_type: str, places: int | None) -> str:
@@ -117,9 +118,23 @@ def to_latex(ev: Evaluation, *, per_topic: bool = False, places: int | None = No
     return "\n".join(lines) + "\n"
 
 
+def to_table(ev: Evaluation, *, per_topic: bool = False, places: int | None = None) -> str:
+    places = 4 if places is None else places
+    cols = [(j, m) for j, m in enumerate(ev.measures) if m.value_type != "str"]
+    rows = [["run"] + [m.trec_name for _, m in cols]]
+    for r, name in enumerate(ev.run_names):
+        rows.append([name] + [_value_text(ev.summary[r, j], m.value_type, places) for j, m in cols])
+    widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
+    lines = [
+        "  ".join(cell.ljust(w) if c == 0 else cell.rjust(w) for c, (cell, w) in enumerate(zip(row, widths)))
+        for row in rows
+    ]
+    return "\n".join(lines) + "\n"
+
+
 def render(ev: Evaluation, fmt: str, *, per_topic: bool = False, places: int | None = None) -> str:
     """Render in one of :data:`FORMATS`."""
     if fmt == "trec":
         return to_trec(ev, per_topic=per_topic, places=4 if places is None else places)
-    renderers = {"tsv": to_tsv, "json": to_json, "latex": to_latex}
+    renderers = {"tsv": to_tsv, "json": to_json, "latex": to_latex, "table": to_table}
     return renderers[fmt](ev, per_topic=per_topic, places=places)
