@@ -78,9 +78,12 @@ def scan_fields(buf, keep, n_lines_max):
 
 @njit(cache=True, nogil=True)
 def gather_spans(buf, starts, ends):
-    """Copy the byte spans ``buf[starts[i]:ends[i]]`` into one buffer with Arrow offsets."""
+    """Copy the byte spans ``buf[starts[i]:ends[i]]`` into one buffer with Arrow offsets.
+
+    Offsets are int32 (Arrow ``binary``); a caller whose total exceeds 2 GiB must split.
+    """
     n = starts.shape[0]
-    offsets = np.empty(n + 1, dtype=np.int64)
+    offsets = np.empty(n + 1, dtype=np.int32)
     total = 0
     offsets[0] = 0
     for i in range(n):
@@ -130,6 +133,80 @@ def parse_int_fields(buf, starts, ends):
                 return values, i
         values[i] = -v if neg else v
     return values, -1
+
+
+_EXACT_POW10 = np.array([10.0**i for i in range(23)])
+
+
+@njit(cache=True, nogil=True)
+def parse_float_fields(buf, starts, ends):
+    """Parse decimal numbers exactly where that is cheap, and flag the rest.
+
+    A token ``[+-]digits[.digits][(e|E)[+-]digits]`` whose significant digits fit in 2^53 and
+    whose decimal exponent is within +-22 is converted as ``m * 10^e`` or ``m / 10^-e``: both
+    operands are exact doubles, so the single rounding gives the correctly rounded value
+    (Clinger, "How to read floating point numbers accurately", PLDI 1990). Other tokens get
+    ``needs_slow[i] = True`` and are parsed by the caller.
+    """
+    n = starts.shape[0]
+    values = np.zeros(n)
+    needs_slow = np.zeros(n, dtype=np.bool_)
+    for i in range(n):
+        p = starts[i]
+        e = ends[i]
+        neg = False
+        if p < e and (buf[p] == 45 or buf[p] == 43):
+            neg = buf[p] == 45
+            p += 1
+        mantissa = 0
+        digits = 0
+        exp10 = 0
+        seen_digit = False
+        while p < e and 48 <= buf[p] <= 57:
+            if mantissa > 0 or buf[p] != 48:
+                digits += 1
+            mantissa = mantissa * 10 + (buf[p] - 48) if digits <= 18 else mantissa
+            exp10 += 1 if digits > 18 else 0
+            seen_digit = True
+            p += 1
+        if p < e and buf[p] == 46:
+            p += 1
+            while p < e and 48 <= buf[p] <= 57:
+                if mantissa > 0 or buf[p] != 48:
+                    digits += 1
+                if digits <= 18:
+                    mantissa = mantissa * 10 + (buf[p] - 48)
+                    exp10 -= 1
+                seen_digit = True
+                p += 1
+        if p < e and (buf[p] == 101 or buf[p] == 69):
+            p += 1
+            eneg = False
+            if p < e and (buf[p] == 45 or buf[p] == 43):
+                eneg = buf[p] == 45
+                p += 1
+            if p >= e:
+                needs_slow[i] = True
+                continue
+            ev = 0
+            while p < e and 48 <= buf[p] <= 57 and ev < 100000:
+                ev = ev * 10 + (buf[p] - 48)
+                p += 1
+            exp10 += -ev if eneg else ev
+        if p != e or not seen_digit or digits > 18 or mantissa >= 2**53:
+            needs_slow[i] = True
+            continue
+        if exp10 == 0 or mantissa == 0:
+            v = float(mantissa)
+        elif 0 < exp10 <= 22:
+            v = mantissa * _EXACT_POW10[exp10]
+        elif -22 <= exp10 < 0:
+            v = mantissa / _EXACT_POW10[-exp10]
+        else:
+            needs_slow[i] = True
+            continue
+        values[i] = -v if neg else v
+    return values, needs_slow
 
 
 def count_lines(buf: np.ndarray) -> int:

@@ -1,0 +1,67 @@
+"""The numba number parsers agree bit for bit with Python's correctly rounded parsing."""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from irsample.io._scan import parse_float_fields, parse_int_fields
+
+finite = st.floats(allow_nan=False, allow_infinity=False)
+decimal_text = st.one_of(
+    finite.map(repr),
+    finite.map(lambda x: f"{x:.6f}"),
+    st.tuples(st.integers(-(10**20), 10**20), st.integers(-40, 40)).map(lambda t: f"{t[0]}e{t[1]}"),
+    st.from_regex(r"[+-]?[0-9]{0,20}\.?[0-9]{0,20}([eE][+-]?[0-9]{1,3})?", fullmatch=True),
+)
+
+
+def _spans(tokens):
+    data = " ".join(tokens).encode()
+    starts, pos = [], 0
+    for t in tokens:
+        starts.append(pos)
+        pos += len(t) + 1
+    ends = [s + len(t) for s, t in zip(starts, tokens)]
+    return np.frombuffer(data, np.uint8), np.array(starts, np.int64), np.array(ends, np.int64)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(decimal_text, min_size=1, max_size=30))
+def test_fast_float_path_is_exact(tokens):
+    buf, starts, ends = _spans(tokens)
+    values, slow = parse_float_fields(buf, starts, ends)
+    for token, value, is_slow in zip(tokens, values, slow):
+        try:
+            expected = float(token)
+        except ValueError:
+            assert is_slow, token  # not a number: left to the careful path, which reports it
+            continue
+        if not is_slow:
+            assert struct.pack("<d", value) == struct.pack("<d", expected), token
+
+
+def test_typical_scores_take_the_fast_path():
+    tokens = ["2.129133", "-0.5", "12461.87", "1e-05", "17", "0.000123", "-0"]
+    buf, starts, ends = _spans(tokens)
+    values, slow = parse_float_fields(buf, starts, ends)
+    assert not slow.any()
+    assert values.tolist() == [float(t) for t in tokens]
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.lists(st.integers(-(2**40), 2**40), min_size=1, max_size=20))
+def test_integers_parse_like_atol(numbers):
+    tokens = [str(n) for n in numbers] + ["1.7", "-2.0", "+3"]
+    buf, starts, ends = _spans(tokens)
+    values, bad = parse_int_fields(buf, starts, ends)
+    assert bad == -1
+    assert values.tolist() == numbers + [1, -2, 3]
+
+
+def test_integer_junk_is_flagged():
+    buf, starts, ends = _spans(["1", "x", "2"])
+    assert parse_int_fields(buf, starts, ends)[1] == 1
