@@ -98,6 +98,14 @@ def gather_spans(buf, starts, ends):
     return offsets, data
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _sign(buf, p, e):
+    """Skip an optional sign at ``p``: ``(negative, next position)``."""
+    if p < e and (buf[p] == 45 or buf[p] == 43):
+        return buf[p] == 45, p + 1
+    return False, p
+
+
 @njit(cache=True, nogil=True)
 def parse_int_fields(buf, starts, ends):
     """Parse integers like C ``atol`` (sign, digits, an ignored fractional part: "1.7" is 1).
@@ -108,12 +116,8 @@ def parse_int_fields(buf, starts, ends):
     n = starts.shape[0]
     values = np.empty(n, dtype=np.int64)
     for i in range(n):
-        p = starts[i]
         e = ends[i]
-        neg = False
-        if p < e and (buf[p] == 45 or buf[p] == 43):
-            neg = buf[p] == 45
-            p += 1
+        neg, p = _sign(buf, starts[i], e)
         if p >= e or not (48 <= buf[p] <= 57):
             return values, i
         v = 0
@@ -152,12 +156,8 @@ def parse_float_fields(buf, starts, ends):
     values = np.zeros(n)
     needs_slow = np.zeros(n, dtype=np.bool_)
     for i in range(n):
-        p = starts[i]
         e = ends[i]
-        neg = False
-        if p < e and (buf[p] == 45 or buf[p] == 43):
-            neg = buf[p] == 45
-            p += 1
+        neg, p = _sign(buf, starts[i], e)
         mantissa = 0
         digits = 0
         exp10 = 0
@@ -181,10 +181,7 @@ def parse_float_fields(buf, starts, ends):
                 p += 1
         if p < e and (buf[p] == 101 or buf[p] == 69):
             p += 1
-            eneg = False
-            if p < e and (buf[p] == 45 or buf[p] == 43):
-                eneg = buf[p] == 45
-                p += 1
+            eneg, p = _sign(buf, p, e)
             if p >= e:
                 needs_slow[i] = True
                 continue
