@@ -8,13 +8,11 @@ leaves no partial output. Errors print ``irsample: file:line: message`` and exit
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 import textwrap
-from pathlib import Path
 
 from .errors import IrsampleError
+from .io.writers import write_atomic
 
 
 def _positive_int(text: str) -> int:
@@ -107,15 +105,7 @@ def _write(text: str, output: str | None) -> None:
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    target = Path(output)
-    fd, tmp = tempfile.mkstemp(dir=target.parent or Path("."), prefix=f".{target.name}.")
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(output, text.encode())
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
+import numba
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -115,14 +116,17 @@ class Collection:
         n_topics = len(topic_values)
         concat = lambda parts, dtype: np.concatenate(parts) if parts else np.zeros(0, dtype)
         row_tdi, topic_doc_offsets, tdi_doc = intern_topic_docs(
-            concat(topic_ids, np.int32), concat(doc_ids, np.int32), n_topics, len(docnos)
+            concat(topic_ids, np.int32), concat(doc_ids, np.int32), n_topics, len(docnos),
+            numba.get_num_threads(),
         )
         n_rows = sum(len(r) for r in runs)
         row_tdi = row_tdi[:n_rows]
         row_run = np.repeat(np.arange(len(runs), dtype=np.int64), [len(r) for r in runs])
         seg = row_run * n_topics + concat(topic_ids[: len(runs)], np.int32)
         score = concat([r.score for r in runs], np.float64)
-        perm, offsets, dup = rank_segments(seg, score, row_tdi, len(runs) * n_topics, len(tdi_doc))
+        perm, offsets, dup = rank_segments(
+            seg, score, row_tdi, len(runs) * n_topics, len(tdi_doc), numba.get_num_threads()
+        )
         if dup >= 0:
             _raise_duplicate(runs, dup)
         names = _unique_names(runs)

@@ -690,3 +690,29 @@ def test_non_utf8_docnos_are_read_byte_exact(tmp_path):
         b"\xe8",
         b"z",
     ]
+
+
+@settings(max_examples=50, deadline=None, derandomize=True)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["1", "2", "10"]), st.from_regex(r"[A-Za-z0-9\-]{1,8}", fullmatch=True),
+                  st.integers(-1000, 1000)),
+        min_size=1, max_size=40, unique_by=lambda r: (r[0], r[1]),
+    )
+)
+def test_writers_round_trip(tmp_path_factory, rows):
+    from irsample.io import write_qrels, write_run
+
+    folder = tmp_path_factory.mktemp("w")
+    text = "".join(f"{q} Q0 {d} 0 {s / 8} tag\n" for q, d, s in rows).encode()
+    run = read_run(io.BytesIO(text))
+    write_run(run, folder / "run.gz")
+    again = read_run(folder / "run.gz")
+    ranked = lambda r: Collection.build([r]).rank_tdi.tolist()  # noqa: E731
+    assert ranked(again) == ranked(run) and sorted(again.score) == sorted(run.score)
+    qtext = "".join(f"{q} 0 {d} {s % 5 - 1}\n" for q, d, s in rows).encode()
+    qrels = read_qrels(io.BytesIO(qtext))
+    write_qrels(qrels, folder / "qrels")
+    back = read_qrels(folder / "qrels")
+    assert back.qid.equals(qrels.qid) and back.docno.equals(qrels.docno)
+    assert back.rel.tolist() == qrels.rel.tolist()

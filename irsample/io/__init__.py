@@ -13,6 +13,7 @@ import pandas as pd
 from ..errors import InputError
 from .frames import qrels_from_frame, read_parquet, run_to_frame, runs_from_frame
 from .trec import QrelsTable, RunTable, read_qrels, read_run
+from .writers import write_qrels, write_run
 
 __all__ = [
     "QrelsTable",
@@ -22,6 +23,8 @@ __all__ = [
     "read_qrels",
     "read_run",
     "run_to_frame",
+    "write_qrels",
+    "write_run",
 ]
 
 

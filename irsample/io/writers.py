@@ -1,0 +1,69 @@
+"""Writers for TREC runs and qrels (plain, or gzip when the name ends in ``.gz``).
+
+Files are written through a temporary file in the same folder and renamed, so a failure never
+leaves a partial file behind.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from .trec import QrelsTable, RunTable
+
+
+def write_atomic(path, data: bytes) -> None:
+    """Write ``data`` to ``path`` (gzip-compressed if it ends in ``.gz``) or not at all."""
+    target = Path(path)
+    if target.suffix == ".gz":
+        data = gzip.compress(data, mtime=0)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _text(values) -> list[str]:
+    return [v.decode("utf-8", "surrogateescape") for v in values.to_pylist()]
+
+
+def format_run(run: RunTable) -> bytes:
+    """``qid Q0 docno rank score tag`` lines, ranked per topic in trec_eval order."""
+    qids, docnos = _text(run.qid), _text(run.docno)
+    order = sorted(range(len(qids)), key=lambda i: (qids[i], -run.score[i], _desc(docnos[i])))
+    lines, rank, previous = [], 0, None
+    for i in order:
+        rank = rank + 1 if qids[i] == previous else 1
+        previous = qids[i]
+        lines.append(f"{qids[i]} Q0 {docnos[i]} {rank} {float(run.score[i])!r} {run.name}\n")
+    return "".join(lines).encode("utf-8", "surrogateescape")
+
+
+def _desc(text: str):
+    """Sort key putting strings in descending byte order."""
+    return tuple(-b for b in text.encode("utf-8", "surrogateescape")) + (1,)
+
+
+def format_qrels(table: QrelsTable) -> bytes:
+    """``qid 0 docno rel`` lines in the table's order."""
+    rel = np.asarray(table.rel)
+    lines = [f"{q} 0 {d} {int(r)}\n" for q, d, r in zip(_text(table.qid), _text(table.docno), rel)]
+    return "".join(lines).encode("utf-8", "surrogateescape")
+
+
+def write_run(run: RunTable, path) -> None:
+    """Write a run in TREC format (ranks renumbered from the trec_eval order)."""
+    write_atomic(path, format_run(run))
+
+
+def write_qrels(table: QrelsTable, path) -> None:
+    """Write qrels in TREC format."""
+    write_atomic(path, format_qrels(table))
