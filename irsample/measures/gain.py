@@ -74,7 +74,10 @@ def gain_tables(ctx, gains: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
             if 0 <= level < n_levels:
                 gain_of_level[t, level] = g
         seq: list[float] = []
-        for level, g, count in reversed(entries):
+        # trec_eval tests the top entry's gain before looking at its count: a top gain <= 0
+        # (possible when the truncating comparator ranks a 0 gain above 0.5) means no ideal
+        top = entries[-1][1] if entries else 0.0
+        for level, g, count in reversed(entries if top > 0 else []):
             if count == 0:
                 continue
             if g <= 0:
@@ -246,6 +249,8 @@ def _ndcg_rel_kernel(offsets, seg_topic, gain, ideal_offsets, ideal):
         total = 0.0
         rel_ret = 0
         n = offsets[s + 1] - offsets[s]
+        if m == 0:
+            continue  # no ideal ranking: 0 (trec_eval divides by zero)
         for i in range(n):
             g = gain[offsets[s] + i]
             disc = math.log2(i + 2.0)
@@ -270,7 +275,7 @@ class NDCGRel(_GainMeasure):
 
     With m = length of the ideal ranking: (1/m) * [sum over retrieved ranks i with positive gain
     of DCG(i)/IDCG(min(i, m)) + (m - r+) * DCG(n)/IDCG(m)], r+ = retrieved documents with
-    positive gain. trec_eval, after Järvelin & Kekäläinen (2002).
+    positive gain; 0 when the ideal ranking is empty. trec_eval, after Järvelin & Kekäläinen (2002).
     """
 
     family = "nDCG_rel"
@@ -343,7 +348,8 @@ class RNDCG(_GainMeasure):
     """nDCG sampled where the ideal gain changes, averaged (trec_eval ``Rndcg``).
 
     DCG/IDCG is taken at every rank where the ideal ranking moves to a lower gain level
-    (including its end) and the samples are averaged; 0 when R = 0. trec_eval, after
+    (including its end) and the samples are averaged; 0 when R = 0, and 0 when no sample is
+    taken (no positive ideal gain; trec_eval divides 0 by 0 there). trec_eval, after
     Järvelin & Kekäläinen (2002).
     """
 
