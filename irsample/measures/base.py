@@ -128,7 +128,7 @@ class Measure:
         (``P.5,10`` is ``[P@5, P@10]``) and families without parameters.
         """
         if "k" in {f.name for f in fields(cls)}:
-            values = cls.trec_defaults if params is None else _split_list(params, int, cls)
+            values = cls.trec_defaults if params is None else _split_list(params, _atol, cls)
             return [cls(k=v) for v in values]
         if params is not None:
             raise MeasureError(f"{cls.trec} takes no parameters (got {params!r})")
@@ -158,6 +158,14 @@ def format_number(x) -> str:
     if isinstance(x, float) and x.is_integer():
         return str(int(x))
     return str(x)
+
+
+def _atol(text: str) -> int:
+    """A cut-off as trec_eval reads it with C ``atol``: ``23.4`` is 23."""
+    match = re.match(r"\s*[+-]?\d+", text)
+    if match is None:
+        raise ValueError(text)
+    return int(match.group())
 
 
 def _split_list(text: str, kind, cls) -> list:
@@ -269,7 +277,7 @@ def _parse_params(text: str, cls) -> dict:
 def _split_top_level(text: str) -> list[str]:
     parts, depth, cur = [], 0, ""
     for ch in text:
-        depth += ch in "{[(" 
+        depth += ch in "{[("
         depth -= ch in "}])"
         if ch == "," and depth == 0:
             parts.append(cur)
