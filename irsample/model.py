@@ -195,6 +195,12 @@ class Judgments:
     name topic ``t`` at all. ``judged_grades`` holds, per topic (CSR by ``grade_offsets``), the
     grades of all judged documents in descending order, including documents no run retrieved;
     it is what ideal rankings and relevant counts are built from.
+
+    Strata (sample_eval's categories; reference-semantics §3.1): ``stratum[i]`` is the stratum
+    index of document ``i`` (-1 outside every stratum), ``stratum_labels`` the labels in
+    byte-wise order. Per topic and stratum, over the whole qrels: ``stratum_size`` (N_s,
+    entries), ``stratum_sampled`` (n_s, entries with rel >= 0) and ``stratum_grades[t, s, g]``
+    (entries with rel = g, g >= 1). Plain TREC qrels form one stratum holding every entry.
     """
 
     source: str
@@ -203,6 +209,11 @@ class Judgments:
     has_topic: np.ndarray
     grade_offsets: np.ndarray
     judged_grades: np.ndarray
+    stratum: np.ndarray = field(default=None, repr=False)
+    stratum_labels: tuple[str, ...] = ()
+    stratum_size: np.ndarray = field(default=None, repr=False)
+    stratum_sampled: np.ndarray = field(default=None, repr=False)
+    stratum_grades: np.ndarray = field(default=None, repr=False)
 
     @classmethod
     def from_qrels(cls, collection: Collection, table: QrelsTable) -> "Judgments":
@@ -221,4 +232,31 @@ class Judgments:
         order = np.lexsort((-jg, jt))
         counts = np.bincount(jt, minlength=n_topics)
         offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-        return cls(table.source, grade, state, has_topic, offsets, jg[order].astype(np.int32))
+        labels, row_stratum = _stratum_ids(table)
+        n_strata, n_grades = len(labels), int(max(table.rel.max(initial=0), 0)) + 1
+        known = topic >= 0
+        t, st, rel = topic[known], row_stratum[known], table.rel[known]
+        size = np.zeros((n_topics, n_strata), dtype=np.int64)
+        np.add.at(size, (t, st), 1)
+        sampled = np.zeros((n_topics, n_strata), dtype=np.int64)
+        np.add.at(sampled, (t[rel >= 0], st[rel >= 0]), 1)
+        grades = np.zeros((n_topics, n_strata, n_grades), dtype=np.int64)
+        np.add.at(grades, (t[rel > 0], st[rel > 0], rel[rel > 0]), 1)
+        stratum = np.full(collection.n_tdi, -1, dtype=np.int32)
+        stratum[tdi[inside]] = row_stratum[inside]
+        return cls(
+            table.source, grade, state, has_topic, offsets, jg[order].astype(np.int32),
+            stratum, labels, size, sampled, grades,
+        )
+
+
+def _stratum_ids(table: QrelsTable) -> tuple[tuple[str, ...], np.ndarray]:
+    """Stratum labels (byte-wise sorted) and each row's stratum index; one stratum if none."""
+    if table.stratum is None:
+        return ("all",), np.zeros(len(table.rel), dtype=np.int32)
+    enc = pc.dictionary_encode(table.stratum.cast(pa.binary()))
+    order = pc.sort_indices(enc.dictionary).to_numpy()
+    rank = np.empty(len(order), dtype=np.int32)
+    rank[order] = np.arange(len(order), dtype=np.int32)
+    labels = _decode(enc.dictionary.take(pa.array(order)))
+    return labels, rank[enc.indices.to_numpy(zero_copy_only=False)]

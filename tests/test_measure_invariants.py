@@ -20,9 +20,14 @@ from irsample.io import load_qrels, load_runs
 from irsample.measures import REGISTRY, parse, parse_all
 from irsample.model import Collection, Judgments
 
-ALL = parse_all(["all_trec", "Judged@10", "Judged@5", "nDCG(gains={1:3,2:9,3:0.5})", "relstring"])
+ALL = parse_all(
+    ["all_trec", "Judged@10", "Judged@5", "nDCG(gains={1:3,2:9,3:0.5})", "relstring"]
+    + ["xinfAP", "infNDCG", "infNDCG(gains={1:1,2:5})", "iP", "inum_rel", "inum_rel_ret", "iprec_rec"]
+)
 NUMERIC = [m for m in ALL if m.value_type != "str"]
 UNBOUNDED = {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "utility", "runid"}
+# estimates that may leave [0, 1] by design (sampling error), and estimated counts
+UNBOUNDED |= {"infNDCG", "inum_rel", "inum_rel_ret"}
 
 
 def make_collection(seed: int, n_topics=6, n_runs=4, n_docs=60, depth=25):
@@ -105,6 +110,9 @@ def test_topic_sets(synthetic):
         value = evc.values[0, topics.index("102"), j]
         if m.trec_name == "num_rel":
             assert value == (qrels[(qrels.qid == "102")].rel >= 1).sum()
+        elif m.trec_name == "inum_rel":  # a topic property, like num_rel: R^ = r N / n
+            rel = qrels[qrels.qid == "102"].rel
+            assert value == pytest.approx((rel > 0).sum() * len(rel) / (rel >= 0).sum())
         elif m.trec_name == "num_q":
             assert value == 1
         elif m.trec_name == "utility":

@@ -11,6 +11,7 @@ from . import (  # noqa: F401  (importing registers the families)
     interpolated,
     judged,
     precision,
+    sampled,
 )
 from .base import MEASURE_SETS, REGISTRY, TREC_REGISTRY, Measure, parse, parse_all
 from .context import EvalContext

@@ -149,7 +149,7 @@ def _ideal_dcg_at(ideal_offsets, ideal, k):
     return out
 
 
-def _parse_gains(text: str) -> tuple:
+def parse_gains(text: str) -> tuple:
     pairs = []
     for part in text.split(","):
         if part.count("=") != 1:
@@ -162,7 +162,7 @@ def _parse_gains(text: str) -> tuple:
     return tuple(pairs)
 
 
-def _gains_text(gains: tuple) -> str:
+def gains_text(gains: tuple) -> str:
     return ",".join(f"{level}={format_number(g)}" for level, g in gains)
 
 
@@ -181,12 +181,12 @@ class _GainMeasure(Measure):
 
     @classmethod
     def from_trec(cls, params, name=None):
-        return [cls(gains=_parse_gains(params))] if params else [cls()]
+        return [cls(gains=parse_gains(params))] if params else [cls()]
 
     @property
     def trec_name(self):
         base = self.trec_family
-        return base if not self.gains else f"{base}_{_gains_text(self.gains)}"
+        return base if not self.gains else f"{base}_{gains_text(self.gains)}"
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,336 @@
+"""Estimators for stratified samples of judgments: xinfAP, infNDCG, iP@k (sample_eval.pl).
+
+Yilmaz, Kanoulas & Aslam, "A simple and efficient sampling method for estimating AP and NDCG",
+SIGIR 2008 (paper 000 here); the numbers of NIST's sample_eval.pl (2011 revision), per
+reference-semantics §3.1. Per topic and stratum s: N_s qrels entries, n_s sampled (rel >= 0),
+r_s relevant (rel > 0); R^ = sum over s with n_s > 0 of r_s N_s / n_s.
+
+One walk over each ranking (its first ``depth`` = 1000 documents) keeps, before the document at
+rank k is counted, d_s (documents of s above k), m_s (sampled among them), q_s (relevant among
+them) and D = sum d_s. At a relevant document (rel > 0) of stratum s it adds to SAP_s the
+estimated precision  1/k + (D/k) * sum_s' (d_s'/D) (q_s' + 1e-5)/(m_s' + 3e-5)  and to the
+stratum's gain rel / log2(k + 1). After each rank, E_k = sum_s d_s (q_s + 1e-5)/(m_s + 3e-5)
+estimates the relevant documents retrieved so far. Documents outside every stratum count in
+k only.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from ..errors import MeasureError
+from ..model import JUDGED, POOLED
+from .base import Measure
+from .gain import gains_text, parse_gains
+from .interpolated import ELEVEN_POINTS
+from .context import safe_divide
+
+_YKA = "Yilmaz, Kanoulas & Aslam, SIGIR 2008; NIST sample_eval.pl"
+SAMPLE_EVAL_DEPTH = 1000  #: sample_eval's maxResultSize
+SMOOTH_REL, SMOOTH_SAMPLED = 1e-5, 3e-5
+
+
+@njit(cache=True, nogil=True)
+def _walk(offsets, pos_state, pos_grade, pos_stratum, pos_gain, n_strata, depth):
+    """Per segment: SAP_s, gain_s, d_s, m_s (over the top ``depth``) and E after every rank."""
+    n_seg = offsets.shape[0] - 1
+    sap = np.zeros((n_seg, n_strata))
+    gain = np.zeros((n_seg, n_strata))
+    docs = np.zeros((n_seg, n_strata))
+    sampled = np.zeros((n_seg, n_strata))
+    expected = np.zeros(offsets[-1])
+    for s in range(n_seg):
+        d = np.zeros(n_strata)
+        m = np.zeros(n_strata)
+        q = np.zeros(n_strata)
+        total = 0.0
+        a = offsets[s]
+        n = min(offsets[s + 1] - a, depth)
+        for i in range(n):
+            k = i + 1.0
+            state = pos_state[a + i]
+            in_pool = state == JUDGED or state == POOLED
+            rel = pos_grade[a + i] if state == JUDGED else -1
+            c = pos_stratum[a + i]
+            if rel > 0:
+                above = 0.0
+                if total != 0:
+                    for j in range(n_strata):
+                        prob = d[j] / total
+                        if prob != 0:
+                            above += prob * (q[j] + SMOOTH_REL) / (m[j] + SMOOTH_SAMPLED)
+                sap[s, c] += 1.0 / k + (total / k) * above
+                q[c] += 1
+                gain[s, c] += pos_gain[a + i] / (math.log(k + 1.0) / math.log(2.0))
+            if in_pool:
+                total += 1
+                d[c] += 1
+                if rel >= 0:
+                    m[c] += 1
+            e = 0.0
+            for j in range(n_strata):
+                e += d[j] * (q[j] + SMOOTH_REL) / (m[j] + SMOOTH_SAMPLED)
+            expected[a + i] = e
+        docs[s] = d
+        sampled[s] = m
+    return sap, gain, docs, sampled, expected
+
+
+def _mapped_gains(gains: tuple, n_grades: int) -> np.ndarray:
+    table = np.arange(n_grades, dtype=np.float64)
+    for level, g in gains:
+        if 0 <= level < n_grades:
+            table[level] = g
+    return table
+
+
+def walk(ctx, gains: tuple = ()):
+    """The shared walk of every sample_eval estimator (cached per context and gain map)."""
+
+    def build():
+        j = ctx.judgments
+        if j.stratum is None:
+            raise MeasureError("sampled estimators need judgments built by Judgments.from_qrels")
+        stratum = j.stratum[ctx.pos_tdi]
+        table = _mapped_gains(gains, j.stratum_grades.shape[2])
+        grade = ctx.pos_grade
+        judged = ctx.pos_state == JUDGED
+        pos_gain = np.where(judged & (grade > 0), table[np.clip(grade, 0, len(table) - 1)], 0.0)
+        return _walk(
+            ctx.offsets, ctx.pos_state, grade, stratum, pos_gain,
+            len(j.stratum_labels), SAMPLE_EVAL_DEPTH,
+        )
+
+    return ctx.shared(("sample_eval_walk", gains), build)
+
+
+def estimated_relevant(ctx) -> tuple[np.ndarray, np.ndarray]:
+    """(R^ per topic, R^_s per topic and stratum) from the stratum counts."""
+    j = ctx.judgments
+    r_s = j.stratum_grades[:, :, 1:].sum(axis=2).astype(np.float64)
+    per_stratum = safe_divide(r_s * j.stratum_size, j.stratum_sampled)
+    return per_stratum.sum(axis=1), per_stratum
+
+
+def expected_at(ctx, k: int) -> np.ndarray:
+    """E at rank min(k, n, depth) of every segment (0 for an empty ranking)."""
+    *_, expected = walk(ctx)
+    depth = np.minimum(np.minimum(ctx.seg_len, SAMPLE_EVAL_DEPTH), k)
+    out = np.zeros(ctx.n_seg)
+    has = depth > 0
+    out[has] = expected[ctx.offsets[:-1][has] + depth[has] - 1]
+    return out
+
+
+@dataclass(frozen=True)
+class XInfAP(Measure):
+    """xinfAP: sum over strata s with n_s > 0 of (R^_s / R^) * (SAP_s / r_s); 0 if R^ = 0.
+
+    SAP_s sums the estimated precisions at the relevant retrieved documents of stratum s (see
+    the module docstring), r_s counts the sampled relevant documents of s, R^_s = r_s N_s / n_s.
+    Printed as ``infAP`` by sample_eval.pl. Yilmaz, Kanoulas & Aslam, SIGIR 2008.
+    """
+
+    family = "xinfAP"
+    trec = "xinfAP"
+    sample_eval_name = "infAP"
+    citation = _YKA
+
+    def compute(self, ctx):
+        sap, *_ = walk(ctx)
+        j = ctx.judgments
+        r_hat, r_hat_s = estimated_relevant(ctx)
+        r_s = j.stratum_grades[:, :, 1:].sum(axis=2)[ctx.seg_topic]
+        weight = safe_divide(r_hat_s[ctx.seg_topic], r_hat[ctx.seg_topic][:, None])
+        weight[j.stratum_sampled[ctx.seg_topic] == 0] = 0.0
+        return (weight * safe_divide(sap, r_s)).sum(axis=1)
+
+
+def ideal_dcg(ctx, gains: tuple) -> np.ndarray:
+    """sample_eval's IDCG per topic: int(R^_g + 0.5) documents of each grade g, highest gain first,
+    gain gain(g), discount log2(rank + 1), through rank 1000 (the reference script adds one more
+    term per further grade past rank 1000; irsample stops at 1000)."""
+    j = ctx.judgments
+    n_grades = j.stratum_grades.shape[2]
+    table = _mapped_gains(gains, n_grades)
+    per_grade = safe_divide(
+        j.stratum_grades * j.stratum_size[:, :, None], j.stratum_sampled[:, :, None]
+    ).sum(axis=1)
+    order = sorted(range(1, n_grades), key=lambda g: -table[g])
+    discount = 1.0 / (np.log(np.arange(2, SAMPLE_EVAL_DEPTH + 2)) / np.log(2.0))
+    out = np.zeros(ctx.n_topics)
+    for t in range(ctx.n_topics):
+        start = 0
+        for g in order:
+            count = min(int(per_grade[t, g] + 0.5), SAMPLE_EVAL_DEPTH - start)
+            if count > 0:
+                out[t] += table[g] * discount[start : start + count].sum()
+                start += count
+    return out
+
+
+@dataclass(frozen=True)
+class InfNDCG(Measure):
+    """infNDCG: (sum over strata s with m_s > 0 of d_s * gain_s / m_s) / IDCG.
+
+    d_s and m_s count the retrieved documents of stratum s and the sampled ones among them (top
+    1000), gain_s the discounted gains of its relevant retrieved documents; IDCG places
+    int(R^_g + 0.5) documents of each grade, highest gain first. ``gains`` maps grades to gains
+    (sample_eval's ``-G``; default gain = grade). Yilmaz, Kanoulas & Aslam, SIGIR 2008.
+    """
+
+    gains: tuple = ()
+    family = "infNDCG"
+    trec = "infNDCG"
+    citation = _YKA
+
+    def __post_init__(self):
+        if any(g < 0 for _, g in self.gains):
+            raise MeasureError("infNDCG: gains must be >= 0")
+
+    @classmethod
+    def from_trec(cls, params, name=None):
+        return [cls(gains=parse_gains(params))] if params else [cls()]
+
+    @property
+    def trec_name(self):
+        return "infNDCG" if not self.gains else f"infNDCG_{gains_text(self.gains)}"
+
+    def compute(self, ctx):
+        _, gain, docs, sampled, _ = walk(ctx, self.gains)
+        total = docs.sum(axis=1)
+        prob = safe_divide(docs, total[:, None])
+        dcg = (prob * safe_divide(gain, sampled)).sum(axis=1)
+        return safe_divide(total * dcg, ideal_dcg(ctx, self.gains)[ctx.seg_topic])
+
+
+@dataclass(frozen=True)
+class InfP(Measure):
+    """iP@k: E_k / k, the estimated relevant documents in the top k over k (E at the last rank
+    when the run is shorter than k). sample_eval prints iP10, iP50, iP1000."""
+
+    k: int | None = None
+    family = "iP"
+    trec = "iP"
+    trec_defaults = (10, 50, 1000)
+    citation = _YKA
+
+    @property
+    def sample_eval_name(self):
+        """The name sample_eval.pl prints (``iP10``)."""
+        return f"iP{self.k}"
+
+    def compute(self, ctx):
+        return expected_at(ctx, self.k) / self.k
+
+
+@dataclass(frozen=True)
+class InumRelRet(Measure):
+    """Estimated relevant documents retrieved: E at the last rank (within the top 1000); summed."""
+
+    family = "inum_rel_ret"
+    trec = "inum_rel_ret"
+    summary = "sum"
+    citation = _YKA
+
+    def compute(self, ctx):
+        return expected_at(ctx, SAMPLE_EVAL_DEPTH)
+
+
+@dataclass(frozen=True)
+class InumRel(Measure):
+    """Estimated relevant documents of the topic: R^ = sum over s with n_s > 0 of r_s N_s / n_s;
+    summed over the evaluated topics."""
+
+    family = "inum_rel"
+    trec = "inum_rel"
+    summary = "sum"
+    citation = _YKA
+
+    def compute(self, ctx):
+        r_hat, _ = estimated_relevant(ctx)
+        return r_hat[ctx.seg_topic]
+
+
+@njit(cache=True, nogil=True)
+def _interpolated(offsets, expected, r_hat, depth, points):
+    """sample_eval's interpolated precision at the recall ``points`` (ascending), per segment.
+
+    Walking up from the last rank with the running maximum of E_k/k, the highest cut-off
+    point * R^ still above E_k is assigned that maximum and the walk moves to the next lower
+    cut-off: at most one cut-off per rank. Cut-offs above E at the last rank stay 0; cut-offs
+    never passed get the maximum over all ranks.
+    """
+    n_seg = offsets.shape[0] - 1
+    n_points = points.shape[0]
+    out = np.zeros((n_seg, n_points))
+    for s in range(n_seg):
+        a = offsets[s]
+        n = min(offsets[s + 1] - a, depth)
+        final = expected[a + n - 1] if n > 0 else 0.0
+        cur = n_points - 1
+        while cur >= 0 and points[cur] * r_hat[s] > final:
+            cur -= 1
+        best = 0.0
+        for i in range(n - 1, -1, -1):
+            p = expected[a + i] / (i + 1.0)
+            if p > best:
+                best = p
+            if cur >= 0 and points[cur] * r_hat[s] > expected[a + i]:
+                out[s, cur] = best
+                cur -= 1
+        while cur >= 0:
+            out[s, cur] = best
+            cur -= 1
+    return out
+
+
+@dataclass(frozen=True)
+class InfIPrec(Measure):
+    """Interpolated precision at recall fraction ``recall`` from estimated counts, as
+    sample_eval.pl computes it for the 11 points 0, 0.1, ..., 1 (``iprec@rec0.10``): walking up
+    from the last rank with the running maximum of E_k/k, each rank where E_k falls below the
+    next cut-off recall * R^ assigns that maximum to it (one cut-off per rank); cut-offs above E
+    at the last rank are 0. Only the 11 points are defined, since each depends on the others."""
+
+    recall: float = 0.0
+    family = "iIPrec"
+    trec = "iprec_rec"
+    at_param = "recall"
+    citation = _YKA
+
+    def __post_init__(self):
+        if self.recall not in ELEVEN_POINTS:
+            raise MeasureError(f"iIPrec is defined at recall 0, 0.1, ..., 1 only, not {self.recall}")
+
+    @classmethod
+    def from_trec(cls, params, name=None):
+        points = ELEVEN_POINTS if params is None else [float(p) for p in params.split(",")]
+        return [cls(recall=p) for p in points]
+
+    @property
+    def trec_name(self):
+        return f"iprec_rec_{self.recall:3.2f}"
+
+    @property
+    def sample_eval_name(self):
+        """The name sample_eval.pl prints (``iprec@rec0.10``)."""
+        return f"iprec@rec{self.recall:4.2f}"
+
+    def compute(self, ctx):
+        *_, expected = walk(ctx)
+        r_hat, _ = estimated_relevant(ctx)
+        values = ctx.shared(
+            "sample_eval_iprec",
+            lambda: _interpolated(
+                ctx.offsets, expected, r_hat[ctx.seg_topic], SAMPLE_EVAL_DEPTH,
+                np.array(ELEVEN_POINTS),
+            ),
+        )
+        return values[:, ELEVEN_POINTS.index(self.recall)]
+
+
