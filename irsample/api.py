@@ -18,9 +18,12 @@ from .measures.base import output_key
 from .model import Collection, Judgments
 
 
-def load(qrels, runs) -> tuple[Collection, Judgments]:
-    """Parse ``runs`` and ``qrels`` (paths, ``-``, DataFrames, parquet) into arrays."""
-    qrels_table = load_qrels(qrels)
+def load(qrels, runs, *, qrels_format: str | None = None) -> tuple[Collection, Judgments]:
+    """Parse ``runs`` and ``qrels`` (paths, ``-``, DataFrames, parquet) into arrays.
+
+    ``qrels_format`` (``trec``, ``strata``, ``prels``) overrides the detection of the judgments'
+    format."""
+    qrels_table = load_qrels(qrels, qrels_format)
     run_tables = load_runs(runs)
     collection = Collection.build(run_tables, [qrels_table])
     return collection, Judgments.from_qrels(collection, qrels_table)

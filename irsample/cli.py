@@ -27,6 +27,7 @@ def _positive_int(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     from .formats import FORMATS
+    from .io import QRELS_FORMATS
 
     parser = argparse.ArgumentParser(
         prog="irsample",
@@ -57,6 +58,11 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("-M", "--max-docs", type=_positive_int, default=None,
                     help="evaluate only the first N documents of each ranking")
     ev.add_argument("--format", choices=FORMATS, default="trec")
+    ev.add_argument(
+        "--qrels-format", choices=QRELS_FORMATS, default=None,
+        help="judgments format (default: detected; 4 fields trec, 5 fields stratified qrels "
+        "or, with fractional fifth fields, prels)",
+    )
     ev.add_argument("--places", type=_positive_int, default=None, help="decimals of real values")
     ev.add_argument("--compat", choices=("9.0.8", "10"), default="10",
                     help="trec_eval version whose iprec_at_recall/11pt_avg rounding to follow")
@@ -71,8 +77,9 @@ def cmd_eval(args) -> str:
     from .evaluation import evaluate_collection
     from .formats import render
 
-    measures = measures_from(args.measure or ["official"])
-    collection, judgments = load(args.qrels, args.runs)
+    default = ["sample_eval"] if args.format == "sample_eval" else ["official"]
+    measures = measures_from(args.measure or default)
+    collection, judgments = load(args.qrels, args.runs, qrels_format=args.qrels_format)
     check_common_topics(collection, judgments)
     ev = evaluate_collection(
         collection,

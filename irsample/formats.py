@@ -8,6 +8,8 @@
 - ``json``: ``{run: {topic: {measure: value}}}`` with ``all`` for summaries.
 - ``latex``: a booktabs table of the summaries, one row per run.
 - ``table``: the summaries as an aligned plain-text table, one row per run.
+- ``sample_eval``: NIST sample_eval.pl's layout (``infAP\t\t<topic>\t\t0.1234``), its
+  measure order and names, topics in numeric order.
 
 ``places`` sets the decimals of real values (trec: 4 by default; tsv/json: shortest exact
 representation unless given).
@@ -20,7 +22,10 @@ import math
 
 from .evaluation import Evaluation
 
-FORMATS = ("trec", "tsv", "json", "latex", "table")
+FORMATS = ("trec", "tsv", "json", "latex", "table", "sample_eval")
+
+#: sample_eval.pl's per-topic and summary order (by trec_name; iprec@rec is summary only)
+_SAMPLE_EVAL_ORDER = ["xinfAP", "infNDCG", "iprec_rec", "iP", "inum_rel_ret", "inum_rel", "num_ret"]
 
 
 def _value_text(value: float, value_type: str, places: int | None) -> str:
@@ -132,9 +137,54 @@ def to_table(ev: Evaluation, *, per_topic: bool = False, places: int | None = No
     return "\n".join(lines) + "\n"
 
 
+def _sample_eval_line(m, topic: str, value: float, places: int) -> str:
+    name = getattr(m, "sample_eval_name", m.trec_name)
+    if m.value_type == "int":
+        return f"{name}\t\t{topic}\t{int(round(value)):9d}"
+    if m.family in ("inum_rel", "inum_rel_ret"):
+        return f"{name}\t{topic}\t{value:14.{places}f}"
+    if m.family == "iIPrec":
+        return f"{name}\t{topic}\t\t{value:6.{places}f}"
+    return f"{name}\t\t{topic}\t\t{value:6.{places}f}"
+
+
+def to_sample_eval(
+    ev: Evaluation, *, per_topic: bool = False, places: int | None = None, runs=None
+) -> str:
+    """sample_eval.pl's lines for all runs (or the run indices ``runs``), one block per run."""
+    places = 4 if places is None else places
+
+    def rank(m):
+        key = m.trec_family or m.family
+        key = "iP" if m.family == "iP" else ("iprec_rec" if m.family == "iIPrec" else key)
+        return _SAMPLE_EVAL_ORDER.index(key) if key in _SAMPLE_EVAL_ORDER else len(_SAMPLE_EVAL_ORDER)
+
+    numeric = sorted(
+        [(j, m) for j, m in enumerate(ev.measures) if m.value_type != "str"], key=lambda jm: rank(jm[1])
+    )
+    topics = list(range(len(ev.topics)))
+    if all(t.isdigit() for t in ev.topics):
+        topics.sort(key=lambda t: int(ev.topics[t]))
+    lines = []
+    for r in range(len(ev.run_names)) if runs is None else runs:
+        if per_topic:
+            for t in topics:
+                if ev.evaluated[r, t]:
+                    lines += [
+                        _sample_eval_line(m, ev.topics[t], ev.values[r, t, j], places)
+                        for j, m in numeric
+                        if m.family != "iIPrec"
+                    ]
+        lines += [_sample_eval_line(m, "all", ev.summary[r, j], places) for j, m in numeric]
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
 def render(ev: Evaluation, fmt: str, *, per_topic: bool = False, places: int | None = None) -> str:
     """Render in one of :data:`FORMATS`."""
     if fmt == "trec":
         return to_trec(ev, per_topic=per_topic, places=4 if places is None else places)
-    renderers = {"tsv": to_tsv, "json": to_json, "latex": to_latex, "table": to_table}
+    renderers = {
+        "tsv": to_tsv, "json": to_json, "latex": to_latex, "table": to_table,
+        "sample_eval": to_sample_eval,
+    }
     return renderers[fmt](ev, per_topic=per_topic, places=places)

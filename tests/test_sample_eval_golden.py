@@ -69,3 +69,36 @@ def test_every_value_within_1e9(shared, runs, design):
         per_topic_lines = sum(1 for (_, topic) in expected[run] if topic != "all")
         assert per_topic_lines == 8 * ev.evaluated[r].sum(), run  # no topic left out
     assert checked > 129 * 50 * 8
+
+
+def test_sample_eval_format_matches_layout(shared, runs):
+    """`irsample eval --format sample_eval -q --places 12` prints sample_eval.pl's lines: same
+    names, topics, tabs and field widths, values within 1e-9 (the last of 12 printed decimals
+    can differ by summation order)."""
+    from irsample.formats import to_sample_eval
+
+    golden = shared / "golden" / "trec8"
+    design = "depth10_equal"
+    table = read_strata_qrels(golden / f"{design}.sample_eval.qrels.gz")
+    collection = Collection.build(runs, [table])
+    ev = evaluate_collection(
+        collection, Judgments.from_qrels(collection, table), parse_all(["sample_eval"])
+    )
+    expected, run, lines = {}, None, []
+    with gzip.open(golden / f"{design}.sample_eval.out.gz", "rt") as fh:
+        for line in fh:
+            if line.startswith("## run "):
+                if run is not None:
+                    expected[run] = "".join(lines)
+                run, lines = line.split()[2].removeprefix("input."), []
+            else:
+                lines.append(line)
+    expected[run] = "".join(lines)
+    for r, name in enumerate(ev.run_names):
+        ours = to_sample_eval(ev, per_topic=True, places=12, runs=[r]).splitlines()
+        theirs = expected[name].splitlines()
+        assert len(ours) == len(theirs), name
+        for a, b in zip(ours, theirs):
+            fa, fb = a.split("\t"), b.split("\t")
+            assert fa[:-1] == fb[:-1] and len(fa[-1]) == len(fb[-1]), (name, a, b)
+            assert abs(float(fa[-1]) - float(fb[-1])) <= 1e-9, (name, a, b)

@@ -6,22 +6,27 @@ path (``.parquet``), a pandas DataFrame or an already parsed table, and return p
 
 from __future__ import annotations
 
+import io
 import os
 from concurrent.futures import ThreadPoolExecutor
 import pandas as pd
 
 from ..errors import InputError
 from .frames import qrels_from_frame, read_parquet, run_to_frame, runs_from_frame
-from .trec import QrelsTable, RunTable, read_qrels, read_run
+from .strata import QRELS_FORMATS, detect_qrels_format, read_prels, read_strata_qrels
+from .trec import QrelsTable, RunTable, read_bytes, read_qrels, read_run
 from .writers import write_qrels, write_run
 
 __all__ = [
+    "QRELS_FORMATS",
     "QrelsTable",
     "RunTable",
     "load_qrels",
     "load_runs",
+    "read_prels",
     "read_qrels",
     "read_run",
+    "read_strata_qrels",
     "run_to_frame",
     "write_qrels",
     "write_run",
@@ -60,12 +65,28 @@ def load_runs(sources) -> list[RunTable]:
     return [run for part in parts for run in part]
 
 
-def load_qrels(source) -> QrelsTable:
-    """Parse qrels from a path, parquet file, DataFrame or table."""
+def load_qrels(source, fmt: str | None = None) -> QrelsTable:
+    """Parse judgments from a path, parquet file, DataFrame or table.
+
+    ``fmt`` is ``trec`` (qid iter docno rel), ``strata`` (sample_eval's qid iter docno stratum
+    rel) or ``prels`` (statAP's qid docno rel method probability); by default it is detected
+    from the file (:func:`~irsample.io.strata.detect_qrels_format`). Standard input is read
+    once and kept for both detection and parsing.
+    """
     if isinstance(source, QrelsTable):
         return source
     if isinstance(source, pd.DataFrame):
         return qrels_from_frame(source)
     if _is_parquet(source):
         return qrels_from_frame(read_parquet(source), str(source))
-    return read_qrels(source)
+    if fmt is not None and fmt not in QRELS_FORMATS:
+        raise InputError(f"unknown qrels format {fmt!r} (one of {', '.join(QRELS_FORMATS)})")
+    if isinstance(source, (str, os.PathLike)) and str(source) == "-":
+        source = io.BytesIO(read_bytes("-").tobytes())
+        source.name = "<stdin>"
+    if fmt is None:
+        fmt = detect_qrels_format(source)
+        if hasattr(source, "seek"):
+            source.seek(0)
+    readers = {"trec": read_qrels, "strata": read_strata_qrels, "prels": read_prels}
+    return readers[fmt](source)

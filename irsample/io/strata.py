@@ -1,4 +1,4 @@
-"""Reader for stratified qrels, the input of NIST's sample_eval.pl (xinfAP, infNDCG).
+"""Readers for sampled judgments: stratified qrels (sample_eval.pl) and prels (statAP).
 
 Format (reference-semantics §1): ``qid iter docno stratum rel``, five whitespace-separated fields
 per line. ``stratum`` is an arbitrary label; ``rel >= 0`` is a judged grade, ``rel = -1`` (any
@@ -10,6 +10,10 @@ the file and line.
 
 from __future__ import annotations
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..errors import InputError
 from .trec import (
     QrelsTable,
     Source,
@@ -17,6 +21,7 @@ from .trec import (
     _scan,
     binary_array,
     check_unique_pairs,
+    parse_floats,
     parse_ints,
     read_bytes,
     source_name,
@@ -39,3 +44,52 @@ def read_strata_qrels(source: Source) -> QrelsTable:
     )
     check_unique_pairs(table.qid, table.docno, table.lineno, name, "judgment")
     return table
+
+
+def read_prels(source: Source) -> QrelsTable:
+    """Read statAP prels: ``qid docno rel method inclusion_probability``.
+
+    As statAP_MQ_eval does, a record with rel = -999 or a probability outside (0, 1] is skipped
+    (it was not sampled); the rest are judged documents with their inclusion probability.
+    """
+    name = source_name(source)
+    buf = read_bytes(source)
+    starts, ends, nfields, lineno = _scan(buf, [0, 1, 2, 4], name)
+    _check_field_count(nfields, lineno, name, exact=5, what="qid docno rel method probability")
+    rel = parse_ints(buf, starts[:, 2], ends[:, 2], lineno, name, "relevance")
+    prob = parse_floats(buf, starts[:, 3], ends[:, 3], lineno, name, "inclusion probability")
+    keep = (rel != -999) & (prob > 0) & (prob <= 1)
+    table = QrelsTable(
+        source=name,
+        qid=binary_array(buf, starts[keep, 0], ends[keep, 0]),
+        docno=binary_array(buf, starts[keep, 1], ends[keep, 1]),
+        rel=rel[keep],
+        lineno=lineno[keep],
+        prob=prob[keep],
+    )
+    check_unique_pairs(table.qid, table.docno, table.lineno, name, "judgment")
+    return table
+
+
+QRELS_FORMATS = ("trec", "strata", "prels")
+
+
+def detect_qrels_format(source: Source) -> str:
+    """``trec`` (4 fields), ``strata`` (5 fields, integer fifth) or ``prels`` (5 fields with a
+    fractional fifth field somewhere). A 5-field file whose fifth fields are all integers is
+    read as stratified qrels; pass the format explicitly for prels written with integer
+    probabilities only."""
+    name = source_name(source)
+    buf = read_bytes(source)
+    starts, ends, nfields, lineno = _scan(buf, [4], name)
+    if int(nfields[0]) == 4:
+        return "trec"
+    if int(nfields[0]) != 5:
+        raise InputError(
+            f"expected 4 fields (qrels) or 5 (stratified qrels, prels), found {int(nfields[0])}",
+            name,
+            int(lineno[0]),
+        )
+    fifth = binary_array(buf, starts[:, 0], ends[:, 0])
+    fractional = pc.any(pc.match_substring_regex(fifth.cast(pa.string()), r"[.eE]")).as_py()
+    return "prels" if fractional else "strata"

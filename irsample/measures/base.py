@@ -326,4 +326,6 @@ MEASURE_SETS: dict[str, tuple[str, ...]] = {
         "ndcg ndcg_rel Rndcg ndcg_cut map_cut relative_P success set_P set_relative_P "
         "set_recall set_map set_F num_nonrel_judged_ret unj"
     ).split(),
+    # what NIST's sample_eval.pl prints (xinfAP is printed as infAP)
+    "sample_eval": "xinfAP infNDCG iP inum_rel_ret inum_rel num_ret iprec_rec".split(),
 }
