@@ -1,100 +1,312 @@
-"""Numba kernels that turn parsed rows into the integer model (used by :mod:`irsample.model`)."""
+"""Numba kernels that turn parsed rows into the integer model (used by :mod:`irsample.model`).
+
+Strings arrive as Arrow binary columns, passed as ``(offsets, data)`` arrays. Rows of all tables
+(runs, then qrels) are numbered globally: table ``k`` owns rows ``base[k]:base[k+1]``, and its
+offsets sit in the concatenated offsets array at ``base[k] + k`` (each table keeps its ``n + 1``
+entries), relative to ``data_base[k]`` in the concatenated data.
+
+Strings are compared byte-wise like ``strcmp``: a string's first 16 bytes, zero-padded, form two
+big-endian words ``(k1, k2)``; equal words leave the bytes past 16 and then the lengths to decide.
+Hash hits are always confirmed that way, so interning is exact.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit, prange
 
+_U8 = np.uint64(8)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _word(data, a, b):
+    """Bytes ``data[a:min(a+8, b)]`` as a big-endian integer, zero-padded on the right."""
+    w = np.uint64(0)
+    for i in range(8):
+        w = w << _U8
+        if a + i < b:
+            w |= np.uint64(data[a + i])
+    return w
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _mix(h):
+    """The splitmix64 finalizer: spreads every input bit over the whole word."""
+    h ^= h >> np.uint64(30)
+    h *= np.uint64(0xBF58476D1CE4E5B9)
+    h ^= h >> np.uint64(27)
+    h *= np.uint64(0x94D049BB133111EB)
+    return h ^ (h >> np.uint64(31))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _keys(data, a, b):
+    """``(k1, k2, hash)`` of the string ``data[a:b]``."""
+    k1 = _word(data, a, b)
+    k2 = _word(data, a + 8, b)
+    h = _mix(k1 ^ np.uint64(b - a)) ^ k2
+    for p in range(a + 16, b, 8):
+        h = _mix(h) ^ _word(data, p, b)
+    return k1, k2, _mix(h)
+
 
 @njit(cache=True, nogil=True)
-def _counting_order(keys, n_keys):
-    """Row indices grouped by ``keys`` (stable), and the group offsets."""
-    counts = np.zeros(n_keys + 1, dtype=np.int64)
-    for i in range(keys.shape[0]):
-        counts[keys[i] + 1] += 1
-    offsets = np.cumsum(counts)
-    fill = offsets[:-1].copy()
-    order = np.empty(keys.shape[0], dtype=np.int64)
-    for i in range(keys.shape[0]):
-        order[fill[keys[i]]] = i
-        fill[keys[i]] += 1
-    return order, offsets
+def _compare(data, a1, b1, k11, k21, a2, b2, k12, k22):
+    """-1, 0 or 1 as ``data[a1:b1]`` sorts before, equal to or after ``data[a2:b2]``."""
+    if k11 != k12:
+        return -1 if k11 < k12 else 1
+    if k21 != k22:
+        return -1 if k21 < k22 else 1
+    i = 16
+    while a1 + i < b1 and a2 + i < b2:
+        if data[a1 + i] != data[a2 + i]:
+            return -1 if data[a1 + i] < data[a2 + i] else 1
+        i += 1
+    n1 = b1 - a1
+    n2 = b2 - a2
+    return -1 if n1 < n2 else (1 if n1 > n2 else 0)
 
 
 @njit(cache=True, nogil=True)
-def _balanced_chunks(offsets, n_chunks):
-    """Split groups ``0..len(offsets)-2`` into contiguous chunks of about equal row counts."""
-    n_groups = offsets.shape[0] - 1
-    bounds = np.empty(n_chunks + 1, dtype=np.int64)
-    total = offsets[-1]
-    for c in range(n_chunks + 1):
-        bounds[c] = np.searchsorted(offsets[:-1], total * c // n_chunks) if c < n_chunks else n_groups
-    bounds[0] = 0
-    return bounds
+def _grow(slots, ent_hash, m):
+    """A hash table twice the size of ``slots`` holding entries ``0..m-1``."""
+    new = np.full(slots.shape[0] * 2, -1, dtype=np.int32)
+    mask = np.uint64(new.shape[0] - 1)
+    for j in range(m):
+        s = ent_hash[j] & mask
+        while new[s] >= 0:
+            s = (s + np.uint64(1)) & mask
+        new[s] = j
+    return new
+
+
+@njit(cache=True, nogil=True)
+def intern_strings(offsets, data):
+    """Number the distinct strings of one binary column in order of first appearance.
+
+    Returns ``(ids, first)``: ``ids[i]`` (int32) numbers row ``i``'s string and ``first[j]`` is
+    the first row holding string ``j``. A row equal to the previous row (the common case for
+    qids) skips the hash table.
+    """
+    n = offsets.shape[0] - 1
+    ids = np.empty(n, dtype=np.int32)
+    first = np.empty(n, dtype=np.int64)
+    ent_hash = np.empty(n, dtype=np.uint64)
+    slots = np.full(16, -1, dtype=np.int32)
+    m = 0
+    for i in range(n):
+        a = offsets[i]
+        b = offsets[i + 1]
+        if i > 0:
+            pa = offsets[i - 1]
+            if b - a == a - pa:
+                same = True
+                for q in range(b - a):
+                    if data[a + q] != data[pa + q]:
+                        same = False
+                        break
+                if same:
+                    ids[i] = ids[i - 1]
+                    continue
+        k1, k2, h = _keys(data, a, b)
+        mask = np.uint64(slots.shape[0] - 1)
+        s = h & mask
+        found = -1
+        while slots[s] >= 0:
+            j = slots[s]
+            fa = offsets[first[j]]
+            fb = offsets[first[j] + 1]
+            if ent_hash[j] == h and _compare(data, a, b, k1, k2, fa, fb, _word(data, fa, fb),
+                                              _word(data, fa + 8, fb)) == 0:
+                found = j
+                break
+            s = (s + np.uint64(1)) & mask
+        if found < 0:
+            found = m
+            first[m] = i
+            ent_hash[m] = h
+            slots[s] = m
+            m += 1
+            if 2 * m > slots.shape[0]:
+                slots = _grow(slots, ent_hash, m)
+        ids[i] = found
+    return ids, first[:m].copy()
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def intern_topic_docs(row_topic, row_doc, n_topics, n_docs, n_threads):
-    """Number the distinct (topic, document) pairs of the rows: the ``tdi`` space.
+def group_rows(row_topic, base, n_topics):
+    """Group rows by segment ``k * n_topics + topic`` (table ``k``), keeping input order.
 
-    Pairs are numbered by topic, then by document index (documents are numbered in byte-wise
-    docno order, so ``tdi`` order within a topic is docno order). Returns ``(row_tdi,
-    topic_doc_offsets, tdi_doc)``. O(rows + pairs log pairs); topics are shared among threads
-    in contiguous chunks, each with its own scratch arrays over documents.
+    Returns ``(grp, seg_offsets)``: ``grp[p]`` is the row (local to its table) at grouped
+    position ``p``; segment ``s`` spans ``seg_offsets[s]:seg_offsets[s+1]``.
     """
-    n = row_topic.shape[0]
-    order, starts = _counting_order(row_topic, n_topics)
+    n_tables = base.shape[0] - 1
+    counts = np.zeros(n_tables * n_topics + 1, dtype=np.int64)
+    for k in prange(n_tables):
+        for i in range(base[k], base[k + 1]):
+            counts[k * n_topics + row_topic[i] + 1] += 1
+    seg_offsets = np.cumsum(counts)
+    grp = np.empty(base[-1], dtype=np.int32)
+    for k in prange(n_tables):
+        fill = seg_offsets[k * n_topics : (k + 1) * n_topics].copy()
+        for i in range(base[k], base[k + 1]):
+            t = row_topic[i]
+            grp[fill[t]] = i - base[k]
+            fill[t] += 1
+    return grp, seg_offsets
+
+
+@njit(cache=True, nogil=True)
+def _merge_sort(idx, tmp, ka, kb, k1, k2, data):
+    """Sort entry indices ``idx`` by their strings ``data[ka[j]:kb[j]]`` (stable, bottom-up)."""
+    n = idx.shape[0]
+    width = 1
+    passes = 0
+    src, dst = idx, tmp
+    while width < n:
+        for lo in range(0, n, 2 * width):
+            mid = min(lo + width, n)
+            hi = min(lo + 2 * width, n)
+            i, j, o = lo, mid, lo
+            while i < mid and j < hi:
+                x, y = src[i], src[j]
+                if _compare(data, ka[y], kb[y], k1[y], k2[y], ka[x], kb[x], k1[x], k2[x]) < 0:
+                    dst[o] = y
+                    j += 1
+                else:
+                    dst[o] = x
+                    i += 1
+                o += 1
+            dst[o : o + mid - i] = src[i:mid]
+            o += mid - i
+            dst[o : o + hi - j] = src[j:hi]
+        src, dst = dst, src
+        width *= 2
+        passes += 1
+    if passes % 2 == 1:
+        idx[:] = tmp
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def intern_topic_docs(grp, seg_offsets, base, offsets, data_base, data, n_topics, n_threads):
+    """Number the distinct (topic, document) pairs: the ``tdi`` space.
+
+    Pairs are numbered by topic, then by docno byte-wise. Topics are shared among threads in
+    contiguous chunks; each topic interns its rows (of every table) in a hash table of its own
+    distinct docnos, then sorts them. Returns ``(row_local, topic_doc_offsets, doc_start,
+    doc_end)``: row at grouped position ``p`` of topic ``t`` has ``tdi = topic_doc_offsets[t] +
+    row_local[p]``, and ``tdi`` ``i`` is the docno ``data[doc_start[i]:doc_end[i]]``.
+    """
+    n_tables = base.shape[0] - 1
+    n = grp.shape[0]
+    rows = np.zeros(n_topics + 1, dtype=np.int64)
+    for t in range(n_topics):
+        rows[t + 1] = rows[t]
+        for k in range(n_tables):
+            rows[t + 1] += seg_offsets[k * n_topics + t + 1] - seg_offsets[k * n_topics + t]
     n_chunks = min(max(n_topics, 1), n_threads)
-    bounds = _balanced_chunks(starts, n_chunks)
-    distinct = np.empty(n, dtype=np.int32)  # per topic, its sorted documents at starts[t]
+    bounds = np.empty(n_chunks + 1, dtype=np.int64)
+    for c in range(n_chunks):
+        bounds[c] = np.searchsorted(rows[:-1], rows[-1] * c // n_chunks)
+    bounds[0] = 0
+    bounds[n_chunks] = n_topics
     row_local = np.empty(n, dtype=np.int32)
+    start = np.empty(n, dtype=np.int64)  # per topic at rows[t]: its sorted docnos
+    end = np.empty(n, dtype=np.int64)
     counts = np.zeros(n_topics, dtype=np.int64)
     for c in prange(n_chunks):
-        seen = np.full(n_docs, -1, dtype=np.int64)
-        local = np.zeros(n_docs, dtype=np.int32)
+        size = 1
         for t in range(bounds[c], bounds[c + 1]):
-            a = starts[t]
+            size = max(size, rows[t + 1] - rows[t])
+        ka = np.empty(size, dtype=np.int64)
+        kb = np.empty(size, dtype=np.int64)
+        k1 = np.empty(size, dtype=np.uint64)
+        k2 = np.empty(size, dtype=np.uint64)
+        kh = np.empty(size, dtype=np.uint64)
+        idx = np.empty(size, dtype=np.int64)
+        tmp = np.empty(size, dtype=np.int64)
+        for t in range(bounds[c], bounds[c + 1]):
+            slots = np.full(1024, -1, dtype=np.int32)
             m = 0
-            for j in range(a, starts[t + 1]):
-                d = row_doc[order[j]]
-                if seen[d] != t:
-                    seen[d] = t
-                    distinct[a + m] = d
-                    m += 1
-            distinct[a : a + m] = np.sort(distinct[a : a + m])
-            for k in range(m):
-                local[distinct[a + k]] = k
-            for j in range(a, starts[t + 1]):
-                row_local[order[j]] = local[row_doc[order[j]]]
+            for k in range(n_tables):
+                o = base[k] + k
+                db = data_base[k]
+                for p in range(seg_offsets[k * n_topics + t], seg_offsets[k * n_topics + t + 1]):
+                    a = db + offsets[o + grp[p]]
+                    b = db + offsets[o + grp[p] + 1]
+                    h1, h2, h = _keys(data, a, b)
+                    mask = np.uint64(slots.shape[0] - 1)
+                    s = h & mask
+                    found = -1
+                    while slots[s] >= 0:
+                        j = slots[s]
+                        if kh[j] == h and _compare(data, a, b, h1, h2, ka[j], kb[j], k1[j], k2[j]) == 0:
+                            found = j
+                            break
+                        s = (s + np.uint64(1)) & mask
+                    if found < 0:
+                        found = m
+                        ka[m], kb[m], k1[m], k2[m], kh[m] = a, b, h1, h2, h
+                        slots[s] = m
+                        m += 1
+                        if 2 * m > slots.shape[0]:
+                            slots = _grow(slots, kh, m)
+                    row_local[p] = found
+            for j in range(m):
+                idx[j] = j
+            _merge_sort(idx[:m], tmp[:m], ka, kb, k1, k2, data)
+            r0 = rows[t]
+            for r in range(m):
+                start[r0 + r] = ka[idx[r]]
+                end[r0 + r] = kb[idx[r]]
+                tmp[idx[r]] = r
+            for k in range(n_tables):
+                for p in range(seg_offsets[k * n_topics + t], seg_offsets[k * n_topics + t + 1]):
+                    row_local[p] = tmp[row_local[p]]
             counts[t] = m
-    offsets = np.zeros(n_topics + 1, dtype=np.int64)
-    offsets[1:] = np.cumsum(counts)
-    tdi_doc = np.empty(offsets[-1], dtype=np.int32)
-    row_tdi = np.empty(n, dtype=np.int32)
+    topic_doc_offsets = np.zeros(n_topics + 1, dtype=np.int64)
+    topic_doc_offsets[1:] = np.cumsum(counts)
+    n_tdi = topic_doc_offsets[-1]
+    doc_start = np.empty(n_tdi, dtype=np.int64)
+    doc_end = np.empty(n_tdi, dtype=np.int64)
     for t in prange(n_topics):
-        tdi_doc[offsets[t] : offsets[t + 1]] = distinct[starts[t] : starts[t] + counts[t]]
-    for i in prange(n):
-        row_tdi[i] = offsets[row_topic[i]] + row_local[i]
-    return row_tdi, offsets, tdi_doc
+        a = topic_doc_offsets[t]
+        doc_start[a : a + counts[t]] = start[rows[t] : rows[t] + counts[t]]
+        doc_end[a : a + counts[t]] = end[rows[t] : rows[t] + counts[t]]
+    return row_local, topic_doc_offsets, doc_start, doc_end
+
+
+@njit(cache=True, nogil=True)
+def gather_strings(data, starts, ends):
+    """Copy the spans ``data[starts[i]:ends[i]]`` into one buffer with int64 offsets."""
+    n = starts.shape[0]
+    offsets = np.empty(n + 1, dtype=np.int64)
+    offsets[0] = 0
+    for i in range(n):
+        offsets[i + 1] = offsets[i] + ends[i] - starts[i]
+    out = np.empty(offsets[n], dtype=np.uint8)
+    for i in range(n):
+        out[offsets[i] : offsets[i + 1]] = data[starts[i] : ends[i]]
+    return offsets, out
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _before(a, b, score, tdi):
-    """Row ``a`` precedes row ``b`` in trec_eval order (score desc, then docno desc)."""
+    """Entry ``a`` precedes entry ``b`` in trec_eval order (score desc, then docno desc)."""
     return score[a] > score[b] or (score[a] == score[b] and tdi[a] > tdi[b])
 
 
 @njit(cache=True, nogil=True)
-def _sort_segment(rows, score, tdi, out):
-    """Write ``rows`` in trec_eval order into ``out``.
+def _sort_segment(score, tdi, out):
+    """Write the permutation putting entries ``0..n-1`` in trec_eval order into ``out``.
 
     Runs are usually written nearly in that order, so an insertion sort is tried first; past
-    8 moves per row it gives up for a stable two-pass sort (document desc, then score desc).
+    8 moves per entry it gives up for a stable two-pass sort (document desc, then score desc).
     """
-    n = rows.shape[0]
+    n = score.shape[0]
     budget = 8 * n
     for j in range(n):
-        out[j] = rows[j]
+        out[j] = j
     for j in range(1, n):
         row = out[j]
         k = j
@@ -104,7 +316,7 @@ def _sort_segment(rows, score, tdi, out):
             budget -= 1
         out[k] = row
         if budget < 0:
-            by_doc = rows[np.argsort(-tdi[rows].astype(np.int64))]
+            by_doc = np.argsort(-tdi.astype(np.int64))
             order = np.argsort(-score[by_doc], kind="mergesort")
             for i in range(n):
                 out[i] = by_doc[order[i]]
@@ -112,35 +324,80 @@ def _sort_segment(rows, score, tdi, out):
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def rank_segments(seg, score, tdi, n_seg, n_tdi, n_threads):
-    """Order rows into segments ``seg`` (run x topic), each in trec_eval order.
+def rank_run(k, score, grp, seg_offsets, row_local, topic_doc_offsets, stamp, rank_tdi, rank_score):
+    """Put run ``k``'s segments (one per topic) in trec_eval order, in place.
 
-    Within a segment rows are sorted by score descending, ties broken by document descending
-    (``tdi`` grows with the docno, compared byte-wise). Returns ``(perm, offsets, dup)`` where
-    ``perm`` lists row indices in that order, ``offsets`` delimits segments and ``dup`` is the
-    first row (in input order) that repeats a document already in its segment, or -1.
-    Segments are shared among threads in contiguous chunks.
+    Within a segment rows are sorted by score descending, ties broken by docno descending
+    (``tdi`` grows with the docno). Writes ``rank_tdi`` and ``rank_score`` at the segments'
+    grouped positions and returns the first row (local to the run, in input order) repeating
+    a document of its segment, or -1. ``stamp`` is ``(chunks, max docs per topic)`` scratch,
+    -1 initially; it is stamped with segment numbers, so it can serve every run unchanged.
     """
-    grouped, offsets = _counting_order(seg, n_seg)
-    n_chunks = min(max(n_seg, 1), n_threads)
-    bounds = _balanced_chunks(offsets, n_chunks)
-    perm = np.empty(seg.shape[0], dtype=np.int64)
+    n_topics = topic_doc_offsets.shape[0] - 1
+    n_chunks = stamp.shape[0]
     dups = np.full(n_chunks, -1, dtype=np.int64)
     for c in prange(n_chunks):
-        stamp = np.full(n_tdi, -1, dtype=np.int64)
+        mark = stamp[c]
         dup = -1
-        for s in range(bounds[c], bounds[c + 1]):
-            a = offsets[s]
-            b = offsets[s + 1]
-            rows = grouped[a:b]
-            for row in rows:
-                if stamp[tdi[row]] == s and (dup < 0 or row < dup):
-                    dup = row
-                stamp[tdi[row]] = s
-            _sort_segment(rows, score, tdi, perm[a:b])
+        for t in range(c * n_topics // n_chunks, (c + 1) * n_topics // n_chunks):
+            s = k * n_topics + t
+            a = seg_offsets[s]
+            m = seg_offsets[s + 1] - a
+            sc = np.empty(m, dtype=np.float64)
+            td = np.empty(m, dtype=np.int32)
+            for i in range(m):
+                local = row_local[a + i]
+                if mark[local] == s and (dup < 0 or grp[a + i] < dup):
+                    dup = grp[a + i]
+                mark[local] = s
+                sc[i] = score[grp[a + i]]
+                td[i] = topic_doc_offsets[t] + local
+            order = np.empty(m, dtype=np.int64)
+            _sort_segment(sc, td, order)
+            for i in range(m):
+                rank_tdi[a + i] = td[order[i]]
+                rank_score[a + i] = sc[order[i]]
         dups[c] = dup
     dup = -1
     for d in dups:
         if d >= 0 and (dup < 0 or d < dup):
             dup = d
-    return perm, offsets, dup
+    return dup
+
+
+@njit(cache=True, nogil=True)
+def find_docs(q_offsets, q_data, q_topic, topic_doc_offsets, d_offsets, d_data):
+    """The ``tdi`` of each query docno within its topic's sorted docnos, or -1.
+
+    Query ``i`` is ``q_data[q_offsets[i]:q_offsets[i+1]]`` in topic ``q_topic[i]`` (-1: none);
+    ``tdi`` ``j`` is ``d_data[d_offsets[j]:d_offsets[j+1]]``. Binary search, byte-wise order.
+    """
+    n = q_topic.shape[0]
+    out = np.full(n, -1, dtype=np.int64)
+    for i in range(n):
+        t = q_topic[i]
+        if t < 0:
+            continue
+        qa = q_offsets[i]
+        qb = q_offsets[i + 1]
+        lo = topic_doc_offsets[t]
+        hi = topic_doc_offsets[t + 1]
+        while lo < hi:
+            mid = (lo + hi) // 2
+            da = d_offsets[mid]
+            db = d_offsets[mid + 1]
+            c = 0
+            for j in range(min(qb - qa, db - da)):
+                if q_data[qa + j] != d_data[da + j]:
+                    c = -1 if d_data[da + j] < q_data[qa + j] else 1
+                    break
+            if c == 0:
+                c = -1 if db - da < qb - qa else (1 if db - da > qb - qa else 0)
+            if c == 0:
+                out[i] = mid
+                break
+            if c < 0:
+                lo = mid + 1
+            else:
+                hi = mid
+    return out

@@ -17,6 +17,7 @@ Everything after parsing works on integer arrays:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Sequence
 
 import numba
@@ -24,7 +25,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._build import intern_topic_docs, rank_segments
+from ._build import (
+    find_docs,
+    gather_strings,
+    group_rows,
+    intern_strings,
+    intern_topic_docs,
+    rank_run,
+)
 from .errors import InputError
 from .io.trec import QrelsTable, RunTable, text_of
 
@@ -51,6 +59,45 @@ def _intern_sorted(arrays: Sequence[pa.Array]) -> tuple[pa.Array, list[np.ndarra
     return dictionary.take(pa.array(order)), ids
 
 
+def _binary_parts(values) -> tuple[np.ndarray, np.ndarray]:
+    """Offsets and data of a binary/string Arrow array as NumPy views (no copy for binary)."""
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if values.type not in (pa.binary(), pa.large_binary()):
+        values = values.cast(pa.binary())
+    dtype = np.int64 if values.type == pa.large_binary() else np.int32
+    if len(values) == 0:
+        return np.zeros(1, dtype), np.zeros(0, np.uint8)
+    _, offsets, data = values.buffers()
+    offsets = np.frombuffer(offsets, dtype)[values.offset : values.offset + len(values) + 1]
+    data = np.frombuffer(data, np.uint8) if data is not None and data.size else np.zeros(0, np.uint8)
+    return offsets, data
+
+
+def _binary_from(offsets: np.ndarray, data: np.ndarray) -> pa.Array:
+    """An Arrow binary array over int64 ``offsets`` and ``data`` (large_binary past 2 GiB)."""
+    large = offsets[-1] >= 2**31
+    typ = pa.large_binary() if large else pa.binary()
+    offsets = offsets if large else offsets.astype(np.int32)
+    return pa.Array.from_buffers(typ, len(offsets) - 1, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+
+
+def _intern_topics(tables) -> tuple[pa.Array, np.ndarray]:
+    """Sorted distinct qids of all tables and every row's index into them (int32, all rows).
+
+    Each table is interned on its own first (consecutive rows usually share the qid), so the
+    global dictionary only sees each table's few distinct qids.
+    """
+    local = [intern_strings(*_binary_parts(t.qid)) for t in tables]
+    values, maps = _intern_sorted([t.qid.take(pa.array(first)) for t, (_, first) in zip(tables, local)])
+    row_topic = np.empty(sum(len(ids) for ids, _ in local), dtype=np.int32)
+    at = 0
+    for (ids, _), m in zip(local, maps):
+        np.take(m, ids, out=row_topic[at : at + len(ids)])
+        at += len(ids)
+    return values, row_topic
+
+
 def _decode(values: pa.Array) -> tuple[str, ...]:
     return tuple(v.decode("utf-8", "surrogateescape") for v in values.to_pylist())
 
@@ -65,9 +112,8 @@ class Collection:
     topics: tuple[str, ...]
     run_names: tuple[str, ...]
     run_sources: tuple[str, ...]
-    docnos: pa.Array = field(repr=False)  #: distinct docnos, byte-wise sorted
     topic_doc_offsets: np.ndarray = field(repr=False)  #: (T+1,) int64
-    tdi_doc: np.ndarray = field(repr=False)  #: (n_tdi,) int32 index into ``docnos``
+    tdi_docno: pa.Array = field(repr=False)  #: (n_tdi,) binary: the docno of every ``tdi``
     rank_offsets: np.ndarray = field(repr=False)  #: (R*T+1,) int64
     rank_tdi: np.ndarray = field(repr=False)  #: (positions,) int32
     rank_score: np.ndarray = field(repr=False)  #: (positions,) float64
@@ -82,7 +128,22 @@ class Collection:
 
     @property
     def n_tdi(self) -> int:
-        return len(self.tdi_doc)
+        return len(self.tdi_docno)
+
+    @cached_property
+    def _doc_dictionary(self) -> tuple[pa.Array, np.ndarray]:
+        docnos, (tdi_doc,) = _intern_sorted([self.tdi_docno])
+        return docnos, tdi_doc
+
+    @property
+    def docnos(self) -> pa.Array:
+        """Distinct docnos of the collection, byte-wise sorted (computed on first use)."""
+        return self._doc_dictionary[0]
+
+    @property
+    def tdi_doc(self) -> np.ndarray:
+        """(n_tdi,) int32 index of every ``tdi``'s docno into :attr:`docnos`."""
+        return self._doc_dictionary[1]
 
     @property
     def tdi_topic(self) -> np.ndarray:
@@ -101,7 +162,7 @@ class Collection:
         t = self.topics.index(topic) if isinstance(topic, str) else topic
         s = r * self.n_topics + t
         tdi = self.rank_tdi[self.rank_offsets[s] : self.rank_offsets[s + 1]]
-        return list(_decode(self.docnos.take(pa.array(self.tdi_doc[tdi]))))
+        return list(_decode(self.tdi_docno.take(pa.array(tdi))))
 
     @classmethod
     def build(cls, runs: Sequence[RunTable], qrels: Sequence[QrelsTable] = ()) -> "Collection":
@@ -111,56 +172,53 @@ class Collection:
         topic of one run.
         """
         tables = list(runs) + list(qrels)
-        topic_values, topic_ids = _intern_sorted([t.qid for t in tables])
-        docnos, doc_ids = _intern_sorted([t.docno for t in tables])
+        n_threads = numba.get_num_threads()
+        topic_values, row_topic = _intern_topics(tables)
         n_topics = len(topic_values)
-        concat = lambda parts, dtype: np.concatenate(parts) if parts else np.zeros(0, dtype)
-        row_tdi, topic_doc_offsets, tdi_doc = intern_topic_docs(
-            concat(topic_ids, np.int32), concat(doc_ids, np.int32), n_topics, len(docnos),
-            numba.get_num_threads(),
+        base = np.zeros(len(tables) + 1, dtype=np.int64)
+        base[1:] = np.cumsum([len(t) for t in tables])
+        grp, seg_offsets = group_rows(row_topic, base, n_topics)
+        del row_topic
+        parts = [_binary_parts(t.docno) for t in tables] or [(np.zeros(1, np.int32), np.zeros(0, np.uint8))]
+        data_base = np.zeros(len(parts), dtype=np.int64)
+        data_base[1:] = np.cumsum(np.array([o[-1] - o[0] for o, _ in parts], dtype=np.int64))[:-1]
+        data_base -= np.array([o[0] for o, _ in parts], dtype=np.int64)
+        offsets = np.concatenate([o for o, _ in parts])
+        data = np.concatenate([d[o[0] : o[-1]] for o, d in parts])
+        row_local, topic_doc_offsets, doc_start, doc_end = intern_topic_docs(
+            grp, seg_offsets, base, offsets, data_base, data, n_topics, n_threads
         )
-        n_rows = sum(len(r) for r in runs)
-        row_tdi = row_tdi[:n_rows]
-        row_run = np.repeat(np.arange(len(runs), dtype=np.int64), [len(r) for r in runs])
-        seg = row_run * n_topics + concat(topic_ids[: len(runs)], np.int32)
-        score = concat([r.score for r in runs], np.float64)
-        perm, offsets, dup = rank_segments(
-            seg, score, row_tdi, len(runs) * n_topics, len(tdi_doc), numba.get_num_threads()
-        )
-        if dup >= 0:
-            _raise_duplicate(runs, dup)
+        tdi_docno = _binary_from(*gather_strings(data, doc_start, doc_end))
+        del offsets, data, doc_start, doc_end
+        n_rows = int(base[len(runs)])
+        rank_tdi = np.empty(n_rows, dtype=np.int32)
+        rank_score = np.empty(n_rows, dtype=np.float64)
+        widest = int(np.diff(topic_doc_offsets).max()) if n_topics else 0
+        stamp = np.full((min(max(n_topics, 1), n_threads), max(widest, 1)), -1, dtype=np.int64)
+        for k, run in enumerate(runs):
+            score = np.ascontiguousarray(run.score, dtype=np.float64)
+            dup = rank_run(k, score, grp, seg_offsets, row_local, topic_doc_offsets, stamp, rank_tdi, rank_score)
+            if dup >= 0:
+                _raise_duplicate(runs, int(base[k]) + int(dup))
         names = _unique_names(runs)
         return cls(
             topics=_decode(topic_values),
             run_names=names,
             run_sources=tuple(r.source for r in runs),
-            docnos=docnos,
             topic_doc_offsets=topic_doc_offsets,
-            tdi_doc=tdi_doc,
-            rank_offsets=offsets,
-            rank_tdi=row_tdi[perm],
-            rank_score=score[perm],
+            tdi_docno=tdi_docno,
+            rank_offsets=seg_offsets[: len(runs) * n_topics + 1].copy(),
+            rank_tdi=rank_tdi,
+            rank_score=rank_score,
         )
 
     def lookup(self, qid: pa.Array, docno: pa.Array) -> tuple[np.ndarray, np.ndarray]:
         """Topic index and ``tdi`` of each (qid, docno) pair; -1 where not in the collection."""
         t = pc.index_in(qid.cast(pa.binary()), value_set=pa.array(self.topics, pa.binary()))
-        d = pc.index_in(docno.cast(pa.binary()), value_set=self.docnos)
         t = t.fill_null(-1).to_numpy().astype(np.int64)
-        d = d.fill_null(-1).to_numpy().astype(np.int64)
-        tdi = np.full(len(t), -1, dtype=np.int64)
-        ok = (t >= 0) & (d >= 0)
-        lo = self.topic_doc_offsets[t[ok]]
-        hi = self.topic_doc_offsets[t[ok] + 1]
-        found = np.full(ok.sum(), -1, dtype=np.int64)
-        # documents of one topic are sorted by doc index: binary search inside the topic's range
-        key = self.tdi_doc.astype(np.int64) + self.tdi_topic.astype(np.int64) * len(self.docnos)
-        want = t[ok] * len(self.docnos) + d[ok]
-        pos = np.searchsorted(key, want)
-        hit = (pos < len(key)) & (pos >= lo) & (pos < hi)
-        hit[hit] &= key[pos[hit]] == want[hit]
-        found[hit] = pos[hit]
-        tdi[ok] = found
+        q_offsets, q_data = _binary_parts(docno)
+        d_offsets, d_data = _binary_parts(self.tdi_docno)
+        tdi = find_docs(q_offsets, q_data, t, self.topic_doc_offsets, d_offsets, d_data)
         return t, tdi
 
 

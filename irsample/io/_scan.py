@@ -142,6 +142,62 @@ def parse_int_fields(buf, starts, ends):
 _EXACT_POW10 = np.array([10.0**i for i in range(23)])
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _parse_float(buf, p, e):
+    """``(value, ok)`` for the token ``buf[p:e]``; ``ok`` is False where :func:`parse_float_fields`
+    leaves the token to the caller."""
+    neg, p = _sign(buf, p, e)
+    mantissa = 0
+    digits = 0  # significant digits in mantissa
+    zeros = 0  # zeros read after the last nonzero digit, not yet in mantissa
+    exp10 = 0
+    seen_digit = False
+    fraction = False
+    while p < e:
+        c = buf[p]
+        if 48 <= c <= 57:
+            seen_digit = True
+            if fraction:
+                exp10 -= 1
+            if c == 48:
+                zeros += 1 if mantissa > 0 else 0
+            else:
+                digits += zeros + 1
+                if digits > 18:
+                    break
+                for _ in range(zeros):
+                    mantissa *= 10
+                mantissa = mantissa * 10 + (c - 48)
+                zeros = 0
+        elif c == 46 and not fraction:
+            fraction = True
+        else:
+            break
+        p += 1
+    exp10 += zeros
+    if p < e and (buf[p] == 101 or buf[p] == 69) and seen_digit:
+        p += 1
+        eneg, p = _sign(buf, p, e)
+        if p >= e:
+            return 0.0, False
+        ev = 0
+        while p < e and 48 <= buf[p] <= 57 and ev < 100000:
+            ev = ev * 10 + (buf[p] - 48)
+            p += 1
+        exp10 += -ev if eneg else ev
+    if p != e or not seen_digit or digits > 18 or mantissa >= 2**53:
+        return 0.0, False
+    if exp10 == 0 or mantissa == 0:
+        v = float(mantissa)
+    elif 0 < exp10 <= 22:
+        v = mantissa * _EXACT_POW10[exp10]
+    elif -22 <= exp10 < 0:
+        v = mantissa / _EXACT_POW10[-exp10]
+    else:
+        return 0.0, False
+    return (-v if neg else v), True
+
+
 @njit(cache=True, nogil=True)
 def parse_float_fields(buf, starts, ends):
     """Parse decimal numbers exactly where that is cheap, and flag the rest.
@@ -149,61 +205,94 @@ def parse_float_fields(buf, starts, ends):
     A token ``[+-]digits[.digits][(e|E)[+-]digits]`` whose significant digits fit in 2^53 and
     whose decimal exponent is within +-22 is converted as ``m * 10^e`` or ``m / 10^-e``: both
     operands are exact doubles, so the single rounding gives the correctly rounded value
-    (Clinger, "How to read floating point numbers accurately", PLDI 1990). Other tokens get
-    ``needs_slow[i] = True`` and are parsed by the caller.
+    (Clinger, "How to read floating point numbers accurately", PLDI 1990). Zeros are held back
+    until a nonzero digit follows, so trailing zeros ("1.50000000000000000000") never count as
+    significant digits. Other tokens get ``needs_slow[i] = True`` and are parsed by the caller.
     """
     n = starts.shape[0]
     values = np.zeros(n)
     needs_slow = np.zeros(n, dtype=np.bool_)
     for i in range(n):
-        e = ends[i]
-        neg, p = _sign(buf, starts[i], e)
-        mantissa = 0
-        digits = 0
-        exp10 = 0
-        seen_digit = False
-        while p < e and 48 <= buf[p] <= 57:
-            if mantissa > 0 or buf[p] != 48:
-                digits += 1
-            mantissa = mantissa * 10 + (buf[p] - 48) if digits <= 18 else mantissa
-            exp10 += 1 if digits > 18 else 0
-            seen_digit = True
-            p += 1
-        if p < e and buf[p] == 46:
-            p += 1
-            while p < e and 48 <= buf[p] <= 57:
-                if mantissa > 0 or buf[p] != 48:
-                    digits += 1
-                if digits <= 18:
-                    mantissa = mantissa * 10 + (buf[p] - 48)
-                    exp10 -= 1
-                seen_digit = True
-                p += 1
-        if p < e and (buf[p] == 101 or buf[p] == 69):
-            p += 1
-            eneg, p = _sign(buf, p, e)
-            if p >= e:
-                needs_slow[i] = True
-                continue
-            ev = 0
-            while p < e and 48 <= buf[p] <= 57 and ev < 100000:
-                ev = ev * 10 + (buf[p] - 48)
-                p += 1
-            exp10 += -ev if eneg else ev
-        if p != e or not seen_digit or digits > 18 or mantissa >= 2**53:
-            needs_slow[i] = True
-            continue
-        if exp10 == 0 or mantissa == 0:
-            v = float(mantissa)
-        elif 0 < exp10 <= 22:
-            v = mantissa * _EXACT_POW10[exp10]
-        elif -22 <= exp10 < 0:
-            v = mantissa / _EXACT_POW10[-exp10]
-        else:
-            needs_slow[i] = True
-            continue
-        values[i] = -v if neg else v
+        v, ok = _parse_float(buf, starts[i], ends[i])
+        values[i] = v
+        needs_slow[i] = not ok
     return values, needs_slow
+
+
+@njit(cache=True, nogil=True)
+def scan_run(buf):
+    """Parse a run file in one pass: ``qid iter docno rank score tag`` records.
+
+    Records are the lines that are neither blank nor ``#`` comments. Returns ``(count, qid
+    offsets, qid bytes, docno offsets, docno bytes, scores, line numbers, slow, first short
+    record, its field count, tag span)``: offsets are int32 Arrow offsets (``buf`` must be under
+    2 GiB); ``slow`` lists ``(record, start, end)`` of scores that :func:`_parse_float` leaves
+    to the caller; the first record with fewer than six fields is -1 if none; the tag is the
+    sixth field of the last record.
+    """
+    n = buf.shape[0]
+    cap = 1
+    for i in range(n):
+        cap += buf[i] == _NEWLINE
+    q_off = np.empty(cap + 1, dtype=np.int32)
+    d_off = np.empty(cap + 1, dtype=np.int32)
+    q_data = np.empty(n, dtype=np.uint8)
+    d_data = np.empty(n, dtype=np.uint8)
+    score = np.zeros(cap)
+    lineno = np.empty(cap, dtype=np.int64)
+    slow = np.empty((cap, 3), dtype=np.int64)
+    n_slow = 0
+    short, short_fields = -1, 0
+    tag_s, tag_e = 0, 0
+    q_off[0] = 0
+    d_off[0] = 0
+    qn, dn = 0, 0
+    pos, line, rec = 0, 0, 0
+    while pos < n:
+        line += 1
+        p = pos
+        while p < n and buf[p] != _NEWLINE and _is_space(buf[p]):
+            p += 1
+        if p >= n or buf[p] == _NEWLINE or buf[p] == 35:  # blank or '#' comment
+            while p < n and buf[p] != _NEWLINE:
+                p += 1
+            pos = p + 1
+            continue
+        field = 0
+        while True:
+            s = p
+            while p < n and not _is_space(buf[p]):
+                p += 1
+            if field == 0:
+                for k in range(s, p):
+                    q_data[qn] = buf[k]
+                    qn += 1
+            elif field == 2:
+                for k in range(s, p):
+                    d_data[dn] = buf[k]
+                    dn += 1
+            elif field == 4:
+                v, ok = _parse_float(buf, s, p)
+                score[rec] = v
+                if not ok:
+                    slow[n_slow, 0], slow[n_slow, 1], slow[n_slow, 2] = rec, s, p
+                    n_slow += 1
+            elif field == 5:
+                tag_s, tag_e = s, p
+            field += 1
+            while p < n and buf[p] != _NEWLINE and _is_space(buf[p]):
+                p += 1
+            if p >= n or buf[p] == _NEWLINE:
+                break
+        if field < 6 and short < 0:
+            short, short_fields = rec, field
+        q_off[rec + 1] = qn
+        d_off[rec + 1] = dn
+        lineno[rec] = line
+        rec += 1
+        pos = p + 1
+    return (rec, q_off[: rec + 1], q_data[:qn].copy(), d_off[: rec + 1], d_data[:dn].copy(),
+            score[:rec], lineno[:rec], slow[:n_slow], short, short_fields, tag_s, tag_e)
 
 
 def count_lines(buf: np.ndarray) -> int:

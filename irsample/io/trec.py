@@ -36,7 +36,14 @@ except ImportError:  # pragma: no cover - isal is a dependency; zlib is the fall
     import gzip as _gzip
 
     _deflate_error = zlib.error
-from ._scan import count_lines, gather_spans, parse_float_fields, parse_int_fields, scan_fields
+from ._scan import (
+    count_lines,
+    gather_spans,
+    parse_float_fields,
+    parse_int_fields,
+    scan_fields,
+    scan_run,
+)
 
 Source = Union[str, os.PathLike, BinaryIO]
 
@@ -189,12 +196,38 @@ def text_of(value: bytes) -> str:
     return value.decode("utf-8", "backslashreplace")
 
 
+_RUN_FIELDS = "qid iter docno rank score tag"
+
+
+def _binary(offsets: np.ndarray, data: np.ndarray) -> pa.Array:
+    return pa.Array.from_buffers(
+        pa.binary(), len(offsets) - 1, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+    )
+
+
 def read_run(source: Source) -> RunTable:
     """Read a TREC run file: ``qid iter docno rank score tag`` (six or more fields)."""
     name = source_name(source)
     buf = read_bytes(source)
+    if len(buf) >= 2**31:  # int32 Arrow offsets: the general scanner splits large columns
+        return _read_run_large(buf, name)
+    count, q_off, q_data, d_off, d_data, score, lineno, slow, short, fields, tag_s, tag_e = scan_run(buf)
+    if count == 0:
+        raise InputError("empty file: no records", name)
+    if short >= 0:
+        raise InputError(
+            f"expected at least 6 fields ({_RUN_FIELDS}), found {fields}", name, int(lineno[short])
+        )
+    if len(slow):
+        rec, starts, ends = slow[:, 0], slow[:, 1], slow[:, 2]
+        score[rec] = parse_floats(buf, starts, ends, lineno[rec], name, "score")
+    tag = bytes(buf[tag_s:tag_e]).decode("utf-8", "replace")
+    return RunTable(tag, name, _binary(q_off, q_data), _binary(d_off, d_data), score, lineno)
+
+
+def _read_run_large(buf: np.ndarray, name: str) -> RunTable:
     starts, ends, nfields, lineno = _scan(buf, [0, 2, 4, 5], name)
-    _check_field_count(nfields, lineno, name, minimum=6, what="qid iter docno rank score tag")
+    _check_field_count(nfields, lineno, name, minimum=6, what=_RUN_FIELDS)
     qid = binary_array(buf, starts[:, 0], ends[:, 0])
     docno = binary_array(buf, starts[:, 1], ends[:, 1])
     score = parse_floats(buf, starts[:, 2], ends[:, 2], lineno, name, "score")
