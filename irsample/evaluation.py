@@ -163,4 +163,6 @@ def summarise(values: np.ndarray, evaluated: np.ndarray, how: str) -> np.ndarray
         return np.where(count > 0, np.exp(logs.sum(axis=1) / np.maximum(count, 1)), 0.0)
     if how == "none":
         return np.zeros(len(values))
+    if how == "variance_of_mean":  # per-topic variances -> variance of the mean: sum / Q^2
+        return np.where(count > 0, v.sum(axis=1) / np.maximum(count, 1) ** 2, 0.0)
     return np.where(count > 0, v.sum(axis=1) / np.maximum(count, 1), 0.0)

@@ -259,6 +259,12 @@ class Judgments:
     byte-wise order. Per topic and stratum, over the whole qrels: ``stratum_size`` (N_s,
     entries), ``stratum_sampled`` (n_s, entries with rel >= 0) and ``stratum_grades[t, s, g]``
     (entries with rel = g, g >= 1). Plain TREC qrels form one stratum holding every entry.
+
+    Importance samples (prels; reference-semantics §3.2): ``inclusion[i]`` is document ``i``'s
+    inclusion probability (NaN where not sampled, ``None`` without prels); per topic,
+    ``sampled_count`` counts the sampled documents and ``relevant_sampled_prob`` (CSR by
+    ``relevant_sampled_offsets``) holds the probabilities of the sampled relevant documents,
+    with their ``tdi`` in ``relevant_sampled_tdi`` (-1 for documents outside the collection).
     """
 
     source: str
@@ -272,6 +278,11 @@ class Judgments:
     stratum_size: np.ndarray = field(default=None, repr=False)
     stratum_sampled: np.ndarray = field(default=None, repr=False)
     stratum_grades: np.ndarray = field(default=None, repr=False)
+    inclusion: np.ndarray = field(default=None, repr=False)
+    sampled_count: np.ndarray = field(default=None, repr=False)
+    relevant_sampled_offsets: np.ndarray = field(default=None, repr=False)
+    relevant_sampled_prob: np.ndarray = field(default=None, repr=False)
+    relevant_sampled_tdi: np.ndarray = field(default=None, repr=False)
 
     @classmethod
     def from_qrels(cls, collection: Collection, table: QrelsTable) -> "Judgments":
@@ -302,9 +313,25 @@ class Judgments:
         np.add.at(grades, (t[rel > 0], st[rel > 0], rel[rel > 0]), 1)
         stratum = np.full(collection.n_tdi, -1, dtype=np.int32)
         stratum[tdi[inside]] = row_stratum[inside]
+        sample = {}
+        if table.prob is not None:
+            inclusion = np.full(collection.n_tdi, np.nan)
+            inclusion[tdi[inside]] = table.prob[inside]
+            relevant = known & (table.rel > 0)
+            rt = topic[relevant]
+            by_topic = np.argsort(rt, kind="stable")
+            sample = dict(
+                inclusion=inclusion,
+                sampled_count=counts.astype(np.int64),
+                relevant_sampled_offsets=np.concatenate(
+                    [[0], np.cumsum(np.bincount(rt, minlength=n_topics))]
+                ).astype(np.int64),
+                relevant_sampled_prob=table.prob[relevant][by_topic],
+                relevant_sampled_tdi=tdi[relevant][by_topic],
+            )
         return cls(
             table.source, grade, state, has_topic, offsets, jg[order].astype(np.int32),
-            stratum, labels, size, sampled, grades,
+            stratum, labels, size, sampled, grades, **sample,
         )
 
 

@@ -12,6 +12,7 @@ from . import (  # noqa: F401  (importing registers the families)
     judged,
     precision,
     sampled,
+    stat,
 )
 from .base import MEASURE_SETS, REGISTRY, TREC_REGISTRY, Measure, parse, parse_all
 from .context import EvalContext

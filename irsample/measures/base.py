@@ -49,7 +49,9 @@ class Measure:
     ``None``), ``aliases``, ``summary`` (how per-topic values become the ``all`` line: ``"mean"``,
     ``"sum"``, ``"gmean"`` — exp of the mean of log(max(x, 1e-5)) — or ``"none"``), ``value_type``
     (``"float"``, ``"int"`` or ``"str"``), ``per_topic`` (printed per topic with ``-q``) and
-    ``citation``. The docstring of each family gives its formula.
+    ``citation``. ``summary`` may also be ``"variance_of_mean"`` (sum / Q^2, for per-topic
+    variances of an estimator whose mean over Q topics is reported). The docstring of each
+    family gives its formula.
     """
 
     family: ClassVar[str] = ""
