@@ -9,21 +9,36 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from ..errors import MeasureError
 from .base import DEFAULT_CUTOFFS, Measure
 from .context import safe_divide
-from .kernels import segment_cumsum
 
 _TREC = "trec_eval (NIST), https://github.com/usnistgov/trec_eval"
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _precision_at_relevant_cumsum(offsets, rel):
+    """Running sum over relevant ranks i of rel(i)/i, per segment."""
+    out = np.empty(rel.shape[0])
+    for s in prange(offsets.shape[0] - 1):
+        found = 0
+        acc = 0.0
+        a = offsets[s]
+        for i in range(a, offsets[s + 1]):
+            if rel[i]:
+                found += 1
+                acc += found / (i - a + 1.0)
+            out[i] = acc
+    return out
 
 
 def _cum_precision_at_rel(ctx) -> np.ndarray:
     """Running sum over relevant ranks k of rel(k) / k (shared by AP and AP@k)."""
     return ctx.shared(
-        "cum_prec_at_rel",
-        lambda: segment_cumsum(ctx.offsets, ctx.rel() * (ctx.cum_rel() / ctx.rank)),
+        ("cum_prec_at_rel", ctx.rel_level),
+        lambda: _precision_at_relevant_cumsum(ctx.offsets, ctx.rel()),
     )
 
 
@@ -78,11 +93,11 @@ class GMAP(Measure):
         return AP().compute(ctx)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _bpref_kernel(offsets, rel, judged, num_rel, num_nonrel):
     n_seg = offsets.shape[0] - 1
     out = np.zeros(n_seg)
-    for s in range(n_seg):
+    for s in prange(n_seg):
         R = num_rel[s]
         if R == 0:
             continue

@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from ..errors import MeasureError
 from .base import DEFAULT_CUTOFFS, Measure, format_number
@@ -95,10 +95,10 @@ def _tables(ctx, gains):
     return ctx.shared(("gain_tables", gains), lambda: gain_tables(ctx, gains))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _position_gains(offsets, seg_topic, state, grade, gain_of_level, judged_state):
     out = np.zeros(grade.shape[0])
-    for s in range(offsets.shape[0] - 1):
+    for s in prange(offsets.shape[0] - 1):
         t = seg_topic[s]
         for i in range(offsets[s], offsets[s + 1]):
             if state[i] == judged_state:
@@ -118,11 +118,11 @@ def position_gains(ctx, gains: tuple) -> np.ndarray:
     return ctx.shared(("position_gains", gains), build)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _cumulative_dcg(offsets, gain):
     """Running DCG: sum of gain_i / log2(i + 1) through each rank, per segment."""
     out = np.empty_like(gain)
-    for s in range(offsets.shape[0] - 1):
+    for s in prange(offsets.shape[0] - 1):
         acc = 0.0
         for i in range(offsets[s], offsets[s + 1]):
             g = gain[i]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from ..model import JUDGED, POOLED
 from .base import Measure
@@ -17,11 +17,11 @@ from .base import Measure
 INFAP_EPSILON = 1e-5  #: trec_eval's smoothing constant
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _infap_kernel(offsets, state, grade, level, num_rel, eps):
     n_seg = offsets.shape[0] - 1
     out = np.zeros(n_seg)
-    for s in range(n_seg):
+    for s in prange(n_seg):
         rel_above = 0
         nonrel_above = 0
         pooled_unjudged_above = 0

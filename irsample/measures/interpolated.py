@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from ..errors import MeasureError
 from .base import Measure
@@ -24,11 +24,11 @@ ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 R_MULTIPLES = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _best_precision_below(offsets, rel):
     """Per position: the maximum precision rel(i)/i over this and every lower rank."""
     out = np.empty(rel.shape[0])
-    for s in range(offsets.shape[0] - 1):
+    for s in prange(offsets.shape[0] - 1):
         a = offsets[s]
         b = offsets[s + 1]
         running = 0

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, parallel=True)
 def segment_cumsum(offsets, values):
-    """Running sum of ``values`` restarted at every segment start (sequential summation)."""
+    """Running sum of ``values`` restarted at every segment start (sequential summation within a
+    segment; segments in parallel)."""
     out = np.empty_like(values)
-    for s in range(offsets.shape[0] - 1):
+    for s in prange(offsets.shape[0] - 1):
         acc = values.dtype.type(0)
         for i in range(offsets[s], offsets[s + 1]):
             acc += values[i]
