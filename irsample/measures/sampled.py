@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from ..errors import MeasureError
 from ..model import JUDGED, POOLED
@@ -34,7 +34,7 @@ SAMPLE_EVAL_DEPTH = 1000  #: sample_eval's maxResultSize
 SMOOTH_REL, SMOOTH_SAMPLED = 1e-5, 3e-5
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _walk(offsets, pos_state, pos_grade, pos_stratum, pos_gain, n_strata, depth):
     """Per segment: SAP_s, gain_s, d_s, m_s (over the top ``depth``) and E after every rank."""
     n_seg = offsets.shape[0] - 1
@@ -43,7 +43,7 @@ def _walk(offsets, pos_state, pos_grade, pos_stratum, pos_gain, n_strata, depth)
     docs = np.zeros((n_seg, n_strata))
     sampled = np.zeros((n_seg, n_strata))
     expected = np.zeros(offsets[-1])
-    for s in range(n_seg):
+    for s in prange(n_seg):
         d = np.zeros(n_strata)
         m = np.zeros(n_strata)
         q = np.zeros(n_strata)
