@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit, prange
 
 from ..errors import MeasureError
 from .base import DEFAULT_CUTOFFS, Measure, format_number
@@ -91,6 +92,18 @@ class Rprec(Measure):
         return safe_divide(ctx.at_cutoff(ctx.cum_rel(), R), R)
 
 
+@njit(cache=True, nogil=True, parallel=True)
+def _reciprocal_first_rank(offsets, rel):
+    """1 / rank of the first relevant position of every segment (0 if none)."""
+    out = np.zeros(offsets.shape[0] - 1)
+    for s in prange(offsets.shape[0] - 1):
+        for i in range(offsets[s], offsets[s + 1]):
+            if rel[i]:
+                out[s] = 1.0 / (i - offsets[s] + 1)
+                break
+    return out
+
+
 @dataclass(frozen=True)
 class RR(Measure):
     """Reciprocal rank: 1 / rank of the first relevant document, 0 if none is retrieved.
@@ -104,11 +117,7 @@ class RR(Measure):
     citation = "Voorhees, TREC-8 QA track report (1999); trec_eval"
 
     def compute(self, ctx):
-        rel = ctx.rel()
-        first = (ctx.cum_rel() == 1) & (rel == 1)
-        out = np.zeros(ctx.n_seg)
-        out[ctx.seg_of_position[first]] = 1.0 / ctx.rank[first]
-        return out
+        return _reciprocal_first_rank(ctx.offsets, ctx.rel())
 
 
 @dataclass(frozen=True)
