@@ -67,6 +67,24 @@ def _compare(data, a1, b1, k11, k21, a2, b2, k12, k22):
     return -1 if n1 < n2 else (1 if n1 > n2 else 0)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _find(slots, ent_hash, ent_a, ent_b, ent_k1, ent_k2, data, a, b, k1, k2, h):
+    """Look ``data[a:b]`` up in an open-addressing table: ``(slot, entry)``, entry -1 if absent
+    (then ``slot`` is where to insert it). Entry ``j`` is the string ``data[ent_a[j]:ent_b[j]]``
+    with words ``(ent_k1[j], ent_k2[j])`` and hash ``ent_hash[j]``; hits are confirmed byte-wise.
+    """
+    mask = np.uint64(slots.shape[0] - 1)
+    s = h & mask
+    while slots[s] >= 0:
+        j = slots[s]
+        if ent_hash[j] == h and _compare(
+            data, a, b, k1, k2, ent_a[j], ent_b[j], ent_k1[j], ent_k2[j]
+        ) == 0:
+            return s, j
+        s = (s + np.uint64(1)) & mask
+    return s, -1
+
+
 @njit(cache=True, nogil=True)
 def _grow(slots, ent_hash, m):
     """A hash table twice the size of ``slots`` holding entries ``0..m-1``."""
@@ -92,6 +110,10 @@ def intern_strings(offsets, data):
     ids = np.empty(n, dtype=np.int32)
     first = np.empty(n, dtype=np.int64)
     ent_hash = np.empty(n, dtype=np.uint64)
+    ent_a = np.empty(n, dtype=np.int64)
+    ent_b = np.empty(n, dtype=np.int64)
+    ent_k1 = np.empty(n, dtype=np.uint64)
+    ent_k2 = np.empty(n, dtype=np.uint64)
     slots = np.full(16, -1, dtype=np.int32)
     m = 0
     for i in range(n):
@@ -109,22 +131,11 @@ def intern_strings(offsets, data):
                     ids[i] = ids[i - 1]
                     continue
         k1, k2, h = _keys(data, a, b)
-        mask = np.uint64(slots.shape[0] - 1)
-        s = h & mask
-        found = -1
-        while slots[s] >= 0:
-            j = slots[s]
-            fa = offsets[first[j]]
-            fb = offsets[first[j] + 1]
-            if ent_hash[j] == h and _compare(data, a, b, k1, k2, fa, fb, _word(data, fa, fb),
-                                              _word(data, fa + 8, fb)) == 0:
-                found = j
-                break
-            s = (s + np.uint64(1)) & mask
+        s, found = _find(slots, ent_hash, ent_a, ent_b, ent_k1, ent_k2, data, a, b, k1, k2, h)
         if found < 0:
             found = m
             first[m] = i
-            ent_hash[m] = h
+            ent_hash[m], ent_a[m], ent_b[m], ent_k1[m], ent_k2[m] = h, a, b, k1, k2
             slots[s] = m
             m += 1
             if 2 * m > slots.shape[0]:
@@ -235,15 +246,7 @@ def intern_topic_docs(grp, seg_offsets, base, offsets, data_base, data, n_topics
                     a = db + offsets[o + grp[p]]
                     b = db + offsets[o + grp[p] + 1]
                     h1, h2, h = _keys(data, a, b)
-                    mask = np.uint64(slots.shape[0] - 1)
-                    s = h & mask
-                    found = -1
-                    while slots[s] >= 0:
-                        j = slots[s]
-                        if kh[j] == h and _compare(data, a, b, h1, h2, ka[j], kb[j], k1[j], k2[j]) == 0:
-                            found = j
-                            break
-                        s = (s + np.uint64(1)) & mask
+                    s, found = _find(slots, kh, ka, kb, k1, k2, data, a, b, h1, h2, h)
                     if found < 0:
                         found = m
                         ka[m], kb[m], k1[m], k2[m], kh[m] = a, b, h1, h2, h

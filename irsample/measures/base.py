@@ -130,7 +130,7 @@ class Measure:
         (``P.5,10`` is ``[P@5, P@10]``) and families without parameters.
         """
         if "k" in {f.name for f in fields(cls)}:
-            values = cls.trec_defaults if params is None else _split_list(params, _atol, cls)
+            values = cls.trec_defaults if params is None else split_values(params, _atol, cls.trec or cls.family)
             return [cls(k=v) for v in values]
         if params is not None:
             raise MeasureError(f"{cls.trec} takes no parameters (got {params!r})")
@@ -170,11 +170,16 @@ def _atol(text: str) -> int:
     return int(match.group())
 
 
-def _split_list(text: str, kind, cls) -> list:
+def split_values(text: str, kind, what: str) -> list:
+    """Comma-separated parameter values converted by ``kind``; an empty list or a value that does
+    not convert is a :class:`MeasureError` naming ``what``."""
     try:
-        return [kind(v) for v in text.split(",") if v != ""]
+        values = [kind(v) for v in text.split(",") if v.strip() != ""]
     except ValueError:
-        raise MeasureError(f"bad parameters {text!r} for {cls.trec or cls.family}") from None
+        raise MeasureError(f"bad parameters {text!r} for {what}") from None
+    if not values:
+        raise MeasureError(f"{what} needs at least one value")
+    return values
 
 
 # ---- parsing ---------------------------------------------------------------------------------

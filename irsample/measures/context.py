@@ -116,11 +116,6 @@ class EvalContext:
 
     # ---- topics ----------------------------------------------------------------------------
     @cached_property
-    def seg_of_position(self) -> np.ndarray:
-        """Segment index of every position."""
-        return np.repeat(np.arange(self.n_seg), self.seg_len)
-
-    @cached_property
     def grade_topic(self) -> np.ndarray:
         """Topic of every entry of ``judgments.judged_grades``."""
         return np.repeat(np.arange(self.n_topics), np.diff(self.judgments.grade_offsets))

@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..errors import MeasureError
-from .base import Measure
+from .base import Measure, split_values
 from .context import safe_divide
 
 _SM = "Salton & McGill, Introduction to Modern Information Retrieval (1983); trec_eval"
@@ -77,16 +77,6 @@ def interpolated_precision(ctx, point: float) -> np.ndarray:
     )
 
 
-def _parse_floats(text: str, what: str) -> list[float]:
-    try:
-        values = [float(v) for v in text.split(",") if v.strip() != ""]
-    except ValueError:
-        raise MeasureError(f"bad parameters {text!r} for {what}") from None
-    if not values:
-        raise MeasureError(f"{what} needs at least one value")
-    return values
-
-
 def _fraction_text(p: float) -> str:
     """How trec_eval's users write fractions in parameter strings: .25, .5, 1."""
     text = f"{p:g}"
@@ -109,7 +99,7 @@ class IPrec(Measure):
 
     @classmethod
     def from_trec(cls, params, name=None):
-        points = ELEVEN_POINTS if params is None else sorted(_parse_floats(params, cls.trec))
+        points = ELEVEN_POINTS if params is None else sorted(split_values(params, float, cls.trec))
         return [cls(recall=p) for p in points]
 
     @property
@@ -134,7 +124,7 @@ class ElevenPointAP(Measure):
     def from_trec(cls, params, name=None):
         if params is None:
             return [cls()]
-        return [cls(points=tuple(_parse_floats(params, cls.trec)))]
+        return [cls(points=tuple(split_values(params, float, cls.trec)))]
 
     @property
     def trec_name(self):
@@ -162,7 +152,7 @@ class RprecMult(Measure):
 
     @classmethod
     def from_trec(cls, params, name=None):
-        values = R_MULTIPLES if params is None else sorted(_parse_floats(params, cls.trec))
+        values = R_MULTIPLES if params is None else sorted(split_values(params, float, cls.trec))
         return [cls(multiple=m) for m in values]
 
     @property

@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..errors import MeasureError
-from .base import DEFAULT_CUTOFFS, Measure, format_number
+from .base import DEFAULT_CUTOFFS, Measure, format_number, split_values
 from .context import safe_divide
 
 _TREC = "trec_eval (NIST), https://github.com/usnistgov/trec_eval"
@@ -223,11 +223,7 @@ class Utility(Measure):
     def from_trec(cls, params, name=None):
         if params is None:
             return [cls()]
-        try:
-            values = tuple(float(v) for v in params.split(","))
-        except ValueError:
-            raise MeasureError(f"bad utility coefficients {params!r}") from None
-        return [cls(coefficients=values)]
+        return [cls(coefficients=tuple(split_values(params, float, cls.trec)))]
 
     @property
     def trec_name(self):

@@ -24,7 +24,7 @@ from numba import njit, prange
 
 from ..errors import MeasureError
 from ..model import JUDGED, POOLED
-from .base import Measure
+from .base import Measure, split_values
 from .gain import gains_text, parse_gains
 from .interpolated import ELEVEN_POINTS
 from .context import safe_divide
@@ -309,7 +309,7 @@ class InfIPrec(Measure):
 
     @classmethod
     def from_trec(cls, params, name=None):
-        points = ELEVEN_POINTS if params is None else [float(p) for p in params.split(",")]
+        points = ELEVEN_POINTS if params is None else split_values(params, float, cls.trec)
         return [cls(recall=p) for p in points]
 
     @property
