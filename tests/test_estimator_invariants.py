@@ -50,9 +50,13 @@ def with_prob(table: QrelsTable, prob) -> QrelsTable:
 def test_complete_judgments(seed):
     q, runs = collection(seed)
     table = load_qrels(q)
-    v = evaluate(table, runs, ["map", "infAP", "xinfAP", "ndcg", "infNDCG", "num_rel", "inum_rel"])
+    v = evaluate(
+        table, runs,
+        ["map", "infAP", "infAP(c=1.5)", "xinfAP", "ndcg", "infNDCG", "num_rel", "inum_rel"],
+    )
     assert np.nanmax(np.abs(v["xinfAP"] - v["map"])) <= 2e-5
     assert np.nanmax(np.abs(v["infAP"] - v["map"])) <= 2e-5
+    assert np.nanmax(np.abs(v["infAP(c=1.5)"] - v["map"])) <= 2e-5
     np.testing.assert_allclose(v["infNDCG"], v["ndcg"], rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(v["inum_rel"], v["num_rel"], rtol=1e-12)
     s = evaluate(
@@ -64,6 +68,19 @@ def test_complete_judgments(seed):
     np.testing.assert_allclose(s["statP_30"], s["P_30"], rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(s["statRprec"], s["Rprec"], rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(s["statnum_rel"], s["num_rel"], rtol=1e-12)
+
+
+def test_infap_smoothing_sets_the_precision_above_an_unsampled_prefix():
+    """Nothing judged above the relevant document at rank 2: its precision above is 1/c."""
+    qrels = pd.DataFrame({"qid": "1", "docno": ["x", "a"], "rel": [-1, 1]})
+    run = load_runs(pd.DataFrame(
+        {"qid": "1", "docno": ["x", "a"], "score": [2.0, 1.0], "tag": "r"}
+    ))
+    table = load_qrels(qrels)
+    for c, name in ((1.0, "infAP(c=1)"), (1.5, "infAP(c=1.5)"), (2.0, "infAP")):
+        got = evaluate(table, run, [name])[name][0, 0]
+        # 1/2 + (1/2) * (1 pooled / 1) * (0 + eps) / (0 + 0 + c eps)
+        assert got == pytest.approx(0.5 + 0.5 / c, rel=1e-12)
 
 
 def test_estimated_relevant_is_unbiased():
