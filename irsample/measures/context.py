@@ -13,7 +13,7 @@ from functools import cached_property
 import numpy as np
 
 from ..model import JUDGED, Collection, Judgments
-from .kernels import positions_in_segments, segment_cumsum, segment_last_below
+from .kernels import gather_pair, positions_in_segments, segment_cumsum, segment_last_below
 
 
 class EvalContext:
@@ -61,8 +61,7 @@ class EvalContext:
             tdi = tdi[keep]
         self.offsets = offsets
         self.pos_tdi = tdi
-        self.pos_grade = judgments.grade[tdi]
-        self.pos_state = judgments.state[tdi]
+        self.pos_grade, self.pos_state = gather_pair(tdi, judgments.grade, judgments.state)
         self.seg_topic = np.tile(np.arange(self.n_topics, dtype=np.int64), self.n_runs)
         self.seg_len = np.diff(offsets)
         self._rel: dict[int, np.ndarray] = {}

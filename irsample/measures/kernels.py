@@ -37,3 +37,17 @@ def positions_in_segments(offsets: np.ndarray) -> np.ndarray:
     lengths = np.diff(offsets)
     starts = np.repeat(offsets[:-1], lengths)
     return np.arange(offsets[-1], dtype=np.int64) - starts + 1
+
+
+@njit(cache=True, nogil=True)
+def gather_pair(index, first, second):
+    """``(first[index], second[index])`` in one pass: the judgments of every ranked position
+    (serial: a single numba loop is already ~3x faster than two numpy gathers, and threads
+    gain nothing on a memory-bound gather)."""
+    n = index.shape[0]
+    out_first = np.empty(n, dtype=first.dtype)
+    out_second = np.empty(n, dtype=second.dtype)
+    for i in range(n):
+        out_first[i] = first[index[i]]
+        out_second[i] = second[index[i]]
+    return out_first, out_second

@@ -35,19 +35,27 @@ SMOOTH_REL, SMOOTH_SAMPLED = 1e-5, 3e-5
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _walk(offsets, pos_state, pos_grade, pos_stratum, pos_gain, n_strata, depth):
-    """Per segment: SAP_s, gain_s, d_s, m_s (over the top ``depth``) and E after every rank."""
+def _walk(offsets, pos_state, pos_grade, pos_tdi, stratum, gain_table, n_strata, depth):
+    """Per segment: SAP_s, gain_s, d_s, m_s (over the top ``depth``) and E after every rank.
+
+    Each stratum's term d_s (q_s + 1e-5)/(m_s + 3e-5) is updated only when its stratum changes
+    and E sums the terms in stratum order (the reference's order: interpolated precision compares
+    E with r * R^, so E must be bit-identical); the estimated precision above a relevant document,
+    (D/k) * sum_s (d_s/D) (q_s + 1e-5)/(m_s + 3e-5), is then E/k (0 when D = 0).
+    """
     n_seg = offsets.shape[0] - 1
     sap = np.zeros((n_seg, n_strata))
     gain = np.zeros((n_seg, n_strata))
     docs = np.zeros((n_seg, n_strata))
     sampled = np.zeros((n_seg, n_strata))
-    expected = np.zeros(offsets[-1])
+    expected = np.empty(offsets[-1])
     for s in prange(n_seg):
         d = np.zeros(n_strata)
         m = np.zeros(n_strata)
         q = np.zeros(n_strata)
+        term = np.zeros(n_strata)
         total = 0.0
+        e = 0.0
         a = offsets[s]
         n = min(offsets[s + 1] - a, depth)
         for i in range(n):
@@ -55,25 +63,22 @@ def _walk(offsets, pos_state, pos_grade, pos_stratum, pos_gain, n_strata, depth)
             state = pos_state[a + i]
             in_pool = state == JUDGED or state == POOLED
             rel = pos_grade[a + i] if state == JUDGED else -1
-            c = pos_stratum[a + i]
+            c = stratum[pos_tdi[a + i]]
             if rel > 0:
-                above = 0.0
-                if total != 0:
-                    for j in range(n_strata):
-                        prob = d[j] / total
-                        if prob != 0:
-                            above += prob * (q[j] + SMOOTH_REL) / (m[j] + SMOOTH_SAMPLED)
-                sap[s, c] += 1.0 / k + (total / k) * above
-                q[c] += 1
-                gain[s, c] += pos_gain[a + i] / (math.log(k + 1.0) / math.log(2.0))
+                sap[s, c] += 1.0 / k + (e / k if total != 0 else 0.0)
+                g = gain_table[min(rel, gain_table.shape[0] - 1)]
+                gain[s, c] += g / (math.log(k + 1.0) / math.log(2.0))
             if in_pool:
                 total += 1
                 d[c] += 1
+                if rel > 0:
+                    q[c] += 1
                 if rel >= 0:
                     m[c] += 1
-            e = 0.0
-            for j in range(n_strata):
-                e += d[j] * (q[j] + SMOOTH_REL) / (m[j] + SMOOTH_SAMPLED)
+                term[c] = d[c] * (q[c] + SMOOTH_REL) / (m[c] + SMOOTH_SAMPLED)
+                e = 0.0
+                for j in range(n_strata):
+                    e += term[j]
             expected[a + i] = e
         docs[s] = d
         sampled[s] = m
@@ -95,13 +100,9 @@ def walk(ctx, gains: tuple = ()):
         j = ctx.judgments
         if j.stratum is None:
             raise MeasureError("sampled estimators need judgments built by Judgments.from_qrels")
-        stratum = j.stratum[ctx.pos_tdi]
         table = _mapped_gains(gains, j.stratum_grades.shape[2])
-        grade = ctx.pos_grade
-        judged = ctx.pos_state == JUDGED
-        pos_gain = np.where(judged & (grade > 0), table[np.clip(grade, 0, len(table) - 1)], 0.0)
         return _walk(
-            ctx.offsets, ctx.pos_state, grade, stratum, pos_gain,
+            ctx.offsets, ctx.pos_state, ctx.pos_grade, ctx.pos_tdi, j.stratum, table,
             len(j.stratum_labels), SAMPLE_EVAL_DEPTH,
         )
 
