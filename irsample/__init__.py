@@ -5,9 +5,11 @@ The Python API (see :mod:`irsample.api`)::
     import irsample
     ev = irsample.evaluate("qrels.txt", ["run.gz"], ["AP", "P@10", "nDCG@10"])
     ev.frame()   # tidy table: run, topic, measure, value
+    est = irsample.estimate("sampled.qrels", ["run.gz"], ["infAP", "xinfAP"], ci=0.95)
+    est.frame()  # ... plus variance, low, high
 """
 
-from .api import evaluate, load, measures_from
+from .api import estimate, evaluate, load, measures_from
 from .errors import InputError, IrsampleError, MeasureError
 from .evaluation import Evaluation
 from .measures import Measure, parse
@@ -23,6 +25,7 @@ __all__ = [
     "Judgments",
     "Measure",
     "MeasureError",
+    "estimate",
     "evaluate",
     "load",
     "measures_from",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
-from .errors import InputError
+from .errors import InputError, MeasureError
 from .evaluation import Evaluation, evaluate_collection
 from .io import load_qrels, load_runs
 from .measures import Measure, parse_all
@@ -67,6 +67,43 @@ def evaluate(
         max_docs=max_docs,
         complete=complete,
         compat=compat,
+    )
+
+
+def estimate(
+    judgments,
+    runs,
+    measures: Sequence[str | Measure] | str = ("infAP",),
+    *,
+    ci: float = 0.95,
+    qrels_format: str | None = None,
+    rel_level: int = 1,
+    complete: bool = False,
+) -> Evaluation:
+    """Estimate measures from sampled ``judgments`` with confidence intervals.
+
+    ``judgments``: TREC qrels with -1 for pooled-but-unjudged documents (infAP), stratified
+    qrels (xinfAP, infNDCG) or prels (statAP), detected or named by ``qrels_format``. Every
+    measure must have a variance estimator (``Measure.variance_method``). The result holds
+    per-topic values and means with their variances; ``result.interval()`` and
+    ``result.frame()`` (columns ``variance``, ``low``, ``high``) give the limits at level ``ci``.
+
+    >>> est = irsample.estimate("sampled.qrels", ["run.gz"], ["xinfAP", "infNDCG"], ci=0.95)
+    >>> est.frame()
+    """
+    chosen = measures_from(measures)
+    lacking = [m.name for m in chosen if m.variance_method is None]
+    if lacking:
+        from .measures import REGISTRY
+
+        have = sorted(name for name, cls in REGISTRY.items() if cls.variance_method)
+        raise MeasureError(
+            f"no variance estimator for {', '.join(lacking)} (estimators with one: {', '.join(have)})"
+        )
+    collection, judged = load(judgments, runs, qrels_format=qrels_format)
+    check_common_topics(collection, judged)
+    return evaluate_collection(
+        collection, judged, chosen, rel_level=rel_level, complete=complete, ci=ci
     )
 
 

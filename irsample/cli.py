@@ -25,6 +25,16 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _level(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"a confidence level is in (0, 1), not {text!r}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .formats import FORMATS
     from .io import QRELS_FORMATS
@@ -66,6 +76,11 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--places", type=_positive_int, default=None, help="decimals of real values")
     ev.add_argument("--compat", choices=("9.0.8", "10"), default="10",
                     help="trec_eval version whose iprec_at_recall/11pt_avg rounding to follow")
+    ev.add_argument(
+        "--ci", type=_level, default=None, metavar="LEVEL",
+        help="add confidence limits at this level (e.g. 0.95) for estimators with a variance "
+        "(infAP, xinfAP, infNDCG, statAP): <name>_low/_high lines, or low/high columns",
+    )
     ev.add_argument("-o", "--output", help="write to this file instead of standard output")
 
     sub.add_parser("measures", help="list every measure with its formula and citation")
@@ -90,6 +105,7 @@ def cmd_eval(args) -> str:
         max_docs=args.max_docs,
         complete=args.complete,
         compat=args.compat,
+        ci=args.ci,
     )
     return render(ev, args.format, per_topic=args.per_topic, places=args.places)
 

@@ -10,6 +10,7 @@ exp(mean(log(max(x, 1e-5)))) for ``gm_*`` measures.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import Sequence
 
 import numpy as np
@@ -28,6 +29,11 @@ class Evaluation:
 
     ``evaluated[run, topic]`` tells which topics count for a run; values elsewhere are NaN.
     String-valued measures (``runid``, ``relstring``) are in ``strings[(run, topic, measure)]``.
+
+    With a confidence level ``ci`` (see :func:`evaluate_collection`), ``variance[run, topic,
+    measure]`` holds each estimator's estimated sampling variance and ``summary_variance[run,
+    measure]`` that of the mean over topics, sum of var_q / Q^2 (topics sampled independently);
+    NaN for measures without a variance estimator. :meth:`interval` gives normal-theory limits.
     """
 
     collection: Collection
@@ -36,6 +42,25 @@ class Evaluation:
     evaluated: np.ndarray
     summary: np.ndarray
     strings: dict
+    ci: float | None = None
+    variance: np.ndarray | None = None
+    summary_variance: np.ndarray | None = None
+
+    def interval(self, *, summary: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """(low, high): value -/+ z * sqrt(variance), z the normal quantile of the level ``ci``
+        (1.96 for 0.95); of the summaries (``[run, measure]``) or per topic
+        (``[run, topic, measure]``). Not clipped to the measure's range."""
+        if self.ci is None:
+            raise ValueError("evaluated without a confidence level (ci=None)")
+        z = NormalDist().inv_cdf(0.5 + self.ci / 2.0)
+        value, var = (self.summary, self.summary_variance) if summary else (self.values, self.variance)
+        half = z * np.sqrt(var)
+        return value - half, value + half
+
+    @property
+    def has_interval(self) -> np.ndarray:
+        """Per measure: whether it has a variance estimator (and so an interval)."""
+        return np.array([m.variance_method is not None for m in self.measures], dtype=bool)
 
     @property
     def run_names(self) -> tuple[str, ...]:
@@ -85,7 +110,29 @@ class Evaluation:
             )
         if not parts:
             return pd.DataFrame(columns=["run", "topic", "measure", "value"])
-        return pd.concat(parts, ignore_index=True)
+        frame = pd.concat(parts, ignore_index=True)
+        if self.ci is not None:
+            frame = self._with_intervals(frame, numeric, summary, per_topic)
+        return frame
+
+    def _with_intervals(self, frame, numeric, summary, per_topic):
+        """``variance``, ``low``, ``high`` columns in the row order of :meth:`frame`."""
+        parts = []
+        if per_topic:
+            sel = [i for i in numeric if self.measures[i].per_topic]
+            r, t = np.nonzero(self.evaluated)
+            if sel and len(r):
+                low, high = self.interval(summary=False)
+                parts.append(np.stack(
+                    [self.variance[r, t][:, sel].ravel(), low[r, t][:, sel].ravel(),
+                     high[r, t][:, sel].ravel()], axis=1))
+        if summary and numeric:
+            low, high = self.interval(summary=True)
+            parts.append(np.stack(
+                [self.summary_variance[:, numeric].ravel(), low[:, numeric].ravel(),
+                 high[:, numeric].ravel()], axis=1))
+        extra = np.concatenate(parts)
+        return frame.assign(variance=extra[:, 0], low=extra[:, 1], high=extra[:, 2])
 
     def table(self) -> pd.DataFrame:
         """Summary values as a wide table: one row per run, one column per measure."""
@@ -107,12 +154,17 @@ def evaluate_collection(
     max_docs: int | None = None,
     complete: bool = False,
     compat: str = "10",
+    ci: float | None = None,
 ) -> Evaluation:
     """Compute ``measures`` for every run and topic and summarise them per run.
 
     ``compat`` selects the trec_eval version ("10" or "9.0.8") whose interpolated-precision
-    rounding ``iprec_at_recall`` and ``11pt_avg`` follow.
+    rounding ``iprec_at_recall`` and ``11pt_avg`` follow. With a confidence level ``ci`` (in
+    (0, 1)), the sampling variance of every measure that has an estimator of it is computed too,
+    per topic and for the mean over topics (sum of var_q / Q^2): see :class:`Evaluation`.
     """
+    if ci is not None and not 0.0 < ci < 1.0:
+        raise ValueError(f"ci must be a confidence level in (0, 1), not {ci!r}")
     ctx = EvalContext(
         collection,
         judgments,
@@ -129,6 +181,10 @@ def evaluate_collection(
     values = np.full((n_runs, n_topics, len(measures)), np.nan)
     summary = np.zeros((n_runs, len(measures)))
     strings: dict = {}
+    variance = summary_variance = None
+    if ci is not None:
+        variance = np.full_like(values, np.nan)
+        summary_variance = np.full_like(summary, np.nan)
     for j, m in enumerate(measures):
         if m.value_type == "str":
             strings.update(_string_values(m, ctx, evaluated))
@@ -136,7 +192,14 @@ def evaluate_collection(
         v = np.asarray(m.compute(ctx), dtype=np.float64).reshape(n_runs, n_topics)
         values[:, :, j] = np.where(evaluated, v, np.nan)
         summary[:, j] = summarise(v, evaluated, m.summary)
-    return Evaluation(collection, tuple(measures), values, evaluated, summary, strings)
+        if ci is not None and m.variance_method is not None:
+            var = np.asarray(m.variance(ctx), dtype=np.float64).reshape(n_runs, n_topics)
+            variance[:, :, j] = np.where(evaluated, var, np.nan)
+            summary_variance[:, j] = summarise(var, evaluated, "variance_of_mean")
+    return Evaluation(
+        collection, tuple(measures), values, evaluated, summary, strings,
+        ci, variance, summary_variance,
+    )
 
 
 def _string_values(m: Measure, ctx: EvalContext, evaluated: np.ndarray) -> dict:

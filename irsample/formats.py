@@ -13,6 +13,11 @@
 
 ``places`` sets the decimals of real values (trec: 4 by default; tsv/json: shortest exact
 representation unless given).
+
+Evaluated with a confidence level (``ci``), every measure with a variance estimator also gets its
+interval limits: ``<name>_low`` / ``<name>_high`` lines after its line (trec), ``low`` and
+``high`` columns (tsv; empty for other measures), ``{"value", "low", "high"}`` objects (json) and
+``low`` / ``high`` columns after the measure's column (table, latex).
 """
 
 from __future__ import annotations
@@ -34,6 +39,28 @@ def _value_text(value: float, value_type: str, places: int | None) -> str:
     if places is None:
         return repr(float(value))
     return f"{value:.{places}f}"
+
+
+class _Limits:
+    """Interval limits of an evaluation with ``ci``, looked up by (run, topic index, measure)."""
+
+    def __init__(self, ev: Evaluation):
+        self.index = {m: j for j, m in enumerate(ev.measures)}
+        self.has = ev.has_interval if ev.ci is not None else None
+        if self.has is not None:
+            self.topic = ev.interval(summary=False)
+            self.summary = ev.interval(summary=True)
+            self.topic_index = {t: i for i, t in enumerate(ev.topics)}
+
+    def get(self, r, topic, m):
+        """(low, high) of the row, or None when the measure has no interval."""
+        if self.has is None or m.value_type == "str" or not self.has[self.index[m]]:
+            return None
+        j = self.index[m]
+        if topic == "all":
+            return self.summary[0][r, j], self.summary[1][r, j]
+        t = self.topic_index[topic]
+        return self.topic[0][r, t, j], self.topic[1][r, t, j]
 
 
 def _rows(ev: Evaluation, per_topic: bool, runs=None):
@@ -62,7 +89,8 @@ def _rows(ev: Evaluation, per_topic: bool, runs=None):
 def to_trec(ev: Evaluation, *, per_topic: bool = False, places: int = 4, runs=None) -> str:
     """trec_eval's lines for all runs (or the run indices ``runs``), one block per run."""
     lines = []
-    for _, topic, m, value in _rows(ev, per_topic, runs):
+    limits = _Limits(ev)
+    for r, topic, m, value in _rows(ev, per_topic, runs):
         if m.value_type == "str":
             text = value
         elif m.value_type == "int":
@@ -70,21 +98,39 @@ def to_trec(ev: Evaluation, *, per_topic: bool = False, places: int = 4, runs=No
         else:
             text = f"{value:{places + 2}.{places}f}"
         lines.append(f"{m.trec_name:<22s}\t{topic}\t{text}")
+        bounds = limits.get(r, topic, m)
+        if bounds is not None:
+            for suffix, bound in zip(("_low", "_high"), bounds):
+                lines.append(f"{m.trec_name + suffix:<22s}\t{topic}\t{bound:{places + 2}.{places}f}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 
 def to_tsv(ev: Evaluation, *, per_topic: bool = False, places: int | None = None) -> str:
-    lines = ["run\ttopic\tmeasure\tvalue"]
+    limits = _Limits(ev)
+    with_ci = ev.ci is not None
+    lines = ["run\ttopic\tmeasure\tvalue" + ("\tlow\thigh" if with_ci else "")]
     for r, topic, m, value in _rows(ev, per_topic):
         if m.family == "runid":
             continue
         text = value if m.value_type == "str" else _value_text(value, m.value_type, places)
+        if with_ci:
+            bounds = limits.get(r, topic, m)
+            text += "".join(
+                "\t" + ("" if bounds is None else _value_text(b, "float", places))
+                for b in (bounds or (None, None))
+            )
         lines.append(f"{ev.run_names[r]}\t{topic}\t{m.trec_name}\t{text}")
     return "\n".join(lines) + "\n"
 
 
 def to_json(ev: Evaluation, *, per_topic: bool = False, places: int | None = None) -> str:
     out: dict = {}
+    limits = _Limits(ev)
+
+    def real(x):
+        x = float(x) if places is None else round(float(x), places)
+        return None if math.isnan(x) else x
+
     for r, topic, m, value in _rows(ev, per_topic):
         if m.family == "runid":
             continue
@@ -93,8 +139,10 @@ def to_json(ev: Evaluation, *, per_topic: bool = False, places: int | None = Non
         elif m.value_type == "int":
             v = int(round(value))
         else:
-            v = float(value) if places is None else round(float(value), places)
-            v = None if math.isnan(v) else v
+            v = real(value)
+            bounds = limits.get(r, topic, m)
+            if bounds is not None:
+                v = {"value": v, "low": real(bounds[0]), "high": real(bounds[1])}
         out.setdefault(ev.run_names[r], {}).setdefault(topic, {})[m.trec_name] = v
     return json.dumps(out, indent=1) + "\n"
 
@@ -106,29 +154,43 @@ def _latex_escape(text: str) -> str:
     return "".join(_LATEX_SPECIALS.get(ch, ch) for ch in text)
 
 
+def _summary_columns(ev: Evaluation, places: int) -> tuple[list[str], list[list[str]]]:
+    """Header and per-run cells of the summary tables: each numeric measure, followed by its
+    ``low`` and ``high`` limits when the evaluation has intervals."""
+    cols = [(j, m) for j, m in enumerate(ev.measures) if m.value_type != "str"]
+    limits = _Limits(ev)
+    head, rows = [], [[] for _ in ev.run_names]
+    for j, m in cols:
+        head.append(m.trec_name)
+        with_limits = limits.get(0, "all", m) is not None if ev.run_names else False
+        head += ["low", "high"] if with_limits else []
+        for r, cells in enumerate(rows):
+            cells.append(_value_text(ev.summary[r, j], m.value_type, places))
+            if with_limits:
+                cells += [_value_text(b, "float", places) for b in limits.get(r, "all", m)]
+    return head, rows
+
+
 def to_latex(ev: Evaluation, *, per_topic: bool = False, places: int | None = None) -> str:
     places = 4 if places is None else places
-    cols = [(j, m) for j, m in enumerate(ev.measures) if m.value_type != "str"]
-    head = " & ".join(["Run"] + [_latex_escape(m.trec_name) for _, m in cols])
+    names, cells = _summary_columns(ev, places)
+    head = " & ".join(["Run"] + [_latex_escape(n) for n in names])
     lines = [
-        r"\begin{tabular}{l" + "r" * len(cols) + "}",
+        r"\begin{tabular}{l" + "r" * len(names) + "}",
         r"\toprule",
         head + r" \\",
         r"\midrule",
     ]
-    for r, name in enumerate(ev.run_names):
-        cells = [_value_text(ev.summary[r, j], m.value_type, places) for j, m in cols]
-        lines.append(" & ".join([_latex_escape(name)] + cells) + r" \\")
+    for name, row in zip(ev.run_names, cells):
+        lines.append(" & ".join([_latex_escape(name)] + row) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}"]
     return "\n".join(lines) + "\n"
 
 
 def to_table(ev: Evaluation, *, per_topic: bool = False, places: int | None = None) -> str:
     places = 4 if places is None else places
-    cols = [(j, m) for j, m in enumerate(ev.measures) if m.value_type != "str"]
-    rows = [["run"] + [m.trec_name for _, m in cols]]
-    for r, name in enumerate(ev.run_names):
-        rows.append([name] + [_value_text(ev.summary[r, j], m.value_type, places) for j, m in cols])
+    names, cells = _summary_columns(ev, places)
+    rows = [["run"] + names] + [[name] + row for name, row in zip(ev.run_names, cells)]
     widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
     lines = [
         "  ".join(cell.ljust(w) if c == 0 else cell.rjust(w) for c, (cell, w) in enumerate(zip(row, widths)))

@@ -67,6 +67,8 @@ class Measure:
     trec_defaults: ClassVar[tuple] = ()
     #: the parameter written after ``@`` in irsample names (``P@10``, ``IPrec@0.1``)
     at_param: ClassVar[str] = "k"
+    #: how :meth:`variance` estimates the sampling variance (``None``: the family has none)
+    variance_method: ClassVar[str | None] = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -140,6 +142,11 @@ class Measure:
     def compute(self, ctx: "EvalContext") -> np.ndarray:  # pragma: no cover - abstract
         """Per-segment values (one per run x topic, ``ctx.n_seg``)."""
         raise NotImplementedError
+
+    def variance(self, ctx: "EvalContext") -> np.ndarray:
+        """Per-segment estimated sampling variance of :meth:`compute`'s values over the random
+        choice of judged documents (families with a ``variance_method`` only)."""
+        raise MeasureError(f"{self.name} has no variance estimator")
 
     def __post_init__(self):
         k = getattr(self, "k", None)

@@ -14,6 +14,7 @@ from numba import njit, prange
 from ..errors import MeasureError
 from ..model import JUDGED, POOLED
 from .base import Measure
+from .context import safe_divide
 
 INFAP_EPSILON = 1e-5  #: trec_eval's smoothing constant
 
@@ -50,6 +51,50 @@ def _infap_kernel(offsets, state, grade, level, num_rel, eps, c):
     return out
 
 
+@njit(cache=True, nogil=True, parallel=True)
+def _infap_variance_kernel(offsets, state, grade, level, num_rel, eps, c, fraction, value):
+    """Per segment: stage 1 + stage 2 of the two-stage variance of infAP (see InfAP)."""
+    n_seg = offsets.shape[0] - 1
+    out = np.zeros(n_seg)
+    for s in prange(n_seg):
+        r = num_rel[s]
+        if r == 0:
+            continue
+        rel_above = 0
+        nonrel_above = 0
+        pooled_unjudged_above = 0
+        sum_sq = 0.0
+        stage2 = 0.0
+        a = offsets[s]
+        for j in range(offsets[s + 1] - a):
+            st = state[a + j]
+            if st == POOLED:
+                pooled_unjudged_above += 1
+            elif st == JUDGED:
+                if grade[a + j] < level:
+                    nonrel_above += 1
+                else:
+                    pc = 1.0
+                    if j > 0:
+                        k = j + 1.0
+                        sampled = rel_above + nonrel_above
+                        pooled = sampled + pooled_unjudged_above
+                        pc = 1.0 / k + ((k - 1.0) / k) * (pooled / (k - 1.0)) * (
+                            (rel_above + eps) / (sampled + c * eps)
+                        )
+                        if sampled > 0 and pooled > 1:
+                            pi = rel_above / sampled
+                            stage2 += (
+                                (pooled / k) ** 2 * pi * (1.0 - pi) / sampled
+                                * (pooled - sampled) / (pooled - 1.0)
+                            )
+                    sum_sq += pc * pc
+                    rel_above += 1
+        spread = max(sum_sq / r - value[s] * value[s], 0.0)
+        out[s] = (1.0 - fraction[s]) * spread / r + stage2 / (r * r)
+    return out
+
+
 @dataclass(frozen=True)
 class InfAP(Measure):
     """Inferred AP: (1/R) * sum over judged relevant retrieved documents at rank k of E[prec@k].
@@ -59,6 +104,16 @@ class InfAP(Measure):
     (judged or pooled-but-unjudged), rel/nonrel the judged relevant/non-relevant ones; unpooled
     documents count in k only; R is the number of judged relevant documents; eps = 1e-5.
     With complete judgments infAP equals AP up to the eps terms.
+
+    Variance (Yilmaz, Kanoulas & Aslam, SIGIR 2008, §3 and appendix; reference-semantics §3.3),
+    for a uniform sample of the fraction p of the topic's pool (p = judged / all qrels entries),
+    r judged relevant documents and PC_k the estimated precision above (0 when not retrieved):
+    var = (1 - p) s^2 / r + (1/r^2) sum_k var(PC_k), s^2 = sum_k (PC_k - infAP)^2 / r, where
+    var(PC_k) = (N/k)^2 pi (1 - pi)/n (N - n)/(N - 1) with N pooled and n judged documents
+    above k and pi = rel_above / n (0 at k = 1, for n = 0 or N <= 1). The first term is the
+    choice of relevant documents as cut-offs, the second the estimation of each precision from
+    the documents sampled above it (taken as independent across cut-offs). Complete judgments
+    give 0.
 
     ``c`` is the smoothing parameter of Yilmaz & Aslam, Information Retrieval 2008 (paper 001
     §4.5.4): with no judged document above k the precision above k is taken as 1/c. The default
@@ -83,8 +138,18 @@ class InfAP(Measure):
     def trec_family(self):
         return self.trec if self.c == 2.0 else None
 
+    variance_method = "two-stage (uniform sample of the pool)"
+
     def compute(self, ctx):
-        return _infap_kernel(
+        return ctx.shared(("infAP", self.c), lambda: _infap_kernel(
             ctx.offsets, ctx.pos_state, ctx.pos_grade, ctx.rel_level, ctx.num_rel(),
             INFAP_EPSILON, self.c,
+        ))
+
+    def variance(self, ctx):
+        j = ctx.judgments
+        fraction = safe_divide(j.stratum_sampled.sum(axis=1), j.stratum_size.sum(axis=1))
+        return _infap_variance_kernel(
+            ctx.offsets, ctx.pos_state, ctx.pos_grade, ctx.rel_level, ctx.num_rel(),
+            INFAP_EPSILON, self.c, fraction[ctx.seg_topic], self.compute(ctx),
         )

@@ -140,6 +140,12 @@ class XInfAP(Measure):
     trec = "xinfAP"
     sample_eval_name = "infAP"
     citation = _YKA
+    variance_method = "two-stage, stratified ratio linearisation (sampled_variance.py)"
+
+    def variance(self, ctx):
+        from .sampled_variance import xinfap_variance
+
+        return xinfap_variance(ctx, self.compute(ctx))
 
     def compute(self, ctx):
         sap, *_ = walk(ctx)
@@ -200,6 +206,13 @@ class InfNDCG(Measure):
     @property
     def trec_name(self):
         return "infNDCG" if not self.gains else f"infNDCG_{gains_text(self.gains)}"
+
+    variance_method = "stratified expansion, ideal DCG fixed (sampled_variance.py)"
+
+    def variance(self, ctx):
+        from .sampled_variance import infndcg_variance
+
+        return infndcg_variance(ctx, self.gains)
 
     def compute(self, ctx):
         _, gain, docs, sampled, _ = walk(ctx, self.gains)

@@ -145,9 +145,13 @@ class StatAP(Measure):
     family = "statAP"
     trec = "statAP"
     citation = _APY
+    variance_method = "statAP_MQ_eval v3 estimator (module docstring)"
 
     def compute(self, ctx):
         return stat_walk(ctx)[0]
+
+    def variance(self, ctx):
+        return stat_walk(ctx)[1]
 
 
 @dataclass(frozen=True)
