@@ -23,6 +23,10 @@ from irsample.model import Collection, Judgments
 ALL = parse_all(
     ["all_trec", "Judged@10", "Judged@5", "nDCG(gains={1:3,2:9,3:0.5})", "relstring"]
     + ["xinfAP", "infNDCG", "infNDCG(gains={1:1,2:5})", "iP", "inum_rel", "inum_rel_ret", "iprec_rec"]
+    + ["RBP(point=XM)", "RBP(p=0.5,gains={1:-1,3:7},point=XI)", "rbp.p=0.95,2=0.5"]
+    + ["RBP(point=T)"]
+    + ["SDCG@10", "SDCG(point=XI)@5", "SDCG(point=T)@30", "PInterval(point=XM)@10"]
+    + ["PInterval(point=resid,E=0.2)@5", "PInterval(point=XB)@30"]
 )
 NUMERIC = [m for m in ALL if m.value_type != "str"]
 UNBOUNDED = {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "utility", "runid"}

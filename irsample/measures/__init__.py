@@ -11,6 +11,7 @@ from . import (  # noqa: F401  (importing registers the families)
     interpolated,
     judged,
     precision,
+    residual,
     sampled,
     stat,
 )

@@ -338,7 +338,7 @@ MEASURE_SETS: dict[str, tuple[str, ...]] = {
         "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank "
         "iprec_at_recall P relstring recall infAP gm_bpref Rprec_mult utility 11pt_avg binG G "
         "ndcg ndcg_rel Rndcg ndcg_cut map_cut relative_P success set_P set_relative_P "
-        "set_recall set_map set_F num_nonrel_judged_ret unj"
+        "set_recall set_map set_F num_nonrel_judged_ret rbp rbp_resid unj"
     ).split(),
     # what NIST's sample_eval.pl prints (xinfAP is printed as infAP)
     "sample_eval": "xinfAP infNDCG iP inum_rel_ret inum_rel num_ret iprec_rec".split(),
