@@ -144,6 +144,7 @@ class StatAP(Measure):
 
     family = "statAP"
     trec = "statAP"
+    estimator = True
     citation = _APY
 
     def compute(self, ctx):
@@ -157,6 +158,7 @@ class StatAPVariance(Measure):
 
     family = "statAP_var"
     trec = "statAP_var"
+    estimator = True
     summary = "variance_of_mean"
     citation = _APY
 
@@ -170,6 +172,7 @@ class StatRprec(Measure):
 
     family = "statRprec"
     trec = "statRprec"
+    estimator = True
     citation = _APY
 
     def compute(self, ctx):
@@ -183,6 +186,7 @@ class StatP(Measure):
     k: int | None = None
     family = "statP"
     trec = "statP"
+    estimator = True
     trec_defaults = (10, 30, 100)
     citation = _APY
 
@@ -197,6 +201,7 @@ class StatNumRel(Measure):
 
     family = "statnum_rel"
     trec = "statnum_rel"
+    estimator = True
     summary = "sum"
     citation = _APY
 
