@@ -5,6 +5,7 @@ Importing this package registers every family; :func:`parse` turns names into me
 
 from . import (  # noqa: F401  (importing registers the families)
     average_precision,
+    condensed,
     counts,
     gain,
     inferred,
