@@ -14,6 +14,7 @@ from . import (  # noqa: F401  (importing registers the families)
     precision,
     sampled,
     stat,
+    subcollection,
 )
 from .base import MEASURE_SETS, REGISTRY, TREC_REGISTRY, Measure, parse, parse_all
 from .context import EvalContext
