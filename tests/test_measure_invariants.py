@@ -23,9 +23,12 @@ from irsample.model import Collection, Judgments
 ALL = parse_all(
     ["all_trec", "Judged@10", "Judged@5", "nDCG(gains={1:3,2:9,3:0.5})", "relstring"]
     + ["xinfAP", "infNDCG", "infNDCG(gains={1:1,2:5})", "iP", "inum_rel", "inum_rel_ret", "iprec_rec"]
+    + ["condensed(AP)", "condensed(nDCG@10)", "induced(AP)", "induced(P@10)", "induced(num_ret)"]
+    + ["subAP", "subAP(p=0.3)"]
 )
 NUMERIC = [m for m in ALL if m.value_type != "str"]
 UNBOUNDED = {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "utility", "runid"}
+UNBOUNDED |= {"induced(NumRet)"}
 # estimates that may leave [0, 1] by design (sampling error), and estimated counts
 UNBOUNDED |= {"infNDCG", "inum_rel", "inum_rel_ret"}
 
