@@ -27,9 +27,12 @@ ALL = parse_all(
     + ["RBP(point=T)"]
     + ["SDCG@10", "SDCG(point=XI)@5", "SDCG(point=T)@30", "PInterval(point=XM)@10"]
     + ["PInterval(point=resid,E=0.2)@5", "PInterval(point=XB)@30"]
+    + ["condensed(AP)", "condensed(nDCG@10)", "induced(AP)", "induced(P@10)", "induced(num_ret)"]
+    + ["subAP", "subAP(p=0.3)"]
 )
 NUMERIC = [m for m in ALL if m.value_type != "str"]
 UNBOUNDED = {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "utility", "runid"}
+UNBOUNDED |= {"induced(NumRet)"}
 # estimates that may leave [0, 1] by design (sampling error), and estimated counts
 UNBOUNDED |= {"infNDCG", "inum_rel", "inum_rel_ret"}
 

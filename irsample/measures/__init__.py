@@ -5,6 +5,7 @@ Importing this package registers every family; :func:`parse` turns names into me
 
 from . import (  # noqa: F401  (importing registers the families)
     average_precision,
+    condensed,
     counts,
     gain,
     inferred,
@@ -14,6 +15,7 @@ from . import (  # noqa: F401  (importing registers the families)
     residual,
     sampled,
     stat,
+    subcollection,
 )
 from .base import MEASURE_SETS, REGISTRY, TREC_REGISTRY, Measure, parse, parse_all
 from .context import EvalContext

@@ -50,8 +50,13 @@ class Measure:
     ``"sum"``, ``"gmean"`` — exp of the mean of log(max(x, 1e-5)) — or ``"none"``), ``value_type``
     (``"float"``, ``"int"`` or ``"str"``), ``per_topic`` (printed per topic with ``-q``) and
     ``citation``. ``summary`` may also be ``"variance_of_mean"`` (sum / Q^2, for per-topic
-    variances of an estimator whose mean over Q topics is reported). The docstring of each
-    family gives its formula.
+    variances of an estimator whose mean over Q topics is reported). ``estimator`` marks
+    families that estimate a measure from sampled or incomplete judgments (they read the pool or
+    sample design). The docstring of each family gives its formula.
+
+    A family may define a classmethod ``from_params(text)`` that returns its constructor
+    arguments from the text between the parentheses of its irsample name (``None`` when the name
+    has none); :func:`parse` then uses it instead of reading ``name=value`` pairs.
     """
 
     family: ClassVar[str] = ""
@@ -63,6 +68,7 @@ class Measure:
     value_type: ClassVar[str] = "float"
     per_topic: ClassVar[bool] = True
     citation: ClassVar[str] = ""
+    estimator: ClassVar[bool] = False
     #: for families with a cut-off field ``k``: the cut-offs a bare trec_eval name expands to
     trec_defaults: ClassVar[tuple] = ()
     #: the parameter written after ``@`` in irsample names (``P@10``, ``IPrec@0.1``)
@@ -205,7 +211,10 @@ def parse(name: str) -> list[Measure]:
     if match:
         cls = REGISTRY.get(match["fam"]) or ALIASES.get(match["fam"].lower())
         if cls is not None:
-            kwargs = _parse_params(match["params"], cls) if match["params"] else {}
+            if hasattr(cls, "from_params"):
+                kwargs = cls.from_params(match["params"])
+            else:
+                kwargs = _parse_params(match["params"], cls) if match["params"] else {}
             if match["at"] is not None:
                 declared = {f.name: f for f in fields(cls)}
                 if cls.at_param not in declared:

@@ -12,7 +12,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ..model import JUDGED, Collection, Judgments
+from ..model import JUDGED, POOLED, Collection, Judgments
 from .kernels import gather_pair, positions_in_segments, segment_cumsum, segment_last_below
 
 
@@ -22,8 +22,10 @@ class EvalContext:
     - ``rel_level`` (``-l``): judged documents with grade >= level are relevant.
     - ``judged_only`` (``-J``): drop every retrieved document that is not judged (pooled-unjudged
       and unpooled alike) before measuring.
+    - ``drop_pooled_unjudged``: drop only pooled-but-unjudged documents (qrels value < 0) and keep
+      unpooled ones (non-relevant), as induced AP does (Yilmaz & Aslam 2008, §4.3).
     - ``max_docs`` (``-M``): keep only the first ``max_docs`` documents of each ranking (in
-      trec_eval order).
+      trec_eval order). As in trec_eval, the cut-off applies before documents are dropped.
     - ``compat``: the trec_eval version ("10" or "9.0.8") whose rounding of interpolated
       precision cut-offs to follow.
     """
@@ -37,6 +39,7 @@ class EvalContext:
         judged_only: bool = False,
         max_docs: int | None = None,
         compat: str = "10",
+        drop_pooled_unjudged: bool = False,
     ):
         if compat not in ("10", "9.0.8"):
             raise ValueError(f"compat must be '10' or '9.0.8', not {compat!r}")
@@ -44,6 +47,9 @@ class EvalContext:
         self.collection = collection
         self.judgments = judgments
         self.rel_level = int(rel_level)
+        self.judged_only = bool(judged_only)
+        self.drop_pooled_unjudged = bool(drop_pooled_unjudged)
+        self.max_docs = max_docs
         self.n_runs = collection.n_runs
         self.n_topics = collection.n_topics
         self.n_seg = self.n_runs * self.n_topics
@@ -55,6 +61,9 @@ class EvalContext:
         if judged_only:
             judged = judgments.state[tdi] == JUDGED
             keep = judged if keep is None else keep & judged
+        elif drop_pooled_unjudged:
+            not_pooled = judgments.state[tdi] != POOLED
+            keep = not_pooled if keep is None else keep & not_pooled
         if keep is not None:
             kept = np.concatenate([[0], np.cumsum(keep, dtype=np.int64)])
             offsets = kept[offsets]

@@ -138,6 +138,7 @@ class XInfAP(Measure):
 
     family = "xinfAP"
     trec = "xinfAP"
+    estimator = True
     sample_eval_name = "infAP"
     citation = _YKA
     variance_method = "two-stage, stratified ratio linearisation (sampled_variance.py)"
@@ -193,6 +194,7 @@ class InfNDCG(Measure):
     gains: tuple = ()
     family = "infNDCG"
     trec = "infNDCG"
+    estimator = True
     citation = _YKA
 
     def __post_init__(self):
@@ -230,6 +232,7 @@ class InfP(Measure):
     k: int | None = None
     family = "iP"
     trec = "iP"
+    estimator = True
     trec_defaults = (10, 50, 1000)
     citation = _YKA
 
@@ -248,6 +251,7 @@ class InumRelRet(Measure):
 
     family = "inum_rel_ret"
     trec = "inum_rel_ret"
+    estimator = True
     summary = "sum"
     citation = _YKA
 
@@ -262,6 +266,7 @@ class InumRel(Measure):
 
     family = "inum_rel"
     trec = "inum_rel"
+    estimator = True
     summary = "sum"
     citation = _YKA
 
@@ -314,6 +319,7 @@ class InfIPrec(Measure):
     recall: float = 0.0
     family = "iIPrec"
     trec = "iprec_rec"
+    estimator = True
     at_param = "recall"
     citation = _YKA
 

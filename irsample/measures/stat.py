@@ -144,6 +144,7 @@ class StatAP(Measure):
 
     family = "statAP"
     trec = "statAP"
+    estimator = True
     citation = _APY
     variance_method = "statAP_MQ_eval v3 estimator (module docstring)"
 
@@ -161,6 +162,7 @@ class StatAPVariance(Measure):
 
     family = "statAP_var"
     trec = "statAP_var"
+    estimator = True
     summary = "variance_of_mean"
     citation = _APY
 
@@ -174,6 +176,7 @@ class StatRprec(Measure):
 
     family = "statRprec"
     trec = "statRprec"
+    estimator = True
     citation = _APY
 
     def compute(self, ctx):
@@ -187,6 +190,7 @@ class StatP(Measure):
     k: int | None = None
     family = "statP"
     trec = "statP"
+    estimator = True
     trec_defaults = (10, 30, 100)
     citation = _APY
 
@@ -201,6 +205,7 @@ class StatNumRel(Measure):
 
     family = "statnum_rel"
     trec = "statnum_rel"
+    estimator = True
     summary = "sum"
     citation = _APY
 
