@@ -1,4 +1,4 @@
-"""Command line: ``irsample eval``, ``irsample measures``.
+"""Command line: ``irsample eval``, ``irsample measures`` and the commands of :data:`COMMANDS`.
 
 Thin by design: parse arguments, call the API, render, write. Output is built completely before
 anything is written; ``-o FILE`` is written through a temporary file and renamed, so a failure
@@ -8,11 +8,18 @@ leaves no partial output. Errors print ``irsample: file:line: message`` and exit
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 import textwrap
 
 from .errors import IrsampleError
 from .io.writers import write_atomic
+
+
+#: further subcommands: modules of :mod:`irsample.commands`, each with ``add_parser(sub)``
+#: registering its parser(s) with ``set_defaults(run=handler)``; ``handler(args) -> str`` returns
+#: the text to write (or writes files itself and returns a report).
+COMMANDS: tuple[str, ...] = ()
 
 
 def _positive_int(text: str) -> int:
@@ -84,6 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("-o", "--output", help="write to this file instead of standard output")
 
     sub.add_parser("measures", help="list every measure with its formula and citation")
+    for name in COMMANDS:
+        importlib.import_module(f"irsample.commands.{name}").add_parser(sub)
     return parser
 
 
@@ -136,7 +145,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     commands = {"eval": cmd_eval, "measures": cmd_measures}
     try:
-        text = commands[args.command](args)
+        handler = getattr(args, "run", None) or commands[args.command]
+        text = handler(args)
         _write(text, getattr(args, "output", None))
     except IrsampleError as exc:
         print(f"irsample: {exc}", file=sys.stderr)
