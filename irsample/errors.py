@@ -29,3 +29,7 @@ class InputError(IrsampleError):
 
 class MeasureError(IrsampleError):
     """An unknown measure name or invalid measure parameters."""
+
+
+class DesignError(IrsampleError, ValueError):
+    """Invalid parameters of a judgment-sampling design, or a design that does not fit its frame."""

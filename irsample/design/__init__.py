@@ -1,0 +1,23 @@
+"""Judgment-set design: sampling frames built from complete judgments, and designs that draw
+samples of documents to judge (see :mod:`irsample.design.frame`, :mod:`irsample.design.sampling`).
+
+    frame = SamplingFrame.from_qrels(collection, qrels_table)
+    judgments = stratified("1-10:1,11-100:0.2,101-:0.05").sample(frame, rng=42)
+"""
+
+from .frame import NOT_RETRIEVED, Design, Sample, SamplingFrame, generator
+from .sampling import RankStratum, Stratified, Uniform, parse_strata, stratified, uniform
+
+__all__ = [
+    "NOT_RETRIEVED",
+    "Design",
+    "RankStratum",
+    "Sample",
+    "SamplingFrame",
+    "Stratified",
+    "Uniform",
+    "generator",
+    "parse_strata",
+    "stratified",
+    "uniform",
+]

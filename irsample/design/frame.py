@@ -1,0 +1,198 @@
+"""The sampling frame: complete judgments over a collection, from which designs draw samples.
+
+In survey-sampling terms (Thompson, *Sampling*; Cochran, *Sampling Techniques*) the *frame* lists
+the units a sample is drawn from. Here a unit is one qrels entry (topic, document) of a complete
+set of judgments, i.e. one document of a topic's pool; the frame also keeps each document's
+true grade (the simulated assessor's answer) and its **best rank**: the smallest 1-based rank at
+which any of the frame's runs retrieved it (trec_eval order; ``inf`` if none of them did), which
+depth-k pools and rank strata are defined by.
+
+A :class:`Design` chooses which frame rows to judge and returns a :class:`Sample`: per row,
+judged or not, its stratum and its first-order inclusion probability pi (the probability that the
+design judges it). :meth:`SamplingFrame.judgments` turns a sample into :class:`Judgments` whose
+unjudged pool documents are pooled-but-unjudged (qrels value -1), with the strata recorded for
+sample_eval's estimators and pi in ``inclusion`` for statAP. Nothing here touches strings:
+building the frame looks documents up once, and every draw works on integer arrays.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+from numba import njit
+
+from ..errors import DesignError
+from ..io.trec import QrelsTable
+from ..model import Collection, Judgments
+
+NOT_RETRIEVED = np.inf  #: best rank of a pool document none of the frame's runs retrieved
+
+
+@njit(cache=True, nogil=True)
+def _best_rank(rank_offsets, rank_tdi, n_topics, runs, n_tdi):
+    """Smallest 1-based rank of every ``tdi`` over the given runs' rankings (inf if none)."""
+    best = np.full(n_tdi, np.inf)
+    for r in runs:
+        for s in range(r * n_topics, (r + 1) * n_topics):
+            a = rank_offsets[s]
+            for i in range(rank_offsets[s + 1] - a):
+                d = rank_tdi[a + i]
+                if i + 1.0 < best[d]:
+                    best[d] = i + 1.0
+    return best
+
+
+@dataclass(frozen=True, eq=False)
+class Sample:
+    """One draw of a design over a frame's rows.
+
+    ``judged[i]``: whether row ``i`` is judged; ``stratum[i]``: its stratum, an index into
+    ``labels``; ``inclusion[i]``: its first-order inclusion probability pi_i under the design
+    (for every row, judged or not).
+    """
+
+    judged: np.ndarray
+    stratum: np.ndarray
+    labels: tuple[str, ...]
+    inclusion: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class SamplingFrame:
+    """Complete judgments of a collection's pools as per-row arrays (one row per qrels entry).
+
+    ``topic`` and ``tdi`` index the collection (``tdi`` = -1 for a judged document no run
+    retrieved, when the collection was built without the qrels), ``rel`` is the complete grade
+    (>= 0), ``best_rank`` the smallest rank over the runs ``runs`` (``inf`` if none retrieved it).
+    Build one with :meth:`from_qrels`; it is reused for every draw.
+    """
+
+    collection: Collection
+    topic: np.ndarray = field(repr=False)  #: (n,) int64
+    tdi: np.ndarray = field(repr=False)  #: (n,) int64
+    rel: np.ndarray = field(repr=False)  #: (n,) int64, all >= 0
+    best_rank: np.ndarray = field(repr=False)  #: (n,) float64, 1-based; inf if not retrieved
+    runs: tuple[int, ...]
+    source: str = "<frame>"
+    _memo: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    @classmethod
+    def from_qrels(
+        cls, collection: Collection, table: QrelsTable, *, runs: Sequence[int] | None = None
+    ) -> "SamplingFrame":
+        """The frame of complete qrels ``table`` over ``collection``.
+
+        Entries of topics outside the collection are dropped (they are never evaluated).
+        ``runs`` (run indices; default all) are the runs whose rankings define best ranks, e.g.
+        the pooled runs only. Raises :class:`DesignError` if an entry is not judged (rel < 0):
+        a frame must hold complete judgments to simulate an assessor.
+        """
+        topic, tdi = collection.lookup(table.qid, table.docno)
+        keep = topic >= 0
+        rel = np.asarray(table.rel, dtype=np.int64)
+        if np.any(rel[keep] < 0):
+            raise DesignError(
+                f"{table.source}: {int(np.count_nonzero(rel[keep] < 0))} qrels entries are not "
+                "judged (rel < 0); a sampling frame needs complete judgments"
+            )
+        return cls.from_arrays(
+            collection, topic[keep], tdi[keep], rel[keep], runs=runs, source=table.source
+        )
+
+    @classmethod
+    def from_arrays(
+        cls, collection: Collection, topic, tdi, rel, *, runs: Sequence[int] | None = None,
+        source: str = "<frame>",
+    ) -> "SamplingFrame":
+        """The frame of per-row arrays (``topic`` >= 0, ``tdi`` >= -1, ``rel`` >= 0)."""
+        topic = np.asarray(topic, dtype=np.int64)
+        tdi = np.asarray(tdi, dtype=np.int64)
+        rel = np.asarray(rel, dtype=np.int64)
+        if np.any(topic < 0) or np.any(rel < 0):
+            raise DesignError("frame rows need topic >= 0 and a judged grade rel >= 0")
+        runs = tuple(range(collection.n_runs)) if runs is None else tuple(int(r) for r in runs)
+        if len(set(runs)) != len(runs) or any(not 0 <= r < collection.n_runs for r in runs):
+            raise DesignError(
+                f"runs must be distinct run indices in [0, {collection.n_runs}), got {runs}"
+            )
+        best = _best_rank(
+            collection.rank_offsets, collection.rank_tdi, collection.n_topics,
+            np.array(runs, dtype=np.int64), collection.n_tdi,
+        )
+        best_rank = np.where(tdi >= 0, best[np.maximum(tdi, 0)], NOT_RETRIEVED)
+        frame = cls(collection, topic, tdi, rel, best_rank, runs, source)
+        frame.judgments()  # validates the rows once (ranges, topics of tdi, repeated documents)
+        return frame
+
+    def __len__(self) -> int:
+        return len(self.rel)
+
+    @property
+    def n_topics(self) -> int:
+        return self.collection.n_topics
+
+    def pool_size(self) -> np.ndarray:
+        """N_t: frame rows (pool documents) per topic."""
+        return np.bincount(self.topic, minlength=self.n_topics)
+
+    def judgments(self, sample: Sample | None = None, *, source: str | None = None) -> Judgments:
+        """Judgments of a sample: judged rows keep their grade, the other rows become pooled but
+        unjudged (qrels value -1); strata and inclusion probabilities are recorded. Without a
+        sample, the complete judgments (one stratum, pi = 1): the truth a design estimates."""
+        if sample is None:
+            return Judgments.from_arrays(
+                self.collection, self.topic, self.tdi, self.rel, source=source or self.source
+            )
+        if len(sample.judged) != len(self):
+            raise DesignError(f"sample of {len(sample.judged)} rows for a frame of {len(self)}")
+        return Judgments.from_arrays(
+            self.collection, self.topic, self.tdi, np.where(sample.judged, self.rel, -1),
+            stratum=sample.stratum, labels=sample.labels, prob=sample.inclusion,
+            source=source or self.source,
+        )
+
+    def memo(self, key, build):
+        """``build()`` computed once per frame under ``key`` (a design's fixed allocation)."""
+        if key not in self._memo:
+            self._memo[key] = build()
+        return self._memo[key]
+
+
+def generator(rng) -> np.random.Generator:
+    """A NumPy Generator from ``rng``: a Generator (used as is), an int seed or a SeedSequence.
+
+    ``None`` is refused: a design draw must be reproducible, so the caller names its seed.
+    """
+    if isinstance(rng, np.random.Generator):
+        return rng
+    seeds = (int, np.integer, np.random.SeedSequence)
+    if rng is None or isinstance(rng, bool) or not isinstance(rng, seeds):
+        raise DesignError(
+            f"rng must be a numpy Generator, an int seed or a SeedSequence, not {rng!r}"
+        )
+    return np.random.default_rng(rng)
+
+
+class Design(ABC):
+    """A way of choosing the documents to judge: :meth:`select` draws a :class:`Sample` over a
+    frame; :meth:`sample` returns it as :class:`Judgments` ready for the estimators.
+
+    Designs are frozen value objects; ``rng`` is keyword-only and required (see
+    :func:`generator`), so the same seed gives the same sample on any machine (NumPy's PCG64).
+    """
+
+    @property
+    @abstractmethod
+    def name(self) -> str:
+        """A canonical, parseable description (``uniform(0.3)``)."""
+
+    @abstractmethod
+    def select(self, frame: SamplingFrame, *, rng) -> Sample:
+        """Draw which frame rows are judged."""
+
+    def sample(self, frame: SamplingFrame, *, rng) -> Judgments:
+        """Draw a sample and return its judgments (source: the design's name)."""
+        return frame.judgments(self.select(frame, rng=rng), source=self.name)

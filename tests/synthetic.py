@@ -1,0 +1,46 @@
+"""Synthetic test collections with complete judgments, built in memory (no files).
+
+:func:`pooled_collection` imitates a TREC ad hoc collection on a small scale: per topic a
+universe of documents with a few dozen relevant ones (grades 1 and 2), runs of increasing skill
+that score documents as skill * grade + noise and retrieve their top ``depth``, and complete
+judgments of the depth-``pool_depth`` pool of all runs (documents outside the pool are unjudged
+and count as non-relevant, as in TREC). Run ``r{i}`` is better for larger ``i``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from irsample.io import load_qrels, load_runs
+from irsample.model import Collection
+
+
+def pooled_collection(
+    seed: int, *, n_topics=10, n_runs=8, n_docs=3000, depth=200, pool_depth=100,
+    relevant=(20, 80), noise=1.5,
+):
+    """(collection, complete qrels table) of a depth-``pool_depth`` pool over ``n_runs`` runs."""
+    rng = np.random.default_rng(seed)
+    run_parts, qrels_parts = [], []
+    for t in range(n_topics):
+        grade = np.zeros(n_docs, dtype=np.int64)
+        rel = rng.choice(n_docs, int(rng.integers(*relevant)), replace=False)
+        grade[rel] = rng.choice([1, 1, 2], len(rel))
+        pooled = np.zeros(n_docs, dtype=bool)
+        for r in range(n_runs):
+            skill = 0.5 + 2.5 * r / max(n_runs - 1, 1)
+            score = skill * grade + rng.normal(0.0, noise, n_docs)
+            top = np.argsort(-score, kind="stable")[:depth]
+            docnos = [f"d{d}" for d in top]
+            run_parts.append(pd.DataFrame(
+                {"qid": f"q{t}", "docno": docnos, "score": score[top], "tag": f"r{r}"}
+            ))
+            pooled[top[:pool_depth]] = True
+        docs = np.flatnonzero(pooled)
+        qrels_parts.append(pd.DataFrame(
+            {"qid": f"q{t}", "docno": [f"d{d}" for d in docs], "rel": grade[docs]}
+        ))
+    runs = load_runs(pd.concat(run_parts, ignore_index=True))
+    table = load_qrels(pd.concat(qrels_parts, ignore_index=True))
+    return Collection.build(runs, [table]), table
