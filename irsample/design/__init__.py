@@ -21,3 +21,13 @@ __all__ = [
     "stratified",
     "uniform",
 ]
+
+# Adaptive judging: move-to-front pooling and Hedge against an assessor (irsample.design.judging).
+from .adaptive import DepthOrder, Hedge, MoveToFront, parse_method  # noqa: E402
+from .assessor import Assessor, FileAssessor, QrelsAssessor  # noqa: E402
+from .judging import JudgingResult, judge_adaptively  # noqa: E402
+
+__all__ += [
+    "Assessor", "DepthOrder", "FileAssessor", "Hedge", "JudgingResult", "MoveToFront",
+    "QrelsAssessor", "judge_adaptively", "parse_method",
+]
