@@ -1,0 +1,108 @@
+"""``irsample judge``: choose the documents to judge adaptively (move-to-front pooling, Hedge).
+
+With ``--qrels`` the qrels answer (a simulation): the command judges up to the budget and writes
+``DIR/qrels`` (the judged set) and ``DIR/order.tsv`` (step, topic, docno, grade). Without, a
+person judges: each invocation writes the next batch to ``DIR/batch.tsv`` and exits; the person
+adds ``topic 0 docno grade`` lines to ``DIR/judgments`` and runs the same command again, which
+continues from the files (see :mod:`irsample.design.assessor`). Bad input stops the command
+before anything is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ..design.adaptive import METHODS
+
+
+def _at_least_one(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1: {text!r}")
+    return value
+
+
+def _non_negative(text: str) -> int:
+    return 0 if text.strip() == "0" else _at_least_one(text)
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "judge",
+        help="choose documents to judge adaptively (move-to-front, Hedge): simulate with "
+        "qrels, or judge by hand in resumable batches",
+        description="Choose the documents to judge adaptively. Methods: mtf (local move-to-front "
+        "pooling, Cormack et al. 1998), mtf-global (one queue over all topics), hedge (Aslam et "
+        "al. 2003), depth (the depth-k pooling order, a baseline). With --qrels the qrels answer "
+        "and the command runs to the budget; without, it writes the next batch to DIR/batch.tsv: "
+        "add 'topic 0 docno grade' lines to DIR/judgments and run it again.",
+    )
+    p.add_argument("runs", nargs="+", help="run files (plain, .gz, .parquet)")
+    p.add_argument("--method", choices=METHODS, required=True)
+    p.add_argument("--beta", type=float, default=None, help="Hedge's beta in (0, 1] (default 0.1)")
+    p.add_argument("--budget", type=_non_negative, required=True,
+                   help="judgments in all (shared out over the topics), or per topic with --per-topic")
+    p.add_argument("--per-topic", action="store_true", help="the budget is per topic")
+    p.add_argument("--state", required=True, metavar="DIR",
+                   help="directory of the session's files (created if missing)")
+    p.add_argument("--batch", type=_at_least_one, default=None,
+                   help="documents handed out per step (default 1 with --qrels, else 20)")
+    p.add_argument("--qrels", default=None, help="complete qrels: simulate the assessor")
+    p.add_argument("--depth", type=_at_least_one, default=None,
+                   help="consider only each run's first N documents (default: all)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the tie-breaking (default 0)")
+    p.add_argument("-l", "--level", type=_at_least_one, default=1,
+                   help="lowest relevant grade (default 1)")
+    p.set_defaults(run=run)
+
+
+def run(args) -> str:
+    from ..design.adaptive import parse_method
+    from ..design.assessor import (
+        BATCH, JUDGMENTS, FileAssessor, QrelsAssessor, check_config, write_state,
+    )
+    from ..design.judging import judge_adaptively
+    from ..io import load_qrels, load_runs
+    from ..model import Collection
+
+    method = parse_method(args.method, beta=args.beta)
+    runs = load_runs(args.runs)
+    qrels = load_qrels(args.qrels) if args.qrels else None
+    collection = Collection.build(runs, [qrels] if qrels is not None else [])
+    batch = args.batch or (1 if qrels is not None else 20)
+    state = Path(args.state)
+    config = {
+        "method": method.name, "budget": args.budget, "per_topic": args.per_topic,
+        "batch": batch, "depth": args.depth, "seed": args.seed, "rel_level": args.level,
+        "runs": list(collection.run_names),
+        "assessor": f"qrels {qrels.source}" if qrels is not None else "files",
+    }
+    check_config(state, config)
+    options = dict(budget=args.budget, per_topic=args.per_topic, depth=args.depth, batch=batch,
+                   rng=args.seed, rel_level=args.level)
+    assessor = QrelsAssessor(collection, qrels) if qrels is not None else FileAssessor(collection, state)
+    history = assessor.history() if qrels is None else None
+    result = judge_adaptively(collection, method, assessor, history=history, **options)
+    write_state(state, result, config, batch_file=qrels is None)
+
+    judged = int((~result.pending).sum())
+    found = int(result.relevant_found().sum())
+    head = (f"{method.name}: {judged} of {result.total} documents judged, {found} relevant "
+            f"({collection.n_topics} topics, {collection.n_runs} runs)\n")
+    if qrels is not None:
+        note = ""
+        if assessor.outside:
+            note = (f"{assessor.outside} judged documents are not in {qrels.source}; "
+                    "they were taken as non-relevant\n")
+        return head + note + f"wrote {state / 'qrels'} and {state / 'order.tsv'}\n"
+    if result.complete:
+        return head + f"done: the judged set is in {state / 'qrels'}\n"
+    pending = int(result.pending.sum())
+    return head + (
+        f"{pending} document{'s' if pending != 1 else ''} to judge in {state / BATCH}: add their grades to "
+        f"{state / JUDGMENTS} as 'topic 0 docno grade' lines and run this command again\n"
+    )

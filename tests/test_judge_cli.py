@@ -1,0 +1,126 @@
+"""``irsample judge``: simulation with qrels, and a person judging through the state directory
+in resumable batches (partially filled judgments, errors with file:line, nothing written on bad
+input). Runs and qrels are tiny files written here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from irsample.cli import main
+
+# Topic 1: A ranks a b c d, B ranks c e a f; topic 2: A ranks x y, B ranks y z.
+RUN_A = "1 Q0 a 1 10 A\n1 Q0 b 2 9 A\n1 Q0 c 3 8 A\n1 Q0 d 4 7 A\n2 Q0 x 1 3 A\n2 Q0 y 2 2 A\n"
+RUN_B = "1 Q0 c 1 10 B\n1 Q0 e 2 9 B\n1 Q0 a 3 8 B\n1 Q0 f 4 7 B\n2 Q0 y 1 3 B\n2 Q0 z 2 2 B\n"
+QRELS = "1 0 a 1\n1 0 b 0\n1 0 c 1\n1 0 d 0\n1 0 e 2\n1 0 f 0\n2 0 x 0\n2 0 y 0\n2 0 z 1\n"
+GRADE = {(q, d): int(g) for q, _, d, g in (line.split() for line in QRELS.splitlines())}
+
+
+@pytest.fixture
+def files(tmp_path):
+    for name, text in {"runA": RUN_A, "runB": RUN_B, "qrels": QRELS}.items():
+        (tmp_path / name).write_text(text)
+    return tmp_path
+
+
+def judge(capsys, files, *options):
+    rc = main(["judge", str(files / "runA"), str(files / "runB"), *map(str, options)])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def rows(path: Path) -> list[list[str]]:
+    return [line.split("\t") for line in path.read_text().splitlines()[1:]]
+
+
+def snapshot(directory: Path) -> dict[str, str]:
+    return {p.name: p.read_text() for p in sorted(directory.iterdir())}
+
+
+def test_simulation_writes_the_judged_qrels_and_the_order(capsys, files):
+    state = files / "sim"
+    rc, out, err = judge(capsys, files, "--method", "mtf", "--budget", "6", "--state", state,
+                         "--qrels", files / "qrels")
+    assert rc == 0 and err == ""
+    # budget 6 over 6 + 3 candidates: 3 per topic, round robin. Topic 1 (keys: A first): a
+    # relevant, b not -> B: c relevant. Topic 2: x not -> B: y not -> A: y judged, not -> z.
+    assert rows(state / "order.tsv") == [
+        ["1", "1", "a", "1"], ["2", "2", "x", "0"], ["3", "1", "b", "0"], ["4", "2", "y", "0"],
+        ["5", "1", "c", "1"], ["6", "2", "z", "1"]]
+    assert (state / "qrels").read_text() == "1 0 a 1\n2 0 x 0\n1 0 b 0\n2 0 y 0\n1 0 c 1\n2 0 z 1\n"
+    assert "6 of 6 documents judged, 3 relevant" in out and "not in" not in out
+    again = snapshot(state)
+    assert judge(capsys, files, "--method", "mtf", "--budget", "6", "--state", state,
+                 "--qrels", files / "qrels")[0] == 0
+    assert snapshot(state) == again  # deterministic: the same session rewritten identically
+
+
+def test_a_person_judges_in_batches_and_resumes_from_partial_judgments(capsys, files):
+    state = files / "human"
+    args = ("--method", "hedge", "--budget", "7", "--batch", "3", "--state", state)
+    rc, out, _ = judge(capsys, files, *args)
+    assert rc == 0 and "3 documents to judge" in out
+    batch = rows(state / "batch.tsv")
+    assert len(batch) == 3 and not (state / "judgments").exists()
+    # first invocation done; the person judges only the first two documents of the batch
+    (state / "judgments").write_text("".join(f"{q} 0 {d} {GRADE[q, d]}\n" for q, d in batch[:2]))
+    rc, out, _ = judge(capsys, files, *args)
+    assert rc == 0 and "2 of 7 documents judged" in out
+    assert rows(state / "batch.tsv") == batch[2:]  # the missing one again, nothing new
+    assert [r[3] for r in rows(state / "order.tsv")] == [str(GRADE[q, d]) for q, d in batch[:2]] + [""]
+    for _ in range(5):  # judge whatever is handed out until the budget is spent
+        with (state / "judgments").open("a") as fh:
+            fh.writelines(f"{q} 0 {d} {GRADE[q, d]}\n" for q, d in rows(state / "batch.tsv"))
+        rc, out, _ = judge(capsys, files, *args)
+        assert rc == 0
+        if "done" in out:
+            break
+    assert "7 of 7 documents judged" in out and rows(state / "batch.tsv") == []
+    simulated = files / "sim"
+    judge(capsys, files, *args[:-1], simulated, "--qrels", files / "qrels")
+    assert rows(state / "order.tsv") == rows(simulated / "order.tsv")
+    assert (state / "qrels").read_text() == (simulated / "qrels").read_text()
+
+
+def test_judgments_of_documents_never_handed_out_are_rejected_with_file_and_line(capsys, files):
+    state = files / "human"
+    args = ("--method", "mtf-global", "--budget", "4", "--batch", "2", "--state", state)
+    assert judge(capsys, files, *args)[0] == 0
+    q, d = rows(state / "batch.tsv")[0]
+    (state / "judgments").write_text(f"# grades\n{q} 0 {d} 1\n2 0 z 1\n")
+    before = snapshot(state)
+    rc, out, err = judge(capsys, files, *args)
+    assert rc == 1 and out == ""
+    assert err == (f"irsample: {state / 'judgments'}:3: document 'z' of topic '2' was never "
+                   "handed out for judging\n")
+    assert snapshot(state) == before
+    (state / "judgments").write_text(f"{q} 0 {d} high\n")
+    rc, _, err = judge(capsys, files, *args)
+    assert rc == 1 and f"{state / 'judgments'}:1: relevance is not an integer" in err
+
+
+def test_bad_state_options_or_input_write_nothing(capsys, files):
+    state = files / "human"
+    args = ("--method", "hedge", "--budget", "4", "--state", state)
+    assert judge(capsys, files, *args)[0] == 0
+    before = snapshot(state)
+    rc, _, err = judge(capsys, files, "--method", "hedge", "--budget", "5", "--state", state)
+    assert rc == 1 and "other options (budget differ)" in err
+    rc, _, err = judge(capsys, files, *args, "--qrels", files / "qrels")
+    assert rc == 1 and "assessor" in err
+    assert snapshot(state) == before
+    order = (state / "order.tsv").read_text()
+    (state / "order.tsv").write_text(order.replace("step\t", "Step\t"))
+    rc, _, err = judge(capsys, files, *args)
+    assert rc == 1 and f"{state / 'order.tsv'}:1: expected the header" in err
+    (state / "order.tsv").write_text(order.replace("\t1\t", "\t9\t", 1))
+    rc, _, err = judge(capsys, files, *args)
+    assert rc == 1 and f"{state / 'order.tsv'}:2: document" in err and "not in the runs" in err
+    fresh = files / "fresh"
+    rc, _, err = judge(capsys, files, "--method", "mtf", "--beta", "0.5", "--budget", "3",
+                       "--state", fresh)
+    assert rc == 1 and "beta is a parameter of hedge" in err and not fresh.exists()
+    rc = main(["judge", str(files / "missing"), "--method", "mtf", "--budget", "3", "--state", str(fresh)])
+    assert rc == 1 and not fresh.exists()
+    assert "no such file" in capsys.readouterr().err
