@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ..cli import _positive_int
 from ..design.adaptive import METHODS
 
 
@@ -24,10 +25,6 @@ def _at_least_one(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be >= 1: {text!r}")
     return value
-
-
-def _non_negative(text: str) -> int:
-    return 0 if text.strip() == "0" else _at_least_one(text)
 
 
 def add_parser(sub) -> None:
@@ -44,7 +41,7 @@ def add_parser(sub) -> None:
     p.add_argument("runs", nargs="+", help="run files (plain, .gz, .parquet)")
     p.add_argument("--method", choices=METHODS, required=True)
     p.add_argument("--beta", type=float, default=None, help="Hedge's beta in (0, 1] (default 0.1)")
-    p.add_argument("--budget", type=_non_negative, required=True,
+    p.add_argument("--budget", type=_positive_int, required=True,
                    help="judgments in all (shared out over the topics), or per topic with --per-topic")
     p.add_argument("--per-topic", action="store_true", help="the budget is per topic")
     p.add_argument("--state", required=True, metavar="DIR",

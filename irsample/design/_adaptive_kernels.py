@@ -49,9 +49,10 @@ def depth_order(starts, lengths, rank_tdi, seen):
 
 
 @njit(cache=True, nogil=True)
-def hedge_entries(starts, lengths, rank_tdi, local_of, base, n_local):
-    """Per local document ``local_of[tdi - base]``: the (run, 0-based rank) pairs that retrieved
-    it, as CSR ``(offsets, run, rank)`` with the runs of a document in ascending order."""
+def hedge_entries(starts, lengths, rank_tdi, local_of, base, n_local, harmonic):
+    """Per local document ``local_of[tdi - base]``: the runs that retrieved it and the gain
+    v_s(d) = H(Z_s) - H(r - 1) of a relevant document at rank r of a list of Z_s documents, as
+    CSR ``(offsets, run, gain)`` with the runs of a document in ascending order."""
     offsets = np.zeros(n_local + 1, np.int64)
     for s in range(starts.shape[0]):
         for i in range(lengths[s]):
@@ -60,57 +61,59 @@ def hedge_entries(starts, lengths, rank_tdi, local_of, base, n_local):
         offsets[d + 1] += offsets[d]
     fill = offsets[:-1].copy()
     run = np.empty(offsets[n_local], np.int64)
-    rank = np.empty(offsets[n_local], np.int64)
+    gain = np.empty(offsets[n_local], np.float64)
     for s in range(starts.shape[0]):
         for i in range(lengths[s]):
             d = local_of[rank_tdi[starts[s] + i] - base]
             run[fill[d]] = s
-            rank[fill[d]] = i
+            gain[fill[d]] = harmonic[lengths[s]] - harmonic[i]
             fill[d] += 1
-    return offsets, run, rank
+    return offsets, run, gain
 
 
 @njit(cache=True, nogil=True)
-def hedge_scores(offsets, run, rank, lengths, harmonic, logw, taken):
-    """score(d) = sum_s w_s (H(Z_s) - H(r_s(d) - 1)) over the runs s that retrieved d, with
-    w = exp(logw - max logw); -1 for documents no list holds or already ``taken``."""
+def _score(d, offsets, run, gain, w):
+    total = 0.0
+    for j in range(offsets[d], offsets[d + 1]):
+        total += w[run[j]] * gain[j]
+    return total
+
+
+@njit(cache=True, nogil=True)
+def hedge_scores(offsets, run, gain, logw, taken):
+    """score(d) = sum_s w_s v_s(d) over the runs s that retrieved d, w = exp(logw - max logw);
+    -1 for documents already ``taken``."""
     w = np.exp(logw - logw.max())
-    n = offsets.shape[0] - 1
-    score = np.full(n, -1.0)
-    for d in range(n):
-        if taken[d] or offsets[d] == offsets[d + 1]:
-            continue
-        total = 0.0
-        for j in range(offsets[d], offsets[d + 1]):
-            s = run[j]
-            total += w[s] * (harmonic[lengths[s]] - harmonic[rank[j]])
-        score[d] = total
+    score = np.full(offsets.shape[0] - 1, -1.0)
+    for d in range(score.shape[0]):
+        if not taken[d]:
+            score[d] = _score(d, offsets, run, gain, w)
     return score
 
 
 @njit(cache=True, nogil=True)
-def hedge_best(offsets, run, rank, lengths, harmonic, logw, taken, key):
+def hedge_best(offsets, run, gain, logw, taken, key):
     """The untaken document of largest score (ties: smallest ``key``), or -1."""
-    score = hedge_scores(offsets, run, rank, lengths, harmonic, logw, taken)
-    best = -1
-    for d in range(score.shape[0]):
-        if score[d] < 0:
+    w = np.exp(logw - logw.max())
+    best, best_score = -1, -1.0
+    for d in range(offsets.shape[0] - 1):
+        if taken[d]:
             continue
-        if best < 0 or score[d] > score[best] or (score[d] == score[best] and key[d] < key[best]):
-            best = d
+        score = _score(d, offsets, run, gain, w)
+        if score > best_score or (score == best_score and key[d] < key[best]):
+            best, best_score = d, score
     return best
 
 
 @njit(cache=True, nogil=True)
-def hedge_update(docs, relevant, offsets, run, rank, lengths, harmonic, log_beta, logw):
+def hedge_update(docs, relevant, offsets, run, gain, log_beta, logw):
     """Hedge's update for judged local documents: w_s <- w_s * beta^loss with loss
-    ``+v_s(d)`` (non-relevant) or ``-v_s(d)`` (relevant), v_s(d) = H(Z_s) - H(r_s(d) - 1)."""
+    ``+v_s(d)`` (non-relevant) or ``-v_s(d)`` (relevant); runs without d lose nothing."""
     for k in range(docs.shape[0]):
         d = docs[k]
         sign = -1.0 if relevant[k] else 1.0
         for j in range(offsets[d], offsets[d + 1]):
-            s = run[j]
-            logw[s] += sign * (harmonic[lengths[s]] - harmonic[rank[j]]) * log_beta
+            logw[run[j]] += sign * gain[j] * log_beta
 
 
 # ------------------------------------------------------------------------------- move-to-front

@@ -182,10 +182,8 @@ class _HedgeTopic(_Policy):
         self.cand = np.flatnonzero(problem.candidates[self.base : c.topic_doc_offsets[t + 1]])
         self.local_of = np.full(int(c.topic_doc_offsets[t + 1]) - self.base, -1, np.int64)
         self.local_of[self.cand] = np.arange(len(self.cand))
-        self.lengths = problem.lengths[:, t].copy()
-        self.entries = K.hedge_entries(problem.starts[:, t], self.lengths, c.rank_tdi,
-                                       self.local_of, self.base, len(self.cand))
-        self.harmonic = problem.harmonic
+        self.entries = K.hedge_entries(problem.starts[:, t], problem.lengths[:, t], c.rank_tdi,
+                                       self.local_of, self.base, len(self.cand), problem.harmonic)
         self.logw = np.zeros(len(problem.runs))
         self.log_beta = float(np.log(beta))
         self.taken = np.zeros(len(self.cand), np.bool_)
@@ -193,7 +191,7 @@ class _HedgeTopic(_Policy):
         self.rel_level = rel_level
 
     def propose(self, k, known, caps):
-        args = (*self.entries, self.lengths, self.harmonic, self.logw, self.taken)
+        args = (*self.entries, self.logw, self.taken)
         if k == 1:
             best = K.hedge_best(*args, self.key)
             docs = np.array([best] if best >= 0 else [], np.int64)
@@ -207,8 +205,7 @@ class _HedgeTopic(_Policy):
     def update(self, topics, docs, grades):
         local = self.local_of[docs - self.base]
         self.taken[local] = True  # also documents judged before this policy started
-        K.hedge_update(local, grades >= self.rel_level, *self.entries, self.lengths,
-                       self.harmonic, self.log_beta, self.logw)
+        K.hedge_update(local, grades >= self.rel_level, *self.entries, self.log_beta, self.logw)
 
 
 class _DepthTopic(_Policy):
