@@ -193,7 +193,7 @@ def collections(draw):
     return Collection.build(runs, [table]), table
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=collections(), budget=st.integers(0, 40), batch=st.integers(1, 4),
        per_topic=st.booleans(), depth=st.sampled_from([None, 3]), seed=st.integers(0, 9))
 def test_properties_of_every_method(data, budget, batch, per_topic, depth, seed):
@@ -222,7 +222,7 @@ def test_properties_of_every_method(data, budget, batch, per_topic, depth, seed)
         assert everything.relevant_found().sum() == (relevant & problem.candidates).sum()
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=collections(), budget=st.integers(1, 30), batch=st.integers(1, 3),
        method=st.sampled_from(METHODS), seed=st.integers(0, 9))
 def test_resuming_from_the_history_reproduces_the_uninterrupted_session(data, budget, batch,

@@ -124,3 +124,17 @@ def test_bad_state_options_or_input_write_nothing(capsys, files):
     rc = main(["judge", str(files / "missing"), "--method", "mtf", "--budget", "3", "--state", str(fresh)])
     assert rc == 1 and not fresh.exists()
     assert "no such file" in capsys.readouterr().err
+
+
+def test_negative_grades_mean_not_judged_yet_and_repeated_hand_outs_are_errors(capsys, files):
+    state = files / "human"
+    args = ("--method", "depth", "--budget", "4", "--batch", "2", "--state", state)
+    assert judge(capsys, files, *args)[0] == 0
+    (q1, d1), (q2, d2) = rows(state / "batch.tsv")
+    (state / "judgments").write_text(f"{q1} 0 {d1} 1\n{q2} 0 {d2} -1\n")
+    rc, out, _ = judge(capsys, files, *args)
+    assert rc == 0 and "1 of 4 documents judged" in out and rows(state / "batch.tsv") == [[q2, d2]]
+    order = (state / "order.tsv").read_text()
+    (state / "order.tsv").write_text(order + f"3\t{q1}\t{d1}\t\n")
+    rc, _, err = judge(capsys, files, *args)
+    assert rc == 1 and f"{state / 'order.tsv'}:4: document {d1!r} of topic {q1!r} is handed out twice" in err
