@@ -1,7 +1,8 @@
 """Judgment-set design: pools of runs, sampling frames built from complete judgments, designs
-that draw samples of documents to judge, (see :mod:`irsample.design.pools`, :mod:`~irsample.design.frame`,
-:mod:`~irsample.design.sampling`, :mod:`~irsample.design.importance`,
-:mod:`~irsample.design.budget`, :mod:`~irsample.design.named`).
+that draw samples of documents to judge, design files, and merging judgments back (see
+:mod:`irsample.design.pools`, :mod:`~irsample.design.frame`, :mod:`~irsample.design.sampling`,
+:mod:`~irsample.design.importance`, :mod:`~irsample.design.budget`,
+:mod:`~irsample.design.named`, :mod:`~irsample.design.record`, :mod:`~irsample.design.merge`).
 
     pool = Pool.from_runs(collection, pooled_runs, depth=100)        # real judging: no qrels
     sample = parse_design("2strata@2000").select(pool, rng=42)
@@ -12,8 +13,10 @@ that draw samples of documents to judge, (see :mod:`irsample.design.pools`, :mod
 from .budget import Budget
 from .frame import NOT_RETRIEVED, Design, Sample, SamplingFrame, generator
 from .importance import Importance, ap_prior, importance
+from .merge import MERGE_FORMATS, Merged, merge
 from .named import PRESETS, parse_design, preset
 from .pools import Pool, PoolStats, select_runs
+from .record import DesignRecord
 from .sampling import (
     RankStratum,
     Stratified,
@@ -26,11 +29,14 @@ from .sampling import (
 )
 
 __all__ = [
+    "MERGE_FORMATS",
     "NOT_RETRIEVED",
     "PRESETS",
     "Budget",
     "Design",
+    "DesignRecord",
     "Importance",
+    "Merged",
     "Pool",
     "PoolStats",
     "RankStratum",
@@ -42,6 +48,7 @@ __all__ = [
     "ap_prior",
     "generator",
     "importance",
+    "merge",
     "parse_design",
     "parse_strata",
     "preset",
