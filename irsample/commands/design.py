@@ -27,6 +27,7 @@ DEFAULT_DEPTH = 100
 
 
 def _depth(text: str) -> int:
+    """An integer >= 1 (a depth or a budget)."""
     import argparse
 
     try:
@@ -34,7 +35,7 @@ def _depth(text: str) -> int:
     except ValueError:
         raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
     if value < 1:
-        raise argparse.ArgumentTypeError(f"a depth is >= 1, not {text!r}")
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, not {text!r}")
     return value
 
 
