@@ -214,12 +214,22 @@ def test_designs_parse_and_name_canonically():
     assert uniform(0.25).name == "uniform(0.25)"
 
 
-def test_strata_must_cover_every_pool_document():
+def test_strata_define_the_pool_and_leave_no_gap():
+    """Documents beyond the last stratum are outside the design (unpooled in its judgments);
+    documents before the first stratum or between strata are errors."""
     col, table = tiny()
     frame = SamplingFrame.from_qrels(col, table)
-    with pytest.raises(DesignError, match="1 pool documents .* fall in no stratum .*not retrieved"):
-        stratified("1-1:1,2-5:0.5").select(frame, rng=0)
-    with pytest.raises(DesignError, match="fall in no stratum"):
+    sample = stratified("1-1:1,2-5:0.5").select(frame, rng=0)
+    assert sample.stratum.tolist() == [-1, 1, 0, 1, 0]  # v: no run retrieved it
+    assert sample.inclusion[0] == 0 and not sample.judged[0]
+    judged = stratified("1-1:1,2-5:0.5").sample(frame, rng=0)
+    assert judged.stratum_size.sum() == 4  # v is unpooled: not in R, not in any stratum
+    assert judged.judged_grades.tolist() == [2, 1, 0]  # x, z and one of w, y (both rel 0)
+    shallow = stratified("1-1:1").select(frame, rng=0)
+    assert shallow.stratum.tolist() == [-1, -1, 0, -1, 0] and shallow.judged.sum() == 2
+    with pytest.raises(DesignError, match="2 pool documents .* fall between strata .*best ranks 2"):
+        stratified("1-1:1,3-:0.5").select(frame, rng=0)
+    with pytest.raises(DesignError, match="between strata"):
         stratified("2-:0.5").select(frame, rng=0)
 
 

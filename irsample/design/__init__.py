@@ -1,24 +1,60 @@
-"""Judgment-set design: sampling frames built from complete judgments, and designs that draw
-samples of documents to judge (see :mod:`irsample.design.frame`, :mod:`irsample.design.sampling`).
+"""Judgment-set design: pools of runs, sampling frames built from complete judgments, designs
+that draw samples of documents to judge, design files, and merging judgments back (see
+:mod:`irsample.design.pools`, :mod:`~irsample.design.frame`, :mod:`~irsample.design.sampling`,
+:mod:`~irsample.design.importance`, :mod:`~irsample.design.budget`,
+:mod:`~irsample.design.named`, :mod:`~irsample.design.record`, :mod:`~irsample.design.merge`).
 
-    frame = SamplingFrame.from_qrels(collection, qrels_table)
+    pool = Pool.from_runs(collection, pooled_runs, depth=100)        # real judging: no qrels
+    sample = parse_design("2strata@2000").select(pool, rng=42)
+    frame = SamplingFrame.from_qrels(collection, qrels_table)        # simulation
     judgments = stratified("1-10:1,11-100:0.2,101-:0.05").sample(frame, rng=42)
 """
 
+from .budget import Budget
 from .frame import NOT_RETRIEVED, Design, Sample, SamplingFrame, generator
-from .sampling import RankStratum, Stratified, Uniform, parse_strata, stratified, uniform
+from .importance import Importance, ap_prior, importance
+from .merge import MERGE_FORMATS, Merged, merge
+from .named import PRESETS, parse_design, preset
+from .pools import Pool, PoolStats, select_runs
+from .record import DesignRecord
+from .sampling import (
+    RankStratum,
+    Stratified,
+    Terabyte,
+    Uniform,
+    parse_strata,
+    stratified,
+    terabyte,
+    uniform,
+)
 
 __all__ = [
+    "MERGE_FORMATS",
     "NOT_RETRIEVED",
+    "PRESETS",
+    "Budget",
     "Design",
+    "DesignRecord",
+    "Importance",
+    "Merged",
+    "Pool",
+    "PoolStats",
     "RankStratum",
     "Sample",
     "SamplingFrame",
     "Stratified",
+    "Terabyte",
     "Uniform",
+    "ap_prior",
     "generator",
+    "importance",
+    "merge",
+    "parse_design",
     "parse_strata",
+    "preset",
+    "select_runs",
     "stratified",
+    "terabyte",
     "uniform",
 ]
 

@@ -9,10 +9,16 @@ depth-k pools and rank strata are defined by.
 
 A :class:`Design` chooses which frame rows to judge and returns a :class:`Sample`: per row,
 judged or not, its stratum and its first-order inclusion probability pi (the probability that the
-design judges it). :meth:`SamplingFrame.judgments` turns a sample into :class:`Judgments` whose
-unjudged pool documents are pooled-but-unjudged (qrels value -1), with the strata recorded for
+design judges it). A design also defines its own pool: rows beyond it (e.g. best rank > 15 for a
+depth-15 pool) are outside the design (stratum -1, pi = 0). :meth:`SamplingFrame.judgments` turns
+a sample into :class:`Judgments` whose unjudged design documents are pooled-but-unjudged (qrels
+value -1) and whose rows outside the design are unpooled (absent), with the strata recorded for
 sample_eval's estimators and pi in ``inclusion`` for statAP. Nothing here touches strings:
 building the frame looks documents up once, and every draw works on integer arrays.
+
+Designs select over *pool rows* (``topic``, ``tdi``, ``best_rank``, ``runs``, ``depth``): a
+frame is a pool's rows plus their complete grades, and a :class:`~irsample.design.pools.Pool`
+(rankings only, for real judging) offers the same rows without grades.
 """
 
 from __future__ import annotations
@@ -50,8 +56,8 @@ class Sample:
     """One draw of a design over a frame's rows.
 
     ``judged[i]``: whether row ``i`` is judged; ``stratum[i]``: its stratum, an index into
-    ``labels``; ``inclusion[i]``: its first-order inclusion probability pi_i under the design
-    (for every row, judged or not).
+    ``labels`` (-1: the row is outside the design's pool); ``inclusion[i]``: its first-order
+    inclusion probability pi_i under the design (for every row, judged or not; 0 outside).
     """
 
     judged: np.ndarray
@@ -77,6 +83,7 @@ class SamplingFrame:
     best_rank: np.ndarray = field(repr=False)  #: (n,) float64, 1-based; inf if not retrieved
     runs: tuple[int, ...]
     source: str = "<frame>"
+    depth: float = NOT_RETRIEVED  #: depth of the rankings best ranks come from (inf: whole)
     _memo: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @classmethod
@@ -127,6 +134,34 @@ class SamplingFrame:
         frame.judgments()  # validates the rows once (ranges, topics of tdi, repeated documents)
         return frame
 
+    @classmethod
+    def from_pool(cls, pool, table: QrelsTable) -> "SamplingFrame":
+        """The frame of a :class:`~irsample.design.pools.Pool`'s rows, in the pool's order, with
+        their grades from complete qrels ``table`` (documents the qrels judge outside the pool
+        are left out: they are unpooled for every design over this pool). Raises
+        :class:`DesignError` if a pooled document has no judgment (rel >= 0) in ``table``."""
+        collection = pool.collection
+        topic, tdi = collection.lookup(table.qid, table.docno)
+        rel = np.full(collection.n_tdi, -1, dtype=np.int64)
+        inside = tdi >= 0
+        rel[tdi[inside]] = np.asarray(table.rel, dtype=np.int64)[inside]
+        pooled_rel = rel[pool.tdi]
+        missing = np.flatnonzero(pooled_rel < 0)
+        if len(missing):
+            i = int(missing[0])
+            raise DesignError(
+                f"{table.source}: {len(missing)} documents of the pool have no judgment, e.g. "
+                f"topic {collection.topics[pool.topic[i]]} document "
+                f"{collection.tdi_docno[int(pool.tdi[i])].as_py().decode()}; a sampling frame "
+                "needs complete judgments of its pool"
+            )
+        frame = cls(
+            collection, pool.topic, pool.tdi, pooled_rel, pool.best_rank, tuple(pool.runs),
+            table.source, float(pool.depth),
+        )
+        frame.judgments()
+        return frame
+
     def __len__(self) -> int:
         return len(self.rel)
 
@@ -148,10 +183,13 @@ class SamplingFrame:
             )
         if len(sample.judged) != len(self):
             raise DesignError(f"sample of {len(sample.judged)} rows for a frame of {len(self)}")
+        rows = sample.stratum >= 0  # rows outside the design's pool are unpooled
+        if rows.all():
+            rows = slice(None)
         return Judgments.from_arrays(
-            self.collection, self.topic, self.tdi, np.where(sample.judged, self.rel, -1),
-            stratum=sample.stratum, labels=sample.labels, prob=sample.inclusion,
-            source=source or self.source,
+            self.collection, self.topic[rows], self.tdi[rows],
+            np.where(sample.judged, self.rel, -1)[rows], stratum=sample.stratum[rows],
+            labels=sample.labels, prob=sample.inclusion[rows], source=source or self.source,
         )
 
     def memo(self, key, build):
@@ -189,9 +227,16 @@ class Design(ABC):
     def name(self) -> str:
         """A canonical, parseable description (``uniform(0.3)``)."""
 
+    @property
+    def depth(self) -> float:
+        """The deepest best rank the design can judge (inf: any); the depth of the pool to
+        build for it from runs alone."""
+        return NOT_RETRIEVED
+
     @abstractmethod
     def select(self, frame: SamplingFrame, *, rng) -> Sample:
-        """Draw which frame rows are judged."""
+        """Draw which rows of a frame (or of a :class:`~irsample.design.pools.Pool`) are
+        judged."""
 
     def sample(self, frame: SamplingFrame, *, rng) -> Judgments:
         """Draw a sample and return its judgments (source: the design's name)."""

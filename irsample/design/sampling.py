@@ -1,26 +1,33 @@
-"""Random sampling designs over a pool: uniform and stratified by best rank.
+"""Random sampling designs over a pool: uniform, stratified by best rank, depth-k + random.
 
-Both draw, independently per topic and stratum ("cell"), a simple random sample without
+All draw, independently per topic and stratum ("cell"), a simple random sample without
 replacement (SRS) of k of the cell's N pool documents, with
 
     k = max(1, floor(rate * N + 0.5))   for N > 0   (rate * N rounded half up, at least one),
 
 so every document of the cell has inclusion probability pi = k / N (Cochran, *Sampling
-Techniques*, ch. 2 and 5). These are the designs of the inferred estimators:
+Techniques*, ch. 2 and 5). With a :class:`~irsample.design.budget.Budget` the k are set by the
+budget instead, the rates giving their proportions (see :mod:`irsample.design.budget`). These
+are the designs of the inferred estimators:
 
 - :func:`uniform` (one stratum per topic): infAP's design, a uniform random subset of the
   complete judgments (Yilmaz & Aslam, CIKM 2006; paper 001 §4.1, TREC-8 samples of 10-100%).
 - :func:`stratified` (strata by best rank): xinfAP's and infNDCG's design, disjoint strata each
   sampled at its own rate (Yilmaz, Kanoulas & Aslam, SIGIR 2008; paper 000 §4, e.g. the
   depth-10 pool fully judged plus a sample of the rest of the depth-100 pool).
+- :func:`terabyte` (depth k + random): the depth-k pool judged exhaustively plus, per topic, an
+  SRS of the rest of the pool of the same size (TREC 2006 Terabyte track; paper 000 §3.1 and
+  the simulation on TREC-8 of Yilmaz, Kanoulas & Aslam 2008). Two strata, ``1-k`` and ``k+1-``.
 
 At least one document per non-empty cell: an empty cell would leave its stratum without an
 estimate (sample_eval drops strata with n_s = 0, so R^ and xinfAP would silently lose them); with
 the minimum, pi = k / N stays exact. Rates and fractions are in (0, 1]: a rate of 0 would leave
-a stratum unestimable, not "unjudged", and documents of no stratum would be counted as
-non-relevant by the estimators, so stratified designs must cover every pool document's best
-rank (an open last stratum ``101-`` covers the rest, including documents the frame's runs never
-retrieved).
+a stratum unestimable, not "unjudged". A stratified design's strata define its pool: documents
+whose best rank lies beyond the last stratum (e.g. > 15 for ``1-15:1``, paper 002's ``pool15``)
+are outside the design, unpooled, and count as non-relevant, as in depth-k pooling; an open last
+stratum ``101-`` covers the rest, including documents the frame's runs never retrieved. Gaps
+between strata, or a first stratum after rank 1, are errors (documents there would be silently
+unpooled in the middle of the design's pool).
 
 SRS within a cell is Knuth's selection sampling (TAOCP vol. 2, §3.4.2, Algorithm S): walking the
 cell's rows in frame order, row j is selected with probability (k - selected) / (N - j), one
@@ -38,6 +45,7 @@ import numpy as np
 from numba import njit
 
 from ..errors import DesignError
+from .budget import Budget, round_half_up, sizes_under_budget
 from .frame import NOT_RETRIEVED, Design, Sample, SamplingFrame, generator
 
 
@@ -57,31 +65,39 @@ def _select_within_cells(cell_offsets, take, order, u, judged):
 def sample_size(rate: float, n: np.ndarray) -> np.ndarray:
     """k = max(1, floor(rate * N + 0.5)) for N > 0, else 0 (see the module docstring)."""
     n = np.asarray(n, dtype=np.int64)
-    k = np.floor(rate * n + 0.5).astype(np.int64)
-    return np.where(n > 0, np.clip(k, 1, n), 0)
+    return round_half_up(rate * n, n)
 
 
 @dataclass(frozen=True, eq=False)
 class _Allocation:
     """A design's fixed part over one frame: rows grouped by cell, and k per cell."""
 
-    stratum: np.ndarray  #: (n,) int64 per row
+    stratum: np.ndarray  #: (n,) int64 per row, -1 outside the design
     labels: tuple[str, ...]
-    order: np.ndarray  #: rows sorted by cell (stable: frame order within a cell)
+    order: np.ndarray  #: rows of the design sorted by cell (stable: frame order within a cell)
     cell_offsets: np.ndarray  #: (T*S+1,) int64
     take: np.ndarray  #: (T*S,) k per cell
-    inclusion: np.ndarray  #: (n,) k/N of the row's cell
+    inclusion: np.ndarray  #: (n,) k/N of the row's cell, 0 outside the design
 
 
-def _allocate(frame: SamplingFrame, stratum: np.ndarray, labels, rates) -> _Allocation:
+def _allocate(frame, stratum: np.ndarray, labels, target, budget: Budget | None) -> _Allocation:
+    """Cells of the rows with ``stratum`` >= 0 and their sample sizes: ``target(size)`` gives
+    the real-valued k* per cell ``(T, S)``; k is k* rounded half up or set by ``budget``."""
     n_strata = len(labels)
+    inside = stratum >= 0
     cell = frame.topic * n_strata + stratum
-    order = np.argsort(cell, kind="stable")
-    size = np.bincount(cell, minlength=frame.n_topics * n_strata).reshape(-1, n_strata)
-    take = np.stack([sample_size(rate, size[:, s]) for s, rate in enumerate(rates)], axis=1)
+    rows = np.flatnonzero(inside)
+    order = rows[np.argsort(cell[rows], kind="stable")]
+    size = np.bincount(cell[rows], minlength=frame.n_topics * n_strata).reshape(-1, n_strata)
+    goal = target(size)
+    if budget is None:
+        take = round_half_up(goal, size)
+    else:
+        take = sizes_under_budget(size, goal, budget, frame.collection.topics)
     offsets = np.concatenate([[0], np.cumsum(size.ravel())]).astype(np.int64)
-    inclusion = (take.ravel() / np.maximum(size.ravel(), 1))[cell]
-    stratum = stratum.copy()
+    inclusion = np.zeros(len(stratum))
+    inclusion[rows] = (take.ravel() / np.maximum(size.ravel(), 1))[cell[rows]]
+    stratum = stratum.astype(np.int64)
     for shared in (stratum, inclusion):  # handed to every Sample: read-only
         shared.flags.writeable = False
     return _Allocation(stratum, tuple(labels), order, offsets, take.ravel(), inclusion)
@@ -89,12 +105,24 @@ def _allocate(frame: SamplingFrame, stratum: np.ndarray, labels, rates) -> _Allo
 
 def _draw(allocation: _Allocation, rng) -> Sample:
     rng = generator(rng)
-    n = len(allocation.stratum)
-    judged = np.zeros(n, dtype=bool)
+    judged = np.zeros(len(allocation.stratum), dtype=bool)
     _select_within_cells(
-        allocation.cell_offsets, allocation.take, allocation.order, rng.random(n), judged
+        allocation.cell_offsets, allocation.take, allocation.order,
+        rng.random(len(allocation.order)), judged,
     )
     return Sample(judged, allocation.stratum, allocation.labels, allocation.inclusion)
+
+
+def _check_budget(budget) -> Budget | None:
+    if budget is None or isinstance(budget, Budget):
+        return budget
+    if isinstance(budget, numbers.Integral) and not isinstance(budget, bool):
+        return Budget(int(budget))
+    raise DesignError(f"budget must be a Budget or an integer, got {budget!r}")
+
+
+def _suffix(budget: Budget | None) -> str:
+    return "" if budget is None else f"@{budget.label}"
 
 
 def _check_rate(value, what: str) -> float:
@@ -106,20 +134,26 @@ def _check_rate(value, what: str) -> float:
 @dataclass(frozen=True)
 class Uniform(Design):
     """Per topic, an SRS of k = max(1, round(fraction * N_t)) of the N_t pool documents; one
-    stratum ``all``, pi = k / N_t. infAP's design (Yilmaz & Aslam, CIKM 2006)."""
+    stratum ``all``, pi = k / N_t. infAP's design (Yilmaz & Aslam, CIKM 2006). With a total
+    budget B, k_t is proportional to N_t (k_t = B N_t / sum N, rounded to sum to B)."""
 
     fraction: float
+    budget: Budget | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "fraction", _check_rate(self.fraction, "uniform: fraction"))
+        object.__setattr__(self, "budget", _check_budget(self.budget))
 
     @property
     def name(self) -> str:
-        return f"uniform({self.fraction:g})"
+        return f"uniform({self.fraction:g}){_suffix(self.budget)}"
 
     def select(self, frame: SamplingFrame, *, rng) -> Sample:
         def allocate():
-            return _allocate(frame, np.zeros(len(frame), np.int64), ("all",), (self.fraction,))
+            return _allocate(
+                frame, np.zeros(len(frame), np.int64), ("all",),
+                lambda size: self.fraction * size, self.budget,
+            )
 
         return _draw(frame.memo(self, allocate), rng)
 
@@ -180,14 +214,18 @@ def parse_strata(spec: str) -> tuple[RankStratum, ...]:
 @dataclass(frozen=True)
 class Stratified(Design):
     """Strata by best rank, each an SRS per topic of k = max(1, round(rate * N_s)) of its N_s
-    documents (pi = k / N_s). Strata are disjoint, in increasing rank order, and must together
-    cover the best rank of every pool document of the frame (:meth:`select` raises
-    :class:`DesignError` otherwise). xinfAP's / infNDCG's design (Yilmaz, Kanoulas & Aslam,
-    SIGIR 2008)."""
+    documents (pi = k / N_s), or sizes set by a ``budget``. Strata are disjoint, in increasing
+    rank order, start at rank 1 and leave no gap; documents beyond the last stratum are outside
+    the design (:meth:`select` raises :class:`DesignError` for a pool document in a gap).
+    xinfAP's / infNDCG's design (Yilmaz, Kanoulas & Aslam, SIGIR 2008). ``alias`` names a
+    preset (``2strata``) in :attr:`name`."""
 
     strata: tuple[RankStratum, ...]
+    budget: Budget | None = None
+    alias: str = ""
 
     def __post_init__(self):
+        object.__setattr__(self, "budget", _check_budget(self.budget))
         strata = tuple(self.strata)
         if not strata:
             raise DesignError("stratified: at least one stratum is needed")
@@ -200,8 +238,17 @@ class Stratified(Design):
         object.__setattr__(self, "strata", strata)
 
     @property
+    def spec(self) -> str:
+        """``1-10:1,11-:0.1``: the strata and rates."""
+        return ",".join(f"{s.label}:{s.rate:g}" for s in self.strata)
+
+    @property
     def name(self) -> str:
-        return "stratified(" + ",".join(f"{s.label}:{s.rate:g}" for s in self.strata) + ")"
+        return (self.alias or f"stratified({self.spec})") + _suffix(self.budget)
+
+    @property
+    def depth(self) -> float:
+        return self.strata[-1].last
 
     def select(self, frame: SamplingFrame, *, rng) -> Sample:
         return _draw(frame.memo(self, lambda: self._allocate(frame)), rng)
@@ -210,35 +257,76 @@ class Stratified(Design):
         first = np.array([s.first for s in self.strata], dtype=np.float64)
         last = np.array([s.last for s in self.strata])
         stratum = np.searchsorted(first, frame.best_rank, side="right") - 1
-        outside = (stratum < 0) | (frame.best_rank > last[np.maximum(stratum, 0)])
-        if outside.any():
-            ranks = np.unique(frame.best_rank[outside])
-            shown = ", ".join("not retrieved" if math.isinf(r) else str(int(r)) for r in ranks[:5])
+        beyond = frame.best_rank > last[-1]
+        gap = ~beyond & ((stratum < 0) | (frame.best_rank > last[np.maximum(stratum, 0)]))
+        if gap.any():
+            ranks = np.unique(frame.best_rank[gap])
+            shown = ", ".join(str(int(r)) for r in ranks[:5])
             raise DesignError(
-                f"{self.name}: {int(outside.sum())} pool documents of {frame.source} fall in no "
-                f"stratum (best ranks {shown}{', ...' if len(ranks) > 5 else ''}); strata must "
-                "cover every pool document: close the gaps or end with an open stratum ('101-:0.1')"
+                f"{self.name}: {int(gap.sum())} pool documents of {frame.source} fall between "
+                f"strata (best ranks {shown}{', ...' if len(ranks) > 5 else ''}); strata must "
+                "start at rank 1 and leave no gap"
             )
+        rates = np.array([s.rate for s in self.strata])
         return _allocate(
-            frame, stratum.astype(np.int64), [s.label for s in self.strata],
-            [s.rate for s in self.strata],
+            frame, np.where(beyond, -1, stratum), [s.label for s in self.strata],
+            lambda size: rates * size, self.budget,
         )
 
 
-def uniform(fraction: float) -> Uniform:
+@dataclass(frozen=True)
+class Terabyte(Design):
+    """The depth-``k`` pool judged exhaustively plus, per topic, an SRS of the rest of the pool
+    of the same size (min(N_1-k, N_rest), at least one): TREC 2006 Terabyte's design (paper 000
+    §3.1). Strata ``1-k`` (pi = 1) and ``k+1-`` (pi = k_t / N_rest). With a budget, the depth-k
+    stratum stays exhaustive while possible and the random part takes the rest of the budget,
+    proportionally to the topics' depth-k pool sizes."""
+
+    k: int
+    budget: Budget | None = None
+
+    def __post_init__(self):
+        if isinstance(self.k, bool) or not isinstance(self.k, numbers.Integral) or self.k < 1:
+            raise DesignError(f"terabyte: depth k must be an integer >= 1, got {self.k!r}")
+        object.__setattr__(self, "k", int(self.k))
+        object.__setattr__(self, "budget", _check_budget(self.budget))
+
+    @property
+    def name(self) -> str:
+        return f"terabyte({self.k}){_suffix(self.budget)}"
+
+    def select(self, frame: SamplingFrame, *, rng) -> Sample:
+        def allocate():
+            stratum = (frame.best_rank > self.k).astype(np.int64)
+            labels = (f"1-{self.k}", f"{self.k + 1}-")
+
+            def target(size):
+                return np.stack([size[:, 0], np.minimum(size[:, 0], size[:, 1])], axis=1)
+
+            return _allocate(frame, stratum, labels, target, self.budget)
+
+        return _draw(frame.memo(self, allocate), rng)
+
+
+def uniform(fraction: float, *, budget=None) -> Uniform:
     """A uniform design judging ``fraction`` of every topic's pool (see :class:`Uniform`)."""
-    return Uniform(fraction)
+    return Uniform(fraction, budget)
 
 
-def stratified(spec) -> Stratified:
+def stratified(spec, *, budget=None) -> Stratified:
     """A stratified design from ``"1-10:1.0,11-30:0.5,31-:0.1"`` or a sequence of
     :class:`RankStratum` / ``(first, last, rate)`` tuples (``last`` = None or inf: open)."""
     if isinstance(spec, str):
-        return Stratified(parse_strata(spec))
+        return Stratified(parse_strata(spec), budget)
     strata = []
     for s in spec:
         if not isinstance(s, RankStratum):
             first, last, rate = s
             s = RankStratum(first, NOT_RETRIEVED if last is None else last, rate)
         strata.append(s)
-    return Stratified(tuple(strata))
+    return Stratified(tuple(strata), budget)
+
+
+def terabyte(k: int, *, budget=None) -> Terabyte:
+    """Depth-``k`` pool plus an equal-size random sample of the rest (see :class:`Terabyte`)."""
+    return Terabyte(k, budget)

@@ -59,6 +59,31 @@ def format_qrels(table: QrelsTable) -> bytes:
     return "".join(lines).encode("utf-8", "surrogateescape")
 
 
+def _encode(lines: list[str]) -> bytes:
+    return "".join(lines).encode("utf-8", "surrogateescape")
+
+
+def format_trec_qrels(qids, docnos, rels) -> bytes:
+    """``qid 0 docno rel`` lines (rel -1: pooled, not judged)."""
+    return _encode([f"{q} 0 {d} {int(r)}\n" for q, d, r in zip(qids, docnos, rels)])
+
+
+def format_strata_qrels(qids, docnos, strata, rels) -> bytes:
+    """sample_eval's stratified qrels: ``qid 0 docno stratum rel`` lines (rel -1: not sampled)."""
+    return _encode(
+        [f"{q} 0 {d} {s} {int(r)}\n" for q, d, s, r in zip(qids, docnos, strata, rels)]
+    )
+
+
+def format_prels(qids, docnos, rels, probs, method: int = 1) -> bytes:
+    """statAP's prels: ``qid docno rel method probability`` lines; probabilities are written
+    with Python's shortest round-trip repr, so reading them back gives the same floats."""
+    return _encode([
+        f"{q} {d} {int(r)} {method} {float(p)!r}\n"
+        for q, d, r, p in zip(qids, docnos, rels, probs)
+    ])
+
+
 def write_run(run: RunTable, path) -> None:
     """Write a run in TREC format (ranks renumbered from the trec_eval order)."""
     write_atomic(path, format_run(run))

@@ -1,0 +1,189 @@
+"""Importance sampling of the pool with the AP prior, for statAP (paper 003).
+
+Aslam, Pavlu & Yilmaz, "A statistical method for system evaluation using incomplete
+judgments", SIGIR 2006, sample documents with probability proportional to a prior that puts
+weight where average precision does. The **AP prior** of a ranking of length Z gives rank r
+
+    w(r) = (1 / 2Z) * (1 + 1/r + 1/(r+1) + ... + 1/Z) = (1 + H_Z - H_{r-1}) / (2Z),
+
+(H_n the n-th harmonic number; Aslam, Pavlu & Savell, CIKM 2003), which sums to 1 over the
+ranking: sum_r (H_Z - H_{r-1}) = sum_i i * (1/i) = Z. A document's weight is the average of its
+prior over the pool's runs (rank 0 weight where a run did not retrieve it), each ranking cut at
+the pool depth (Z = min(depth, length)); averaged over the runs that rank anything for the
+topic, each topic's weights sum to 1.
+
+Sampling without replacement with inclusion probabilities pi_i = min(1, c w_i) (the take-all
+documents with c w_i >= 1 are judged with certainty; c solves sum pi_i = n by the usual
+iteration over take-alls; Särndal, Swensson & Wretman, *Model Assisted Survey Sampling*, §3.6),
+drawn by **randomized systematic PPS** (Madow 1949; Goodman & Kish 1950): the rows are put in a
+random order, their pi laid end to end on [0, n), and the rows whose interval contains one of
+u, u+1, ..., u+n-1 (u ~ U[0,1)) are selected. Each row is then selected with probability exactly
+pi_i (its interval, of length pi_i <= 1, holds one of the points with that probability), and the
+sample size is exactly n. statAP (:mod:`irsample.measures.stat`) needs only these first-order
+pi: its estimates are Horvitz-Thompson ratios sum(x/pi) / sum(1/pi).
+
+Sample sizes: ``fraction`` of every topic's pool (n_t = max(1, round(fraction N_t)), one
+systematic pass per topic); a per-topic budget n_t = B; a total budget B: one c for all topics
+(the weights of every topic sum to 1, so topics get about B/T each, less where their pool is
+exhausted) and one systematic pass over all topics, so the total is exactly B. Pool rows with no
+prior weight (best rank beyond the pool's runs: in a frame, documents those runs never
+retrieved) are outside the design.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from ..errors import DesignError
+from .budget import Budget
+from .frame import Design, Sample, SamplingFrame, generator
+from .sampling import _check_budget, _check_rate, _suffix, sample_size
+
+
+@njit(cache=True, nogil=True)
+def _ap_prior(rank_offsets, rank_tdi, n_topics, runs, depth, n_tdi):
+    """Average AP prior of every ``tdi`` over the runs (per topic, over the runs ranking any
+    document for it)."""
+    weight = np.zeros(n_tdi)
+    contributors = np.zeros(n_topics)
+    for t in range(n_topics):
+        for r in runs:
+            s = r * n_topics + t
+            a = rank_offsets[s]
+            z = min(rank_offsets[s + 1] - a, depth)
+            if z == 0:
+                continue
+            contributors[t] += 1.0
+            tail = 0.0  # H_Z - H_{r-1}, accumulated from the bottom of the ranking
+            for i in range(z - 1, -1, -1):
+                tail += 1.0 / (i + 1.0)
+                weight[rank_tdi[a + i]] += (1.0 + tail) / (2.0 * z)
+    return weight, contributors
+
+
+def ap_prior(units) -> np.ndarray:
+    """Per row of a pool or frame: its AP-prior weight averaged over the runs (0 for rows of
+    documents the runs did not retrieve within the depth)."""
+    col = units.collection
+    depth = np.iinfo(np.int64).max if math.isinf(units.depth) else int(units.depth)
+    weight, contributors = _ap_prior(
+        col.rank_offsets, col.rank_tdi, col.n_topics, np.array(units.runs, dtype=np.int64),
+        depth, col.n_tdi,
+    )
+    row = np.where(units.tdi >= 0, weight[np.maximum(units.tdi, 0)], 0.0)
+    return row / np.maximum(contributors[units.topic], 1.0)
+
+
+def inclusion_probabilities(weight: np.ndarray, n: int) -> np.ndarray:
+    """pi_i = min(1, c w_i) with sum pi = n (0 < n <= number of positive weights)."""
+    w = np.asarray(weight, dtype=np.float64)
+    if n <= 0:
+        return np.zeros_like(w)
+    positive = np.count_nonzero(w > 0)
+    if n >= positive:
+        return (w > 0).astype(np.float64)
+    order = np.argsort(-w, kind="stable")
+    ws = w[order]
+    suffix = np.cumsum(ws[::-1])[::-1]  # suffix[m] = sum of ws[m:]
+    for m in range(n):  # m take-alls: the m largest weights
+        c = (n - m) / suffix[m]
+        if c * ws[m] <= 1.0:
+            break
+    pi = np.minimum(1.0, c * w)
+    pi[order[:m]] = 1.0
+    return pi
+
+
+@njit(cache=True, nogil=True)
+def _systematic(order, pi, group_offsets, u, judged):
+    """Systematic PPS over ``order`` in groups: rows whose cumulated-pi interval holds a point
+    u_g + j are selected (take-alls, pi = 1, are selected outright)."""
+    for g in range(group_offsets.shape[0] - 1):
+        total = 0.0
+        for i in range(group_offsets[g], group_offsets[g + 1]):
+            row = order[i]
+            p = pi[row]
+            if p >= 1.0:
+                judged[row] = True
+                continue
+            if p <= 0.0:
+                continue
+            if math.floor(total + p - u[g]) > math.floor(total - u[g]):
+                judged[row] = True
+            total += p
+
+
+@dataclass(frozen=True)
+class Importance(Design):
+    """Sampling proportional to the AP prior averaged over the pool's runs (see the module
+    docstring): n_t = max(1, round(fraction N_t)) per topic, or sizes set by a ``budget``; one
+    stratum ``prior``; pi_i = min(1, c w_i). For statAP (prels)."""
+
+    fraction: float
+    budget: Budget | None = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "fraction", _check_rate(self.fraction, "importance: fraction"))
+        object.__setattr__(self, "budget", _check_budget(self.budget))
+
+    @property
+    def name(self) -> str:
+        return f"importance({self.fraction:g}){_suffix(self.budget)}"
+
+    def select(self, frame: SamplingFrame, *, rng) -> Sample:
+        pi, order, offsets, stratum = frame.memo(self, lambda: self._allocate(frame))
+        rng = generator(rng)
+        judged = np.zeros(len(pi), dtype=bool)
+        key = rng.random(len(pi))  # random order within each group: randomized systematic PPS
+        u = rng.random(len(offsets) - 1)
+        rows = order[np.lexsort((key[order], frame.topic[order]))]  # topic blocks, shuffled
+        _systematic(rows, pi, offsets, u, judged)
+        return Sample(judged, stratum, ("prior",), pi)
+
+    def _allocate(self, frame):
+        weight = ap_prior(frame)
+        inside = weight > 0
+        topics = frame.topic
+        pi = np.zeros(len(weight))
+        n_topics = frame.n_topics
+        size = np.bincount(topics[inside], minlength=n_topics)
+        if self.budget is not None and not self.budget.per_topic:
+            total = int(size.sum())
+            if self.budget.total > total:
+                raise DesignError(
+                    f"budget of {self.budget.total} judgments is larger than the pool "
+                    f"({total} documents)"
+                )
+            pi[inside] = inclusion_probabilities(weight[inside], self.budget.total)
+            offsets = np.array([0, int(inside.sum())], dtype=np.int64)
+        else:
+            if self.budget is None:
+                want = sample_size(self.fraction, size)
+            else:
+                want = np.where(size > 0, self.budget.total, 0)
+                over = np.flatnonzero(want > size)
+                if len(over):
+                    t = int(over[0])
+                    raise DesignError(
+                        f"budget of {self.budget.total} judgments is larger than the pool of "
+                        f"topic {frame.collection.topics[t]} ({int(size[t])} documents)"
+                    )
+            for t in np.flatnonzero(size):
+                rows = np.flatnonzero(inside & (topics == t))
+                pi[rows] = inclusion_probabilities(weight[rows], int(want[t]))
+            offsets = np.concatenate([[0], np.cumsum(size)]).astype(np.int64)
+        order = np.flatnonzero(inside)
+        order = order[np.argsort(topics[order], kind="stable")]
+        stratum = np.where(inside, 0, -1).astype(np.int64)
+        for shared in (pi, stratum):
+            shared.flags.writeable = False
+        return pi, order, offsets, stratum
+
+
+def importance(fraction: float, *, budget=None) -> Importance:
+    """AP-prior importance sampling of ``fraction`` of each topic's pool (see :class:`Importance`)."""
+    return Importance(fraction, budget)

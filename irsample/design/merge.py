@@ -1,0 +1,120 @@
+"""Merging judgments back into a design: the judged sample as the estimators' inputs.
+
+Given a design file (:mod:`irsample.design.record`, with rows) and the assessors' judgments
+(TREC qrels lines ``topic iter docno rel`` for judged documents; a partial file is fine; a
+negative rel means "not judged yet"), :func:`merge` pairs them and writes any of:
+
+- ``strata``: sample_eval's stratified qrels ``topic iter docno stratum rel`` for every document
+  of the design's pool: rel the judgment, or -1 when not judged (not selected, or selected but
+  not judged yet). For xinfAP and infNDCG. Only for designs whose strata are simple random
+  samples (uniform, stratified, terabyte): sample_eval's estimators assume it.
+- ``prels``: statAP's ``topic docno rel method probability`` for every judged document, with
+  its inclusion probability under the design (``method`` is written as 1).
+- ``trec``: trec_eval qrels ``topic 0 docno rel`` for every document of the design's pool, -1
+  for pooled but not (yet) judged ones. For infAP and the trec_eval measures.
+
+Judgments of documents outside the design's pool, or not selected by its draw, are errors naming
+the judgments file and line: they would break the inclusion probabilities. Selected documents
+without a judgment are reported (:attr:`Merged.unjudged`); they are written as not sampled, which
+keeps the estimators valid only if the missing judgments are missing at random.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import InputError
+from ..io.trec import QrelsTable
+from ..io.writers import format_prels, format_strata_qrels, format_trec_qrels
+from .importance import Importance
+from .record import DesignRecord
+
+MERGE_FORMATS = ("strata", "prels", "trec")
+
+
+@dataclass(frozen=True, eq=False)
+class Merged:
+    """A design record with its judgments: ``rel[i]`` the grade of row i, -1 if not judged."""
+
+    record: DesignRecord
+    rel: np.ndarray
+    source: str
+
+    @property
+    def judged(self) -> np.ndarray:
+        return self.rel >= 0
+
+    @property
+    def unjudged(self) -> np.ndarray:
+        """Rows selected for judging that have no judgment (yet)."""
+        return self.record.selected & ~self.judged
+
+    def render(self, fmt: str) -> bytes:
+        """The merged judgments in format ``strata``, ``prels`` or ``trec``."""
+        rec = self.record
+        if fmt == "strata":
+            if isinstance(rec.design, Importance):
+                raise InputError(
+                    f"{rec.design.name} is an importance sample, not simple random samples of "
+                    "strata: sample_eval's estimators do not apply; merge it as prels",
+                    rec.source,
+                )
+            labels = [rec.labels[s] for s in rec.stratum]
+            return format_strata_qrels(rec.qid, rec.docno, labels, self.rel)
+        if fmt == "prels":
+            keep = np.flatnonzero(self.judged)
+            return format_prels(
+                [rec.qid[i] for i in keep], [rec.docno[i] for i in keep], self.rel[keep],
+                rec.inclusion[keep],
+            )
+        if fmt == "trec":
+            return format_trec_qrels(rec.qid, rec.docno, self.rel)
+        raise InputError(f"unknown merge format {fmt!r} (one of {', '.join(MERGE_FORMATS)})")
+
+    def report(self) -> str:
+        """Per topic: documents in the design, selected, judged, still unjudged (and a total)."""
+        rec = self.record
+        topics = sorted(set(rec.qid))
+        index = {t: i for i, t in enumerate(topics)}
+        t = np.array([index[q] for q in rec.qid], dtype=np.int64)
+        cols = [np.ones(len(t), bool), rec.selected, self.judged, self.unjudged]
+        counts = [np.bincount(t[c], minlength=len(topics)) for c in cols]
+        lines = ["topic\tpool\tselected\tjudged\tunjudged"]
+        lines += ["\t".join([q] + [str(int(c[i])) for c in counts]) for i, q in enumerate(topics)]
+        lines.append("\t".join(["all"] + [str(int(c.sum())) for c in counts]))
+        missing = np.flatnonzero(self.unjudged)
+        if len(missing):
+            shown = ", ".join(f"{rec.qid[i]}/{rec.docno[i]}" for i in missing[:5])
+            lines.append(f"# {len(missing)} selected documents are not judged yet: {shown}"
+                         + (", ..." if len(missing) > 5 else ""))
+        return "\n".join(lines) + "\n"
+
+
+def merge(record: DesignRecord, table: QrelsTable) -> Merged:
+    """Pair a design record with judgments ``table`` (see the module docstring)."""
+    if not record.has_rows:
+        raise InputError(
+            "the design file lists no documents (a design to draw, not a drawn sample); run "
+            "'irsample sample' first", record.source,
+        )
+    where = {(q, d): i for i, (q, d) in enumerate(zip(record.qid, record.docno))}
+    rel = np.full(len(record.qid), -1, dtype=np.int64)
+    qids, docnos = table.qid.to_pylist(), table.docno.to_pylist()
+    for j, (q, d) in enumerate(zip(qids, docnos)):
+        qs, ds = q.decode("utf-8", "surrogateescape"), d.decode("utf-8", "surrogateescape")
+        i = where.get((qs, ds))
+        if i is None:
+            raise InputError(
+                f"document {ds!r} of topic {qs!r} is not in the design's pool "
+                f"({record.source})", table.source, int(table.lineno[j]),
+            )
+        if not record.selected[i] and table.rel[j] >= 0:
+            raise InputError(
+                f"document {ds!r} of topic {qs!r} was not selected for judging by the design "
+                f"({record.source}); its judgment would break the inclusion probabilities",
+                table.source, int(table.lineno[j]),
+            )
+        rel[i] = max(int(table.rel[j]), -1)
+    return Merged(record, rel, table.source)

@@ -1,0 +1,202 @@
+"""Design files: a drawn sample written down, to judge and to merge back; and the to-judge list.
+
+A design file is JSON (UTF-8), one document row per line so it diffs and greps well::
+
+    {"format": "irsample-design", "version": 1,
+     "design": "2strata@1000",          # a design name (irsample.design.named.parse_design)
+     "seed": 42,                        # the seed of the draw (null: not drawn)
+     "runs": ["runA", "runB"],          # the pooled runs (names)
+     "depth": 100,                      # pool depth (null: whole rankings)
+     "strata": [{"label": "1-10", "size": 640, "sampled": 640}, ...],
+     "columns": ["topic", "docno", "best_rank", "stratum", "inclusion", "selected"],
+     "rows": [
+      ["401", "FBIS3-10082", 1, "1-10", 1.0, 1],
+      ...
+     ]}
+
+``rows`` lists every document of the design's pool: its best rank over the runs, its stratum,
+its inclusion probability pi under the design and whether the draw selected it for judging
+(``1``). Only ``format``, ``version`` and ``design`` are required: a file without ``rows`` (e.g.
+written by a planner) describes a design to draw with ``irsample sample --design FILE``; merging
+needs the rows. ``budget`` is part of the design name; ``runs`` and ``depth``, when given, say
+which pool to build. ``strata`` is a summary (sizes and selections over all topics).
+
+The to-judge list is TSV with a header, ``topic<TAB>docno``, one selected document per line,
+in topic then docno order.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import InputError
+from ..io.trec import read_bytes, source_name
+from .frame import Design, Sample
+from .named import parse_design
+
+FORMAT, VERSION = "irsample-design", 1
+COLUMNS = ["topic", "docno", "best_rank", "stratum", "inclusion", "selected"]
+
+
+@dataclass(frozen=True, eq=False)
+class DesignRecord:
+    """A design, its pool and (optionally) one draw, as written in a design file.
+
+    Rows are the design's pool documents (rows outside the design are not recorded); ``stratum``
+    indexes ``labels``. Without rows (``has_rows`` False) the record only names a design.
+    """
+
+    design: Design
+    seed: int | None = None
+    runs: tuple[str, ...] | None = None
+    depth: float | None = None
+    qid: tuple[str, ...] = ()
+    docno: tuple[str, ...] = ()
+    best_rank: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    labels: tuple[str, ...] = ()
+    stratum: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    inclusion: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    selected: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
+    source: str = "<design>"
+    has_rows: bool = False
+
+    @classmethod
+    def from_sample(cls, units, design: Design, sample: Sample, *, seed=None) -> "DesignRecord":
+        """The record of ``sample`` drawn by ``design`` over a pool or frame ``units``."""
+        rows = np.flatnonzero(sample.stratum >= 0)
+        col = units.collection
+        import pyarrow as pa
+
+        docnos = col.tdi_docno.take(pa.array(units.tdi[rows]))
+        return cls(
+            design, seed, tuple(col.run_names[r] for r in units.runs),
+            None if math.isinf(units.depth) else float(units.depth),
+            tuple(col.topics[t] for t in units.topic[rows]),
+            tuple(v.decode("utf-8", "surrogateescape") for v in docnos.to_pylist()),
+            np.asarray(units.best_rank[rows], dtype=np.float64), tuple(sample.labels),
+            np.asarray(sample.stratum[rows], dtype=np.int64),
+            np.asarray(sample.inclusion[rows], dtype=np.float64),
+            np.asarray(sample.judged[rows], dtype=bool), getattr(units, "source", "<design>"),
+            True,
+        )
+
+    def strata_summary(self) -> list[dict]:
+        size = np.bincount(self.stratum, minlength=len(self.labels))
+        sampled = np.bincount(self.stratum[self.selected], minlength=len(self.labels))
+        return [
+            {"label": label, "size": int(n), "sampled": int(k)}
+            for label, n, k in zip(self.labels, size, sampled)
+        ]
+
+    def to_json(self) -> bytes:
+        """The design file's bytes (see the module docstring)."""
+        head = {
+            "format": FORMAT, "version": VERSION, "design": self.design.name, "seed": self.seed,
+            "runs": list(self.runs) if self.runs is not None else None,
+            "depth": int(self.depth) if self.depth is not None else None,
+        }
+        lines = ["{" + ", ".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in head.items()) + ","]
+        if self.has_rows:
+            lines.append(f' "strata": {json.dumps(self.strata_summary())},')
+            lines.append(f' "columns": {json.dumps(COLUMNS)},')
+            lines.append(' "rows": [')
+            body = []
+            for i in range(len(self.qid)):
+                rank = self.best_rank[i]
+                body.append("  " + json.dumps([
+                    self.qid[i], self.docno[i], None if math.isinf(rank) else int(rank),
+                    self.labels[self.stratum[i]], float(self.inclusion[i]), int(self.selected[i]),
+                ]))
+            lines.append(",\n".join(body))
+            lines.append(" ]")
+        else:
+            lines[-1] = lines[-1].rstrip(",")
+        lines.append("}")
+        return ("\n".join(lines) + "\n").encode("utf-8", "surrogateescape")
+
+    def to_judge_tsv(self) -> bytes:
+        """``topic<TAB>docno`` of the selected documents, with a header line."""
+        order = sorted(np.flatnonzero(self.selected), key=lambda i: (self.qid[i], self.docno[i]))
+        out = ["topic\tdocno\n"] + [f"{self.qid[i]}\t{self.docno[i]}\n" for i in order]
+        return "".join(out).encode("utf-8", "surrogateescape")
+
+    @classmethod
+    def read(cls, source) -> "DesignRecord":
+        """Read a design file (:class:`InputError` with the file and line on bad content)."""
+        name = source_name(source)
+        text = read_bytes(source).tobytes().decode("utf-8", "surrogateescape")
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"not a design file: invalid JSON ({exc.msg})", name, exc.lineno) from None
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise InputError(f"not a design file: expected \"format\": \"{FORMAT}\"", name, 1)
+        if data.get("version") != VERSION:
+            raise InputError(f"unsupported design file version {data.get('version')!r}", name, 1)
+        try:
+            design = parse_design(data.get("design"))
+        except Exception as exc:  # DesignError: located in the file
+            raise InputError(f"design: {exc}", name, _line_of(text, '"design"')) from None
+        seed, runs, depth = data.get("seed"), data.get("runs"), data.get("depth")
+        if runs is not None and (not isinstance(runs, list) or not all(isinstance(r, str) for r in runs)):
+            raise InputError("runs must be a list of run names", name, _line_of(text, '"runs"'))
+        if depth is not None and (not isinstance(depth, int) or depth < 1):
+            raise InputError(f"depth must be an integer >= 1 or null, got {depth!r}", name,
+                             _line_of(text, '"depth"'))
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+            raise InputError(f"seed must be an integer or null, got {seed!r}", name,
+                             _line_of(text, '"seed"'))
+        common = dict(design=design, seed=seed, runs=tuple(runs) if runs is not None else None,
+                      depth=float(depth) if depth is not None else None, source=name)
+        if "rows" not in data:
+            return cls(**common)
+        return cls(**common, **_rows(data, text, name), has_rows=True)
+
+
+def _line_of(text: str, needle: str) -> int | None:
+    at = text.find(needle)
+    return text.count("\n", 0, at) + 1 if at >= 0 else None
+
+
+def _rows(data: dict, text: str, name: str) -> dict:
+    if data.get("columns", COLUMNS) != COLUMNS:
+        raise InputError(f"columns must be {COLUMNS}", name, _line_of(text, '"columns"'))
+    rows = data["rows"]
+    first = (_line_of(text, '"rows"') or 0) + 1
+    if not isinstance(rows, list):
+        raise InputError("rows must be a list", name, first - 1)
+    qid, docno, best, labels, stratum, pi, selected = [], [], [], {}, [], [], []
+    seen = set()
+    for i, row in enumerate(rows):
+        line = first + i  # one row per line, as written by irsample
+        ok = isinstance(row, list) and len(row) == 6
+        if ok:
+            q, d, rank, label, p, sel = row
+            ok = (isinstance(q, str) and isinstance(d, str) and isinstance(label, str)
+                  and (rank is None or (isinstance(rank, int) and rank >= 1))
+                  and isinstance(p, (int, float)) and 0 <= p <= 1 and sel in (0, 1))
+        if not ok:
+            raise InputError(
+                "expected [topic, docno, best_rank, stratum, inclusion, selected] with a "
+                "probability in [0, 1] and selected 0 or 1", name, line,
+            )
+        if sel and p <= 0:
+            raise InputError("a selected document needs an inclusion probability > 0", name, line)
+        if (q, d) in seen:
+            raise InputError(f"document {d!r} of topic {q!r} listed twice", name, line)
+        seen.add((q, d))
+        qid.append(q)
+        docno.append(d)
+        best.append(math.inf if rank is None else float(rank))
+        stratum.append(labels.setdefault(label, len(labels)))
+        pi.append(float(p))
+        selected.append(bool(sel))
+    return dict(
+        qid=tuple(qid), docno=tuple(docno), best_rank=np.array(best, dtype=np.float64),
+        labels=tuple(labels), stratum=np.array(stratum, dtype=np.int64),
+        inclusion=np.array(pi, dtype=np.float64), selected=np.array(selected, dtype=bool),
+    )

@@ -1,0 +1,172 @@
+"""``irsample pool / sample / merge``: outputs, errors that write nothing, and the round trip
+sample -> judge with the true qrels -> merge -> estimators = the estimators of the Judgments the
+design draws directly (``design.sample(frame)``)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+
+from irsample.cli import main
+from irsample.design import Pool, SamplingFrame, parse_design
+from irsample.evaluation import evaluate_collection
+from irsample.io import load_qrels, load_runs, write_qrels
+from irsample.measures import parse_all
+from irsample.model import Collection, Judgments
+
+from .synthetic import pooled_collection
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """Four synthetic runs (3 topics, 200 deep) and their complete depth-100 qrels as files."""
+    collection, table = pooled_collection(3, n_topics=3, n_runs=4)
+    folder = tmp_path_factory.mktemp("synthetic")
+    runs = []
+    for r, name in enumerate(collection.run_names):
+        lines = []
+        for t, topic in enumerate(collection.topics):
+            s = r * collection.n_topics + t
+            a, b = collection.rank_offsets[s], collection.rank_offsets[s + 1]
+            for i, doc in enumerate(collection.ranking(r, t)):
+                lines.append(f"{topic} Q0 {doc} {i + 1} {float(collection.rank_score[a + i])!r} {name}\n")
+            assert len(lines) and b - a == len(collection.ranking(r, t))
+        runs.append(folder / f"{name}.run")
+        runs[-1].write_text("".join(lines))
+    qrels = folder / "qrels"
+    write_qrels(table, qrels)
+    return collection, table, runs, qrels
+
+
+def cli(capsys, *argv):
+    rc = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_pool_lists_and_counts(capsys, files, tmp_path):
+    collection, table, runs, _ = files
+    rc, out, err = cli(capsys, "pool", *runs, "--depth", 100)
+    assert rc == 0, err
+    lines = out.splitlines()
+    assert lines[0] == "topic\tdocno\tbest_rank\truns" and len(lines) - 1 == len(table)
+    groups = tmp_path / "groups"
+    groups.write_text("r0 g1\nr1 g1\nr2 g2\nr3 g2\n")
+    flags = tmp_path / "flags"
+    flags.write_text("r0 judged\nr1 notjudged\nr2 judged\nr3 judged\n")
+    rc, out, _ = cli(capsys, "pool", *runs, "--depth", 10, "--groups", groups, "--stats", "summary")
+    summary = [line.split("\t") for line in out.splitlines()]
+    assert summary[0] == ["topic", "size", "unique_run", "unique_group"] and summary[-1][0] == "all"
+    pool = Pool.from_runs(collection, depth=10, groups={"r0": "g1", "r1": "g1", "r2": "g2", "r3": "g2"})
+    assert int(summary[-1][1]) == len(pool) and int(summary[-1][3]) == int((pool.n_groups == 1).sum())
+    rc, out, _ = cli(capsys, "pool", *runs, "--depth", 5, "--runs-from", flags, "--stats", "depth")
+    rows = [line.split("\t") for line in out.splitlines()]
+    assert rows[0] == ["topic", "depth", "size"] and len(rows) == 1 + 3 * 5
+    three = Pool.from_runs(collection, ["r0", "r2", "r3"], depth=5)
+    assert int(rows[5][2]) == int(three.pool_size()[0])
+
+
+@pytest.mark.parametrize("design, formats", [
+    ("2strata", ("strata", "prels", "trec")),
+    ("terabyte(5)@120", ("strata", "trec")),
+    ("uniform(0.3)@25/topic", ("strata", "prels", "trec")),
+    ("importance(0.2)", ("prels", "trec")),
+])
+def test_sample_judge_merge_round_trip(capsys, files, tmp_path, design, formats):
+    collection, table, runs, qrels = files
+    out = tmp_path / "out"
+    rc, report, err = cli(capsys, "sample", *runs, "--design", design, "--seed", 11, "-o", out)
+    assert rc == 0, err
+    assert report.startswith(f"{parse_design(design).name}: depth-100 pool of 4 runs, seed 11")
+    todo = [line.split("\t") for line in (out / "to_judge.tsv").read_text().splitlines()[1:]]
+    truth = dict(zip(zip(table.qid.to_pylist(), table.docno.to_pylist()), table.rel.tolist()))
+    judged = tmp_path / "judged"
+    judged.write_text("".join(f"{q} 0 {d} {truth[q.encode(), d.encode()]}\n" for q, d in todo))
+    # the same draw in Python: a frame over the same pool, the same seed
+    pool = Pool.from_runs(collection, depth=100)
+    frame = SamplingFrame.from_pool(pool, table)
+    chosen = parse_design(design).select(frame, rng=11).judged
+    assert sorted(map(tuple, todo)) == sorted(
+        (q, d) for q, d, j in zip(pool.qids(), pool.docnos(), chosen) if j
+    )
+    direct = parse_design(design).sample(frame, rng=11)
+    measures = {"strata": ["xinfAP", "infNDCG"], "prels": ["statAP"], "trec": ["infAP"]}
+    for fmt in formats:
+        merged = tmp_path / f"merged.{fmt}"
+        rc, _, err = cli(capsys, "merge", out / "design.json", judged, "--format", fmt, "-o", merged)
+        assert rc == 0 and err.splitlines()[-1].startswith("all\t"), err
+        ms = parse_all(measures[fmt])
+        got = load_qrels(str(merged), fmt)
+        col = Collection.build(load_runs([str(r) for r in runs]), [got])
+        a = evaluate_collection(col, Judgments.from_qrels(col, got), ms)
+        b = evaluate_collection(collection, direct, ms)
+        assert a.run_names == b.run_names and a.topics == b.topics
+        np.testing.assert_allclose(a.values, b.values, rtol=1e-12, atol=1e-15, err_msg=fmt)
+        assert np.isfinite(a.values).all()
+
+
+def test_a_design_file_can_be_drawn_again(capsys, files, tmp_path):
+    _, _, runs, _ = files
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"format": "irsample-design", "version": 1, "design": "3strata",
+                                "runs": ["r1", "r3"], "depth": 50}))
+    rc, report, err = cli(capsys, "sample", *runs, "--design", plan, "--budget", 40,
+                          "--per-topic", "--seed", 1, "-o", tmp_path / "a")
+    assert rc == 0, err
+    assert report.startswith("3strata@40/topic: depth-50 pool of 2 runs, seed 1")
+    data = json.loads((tmp_path / "a" / "design.json").read_text())
+    assert data["runs"] == ["r1", "r3"] and data["depth"] == 50
+    assert sum(row[5] for row in data["rows"]) == 3 * 40
+    rc, _, err = cli(capsys, "sample", *runs, "--design", tmp_path / "a" / "design.json",
+                     "--seed", 1, "-o", tmp_path / "b")
+    assert rc == 0, err
+    assert (tmp_path / "a" / "design.json").read_text() == (tmp_path / "b" / "design.json").read_text()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--design", "2strata", "--budget", 100000], "budget of 100000 judgments is larger than the pool"),
+    (["--design", "1-10:1,11-:1.5"], r"rate must be a number in \(0, 1\]"),
+    (["--design", "uniform(0.2)", "--per-topic"], "--per-topic needs --budget"),
+    (["--design", "nonsense"], "cannot read design"),
+])
+def test_bad_samples_fail_and_write_nothing(capsys, files, tmp_path, args, message):
+    _, _, runs, _ = files
+    out = tmp_path / "out"
+    rc, _, err = cli(capsys, "sample", *runs, *args, "--seed", 1, "-o", out)
+    assert rc == 1 and re.search(message, err), err
+    assert not out.exists()
+
+
+def test_unknown_runs_are_located(capsys, files, tmp_path):
+    _, _, runs, _ = files
+    flags = tmp_path / "flags"
+    flags.write_text("r0\nr9 judged\n")
+    rc, _, err = cli(capsys, "sample", *runs, "--design", "2strata", "--runs-from", flags,
+                     "--seed", 1, "-o", tmp_path / "out")
+    assert rc == 1 and f"{flags}:2: unknown run 'r9'" in err and not (tmp_path / "out").exists()
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"format": "irsample-design", "version": 1, "design": "2strata",
+                                "runs": ["r0", "rX"]}))
+    rc, _, err = cli(capsys, "sample", *runs, "--design", plan, "--seed", 1, "-o", tmp_path / "o")
+    assert rc == 1 and f"{plan}: unknown run(s) in the design: rX" in err
+    rc, _, err = cli(capsys, "pool", *runs, "--depth", 5, "--runs-from", flags)
+    assert rc == 1 and "flags:2: unknown run 'r9'" in err
+
+
+def test_bad_judgments_fail_and_write_nothing(capsys, files, tmp_path):
+    _, _, runs, _ = files
+    out = tmp_path / "out"
+    assert cli(capsys, "sample", *runs, "--design", "pool5", "--seed", 1, "-o", out)[0] == 0
+    first = (out / "to_judge.tsv").read_text().splitlines()[1].split("\t")
+    judged = tmp_path / "judged"
+    judged.write_text(f"{first[0]} 0 {first[1]} 1\n{first[0]} 0 not-a-pooled-doc 0\n")
+    merged = tmp_path / "merged"
+    rc, _, err = cli(capsys, "merge", out / "design.json", judged, "--format", "trec", "-o", merged)
+    assert rc == 1 and f"{judged}:2: document 'not-a-pooled-doc'" in err and not merged.exists()
+    judged.write_text(f"{first[0]} 0 {first[1]} 1\n")  # partial: fine, reported
+    rc, text, err = cli(capsys, "merge", out / "design.json", judged, "--format", "trec")
+    assert rc == 0 and "selected documents are not judged yet" in err
+    assert text.count(" -1\n") == len(text.splitlines()) - 1
