@@ -1,0 +1,55 @@
+"""Figures (matplotlib, Agg backend: no display needed).
+
+- :func:`estimate_vs_truth`: per-run estimates of a mean measure against the truth, with
+  confidence-interval bars and the line y = x (Yilmaz, Kanoulas & Aslam, SIGIR 2008, Fig. 1).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+
+def estimate_vs_truth(
+    panels: Sequence[tuple[str, np.ndarray, np.ndarray, np.ndarray, np.ndarray]],
+    path: str | Path,
+    *,
+    title: str = "",
+) -> Path:
+    """One panel per ``(label, truth, estimate, low, high)`` (arrays over runs); writes a PNG.
+
+    Points are (truth, estimate); vertical bars span [low, high]; a run whose interval misses
+    the truth is drawn in red. Returns the path written.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 4.0), squeeze=False)
+    for ax, (label, truth, estimate, low, high) in zip(axes[0], panels):
+        truth, estimate = np.asarray(truth), np.asarray(estimate)
+        covered = (np.asarray(low) <= truth) & (truth <= np.asarray(high))
+        top = float(max(truth.max(), np.max(high), 1e-9)) * 1.05
+        ax.plot([0, top], [0, top], color="0.6", linestyle="--", linewidth=1)
+        for mask, color in ((covered, "tab:blue"), (~covered, "tab:red")):
+            if mask.any():
+                ax.errorbar(
+                    truth[mask], estimate[mask],
+                    yerr=[estimate[mask] - np.asarray(low)[mask], np.asarray(high)[mask] - estimate[mask]],
+                    fmt="o", markersize=3, color=color, capsize=2, linewidth=1,
+                )
+        ax.set_xlim(0, top)
+        ax.set_ylim(0, top)
+        ax.set_xlabel(f"true {label.split(' ')[-1]}")
+        ax.set_ylabel(label)
+        ax.set_title(f"{label}: {covered.sum()}/{len(covered)} intervals cover", fontsize=9)
+    if title:
+        fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    path = Path(path)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
