@@ -85,6 +85,9 @@ class LoadedCollection:
         self.collection = Collection.build(load_runs(list(files.runs)), [qrels])
         self.qrels = qrels
         self.judgments = Judgments.from_qrels(self.collection, qrels)
+        topic, tdi = self.collection.lookup(qrels.qid, qrels.docno)  # once: frames reuse it
+        keep = topic >= 0
+        self._rows = (topic[keep], tdi[keep], np.asarray(qrels.rel, dtype=np.int64)[keep])
         self.info: RunInfo = run_info(
             self.collection.run_names,
             pooled=None if files.pooled is None else read_pooled_flags(files.pooled),
@@ -131,8 +134,8 @@ class LoadedCollection:
             return _lru(self._frames, (pool, float(depth)), lambda: self._cut(pool, depth))
 
     def _cut(self, pool: tuple[int, ...], depth: float) -> SamplingFrame:
-        base = _lru(self._pool_frames, pool, lambda: SamplingFrame.from_qrels(
-            self.collection, self.qrels, runs=pool))
+        base = _lru(self._pool_frames, pool, lambda: SamplingFrame.from_arrays(
+            self.collection, *self._rows, runs=pool, source=self.qrels.source))
         if np.isinf(depth):
             return base
         keep = base.best_rank <= depth

@@ -154,7 +154,8 @@ class Experiment:
         finally:
             bar.close()
         execution = {"executor": executor, "workers": 1 if executor == "sequential" else workers or 2,
-                     "tasks": len(tasks), "seconds": time.perf_counter() - start}
+                     "tasks": len(tasks), "seconds": time.perf_counter() - start,
+                     "task_cpu_seconds": sum(r["cpu_seconds"] for r in results)}
         return ExperimentResult(
             _table(results, "runs", RUN_COLUMNS), _table(results, "trials", TRIAL_COLUMNS),
             self.settings(), execution,
@@ -227,7 +228,8 @@ def _table(results: list, part: str, columns: Sequence[str]) -> pd.DataFrame:
 @dataclass(frozen=True, eq=False)
 class ExperimentResult:
     """The ``runs`` and ``trials`` tables, the experiment's ``settings`` and how it ran
-    (``execution``: executor, workers, tasks, seconds; not part of the results)."""
+    (``execution``: executor, workers, tasks, wall ``seconds`` and the tasks' summed
+    ``task_cpu_seconds``; not part of the results)."""
 
     runs: pd.DataFrame
     trials: pd.DataFrame

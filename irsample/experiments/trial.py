@@ -23,6 +23,7 @@ is too small to gain from threads on a shared machine.
 from __future__ import annotations
 
 import math
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Callable, Iterable
@@ -137,9 +138,12 @@ def init_worker(files: CollectionFiles) -> None:
 
 def run_task(config: TrialConfig, task: Task) -> dict:
     """Columns of the task's rows: ``{"runs": {...}, "trials": {...}}`` (see RUN_COLUMNS and
-    TRIAL_COLUMNS), cells in task order, runs in split order, measures in config order."""
+    TRIAL_COLUMNS), cells in task order, runs in split order, measures in config order; and
+    ``cpu_seconds``, the task's CPU time (not part of the tables)."""
+    start = time.thread_time()
     with single_threaded():
-        return _run_task(config, task)
+        out = _run_task(config, task)
+    return out | {"cpu_seconds": time.thread_time() - start}
 
 
 def _run_task(config: TrialConfig, task: Task) -> dict:
