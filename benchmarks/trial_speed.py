@@ -38,7 +38,8 @@ STRATEGIES = {
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--shared", default=str(Path(__file__).resolve().parents[1].parent / "shared"))
+    shared = Path(__file__).resolve().parents[1].parent / "shared"
+    parser.add_argument("--shared", default=str(shared))
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--trials", type=int, default=50)
     parser.add_argument("--workers", type=int, default=2)
@@ -67,7 +68,8 @@ def main() -> None:
     split = PooledRuns().splits(data.info, trial=0, seed=0)[0]
     design = stratified(STRATEGIES["2strata"])
     for pairs in (None, 0.05):
-        config = TrialConfig(files, ("xinfAP", "infNDCG", "infAP"), ("AP", "nDCG", "AP"), 0.95, pairs)
+        config = TrialConfig(
+            files, ("xinfAP", "infNDCG", "infAP"), ("AP", "nDCG", "AP"), 0.95, pairs)
         times, cpu = [], []
         for k in range(args.repeat + 1):
             task = Task(k, k, split, (Cell("2strata", "-", design, 100.0, 1000 + k),))
@@ -95,10 +97,11 @@ def main() -> None:
     )
     result = exp.run(executor="processes", workers=args.workers, progress=True)
     seconds, cpu = result.execution["seconds"], result.execution["task_cpu_seconds"]
+    per_cell = 1e3 * cpu / len(trials_of(result))
     print(f"\nvoorhees14-like: {args.trials} trials x {len(STRATEGIES)} strategies x 3 measures, "
           f"all-pairs t-tests, {args.workers} processes: {seconds:.1f} s wall (workers' start "
-          f"and loading included); tasks' CPU {cpu:.1f} s ({1e3 * cpu / len(trials_of(result)):.0f} "
-          f"ms per strategy-trial)")
+          f"and loading included); tasks' CPU {cpu:.1f} s ({per_cell:.0f} ms per "
+          f"strategy-trial)")
     trials = result.trials
     judged = trials[trials.measure == "xinfAP"].groupby("strategy", sort=False).judged.mean() / 50
     print("judgments per topic (mean over trials): "
@@ -142,7 +145,8 @@ def _steps(data, split, design, repeat: int) -> None:
             if k:
                 for key, dt in zip(steps, (t1 - t0, t2 - t1, t3 - t2, t4 - t3)):
                     steps[key].append(dt)
-    print("  steps (median CPU ms): " + ", ".join(f"{k} {1e3 * np.median(v):.1f}" for k, v in steps.items()))
+    medians = ", ".join(f"{k} {1e3 * np.median(v):.1f}" for k, v in steps.items())
+    print(f"  steps (median CPU ms): {medians}")
 
 
 if __name__ == "__main__":

@@ -71,8 +71,9 @@ def test_dask_local_cluster_gives_the_sequential_tables(files, sequential):
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster:
-        with distributed.Client(cluster) as client:
-            result = grid(files).run(executor="dask", scheduler=client, progress=False)
+        # by address, as for a remote scheduler: the runner connects and disconnects
+        result = grid(files).run(executor="dask", scheduler=cluster.scheduler_address,
+                                 progress=False)
     assert_same(sequential, result)
     assert result.execution["executor"] == "dask"
 
@@ -91,13 +92,15 @@ def test_tables_shape_and_columns(sequential):
     # iP@10 has no variance estimator: no interval, no coverage
     assert runs[runs.measure == "iP@10"][["low", "high"]].isna().all().all()
     assert runs[runs.measure != "iP@10"][["low", "high"]].notna().all().all()
-    counted = trials[["true_positive", "true_negative", "miss", "false_alarm", "inversion"]].sum(axis=1)
+    classes = ["true_positive", "true_negative", "miss", "false_alarm", "inversion"]
+    counted = trials[classes].sum(axis=1)
     assert (counted == trials.runs * (trials.runs - 1) / 2).all()
 
 
 def test_seed_column_redraws_any_row_alone(files, sequential):
     data = load(files)
-    row = sequential.runs.query("strategy == '2strata' and split == 'halves' and trial == 1").iloc[0]
+    rows = sequential.runs.query("strategy == '2strata' and split == 'halves' and trial == 1")
+    row = rows.iloc[0]
     assert row.seed == derived_seed(11, "draw", "2strata", "-", "halves", 1)
     pool = RandomHalves().splits(data.info, trial=1, seed=11)[0].pool
     frame = data.frame(pool, 20)
@@ -205,7 +208,8 @@ def test_restricted_collection_evaluates_like_the_full_one(files):
 @pytest.mark.parametrize("fmt", ["parquet", "csv"])
 def test_write_and_read(tmp_path, sequential, fmt):
     written = sequential.write(tmp_path / "out" / "exp", format=fmt)
-    assert [p.name for p in written] == [f"exp.runs.{fmt}", f"exp.trials.{fmt}", "exp.settings.json"]
+    names = [f"exp.runs.{fmt}", f"exp.trials.{fmt}", "exp.settings.json"]
+    assert [p.name for p in written] == names
     back = ExperimentResult.read(tmp_path / "out" / "exp", format=fmt)
     pd.testing.assert_frame_equal(back.trials, sequential.trials, check_exact=False)
     assert back.settings == json.loads(json.dumps(sequential.settings))
@@ -243,3 +247,28 @@ def test_experiment_validation(files):
         grid(files).run(executor="threads")
     with pytest.raises(TypeError):
         strategy("u", uniform)
+
+
+@pytest.mark.shared
+def test_trec8_splits_and_truth(shared):
+    base = shared / "data" / "trec8-adhoc"
+    files = CollectionFiles.of(base / "runs", base / "qrels.trec8.adhoc",
+                               pooled=base / "run-pooled-flag.txt", groups=base / "runs-pids")
+    data = load(files)
+    info = data.info
+    assert len(info.names) == 129 and len(info.pooled_runs) == 71 and len(set(info.groups)) == 41
+    (half,) = RandomHalves().splits(info, trial=0, seed=2014)
+    assert len(half.pool) == 35 and set(half.pool) <= set(info.pooled_runs)
+    logo = LeaveOneGroupOut().splits(info, trial=0, seed=0)
+    assert len(logo) == len({info.groups[r] for r in info.pooled_runs})
+    assert sum(len(s.evaluate) for s in logo) == sum(
+        1 for g in info.groups if g in {info.groups[r] for r in info.pooled_runs})
+    # the qrels are the depth-100 pool of the 71 pooled runs; a half's pool is inside it
+    assert len(data.frame(info.pooled_runs, 100)) == len(data.qrels.rel)
+    assert 0 < len(data.frame(half.pool, 100)) < len(data.qrels.rel)
+    # the truth is the official MAP
+    lines = (base / "official-scores.map").read_text().splitlines()
+    official = dict(line.split() for line in lines)
+    truth = data.truth(("AP",)).summary[:, 0]
+    worst = max(abs(truth[i] - float(official[n])) for i, n in enumerate(info.names))
+    assert worst <= 5e-5

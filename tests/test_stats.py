@@ -24,7 +24,8 @@ def scores(seed=1, runs=12, topics=20):
     rng = np.random.default_rng(seed)
     topic = rng.random(topics)
     skill = np.linspace(0.0, 0.25, runs)
-    return np.clip(topic[None, :] * 0.6 + skill[:, None] + rng.normal(0, 0.12, (runs, topics)), 0, 1)
+    noise = rng.normal(0, 0.12, (runs, topics))
+    return np.clip(topic[None, :] * 0.6 + skill[:, None] + noise, 0, 1)
 
 
 @pytest.mark.parametrize("alternative", ["two-sided", "less", "greater"])
@@ -116,7 +117,8 @@ def test_randomization_monte_carlo_seeded_and_close_to_exact():
     mc = paired_randomization(x[0], x[3], exact=False, n_resamples=20000, rng=7)
     again = paired_randomization(x[0], x[3], exact=False, n_resamples=20000, rng=7)
     assert mc.pvalue == again.pvalue and mc.n_resamples == 20000
-    assert abs(mc.pvalue - exact.pvalue) < 4 * np.sqrt(exact.pvalue * (1 - exact.pvalue) / 20000) + 1e-4
+    se = np.sqrt(exact.pvalue * (1 - exact.pvalue) / 20000)
+    assert abs(mc.pvalue - exact.pvalue) < 4 * se + 1e-4
     # p is never 0 for a Monte Carlo test: (count + 1) / (B + 1)
     far = paired_randomization(x[0] + 1.0, x[0] - 1.0, exact=False, n_resamples=99, rng=1)
     assert far.pvalue == pytest.approx(2 / 100)

@@ -57,7 +57,8 @@ class CollectionFiles:
         def absolute(p):
             return None if p is None else str(Path(p).resolve())
 
-        return cls(tuple(str(f) for f in files), absolute(qrels), absolute(pooled), absolute(groups))
+        return cls(
+            tuple(str(f) for f in files), absolute(qrels), absolute(pooled), absolute(groups))
 
     def settings(self) -> dict:
         runs = self.runs

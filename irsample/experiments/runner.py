@@ -153,7 +153,8 @@ class Experiment:
                 results = _run_dask(config, tasks, workers or 2, scheduler, bar)
         finally:
             bar.close()
-        execution = {"executor": executor, "workers": 1 if executor == "sequential" else workers or 2,
+        execution = {"executor": executor,
+                     "workers": 1 if executor == "sequential" else workers or 2,
                      "tasks": len(tasks), "seconds": time.perf_counter() - start,
                      "task_cpu_seconds": sum(r["cpu_seconds"] for r in results)}
         return ExperimentResult(
@@ -193,7 +194,8 @@ def _run_dask(config: TrialConfig, tasks: Sequence[Task], workers: int, schedule
         from distributed import Client, LocalCluster
         from distributed import as_completed as dask_completed
     except ImportError as err:  # pragma: no cover - the dask extra is optional
-        raise ImportError("executor='dask' needs the dask extra: pip install 'irsample[dask]'") from err
+        raise ImportError(
+            "executor='dask' needs the dask extra: pip install 'irsample[dask]'") from err
     cluster = None
     if scheduler is None:
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
@@ -268,7 +270,8 @@ class ExperimentResult:
         """Read what :meth:`write` wrote."""
         prefix = Path(prefix)
         reader = pd.read_parquet if format == "parquet" else pd.read_csv
-        tables = [reader(prefix.with_name(f"{prefix.name}.{n}.{format}")) for n in ("runs", "trials")]
+        tables = [reader(prefix.with_name(f"{prefix.name}.{n}.{format}"))
+                  for n in ("runs", "trials")]
         meta = json.loads(prefix.with_name(f"{prefix.name}.settings.json").read_text())
         return cls(*tables, meta["settings"], meta.get("execution", {}))
 

@@ -177,7 +177,8 @@ def _run_task(config: TrialConfig, task: Task) -> dict:
             hi = high[:, j] if has_variance[j] else np.full(n_runs, np.nan)
             row = head | {"measure": measure, "target": config.targets[j]}
             for key, value in row.items():
-                runs_out[key].append(np.full(n_runs, value, dtype=object if isinstance(value, str) else np.int64))
+                kind = object if isinstance(value, str) else np.int64
+                runs_out[key].append(np.full(n_runs, value, dtype=kind))
             for key, value in (("run", names), ("pooled", in_pool), ("estimate", est),
                                ("truth", true), ("low", lo), ("high", hi)):
                 runs_out[key].append(value)

@@ -105,7 +105,8 @@ class PairCounts:
 
     @property
     def total(self) -> int:
-        return self.true_positive + self.true_negative + self.miss + self.false_alarm + self.inversion
+        return (self.true_positive + self.true_negative + self.miss + self.false_alarm
+                + self.inversion)
 
     @property
     def accuracy(self) -> float:

@@ -175,7 +175,8 @@ def _generator(rng) -> np.random.Generator:
     if rng is None or isinstance(rng, bool) or not isinstance(
         rng, (int, np.integer, np.random.SeedSequence)
     ):
-        raise ValueError(f"rng must be a numpy Generator, an int seed or a SeedSequence, not {rng!r}")
+        raise ValueError(
+            f"rng must be a numpy Generator, an int seed or a SeedSequence, not {rng!r}")
     return np.random.default_rng(rng)
 
 
@@ -186,7 +187,8 @@ def sign_flips(n: int, *, n_resamples: int = 9999, exact: bool | None = None, rn
         exact = n <= _MAX_EXACT and 2**n <= n_resamples
     if exact:
         if n > _MAX_EXACT:
-            raise ValueError(f"exact enumeration of 2^{n} sign flips is too large (n <= {_MAX_EXACT})")
+            raise ValueError(
+                f"exact enumeration of 2^{n} sign flips is too large (n <= {_MAX_EXACT})")
         bits = (np.arange(2**n, dtype=np.int64)[:, None] >> np.arange(n)) & 1
         return (1.0 - 2.0 * bits), True
     if n_resamples < 1:
@@ -205,10 +207,10 @@ def _flip_from_differences(d: np.ndarray, signs: np.ndarray, exact: bool, altern
     gamma = _TIE * np.abs(observed)[:, None]
     adjust = 0 if exact else 1
     resamples = signs.shape[0]
-    less = (np.count_nonzero(null <= observed[:, None] + gamma, axis=1) + adjust) / (resamples + adjust)
-    greater = (np.count_nonzero(null >= observed[:, None] - gamma, axis=1) + adjust) / (
-        resamples + adjust
-    )
+    below = np.count_nonzero(null <= observed[:, None] + gamma, axis=1)
+    above = np.count_nonzero(null >= observed[:, None] - gamma, axis=1)
+    less = (below + adjust) / (resamples + adjust)
+    greater = (above + adjust) / (resamples + adjust)
     p = {"less": less, "greater": greater}.get(alternative)
     if p is None:
         p = np.minimum(less, greater) * 2.0
@@ -269,11 +271,13 @@ def pairwise(
         signs, exact = sign_flips(n_topics, n_resamples=n_resamples, exact=exact, rng=rng)
 
         def one(a):
-            return _flip_from_differences(values[first[a]] - values[second[a]], signs, exact, alternative)
+            d = values[first[a]] - values[second[a]]
+            return _flip_from_differences(d, signs, exact, alternative)
 
         mean, p, n = _by_blocks(len(first), len(signs), one)
         method = "paired randomization test (" + ("exact" if exact else "Monte Carlo") + ")"
-        return PairwiseResult(mean, p, method, alternative, mean, n, None, len(signs), first, second)
+        return PairwiseResult(
+            mean, p, method, alternative, mean, n, None, len(signs), first, second)
     raise ValueError(f"test must be 't' or 'randomization', not {test!r}")
 
 
@@ -354,7 +358,8 @@ def benjamini_hochberg(pvalues, *, axis: int = -1) -> np.ndarray:
         out = stats.false_discovery_control(p, axis=-1, method="bh") if p.size else p.copy()
         return np.moveaxis(np.asarray(out, dtype=np.float64), -1, axis)
     out = np.full_like(p, np.nan)
-    flat, flat_nan, flat_out = p.reshape(-1, p.shape[-1]), nan.reshape(-1, p.shape[-1]), out.reshape(-1, p.shape[-1])
+    width = p.shape[-1]
+    flat, flat_nan, flat_out = p.reshape(-1, width), nan.reshape(-1, width), out.reshape(-1, width)
     for row in range(len(flat)):
         keep = ~flat_nan[row]
         if keep.any():
