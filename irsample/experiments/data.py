@@ -63,7 +63,8 @@ class CollectionFiles:
     def settings(self) -> dict:
         runs = self.runs
         folders = sorted({str(Path(r).parent) for r in runs})
-        return {"runs": len(runs), "run_folders": folders, "qrels": self.qrels,
+        return {"runs": len(runs), "run_folders": folders,
+                "run_files": [Path(r).name for r in runs], "qrels": self.qrels,
                 "pooled": self.pooled, "groups": self.groups}
 
 

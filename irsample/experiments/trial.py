@@ -13,8 +13,9 @@ collection once (:mod:`irsample.experiments.data`):
    estimate, truth and interval; per (cell, measure) over the evaluated runs Kendall's tau-b
    between truth and estimate (Kendall 1945; ``scipy.stats.kendalltau``), the RMS error
    sqrt(mean_r (est_r - truth_r)^2), the bias mean_r (est_r - truth_r), the largest error, the
-   coverage of the intervals, and, with ``alpha``, the classes of all run pairs under paired
-   t-tests of the per-topic values (paper 002; :mod:`irsample.stats.pairs`).
+   coverage of the intervals (over runs with a finite interval), and, with ``alpha``, the
+   classes of all run pairs under paired t-tests of the per-topic values (paper 002;
+   :mod:`irsample.stats.pairs`).
 
 Numba runs single-threaded inside a task: tasks are what runs in parallel, and each kernel call
 is too small to gain from threads on a shared machine.
@@ -212,13 +213,15 @@ def _compare(est: np.ndarray, true: np.ndarray, low, high, has_interval: bool) -
     error = est - true
     n = len(est)
     tau = stats.kendalltau(true, est).statistic if n >= 2 else math.nan
+    finite = np.isfinite(low) & np.isfinite(high)
     covered = (low <= true) & (true <= high)
     return {
         "kendall_tau": float(tau),
         "rms": float(np.sqrt(np.mean(error**2))) if n else math.nan,
         "bias": float(np.mean(error)) if n else math.nan,
         "max_error": float(np.max(np.abs(error))) if n else math.nan,
-        "coverage": float(np.mean(covered)) if has_interval and n else math.nan,
+        "coverage": (float(np.mean(covered[finite])) if has_interval and finite.any()
+                     else math.nan),
     }
 
 
