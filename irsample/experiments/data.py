@@ -1,0 +1,207 @@
+"""A collection with complete judgments, loaded once per process from its files.
+
+Simulation tasks travel between processes as small values; the collection itself (TREC-8:
+6.3 million ranked positions) is named by a :class:`CollectionFiles` and parsed at most once in
+each process (:func:`load`, a per-process cache; worker initializers call it before the first
+task). What every trial of a process shares is computed once and cached there too: the truth
+(measures under the complete qrels), its significance decisions per run set, the sampling frames
+of the splits' pools (a few at a time: random halves make a new pool every trial), and
+sub-collections of the evaluated runs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from ..design import SamplingFrame
+from ..evaluation import Evaluation, evaluate_collection
+from ..io import load_qrels, load_runs
+from ..measures import Measure, parse
+from ..model import Collection, Judgments
+from ..stats.pairs import PairDecisions, decisions
+from .splits import RunInfo, read_pooled_flags, read_run_groups, run_info
+
+FRAMES_KEPT = 8  #: sampling frames cached per process (least recently used dropped)
+
+
+@dataclass(frozen=True)
+class CollectionFiles:
+    """Where a collection lives: run files, complete qrels, and optionally which runs were
+    pooled (``run judged|notjudged``) and each run's group (``run group`` or TREC's
+    ``runs_table``). Paths are absolute so that workers elsewhere read the same files."""
+
+    runs: tuple[str, ...]
+    qrels: str
+    pooled: str | None = None
+    groups: str | None = None
+
+    @classmethod
+    def of(cls, runs, qrels, *, pooled=None, groups=None) -> "CollectionFiles":
+        """From paths; a directory in ``runs`` stands for its files (sorted by name)."""
+        if isinstance(runs, (str, Path)):
+            runs = [runs]
+        files = []
+        for r in runs:
+            p = Path(r).resolve()
+            files.extend(sorted(q for q in p.iterdir() if q.is_file()) if p.is_dir() else [p])
+        if not files:
+            raise ValueError("no run file given")
+
+        def absolute(p):
+            return None if p is None else str(Path(p).resolve())
+
+        return cls(
+            tuple(str(f) for f in files), absolute(qrels), absolute(pooled), absolute(groups))
+
+    def settings(self) -> dict:
+        runs = self.runs
+        folders = sorted({str(Path(r).parent) for r in runs})
+        return {"runs": len(runs), "run_folders": folders,
+                "run_files": [Path(r).name for r in runs], "qrels": self.qrels,
+                "pooled": self.pooled, "groups": self.groups}
+
+
+def parse_one(name: str | Measure) -> Measure:
+    """The single measure a name stands for (``xinfAP``, ``AP``, ``iP@10``, ``P_10``)."""
+    if isinstance(name, Measure):
+        return name
+    found = parse(name)
+    if len(found) != 1:
+        raise ValueError(f"{name!r} names {len(found)} measures; name exactly one")
+    return found[0]
+
+
+class LoadedCollection:
+    """A parsed collection with its complete judgments and per-process caches."""
+
+    def __init__(self, files: CollectionFiles):
+        self.files = files
+        qrels = load_qrels(files.qrels)
+        self.collection = Collection.build(load_runs(list(files.runs)), [qrels])
+        self.qrels = qrels
+        self.judgments = Judgments.from_qrels(self.collection, qrels)
+        topic, tdi = self.collection.lookup(qrels.qid, qrels.docno)  # once: frames reuse it
+        keep = topic >= 0
+        self._rows = (topic[keep], tdi[keep], np.asarray(qrels.rel, dtype=np.int64)[keep])
+        self.info: RunInfo = run_info(
+            self.collection.run_names,
+            pooled=None if files.pooled is None else read_pooled_flags(files.pooled),
+            groups=None if files.groups is None else read_run_groups(files.groups),
+            source=files.pooled or files.groups or "",
+        )
+        self._lock = threading.RLock()
+        self._truth: dict = {}
+        self._decisions: dict = {}
+        self._pool_frames: OrderedDict = OrderedDict()
+        self._frames: OrderedDict = OrderedDict()
+        self._subsets: OrderedDict = OrderedDict()
+
+    def truth(self, measures: Sequence[str]) -> Evaluation:
+        """``measures`` of every run under the complete qrels (trec_eval's defaults)."""
+        key = tuple(measures)
+        with self._lock:
+            if key not in self._truth:
+                self._truth[key] = evaluate_collection(
+                    self.collection, self.judgments, [parse_one(m) for m in key]
+                )
+            return self._truth[key]
+
+    def truth_decisions(self, measures: Sequence[str], j: int, runs: tuple[int, ...],
+                        alpha: float) -> PairDecisions:
+        """Paired t-test decisions at ``alpha`` over all pairs of ``runs`` for the truth of
+        measure ``j`` of ``measures`` (the gold standard of paper 002)."""
+        key = (tuple(measures), j, runs, alpha)
+        with self._lock:
+            if key not in self._decisions:
+                values = self.truth(measures).values[list(runs), :, j]
+                self._decisions[key] = decisions(values, alpha=alpha)
+            return self._decisions[key]
+
+    def frame(self, pool: tuple[int, ...], depth: float) -> SamplingFrame:
+        """The sampling frame of the qrels over the runs ``pool``: qrels entries whose best
+        rank over those runs is at most ``depth`` (inf: every entry, retrieved or not).
+
+        Entries beyond the depth are outside the simulated pool: never judged, they count as
+        non-relevant for every estimator, as unpooled documents do. Documents the pool runs
+        rank within the depth but the qrels lack cannot be judged and are outside it too.
+        """
+        with self._lock:
+            return _lru(self._frames, (pool, float(depth)), lambda: self._cut(pool, depth))
+
+    def _cut(self, pool: tuple[int, ...], depth: float) -> SamplingFrame:
+        base = _lru(self._pool_frames, pool, lambda: SamplingFrame.from_arrays(
+            self.collection, *self._rows, runs=pool, source=self.qrels.source))
+        if np.isinf(depth):
+            return base
+        keep = base.best_rank <= depth
+        return SamplingFrame(
+            self.collection, base.topic[keep], base.tdi[keep], base.rel[keep],
+            base.best_rank[keep], base.runs, f"{base.source} (depth {int(depth)})",
+        )
+
+    def subcollection(self, runs: tuple[int, ...]) -> Collection:
+        """The collection restricted to ``runs`` (same topics and document ids, so judgments
+        of the full collection apply to it unchanged)."""
+        if runs == tuple(range(self.collection.n_runs)):
+            return self.collection
+        with self._lock:
+            return _lru(self._subsets, runs, lambda: restrict_runs(self.collection, runs))
+
+
+def _lru(cache: OrderedDict, key, build, size: int = FRAMES_KEPT):
+    if key in cache:
+        cache.move_to_end(key)
+        return cache[key]
+    cache[key] = value = build()
+    while len(cache) > size:
+        cache.popitem(last=False)
+    return value
+
+
+def restrict_runs(collection: Collection, runs: Sequence[int]) -> Collection:
+    """``collection`` with only the runs ``runs`` (in that order): their segments' positions
+    gathered into new CSR arrays; topics and the ``tdi`` space are unchanged."""
+    runs = np.asarray(runs, dtype=np.int64)
+    n_topics = collection.n_topics
+    seg = (runs[:, None] * n_topics + np.arange(n_topics)).ravel()
+    starts = collection.rank_offsets[seg]
+    lengths = collection.rank_offsets[seg + 1] - starts
+    offsets = np.zeros(len(seg) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    index = np.repeat(starts - offsets[:-1], lengths) + np.arange(offsets[-1])
+    return dataclasses.replace(
+        collection,
+        run_names=tuple(collection.run_names[r] for r in runs),
+        run_sources=tuple(collection.run_sources[r] for r in runs),
+        rank_offsets=offsets,
+        rank_tdi=collection.rank_tdi[index],
+        rank_score=collection.rank_score[index],
+    )
+
+
+_LOADED: dict[CollectionFiles, LoadedCollection] = {}
+_LOAD_LOCK = threading.Lock()
+
+
+def load(files: CollectionFiles) -> LoadedCollection:
+    """The collection of ``files``, parsed once per process."""
+    with _LOAD_LOCK:
+        if files not in _LOADED:
+            _LOADED[files] = LoadedCollection(files)
+        return _LOADED[files]
+
+
+def forget(files: CollectionFiles | None = None) -> None:
+    """Drop a loaded collection (all of them with ``None``) from this process's cache."""
+    with _LOAD_LOCK:
+        if files is None:
+            _LOADED.clear()
+        else:
+            _LOADED.pop(files, None)

@@ -1,0 +1,235 @@
+"""One simulation task: draw judgments, estimate every run, compare with the truth.
+
+A task is one (trial, split) with every cell (strategy x setting) of the experiment, so a
+split's frame is built once for all of them. For each cell, in a process that loaded the
+collection once (:mod:`irsample.experiments.data`):
+
+1. the frame: qrels entries within the strategy's depth of the split's pool runs (best ranks
+   over those runs only; :meth:`LoadedCollection.frame`, cached);
+2. the draw: ``design.sample(frame, rng=default_rng(seed))`` with the cell's own seed;
+3. the estimates: every estimator for every evaluated run, per topic and as means over
+   topics, with normal-theory intervals at level ``ci`` where the estimator has a variance;
+4. the comparison with the truth (the target measure under the complete qrels): per run the
+   estimate, truth and interval; per (cell, measure) over the evaluated runs Kendall's tau-b
+   between truth and estimate (Kendall 1945; ``scipy.stats.kendalltau``), the RMS error
+   sqrt(mean_r (est_r - truth_r)^2), the bias mean_r (est_r - truth_r), the largest error, the
+   coverage of the intervals (over runs with a finite interval), and, with ``alpha``, the
+   classes of all run pairs under paired t-tests of the per-topic values (paper 002;
+   :mod:`irsample.stats.pairs`).
+
+Numba runs single-threaded inside a task: tasks are what runs in parallel, and each kernel call
+is too small to gain from threads on a shared machine.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+import numba
+import numpy as np
+from scipy import stats
+
+from ..design import Design, Stratified
+from ..evaluation import evaluate_collection
+from ..stats.pairs import CLASSES, PairCounts, classify_decisions, decisions
+from .data import CollectionFiles, load, parse_one
+from .splits import Split
+
+RUN_COLUMNS = ("strategy", "setting", "design", "split", "trial", "seed", "run", "pooled",
+               "measure", "target", "estimate", "truth", "low", "high")
+TRIAL_COLUMNS = ("strategy", "setting", "design", "split", "trial", "seed", "measure", "target",
+                 "runs", "pool_size", "judged", "kendall_tau", "rms", "bias", "max_error",
+                 "coverage", *CLASSES, "accuracy")
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """A named way of choosing judgments: ``designs`` = (setting label, design) pairs, e.g.
+    one per judged fraction. ``depth`` bounds the simulated pool: frame rows are the qrels
+    entries with best rank <= depth over the split's pool runs (``None``: the last stratum's
+    last rank for a stratified design ending in a closed stratum, else the experiment's
+    ``pool_depth``; ``inf``: every qrels entry)."""
+
+    name: str
+    designs: tuple[tuple[str, Design], ...]
+    depth: float | None = None
+
+    def depth_of(self, design: Design, pool_depth: float) -> float:
+        if self.depth is not None:
+            return float(self.depth)
+        if isinstance(design, Stratified) and not math.isinf(design.strata[-1].last):
+            return float(design.strata[-1].last)
+        return float(pool_depth)
+
+
+def strategy(name: str, design: Design | Callable[[object], Design], *,
+             settings: Iterable | None = None, depth: float | None = None) -> Strategy:
+    """A :class:`Strategy` of one ``design``, or of ``design(s)`` for each of ``settings``
+    (labelled ``f"{s:g}"`` for numbers, ``str(s)`` otherwise).
+
+    >>> strategy("uniform", uniform, settings=[0.1, 0.2, 0.3])
+    >>> strategy("2strata", stratified("1-10:1,11-100:0.2"))
+    """
+    if settings is None:
+        if not isinstance(design, Design):
+            raise TypeError(f"strategy {name!r}: give a Design, or a function and settings")
+        return Strategy(name, (("-", design),), depth)
+    cells = []
+    for s in settings:
+        label = f"{s:g}" if isinstance(s, (int, float)) and not isinstance(s, bool) else str(s)
+        made = design(s)
+        if not isinstance(made, Design):
+            raise TypeError(f"strategy {name!r}: setting {label} gave {made!r}, not a Design")
+        cells.append((label, made))
+    if len({label for label, _ in cells}) != len(cells):
+        raise ValueError(f"strategy {name!r}: repeated settings")
+    return Strategy(name, tuple(cells), depth)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One strategy x setting of a task, with its resolved depth and draw seed."""
+
+    strategy: str
+    setting: str
+    design: Design
+    depth: float
+    seed: int
+
+
+@dataclass(frozen=True)
+class Task:
+    index: int
+    trial: int
+    split: Split
+    cells: tuple[Cell, ...]
+
+
+@dataclass(frozen=True)
+class TrialConfig:
+    """What every task of an experiment shares (small: sent with each task)."""
+
+    files: CollectionFiles
+    estimators: tuple[str, ...]
+    targets: tuple[str, ...]
+    ci: float | None
+    alpha: float | None
+
+
+@contextmanager
+def single_threaded():
+    """Numba kernels on one thread in this (calling) thread, restored afterwards."""
+    before = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
+
+
+def init_worker(files: CollectionFiles) -> None:
+    """Worker initializer: parse the collection before the first task arrives."""
+    numba.set_num_threads(1)
+    load(files)
+
+
+def run_task(config: TrialConfig, task: Task) -> dict:
+    """Columns of the task's rows: ``{"runs": {...}, "trials": {...}}`` (see RUN_COLUMNS and
+    TRIAL_COLUMNS), cells in task order, runs in split order, measures in config order; and
+    ``cpu_seconds``, the task's CPU time (not part of the tables)."""
+    start = time.thread_time()
+    with single_threaded():
+        out = _run_task(config, task)
+    return out | {"cpu_seconds": time.thread_time() - start}
+
+
+def _run_task(config: TrialConfig, task: Task) -> dict:
+    data = load(config.files)
+    split = task.split
+    evaluate = list(split.evaluate)
+    sub = data.subcollection(split.evaluate)
+    truth = data.truth(config.targets)
+    true_values = truth.values[evaluate]  # (runs, topics, measures)
+    true_means = truth.summary[evaluate]
+    measures = [parse_one(m) for m in config.estimators]
+    has_variance = [m.variance_method is not None for m in measures]
+    names = np.array([data.info.names[r] for r in evaluate], dtype=object)
+    in_pool = np.isin(np.array(evaluate), np.array(split.pool))
+    n_runs, n_measures = len(evaluate), len(measures)
+    runs_out, trials_out = _columns(RUN_COLUMNS), _columns(TRIAL_COLUMNS)
+    for cell in task.cells:
+        frame = data.frame(split.pool, cell.depth)
+        judgments = cell.design.sample(frame, rng=np.random.default_rng(cell.seed))
+        ev = evaluate_collection(sub, judgments, measures, ci=config.ci)
+        if config.ci is not None:
+            low, high = ev.interval()
+        else:
+            low = high = np.full_like(ev.summary, np.nan)
+        judged = int(judgments.stratum_sampled.sum())
+        head = {"strategy": cell.strategy, "setting": cell.setting, "design": cell.design.name,
+                "split": split.name, "trial": task.trial, "seed": cell.seed}
+        for j, measure in enumerate(config.estimators):
+            est, true = ev.summary[:, j], true_means[:, j]
+            lo = low[:, j] if has_variance[j] else np.full(n_runs, np.nan)
+            hi = high[:, j] if has_variance[j] else np.full(n_runs, np.nan)
+            row = head | {"measure": measure, "target": config.targets[j]}
+            for key, value in row.items():
+                kind = object if isinstance(value, str) else np.int64
+                runs_out[key].append(np.full(n_runs, value, dtype=kind))
+            for key, value in (("run", names), ("pooled", in_pool), ("estimate", est),
+                               ("truth", true), ("low", lo), ("high", hi)):
+                runs_out[key].append(value)
+            summary = row | {"runs": n_runs, "pool_size": len(frame), "judged": judged}
+            summary |= _compare(est, true, lo, hi, has_variance[j])
+            summary |= _pairs(data, config, j, split, ev.values[:, :, j], true_values[:, :, j])
+            for key in TRIAL_COLUMNS:
+                trials_out[key].append(summary[key])
+    return {"runs": {k: _concat(v) for k, v in runs_out.items()},
+            "trials": {k: np.array(v, dtype=_dtype(v)) for k, v in trials_out.items()}}
+
+
+def _columns(names) -> dict:
+    return {name: [] for name in names}
+
+
+def _concat(parts: list) -> np.ndarray:
+    return np.concatenate(parts) if parts else np.array([], dtype=object)
+
+
+def _dtype(values: list):
+    if values and all(isinstance(v, str) for v in values):
+        return object
+    if values and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in values):
+        return np.int64
+    return np.float64
+
+
+def _compare(est: np.ndarray, true: np.ndarray, low, high, has_interval: bool) -> dict:
+    """Agreement of the runs' estimates with their truths (see the module docstring)."""
+    error = est - true
+    n = len(est)
+    tau = stats.kendalltau(true, est).statistic if n >= 2 else math.nan
+    finite = np.isfinite(low) & np.isfinite(high)
+    covered = (low <= true) & (true <= high)
+    return {
+        "kendall_tau": float(tau),
+        "rms": float(np.sqrt(np.mean(error**2))) if n else math.nan,
+        "bias": float(np.mean(error)) if n else math.nan,
+        "max_error": float(np.max(np.abs(error))) if n else math.nan,
+        "coverage": (float(np.mean(covered[finite])) if has_interval and finite.any()
+                     else math.nan),
+    }
+
+
+def _pairs(data, config: TrialConfig, j: int, split: Split, est_values, true_values) -> dict:
+    """Class counts of all pairs of evaluated runs (NaN without ``alpha`` or pairs)."""
+    if config.alpha is None or len(split.evaluate) < 2:
+        return {name: math.nan for name in (*CLASSES, "accuracy")}
+    truth = data.truth_decisions(config.targets, j, split.evaluate, config.alpha)
+    estimate = decisions(est_values, alpha=config.alpha)
+    counts = PairCounts.of(classify_decisions(truth, estimate))
+    return {k: float(v) for k, v in counts.as_dict().items()}

@@ -1,0 +1,1 @@
+"""Statistics over evaluation results: paired tests, corrections, correlations, run-pair classes."""
