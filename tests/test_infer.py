@@ -156,3 +156,14 @@ def test_agreement_by_hand():
     truth = Judgments.from_qrels(col, load_qrels(pd.DataFrame({"qid": "1", "docno": DOCS, "rel": list(TRUTH.values())})))
     assert agreement(inferred, truth).mean == pytest.approx((2 / 3, 2 / 3, 2 / 3))
     assert agreement(inferred, truth, unjudged_only=True).mean == pytest.approx((0.5, 0.5, 0.5))
+
+
+def test_rounded_reuses_the_fit():
+    col, judgments = permutation_collection([1, 0, -1, -1, -1, -1])
+    fit = infer_relevance(col, judgments, true_ap(col), np.array([3.0]), rounding="threshold")
+    top = fit.rounded("top")
+    assert np.array_equal(top.probability, fit.probability) and top.rounding == "top"
+    assert np.array_equal(top.relevant, infer_relevance(col, judgments, true_ap(col), np.array([3.0]), rounding="top").relevant)
+    assert top.grade[:2].tolist() == [1, 0]
+    with pytest.raises(DesignError, match="rng"):
+        fit.rounded("random")

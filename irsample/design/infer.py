@@ -35,7 +35,7 @@ rounding, relevant with probability p: the tutorial's choice; needs ``rng``).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.optimize
@@ -130,6 +130,18 @@ class InferredRelevance:
     target: np.ndarray
     rms: np.ndarray
     rounding: str
+
+    def rounded(self, rounding: str, *, rng=None) -> "InferredRelevance":
+        """The same fit rounded another way (see :func:`infer_relevance`)."""
+        if rounding not in ROUNDINGS:
+            raise DesignError(f"rounding must be one of {', '.join(ROUNDINGS)}, not {rounding!r}")
+        known_rel = self.judged & (self.probability == 1.0)
+        relevant = _round(
+            self.probability, self.judged, known_rel, self.topic, self.target, rounding,
+            generator(rng) if rounding == "random" else None, self.collection.n_topics,
+        )
+        grade = np.where(self.judged, self.grade, relevant.astype(np.int64))
+        return replace(self, relevant=relevant, grade=grade, rounding=rounding)
 
     def qrels_text(self) -> str:
         """TREC qrels of the whole pool: judged documents keep their grade, the others 0/1."""
