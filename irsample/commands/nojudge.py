@@ -40,14 +40,16 @@ def add_parser(sub) -> None:
     nj.add_argument("runs", nargs="+", help="run files (plain, .gz, .parquet)")
     nj.add_argument("--method", choices=METHODS, required=True)
     nj.add_argument("--depth", type=_positive(int), default=100, help="pool depth K (default 100)")
-    nj.add_argument("--trials", type=_positive(int), default=50, help="soboroff: trials (default 50)")
+    nj.add_argument("--trials", type=_positive(int), default=50,
+                    help="soboroff: trials (default 50)")
     nj.add_argument("--seed", type=int, default=0, help="soboroff: random seed (default 0)")
     nj.add_argument("--mean", type=float, default=None,
                     help="soboroff: mean fraction of relevant documents in a pool (TREC-8: 0.055)")
     nj.add_argument("--sd", type=float, default=None, help="soboroff: its standard deviation")
     nj.add_argument("--weighted", action="store_true", help="refcount: rank-weighted variant")
     nj.add_argument("--fraction", type=float, default=0.1,
-                    help="condorcet: top fraction of the fused list taken as relevant (default 0.1)")
+                    help="condorcet: top fraction of the fused list taken as relevant "
+                    "(default 0.1)")
     nj.add_argument("--select", type=float, default=None,
                     help="condorcet: fuse only this fraction of the runs, those of largest bias")
     nj.add_argument("--measure", default="AP", help="soboroff/condorcet: measure (default AP)")
@@ -68,7 +70,8 @@ def add_parser(sub) -> None:
     inf.add_argument("runs", nargs="+", help="run files")
     inf.add_argument("--estimates", default=None,
                      help="AP estimates instead of the sample's: lines 'run topic value' or "
-                     "'run topic measure value' (irsample eval --format tsv -q); 'all' rows skipped")
+                     "'run topic measure value' (irsample eval --format tsv -q); 'all' rows "
+                     "skipped")
     inf.add_argument("--estimator", choices=("infAP", "xinfAP"), default=None,
                      help="AP estimator (default: infAP for one stratum, xinfAP for several)")
     inf.add_argument("--rounding", choices=("threshold", "top", "random"), default="top",
@@ -85,7 +88,9 @@ def cmd_nojudge(args) -> str:
     from ..model import Collection
 
     if args.method == "soboroff" and (args.mean is None or args.sd is None):
-        raise DesignError("soboroff needs --mean and --sd (the fraction of relevant documents in a pool)")
+        raise DesignError(
+            "soboroff needs --mean and --sd (the fraction of relevant documents in a pool)"
+        )
     collection = Collection.build(load_runs(args.runs))
     if args.method == "soboroff":
         scores = nojudge.soboroff(
@@ -119,12 +124,15 @@ def read_estimates(path: str, collection) -> np.ndarray:
     topics = {name: i for i, name in enumerate(collection.topics)}
     out = np.full((collection.n_runs, collection.n_topics), np.nan)
     measure = None
-    for lineno, line in enumerate(read_bytes(path).tobytes().decode("utf-8", "replace").splitlines(), 1):
+    text = read_bytes(path).tobytes().decode("utf-8", "replace")
+    for lineno, line in enumerate(text.splitlines(), 1):
         fields = line.split()
         if not fields or line.startswith("#") or fields[:2] == ["run", "topic"]:
             continue
         if len(fields) not in (3, 4):
-            raise InputError("expected 'run topic value' or 'run topic measure value'", path, lineno)
+            raise InputError(
+                "expected 'run topic value' or 'run topic measure value'", path, lineno
+            )
         if fields[1] == "all":
             continue
         if len(fields) == 4:
@@ -143,7 +151,9 @@ def read_estimates(path: str, collection) -> np.ndarray:
             raise InputError(f"an AP estimate is in [0, 1], got {fields[-1]}", path, lineno)
         r, t = runs[fields[0]], topics[fields[1]]
         if not np.isnan(out[r, t]):
-            raise InputError(f"second estimate for run {fields[0]!r}, topic {fields[1]!r}", path, lineno)
+            raise InputError(
+                f"second estimate for run {fields[0]!r}, topic {fields[1]!r}", path, lineno
+            )
         out[r, t] = value
     if np.isnan(out).all():
         raise InputError("no AP estimate for any run and topic of the collection", path)

@@ -49,7 +49,9 @@ def _preferences(position):
     return votes
 
 
-def condorcet_order(local_run: np.ndarray, local_rank: np.ndarray, local_doc: np.ndarray, n_docs: int):
+def condorcet_order(
+    local_run: np.ndarray, local_rank: np.ndarray, local_doc: np.ndarray, n_docs: int
+):
     """Fuse one topic: rows (run index 0..m-1, 1-based rank, candidate index 0..n_docs-1).
 
     Returns (order, wins, losses): candidate indices best first (ties by candidate index, which
@@ -65,7 +67,9 @@ def condorcet_order(local_run: np.ndarray, local_rank: np.ndarray, local_doc: np
     return order, wins, losses
 
 
-def condorcet_pseudo_qrels(pooled, n_topics: int, *, fraction: float) -> tuple[np.ndarray, np.ndarray]:
+def condorcet_pseudo_qrels(
+    pooled, n_topics: int, *, fraction: float
+) -> tuple[np.ndarray, np.ndarray]:
     """(candidate ``tdi``, relevant flags): the top ``fraction`` of every topic's Condorcet
     fusion of the pooled top-k positions ``pooled`` (a :class:`~irsample.design.nojudge.Pool`:
     arrays ``run``, ``topic``, 1-based ``rank``, ``tdi``; see the module docstring)."""

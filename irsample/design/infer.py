@@ -146,7 +146,8 @@ class InferredRelevance:
     def qrels_text(self) -> str:
         """TREC qrels of the whole pool: judged documents keep their grade, the others 0/1."""
         topics = np.array(self.collection.topics, dtype=object)[self.topic]
-        docnos = [d.decode("utf-8", "surrogateescape") for d in self.collection.tdi_docno.take(self.tdi).to_pylist()]
+        raw = self.collection.tdi_docno.take(self.tdi).to_pylist()
+        docnos = [d.decode("utf-8", "surrogateescape") for d in raw]
         return "".join(f"{q} 0 {d} {int(g)}\n" for q, d, g in zip(topics, docnos, self.grade))
 
 
@@ -187,7 +188,9 @@ def infer_relevance(
         runs = np.flatnonzero(np.isfinite(ap[:, t]))
         if len(free) == 0 or r_hat[t] <= 0 or len(runs) == 0:
             continue
-        p, rms[t] = _fit_topic(collection, judgments, t, free, runs, ap[runs, t], r_hat[t], target[t], rel_level)
+        p, rms[t] = _fit_topic(
+            collection, judgments, t, free, runs, ap[runs, t], r_hat[t], target[t], rel_level
+        )
         fitted[free] = p
     prob = np.where(judged, known_rel.astype(np.float64), fitted[tdi])
     relevant = _round(prob, judged, known_rel, topic, target, rounding, rng, n_topics)
@@ -211,7 +214,8 @@ def _fit_topic(collection, judgments, t, free, runs, estimates, r_hat, target, r
     segs = runs * collection.n_topics + t
     starts, stops = collection.rank_offsets[segs], collection.rank_offsets[segs + 1]
     lengths = stops - starts
-    pos = np.repeat(starts - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths) + np.arange(lengths.sum())
+    before = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    pos = np.repeat(starts - before, lengths) + np.arange(lengths.sum())
     docs = collection.rank_tdi[pos]
     fixed_rel = (judgments.state[docs] == JUDGED) & (judgments.grade[docs] >= rel_level)
     slot = np.where(local[docs] >= 0, local[docs], np.where(fixed_rel, n + 1, n))
@@ -273,7 +277,10 @@ class Agreement:
         return tuple(float(np.mean(v[self.topics])) for v in (self.precision, self.recall, self.f1))
 
 
-def agreement(inferred: InferredRelevance, truth: Judgments, *, rel_level: int = 1, unjudged_only: bool = False) -> Agreement:
+def agreement(
+    inferred: InferredRelevance, truth: Judgments, *, rel_level: int = 1,
+    unjudged_only: bool = False,
+) -> Agreement:
     """Compare the inferred relevant documents with ``truth`` (complete judgments) per topic:
     P = |I & T| / |I| (0 if I is empty), R = |I & T| / |T|, F1 = 2PR / (P + R) (0 if both 0),
     over the pool (``unjudged_only``: over the documents the sample did not judge)."""
@@ -281,7 +288,8 @@ def agreement(inferred: InferredRelevance, truth: Judgments, *, rel_level: int =
     keep = ~inferred.judged if unjudged_only else np.ones(len(inferred.tdi), dtype=bool)
     topic = inferred.topic[keep]
     inf = inferred.relevant[keep]
-    true = (truth.state[inferred.tdi[keep]] == JUDGED) & (truth.grade[inferred.tdi[keep]] >= rel_level)
+    docs = inferred.tdi[keep]
+    true = (truth.state[docs] == JUDGED) & (truth.grade[docs] >= rel_level)
     hit = np.bincount(topic[inf & true], minlength=n_topics).astype(np.float64)
     n_inf = np.bincount(topic[inf], minlength=n_topics)
     n_true = np.bincount(topic[true], minlength=n_topics)

@@ -129,7 +129,9 @@ def _measure(measure) -> Measure:
     return found[0]
 
 
-def score_pseudo_qrels(collection: Collection, tdi, relevant, measure="AP") -> tuple[np.ndarray, np.ndarray]:
+def score_pseudo_qrels(
+    collection: Collection, tdi, relevant, measure="AP"
+) -> tuple[np.ndarray, np.ndarray]:
     """(per-run summary, per-run-topic values) of ``measure`` against pseudo-qrels: documents
     ``tdi`` judged, relevant where ``relevant``; every other document unjudged (non-relevant)."""
     tdi = np.asarray(tdi, dtype=np.int64)
@@ -155,12 +157,15 @@ def relevant_fraction(judgments: Judgments, *, rel_level: int = 1) -> tuple[floa
     return float(frac.mean()), float(frac.std(ddof=1))
 
 
-def soboroff_draw(pooled: Pool, n_tdi: int, n_topics: int, *, mean: float, sd: float, rng) -> tuple[np.ndarray, np.ndarray]:
+def soboroff_draw(
+    pooled: Pool, n_tdi: int, n_topics: int, *, mean: float, sd: float, rng
+) -> tuple[np.ndarray, np.ndarray]:
     """One trial's pseudo-qrels: (pooled ``tdi``, relevant flags) — see the module docstring."""
     rng = generator(rng)
     counts = pooled.counts(n_tdi)
     docs = np.flatnonzero(counts)
-    distinct = np.bincount(pooled.topic[np.unique(pooled.tdi, return_index=True)[1]], minlength=n_topics)
+    first = np.unique(pooled.tdi, return_index=True)[1]
+    distinct = np.bincount(pooled.topic[first], minlength=n_topics)
     entries = np.bincount(pooled.topic, minlength=n_topics)
     frac = np.clip(rng.normal(mean, sd, n_topics), 0.0, 1.0)
     n = np.minimum(entries, np.maximum(1, np.floor(frac * distinct + 0.5).astype(np.int64)))
@@ -191,7 +196,9 @@ def soboroff(
     total = np.zeros(collection.n_runs)
     per_topic = np.zeros((collection.n_runs, collection.n_topics))
     for _ in range(trials):
-        docs, rel = soboroff_draw(pooled, collection.n_tdi, collection.n_topics, mean=mean, sd=sd, rng=rng)
+        docs, rel = soboroff_draw(
+            pooled, collection.n_tdi, collection.n_topics, mean=mean, sd=sd, rng=rng
+        )
         summary, values = score_pseudo_qrels(collection, docs, rel, measure)
         total += summary
         per_topic += values
@@ -216,7 +223,9 @@ def refcount(collection: Collection, *, depth: int = 100, weighted: bool = False
     return SystemScores(name, collection.run_names, per_topic.mean(axis=1), per_topic)
 
 
-def bias(collection: Collection, *, depth: int = 100, runs: Sequence[int] | None = None) -> np.ndarray:
+def bias(
+    collection: Collection, *, depth: int = 100, runs: Sequence[int] | None = None
+) -> np.ndarray:
     """Bias of every run (NaN for runs outside ``runs``), after Mowshowitz & Kawaguchi (IP&M
     2002) as Nuray & Can use it: per topic, v_r is the 0/1 vector of run r's top-``depth``
     documents and the norm vector c = sum_r v_r (the counts of the runs considered);
@@ -253,7 +262,8 @@ def condorcet(
         b = bias(collection, depth=depth)
         k = max(1, math.ceil(float(select) * np.count_nonzero(np.isfinite(b))))
         runs = np.sort(np.argsort(-np.nan_to_num(b, nan=-np.inf), kind="stable")[:k])
-    docs, rel = condorcet_pseudo_qrels(pool(collection, depth, runs), collection.n_topics, fraction=fraction)
+    pooled = pool(collection, depth, runs)
+    docs, rel = condorcet_pseudo_qrels(pooled, collection.n_topics, fraction=fraction)
     summary, values = score_pseudo_qrels(collection, docs, rel, measure)
     name = f"condorcet(depth={depth}, fraction={fraction:g}" + (
         f", select={select:g})" if select is not None else ")"

@@ -56,7 +56,9 @@ def _pair(x, y, what: str) -> tuple[np.ndarray, np.ndarray]:
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     if x.ndim != 1 or x.shape != y.shape:
-        raise ValueError(f"{what}: x and y must be 1-d of the same length, got {x.shape}, {y.shape}")
+        raise ValueError(
+            f"{what}: x and y must be 1-d of the same length, got {x.shape}, {y.shape}"
+        )
     if len(x) < 2:
         raise ValueError(f"{what}: at least 2 systems are needed, got {len(x)}")
     if not (np.isfinite(x).all() and np.isfinite(y).all()):
