@@ -1,0 +1,179 @@
+"""``irsample nojudge`` (rank runs without judgments) and ``irsample infer-qrels`` (complete a
+judged sample into qrels): thin wrappers of :mod:`irsample.design.nojudge` and
+:mod:`irsample.design.infer`."""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+import numpy as np
+
+from ..errors import DesignError, InputError
+
+METHODS = ("soboroff", "refcount", "condorcet")
+
+
+def _positive(kind):
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a {kind.__name__}: {text!r}") from None
+        if not value > 0:
+            raise argparse.ArgumentTypeError(f"must be > 0: {text!r}")
+        return value
+
+    return parse
+
+
+def add_parser(sub) -> None:
+    nj = sub.add_parser(
+        "nojudge",
+        help="rank runs without relevance judgments (Soboroff, reference count, Condorcet)",
+        description="Score and rank runs from the runs alone. soboroff: MAP against random "
+        "pseudo-qrels drawn from the depth-K pool with duplicates (Soboroff, Nicholas & Cahan "
+        "2001; needs --mean/--sd, the fraction of a pool that is relevant); refcount: how often "
+        "the other runs retrieve a run's top-K documents (Wu & Crestani 2003); condorcet: MAP "
+        "against the top --fraction of the Condorcet fusion of the runs (Nuray & Can 2006).",
+    )
+    nj.add_argument("runs", nargs="+", help="run files (plain, .gz, .parquet)")
+    nj.add_argument("--method", choices=METHODS, required=True)
+    nj.add_argument("--depth", type=_positive(int), default=100, help="pool depth K (default 100)")
+    nj.add_argument("--trials", type=_positive(int), default=50,
+                    help="soboroff: trials (default 50)")
+    nj.add_argument("--seed", type=int, default=0, help="soboroff: random seed (default 0)")
+    nj.add_argument("--mean", type=float, default=None,
+                    help="soboroff: mean fraction of relevant documents in a pool (TREC-8: 0.055)")
+    nj.add_argument("--sd", type=float, default=None, help="soboroff: its standard deviation")
+    nj.add_argument("--weighted", action="store_true", help="refcount: rank-weighted variant")
+    nj.add_argument("--fraction", type=float, default=0.1,
+                    help="condorcet: top fraction of the fused list taken as relevant "
+                    "(default 0.1)")
+    nj.add_argument("--select", type=float, default=None,
+                    help="condorcet: fuse only this fraction of the runs, those of largest bias")
+    nj.add_argument("--measure", default="AP", help="soboroff/condorcet: measure (default AP)")
+    nj.add_argument("--format", choices=("tsv", "table"), default="tsv")
+    nj.add_argument("-o", "--output", help="write to this file instead of standard output")
+    nj.set_defaults(run=cmd_nojudge)
+
+    inf = sub.add_parser(
+        "infer-qrels",
+        help="infer the relevance of a sample's unjudged documents (Aslam & Yilmaz 2007)",
+        description="Input: sampled judgments of a pool (TREC qrels with -1 for pooled documents "
+        "not judged, or stratified qrels) and the runs. Each run's AP per topic is estimated from "
+        "the sample (infAP, or xinfAP for stratified samples; or read from --estimates) and R^ by "
+        "sample_eval's estimator; relevance probabilities of the unjudged documents are fitted so "
+        "that the expected APs match, then rounded. Output: qrels of the whole pool.",
+    )
+    inf.add_argument("qrels", help="sampled judgments (-1 = pooled, not judged)")
+    inf.add_argument("runs", nargs="+", help="run files")
+    inf.add_argument("--estimates", default=None,
+                     help="AP estimates instead of the sample's: lines 'run topic value' or "
+                     "'run topic measure value' (irsample eval --format tsv -q); 'all' rows "
+                     "skipped")
+    inf.add_argument("--estimator", choices=("infAP", "xinfAP"), default=None,
+                     help="AP estimator (default: infAP for one stratum, xinfAP for several)")
+    inf.add_argument("--rounding", choices=("threshold", "top", "random"), default="top",
+                     help="p >= 0.5, the round(R^) most probable per topic (default), or random")
+    inf.add_argument("--seed", type=int, default=0, help="random rounding: seed (default 0)")
+    inf.add_argument("--qrels-format", choices=("trec", "strata"), default=None)
+    inf.add_argument("-o", "--output", required=True, help="inferred qrels file")
+    inf.set_defaults(run=cmd_infer_qrels)
+
+
+def cmd_nojudge(args) -> str:
+    from ..design import nojudge
+    from ..io import load_runs
+    from ..model import Collection
+
+    if args.method == "soboroff" and (args.mean is None or args.sd is None):
+        raise DesignError(
+            "soboroff needs --mean and --sd (the fraction of relevant documents in a pool)"
+        )
+    collection = Collection.build(load_runs(args.runs))
+    if args.method == "soboroff":
+        scores = nojudge.soboroff(
+            collection, mean=args.mean, sd=args.sd, rng=args.seed, depth=args.depth,
+            trials=args.trials, measure=args.measure,
+        )
+    elif args.method == "refcount":
+        scores = nojudge.refcount(collection, depth=args.depth, weighted=args.weighted)
+    else:
+        scores = nojudge.condorcet(
+            collection, depth=args.depth, fraction=args.fraction, select=args.select,
+            measure=args.measure,
+        )
+    frame = scores.frame()
+    if args.format == "tsv":
+        lines = ["run\tscore\trank"] + [
+            f"{r.run}\t{float(r.score)!r}\t{int(r.rank)}" for r in frame.itertuples()
+        ]
+        return "\n".join(lines) + "\n"
+    width = max(len("run"), *(len(r) for r in frame["run"]))
+    lines = [f"# {scores.method}", f"{'run':<{width}}  {'score':>12}  {'rank':>4}"]
+    lines += [f"{r.run:<{width}}  {r.score:12.6f}  {int(r.rank):4d}" for r in frame.itertuples()]
+    return "\n".join(lines) + "\n"
+
+
+def read_estimates(path: str, collection) -> np.ndarray:
+    """AP estimates [run, topic] (NaN where absent) from ``path`` (see ``--estimates``)."""
+    from ..io import read_bytes
+
+    runs = {name: i for i, name in enumerate(collection.run_names)}
+    topics = {name: i for i, name in enumerate(collection.topics)}
+    out = np.full((collection.n_runs, collection.n_topics), np.nan)
+    measure = None
+    text = read_bytes(path).tobytes().decode("utf-8", "replace")
+    for lineno, line in enumerate(text.splitlines(), 1):
+        fields = line.split()
+        if not fields or line.startswith("#") or fields[:2] == ["run", "topic"]:
+            continue
+        if len(fields) not in (3, 4):
+            raise InputError(
+                "expected 'run topic value' or 'run topic measure value'", path, lineno
+            )
+        if fields[1] == "all":
+            continue
+        if len(fields) == 4:
+            if measure not in (None, fields[2]):
+                raise InputError(f"more than one measure ({measure}, {fields[2]})", path, lineno)
+            measure = fields[2]
+        if fields[0] not in runs:
+            raise InputError(f"unknown run {fields[0]!r}", path, lineno)
+        if fields[1] not in topics:
+            raise InputError(f"unknown topic {fields[1]!r}", path, lineno)
+        try:
+            value = float(fields[-1])
+        except ValueError:
+            raise InputError(f"not a number: {fields[-1]!r}", path, lineno) from None
+        if not math.isfinite(value) or not 0.0 <= value <= 1.0:
+            raise InputError(f"an AP estimate is in [0, 1], got {fields[-1]}", path, lineno)
+        r, t = runs[fields[0]], topics[fields[1]]
+        if not np.isnan(out[r, t]):
+            raise InputError(
+                f"second estimate for run {fields[0]!r}, topic {fields[1]!r}", path, lineno
+            )
+        out[r, t] = value
+    if np.isnan(out).all():
+        raise InputError("no AP estimate for any run and topic of the collection", path)
+    return out
+
+
+def cmd_infer_qrels(args) -> str:
+    from ..api import check_common_topics, load
+    from ..design.infer import estimated_relevant, estimates_from_sample, infer_relevance
+
+    collection, judgments = load(args.qrels, args.runs, qrels_format=args.qrels_format)
+    check_common_topics(collection, judgments)
+    if args.estimates is not None:
+        ap = read_estimates(args.estimates, collection)
+        r_hat = estimated_relevant(judgments)
+    else:
+        estimator = args.estimator or ("xinfAP" if len(judgments.stratum_labels) > 1 else "infAP")
+        ap, r_hat = estimates_from_sample(collection, judgments, measure=estimator)
+    inferred = infer_relevance(
+        collection, judgments, ap, r_hat, rounding=args.rounding,
+        rng=args.seed if args.rounding == "random" else None,
+    )
+    return inferred.qrels_text()

@@ -1,0 +1,144 @@
+"""``irsample nojudge`` and ``irsample infer-qrels``: outputs on hand-made files, and bad input
+(clear message, exit 1, nothing written)."""
+
+from __future__ import annotations
+
+import itertools
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from irsample.cli import main
+from irsample.design.infer import expected_ap
+
+# topic 1: r1 a b c, r2 b c d, r3 a d e; topic 2: r1 x, r2 x (see test_nojudge.REF)
+RUNS = {
+    "r1": "1 Q0 a 1 3 r1\n1 Q0 b 2 2 r1\n1 Q0 c 3 1 r1\n2 Q0 x 1 1 r1\n",
+    "r2": "1 Q0 b 1 3 r2\n1 Q0 c 2 2 r2\n1 Q0 d 3 1 r2\n2 Q0 x 1 1 r2\n",
+    "r3": "1 Q0 a 1 3 r3\n1 Q0 d 2 2 r3\n1 Q0 e 3 1 r3\n",
+}
+
+
+@pytest.fixture
+def runs(tmp_path):
+    paths = []
+    for name, text in RUNS.items():
+        paths.append(tmp_path / name)
+        paths[-1].write_text(text)
+    return paths
+
+
+def cli(capsys, *argv):
+    rc = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_nojudge_refcount_tsv_and_table(capsys, runs):
+    rc, out, _ = cli(capsys, "nojudge", *runs, "--method", "refcount", "--depth", "2")
+    assert rc == 0
+    assert out == "run\tscore\trank\nr1\t1.5\t1\nr2\t1.0\t2\nr3\t0.5\t3\n"
+    rc, out, _ = cli(capsys, "nojudge", *runs, "--method", "refcount", "--depth", "2", "--format", "table")
+    assert out.splitlines()[0] == "# refcount(depth=2)"
+    assert out.splitlines()[2].split() == ["r1", "1.500000", "1"]
+
+
+def test_nojudge_soboroff_and_condorcet(capsys, runs, tmp_path):
+    argv = ["nojudge", *runs, "--method", "soboroff", "--mean", "0.3", "--sd", "0.1", "--trials", "5"]
+    rc, first, _ = cli(capsys, *argv, "--seed", "3")
+    assert rc == 0 and first.splitlines()[0] == "run\tscore\trank" and len(first.splitlines()) == 4
+    assert cli(capsys, *argv, "--seed", "3")[1] == first
+    out = tmp_path / "scores.tsv"
+    rc, printed, _ = cli(capsys, "nojudge", *runs, "--method", "condorcet", "--depth", "3",
+                         "--fraction", "0.5", "-o", out)
+    assert rc == 0 and printed == "" and out.read_text().startswith("run\tscore\trank\n")
+
+
+def test_nojudge_errors_write_nothing(capsys, runs, tmp_path):
+    out = tmp_path / "out.tsv"
+    rc, _, err = cli(capsys, "nojudge", *runs, "--method", "soboroff", "-o", out)
+    assert rc == 1 and "needs --mean and --sd" in err and not out.exists()
+    rc, _, err = cli(capsys, "nojudge", *runs, "--method", "condorcet", "--fraction", "1.5", "-o", out)
+    assert rc == 1 and "fraction" in err and not out.exists()
+    rc, _, err = cli(capsys, "nojudge", tmp_path / "missing", "--method", "refcount", "-o", out)
+    assert rc == 1 and "no such file" in err and not out.exists()
+    with pytest.raises(SystemExit) as exc:
+        main(["nojudge", str(runs[0]), "--method", "refcount", "--depth", "0"])
+    assert exc.value.code == 2
+
+
+DOCS = ["a", "b", "c", "d", "e", "f"]
+TRUTH = {"a": 1, "b": 0, "c": 1, "d": 0, "e": 0, "f": 1}
+
+
+@pytest.fixture
+def sample(tmp_path):
+    """Thirty orders of six documents (one topic); a and b judged, the rest -1; the true
+    relevant set is {a, c, f}, R = 3; ``estimates`` holds every run's true AP."""
+    perms = list(itertools.permutations(DOCS))
+    chosen = np.random.default_rng(0).choice(len(perms), 30, replace=False)
+    runs, lines = [], []
+    for k, c in enumerate(chosen):
+        order = perms[c]
+        path = tmp_path / f"run{k:02d}"
+        path.write_text("".join(f"1 Q0 {d} {i + 1} {10 - i} r{k:02d}\n" for i, d in enumerate(order)))
+        runs.append(path)
+        lines.append(f"r{k:02d}\t1\t{expected_ap([TRUTH[d] for d in order], 3.0)!r}\n")
+    qrels = tmp_path / "sample.qrels"
+    qrels.write_text("1 0 a 1\n1 0 b 0\n" + "".join(f"1 0 {d} -1\n" for d in "cdef"))
+    estimates = tmp_path / "estimates.tsv"
+    estimates.write_text("run\ttopic\tmeasure\tvalue\n" + "".join(
+        line.replace("\t1\t", "\t1\tAP\t") for line in lines
+    ) + "r00\tall\tAP\t0.5\n")
+    return qrels, runs, estimates
+
+
+def test_infer_qrels_with_estimates_recovers_the_truth(capsys, sample, tmp_path):
+    qrels, runs, estimates = sample
+    out = tmp_path / "inferred.qrels"
+    rc, printed, _ = cli(capsys, "infer-qrels", qrels, *runs, "--estimates", estimates, "-o", out)
+    assert rc == 0 and printed == ""
+    assert out.read_text() == "".join(f"1 0 {d} {TRUTH[d]}\n" for d in DOCS)
+
+
+def test_infer_qrels_from_the_sample(capsys, sample, tmp_path):
+    """Estimates from the sample itself (infAP, R^ = 1 * 6 / 2 = 3): judged documents keep
+    their grades and round(R^) - 1 = 2 unjudged documents become relevant (rounding top)."""
+    qrels, runs, _ = sample
+    out = tmp_path / "inferred.qrels"
+    assert cli(capsys, "infer-qrels", qrels, *runs, "-o", out)[0] == 0
+    rows = [line.split() for line in out.read_text().splitlines()]
+    assert [r[2] for r in rows] == DOCS and rows[0][3] == "1" and rows[1][3] == "0"
+    assert sum(int(r[3]) for r in rows[2:]) == 2
+
+
+@pytest.mark.parametrize("text, message", [
+    ("r00\t1\t0.5\nnope\t1\t0.2\n", ":2: unknown run 'nope'"),
+    ("r00\t7\t0.5\n", ":1: unknown topic '7'"),
+    ("r00\t1\tabc\n", "not a number"),
+    ("r00\t1\t1.5\n", "in [0, 1]"),
+    ("r00\t1\t0.5\nr00\t1\t0.4\n", "second estimate"),
+    ("r00\t1\tAP\t0.5\nr01\t1\tinfAP\t0.4\n", "more than one measure"),
+    ("r00 1\n", "expected 'run topic value'"),
+    ("r00\tall\t0.5\n", "no AP estimate"),
+])
+def test_infer_qrels_bad_estimates(capsys, sample, tmp_path, text, message):
+    qrels, runs, _ = sample
+    bad = tmp_path / "bad.tsv"
+    bad.write_text(text)
+    out = tmp_path / "inferred.qrels"
+    rc, _, err = cli(capsys, "infer-qrels", qrels, *runs, "--estimates", bad, "-o", out)
+    assert rc == 1 and message in err and not out.exists()
+
+
+def test_infer_qrels_exit_codes(sample, tmp_path):
+    qrels, runs, _ = sample
+    out = tmp_path / "inferred.qrels"
+    base = [sys.executable, "-m", "irsample.cli", "infer-qrels"]
+    missing = subprocess.run(base + [str(tmp_path / "none"), str(runs[0]), "-o", str(out)],
+                             capture_output=True, text=True)
+    assert missing.returncode == 1 and "no such file" in missing.stderr and not out.exists()
+    no_output = subprocess.run(base + [str(qrels), str(runs[0])], capture_output=True, text=True)
+    assert no_output.returncode == 2 and "-o" in no_output.stderr
