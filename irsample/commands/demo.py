@@ -6,8 +6,9 @@ qrels and runs:
 
 1. the depth-``--depth`` pool of all runs, judged completely (qrels; unlisted documents are
    non-relevant): the truth, MAP and nDCG of every run;
-2. a ``2strata`` design (the top 10 of every run judged, a uniform sample of ranks 11-depth)
-   with a budget of ``--fraction`` of the pool, drawn with ``--seed``;
+2. a two-strata design with a budget of ``--fraction`` of the pool, drawn with ``--seed``: the
+   top k of every run judged exhaustively, k the deepest whose stratum takes at most half the
+   budget (paper 002's 2strata shape), and a uniform sample of ranks k+1 to depth with the rest;
 3. xinfAP and infNDCG with 95% intervals from that sample, per run, next to the truth; the
    Kendall tau of the estimated ranking, the coverage of the intervals, and a figure.
 """
@@ -41,6 +42,16 @@ def bundled() -> tuple[str, list[str]]:
     return str(root / "qrels.gz"), runs
 
 
+def top_depth(best_rank, share: float, depth: int) -> int:
+    """The deepest k (>= 1) whose top-k stratum (pool documents of best rank <= k) holds at most
+    ``share`` documents: 2strata's exhaustive first stratum, sized to half the budget."""
+    import numpy as np
+
+    sizes = np.array([(best_rank <= k).sum() for k in range(1, depth + 1)])
+    fits = np.flatnonzero(sizes <= share)
+    return int(fits[-1]) + 1 if len(fits) else 1
+
+
 def run(args) -> str:
     import numpy as np
     from scipy.stats import kendalltau
@@ -63,7 +74,9 @@ def run(args) -> str:
     rel = np.maximum(complete.grade[pool.tdi], 0).astype(np.int64)  # unlisted: non-relevant
     frame = SamplingFrame.from_arrays(collection, pool.topic, pool.tdi, rel, source="pool")
     budget = max(1, round(args.fraction * len(frame)))
-    design = parse_design(f"1-10:1,11-{args.depth}:0.5@{budget}")
+    top = top_depth(pool.best_rank, budget / 2, args.depth)
+    design = parse_design(f"1-{top}:1,{top + 1}-{args.depth}:0.5@{budget}" if top < args.depth
+                          else f"1-{args.depth}:1@{budget}")
     judgments = design.sample(frame, rng=args.seed)
 
     truth = evaluate_collection(collection, frame.judgments(), parse_all(["map", "ndcg"]))
