@@ -42,7 +42,8 @@ def topics_of_samples(ranking, rel, samples, strata=None):
     values = [rel[d] if d in smp else -1 for smp in samples for d in docs]
     table = load_qrels(pd.DataFrame({"qid": qid, "docno": docs * len(samples), "rel": values}))
     if strata is not None:
-        labels = [strata[d.decode() if isinstance(d, bytes) else d] for d in table.docno.to_pylist()]
+        names = [d.decode() if isinstance(d, bytes) else d for d in table.docno.to_pylist()]
+        labels = [strata[d] for d in names]
         table = QrelsTable(table.source, table.qid, table.docno, table.rel, table.lineno,
                            stratum=pa.array(labels))
     runs = load_runs(pd.concat([run_frame(ranking, qid=f"t{i:05d}") for i in range(len(samples))]))
