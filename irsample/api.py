@@ -14,7 +14,7 @@ from .errors import InputError, MeasureError
 from .evaluation import Evaluation, evaluate_collection
 from .io import load_qrels, load_runs
 from .measures import Measure, parse_all
-from .measures.base import output_key
+from .measures.base import DEFAULT_VARIANCE, output_key
 from .model import Collection, Judgments
 
 
@@ -79,6 +79,7 @@ def estimate(
     qrels_format: str | None = None,
     rel_level: int = 1,
     complete: bool = False,
+    variance: str = DEFAULT_VARIANCE,
 ) -> Evaluation:
     """Estimate measures from sampled ``judgments`` with confidence intervals.
 
@@ -87,6 +88,8 @@ def estimate(
     measure must have a variance estimator (``Measure.variance_method``). The result holds
     per-topic values and means with their variances; ``result.interval()`` and
     ``result.frame()`` (columns ``variance``, ``low``, ``high``) give the limits at level ``ci``.
+    ``variance`` names the variance estimator of infAP and xinfAP: ``"jackknife"`` (default),
+    ``"covariance"`` or ``"paper"`` (see :func:`~irsample.evaluation.evaluate_collection`).
 
     >>> est = irsample.estimate("sampled.qrels", ["run.gz"], ["xinfAP", "infNDCG"], ci=0.95)
     >>> est.frame()
@@ -103,7 +106,8 @@ def estimate(
     collection, judged = load(judgments, runs, qrels_format=qrels_format)
     check_common_topics(collection, judged)
     return evaluate_collection(
-        collection, judged, chosen, rel_level=rel_level, complete=complete, ci=ci
+        collection, judged, chosen, rel_level=rel_level, complete=complete, ci=ci,
+        variance=variance,
     )
 
 

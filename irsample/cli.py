@@ -45,6 +45,7 @@ def _level(text: str) -> float:
 def build_parser() -> argparse.ArgumentParser:
     from .formats import FORMATS
     from .io import QRELS_FORMATS
+    from .measures.base import DEFAULT_VARIANCE, VARIANCE_METHODS
 
     parser = argparse.ArgumentParser(
         prog="irsample",
@@ -88,6 +89,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="add confidence limits at this level (e.g. 0.95) for estimators with a variance "
         "(infAP, xinfAP, infNDCG, statAP): <name>_low/_high lines, or low/high columns",
     )
+    ev.add_argument(
+        "--variance", choices=VARIANCE_METHODS, default=DEFAULT_VARIANCE,
+        help="variance estimator of infAP and xinfAP for --ci: jackknife (default; closest to "
+        "nominal coverage on TREC-8), covariance (linearised, with the covariances of the "
+        "precisions) or paper (Yilmaz, Kanoulas & Aslam 2008, precisions independent)",
+    )
     ev.add_argument("-o", "--output", help="write to this file instead of standard output")
 
     sub.add_parser("measures", help="list every measure with its formula and citation")
@@ -115,6 +122,7 @@ def cmd_eval(args) -> str:
         complete=args.complete,
         compat=args.compat,
         ci=args.ci,
+        variance=args.variance,
     )
     return render(ev, args.format, per_topic=args.per_topic, places=args.places)
 

@@ -1,8 +1,9 @@
 """Variances and confidence intervals of the estimators (infAP, xinfAP, infNDCG, statAP).
 
-- By hand: infAP's two stages (reference-semantics §3.3) on a small ranking.
+- By hand: infAP's two stages (reference-semantics §3.3, ``variance="paper"``) on a small
+  ranking (the default jackknife and the covariance method: test_variance_covariance.py).
 - Complete judgments: no sampling, so every variance is 0 and the interval collapses.
-- One stratum: xinfAP's stratified variance reduces to infAP's (up to the n/(n - 1) of a
+- One stratum: xinfAP's stratified paper variance reduces to infAP's (up to the n/(n - 1) of a
   sample variance and the smoothing terms).
 - The mean's variance is sum var_q / Q^2; the limits are value -/+ z sqrt(var).
 - API and CLI: ``irsample.estimate``, ``--ci`` in every format, bad levels.
@@ -35,9 +36,10 @@ def run_frame(docnos, qid="1", tag="r"):
     return pd.DataFrame({"qid": qid, "docno": docnos, "score": np.arange(n, 0, -1.0), "tag": tag})
 
 
-def evaluate_ci(table, runs, names, ci=0.95):
+def evaluate_ci(table, runs, names, ci=0.95, variance="jackknife"):
     col = Collection.build(runs, [table])
-    return evaluate_collection(col, Judgments.from_qrels(col, table), parse_all(names), ci=ci)
+    return evaluate_collection(col, Judgments.from_qrels(col, table), parse_all(names), ci=ci,
+                               variance=variance)
 
 
 def test_infap_variance_by_hand():
@@ -49,7 +51,7 @@ def test_infap_variance_by_hand():
         "rel": [1, -1, 0, 1, -1, 1, 1, -1, 0],
     })
     run = load_runs(run_frame(list("axbcyd")))
-    ev = evaluate_ci(load_qrels(qrels), run, ["infAP"])
+    ev = evaluate_ci(load_qrels(qrels), run, ["infAP"], variance="paper")
     eps = 1e-5
     # rank 1: PC = 1. rank 4 (c): above N = 3 pooled, n = 2 judged, 1 relevant.
     pc4 = 1 / 4 + (3 / 4) * (3 / 3) * (1 + eps) / (2 + 2 * eps)
@@ -66,11 +68,12 @@ def test_infap_variance_by_hand():
     assert ev.variance[0, 0, 0] == pytest.approx(expected, rel=1e-10)
 
 
+@pytest.mark.parametrize("method", ["jackknife", "covariance", "paper"])
 @pytest.mark.parametrize("seed", range(3))
-def test_complete_judgments_have_zero_variance(seed):
+def test_complete_judgments_have_zero_variance(seed, method):
     q, runs = collection(seed)
     table = load_qrels(q)
-    ev = evaluate_ci(table, runs, ["infAP", "infAP(c=1.5)", "xinfAP", "infNDCG"])
+    ev = evaluate_ci(table, runs, ["infAP", "infAP(c=1.5)", "xinfAP", "infNDCG"], variance=method)
     assert np.nanmax(np.abs(ev.variance)) <= 1e-12
     low, high = ev.interval()
     np.testing.assert_allclose(low, ev.summary, atol=1e-6)
@@ -93,7 +96,7 @@ def sampled_table(table: QrelsTable, rng, fraction, stratum=None) -> QrelsTable:
 def test_one_stratum_xinfap_variance_reduces_to_infap(seed):
     q, runs = collection(seed, n_docs=300, depth=200)
     table = sampled_table(load_qrels(q), np.random.default_rng(seed), 0.4)
-    ev = evaluate_ci(table, runs, ["infAP", "xinfAP"])
+    ev = evaluate_ci(table, runs, ["infAP", "xinfAP"], variance="paper")
     infap, xinfap = ev.variance[..., 0], ev.variance[..., 1]
     # stage 1 differs by n/(n-1) with n ~ 120 judged per topic, plus smoothing differences
     np.testing.assert_allclose(xinfap, infap, rtol=0.02, atol=1e-9)
@@ -196,14 +199,15 @@ def test_cli_rejects_bad_levels(sampled_files, level, capsys):
     assert "--ci" in capsys.readouterr().err
 
 
-def test_variance_is_finite_and_nonnegative_under_sparse_samples():
+@pytest.mark.parametrize("method", ["jackknife", "covariance", "paper"])
+def test_variance_is_finite_and_nonnegative_under_sparse_samples(method):
     """5% samples leave strata with 0 or 1 judged documents: variances stay finite, >= 0."""
     q, runs = collection(9, n_docs=200, depth=100)
     full = load_qrels(q)
     stratum = pa.array(np.where(np.arange(len(full)) % 200 < 20, "top", "rest"))
     for seed in range(5):
         table = sampled_table(full, np.random.default_rng(seed), 0.05, stratum=stratum)
-        ev = evaluate_ci(table, runs, ["infAP", "xinfAP", "infNDCG"])
+        ev = evaluate_ci(table, runs, ["infAP", "xinfAP", "infNDCG"], variance=method)
         v = ev.variance[ev.evaluated]
         assert np.isfinite(v).all() and (v >= 0).all()
         assert math.isfinite(ev.summary_variance.sum())

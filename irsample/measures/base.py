@@ -36,6 +36,14 @@ TREC_ORDER = (
 #: trec_eval's default cut-offs for P, recall, ndcg_cut, map_cut and relative_P.
 DEFAULT_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
+#: the named variance estimators of infAP and xinfAP (``ap_variance.py``): ``"jackknife"``
+#: (stratified delete-one jackknife), ``"covariance"`` (linearisation with the covariances of the
+#: precisions at different cut-offs) and ``"paper"`` (Yilmaz, Kanoulas & Aslam 2008 §3: precisions
+#: taken as independent). Estimators with a single variance formula (infNDCG, statAP) ignore it.
+VARIANCE_METHODS = ("jackknife", "covariance", "paper")
+#: the default: closest to nominal coverage of 95% intervals on TREC-8 (benchmarks/ci_coverage.py)
+DEFAULT_VARIANCE = "jackknife"
+
 REGISTRY: dict[str, type["Measure"]] = {}  # irsample family name -> class
 TREC_REGISTRY: dict[str, type["Measure"]] = {}  # trec_eval family name -> class
 ALIASES: dict[str, type["Measure"]] = {}  # lower-cased aliases -> class
@@ -149,9 +157,10 @@ class Measure:
         """Per-segment values (one per run x topic, ``ctx.n_seg``)."""
         raise NotImplementedError
 
-    def variance(self, ctx: "EvalContext") -> np.ndarray:
+    def variance(self, ctx: "EvalContext", method: str = DEFAULT_VARIANCE) -> np.ndarray:
         """Per-segment estimated sampling variance of :meth:`compute`'s values over the random
-        choice of judged documents (families with a ``variance_method`` only)."""
+        choice of judged documents (families with a ``variance_method`` only); ``method`` is one
+        of :data:`VARIANCE_METHODS` (families with one formula ignore it)."""
         raise MeasureError(f"{self.name} has no variance estimator")
 
     def __post_init__(self):

@@ -13,7 +13,7 @@ from numba import njit, prange
 
 from ..errors import MeasureError
 from ..model import JUDGED, POOLED
-from .base import Measure
+from .base import DEFAULT_VARIANCE, Measure
 from .context import safe_divide
 
 INFAP_EPSILON = 1e-5  #: trec_eval's smoothing constant
@@ -113,7 +113,11 @@ class InfAP(Measure):
     above k and pi = rel_above / n (0 at k = 1, for n = 0 or N <= 1). The first term is the
     choice of relevant documents as cut-offs, the second the estimation of each precision from
     the documents sampled above it (taken as independent across cut-offs). Complete judgments
-    give 0.
+    give 0. This is ``variance="paper"``; as the precisions at different cut-offs share the
+    documents sampled above them, it gives about half the observed standard error on TREC-8.
+    The default ``"jackknife"`` (stratified delete-one jackknife) and ``"covariance"``
+    (linearisation with the covariances of the precisions and of the two stages) are in
+    ``ap_variance.py``.
 
     ``c`` is the smoothing parameter of Yilmaz & Aslam, Information Retrieval 2008 (paper 001
     §4.5.4): with no judged document above k the precision above k is taken as 1/c. The default
@@ -139,7 +143,7 @@ class InfAP(Measure):
     def trec_family(self):
         return self.trec if self.c == 2.0 else None
 
-    variance_method = "two-stage (uniform sample of the pool)"
+    variance_method = "jackknife, covariance or paper's two-stage (ap_variance.py)"
 
     def compute(self, ctx):
         return ctx.shared(("infAP", self.c), lambda: _infap_kernel(
@@ -147,7 +151,11 @@ class InfAP(Measure):
             INFAP_EPSILON, self.c,
         ))
 
-    def variance(self, ctx):
+    def variance(self, ctx, method=DEFAULT_VARIANCE):
+        if method != "paper":
+            from .ap_variance import ap_variance
+
+            return ap_variance(ctx, method, self.compute(ctx), infap_c=self.c)
         j = ctx.judgments
         fraction = safe_divide(j.stratum_sampled.sum(axis=1), j.stratum_size.sum(axis=1))
         return _infap_variance_kernel(

@@ -24,7 +24,7 @@ from numba import njit, prange
 
 from ..errors import MeasureError
 from ..model import JUDGED, POOLED
-from .base import Measure, split_values
+from .base import DEFAULT_VARIANCE, Measure, split_values
 from .gain import gains_text, parse_gains
 from .interpolated import ELEVEN_POINTS
 from .context import safe_divide
@@ -141,12 +141,18 @@ class XInfAP(Measure):
     estimator = True
     sample_eval_name = "infAP"
     citation = _YKA
-    variance_method = "two-stage, stratified ratio linearisation (sampled_variance.py)"
+    variance_method = "jackknife, covariance or paper (ap_variance.py, sampled_variance.py)"
 
-    def variance(self, ctx):
-        from .sampled_variance import xinfap_variance
+    def variance(self, ctx, method=DEFAULT_VARIANCE):
+        """``"paper"``: the stratified two-stage formula of ``sampled_variance.py`` (precisions at
+        different cut-offs independent); ``"covariance"`` and ``"jackknife"``: ``ap_variance.py``."""
+        if method == "paper":
+            from .sampled_variance import xinfap_variance
 
-        return xinfap_variance(ctx, self.compute(ctx))
+            return xinfap_variance(ctx, self.compute(ctx))
+        from .ap_variance import ap_variance
+
+        return ap_variance(ctx, method, self.compute(ctx))
 
     def compute(self, ctx):
         sap, *_ = walk(ctx)
@@ -211,7 +217,7 @@ class InfNDCG(Measure):
 
     variance_method = "stratified expansion, ideal DCG fixed (sampled_variance.py)"
 
-    def variance(self, ctx):
+    def variance(self, ctx, method=None):  # one estimator: ``method`` is ignored
         from .sampled_variance import infndcg_variance
 
         return infndcg_variance(ctx, self.gains)

@@ -1,5 +1,8 @@
 """Sampling variances of xinfAP and infNDCG under a stratified sample of the pool.
 
+xinfAP's is its ``variance="paper"`` estimator (precisions at different cut-offs independent);
+the default jackknife and the covariance-aware linearisation are in ``ap_variance.py``.
+
 The stratified analogue of infAP's two-stage variance (Yilmaz, Kanoulas & Aslam, SIGIR 2008,
 §3 and appendix; reference-semantics §3.3), derived for the estimators of ``sampled.py``: each
 stratum s of the topic's pool (N_s documents) is a simple random sample of n_s documents.

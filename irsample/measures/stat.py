@@ -151,7 +151,7 @@ class StatAP(Measure):
     def compute(self, ctx):
         return stat_walk(ctx)[0]
 
-    def variance(self, ctx):
+    def variance(self, ctx, method=None):  # one estimator: ``method`` is ignored
         return stat_walk(ctx)[1]
 
 
