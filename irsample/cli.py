@@ -13,6 +13,7 @@ import sys
 import textwrap
 
 from .errors import IrsampleError
+from .commands.arguments import number
 from .io.writers import write_atomic
 
 
@@ -22,24 +23,8 @@ from .io.writers import write_atomic
 COMMANDS: tuple[str, ...] = ("demo", "design", "judge", "nojudge")
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0: {text!r}")
-    return value
-
-
-def _level(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0.0 < value < 1.0:
-        raise argparse.ArgumentTypeError(f"a confidence level is in (0, 1), not {text!r}")
-    return value
+_positive_int = number(int, minimum=0)
+_level = number(float, above=0.0, below=1.0)  # a confidence level in (0, 1)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -22,21 +22,12 @@ import sys
 from pathlib import Path
 
 from ..errors import DesignError, InputError
+from .arguments import number
 
 DEFAULT_DEPTH = 100
 
 
-def _depth(text: str) -> int:
-    """An integer >= 1 (a depth or a budget)."""
-    import argparse
-
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 1, not {text!r}")
-    return value
+_depth = number(int, minimum=1)  # a depth or a budget
 
 
 def add_parser(sub) -> None:

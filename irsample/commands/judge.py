@@ -10,21 +10,13 @@ before anything is written.
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
-from ..cli import _positive_int
 from ..design.adaptive import METHODS
+from .arguments import number
 
 
-def _at_least_one(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1: {text!r}")
-    return value
+_at_least_one = number(int, minimum=1)
 
 
 def add_parser(sub) -> None:
@@ -41,7 +33,7 @@ def add_parser(sub) -> None:
     p.add_argument("runs", nargs="+", help="run files (plain, .gz, .parquet)")
     p.add_argument("--method", choices=METHODS, required=True)
     p.add_argument("--beta", type=float, default=None, help="Hedge's beta in (0, 1] (default 0.1)")
-    p.add_argument("--budget", type=_positive_int, required=True,
+    p.add_argument("--budget", type=_at_least_one, required=True,
                    help="judgments in all (shared out over the topics), or per topic with --per-topic")
     p.add_argument("--per-topic", action="store_true", help="the budget is per topic")
     p.add_argument("--state", required=True, metavar="DIR",

@@ -4,27 +4,18 @@ judged sample into qrels): thin wrappers of :mod:`irsample.design.nojudge` and
 
 from __future__ import annotations
 
-import argparse
 import math
 
 import numpy as np
 
 from ..errors import DesignError, InputError
+from .arguments import number
 
 METHODS = ("soboroff", "refcount", "condorcet")
 
 
 def _positive(kind):
-    def parse(text: str):
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a {kind.__name__}: {text!r}") from None
-        if not value > 0:
-            raise argparse.ArgumentTypeError(f"must be > 0: {text!r}")
-        return value
-
-    return parse
+    return number(kind, above=0)
 
 
 def add_parser(sub) -> None:

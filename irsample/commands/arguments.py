@@ -1,0 +1,26 @@
+"""argparse value types shared by the subcommands: numbers with bounds, one error wording."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def number(kind=int, *, minimum=None, above=None, below=None):
+    """An argparse ``type`` converting with ``kind`` (int or float) and checking
+    ``value >= minimum``, ``value > above`` and ``value < below`` (each when given)."""
+    noun = "an integer" if kind is int else "a number"
+
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not {noun}: {text!r}") from None
+        if minimum is not None and value < minimum:
+            raise argparse.ArgumentTypeError(f"must be {noun} >= {minimum}, not {text!r}")
+        if above is not None and not value > above:
+            raise argparse.ArgumentTypeError(f"must be {noun} > {above}, not {text!r}")
+        if below is not None and not value < below:
+            raise argparse.ArgumentTypeError(f"must be {noun} < {below}, not {text!r}")
+        return value
+
+    return parse
