@@ -186,6 +186,7 @@ def evaluate_collection(
         max_docs=max_docs,
         compat=compat,
     )
+    ctx.requested = tuple(measures)
     n_runs, n_topics = collection.n_runs, collection.n_topics
     retrieved = collection.segment_lengths() > 0
     evaluated = np.broadcast_to(judgments.has_topic, (n_runs, n_topics)).copy()

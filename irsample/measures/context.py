@@ -76,12 +76,20 @@ class EvalContext:
         self._rel: dict[int, np.ndarray] = {}
         self._cum_rel: dict[int, np.ndarray] = {}
         self._shared: dict = {}
+        #: the measures being evaluated with this context (set by evaluate_collection), so a
+        #: shared computation can serve all of them in one pass
+        self.requested: tuple = ()
 
     def shared(self, key, build):
         """Compute ``build()`` once per context under ``key`` (arrays several measures use)."""
         if key not in self._shared:
             self._shared[key] = build()
         return self._shared[key]
+
+    def replace_shared(self, key, value):
+        """Store ``value`` under ``key`` (a fuller version of a shared result); return it."""
+        self._shared[key] = value
+        return value
 
     # ---- positions -------------------------------------------------------------------------
     @cached_property

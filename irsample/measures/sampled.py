@@ -35,8 +35,10 @@ SMOOTH_REL, SMOOTH_SAMPLED = 1e-5, 3e-5
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _walk(offsets, pos_state, pos_grade, pos_tdi, stratum, gain_table, n_strata, depth):
-    """Per segment: SAP_s, gain_s, d_s, m_s (over the top ``depth``) and E after every rank.
+def _walk(offsets, pos_state, pos_grade, pos_tdi, stratum, gain_table, n_strata, depth,
+          keep_expected):
+    """Per segment: SAP_s, gain_s, d_s, m_s (over the top ``depth``) and, with
+    ``keep_expected``, E after every rank (a one-element array otherwise).
 
     Each stratum's term d_s (q_s + 1e-5)/(m_s + 3e-5) is updated only when its stratum changes
     and E sums the terms in stratum order (the reference's order: interpolated precision compares
@@ -48,7 +50,7 @@ def _walk(offsets, pos_state, pos_grade, pos_tdi, stratum, gain_table, n_strata,
     gain = np.zeros((n_seg, n_strata))
     docs = np.zeros((n_seg, n_strata))
     sampled = np.zeros((n_seg, n_strata))
-    expected = np.empty(offsets[-1])
+    expected = np.empty(offsets[-1] if keep_expected else 1)
     for s in prange(n_seg):
         d = np.zeros(n_strata)
         m = np.zeros(n_strata)
@@ -79,7 +81,8 @@ def _walk(offsets, pos_state, pos_grade, pos_tdi, stratum, gain_table, n_strata,
                 e = 0.0
                 for j in range(n_strata):
                     e += term[j]
-            expected[a + i] = e
+            if keep_expected:
+                expected[a + i] = e
         docs[s] = d
         sampled[s] = m
     return sap, gain, docs, sampled, expected
@@ -93,8 +96,21 @@ def _mapped_gains(gains: tuple, n_grades: int) -> np.ndarray:
     return table
 
 
-def walk(ctx, gains: tuple = ()):
-    """The shared walk of every sample_eval estimator (cached per context and gain map)."""
+#: families that read E after every rank; the walk keeps that array (50 MB on TREC-8) only
+#: when one of them is evaluated in the same context
+READS_EXPECTED = frozenset({"iP", "inum_rel_ret", "iIPrec"})
+
+
+def walk(ctx, gains: tuple = (), *, expected: bool = False):
+    """The shared walk of every sample_eval estimator (cached per context and gain map).
+
+    E after every rank is kept when ``expected`` is asked for or when the context's requested
+    measures include a family of :data:`READS_EXPECTED` (so one walk serves them all)."""
+    key = ("sample_eval_walk", gains)
+    keep = expected or any(m.family in READS_EXPECTED for m in ctx.requested)
+    cached = ctx.shared(key, lambda: None)  # (kept E, walk results) once computed
+    if cached is not None and (cached[0] or not keep):
+        return cached[1]
 
     def build():
         j = ctx.judgments
@@ -103,10 +119,10 @@ def walk(ctx, gains: tuple = ()):
         table = _mapped_gains(gains, j.stratum_grades.shape[2])
         return _walk(
             ctx.offsets, ctx.pos_state, ctx.pos_grade, ctx.pos_tdi, j.stratum, table,
-            len(j.stratum_labels), SAMPLE_EVAL_DEPTH,
+            len(j.stratum_labels), SAMPLE_EVAL_DEPTH, keep,
         )
 
-    return ctx.shared(("sample_eval_walk", gains), build)
+    return ctx.replace_shared(key, (keep, build()))[1]
 
 
 def estimated_relevant(ctx) -> tuple[np.ndarray, np.ndarray]:
@@ -119,7 +135,7 @@ def estimated_relevant(ctx) -> tuple[np.ndarray, np.ndarray]:
 
 def expected_at(ctx, k: int) -> np.ndarray:
     """E at rank min(k, n, depth) of every segment (0 for an empty ranking)."""
-    *_, expected = walk(ctx)
+    *_, expected = walk(ctx, expected=True)
     depth = np.minimum(np.minimum(ctx.seg_len, SAMPLE_EVAL_DEPTH), k)
     out = np.zeros(ctx.n_seg)
     has = depth > 0
@@ -348,7 +364,7 @@ class InfIPrec(Measure):
         return f"iprec@rec{self.recall:4.2f}"
 
     def compute(self, ctx):
-        *_, expected = walk(ctx)
+        *_, expected = walk(ctx, expected=True)
         r_hat, _ = estimated_relevant(ctx)
         values = ctx.shared(
             "sample_eval_iprec",
