@@ -97,3 +97,24 @@ def test_pair_classes_by_hand_feed_accuracy():
     assert flipped.inversion == same.true_positive >= 2
     assert flipped.accuracy == pytest.approx(
         same.true_negative / (same.true_negative + 2 * flipped.inversion))
+
+
+def test_four_strata_design_shares_and_tables(files):
+    from irsample.experiments.four_strata import four_strata_design, run_four_strata
+
+    best = np.concatenate([np.arange(1, 101)] * 4).astype(float)  # 4 documents per rank
+    four, flat, fraction = four_strata_design(best, 5)
+    rates = [s.rate for s in four.strata]
+    sizes = [4 * (s.last - s.first + 1) for s in four.strata]
+    assert rates[0] == 1 and sizes[0] == 20
+    expected = [sz * r for sz, r in zip(sizes[1:], rates[1:])]
+    # the lower strata draw as many documents as the depth-5 pool holds, 3 : 1.5 : 1
+    assert sum(expected) == pytest.approx(20, rel=1e-4)
+    assert np.allclose(np.array(expected) / expected[-1], [3, 1.5, 1], rtol=1e-4)
+    assert fraction == pytest.approx(40 / 400)
+    res = run_four_strata(files, trials=2, workers=1, executor="sequential", depths=(2, 5))
+    summary = res["summary"]
+    assert list(summary.columns) == ["judged", "tau", "rms", "rho", "judged_fraction"]
+    assert set(summary.index.get_level_values("measure")) == {
+        "xinfAP", "infNDCG", "infAP", "nDCG"}
+    assert list(res["designs"].index) == [2, 5]
