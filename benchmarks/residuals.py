@@ -57,6 +57,12 @@ def main() -> None:
     print("\nmean discordant pairs (significant, opposite direction to XS on all judgments):")
     print(wrong.loc[:, ~wrong.columns.get_level_values(1).str.startswith("interval")]
           .round(1).to_string())
+    rec = res["recant"].reset_index()
+    keep = (rec.judgments.isin([1000, 10000]) & rec.later.isin([10000, rec.later.max()])
+            & (rec.later > rec.judgments))
+    print("\nrecanting (paper 004 Table 3): pairs significant at `judgments` no longer so at "
+          "`later` (mean over trials):")
+    print(rec[keep].round(3).to_string(index=False))
     print("\nwritten:", *res["figures"])
 
 

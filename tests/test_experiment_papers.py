@@ -57,6 +57,9 @@ def test_residuals_tables_and_monotone_intervals(files, tmp_path):
     assert res["runs"] == 8
     assert table.separability.between(0, 1).all()
     assert all(p.exists() for p in res["figures"])
+    recant = res["recant"]
+    assert list(recant.columns) == ["significant", "recanted", "fraction"]
+    assert (recant.recanted <= recant.significant).all()
     # nested subsets: judging more documents only narrows [B, T], so the pessimistic
     # comparison decides at least the cells it decided before
     for (trial, measure), g in table[table.point == "interval"].groupby(["trial", "measure"]):

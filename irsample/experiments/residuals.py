@@ -24,6 +24,8 @@ evaluation", AIRS 2010 (paper 004 here; Fig. 2 and Table 2). Protocol:
    ``interval_mean`` = the fraction of run pairs whose intervals of the mean over topics,
    [mean B, mean T], do not overlap. ``discordant`` counts decided pairs whose direction is the
    opposite of the same test on all judgments (point XS there).
+5. Recanting (paper 004's Table 3): of the pairs significant with ``judgments``, the number
+   (``recanted``) no longer significant with a larger subset ``later``, same point estimate.
 
 Separability is not accuracy: an estimate that separates many pairs may separate them wrongly
 (``discordant``); XS on a small subset evaluates a shallower measure (paper 004 §5).
@@ -53,6 +55,7 @@ POINTS = ("XS", "XB", "XI", "XM")
 SIZES = (1000, 2000, 5000, 10000, 20000, 50000, None)
 COLUMNS = ("trial", "order", "judgments", "measure", "point", "separability", "separated",
            "pairs", "discordant")
+RECANT_COLUMNS = ("trial", "measure", "point", "judgments", "later", "significant", "recanted")
 
 
 def run_residuals(files: CollectionFiles, *, trials: int = 5, seed: int = 2010,
@@ -61,6 +64,7 @@ def run_residuals(files: CollectionFiles, *, trials: int = 5, seed: int = 2010,
     """Run paper 004's separability experiment (module docstring) on ``files``.
 
     Returns ``trials`` (one row per trial x subset size x measure x point, COLUMNS),
+    ``recant`` (RECANT_COLUMNS, the mean over trials of the recanted fraction),
     ``separability`` (mean over trials: rows size, columns measure x point), ``runs`` (how many
     runs are compared), ``seconds`` and ``figures`` (separability vs judgments, with ``out``).
     """
@@ -77,11 +81,16 @@ def run_residuals(files: CollectionFiles, *, trials: int = 5, seed: int = 2010,
         with ProcessPoolExecutor(min(workers, trials), mp_context=context,
                                  initializer=init_worker, initargs=(files,)) as pool:
             parts = list(pool.map(one_trial, [files] * trials, [spec] * trials, range(trials)))
-    table = pd.DataFrame([row for part in parts for row in part], columns=list(COLUMNS))
+    table = pd.DataFrame([row for part, _ in parts for row in part], columns=list(COLUMNS))
+    recant = pd.DataFrame([row for _, part in parts for row in part],
+                          columns=list(RECANT_COLUMNS))
+    recant = (recant.groupby(["measure", "point", "judgments", "later"], sort=False)
+              [["significant", "recanted"]].mean())
+    recant["fraction"] = recant.recanted / recant.significant
     summary = (table.groupby(["judgments", "measure", "point"], sort=False).separability.mean()
                .unstack(["measure", "point"]))
     n_runs = int(table.pairs.iloc[0]) if len(table) else 0
-    result = {"trials": table, "separability": summary,
+    result = {"trials": table, "separability": summary, "recant": recant,
               "runs": int(round((1 + np.sqrt(1 + 8 * n_runs)) / 2)),
               "seconds": time.perf_counter() - start, "figures": []}
     if out is not None:
@@ -101,8 +110,8 @@ def judgment_order(frame, order: str, rng: np.random.Generator) -> np.ndarray:
     return np.lexsort((rng.random(len(frame.rel)), frame.best_rank))
 
 
-def one_trial(files: CollectionFiles, spec: tuple, trial: int) -> list[tuple]:
-    """Rows of one trial (see COLUMNS); the subsets of one trial are nested prefixes."""
+def one_trial(files: CollectionFiles, spec: tuple, trial: int) -> tuple[list, list]:
+    """Rows of one trial (COLUMNS, RECANT_COLUMNS); its subsets are nested prefixes."""
     sizes, order, runs, alpha, seed = spec
     data = load(files)
     info = data.info
@@ -121,6 +130,7 @@ def one_trial(files: CollectionFiles, spec: tuple, trial: int) -> list[tuple]:
     first, second = np.triu_indices(len(evaluate), k=1)
     out = []
     reference = None
+    significant = {}  # (family, point) -> [(judgments, significant flags)], largest first
     with single_threaded():
         for n in sorted(sizes, key=lambda s: np.inf if s is None else s, reverse=True):
             take = rows_order[: len(rows_order) if n is None else min(n, len(rows_order))]
@@ -135,6 +145,7 @@ def one_trial(files: CollectionFiles, spec: tuple, trial: int) -> list[tuple]:
                 ref = reference[f]
                 for p in POINTS:
                     d = decisions(values[:, :, column[f, p]], alpha=alpha)
+                    significant.setdefault((f, p), []).append((label, d.significant))
                     wrong = d.significant & ref.significant & (d.sign != ref.sign)
                     out.append((trial, order, label, f, p, float(d.significant.mean()),
                                 int(d.significant.sum()), len(d), int(wrong.sum())))
@@ -146,7 +157,14 @@ def one_trial(files: CollectionFiles, spec: tuple, trial: int) -> list[tuple]:
                                           low.mean(1)[second], high.mean(1)[second])
                 out.append((trial, order, label, f, "interval_mean", float(np.mean(means != 0)),
                             int(np.sum(means != 0)), len(means), 0))
-    return sorted(out, key=lambda r: r[2])
+    recants = []
+    for (f, p), found in significant.items():
+        found = found[::-1]  # smallest first
+        for i, (n, sig) in enumerate(found):
+            for later, sig_later in found[i + 1:]:
+                recants.append((trial, f, p, n, later, int(sig.sum()),
+                                int(np.sum(sig & ~sig_later))))
+    return sorted(out, key=lambda r: r[2]), recants
 
 
 def separability_figure(summary: pd.DataFrame, path) -> Path:
