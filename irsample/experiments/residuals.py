@@ -41,9 +41,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..model import Judgments
 from ..evaluation import evaluate_collection
 from ..measures.residual import compare_intervals
+from ..model import Judgments
 from ..stats.pairs import decisions
 from .data import CollectionFiles, load, parse_one
 from .splits import derived_seed
