@@ -304,8 +304,8 @@ def ci_coverage(context: Context, p: dict) -> Report:
     middle = fractions[len(fractions) // 2]
     label = f"{middle:g}"
     first = result.runs[(result.runs["trial"] == 0) & (result.runs["setting"] == label)]
-    panels = [(f"{s}: {m} vs {g['target'].iloc[0]}", g["truth"].to_numpy(), g["estimate"].to_numpy(), g["low"].to_numpy(),
-               g["high"].to_numpy())
+    panels = [(f"{s}: {m} vs {g['target'].iloc[0]}", g["truth"].to_numpy(),
+               g["estimate"].to_numpy(), g["low"].to_numpy(), g["high"].to_numpy())
               for (s, m), g in first.groupby(["strategy", "measure"], sort=False)
               if (s, m) in (("uniform", "infAP"), ("2strata", "xinfAP"), ("2strata", "infNDCG"))]
 
