@@ -25,7 +25,7 @@ EXPECTED = {
     "ci-coverage": (["## Coverage and KS pass rate", "ks_pass", "## Estimates vs truth"],
                     ["estimate_vs_truth.png"]),
 }
-SMALL = {"infap-random": {"percents": "10,50,100"}, "depth-pools": {"depths": "1,4,20"},
+SMALL = {"infap-random": {"percents": "10,50,100", "estimator": "infAP(c=1.5)"}, "depth-pools": {"depths": "1,4,20"},
          "xinfap-terabyte": {"depths": "1,2,30"}, "ci-coverage": {"percents": "20,40"}}
 
 

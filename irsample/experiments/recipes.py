@@ -150,18 +150,20 @@ def _lines(table: pd.DataFrame, column: str, x: str = "judged_pct", by: str = "m
 
 
 @recipe("infap-random", "infAP on uniform random samples of the depth-100 pool vs true MAP",
-        PAPER_001 + ", §5.1, Figs. 16 and 18", trials=10,
+        PAPER_001 + ", §5.1, Figs. 16 and 18", trials=10, estimator="infAP",
         percents=(1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 100.0))
 def infap_random(context: Context, p: dict) -> Report:
     fractions = [x / 100.0 for x in p["percents"]]
     result = _run(context, p, [strategy("uniform", uniform, settings=fractions)],
-                  {"infAP": "AP"})
+                  {p["estimator"]: "AP"})
     table = summarise(result)
     shown = table[["setting", "judged_pct", "tau", "tau_sd", "rms", "rho"]].copy()
     shown.insert(0, "percent", [100 * float(s) for s in shown.pop("setting")])
     key = shown[shown["percent"].isin([1.0, 5.0, 10.0])][["percent", "rms"]]
-    text = ("Uniform random samples of each topic's depth-100 pool (pooled runs); infAP "
-            "(trec_eval's) of every run against its true MAP. Means over trials.")
+    text = (f"Uniform random samples of each topic's depth-100 pool (pooled runs); "
+            f"{p['estimator']} of every run against its true MAP (infAP: trec_eval's, smoothing "
+            "c = 2; `--param estimator=infAP(c=1.5)` for the paper's other choice). Means over "
+            "trials.")
     points = ", ".join(f"{r.percent:g}%: {r.rms:.4f}" for r in key.itertuples()) or "-"
     return Report("infap-random", "infAP on random samples of the pool (paper 001 §5.1)",
                   PAPER_001, {}, [
