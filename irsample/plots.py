@@ -2,6 +2,9 @@
 
 - :func:`estimate_vs_truth`: per-run estimates of a mean measure against the truth, with
   confidence-interval bars and the line y = x (Yilmaz, Kanoulas & Aslam, SIGIR 2008, Fig. 1).
+- :func:`metric_lines`: an agreement statistic (Kendall's tau, RMS error, Pearson's rho) against
+  the share of the pool judged, one line per estimator (Yilmaz & Aslam, IR 2008, Figs. 16, 18,
+  23; Yilmaz, Kanoulas & Aslam, SIGIR 2008, Figs. 3-4).
 """
 
 from __future__ import annotations
@@ -46,6 +49,42 @@ def estimate_vs_truth(
         ax.set_xlabel(f"true {label.split(' ')[-1]}")
         ax.set_ylabel(label)
         ax.set_title(f"{label}: {covered.sum()}/{len(covered)} intervals cover", fontsize=9)
+    if title:
+        fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    path = Path(path)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def metric_lines(
+    panels: Sequence[tuple[str, dict]],
+    path: str | Path,
+    *,
+    xlabel: str = "% of the pool judged",
+    title: str = "",
+    references: dict | None = None,
+) -> Path:
+    """One panel per ``(ylabel, {line label: (x, y)})``; ``references`` maps a panel's ylabel to
+    ``{label: (x, y)}`` points drawn as crosses (a paper's published values). Writes a PNG and
+    returns its path."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.4 * len(panels), 3.8), squeeze=False)
+    for ax, (ylabel, lines) in zip(axes[0], panels):
+        for label, (x, y) in lines.items():
+            ax.plot(np.asarray(x, dtype=float), np.asarray(y, dtype=float), marker="o",
+                    markersize=3, linewidth=1.2, label=label)
+        for label, (x, y) in (references or {}).get(ylabel, {}).items():
+            ax.plot(np.atleast_1d(x), np.atleast_1d(y), "x", markersize=7, label=label)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
     if title:
         fig.suptitle(title, fontsize=10)
     fig.tight_layout()

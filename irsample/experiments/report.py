@@ -1,0 +1,104 @@
+"""Markdown reports of simulation recipes (:mod:`irsample.experiments.recipes`).
+
+A recipe returns a :class:`Report`: a title, its sources, the parameters it ran with, sections of
+text, tables (pandas, rendered as Markdown pipe tables) and figures (callables writing PNGs), and
+one tidy results table. :func:`write_report` writes ``report.md``, the figures and the results
+(``results.parquet``, or ``results.csv`` without pyarrow or when asked) into a directory.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+
+@dataclass
+class Section:
+    """A heading with optional text, table and figure (``figure``: a PNG file name written by
+    ``draw(path)``)."""
+
+    title: str
+    text: str = ""
+    table: pd.DataFrame | None = None
+    figure: str | None = None
+    draw: Callable[[Path], object] | None = None
+
+
+@dataclass
+class Report:
+    recipe: str
+    title: str
+    sources: str
+    params: dict
+    sections: list[Section] = field(default_factory=list)
+    results: pd.DataFrame = field(default_factory=pd.DataFrame)
+    execution: dict = field(default_factory=dict)
+
+
+def markdown_table(table: pd.DataFrame, digits: int = 4) -> str:
+    """``table`` as a Markdown pipe table (floats to ``digits`` decimals, NaN as a dash)."""
+
+    def cell(value) -> str:
+        if isinstance(value, (float, np.floating)):
+            return "-" if math.isnan(value) else f"{value:.{digits}f}"
+        return str(value)
+
+    head = "| " + " | ".join(str(c) for c in table.columns) + " |"
+    rule = "|" + "|".join("---" for _ in table.columns) + "|"
+    rows = ["| " + " | ".join(cell(v) for v in row) + " |"
+            for row in table.itertuples(index=False)]
+    return "\n".join([head, rule, *rows])
+
+
+def render(report: Report) -> str:
+    """The report's Markdown (figures referenced by file name)."""
+    out = [f"# {report.title}", "", f"Recipe `{report.recipe}`. Sources: {report.sources}", "",
+           "## Parameters", "", "```json",
+           json.dumps(report.params, indent=2, sort_keys=True, default=str), "```", ""]
+    for s in report.sections:
+        out += [f"## {s.title}", ""]
+        if s.text:
+            out += [s.text.strip(), ""]
+        if s.table is not None:
+            out += [markdown_table(s.table), ""]
+        if s.figure:
+            out += [f"![{s.title}]({s.figure})", ""]
+    if report.execution:
+        seconds = report.execution.get("seconds")
+        out += ["## Execution", "",
+                ", ".join(f"{k}: {v:.1f}" if k == "seconds" else f"{k}: {v}"
+                          for k, v in report.execution.items()
+                          if k in ("executor", "workers", "tasks", "seconds")) +
+                ("" if seconds is None else " (wall seconds)"), ""]
+    return "\n".join(out)
+
+
+def write_report(report: Report, outdir, *, format: str = "parquet") -> list[Path]:
+    """Write ``report.md``, its figures and ``results.<format>`` under ``outdir``; returns the
+    paths written."""
+    outdir = Path(outdir)
+    outdir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for s in report.sections:
+        if s.figure and s.draw is not None:
+            s.draw(outdir / s.figure)
+            written.append(outdir / s.figure)
+    path = outdir / "report.md"
+    path.write_text(render(report) + "\n")
+    written.append(path)
+    if format == "parquet":
+        try:
+            report.results.to_parquet(outdir / "results.parquet", index=False)
+            written.append(outdir / "results.parquet")
+            return written
+        except ImportError:
+            pass
+    report.results.to_csv(outdir / "results.csv", index=False)
+    written.append(outdir / "results.csv")
+    return written
