@@ -24,9 +24,14 @@ EXPECTED = {
                         ["xinfap_terabyte.png"]),
     "ci-coverage": (["## Coverage and KS pass rate", "ks_pass", "## Estimates vs truth"],
                     ["estimate_vs_truth.png"]),
+    "voorhees14": (["## Judgments per topic", "## Accuracy of significant pairs", "2strata",
+                    "## R^ vs true R"], ["r_hat.png"]),
+    "four-strata": (["## Designs", "## Agreement with the truth"], []),
+    "residuals": (["## Separability", "## Recanted decisions", "XM"], ["separability.png"]),
 }
 SMALL = {"infap-random": {"percents": "10,50,100", "estimator": "infAP(c=1.5)"}, "depth-pools": {"depths": "1,4,20"},
-         "xinfap-terabyte": {"depths": "1,2,30"}, "ci-coverage": {"percents": "20,40"}}
+         "xinfap-terabyte": {"depths": "1,2,30"}, "ci-coverage": {"percents": "20,40"},
+         "voorhees14": {}, "four-strata": {"depths": "1,5"}, "residuals": {"sizes": "50,200"}}
 
 
 @pytest.fixture(scope="module")

@@ -329,3 +329,7 @@ def ci_coverage(context: Context, p: dict) -> Report:
                               "the KS test for infAP.", figure="estimate_vs_truth.png",
                               draw=draw),
                   ], table.assign(recipe="ci-coverage"), result.execution)
+
+
+# the recipes of papers 002, 000 §6 and 004 register themselves on import (kept apart: size)
+from . import paper_recipes  # noqa: E402,F401

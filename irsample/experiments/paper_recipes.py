@@ -1,0 +1,86 @@
+"""Recipes ``voorhees14``, ``four-strata`` and ``residuals`` for ``irsample simulate``.
+
+Each wraps the experiment function of its module (protocols and sources in their docstrings)
+as a :mod:`~irsample.experiments.recipes` recipe: parameters overridable with ``--param``, a
+Markdown report with the experiment's tables and figure.
+"""
+
+from __future__ import annotations
+
+from .four_strata import run_four_strata
+from .recipes import Context, recipe
+from .report import Report, Section
+from .residuals import SIZES, run_residuals, separability_figure
+from .voorhees14 import r_hat_figure, run_voorhees14
+
+PAPER_002 = ("Voorhees, The effect of sampling strategy on inferred measures, SIGIR 2014 "
+             "(paper 002)")
+PAPER_000_6 = ("Yilmaz, Kanoulas & Aslam, A simple and efficient sampling method for estimating "
+               "AP and NDCG, SIGIR 2008 (paper 000), §6")
+PAPER_004 = ("Ravana & Moffat, Score estimation, incomplete judgments, and significance testing "
+             "in IR evaluation, AIRS 2010 (paper 004)")
+
+
+def _workers(context: Context) -> dict:
+    executor = "processes" if context.executor == "processes" else "sequential"
+    return {"workers": context.workers or (2 if executor == "processes" else 1)}
+
+
+@recipe("voorhees14", "sampling strategies: accuracy of significant pairs, R^ vs R", PAPER_002,
+        trials=50, alpha=0.05)
+def voorhees14(context: Context, p: dict) -> Report:
+    executor = "processes" if context.executor == "processes" else "sequential"
+    out = run_voorhees14(context.files, trials=p["trials"], seed=p["seed"], alpha=p["alpha"],
+                         executor=executor, **_workers(context))
+    accuracy = out["accuracy"].reset_index()
+    r_corr = out["r_correlation"].reset_index()
+    judged = out["judged"].reset_index()
+    return Report("voorhees14", "Sampling strategies on random halves of the pooled runs "
+                  "(paper 002)", PAPER_002, {}, [
+                      Section("Judgments per topic", "Mean over trials (paper 002 Table 1; its "
+                              "strata rates are not in our copy: the rates are irsample's).",
+                              judged),
+                      Section("Accuracy of significant pairs",
+                              f"Paired t-test at {p['alpha']} over all run pairs, estimate vs "
+                              "complete qrels; accuracy = (TP + TN) / (all + inversions) "
+                              "(paper 002 Table 2).", accuracy),
+                      Section("R^ vs true R", "Pearson r per trial between R^ and R over the "
+                              "topics (paper 002 §5, Fig. 1).", r_corr, "r_hat.png",
+                              lambda path: r_hat_figure(out["r_hat"], ("pool25", "2strata"), path)),
+                  ], out["trials"].assign(recipe="voorhees14"), {"seconds": out["seconds"]})
+
+
+@recipe("four-strata", "xinfAP and infNDCG with four strata vs uniform samples", PAPER_000_6,
+        trials=10, depths=(1, 2, 3, 5, 10))
+def four_strata(context: Context, p: dict) -> Report:
+    executor = "processes" if context.executor == "processes" else "sequential"
+    out = run_four_strata(context.files, trials=p["trials"], seed=p["seed"],
+                          depths=tuple(int(k) for k in p["depths"]), executor=executor,
+                          **_workers(context))
+    return Report("four-strata", "Four strata vs uniform samples (paper 000 §6)", PAPER_000_6,
+                  {}, [
+                      Section("Designs", "The four strata per depth k (the paper's exact strata "
+                              "are lost from our copy; irsample's choice).",
+                              out["designs"].reset_index()),
+                      Section("Agreement with the truth", "Means over trials.",
+                              out["summary"].reset_index()),
+                  ], out["trials"].assign(recipe="four-strata"), {"seconds": out["seconds"]})
+
+
+@recipe("residuals", "separability of P@10/RBP/SDCG intervals and point estimates", PAPER_004,
+        trials=5, order="depth", runs="unpooled", alpha=0.01,
+        sizes=SIZES)
+def residuals(context: Context, p: dict) -> Report:
+    out = run_residuals(context.files, trials=p["trials"], seed=p["seed"], order=p["order"],
+                        runs=p["runs"], alpha=p["alpha"], sizes=tuple(p["sizes"]),
+                        **_workers(context))
+    summary = out["separability"].reset_index()
+    summary.columns = [" ".join(str(c) for c in col).strip() if isinstance(col, tuple) else col
+                       for col in summary.columns]
+    return Report("residuals", "Separability vs number of judgments (paper 004)", PAPER_004, {}, [
+        Section("Separability", f"{out['runs']} runs compared; judgments added in "
+                f"{p['order']} order; means over trials.", summary, "separability.png",
+                lambda path: separability_figure(out["separability"], path)),
+        Section("Recanted decisions", "Pairs significant with the smallest judgment set that "
+                "are no longer significant later.", out["recant"].reset_index()),
+    ], out["trials"].assign(recipe="residuals"), {"seconds": out["seconds"]})
