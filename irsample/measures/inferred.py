@@ -19,6 +19,19 @@ from .context import safe_divide
 INFAP_EPSILON = 1e-5  #: trec_eval's smoothing constant
 
 
+@njit(cache=True, nogil=True, inline="always")
+def precision_estimate(j, rel_above, nonrel_above, pooled_unjudged_above, eps, c):
+    """infAP's E[prec] at the judged relevant document at 0-based position j: 1 at the top,
+    else 1/k + ((k-1)/k) (pooled/(k-1)) (rel + eps)/(rel + nonrel + c eps), k = j + 1."""
+    if j == 0:
+        return 1.0
+    fj = float(j)
+    pooled = rel_above + nonrel_above + pooled_unjudged_above
+    return 1.0 / (fj + 1.0) + (fj / (fj + 1.0)) * (pooled / fj) * (
+        (rel_above + eps) / (rel_above + nonrel_above + c * eps)
+    )
+
+
 @njit(cache=True, nogil=True, parallel=True)
 def _infap_kernel(offsets, state, grade, level, num_rel, eps, c):
     n_seg = offsets.shape[0] - 1
@@ -37,14 +50,9 @@ def _infap_kernel(offsets, state, grade, level, num_rel, eps, c):
                 if grade[a + j] < level:
                     nonrel_above += 1
                 else:
-                    if j == 0:
-                        total += 1.0
-                    else:
-                        fj = float(j)
-                        pooled = rel_above + nonrel_above + pooled_unjudged_above
-                        total += 1.0 / (fj + 1.0) + (fj / (fj + 1.0)) * (pooled / fj) * (
-                            (rel_above + eps) / (rel_above + nonrel_above + c * eps)
-                        )
+                    total += precision_estimate(
+                        j, rel_above, nonrel_above, pooled_unjudged_above, eps, c
+                    )
                     rel_above += 1
         if num_rel[s] > 0:
             out[s] = total / num_rel[s]
@@ -74,14 +82,13 @@ def _infap_variance_kernel(offsets, state, grade, level, num_rel, eps, c, fracti
                 if grade[a + j] < level:
                     nonrel_above += 1
                 else:
-                    pc = 1.0
+                    pc = precision_estimate(
+                        j, rel_above, nonrel_above, pooled_unjudged_above, eps, c
+                    )
                     if j > 0:
                         k = j + 1.0
                         sampled = rel_above + nonrel_above
                         pooled = sampled + pooled_unjudged_above
-                        pc = 1.0 / k + ((k - 1.0) / k) * (pooled / (k - 1.0)) * (
-                            (rel_above + eps) / (sampled + c * eps)
-                        )
                         if sampled > 0 and pooled > 1:
                             pi = rel_above / sampled
                             stage2 += (
