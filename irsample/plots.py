@@ -1,5 +1,7 @@
 """Figures (matplotlib, Agg backend: no display needed).
 
+- :func:`new_figure` / :func:`save_figure`: a row of panels on the Agg backend, and writing it
+  (every figure of the package is made with them);
 - :func:`estimate_vs_truth`: per-run estimates of a mean measure against the truth, with
   confidence-interval bars and the line y = x (Yilmaz, Kanoulas & Aslam, SIGIR 2008, Fig. 1).
 - :func:`metric_lines`: an agreement statistic (Kendall's tau, RMS error, Pearson's rho) against
@@ -15,6 +17,31 @@ from typing import Sequence
 import numpy as np
 
 
+def new_figure(n: int, width: float, height: float):
+    """A figure with one row of ``n`` panels (``width`` x ``height`` inches each) on matplotlib's
+    Agg backend (no display needed): (figure, list of axes)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, n, figsize=(width * n, height), squeeze=False)
+    return fig, list(axes[0])
+
+
+def save_figure(fig, path: str | Path, *, title: str = "", dpi: int = 120) -> Path:
+    """Lay out ``fig`` (with ``title`` above its panels), write it as PNG, close it; its path."""
+    import matplotlib.pyplot as plt
+
+    if title:
+        fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    path = Path(path)
+    fig.savefig(path, dpi=dpi)
+    plt.close(fig)
+    return path
+
+
 def estimate_vs_truth(
     panels: Sequence[tuple[str, np.ndarray, np.ndarray, np.ndarray, np.ndarray]],
     path: str | Path,
@@ -26,13 +53,8 @@ def estimate_vs_truth(
     Points are (truth, estimate); vertical bars span [low, high]; a run whose interval misses
     the truth is drawn in red. Returns the path written.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 4.0), squeeze=False)
-    for ax, (label, truth, estimate, low, high) in zip(axes[0], panels):
+    fig, axes = new_figure(len(panels), 4.2, 4.0)
+    for ax, (label, truth, estimate, low, high) in zip(axes, panels):
         truth, estimate = np.asarray(truth), np.asarray(estimate)
         covered = (np.asarray(low) <= truth) & (truth <= np.asarray(high))
         top = float(max(truth.max(), np.max(high), 1e-9)) * 1.05
@@ -49,13 +71,7 @@ def estimate_vs_truth(
         ax.set_xlabel(f"true {label.split(' ')[-1]}")
         ax.set_ylabel(label)
         ax.set_title(f"{label}: {covered.sum()}/{len(covered)} intervals cover", fontsize=9)
-    if title:
-        fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, title=title)
 
 
 def metric_lines(
@@ -69,13 +85,8 @@ def metric_lines(
     """One panel per ``(ylabel, {line label: (x, y)})``; ``references`` maps a panel's ylabel to
     ``{label: (x, y)}`` points drawn as crosses (a paper's published values). Writes a PNG and
     returns its path."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.4 * len(panels), 3.8), squeeze=False)
-    for ax, (ylabel, lines) in zip(axes[0], panels):
+    fig, axes = new_figure(len(panels), 4.4, 3.8)
+    for ax, (ylabel, lines) in zip(axes, panels):
         for label, (x, y) in lines.items():
             ax.plot(np.asarray(x, dtype=float), np.asarray(y, dtype=float), marker="o",
                     markersize=3, linewidth=1.2, label=label)
@@ -85,10 +96,4 @@ def metric_lines(
         ax.set_ylabel(ylabel)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
-    if title:
-        fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, title=title)

@@ -44,6 +44,7 @@ import pandas as pd
 from ..evaluation import evaluate_collection
 from ..measures.residual import compare_intervals
 from ..model import Judgments
+from ..plots import new_figure, save_figure
 from ..stats.pairs import decisions
 from .data import CollectionFiles, load, parse_one
 from .splits import derived_seed
@@ -170,15 +171,10 @@ def one_trial(files: CollectionFiles, spec: tuple, trial: int) -> tuple[list, li
 def separability_figure(summary: pd.DataFrame, path) -> Path:
     """Paper 004's Fig. 2: separability against the number of judgments (log scale), one panel
     per measure, one line per point estimate (and the interval comparisons, dashed)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     families = list(dict.fromkeys(summary.columns.get_level_values(0)))
-    fig, axes = plt.subplots(1, len(families), figsize=(4.5 * len(families), 3.8), squeeze=False)
+    fig, axes = new_figure(len(families), 4.5, 3.8)
     x = summary.index.to_numpy()
-    for ax, f in zip(axes[0], families):
+    for ax, f in zip(axes, families):
         for p in summary[f].columns:
             style = "--" if p.startswith("interval") else "-o"
             ax.plot(x, summary[f][p].to_numpy(), style, markersize=3, label=p)
@@ -188,8 +184,4 @@ def separability_figure(summary: pd.DataFrame, path) -> Path:
         ax.set_ylabel("separability")
         ax.set_title(f, fontsize=10)
         ax.legend(fontsize=7)
-    fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, dpi=110)

@@ -41,6 +41,7 @@ import pandas as pd
 
 from ..design import stratified
 from ..evaluation import evaluate_collection
+from ..plots import new_figure, save_figure
 from ..stats.pairs import CLASSES
 from .data import CollectionFiles, load, parse_one
 from .runner import Experiment
@@ -136,14 +137,8 @@ def estimated_r(exp: Experiment) -> pd.DataFrame:
 def r_hat_figure(r_hat: pd.DataFrame, strategies, path) -> Path:
     """Paper 002's Fig. 1: per topic (sorted by true R) the min-max range of R^ over trials
     (line), its mean (x) and the true R (circle); one panel per strategy."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, len(strategies), figsize=(6 * len(strategies), 4),
-                             squeeze=False)
-    for ax, name in zip(axes[0], strategies):
+    fig, axes = new_figure(len(strategies), 6, 4)
+    for ax, name in zip(axes, strategies):
         g = (r_hat[r_hat.strategy == name].groupby("topic")
              .agg(lo=("r_hat", "min"), mean=("r_hat", "mean"), hi=("r_hat", "max"),
                   truth=("r_true", "first")).sort_values("truth"))
@@ -156,8 +151,4 @@ def r_hat_figure(r_hat: pd.DataFrame, strategies, path) -> Path:
         ax.set_ylabel("relevant documents")
         ax.set_title(f"{name}: R^ over trials (min-max, mean) vs true R", fontsize=9)
         ax.legend(fontsize=8)
-    fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, dpi=110)
