@@ -1,7 +1,7 @@
 """Judgment-set design: pools of runs, sampling frames built from complete judgments, designs
 that draw samples of documents to judge, design files, and merging judgments back (see
 :mod:`irsample.design.pools`, :mod:`~irsample.design.frame`, :mod:`~irsample.design.sampling`,
-:mod:`~irsample.design.importance`, :mod:`~irsample.design.budget`,
+:mod:`~irsample.design.importance`, :mod:`~irsample.design.allocated`, :mod:`~irsample.design.budget`,
 :mod:`~irsample.design.named`, :mod:`~irsample.design.record`, :mod:`~irsample.design.merge`).
 
     pool = Pool.from_runs(collection, pooled_runs, depth=100)        # real judging: no qrels
@@ -10,6 +10,7 @@ that draw samples of documents to judge, design files, and merging judgments bac
     judgments = stratified("1-10:1,11-100:0.2,101-:0.05").sample(frame, rng=42)
 """
 
+from .allocated import Allocated, allocated
 from .budget import Budget
 from .frame import NOT_RETRIEVED, Design, Sample, SamplingFrame, generator
 from .importance import Importance, ap_prior, importance
@@ -32,6 +33,7 @@ __all__ = [
     "MERGE_FORMATS",
     "NOT_RETRIEVED",
     "PRESETS",
+    "Allocated",
     "Budget",
     "Design",
     "DesignRecord",
@@ -45,6 +47,7 @@ __all__ = [
     "Stratified",
     "Terabyte",
     "Uniform",
+    "allocated",
     "ap_prior",
     "generator",
     "importance",

@@ -43,6 +43,7 @@ PRESETS: dict[str, str] = {
 }
 
 _CALL = re.compile(r"^(uniform|stratified|terabyte|importance)\((.*)\)$")
+_PLANNED = re.compile(r"^[A-Za-z][\w.-]*\(\s*\d+-\d*(\s*,\s*\d+-\d*)*\s*\)$")
 
 
 def preset(name: str, *, budget=None) -> Stratified:
@@ -79,6 +80,11 @@ def parse_design(text: str) -> Design:
         return preset(body, budget=budget)
     if ":" in body and "-" in body:
         return Stratified(parse_strata(body), budget)
+    if _PLANNED.match(body):  # Allocated.name: strata without rates
+        raise DesignError(
+            f"{text.strip()!r} is a planned design (fixed sample sizes per topic and stratum): "
+            "it is read from its design file (irsample sample --design FILE), not from its name"
+        )
     raise DesignError(
         f"cannot read design {text!r}: expected uniform(F), stratified(SPEC) or a strata spec "
         f"like '1-10:1,11-100:0.2', terabyte(K), importance(F), or a strategy "

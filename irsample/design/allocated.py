@@ -1,0 +1,247 @@
+"""A planned design: a fixed sample size per (topic, rank stratum) cell, topping up judged sets.
+
+Where the other designs derive their sample sizes from rates or a budget, a planner (e.g. one
+that spreads judgments over topics and strata by a pilot's variances, Neyman-style: Cochran,
+*Sampling Techniques*, §5.5) fixes them itself: :class:`Allocated` takes, per topic, the number
+k_ts of documents to judge in each rank stratum s, and the documents already judged (the
+pilot, ``before``). Strata are by best rank as in :class:`~irsample.design.sampling.Stratified`:
+stratum s holds best ranks edges[s] .. edges[s+1] - 1, the last one up to ``last`` (``inf``:
+open-ended); documents beyond ``last`` are outside the design (stratum -1, unpooled).
+
+In a cell (topic t, stratum s) of N pool documents, m of them already judged, with planned size
+k, the sample is the m judged documents plus a simple random sample without replacement (SRS;
+Algorithm S, as in :mod:`irsample.design.sampling`) of max(0, min(k, N) - m) of the other
+N - m, and every document of the cell gets the inclusion probability
+
+    pi = max(min(k, N), m) / N.
+
+Why the union is an SRS of the cell (conditionally on m): if the pilot was an SRS of a set
+containing the cell (a topic's pool, a wider stratum), then given its count m in the cell, its
+documents there are an SRS of size m of the cell (every m-subset is equally likely, by
+symmetry). Adding an SRS of size j of the remaining N - m documents gives each (m + j)-subset of
+the cell probability C(m + j, m) / (C(N, m) C(N - m, j)) = 1 / C(N, m + j): an SRS of size
+max(k, m) (the argument of stratification after selection: Cochran §5A.9; Thompson,
+*Sampling*, on stratified sampling). A pilot that judged the whole cell (m = N) gives pi = 1 whatever
+its design was.
+
+Caveat: sizes planned from the pilot's *outcomes* (its relevant documents, its variances) make
+the second phase depend on which documents the pilot drew, so the union is an SRS only
+approximately and the estimators are only approximately design-unbiased (two-phase sampling;
+Cochran ch. 12). A pilot that was not an SRS (e.g. a judged depth-k pool covering only part of a
+cell) breaks the argument altogether.
+
+A non-empty cell with k = 0 and no judged document is an error: an empty stratum sample cannot
+be estimated (see :mod:`irsample.design.sampling`). Planned designs are not parseable by name;
+they live in their design file (:mod:`irsample.design.record`, key ``plan``).
+"""
+
+from __future__ import annotations
+
+import numbers
+import re
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+import pyarrow as pa
+
+from ..errors import DesignError
+from .frame import NOT_RETRIEVED, Design, Sample
+from .sampling import RankStratum, _Allocation, _draw
+
+_LABEL = re.compile(r"[A-Za-z][\w.-]*")
+
+
+@dataclass(frozen=True, eq=False)
+class _PlannedAllocation(_Allocation):
+    """An :class:`_Allocation` of the not-yet-judged rows (``take``: the top-up size per cell),
+    plus the rows judged before, which every draw selects."""
+
+    already: np.ndarray  #: (n,) bool
+
+
+@dataclass(frozen=True)
+class Allocated(Design):
+    """Per topic and rank stratum a planned sample size, topping up the documents judged
+    ``before`` (see the module docstring for the design and its inclusion probabilities).
+
+    ``edges``: first best rank of each stratum (strictly increasing, from 1); ``last``: last rank
+    of the last stratum (``inf``: open-ended); ``take``: ``(qid, sizes)`` per topic, one size per
+    stratum; ``before``: ``(qid, docno)`` of the documents already judged. Build one with
+    :func:`allocated`.
+    """
+
+    edges: tuple[int, ...]
+    last: float
+    take: tuple[tuple[str, tuple[int, ...]], ...]
+    before: frozenset[tuple[str, str]] = frozenset()
+    label: str = "planned"
+
+    def __post_init__(self):
+        edges = tuple(self.edges)
+        if not edges or any(isinstance(e, bool) or not isinstance(e, numbers.Integral) for e in edges):
+            raise DesignError(f"planned: edges must be integers, got {self.edges!r}")
+        edges = tuple(int(e) for e in edges)
+        if edges[0] != 1 or any(b <= a for a, b in zip(edges, edges[1:])):
+            raise DesignError(
+                f"planned: edges must start at rank 1 and increase strictly, got {list(edges)}"
+            )
+        # RankStratum checks the last rank (an integer >= first, or inf)
+        last = RankStratum(edges[-1], NOT_RETRIEVED if self.last is None else self.last, 1).last
+        object.__setattr__(self, "edges", edges)
+        object.__setattr__(self, "last", last)
+        object.__setattr__(self, "take", _check_take(self.take, len(edges)))
+        object.__setattr__(self, "before", _check_before(self.before))
+        if not isinstance(self.label, str) or not _LABEL.fullmatch(self.label):
+            raise DesignError(
+                f"planned: label must be a word (letters, digits, '_', '.', '-'), got {self.label!r}"
+            )
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """Stratum labels, as RankStratum's: ``1-5``, ``6-20``, ``21-100`` (``21-`` if open)."""
+        lasts = [e - 1 for e in self.edges[1:]] + [self.last]
+        return tuple(RankStratum(first, last, 1).label for first, last in zip(self.edges, lasts))
+
+    @property
+    def total(self) -> int:
+        """The planned sample sizes summed over topics and strata (before capping at N)."""
+        return sum(sum(sizes) for _, sizes in self.take)
+
+    @property
+    def name(self) -> str:
+        return f"{self.label}({','.join(self.labels)})@{self.total}"
+
+    @property
+    def depth(self) -> float:
+        return self.last
+
+    def select(self, units, *, rng) -> Sample:
+        """Draw over a :class:`~irsample.design.frame.SamplingFrame` or a
+        :class:`~irsample.design.pools.Pool`: the rows judged before plus the top-up SRS."""
+        allocation = units.memo(self, lambda: self._allocate(units))
+        sample = _draw(allocation, rng)
+        np.logical_or(sample.judged, allocation.already, out=sample.judged)
+        return sample
+
+    def _allocate(self, units) -> _PlannedAllocation:
+        n_strata = len(self.edges)
+        best = np.asarray(units.best_rank, dtype=np.float64)
+        stratum = np.searchsorted(np.asarray(self.edges, dtype=np.float64), best, side="right") - 1
+        stratum = np.where(best > self.last, -1, stratum).astype(np.int64)
+        inside = stratum >= 0
+        n_cells = units.n_topics * n_strata
+        cell = units.topic * n_strata + stratum  # meaningful where inside
+        size = np.bincount(cell[inside], minlength=n_cells)
+        already = inside & self._judged_before(units)
+        judged = np.bincount(cell[already], minlength=n_cells)
+        planned = self._planned_sizes(units, size.reshape(-1, n_strata)).ravel()
+        self._check_estimable(units, size, planned, judged)
+        k = np.minimum(planned, size)
+        rest = np.flatnonzero(inside & ~already)
+        order = rest[np.argsort(cell[rest], kind="stable")]
+        offsets = np.concatenate([[0], np.cumsum(size - judged)]).astype(np.int64)
+        inclusion = np.zeros(len(stratum))
+        rows = np.flatnonzero(inside)
+        inclusion[rows] = (np.maximum(k, judged) / np.maximum(size, 1))[cell[rows]]
+        for shared in (stratum, inclusion, already):  # handed to every Sample: read-only
+            shared.flags.writeable = False
+        return _PlannedAllocation(
+            stratum, self.labels, order, offsets, np.maximum(k - judged, 0), inclusion, already
+        )
+
+    def _judged_before(self, units) -> np.ndarray:
+        """Per row, whether (topic, docno) is in ``before`` (matched through the collection)."""
+        if not self.before:
+            return np.zeros(len(units.topic), dtype=bool)
+        qids, docnos = zip(*sorted(self.before))
+        _, tdi = units.collection.lookup(_binary(qids), _binary(docnos))
+        mark = np.zeros(units.collection.n_tdi, dtype=bool)
+        mark[tdi[tdi >= 0]] = True
+        return (units.tdi >= 0) & mark[np.maximum(units.tdi, 0)]
+
+    def _planned_sizes(self, units, size: np.ndarray) -> np.ndarray:
+        """k per (topic, stratum) of the units' collection; an error for a topic of the design's
+        pool that has no planned sizes."""
+        planned = np.zeros(size.shape, dtype=np.int64)
+        index = {q: t for t, q in enumerate(units.collection.topics)}
+        for qid, sizes in self.take:
+            if qid in index:
+                planned[index[qid]] = sizes
+        given = {q for q, _ in self.take}
+        missing = [
+            q for t, q in enumerate(units.collection.topics) if q not in given and size[t].any()
+        ]
+        if missing:
+            raise DesignError(
+                f"{self.name}: no planned sample sizes for topic(s) {_shown(missing)} of "
+                f"{getattr(units, 'source', 'the pool')}"
+            )
+        return planned
+
+    def _check_estimable(self, units, size, planned, judged) -> None:
+        empty = np.flatnonzero((size > 0) & (planned == 0) & (judged == 0))
+        if len(empty):
+            n_strata = len(self.edges)
+            topics = units.collection.topics
+            cells = [f"{topics[c // n_strata]}/{self.labels[c % n_strata]}" for c in empty]
+            raise DesignError(
+                f"{self.name}: {len(empty)} non-empty cell(s) (topic/stratum) plan no document "
+                f"and have none judged: {_shown(cells)}; an empty stratum sample cannot be "
+                "estimated"
+            )
+
+
+def allocated(
+    edges: Sequence[int], last: float | None, take: Mapping[str, Sequence[int]],
+    before: Iterable[tuple[str, str]] = (), label: str = "planned",
+) -> Allocated:
+    """A planned design (see :class:`Allocated`) from ``take``: qid -> one size per stratum;
+    ``last`` None or inf: the last stratum is open-ended."""
+    if not isinstance(take, Mapping):
+        raise DesignError(f"planned: take must map topic ids to sizes, got {type(take).__name__}")
+    return Allocated(tuple(edges), last, take, frozenset(before), label)
+
+
+def _check_take(take, n_strata: int) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """Validated ``(qid, sizes)`` pairs, sorted by qid (one canonical value per plan)."""
+    out = {}
+    for entry in take.items() if isinstance(take, Mapping) else take:
+        try:
+            qid, sizes = entry
+            sizes = tuple(sizes)
+        except (TypeError, ValueError):
+            raise DesignError(f"planned: take entries must be (topic, sizes), got {entry!r}") from None
+        if not isinstance(qid, str):
+            raise DesignError(f"planned: topic ids must be strings, got {qid!r}")
+        if qid in out:
+            raise DesignError(f"planned: topic {qid!r} is planned twice")
+        if len(sizes) != n_strata:
+            raise DesignError(
+                f"planned: topic {qid!r} has {len(sizes)} sample sizes for {n_strata} strata"
+            )
+        if any(isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 0 for k in sizes):
+            raise DesignError(
+                f"planned: sample sizes of topic {qid!r} must be integers >= 0, got {list(sizes)}"
+            )
+        out[qid] = tuple(int(k) for k in sizes)
+    if not out:
+        raise DesignError("planned: take plans no topic")
+    return tuple(sorted(out.items()))
+
+
+def _check_before(before) -> frozenset[tuple[str, str]]:
+    pairs = frozenset(tuple(p) if isinstance(p, (tuple, list)) else p for p in before)
+    for p in pairs:
+        if not (isinstance(p, tuple) and len(p) == 2 and all(isinstance(v, str) for v in p)):
+            raise DesignError(f"planned: judged documents must be (topic, docno) strings, got {p!r}")
+    return pairs
+
+
+def _binary(values) -> pa.Array:
+    return pa.array([v.encode("utf-8", "surrogateescape") for v in values], pa.binary())
+
+
+def _shown(names: Sequence[str]) -> str:
+    return ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
+
