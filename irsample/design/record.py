@@ -21,8 +21,25 @@ written by a planner) describes a design to draw with ``irsample sample --design
 needs the rows. ``budget`` is part of the design name; ``runs`` and ``depth``, when given, say
 which pool to build. ``strata`` is a summary (sizes and selections over all topics).
 
+A planned design (:class:`~irsample.design.allocated.Allocated`: fixed sample sizes per topic
+and stratum, topping up documents judged before) cannot be named, so its file carries it in a
+``plan`` block after ``depth``, one topic and one judged document a line; the ``design`` name
+is then only informative (the plan is read, the name is not parsed)::
+
+     "plan": {
+      "label": "planned", "edges": [1, 6, 21], "last": 100,   # last: null = open-ended
+      "take": {
+       "401": [5, 8, 20],                 # per topic: the sample size of each stratum
+       "402": [5, 6, 12]
+      },
+      "before": [
+       ["401", "FBIS3-10082"]             # (topic, docno) judged before: always selected
+      ]
+     },
+
 The to-judge list is TSV with a header, ``topic<TAB>docno``, one selected document per line,
-in topic then docno order.
+in topic then docno order; documents a planned design's ``before`` lists are already judged and
+left out (its design file's rows keep them as selected).
 """
 
 from __future__ import annotations
@@ -33,8 +50,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import DesignError, InputError
 from ..io.trec import read_bytes, source_name
+from .allocated import Allocated
 from .frame import Design, Sample
 from .named import parse_design
 
@@ -99,11 +117,12 @@ class DesignRecord:
             "runs": list(self.runs) if self.runs is not None else None,
             "depth": int(self.depth) if self.depth is not None else None,
         }
-        lines = ["{" + ", ".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in head.items()) + ","]
+        parts = ["{" + ", ".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in head.items())]
+        if isinstance(self.design, Allocated):
+            parts.append(_plan_json(self.design))
         if self.has_rows:
-            lines.append(f' "strata": {json.dumps(self.strata_summary())},')
-            lines.append(f' "columns": {json.dumps(COLUMNS)},')
-            lines.append(' "rows": [')
+            parts.append(f' "strata": {json.dumps(self.strata_summary())}')
+            parts.append(f' "columns": {json.dumps(COLUMNS)}')
             body = []
             for i in range(len(self.qid)):
                 rank = self.best_rank[i]
@@ -111,16 +130,16 @@ class DesignRecord:
                     self.qid[i], self.docno[i], None if math.isinf(rank) else int(rank),
                     self.labels[self.stratum[i]], float(self.inclusion[i]), int(self.selected[i]),
                 ]))
-            lines.append(",\n".join(body))
-            lines.append(" ]")
-        else:
-            lines[-1] = lines[-1].rstrip(",")
-        lines.append("}")
-        return ("\n".join(lines) + "\n").encode("utf-8", "surrogateescape")
+            parts.append(' "rows": [\n' + ",\n".join(body) + "\n ]")
+        return (",\n".join(parts) + "\n}\n").encode("utf-8", "surrogateescape")
 
     def to_judge_tsv(self) -> bytes:
-        """``topic<TAB>docno`` of the selected documents, with a header line."""
-        order = sorted(np.flatnonzero(self.selected), key=lambda i: (self.qid[i], self.docno[i]))
+        """``topic<TAB>docno`` of the selected documents still to judge, with a header line."""
+        done = self.design.before if isinstance(self.design, Allocated) else frozenset()
+        order = sorted(
+            (i for i in np.flatnonzero(self.selected) if (self.qid[i], self.docno[i]) not in done),
+            key=lambda i: (self.qid[i], self.docno[i]),
+        )
         out = ["topic\tdocno\n"] + [f"{self.qid[i]}\t{self.docno[i]}\n" for i in order]
         return "".join(out).encode("utf-8", "surrogateescape")
 
@@ -138,9 +157,11 @@ class DesignRecord:
         if data.get("version") != VERSION:
             raise InputError(f"unsupported design file version {data.get('version')!r}", name, 1)
         try:
-            design = parse_design(data.get("design"))
+            design = parse_design(data.get("design")) if "plan" not in data else None
         except Exception as exc:  # DesignError: located in the file
             raise InputError(f"design: {exc}", name, _line_of(text, '"design"')) from None
+        if design is None:
+            design = _plan(data["plan"], text, name)
         seed, runs, depth = data.get("seed"), data.get("runs"), data.get("depth")
         if runs is not None and (not isinstance(runs, list) or not all(isinstance(r, str) for r in runs)):
             raise InputError("runs must be a list of run names", name, _line_of(text, '"runs"'))
@@ -157,9 +178,74 @@ class DesignRecord:
         return cls(**common, **_rows(data, text, name), has_rows=True)
 
 
-def _line_of(text: str, needle: str) -> int | None:
-    at = text.find(needle)
+def _line_of(text: str, needle: str, start: int = 0) -> int | None:
+    at = text.find(needle, start)
     return text.count("\n", 0, at) + 1 if at >= 0 else None
+
+
+def _plan_json(design: Allocated) -> str:
+    """The ``plan`` block of a planned design (one topic, one judged document a line)."""
+    last = None if math.isinf(design.last) else int(design.last)
+    head = {"label": design.label, "edges": list(design.edges), "last": last}
+    take = ",\n".join(f"   {json.dumps(q)}: {json.dumps(list(k))}" for q, k in design.take)
+    before = ",\n".join(f"   {json.dumps(list(p))}" for p in sorted(design.before))
+    return (
+        ' "plan": {\n  ' + ", ".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in head.items())
+        + ',\n  "take": {\n' + take + "\n  },\n"
+        + ('  "before": [\n' + before + "\n  ]" if before else '  "before": []') + "\n }"
+    )
+
+
+_PLAN_KEYS = {"label", "edges", "last", "take", "before"}
+
+
+def _plan(plan, text: str, name: str) -> Allocated:
+    """The planned design of a ``plan`` block, its types checked (:class:`InputError` at the
+    line of the offending entry where it can be found, else of the ``plan`` key)."""
+    at = max(text.find('"plan":'), 0)
+    line = _line_of(text, '"plan":')
+
+    def fail(message, where=None):
+        raise InputError(f"plan: {message}", name, where or line)
+
+    if not isinstance(plan, dict):
+        fail("must be an object with edges, last, take and before")
+    unknown = sorted(set(plan) - _PLAN_KEYS)
+    if unknown or not {"edges", "take"} <= set(plan):
+        fail(f"expected the keys {sorted(_PLAN_KEYS)} (edges and take required), got {sorted(plan)}")
+    edges, last = plan["edges"], plan.get("last")
+    if not isinstance(edges, list) or not edges or not all(_is_count(e) for e in edges):
+        fail(f"edges must be a list of integers, got {edges!r}")
+    if last is not None and not _is_count(last):
+        fail(f"last must be an integer or null (open-ended), got {last!r}")
+    take = plan["take"]
+    if not isinstance(take, dict):
+        fail("take must map topic ids to lists of sample sizes")
+    for qid, sizes in take.items():
+        if not isinstance(sizes, list) or not all(_is_count(k) for k in sizes):
+            fail(f"topic {qid!r}: sample sizes must be a list of integers >= 0, got {sizes!r}",
+                 _line_of(text, json.dumps(qid) + ":", at))
+    before = plan.get("before", [])
+    if not isinstance(before, list):
+        fail("before must be a list of [topic, docno] pairs")
+    first = (_line_of(text, '"before":', at) or 0) + 1
+    seen = set()
+    for i, pair in enumerate(before):
+        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(v, str) for v in pair)):
+            fail(f"before: expected [topic, docno], got {pair!r}", first + i)
+        if tuple(pair) in seen:
+            fail(f"before: document {pair[1]!r} of topic {pair[0]!r} listed twice", first + i)
+        seen.add(tuple(pair))
+    try:
+        return Allocated(
+            tuple(edges), last, take, frozenset(seen), plan.get("label", "planned")
+        )
+    except DesignError as exc:
+        fail(str(exc))
+
+
+def _is_count(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def _rows(data: dict, text: str, name: str) -> dict:
