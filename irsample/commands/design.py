@@ -6,7 +6,9 @@
   the runs; writes ``DIR/to_judge.tsv`` and ``DIR/design.json`` (see
   :mod:`irsample.design.record`). D is a design name (``2strata``, ``uniform(0.1)``,
   ``1-10:1,11-100:0.2``, ``importance(0.1)``, ...) or a design file. ``--budget N [--per-topic]``
-  sets the number of judgments.
+  sets the number of judgments. A design file with a ``plan`` (fixed sample sizes per topic and
+  stratum, topping up documents judged before) takes no budget; its to-judge list leaves out
+  the documents already judged.
 - ``merge DESIGN JUDGMENTS --format strata|prels|trec``: the design's judgments for the
   estimators; a report of what is still unjudged goes to standard error.
 
@@ -131,7 +133,7 @@ def cmd_pool(args) -> str:
 
 
 def cmd_sample(args) -> str:
-    from ..design import Budget, DesignRecord, Pool, parse_design
+    from ..design import Allocated, Budget, DesignRecord, Pool, parse_design
     from ..io.writers import write_atomic
 
     planned = None
@@ -142,6 +144,11 @@ def cmd_sample(args) -> str:
         design = parse_design(args.design)
     if args.per_topic and args.budget is None:
         raise DesignError("--per-topic needs --budget")
+    if args.budget is not None and isinstance(design, Allocated):
+        raise DesignError(
+            f"{design.name} is a planned design: its sample sizes are fixed per topic and "
+            "stratum by its design file, so --budget does not apply"
+        )
     if args.budget is not None:
         if not hasattr(design, "budget"):  # pragma: no cover - every design takes a budget
             raise DesignError(f"{design.name} takes no budget")
@@ -173,6 +180,10 @@ def cmd_sample(args) -> str:
         lines.append(f"{s['label']}\t{s['size']}\t{s['sampled']}\t{rate:.4f}")
     lines.append(f"all\t{len(record.qid)}\t{int(record.selected.sum())}\t"
                  f"{record.selected.mean() if len(record.qid) else 0:.4f}")
+    if isinstance(design, Allocated):
+        to_judge = files["to_judge.tsv"].count(b"\n") - 1
+        lines.append(f"{int(record.selected.sum()) - to_judge} selected documents are judged "
+                     f"already; {to_judge} to judge")
     lines.append(f"wrote {out / 'to_judge.tsv'} and {out / 'design.json'}")
     return "\n".join(lines) + "\n"
 
