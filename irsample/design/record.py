@@ -175,7 +175,10 @@ class DesignRecord:
                       depth=float(depth) if depth is not None else None, source=name)
         if "rows" not in data:
             return cls(**common)
-        return cls(**common, **_rows(data, text, name), has_rows=True)
+        rows = _rows(data, text, name)
+        if isinstance(design, Allocated):
+            rows = _in_plan_order(rows, design.labels, name, _line_of(text, '"rows"'))
+        return cls(**common, **rows, has_rows=True)
 
 
 def _line_of(text: str, needle: str, start: int = 0) -> int | None:
@@ -212,36 +215,48 @@ def _plan(plan, text: str, name: str) -> Allocated:
         fail("must be an object with edges, last, take and before")
     unknown = sorted(set(plan) - _PLAN_KEYS)
     if unknown or not {"edges", "take"} <= set(plan):
-        fail(f"expected the keys {sorted(_PLAN_KEYS)} (edges and take required), got {sorted(plan)}")
+        fail(f"expected the keys {sorted(_PLAN_KEYS)} (edges and take required), "
+             f"got {sorted(plan)}")
     edges, last = plan["edges"], plan.get("last")
+    shape = _line_of(text, '"edges":', at)  # the line of label, edges and last, as written
     if not isinstance(edges, list) or not edges or not all(_is_count(e) for e in edges):
-        fail(f"edges must be a list of integers, got {edges!r}")
+        fail(f"edges must be a list of integers, got {edges!r}", shape)
     if last is not None and not _is_count(last):
-        fail(f"last must be an integer or null (open-ended), got {last!r}")
+        fail(f"last must be an integer or null (open-ended), got {last!r}", shape)
     take = plan["take"]
-    if not isinstance(take, dict):
-        fail("take must map topic ids to lists of sample sizes")
+    if not isinstance(take, dict) or not take:
+        fail("take must map topic ids to lists of sample sizes", _line_of(text, '"take":', at))
     for qid, sizes in take.items():
-        if not isinstance(sizes, list) or not all(_is_count(k) for k in sizes):
-            fail(f"topic {qid!r}: sample sizes must be a list of integers >= 0, got {sizes!r}",
-                 _line_of(text, json.dumps(qid) + ":", at))
+        if not (isinstance(sizes, list) and len(sizes) == len(edges)
+                and all(map(_is_count, sizes))):
+            fail(f"topic {qid!r}: expected {len(edges)} sample sizes (integers >= 0), one per "
+                 f"stratum, got {sizes!r}", _line_of(text, json.dumps(qid) + ":", at))
     before = plan.get("before", [])
     if not isinstance(before, list):
-        fail("before must be a list of [topic, docno] pairs")
+        fail("before must be a list of [topic, docno] pairs", _line_of(text, '"before":', at))
     first = (_line_of(text, '"before":', at) or 0) + 1
     seen = set()
     for i, pair in enumerate(before):
-        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(v, str) for v in pair)):
+        if not (isinstance(pair, list) and len(pair) == 2
+                and all(isinstance(v, str) for v in pair)):
             fail(f"before: expected [topic, docno], got {pair!r}", first + i)
         if tuple(pair) in seen:
             fail(f"before: document {pair[1]!r} of topic {pair[0]!r} listed twice", first + i)
         seen.add(tuple(pair))
     try:
-        return Allocated(
-            tuple(edges), last, take, frozenset(seen), plan.get("label", "planned")
-        )
-    except DesignError as exc:
-        fail(str(exc))
+        return Allocated(tuple(edges), last, take, frozenset(seen), plan.get("label", "planned"))
+    except DesignError as exc:  # edges, last or label
+        fail(str(exc), shape)
+
+
+def _in_plan_order(rows: dict, labels: tuple[str, ...], name: str, line) -> dict:
+    """Rows with their strata indexed in the plan's order (as written), checked to be its."""
+    unknown = sorted(set(rows["labels"]) - set(labels))
+    if unknown:
+        raise InputError(f"rows have strata {unknown} that the plan does not ({list(labels)})",
+                         name, line)
+    index = np.array([labels.index(label) for label in rows["labels"]], dtype=np.int64)
+    return rows | {"labels": labels, "stratum": index[rows["stratum"]]}
 
 
 def _is_count(value) -> bool:
