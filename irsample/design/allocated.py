@@ -21,8 +21,8 @@ documents there are an SRS of size m of the cell (every m-subset is equally like
 symmetry). Adding an SRS of size j of the remaining N - m documents gives each (m + j)-subset of
 the cell probability C(m + j, m) / (C(N, m) C(N - m, j)) = 1 / C(N, m + j): an SRS of size
 max(k, m) (the argument of stratification after selection: Cochran §5A.9; Thompson,
-*Sampling*, on stratified sampling). A pilot that judged the whole cell (m = N) gives pi = 1 whatever
-its design was.
+*Sampling*, on stratified sampling). A pilot that judged the whole cell (m = N) gives pi = 1
+whatever its design was.
 
 Caveat: sizes planned from the pilot's *outcomes* (its relevant documents, its variances) make
 the second phase depend on which documents the pilot drew, so the union is an SRS only
@@ -79,7 +79,7 @@ class Allocated(Design):
 
     def __post_init__(self):
         edges = tuple(self.edges)
-        if not edges or any(isinstance(e, bool) or not isinstance(e, numbers.Integral) for e in edges):
+        if not edges or not all(_is_integer(e) for e in edges):
             raise DesignError(f"planned: edges must be integers, got {self.edges!r}")
         edges = tuple(int(e) for e in edges)
         if edges[0] != 1 or any(b <= a for a, b in zip(edges, edges[1:])):
@@ -94,7 +94,8 @@ class Allocated(Design):
         object.__setattr__(self, "before", _check_before(self.before))
         if not isinstance(self.label, str) or not _LABEL.fullmatch(self.label):
             raise DesignError(
-                f"planned: label must be a word (letters, digits, '_', '.', '-'), got {self.label!r}"
+                "planned: label must be a word (letters, digits, '_', '.', '-'), "
+                f"got {self.label!r}"
             )
 
     @property
@@ -211,7 +212,9 @@ def _check_take(take, n_strata: int) -> tuple[tuple[str, tuple[int, ...]], ...]:
             qid, sizes = entry
             sizes = tuple(sizes)
         except (TypeError, ValueError):
-            raise DesignError(f"planned: take entries must be (topic, sizes), got {entry!r}") from None
+            raise DesignError(
+                f"planned: take entries must be (topic, sizes), got {entry!r}"
+            ) from None
         if not isinstance(qid, str):
             raise DesignError(f"planned: topic ids must be strings, got {qid!r}")
         if qid in out:
@@ -220,7 +223,7 @@ def _check_take(take, n_strata: int) -> tuple[tuple[str, tuple[int, ...]], ...]:
             raise DesignError(
                 f"planned: topic {qid!r} has {len(sizes)} sample sizes for {n_strata} strata"
             )
-        if any(isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 0 for k in sizes):
+        if not all(_is_integer(k) and k >= 0 for k in sizes):
             raise DesignError(
                 f"planned: sample sizes of topic {qid!r} must be integers >= 0, got {list(sizes)}"
             )
@@ -234,8 +237,14 @@ def _check_before(before) -> frozenset[tuple[str, str]]:
     pairs = frozenset(tuple(p) if isinstance(p, (tuple, list)) else p for p in before)
     for p in pairs:
         if not (isinstance(p, tuple) and len(p) == 2 and all(isinstance(v, str) for v in p)):
-            raise DesignError(f"planned: judged documents must be (topic, docno) strings, got {p!r}")
+            raise DesignError(
+                f"planned: judged documents must be (topic, docno) strings, got {p!r}"
+            )
     return pairs
+
+
+def _is_integer(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
 def _binary(values) -> pa.Array:
