@@ -1,8 +1,9 @@
 """Judgment-set design: pools of runs, sampling frames built from complete judgments, designs
 that draw samples of documents to judge, design files, and merging judgments back (see
 :mod:`irsample.design.pools`, :mod:`~irsample.design.frame`, :mod:`~irsample.design.sampling`,
-:mod:`~irsample.design.importance`, :mod:`~irsample.design.allocated`, :mod:`~irsample.design.budget`,
-:mod:`~irsample.design.named`, :mod:`~irsample.design.record`, :mod:`~irsample.design.merge`).
+:mod:`~irsample.design.importance`, :mod:`~irsample.design.allocated`,
+:mod:`~irsample.design.budget`, :mod:`~irsample.design.named`, :mod:`~irsample.design.record`,
+:mod:`~irsample.design.merge`).
 
     pool = Pool.from_runs(collection, pooled_runs, depth=100)        # real judging: no qrels
     sample = parse_design("2strata@2000").select(pool, rng=42)
