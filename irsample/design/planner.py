@@ -1,0 +1,306 @@
+"""The design planner: strata over best rank, and sample sizes per topic and stratum, that
+minimise the predicted variance of the mean estimate for a judging budget.
+
+Yilmaz, Kanoulas & Aslam (paper 000) end with this open problem: use the estimators' variance
+to choose the sampling design and the number of judgments; Voorhees (paper 002) shows that the
+design decides the collection's quality, and that topics with many relevant documents need more
+judgments. The planner answers it with classical survey design (Cochran, *Sampling Techniques*,
+3rd ed., §5.5 and §5A.9; Neyman 1934):
+
+1. **Model.** A :class:`~irsample.design.relevance_model.RelevanceModel` fitted to what is judged
+   (a pilot, :func:`pilot`, when nothing is) predicts every pool document's relevance;
+   :class:`~irsample.design.variance_model.VarianceModel` turns it into each cell's weight
+   W_c = N_c^2 S_c^2 / T^2, averaged over the pool's runs, for the target estimator.
+2. **Allocation.** For given strata the sizes minimising sum_c W_c (1/n_c - 1/N_c) under
+   sum_c n_c = B, m_c <= n_c <= N_c (m_c documents already judged; at least 1 per non-empty cell)
+   are Neyman's n_c = clip(lambda sqrt(W_c), lo_c, N_c), lambda found by bisection; the integer
+   sizes are the floors plus one more judgment at a time where it lowers the variance most
+   (optimal for a separable convex objective: Fox 1966). Topics whose pools hold more (and more
+   uncertain) relevant documents get larger W_c, hence more judgments: paper 002's observation.
+3. **Strata.** Every set of at most ``max_strata`` strata whose first ranks come from
+   :data:`EDGE_GRID` (and include ``required`` edges: those of earlier batches, so earlier
+   samples stay SRS within the new cells) is tried with its Neyman allocation; the least
+   predicted variance wins.
+
+The predicted variance of run r's mean estimate is V_r = sum_c W_{r,c} (1/n_c - 1/N_c) and the
+predicted half-width of its interval z_{(1+level)/2} sqrt(V_r); :attr:`Plan.halfwidth` is the
+mean over runs. :func:`budget_for_halfwidth` finds the smallest budget whose plan meets a
+half-width by bisection (the optimum's variance falls as B grows).
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import norm
+
+from ..errors import DesignError
+from .allocated import Allocated, allocated
+from .relevance_model import RelevanceModel
+from .variance_model import VarianceModel, pool_depth
+
+#: first ranks of strata the planner tries (with rank 1 always first)
+EDGE_GRID = (2, 3, 4, 6, 11, 16, 21, 26, 31, 41, 51, 61, 76)
+PILOT_EDGE = 11  #: the pilot's strata are ranks 1-10 and 11-depth
+
+
+@dataclass(frozen=True, eq=False)
+class Plan:
+    """A planned design: strata starting at ``edges`` (up to ``depth``), and per topic and
+    stratum the pool size ``size``, the documents already judged ``judged`` and the planned
+    sample size ``take`` (all ``(T, S)``); ``variance[r]`` the predicted variance of run r's
+    mean estimate; ``level`` the confidence level of :attr:`halfwidth`."""
+
+    estimator: str
+    edges: tuple[int, ...]
+    depth: int
+    topics: tuple[str, ...]
+    size: np.ndarray
+    judged: np.ndarray
+    take: np.ndarray
+    variance: np.ndarray
+    level: float = 0.95
+
+    @property
+    def budget(self) -> int:
+        return int(self.take.sum())
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        ends = list(self.edges[1:]) + [self.depth + 1]
+        return tuple(f"{a}-{b - 1}" for a, b in zip(self.edges, ends))
+
+    @property
+    def halfwidth(self) -> float:
+        """Mean over runs of the predicted interval half-width of the run's mean estimate."""
+        return float(np.mean(_z(self.level) * np.sqrt(self.variance)))
+
+    def design(self, before=frozenset(), label: str = "planned") -> Allocated:
+        """The :class:`~irsample.design.allocated.Allocated` design drawing this plan;
+        ``before`` the (qid, docno) already judged."""
+        take = {q: tuple(int(k) for k in row) for q, row in zip(self.topics, self.take)}
+        return allocated(self.edges, float(self.depth), take, before=before, label=label)
+
+    def summary(self) -> str:
+        """A readable table: per stratum pool size, judged so far, planned and rate."""
+        lines = [f"plan for {self.estimator}: {self.budget} judgments over {len(self.topics)} "
+                 f"topics, strata {', '.join(self.labels)} of the depth-{self.depth} pool",
+                 f"predicted {self.level:.0%} half-width of a run's mean {self.estimator}: "
+                 f"{self.halfwidth:.4f} (mean over {len(self.variance)} runs; largest "
+                 f"{float(_z(self.level) * np.sqrt(self.variance.max())) if len(self.variance) else 0:.4f})",
+                 "stratum\tpool\tjudged\tplanned\trate\ttopic rates (min-max)"]
+        for s, label in enumerate(self.labels):
+            n, k = self.size[:, s], self.take[:, s]
+            rates = (k / np.maximum(n, 1))[n > 0]
+            span = f"{rates.min():.3f}-{rates.max():.3f}" if len(rates) else "-"
+            lines.append(f"{label}\t{int(n.sum())}\t{int(self.judged[:, s].sum())}\t"
+                         f"{int(k.sum())}\t{k.sum() / max(n.sum(), 1):.4f}\t{span}")
+        per_topic = self.take.sum(axis=1)
+        lines.append(f"per topic: {int(per_topic.min())}-{int(per_topic.max())} judgments "
+                     f"(median {float(np.median(per_topic)):g})")
+        return "\n".join(lines) + "\n"
+
+
+def _z(level: float) -> float:
+    return float(norm.ppf(0.5 + level / 2))
+
+
+def neyman(weight: np.ndarray, size: np.ndarray, lower: np.ndarray, budget: int) -> np.ndarray:
+    """Integer n_c in [lower_c, size_c] summing to ``budget`` that minimise
+    sum_c weight_c / n_c (module docstring, step 2). Arrays of any (same) shape."""
+    w, n, lo = (np.asarray(a, dtype=np.float64).ravel() for a in (weight, size, lower))
+    if budget < lo.sum() or budget > n.sum():
+        raise DesignError(f"budget of {budget} judgments is outside [{int(lo.sum())}, "
+                          f"{int(n.sum())}] (judged or one per cell .. the whole pool)")
+    real = _continuous(w, n, lo, budget)
+    take = np.clip(np.floor(real + 1e-9), lo, n)
+    heap = [(-w[c] / (take[c] * (take[c] + 1)), c) for c in np.flatnonzero(take < n)]
+    heapq.heapify(heap)
+    for _ in range(int(budget - take.sum())):
+        _, c = heapq.heappop(heap)
+        take[c] += 1
+        if take[c] < n[c]:
+            heapq.heappush(heap, (-w[c] / (take[c] * (take[c] + 1)), c))
+    return take.astype(np.int64).reshape(np.shape(size))
+
+
+def _continuous(w, n, lo, budget):
+    """clip(lambda sqrt(w), lo, n) summing to ``budget`` (bisection on lambda)."""
+    root = np.sqrt(np.maximum(w, 0.0))
+    positive = root > 0
+    if not positive.any():
+        scale = (budget - lo.sum()) / max(float((n - lo).sum()), 1.0)
+        return lo + scale * (n - lo)
+    lo_lam, hi_lam = 0.0, float(np.max(n[positive] / root[positive]))
+    for _ in range(100):
+        mid = 0.5 * (lo_lam + hi_lam)
+        if np.clip(mid * root, lo, n).sum() < budget:
+            lo_lam = mid
+        else:
+            hi_lam = mid
+    real = np.clip(hi_lam * root, lo, n)
+    if real.sum() < budget - 1e-6:  # only zero-weight cells can still grow
+        room = np.where(positive, 0.0, n - real)
+        real += room * min(1.0, (budget - real.sum()) / max(room.sum(), 1e-12))
+    return real
+
+
+def _lower(size: np.ndarray, judged: np.ndarray) -> np.ndarray:
+    return np.maximum(judged, (size > 0).astype(np.int64))
+
+
+def candidate_edges(depth: int, max_strata: int, required=()) -> list[tuple[int, ...]]:
+    """Every edge set: rank 1, the ``required`` edges and up to ``max_strata`` - 1 - len(required)
+    more from :data:`EDGE_GRID` (edges above ``depth`` dropped)."""
+    required = tuple(sorted({int(e) for e in required if 1 < e <= depth}))
+    grid = [e for e in EDGE_GRID if e <= depth and e not in required]
+    free = max_strata - 1 - len(required)
+    if free < 0:
+        raise DesignError(f"{len(required) + 1} strata are fixed already; max_strata is {max_strata}")
+    out = []
+    for k in range(free + 1):
+        for extra in itertools.combinations(grid, k):
+            out.append((1,) + tuple(sorted(required + extra)))
+    return out
+
+
+def plan(units, model: RelevanceModel, budget: int, *, estimator: str = "xinfAP",
+         judged: np.ndarray | None = None, required=(), max_strata: int = 4,
+         edges: tuple[int, ...] | None = None, level: float = 0.95) -> Plan:
+    """The least-variance plan of ``budget`` judgments (documents already judged included) over
+    the pool rows of ``units`` (module docstring). ``judged``: mask of rows already judged;
+    ``edges``: fixed strata instead of the search."""
+    vm = VarianceModel.build(units, model, estimator)
+    return plan_with(vm, units, budget, estimator=estimator, judged=judged, required=required,
+                     max_strata=max_strata, edges=edges, level=level)
+
+
+def plan_with(vm: VarianceModel, units, budget: int, *, estimator: str, judged=None,
+              required=(), max_strata: int = 4, edges=None, level: float = 0.95) -> Plan:
+    """:func:`plan` with a prebuilt :class:`VarianceModel` (budget searches reuse it)."""
+    judged = np.zeros(len(units.topic), bool) if judged is None else np.asarray(judged, bool)
+    choices = [tuple(edges)] if edges is not None else candidate_edges(vm.depth, max_strata, required)
+    best = None
+    for cand in choices:
+        size, weight = vm.cells(cand)
+        done = _judged_cells(units, judged, cand, vm)
+        lo = _lower(size, done)
+        if budget < lo.sum() or budget > size.sum():
+            continue
+        mean_w = weight.mean(axis=0)
+        real = _continuous(mean_w.ravel(), size.ravel().astype(float), lo.ravel().astype(float),
+                           budget).reshape(size.shape)
+        value = float(np.sum(mean_w * (1 / np.maximum(real, 1e-12) - 1 / np.maximum(size, 1))
+                             * (size > 0)))
+        if best is None or value < best[0] - 1e-15:
+            best = (value, cand, size, weight, lo, done)
+    if best is None:
+        raise DesignError(f"no plan fits a budget of {budget} judgments (the pool has "
+                          f"{int(vm.cum_rows[0, :, -1].sum())} documents; each stratum of each "
+                          "topic needs one, and judged documents count)")
+    _, cand, size, weight, lo, done = best
+    take = neyman(weight.mean(axis=0), size, lo, budget)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        factor = np.where(size > 0, 1 / np.maximum(take, 1) - 1 / np.maximum(size, 1), 0.0)
+    variance = (weight * factor[None]).sum(axis=(1, 2))
+    topics = tuple(units.collection.topics)
+    return Plan(estimator, cand, vm.depth, topics, size, done, take, variance, level)
+
+
+def _judged_cells(units, judged, edges, vm) -> np.ndarray:
+    """m[t, s]: rows already judged per topic and stratum."""
+    rank = units.best_rank
+    inside = judged & np.isfinite(rank) & (rank <= vm.depth)
+    stratum = np.searchsorted(np.array(edges), rank[inside], side="right") - 1
+    m = np.zeros((vm.n_topics, len(edges)), dtype=np.int64)
+    np.add.at(m, (units.topic[inside], stratum), 1)
+    return m
+
+
+def budget_for_halfwidth(units, model: RelevanceModel, target: float, *,
+                         estimator: str = "xinfAP", judged=None, required=(),
+                         max_strata: int = 4, level: float = 0.95) -> Plan:
+    """The plan of the smallest budget whose predicted half-width (:attr:`Plan.halfwidth`) is
+    at most ``target``; :class:`DesignError` if judging the whole pool does not reach it."""
+    if not target > 0:
+        raise DesignError(f"target half-width must be > 0, got {target!r}")
+    vm = VarianceModel.build(units, model, estimator)
+    kw = dict(estimator=estimator, judged=judged, required=required, max_strata=max_strata,
+              level=level)
+    total = int(vm.cum_rows[0, :, -1].sum())
+    full = plan_with(vm, units, total, **kw)
+    if full.halfwidth > target:
+        raise DesignError(f"even judging the whole pool ({total}) predicts a half-width of "
+                          f"{full.halfwidth:.4g} > {target:g}")
+    lo = int(np.count_nonzero(vm.cum_rows[0, :, -1]))  # one per topic: below any plan
+    if judged is not None:
+        lo = max(lo, int(np.count_nonzero(judged)))
+    hi, best = total, full
+    while hi - lo > max(1, total // 1000):  # to 0.1% of the pool
+        mid = (lo + hi) // 2
+        try:
+            cand = plan_with(vm, units, mid, **kw)
+        except DesignError:
+            lo = mid
+            continue
+        if cand.halfwidth <= target:
+            hi, best = mid, cand
+        else:
+            lo = mid
+    return best
+
+
+def pilot(units, size: int, *, edge: int = PILOT_EDGE) -> Allocated:
+    """A pilot of ``size`` judgments to fit the relevance model: equal shares per topic (by
+    largest remainders), each half in ranks 1..edge-1 and half below, moved to the other
+    stratum where one runs out. Later plans keep ``edge`` as a stratum boundary."""
+    depth = pool_depth(units)
+    edges = (1, edge) if edge <= depth else (1,)
+    topic, rank = units.topic, units.best_rank
+    inside = np.isfinite(rank) & (rank <= depth)
+    stratum = np.searchsorted(np.array(edges), rank[inside], side="right") - 1
+    n_topics = units.collection.n_topics
+    cells = np.zeros((n_topics, len(edges)), dtype=np.int64)
+    np.add.at(cells, (topic[inside], stratum), 1)
+    active = cells.sum(axis=1) > 0
+    need = int(np.sum(cells > 0))
+    if size < need or size > cells.sum():
+        raise DesignError(f"a pilot needs between {need} and {int(cells.sum())} judgments "
+                          f"(one per non-empty stratum of each topic .. the pool), got {size}")
+    share = np.zeros(n_topics)
+    share[active] = size / active.sum()
+    per_topic = np.floor(share).astype(np.int64)
+    extra = np.argsort(-(share - per_topic), kind="stable")[: size - int(per_topic.sum())]
+    per_topic[extra] += 1
+    take = np.zeros_like(cells)
+    for t in np.flatnonzero(active):
+        want = np.full(len(edges), per_topic[t] // len(edges))
+        want[: per_topic[t] % len(edges)] += 1
+        take[t] = _fit_cells(want, cells[t])
+    # redistribute what capped cells could not take, one topic at a time
+    left = size - int(take.sum())
+    for t in itertools.cycle(np.flatnonzero(active)):
+        if left <= 0:
+            break
+        room = np.flatnonzero(take[t] < cells[t])
+        if len(room):
+            take[t, room[0]] += 1
+            left -= 1
+    topics = units.collection.topics
+    return allocated(edges, float(depth), {topics[t]: tuple(int(k) for k in take[t])
+                                           for t in range(n_topics)}, label="pilot")
+
+
+def _fit_cells(want: np.ndarray, cells: np.ndarray) -> np.ndarray:
+    """``want`` capped at ``cells`` and at least one per non-empty cell, the excess moved to
+    cells with room."""
+    take = np.minimum(np.maximum(want, cells > 0), cells)
+    spare = int(want.sum() - take.sum())
+    for s in range(len(cells)):
+        move = min(max(spare, 0), int(cells[s] - take[s]))
+        take[s] += move
+        spare -= move
+    return take

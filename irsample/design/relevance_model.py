@@ -1,0 +1,118 @@
+"""A model of which pool documents are relevant, from the runs and a few judgments: the
+planner's picture of the population it designs a sample for (:mod:`irsample.design.planner`).
+
+Per pool row d of topic t, the probability of relevance (grade >= ``rel_level``) is a logistic
+regression on where the runs put the document,
+
+    logit p_d = a + b log(N_t q_d) + c log(best_rank_d) + g_t,
+
+with q_d the document's AP prior averaged over the pool's runs (:func:`~.importance.ap_prior`;
+N_t q_d = 1 for a document as likely as the pool's average), its best rank, and a topic offset
+g_t ~ N(0, ``topic_sd``^2) (a random intercept, shrunk towards 0 for topics with few
+judgments). The fit maximises the penalised log-likelihood of the judged rows (L-BFGS,
+``scipy.optimize.minimize`` with the exact gradient): the posterior mode under a flat prior on
+(a, b, c). Graded collections: the gain of a relevant document is modelled by the judged
+relevant documents' mean grade and mean squared grade (one pair for the collection).
+
+Judged rows keep what they are (p = 1 or 0, gain known): the model only fills in the rest.
+Without both relevant and non-relevant judgments it falls back on a prior that makes the expected number of relevant documents
+per topic ``prior_fraction`` of the pool, tilted by the same features with b = 1 and c = 0 (the
+AP prior's own shape: the runs' consensus), so the planner can still size a pilot.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.optimize
+from scipy.special import expit
+
+from ..errors import DesignError
+from .importance import ap_prior
+
+
+@dataclass(frozen=True, eq=False)
+class RelevanceModel:
+    """Per row of a pool: ``mean`` = E[x_d] and ``second`` = E[x_d^2] of the relevance
+    variable x_d (0/1 for relevance, the grade for gains), ``prob`` = P(relevant)."""
+
+    prob: np.ndarray
+    mean: np.ndarray
+    second: np.ndarray
+    coefficients: tuple[float, float, float]  #: (a, b, c); nan without judgments
+    judged: int  #: judged rows the fit used
+    relevant: int  #: of which relevant
+
+    def expected_relevant(self, topic: np.ndarray, n_topics: int) -> np.ndarray:
+        """E[R_t]: the expected number of relevant pool documents per topic."""
+        return np.bincount(topic, weights=self.prob, minlength=n_topics)
+
+
+def features(units) -> np.ndarray:
+    """Per row: [1, log(N_t q_d), log(best_rank_d)] (q_d floored at 1e-6 / N_t)."""
+    size = np.bincount(units.topic, minlength=units.collection.n_topics)[units.topic]
+    q = np.maximum(ap_prior(units) * size, 1e-6)
+    rank = np.where(np.isfinite(units.best_rank), units.best_rank, 1e6)
+    return np.column_stack([np.ones(len(q)), np.log(q), np.log(rank)])
+
+
+def fit_relevance(units, judged: np.ndarray, grade: np.ndarray, *, rel_level: int = 1,
+                  topic_sd: float = 1.0, prior_fraction: float = 0.05,
+                  gains: bool = False) -> RelevanceModel:
+    """The model above for the rows of ``units`` (a Pool or SamplingFrame), from the rows
+    ``judged`` (bool mask) with grades ``grade`` (read only where judged).
+
+    ``gains``: the relevance variable is the grade (for DCG-type measures) rather than 0/1.
+    """
+    judged = np.asarray(judged, dtype=bool)
+    grade = np.asarray(grade)
+    if judged.shape != (len(units.topic),):
+        raise DesignError(f"judged mask of {judged.shape} for {len(units.topic)} pool rows")
+    x = features(units)
+    n_topics = units.collection.n_topics
+    relevant = judged & (grade >= rel_level)
+    if relevant.any() and (judged & ~relevant).any():
+        coef, offsets = _fit(x[judged], relevant[judged].astype(np.float64),
+                             units.topic[judged], n_topics, topic_sd)
+        prob = expit(x @ coef + offsets[units.topic])
+    else:  # nothing to learn from: the prior, scaled to prior_fraction of each pool
+        coef = np.array([np.nan, np.nan, np.nan])
+        tilt = np.exp(x[:, 1])
+        share = tilt / np.bincount(units.topic, weights=tilt, minlength=n_topics)[units.topic]
+        size = np.bincount(units.topic, minlength=n_topics)[units.topic]
+        prob = np.minimum(1.0, share * size * prior_fraction)
+    prob = np.where(judged, relevant.astype(np.float64), prob)
+    if gains:
+        g = grade[relevant].astype(np.float64)
+        g1, g2 = (float(g.mean()), float((g * g).mean())) if len(g) else (1.0, 1.0)
+        mean = np.where(judged, np.where(relevant, grade, 0.0), prob * g1)
+        second = np.where(judged, mean * mean, prob * g2)
+    else:
+        mean, second = prob, prob.copy()
+    return RelevanceModel(prob, mean.astype(np.float64), second.astype(np.float64),
+                          tuple(float(v) for v in coef), int(judged.sum()), int(relevant.sum()))
+
+
+def _fit(x, y, topic, n_topics, topic_sd):
+    """Posterior mode of (a, b, c, g_1..g_T): logistic likelihood + N(0, sd^2) on each g_t."""
+    k = x.shape[1]
+    penalty = 1.0 / topic_sd ** 2
+
+    def objective(theta):
+        coef, g = theta[:k], theta[k:]
+        eta = x @ coef + g[topic]
+        p = expit(eta)
+        # -log L = sum log(1 + e^eta) - y eta, computed stably
+        nll = float(np.sum(np.logaddexp(0.0, eta) - y * eta)) + 0.5 * penalty * float(g @ g)
+        resid = p - y
+        grad = np.concatenate([x.T @ resid, np.bincount(topic, weights=resid,
+                                                         minlength=n_topics) + penalty * g])
+        return nll, grad
+
+    start = np.zeros(k + n_topics)
+    rate = min(max(y.mean(), 1e-3), 1 - 1e-3)
+    start[0] = np.log(rate / (1 - rate))
+    res = scipy.optimize.minimize(objective, start, jac=True, method="L-BFGS-B",
+                                  options={"maxiter": 500})
+    return res.x[:k], res.x[k:]

@@ -1,0 +1,130 @@
+"""Planning in batches: a pilot, then re-estimate and re-plan after every batch of judgments.
+
+:func:`judge_in_batches` runs the loop against an assessor (a function from pool rows to their
+grades: the complete qrels in a simulation, people otherwise):
+
+1. judge a pilot (:func:`~irsample.design.planner.pilot`: strata 1-10 and 11-depth, equal
+   shares per topic) unless documents are judged already;
+2. for each of ``batches`` batches: fit the relevance model to everything judged, plan the
+   budget spent so far plus the batch (:func:`~irsample.design.planner.plan`, the earlier
+   batches' strata kept as boundaries), and judge the plan's new documents (the earlier ones
+   stay in the sample: within each cell they are an SRS conditionally on their number, so the
+   union is an SRS of the planned size; :mod:`irsample.design.allocated`).
+
+The last batch's draw is the sample; its inclusion probabilities are the final cells' n_c/N_c.
+:class:`PlannedDesign` wraps the loop as a :class:`~irsample.design.frame.Design` over a
+:class:`~irsample.design.frame.SamplingFrame` (whose complete grades answer), so experiments
+compare it with fixed designs at the same budget.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from ..errors import DesignError
+from .frame import Design, Sample, SamplingFrame, generator
+from .planner import PILOT_EDGE, Plan, pilot, plan
+from .relevance_model import fit_relevance
+from .variance_model import INFLUENCE
+
+
+def default_pilot(budget: int, n_topics: int) -> int:
+    """10% of the budget, at least 4 judgments per topic (2 per pilot stratum)."""
+    return min(budget, max(budget // 10, 4 * n_topics))
+
+
+@dataclass
+class BatchLog:
+    """What each batch planned: its plan and the judgments it made so far."""
+
+    plans: list[Plan] = field(default_factory=list)
+    judged: list[int] = field(default_factory=list)
+
+
+def judge_in_batches(units, grades_of: Callable[[np.ndarray], np.ndarray], budget: int, *,
+                     estimator: str = "xinfAP", pilot_size: int | None = None,
+                     batches: int = 1, max_strata: int = 4, rng, log: BatchLog | None = None,
+                     rel_level: int = 1) -> Sample:
+    """The sequential design (module docstring) over ``units``; ``grades_of(rows)`` judges pool
+    rows. Returns the final :class:`~irsample.design.frame.Sample`."""
+    if estimator not in INFLUENCE:
+        raise DesignError(f"cannot plan for {estimator!r}; known: {', '.join(INFLUENCE)}")
+    if isinstance(batches, bool) or not isinstance(batches, numbers.Integral) or batches < 1:
+        raise DesignError(f"batches must be an integer >= 1, got {batches!r}")
+    rng = generator(rng)
+    n_topics = units.collection.n_topics
+    pilot_size = default_pilot(budget, n_topics) if pilot_size is None else int(pilot_size)
+    if not 0 < pilot_size <= budget:
+        raise DesignError(f"pilot of {pilot_size} judgments for a budget of {budget}")
+    grade = np.zeros(len(units.topic), dtype=np.int64)
+    sample = pilot(units, pilot_size).select(units, rng=rng)
+    judged = np.asarray(sample.judged, dtype=bool).copy()
+    grade[judged] = grades_of(np.flatnonzero(judged))
+    required: tuple[int, ...] = (PILOT_EDGE,)
+    spent = int(judged.sum())
+    for b in range(batches):
+        goal = spent + (budget - spent) // (batches - b)
+        model = fit_relevance(units, judged, grade, rel_level=rel_level,
+                              gains=estimator == "infNDCG")
+        planned = plan(units, model, goal, estimator=estimator, judged=judged,
+                       required=required, max_strata=max_strata)
+        if log is not None:
+            log.plans.append(planned)
+        design = planned.design(before=_keys(units, judged))
+        sample = design.select(units, rng=rng)
+        new = np.asarray(sample.judged, dtype=bool) & ~judged
+        grade[new] = grades_of(np.flatnonzero(new))
+        judged |= new
+        spent = int(judged.sum())
+        if log is not None:
+            log.judged.append(spent)
+        required = planned.edges[1:]
+    return sample
+
+
+def _keys(units, rows_mask) -> frozenset:
+    """(qid, docno) of the masked rows."""
+    import pyarrow as pa
+
+    rows = np.flatnonzero(rows_mask)
+    col = units.collection
+    docnos = col.tdi_docno.take(pa.array(units.tdi[rows])).to_pylist()
+    return frozenset((col.topics[int(t)], d.decode("utf-8", "surrogateescape"))
+                     for t, d in zip(units.topic[rows], docnos))
+
+
+@dataclass(frozen=True)
+class PlannedDesign(Design):
+    """The planner as a design for simulation: a pilot, ``batches`` planned batches, ``budget``
+    judgments in all, over a :class:`~irsample.design.frame.SamplingFrame` whose complete
+    grades play the assessor."""
+
+    budget: int
+    estimator: str = "xinfAP"
+    pilot: int | None = None
+    batches: int = 1
+    max_strata: int = 4
+
+    def __post_init__(self):
+        b = self.budget
+        if isinstance(b, bool) or not isinstance(b, numbers.Integral) or b < 1:
+            raise DesignError(f"budget must be an integer >= 1, got {b!r}")
+        if self.estimator not in INFLUENCE:
+            raise DesignError(f"cannot plan for {self.estimator!r}; known: {', '.join(INFLUENCE)}")
+
+    @property
+    def name(self) -> str:
+        pilot = "" if self.pilot is None else f",pilot={self.pilot}"
+        return f"plan({self.estimator}{pilot},batches={self.batches})@{self.budget}"
+
+    def select(self, frame: SamplingFrame, *, rng) -> Sample:
+        if not isinstance(frame, SamplingFrame):
+            raise DesignError(f"{self.name} judges as it goes: it draws from a SamplingFrame "
+                              "(complete grades); use `irsample plan` with real judgments")
+        return judge_in_batches(frame, lambda rows: frame.rel[rows], self.budget,
+                                estimator=self.estimator, pilot_size=self.pilot,
+                                batches=self.batches, max_strata=self.max_strata, rng=rng)

@@ -1,0 +1,195 @@
+"""Predicted variance of a stratified estimate of mean AP or mean nDCG, for any strata and
+sample sizes: the objective of the planner (:mod:`irsample.design.planner`).
+
+Setting. Topic t's pool is cut by best rank into strata; cell c = (t, stratum) holds N_c pool
+documents of which an SRS of n_c is judged. The estimators of sample_eval and statAP are, to
+first order, linear in the judged documents' relevance x_d: a run's estimate of its measure on
+topic t is close to the Horvitz-Thompson total sum_c (N_c / n_c) sum_{d judged in c} y_d with
+y_d = u_d x_d, u_d the measure's *influence* (its derivative in x_d). The stratified-SRS
+variance of such a total (Cochran, *Sampling Techniques*, 3rd ed., eq. 5.6) is
+
+    Var = sum_c N_c^2 (1/n_c - 1/N_c) S_c^2,   S_c^2 = sum_{d in c} (y_d - mean_c y)^2 / (N_c - 1),
+
+and the variance of a run's mean over the T topics is the sum over all cells divided by T^2.
+The y_d are unknown before judging; with x_d independent with E[x_d] = mu_d and
+E[x_d^2] = nu_d (a :class:`~irsample.design.relevance_model.RelevanceModel`),
+
+    E[(N_c - 1) S_c^2] = sum u^2 nu - (1/N_c) [ (sum u mu)^2 + sum u^2 (nu - mu^2) ].
+
+Influences (u = 0 for documents the run did not retrieve, except the AP term below):
+
+- **AP** (xinfAP, statAP): AP = A / R with A = sum_i (x_i / i)(1 + sum_{j<i} x_j); the gradient
+  of E[A] at rank k is w_k = (1 + sum_{j<k} p_j) / k + sum_{i>k} p_i / i (paper 003, Aslam &
+  Yilmaz 2007; :mod:`irsample.design.infer`), and linearising the ratio, u_d = (w_k - AP) / R for
+  a document at rank k and u_d = -AP / R for a pool document the run did not retrieve (it only
+  counts in R). AP and R are their model expectations.
+- **nDCG** (infNDCG): u_d = 1 / (log2(k + 1) IDCG), x_d the gain, with IDCG the ideal DCG of the
+  topic's expected relevant documents at the mean gain (held fixed, as in infNDCG's own
+  variance, :mod:`irsample.measures.sampled_variance`).
+
+Averaged over the runs, the cell's weight A_c = mean_r N_c^2 S_{r,c}^2 / T^2 makes the mean
+variance over runs sum_c A_c (1/n_c - 1/N_c): what Neyman allocation minimises. The sums over
+documents are kept per run, topic and best rank, cumulated over ranks, so the A_c of any strata
+are differences of cumulative sums.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from ..errors import DesignError
+
+#: target estimator -> influence kind
+INFLUENCE = {"xinfAP": "AP", "statAP": "AP", "infNDCG": "nDCG"}
+_AP, _NDCG = 0, 1
+
+
+@njit(cache=True, nogil=True)
+def _influence_sums(rank_offsets, rank_tdi, n_topics, runs, depth, row_of_tdi, bin_of_row,
+                    prob, mean, second, r_topic, idcg, kind, sums, shift):
+    """Per run i, topic t and best-rank bin b: sums[0..4, i, t, b] = sum v mu, sum v^2 nu,
+    sum v^2 (nu - mu^2), sum v nu, sum v (nu - mu^2) over the run's retrieved documents whose
+    best rank is b + 1, with v the rank part of the influence; ``shift[i, t]`` the part common
+    to every pool document (u = v + shift)."""
+    for i in range(runs.shape[0]):
+        r = runs[i]
+        for t in range(n_topics):
+            s = r * n_topics + t
+            a = rank_offsets[s]
+            z = min(rank_offsets[s + 1] - a, depth)
+            if z == 0 or r_topic[t] <= 0.0:
+                continue
+            rows = np.empty(z, np.int64)
+            p = np.zeros(z)
+            for k in range(z):
+                rows[k] = row_of_tdi[rank_tdi[a + k]]
+                if rows[k] >= 0:
+                    p[k] = prob[rows[k]]
+            v = np.zeros(z)
+            if kind == _AP:
+                tail = np.zeros(z + 1)  # tail[k] = sum_{i > k} p_i / i (1-based i)
+                for k in range(z - 1, -1, -1):
+                    tail[k] = tail[k + 1] + (p[k + 1] / (k + 2.0) if k + 1 < z else 0.0)
+                above = 0.0
+                expected_a = 0.0
+                for k in range(z):
+                    w = (1.0 + above) / (k + 1.0) + tail[k]
+                    expected_a += p[k] * (1.0 + above) / (k + 1.0)
+                    v[k] = w / r_topic[t]
+                    above += p[k]
+                shift[i, t] = -expected_a / r_topic[t] / r_topic[t]
+            else:
+                for k in range(z):
+                    v[k] = 1.0 / (math.log2(k + 2.0) * idcg[t])
+            for k in range(z):
+                row = rows[k]
+                if row < 0 or bin_of_row[row] < 0:
+                    continue
+                b = bin_of_row[row]
+                mu, nu = mean[row], second[row]
+                sums[0, i, t, b] += v[k] * mu
+                sums[1, i, t, b] += v[k] * v[k] * nu
+                sums[2, i, t, b] += v[k] * v[k] * (nu - mu * mu)
+                sums[3, i, t, b] += v[k] * nu
+                sums[4, i, t, b] += v[k] * (nu - mu * mu)
+
+
+@dataclass(frozen=True, eq=False)
+class VarianceModel:
+    """Cumulative sums for the cell weights of any strata over best ranks 1..depth.
+
+    ``cum_runs[j, i, t, b]``: the run sums of :func:`_influence_sums` over best ranks <= b + 1;
+    ``cum_rows[j, t, b]``: pool rows (count, sum mu, sum nu, sum nu - mu^2) over the same ranks;
+    ``shift[i, t]``: the influence every pool document of topic t has on run i."""
+
+    cum_runs: np.ndarray
+    cum_rows: np.ndarray
+    shift: np.ndarray
+    depth: int
+    n_topics: int
+
+    @classmethod
+    def build(cls, units, model, estimator: str) -> "VarianceModel":
+        """The sums for the rows of ``units`` (Pool or SamplingFrame; its runs are the runs
+        whose variance counts) under relevance ``model``, for ``estimator`` in
+        :data:`INFLUENCE`."""
+        if estimator not in INFLUENCE:
+            raise DesignError(f"no variance model for {estimator!r}; known: {', '.join(INFLUENCE)}")
+        depth = pool_depth(units)
+        col = units.collection
+        n_topics = col.n_topics
+        inside = np.isfinite(units.best_rank) & (units.best_rank <= depth) & (units.tdi >= 0)
+        bin_of_row = np.where(inside, np.nan_to_num(units.best_rank, posinf=0) - 1, -1)
+        bin_of_row = bin_of_row.astype(np.int64)
+        row_of_tdi = np.full(col.n_tdi, -1, dtype=np.int64)
+        row_of_tdi[units.tdi[inside]] = np.flatnonzero(inside)
+        r_topic = np.bincount(units.topic[inside], weights=model.prob[inside], minlength=n_topics)
+        idcg = _expected_idcg(r_topic, model, inside, units.topic, n_topics)
+        runs = np.array(units.runs, dtype=np.int64)
+        sums = np.zeros((5, len(runs), n_topics, depth))
+        shift = np.zeros((len(runs), n_topics))
+        kind = _AP if INFLUENCE[estimator] == "AP" else _NDCG
+        _influence_sums(col.rank_offsets, col.rank_tdi, n_topics, runs, depth, row_of_tdi,
+                        bin_of_row, model.prob, model.mean, model.second, r_topic, idcg, kind,
+                        sums, shift)
+        rows = np.zeros((4, n_topics, depth))
+        t, b = units.topic[inside], bin_of_row[inside]
+        mu, nu = model.mean[inside], model.second[inside]
+        for j, w in enumerate((np.ones(len(t)), mu, nu, nu - mu * mu)):
+            np.add.at(rows[j], (t, b), w)
+        return cls(np.cumsum(sums, axis=3), np.cumsum(rows, axis=2), shift, depth, n_topics)
+
+    def _between(self, cum, edges):
+        """Sums over the strata [edges[s], edges[s+1]) (1-based ranks; last ends at depth)."""
+        hi = np.array(list(edges[1:]) + [self.depth + 1]) - 2
+        lo = np.array(edges) - 2
+        upper = cum[..., hi]
+        lower = np.where(lo >= 0, cum[..., np.maximum(lo, 0)], 0.0)
+        return upper - lower
+
+    def cells(self, edges) -> tuple[np.ndarray, np.ndarray]:
+        """(N, W) for strata starting at ``edges`` (edges[0] = 1): N[t, s] pool sizes and
+        W[i, t, s] = N^2 S^2 / T^2 of run i (so run i's variance is sum W (1/n - 1/N))."""
+        runs = self._between(self.cum_runs, edges)
+        rows = self._between(self.cum_rows, edges)
+        n, m1, m2, m3 = rows
+        c = self.shift[:, :, None]
+        su = runs[0] + c * m1
+        su2 = runs[1] + 2 * c * runs[3] + c * c * m2
+        suv = runs[2] + 2 * c * runs[4] + c * c * m3
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ss = su2 - (su * su + suv) / n
+            s2 = np.where(n >= 2, np.maximum(ss, 0.0) / (n - 1), 0.0)
+        return n.astype(np.int64), n * n * s2 / self.n_topics ** 2
+
+
+def pool_depth(units) -> int:
+    """The pool's depth: its own, or (a frame cut from qrels) its deepest finite best rank."""
+    if not math.isinf(units.depth):
+        return int(units.depth)
+    finite = units.best_rank[np.isfinite(units.best_rank)]
+    if not len(finite):
+        raise DesignError("planning needs documents with a best rank (the runs retrieve none)")
+    return int(finite.max())
+
+
+def _expected_idcg(r_topic, model, inside, topic, n_topics):
+    """Ideal DCG of ``r_topic`` relevant documents at the model's mean gain (a fractional last
+    document counts in proportion); 1 where nothing is expected relevant."""
+    rel = inside & (model.prob > 0)
+    gain = (np.bincount(topic[rel], weights=model.mean[rel], minlength=n_topics)
+            / np.maximum(r_topic, 1e-12))
+    idcg = np.ones(n_topics)
+    for t in range(n_topics):
+        r = r_topic[t]
+        if r <= 0:
+            continue
+        whole = int(math.floor(r))
+        ranks = np.arange(1, whole + 1)
+        dcg = np.sum(1.0 / np.log2(ranks + 1.0)) + (r - whole) / math.log2(whole + 2.0)
+        idcg[t] = max(gain[t] * dcg, 1e-12)
+    return idcg
