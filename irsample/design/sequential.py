@@ -74,7 +74,7 @@ def judge_in_batches(units, grades_of: Callable[[np.ndarray], np.ndarray], budge
                        required=required, max_strata=max_strata)
         if log is not None:
             log.plans.append(planned)
-        design = planned.design(before=_keys(units, judged))
+        design = planned.design(before=judged_keys(units, judged))
         sample = design.select(units, rng=rng)
         new = np.asarray(sample.judged, dtype=bool) & ~judged
         grade[new] = grades_of(np.flatnonzero(new))
@@ -86,8 +86,8 @@ def judge_in_batches(units, grades_of: Callable[[np.ndarray], np.ndarray], budge
     return sample
 
 
-def _keys(units, rows_mask) -> frozenset:
-    """(qid, docno) of the masked rows."""
+def judged_keys(units, rows_mask) -> frozenset:
+    """(qid, docno) of the rows of ``units`` in ``rows_mask``: a planned design's ``before``."""
     import pyarrow as pa
 
     rows = np.flatnonzero(rows_mask)
@@ -128,3 +128,73 @@ class PlannedDesign(Design):
         return judge_in_batches(frame, lambda rows: frame.rel[rows], self.budget,
                                 estimator=self.estimator, pilot_size=self.pilot,
                                 batches=self.batches, max_strata=self.max_strata, rng=rng)
+
+
+@dataclass(frozen=True, eq=False)
+class JudgedSample:
+    """What a drawn design and its judgments say about a pool: ``judged`` rows (the design's
+    selected documents), their ``grade``, and the design's strata ``edges`` (kept by the next
+    plan so the judged documents stay SRS within its cells)."""
+
+    judged: np.ndarray
+    grade: np.ndarray
+    edges: tuple[int, ...]
+    extra: int  #: judgments of documents the design did not select (not used)
+
+
+def judged_sample(pool, record, qrels) -> JudgedSample:
+    """The pool rows a drawn design file ``record`` selected, graded by ``qrels``
+    (:class:`~irsample.io.trec.QrelsTable`). Raises :class:`InputError` (the design file) if
+    the design has no rows or is not stratified by best rank, and if a selected document of the
+    pool has no judgment."""
+    import pyarrow as pa
+
+    from ..errors import InputError
+
+    if not record.has_rows:
+        raise InputError("the design file has no drawn rows: give the design.json that "
+                         "`irsample sample` wrote", record.source)
+    try:
+        edges = tuple(sorted(_first_rank(label) for label in record.labels))
+    except ValueError:
+        raise InputError(f"strata {list(record.labels)} are not rank strata ('a-b'); the "
+                         "planner tops up stratified samples only", record.source) from None
+    if not edges or edges[0] != 1:
+        raise InputError(f"strata {list(record.labels)} do not start at rank 1", record.source)
+    col = pool.collection
+    chosen = np.flatnonzero(record.selected)
+    topic, tdi = col.lookup(pa.array([record.qid[i].encode() for i in chosen], pa.binary()),
+                            pa.array([record.docno[i].encode() for i in chosen], pa.binary()))
+    row_of = np.full(col.n_tdi, -1, dtype=np.int64)
+    row_of[pool.tdi] = np.arange(len(pool.tdi))
+    rows = np.where(tdi >= 0, row_of[np.maximum(tdi, 0)], -1)
+    rows = rows[rows >= 0]
+    grade_of = np.full(col.n_tdi, -1, dtype=np.int64)
+    q_topic, q_tdi = col.lookup(qrels.qid, qrels.docno)
+    known = q_tdi >= 0
+    grade_of[q_tdi[known]] = qrels.rel[known]
+    grade = np.zeros(len(pool.tdi), dtype=np.int64)
+    grade[rows] = grade_of[pool.tdi[rows]]
+    missing = rows[grade[rows] < 0]
+    if len(missing):
+        i = int(missing[0])
+        raise InputError(
+            f"{len(missing)} documents the design selected have no judgment in {qrels.source}, "
+            f"e.g. topic {col.topics[pool.topic[i]]} document "
+            f"{col.tdi_docno[int(pool.tdi[i])].as_py().decode()}; judge them first",
+            record.source)
+    judged = np.zeros(len(pool.tdi), dtype=bool)
+    judged[rows] = True
+    in_pool = np.zeros(col.n_tdi, dtype=bool)
+    in_pool[pool.tdi[judged]] = True
+    extra = int(np.count_nonzero(known & ~in_pool[np.maximum(q_tdi, 0)]))
+    return JudgedSample(judged, grade, edges, extra)
+
+
+def _first_rank(label: str) -> int:
+    first, sep, _ = label.partition("-")
+    if not sep:
+        if label == "all":  # a uniform sample: one stratum
+            return 1
+        raise ValueError(label)
+    return int(first)

@@ -1,0 +1,134 @@
+"""``irsample plan``: plan where to spend a judging budget (:mod:`irsample.design.planner`).
+
+Rounds, each a design file that ``irsample sample --design FILE`` draws:
+
+1. nothing judged yet: ``irsample plan RUNS --budget N --measure xinfAP -o plan.json`` plans a
+   pilot (``--pilot P`` judgments; default 10% of the budget, at least 4 per topic), or with
+   ``--pilot 0`` the whole budget from a runs-only prior;
+2. after judging a drawn sample: ``irsample plan RUNS --budget N --measure xinfAP --design
+   DIR/design.json --judged QRELS -o plan2.json`` re-fits the relevance model to the
+   judgments and plans the rest of the budget (or ``--batch B`` more judgments: sequential
+   mode), keeping the drawn design's strata and its judged documents.
+
+``--target-halfwidth W``: plan the smallest budget whose predicted half-width of a run's mean
+estimate is at most W (``--budget`` then caps it). The summary goes to standard output.
+"""
+
+from __future__ import annotations
+
+from ..errors import DesignError
+from .arguments import number
+
+DEFAULT_DEPTH = 100
+ESTIMATORS = ("xinfAP", "infNDCG", "statAP")
+
+
+def add_parser(sub) -> None:
+    pl = sub.add_parser(
+        "plan", help="plan strata and sample sizes for a judging budget",
+        description="Plan strata over best rank and per-topic sample sizes that minimise the "
+        "predicted variance of the mean estimate (Neyman allocation from a relevance model "
+        "fitted to a pilot); writes a design file for `irsample sample --design`.")
+    pl.add_argument("runs", nargs="+", help="run files")
+    pl.add_argument("--measure", choices=ESTIMATORS, default="xinfAP",
+                    help="the estimator to plan for (default xinfAP)")
+    pl.add_argument("--budget", type=number(int, minimum=1), default=None, metavar="N",
+                    help="judgments in all, those already judged included")
+    pl.add_argument("--target-halfwidth", type=number(float, above=0), default=None,
+                    metavar="W", help="smallest budget whose predicted half-width of a run's "
+                    "mean estimate is at most W")
+    pl.add_argument("--pilot", type=number(int, minimum=0), default=None, metavar="P",
+                    help="pilot size when nothing is judged (default: 10%% of the budget, at "
+                    "least 4 per topic; 0: plan from the runs alone)")
+    pl.add_argument("--design", metavar="FILE", help="the drawn design.json of what is judged")
+    pl.add_argument("--judged", metavar="QRELS", help="judgments of that design's documents")
+    pl.add_argument("--batch", type=number(int, minimum=1), default=None, metavar="B",
+                    help="plan only B more judgments (sequential mode)")
+    pl.add_argument("--depth", type=number(int, minimum=1), default=None,
+                    help="pool depth (default: the design file's, else 100)")
+    pl.add_argument("--runs-from", metavar="FILE", help="pool only the runs named in FILE")
+    pl.add_argument("--max-strata", type=number(int, minimum=1), default=4)
+    pl.add_argument("--level", type=number(float, above=0, below=1), default=0.95,
+                    help="confidence level of the predicted half-width (default 0.95)")
+    pl.add_argument("-o", dest="plan_out", required=True, metavar="FILE",
+                    help="the design file to write")
+    pl.set_defaults(run=cmd_plan)
+
+
+def cmd_plan(args) -> str:
+    import numpy as np
+
+    from ..design import DesignRecord, Pool
+    from ..design.planner import budget_for_halfwidth, pilot, plan
+    from ..design.relevance_model import fit_relevance
+    from ..design.sequential import default_pilot, judged_keys, judged_sample
+    from ..io import read_qrels
+    from .design import _collection, _pooled_runs
+
+    if args.budget is None and args.target_halfwidth is None:
+        raise DesignError("give --budget N, --target-halfwidth W, or both")
+    if (args.design is None) != (args.judged is None):
+        raise DesignError("--design and --judged go together: the drawn design file and the "
+                          "judgments of its documents")
+    previous = DesignRecord.read(args.design) if args.design is not None else None
+    collection = _collection(args.runs)
+    runs = _pooled_runs(collection, args.runs_from, previous.runs if previous else None,
+                        previous.source if previous else None)
+    depth = args.depth or (int(previous.depth) if previous and previous.depth else DEFAULT_DEPTH)
+    pool = Pool.from_runs(collection, runs, depth=depth)
+    gains = args.measure == "infNDCG"
+    lines = [f"pool: depth {depth}, {len(pool.runs)} runs, {len(pool)} documents, "
+             f"{collection.n_topics} topics"]
+    if previous is None:
+        required = ()
+        size = args.pilot
+        if size is None:
+            size = default_pilot(args.budget or len(pool), collection.n_topics)
+        if size > 0:
+            design = pilot(pool, size)
+            lines.append(f"pilot of {size} judgments (strata {', '.join(design.labels)}); "
+                         "draw it with `irsample sample --design FILE`, judge it, then plan "
+                         "the rest with --design DIR/design.json --judged QRELS")
+            return _write(args, design, pool, depth, lines)
+        judged = np.zeros(len(pool), bool)
+        grade = np.zeros(len(pool), np.int64)
+        lines.append("nothing judged: relevance from the runs-only prior")
+    else:
+        sample = judged_sample(pool, previous, read_qrels(args.judged))
+        judged, grade, required = sample.judged, sample.grade, sample.edges[1:]
+        lines.append(f"judged: {int(judged.sum())} documents of {previous.source} "
+                     f"({int((grade[judged] > 0).sum())} relevant)"
+                     + (f"; {sample.extra} other judgments not used" if sample.extra else ""))
+    model = fit_relevance(pool, judged, grade, gains=gains)
+    kw = dict(estimator=args.measure, judged=judged, required=required,
+              max_strata=args.max_strata, level=args.level)
+    budget = args.budget
+    if args.batch is not None:
+        budget = min(budget or len(pool), int(judged.sum()) + args.batch)
+    if args.target_halfwidth is not None:
+        result = budget_for_halfwidth(pool, model, args.target_halfwidth, **kw)
+        if budget is not None and result.budget > budget:
+            capped = plan(pool, model, budget, **kw)
+            lines.append(f"target half-width {args.target_halfwidth:g} needs {result.budget} "
+                         f"judgments, more than the budget of {budget}: planned the budget "
+                         f"(predicted half-width {capped.halfwidth:.4f})")
+            result = capped
+        else:
+            lines.append(f"target half-width {args.target_halfwidth:g}: {result.budget} "
+                         "judgments suffice by the model")
+    else:
+        result = plan(pool, model, budget, **kw)
+    lines.append(result.summary().rstrip("\n"))
+    return _write(args, result.design(before=judged_keys(pool, judged)), pool, depth, lines)
+
+
+def _write(args, design, pool, depth, lines) -> str:
+    from ..design import DesignRecord
+    from ..io.writers import write_atomic
+
+    col = pool.collection
+    record = DesignRecord(design=design, runs=tuple(col.run_names[r] for r in pool.runs),
+                          depth=float(depth))
+    write_atomic(args.plan_out, record.to_json())
+    lines.append(f"wrote {args.plan_out}")
+    return "\n".join(lines) + "\n"
