@@ -148,8 +148,9 @@ def _continuous(w, n, lo, budget):
     return real
 
 
-def _lower(size: np.ndarray, judged: np.ndarray) -> np.ndarray:
-    return np.maximum(judged, (size > 0).astype(np.int64))
+def _lower(size: np.ndarray, judged: np.ndarray, min_take: int = 1) -> np.ndarray:
+    """Per cell the least sample size: what is judged, and ``min_take`` (at most N)."""
+    return np.maximum(judged, np.minimum(size, min_take))
 
 
 def candidate_edges(depth: int, max_strata: int, required=()) -> list[tuple[int, ...]]:
@@ -169,17 +170,19 @@ def candidate_edges(depth: int, max_strata: int, required=()) -> list[tuple[int,
 
 def plan(units, model: RelevanceModel, budget: int, *, estimator: str = "xinfAP",
          judged: np.ndarray | None = None, required=(), max_strata: int = 4,
-         edges: tuple[int, ...] | None = None, level: float = 0.95) -> Plan:
+         edges: tuple[int, ...] | None = None, level: float = 0.95, min_take: int = 1) -> Plan:
     """The least-variance plan of ``budget`` judgments (documents already judged included) over
     the pool rows of ``units`` (module docstring). ``judged``: mask of rows already judged;
-    ``edges``: fixed strata instead of the search."""
+    ``edges``: fixed strata instead of the search; ``min_take``: least sample per non-empty
+    cell."""
     vm = VarianceModel.build(units, model, estimator)
     return plan_with(vm, units, budget, estimator=estimator, judged=judged, required=required,
-                     max_strata=max_strata, edges=edges, level=level)
+                     max_strata=max_strata, edges=edges, level=level, min_take=min_take)
 
 
 def plan_with(vm: VarianceModel, units, budget: int, *, estimator: str, judged=None,
-              required=(), max_strata: int = 4, edges=None, level: float = 0.95) -> Plan:
+              required=(), max_strata: int = 4, edges=None, level: float = 0.95,
+              min_take: int = 1) -> Plan:
     """:func:`plan` with a prebuilt :class:`VarianceModel` (budget searches reuse it)."""
     judged = np.zeros(len(units.topic), bool) if judged is None else np.asarray(judged, bool)
     choices = [tuple(edges)] if edges is not None else candidate_edges(vm.depth, max_strata, required)
@@ -187,7 +190,7 @@ def plan_with(vm: VarianceModel, units, budget: int, *, estimator: str, judged=N
     for cand in choices:
         size, weight = vm.cells(cand)
         done = _judged_cells(units, judged, cand, vm)
-        lo = _lower(size, done)
+        lo = _lower(size, done, min_take)
         if budget < lo.sum() or budget > size.sum():
             continue
         mean_w = weight.mean(axis=0)

@@ -47,8 +47,8 @@ class BatchLog:
 
 def judge_in_batches(units, grades_of: Callable[[np.ndarray], np.ndarray], budget: int, *,
                      estimator: str = "xinfAP", pilot_size: int | None = None,
-                     batches: int = 1, max_strata: int = 4, rng, log: BatchLog | None = None,
-                     rel_level: int = 1) -> Sample:
+                     batches: int = 1, max_strata: int = 4, min_take: int = 1, rng,
+                     log: BatchLog | None = None, rel_level: int = 1) -> Sample:
     """The sequential design (module docstring) over ``units``; ``grades_of(rows)`` judges pool
     rows. Returns the final :class:`~irsample.design.frame.Sample`."""
     if estimator not in INFLUENCE:
@@ -71,7 +71,7 @@ def judge_in_batches(units, grades_of: Callable[[np.ndarray], np.ndarray], budge
         model = fit_relevance(units, judged, grade, rel_level=rel_level,
                               gains=estimator == "infNDCG")
         planned = plan(units, model, goal, estimator=estimator, judged=judged,
-                       required=required, max_strata=max_strata)
+                       required=required, max_strata=max_strata, min_take=min_take)
         if log is not None:
             log.plans.append(planned)
         design = planned.design(before=judged_keys(units, judged))
@@ -108,6 +108,7 @@ class PlannedDesign(Design):
     pilot: int | None = None
     batches: int = 1
     max_strata: int = 4
+    min_take: int = 1
 
     def __post_init__(self):
         b = self.budget
@@ -127,7 +128,8 @@ class PlannedDesign(Design):
                               "(complete grades); use `irsample plan` with real judgments")
         return judge_in_batches(frame, lambda rows: frame.rel[rows], self.budget,
                                 estimator=self.estimator, pilot_size=self.pilot,
-                                batches=self.batches, max_strata=self.max_strata, rng=rng)
+                                batches=self.batches, max_strata=self.max_strata,
+                                min_take=self.min_take, rng=rng)
 
 
 @dataclass(frozen=True, eq=False)
