@@ -71,3 +71,13 @@ __all__ += [
     "Assessor", "DepthOrder", "FileAssessor", "Hedge", "JudgingResult", "MoveToFront",
     "QrelsAssessor", "judge_adaptively", "parse_method",
 ]
+
+# The design planner: Neyman allocation over topics and rank strata (irsample.design.planner).
+from .planner import Plan, budget_for_halfwidth, pilot, plan  # noqa: E402
+from .relevance_model import RelevanceModel, fit_relevance  # noqa: E402
+from .sequential import PlannedDesign, judge_in_batches  # noqa: E402
+
+__all__ += [
+    "Plan", "PlannedDesign", "RelevanceModel", "budget_for_halfwidth", "fit_relevance",
+    "judge_in_batches", "pilot", "plan",
+]

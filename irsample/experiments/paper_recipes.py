@@ -1,4 +1,4 @@
-"""Recipes ``voorhees14``, ``four-strata`` and ``residuals`` for ``irsample simulate``.
+"""Recipes ``voorhees14``, ``four-strata``, ``residuals`` and ``planner`` for ``irsample simulate``.
 
 Each wraps the experiment function of its module (protocols and sources in their docstrings)
 as a :mod:`~irsample.experiments.recipes` recipe: parameters overridable with ``--param``, a
@@ -8,6 +8,7 @@ Markdown report with the experiment's tables and figure.
 from __future__ import annotations
 
 from .four_strata import run_four_strata
+from .planner_study import BUDGETS, run_halfwidths, run_planner_vs_fixed
 from .recipes import Context, recipe
 from .report import Report, Section
 from .residuals import SIZES, run_residuals, separability_figure
@@ -84,3 +85,31 @@ def residuals(context: Context, p: dict) -> Report:
         Section("Recanted decisions", "Pairs significant with the smallest judgment set that "
                 "are no longer significant later.", out["recant"].reset_index()),
     ], out["trials"].assign(recipe="residuals"), {"seconds": out["seconds"]})
+
+
+PAPER_000_OPEN = ("Yilmaz, Kanoulas & Aslam, SIGIR 2008 (paper 000), §7: confidence intervals as "
+                  "the objective of the sampling design; Voorhees, SIGIR 2014 (paper 002)")
+
+
+@recipe("planner", "planned designs vs 2strata at equal budgets; predicted vs observed "
+        "half-widths", PAPER_000_OPEN, trials=50, alpha=0.05, budgets=BUDGETS, batches=1)
+def planner(context: Context, p: dict) -> Report:
+    executor = "processes" if context.executor == "processes" else "sequential"
+    budgets = tuple(int(b) for b in p["budgets"])
+    compare = run_planner_vs_fixed(context.files, budgets=budgets, trials=p["trials"],
+                                   seed=p["seed"], alpha=p["alpha"], batches=int(p["batches"]),
+                                   executor=executor, **_workers(context))
+    widths = run_halfwidths(context.files, budgets=budgets, trials=min(p["trials"], 30),
+                            seed=p["seed"], executor=executor, **_workers(context))
+    return Report("planner", "The design planner vs 2strata (paper 002's protocol)",
+                  PAPER_000_OPEN, {}, [
+                      Section("Planned vs 2strata", "Random halves of the pooled runs; means "
+                              "over trials of the accuracy of significant pairs (paired t-test "
+                              f"at {p['alpha']}), RMS error and Kendall tau against the complete "
+                              "qrels.", compare["summary"].reset_index()),
+                      Section("Predicted vs observed half-widths", "The official pool; the "
+                              "plan's predicted 95% half-width of a pooled run's mean, the "
+                              "jackknife intervals' half-width, and 1.96 x the standard "
+                              "deviation across trials.", widths["halfwidths"].reset_index()),
+                  ], compare["trials"].assign(recipe="planner"),
+                  {"seconds": compare["seconds"] + widths["seconds"]})
