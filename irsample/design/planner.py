@@ -128,20 +128,32 @@ def neyman(weight: np.ndarray, size: np.ndarray, lower: np.ndarray, budget: int)
 
 
 def _continuous(w, n, lo, budget):
-    """clip(lambda sqrt(w), lo, n) summing to ``budget`` (bisection on lambda)."""
+    """clip(lambda sqrt(w), lo, n) summing to ``budget``."""
     root = np.sqrt(np.maximum(w, 0.0))
     positive = root > 0
     if not positive.any():
         scale = (budget - lo.sum()) / max(float((n - lo).sum()), 1.0)
         return lo + scale * (n - lo)
-    lo_lam, hi_lam = 0.0, float(np.max(n[positive] / root[positive]))
-    for _ in range(100):
-        mid = 0.5 * (lo_lam + hi_lam)
-        if np.clip(mid * root, lo, n).sum() < budget:
-            lo_lam = mid
-        else:
-            hi_lam = mid
-    real = np.clip(hi_lam * root, lo, n)
+    # the sum is piecewise linear in lambda, with kinks where a cell reaches lo or n: bisect
+    # over the kinks, then interpolate (exact, however many orders of magnitude w spans)
+    kinks = np.unique(np.concatenate([[0.0], lo[positive] / root[positive],
+                                      n[positive] / root[positive]]))
+    def total(k):
+        return float(np.clip(kinks[k] * root, lo, n).sum())
+
+    a, b = 0, len(kinks) - 1
+    if total(b) <= budget:
+        lam = kinks[b]
+    else:  # total(a) <= budget < total(b)
+        while b - a > 1:
+            mid = (a + b) // 2
+            if total(mid) <= budget:
+                a = mid
+            else:
+                b = mid
+        low, high = total(a), total(b)
+        lam = kinks[a] + (budget - low) / (high - low) * (kinks[b] - kinks[a])
+    real = np.clip(lam * root, lo, n)
     if real.sum() < budget - 1e-6:  # only zero-weight cells can still grow
         room = np.where(positive, 0.0, n - real)
         real += room * min(1.0, (budget - real.sum()) / max(room.sum(), 1e-12))
