@@ -292,15 +292,15 @@ def pilot(units, size: int, *, edge: int = PILOT_EDGE) -> Allocated:
         want = np.full(len(edges), per_topic[t] // len(edges))
         want[: per_topic[t] % len(edges)] += 1
         take[t] = _fit_cells(want, cells[t])
-    # redistribute what capped cells could not take, one topic at a time
-    left = size - int(take.sum())
-    for t in itertools.cycle(np.flatnonzero(active)):
-        if left <= 0:
-            break
-        room = np.flatnonzero(take[t] < cells[t])
-        if len(room):
-            take[t, room[0]] += 1
-            left -= 1
+    # what capped cells could not take goes to the topics with the fewest judgments and room;
+    # what the one-per-stratum minimums took beyond a topic's share comes back from the topics
+    # with the most (every cell keeps one)
+    while take.sum() < size:
+        t = int(np.argmin(np.where((take < cells).any(axis=1), take.sum(axis=1), np.inf)))
+        take[t, np.argmin(np.where(take[t] < cells[t], take[t], np.inf))] += 1
+    while take.sum() > size:
+        t = int(np.argmax(np.where((take > 1).any(axis=1), take.sum(axis=1), -1)))
+        take[t, np.argmax(take[t])] -= 1
     topics = units.collection.topics
     return allocated(edges, float(depth), {topics[t]: tuple(int(k) for k in take[t])
                                            for t in range(n_topics)}, label="pilot")
