@@ -128,20 +128,32 @@ def neyman(weight: np.ndarray, size: np.ndarray, lower: np.ndarray, budget: int)
 
 
 def _continuous(w, n, lo, budget):
-    """clip(lambda sqrt(w), lo, n) summing to ``budget`` (bisection on lambda)."""
+    """clip(lambda sqrt(w), lo, n) summing to ``budget``."""
     root = np.sqrt(np.maximum(w, 0.0))
     positive = root > 0
     if not positive.any():
         scale = (budget - lo.sum()) / max(float((n - lo).sum()), 1.0)
         return lo + scale * (n - lo)
-    lo_lam, hi_lam = 0.0, float(np.max(n[positive] / root[positive]))
-    for _ in range(100):
-        mid = 0.5 * (lo_lam + hi_lam)
-        if np.clip(mid * root, lo, n).sum() < budget:
-            lo_lam = mid
-        else:
-            hi_lam = mid
-    real = np.clip(hi_lam * root, lo, n)
+    # the sum is piecewise linear in lambda, with kinks where a cell reaches lo or n: bisect
+    # over the kinks, then interpolate (exact, however many orders of magnitude w spans)
+    kinks = np.unique(np.concatenate([[0.0], lo[positive] / root[positive],
+                                      n[positive] / root[positive]]))
+    def total(k):
+        return float(np.clip(kinks[k] * root, lo, n).sum())
+
+    a, b = 0, len(kinks) - 1
+    if total(b) <= budget:
+        lam = kinks[b]
+    else:  # total(a) <= budget < total(b)
+        while b - a > 1:
+            mid = (a + b) // 2
+            if total(mid) <= budget:
+                a = mid
+            else:
+                b = mid
+        low, high = total(a), total(b)
+        lam = kinks[a] + (budget - low) / (high - low) * (kinks[b] - kinks[a])
+    real = np.clip(lam * root, lo, n)
     if real.sum() < budget - 1e-6:  # only zero-weight cells can still grow
         room = np.where(positive, 0.0, n - real)
         real += room * min(1.0, (budget - real.sum()) / max(room.sum(), 1e-12))
@@ -280,15 +292,15 @@ def pilot(units, size: int, *, edge: int = PILOT_EDGE) -> Allocated:
         want = np.full(len(edges), per_topic[t] // len(edges))
         want[: per_topic[t] % len(edges)] += 1
         take[t] = _fit_cells(want, cells[t])
-    # redistribute what capped cells could not take, one topic at a time
-    left = size - int(take.sum())
-    for t in itertools.cycle(np.flatnonzero(active)):
-        if left <= 0:
-            break
-        room = np.flatnonzero(take[t] < cells[t])
-        if len(room):
-            take[t, room[0]] += 1
-            left -= 1
+    # what capped cells could not take goes to the topics with the fewest judgments and room;
+    # what the one-per-stratum minimums took beyond a topic's share comes back from the topics
+    # with the most (every cell keeps one)
+    while take.sum() < size:
+        t = int(np.argmin(np.where((take < cells).any(axis=1), take.sum(axis=1), np.inf)))
+        take[t, np.argmin(np.where(take[t] < cells[t], take[t], np.inf))] += 1
+    while take.sum() > size:
+        t = int(np.argmax(np.where((take > 1).any(axis=1), take.sum(axis=1), -1)))
+        take[t, np.argmax(take[t])] -= 1
     topics = units.collection.topics
     return allocated(edges, float(depth), {topics[t]: tuple(int(k) for k in take[t])
                                            for t in range(n_topics)}, label="pilot")

@@ -16,7 +16,8 @@ E[x_d^2] = nu_d (a :class:`~irsample.design.relevance_model.RelevanceModel`),
 
     E[(N_c - 1) S_c^2] = sum u^2 nu - (1/N_c) [ (sum u mu)^2 + sum u^2 (nu - mu^2) ].
 
-Influences (u = 0 for documents the run did not retrieve, except the AP term below):
+Influences (u = 0 for documents the run did not retrieve, except the AP term below; a run's
+ranking counts to rank 1000, as the estimators read it, also below the pool's depth):
 
 - **AP** (xinfAP, statAP): AP = A / R with A = sum_i (x_i / i)(1 + sum_{j<i} x_j); the gradient
   of E[A] at rank k is w_k = (1 + sum_{j<k} p_j) / k + sum_{i>k} p_i / i (paper 003, Aslam &
@@ -42,6 +43,7 @@ import numpy as np
 from numba import njit
 
 from ..errors import DesignError
+from ..measures.sampled import SAMPLE_EVAL_DEPTH
 
 #: target estimator -> influence kind
 INFLUENCE = {"xinfAP": "AP", "statAP": "AP", "infNDCG": "nDCG"}
@@ -49,18 +51,18 @@ _AP, _NDCG = 0, 1
 
 
 @njit(cache=True, nogil=True)
-def _influence_sums(rank_offsets, rank_tdi, n_topics, runs, depth, row_of_tdi, bin_of_row,
+def _influence_sums(rank_offsets, rank_tdi, n_topics, runs, walk, row_of_tdi, bin_of_row,
                     prob, mean, second, r_topic, idcg, kind, sums, shift):
     """Per run i, topic t and best-rank bin b: sums[0..4, i, t, b] = sum v mu, sum v^2 nu,
-    sum v^2 (nu - mu^2), sum v nu, sum v (nu - mu^2) over the run's retrieved documents whose
-    best rank is b + 1, with v the rank part of the influence; ``shift[i, t]`` the part common
-    to every pool document (u = v + shift)."""
+    sum v^2 (nu - mu^2), sum v nu, sum v (nu - mu^2) over the run's retrieved documents (its
+    top ``walk``, however deep the pool) whose best rank is b + 1, with v the rank part of the
+    influence; ``shift[i, t]`` the part common to every pool document (u = v + shift)."""
     for i in range(runs.shape[0]):
         r = runs[i]
         for t in range(n_topics):
             s = r * n_topics + t
             a = rank_offsets[s]
-            z = min(rank_offsets[s + 1] - a, depth)
+            z = min(rank_offsets[s + 1] - a, walk)
             if z == 0 or r_topic[t] <= 0.0:
                 continue
             rows = np.empty(z, np.int64)
@@ -133,9 +135,9 @@ class VarianceModel:
         sums = np.zeros((5, len(runs), n_topics, depth))
         shift = np.zeros((len(runs), n_topics))
         kind = _AP if INFLUENCE[estimator] == "AP" else _NDCG
-        _influence_sums(col.rank_offsets, col.rank_tdi, n_topics, runs, depth, row_of_tdi,
-                        bin_of_row, model.prob, model.mean, model.second, r_topic, idcg, kind,
-                        sums, shift)
+        _influence_sums(col.rank_offsets, col.rank_tdi, n_topics, runs, SAMPLE_EVAL_DEPTH,
+                        row_of_tdi, bin_of_row, model.prob, model.mean, model.second, r_topic,
+                        idcg, kind, sums, shift)
         rows = np.zeros((4, n_topics, depth))
         t, b = units.topic[inside], bin_of_row[inside]
         mu, nu = model.mean[inside], model.second[inside]
