@@ -23,8 +23,8 @@ judgments. The planner answers it with classical survey design (Cochran, *Sampli
    predicted variance wins.
 
 The predicted variance of run r's mean estimate is V_r = sum_c W_{r,c} (1/n_c - 1/N_c) and the
-predicted half-width of its interval z_{(1+level)/2} sqrt(V_r); :attr:`Plan.halfwidth` is the
-mean over runs. :func:`budget_for_halfwidth` finds the smallest budget whose plan meets a
+predicted half-width of its interval z_{(1+level)/2} sqrt(V_r); :attr:`Plan.halfwidth` is
+z sqrt(mean_r V_r), the runs' root-mean-square half-width (the mean variance is the objective). :func:`budget_for_halfwidth` finds the smallest budget whose plan meets a
 half-width by bisection (the optimum's variance falls as B grows).
 """
 
@@ -75,8 +75,9 @@ class Plan:
 
     @property
     def halfwidth(self) -> float:
-        """Mean over runs of the predicted interval half-width of the run's mean estimate."""
-        return float(np.mean(_z(self.level) * np.sqrt(self.variance)))
+        """Predicted interval half-width of a run's mean estimate, z sqrt(mean_r V_r): the
+        root-mean-square over runs (the mean variance is what the plan minimises)."""
+        return float(_z(self.level) * np.sqrt(np.mean(self.variance))) if len(self.variance) else 0.0
 
     def design(self, before=frozenset(), label: str = "planned") -> Allocated:
         """The :class:`~irsample.design.allocated.Allocated` design drawing this plan;
@@ -89,7 +90,7 @@ class Plan:
         lines = [f"plan for {self.estimator}: {self.budget} judgments over {len(self.topics)} "
                  f"topics, strata {', '.join(self.labels)} of the depth-{self.depth} pool",
                  f"predicted {self.level:.0%} half-width of a run's mean {self.estimator}: "
-                 f"{self.halfwidth:.4f} (mean over {len(self.variance)} runs; largest "
+                 f"{self.halfwidth:.4f} (root mean square over {len(self.variance)} runs; largest "
                  f"{float(_z(self.level) * np.sqrt(self.variance.max())) if len(self.variance) else 0:.4f})",
                  "stratum\tpool\tjudged\tplanned\trate\ttopic rates (min-max)"]
         for s, label in enumerate(self.labels):

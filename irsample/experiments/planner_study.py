@@ -12,11 +12,11 @@ protocol.)
    strategy, budget and measure, means over trials: accuracy of the significant pairs, RMS
    error and Kendall's tau against the true MAP / nDCG.
 2. **Predicted vs observed** (:func:`run_halfwidths`). The official pool (the pooled runs,
-   depth 100), ``trials`` independent plans and draws per budget: the plan's predicted 95%
-   half-width of a pooled run's mean estimate (:attr:`~irsample.design.planner.Plan.halfwidth`,
-   mean over runs and trials), the jackknife intervals' half-width after judging (mean), and the
-   spread observed across the trials, 1.96 x the standard deviation of each run's mean estimate
-   over trials (mean over runs).
+   depth 100), ``trials`` independent plans and draws per budget, each as a root mean square over
+   the pooled runs: the plan's predicted 95% half-width of a run's mean estimate
+   (:attr:`~irsample.design.planner.Plan.halfwidth`; mean over 5 plans), the jackknife
+   intervals' half-width after judging, and the spread observed across the trials, 1.96 x the
+   standard deviation of each run's mean estimate over trials.
 """
 
 from __future__ import annotations
@@ -89,8 +89,8 @@ def run_halfwidths(files: CollectionFiles, *, budgets=BUDGETS, trials: int = 30,
         for est in MEASURES:
             r = runs[(runs.strategy == f"plan-{est}") & (runs.measure == est) & runs.pooled]
             by_run = r.groupby("run").estimate
-            observed = float(1.96 * by_run.std(ddof=1).mean())
-            jackknife = float(((r.high - r.low) / 2).mean())
+            observed = float(1.96 * np.sqrt(by_run.var(ddof=1).mean()))
+            jackknife = float(np.sqrt((((r.high - r.low) / 2) ** 2).mean()))
             centre = r.run.map(by_run.mean())
             coverage = float(((r.low <= centre) & (centre <= r.high)).mean())
             predicted = _predicted(frame, int(budget), est, seed, min(trials, 5))
