@@ -156,7 +156,7 @@ class Allocated(Design):
         if not self.before:
             return np.zeros(len(units.topic), dtype=bool)
         qids, docnos = zip(*sorted(self.before))
-        _, tdi = units.collection.lookup(_binary(qids), _binary(docnos))
+        _, tdi = units.collection.lookup(binary_strings(qids), binary_strings(docnos))
         mark = np.zeros(units.collection.n_tdi, dtype=bool)
         mark[tdi[tdi >= 0]] = True
         return (units.tdi >= 0) & mark[np.maximum(units.tdi, 0)]
@@ -247,7 +247,8 @@ def _is_integer(value) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
-def _binary(values) -> pa.Array:
+def binary_strings(values) -> pa.Array:
+    """Python strings (topic ids, docnos) as an Arrow binary array for ``Collection.lookup``."""
     return pa.array([v.encode("utf-8", "surrogateescape") for v in values], pa.binary())
 
 

@@ -26,10 +26,17 @@ from typing import Callable
 import numpy as np
 
 from ..errors import DesignError
+from .allocated import binary_strings
 from .frame import Design, Sample, SamplingFrame, generator
 from .planner import PILOT_EDGE, Plan, pilot, plan
 from .relevance_model import fit_relevance
 from .variance_model import INFLUENCE
+
+
+def check_estimator(estimator: str) -> None:
+    """:class:`DesignError` unless the planner has a variance model for ``estimator``."""
+    if estimator not in INFLUENCE:
+        raise DesignError(f"cannot plan for {estimator!r}; known: {', '.join(INFLUENCE)}")
 
 
 def default_pilot(budget: int, n_topics: int) -> int:
@@ -51,8 +58,7 @@ def judge_in_batches(units, grades_of: Callable[[np.ndarray], np.ndarray], budge
                      log: BatchLog | None = None, rel_level: int = 1) -> Sample:
     """The sequential design (module docstring) over ``units``; ``grades_of(rows)`` judges pool
     rows. Returns the final :class:`~irsample.design.frame.Sample`."""
-    if estimator not in INFLUENCE:
-        raise DesignError(f"cannot plan for {estimator!r}; known: {', '.join(INFLUENCE)}")
+    check_estimator(estimator)
     if isinstance(batches, bool) or not isinstance(batches, numbers.Integral) or batches < 1:
         raise DesignError(f"batches must be an integer >= 1, got {batches!r}")
     rng = generator(rng)
@@ -114,8 +120,7 @@ class PlannedDesign(Design):
         b = self.budget
         if isinstance(b, bool) or not isinstance(b, numbers.Integral) or b < 1:
             raise DesignError(f"budget must be an integer >= 1, got {b!r}")
-        if self.estimator not in INFLUENCE:
-            raise DesignError(f"cannot plan for {self.estimator!r}; known: {', '.join(INFLUENCE)}")
+        check_estimator(self.estimator)
 
     @property
     def name(self) -> str:
@@ -149,8 +154,6 @@ def judged_sample(pool, record, qrels) -> JudgedSample:
     (:class:`~irsample.io.trec.QrelsTable`). Raises :class:`InputError` (the design file) if
     the design has no rows or is not stratified by best rank, and if a selected document of the
     pool has no judgment."""
-    import pyarrow as pa
-
     from ..errors import InputError
 
     if not record.has_rows:
@@ -165,14 +168,14 @@ def judged_sample(pool, record, qrels) -> JudgedSample:
         raise InputError(f"strata {list(record.labels)} do not start at rank 1", record.source)
     col = pool.collection
     chosen = np.flatnonzero(record.selected)
-    topic, tdi = col.lookup(pa.array([record.qid[i].encode() for i in chosen], pa.binary()),
-                            pa.array([record.docno[i].encode() for i in chosen], pa.binary()))
+    _, tdi = col.lookup(binary_strings([record.qid[i] for i in chosen]),
+                        binary_strings([record.docno[i] for i in chosen]))
     row_of = np.full(col.n_tdi, -1, dtype=np.int64)
     row_of[pool.tdi] = np.arange(len(pool.tdi))
     rows = np.where(tdi >= 0, row_of[np.maximum(tdi, 0)], -1)
     rows = rows[rows >= 0]
     grade_of = np.full(col.n_tdi, -1, dtype=np.int64)
-    q_topic, q_tdi = col.lookup(qrels.qid, qrels.docno)
+    _, q_tdi = col.lookup(qrels.qid, qrels.docno)
     known = q_tdi >= 0
     grade_of[q_tdi[known]] = qrels.rel[known]
     grade = np.zeros(len(pool.tdi), dtype=np.int64)
