@@ -26,6 +26,8 @@ from contextlib import redirect_stdout
 from pathlib import Path
 
 MEASURES = ["official", "infAP", "ndcg"]
+#: one -m per measure, as in trec_eval
+MEASURE_ARGS = [arg for m in MEASURES for arg in ("-m", m)]
 PYTREC_MEASURES = {
     "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
     "iprec_at_recall", "P", "infAP", "ndcg",
@@ -37,7 +39,7 @@ def irsample_eval(qrels: Path, runs: list[Path]) -> float:
 
     start = time.perf_counter()
     with redirect_stdout(io.StringIO()) as out:
-        code = main(["eval", str(qrels), *map(str, runs), "-m", *MEASURES])
+        code = main(["eval", str(qrels), *map(str, runs), *MEASURE_ARGS])
     elapsed = time.perf_counter() - start
     assert code == 0 and out.getvalue().count("runid") == len(runs)
     return elapsed
@@ -96,9 +98,9 @@ def main() -> None:
     irsample_eval(qrels, runs[:2])  # JIT/cache warm-up, not timed
     ours = min(irsample_eval(qrels, runs) for _ in range(args.repeat))
     theirs_total, theirs_eval = min(pytrec_eval_run(qrels, runs) for _ in range(args.repeat))
-    cold, _ = fresh_process(["eval", str(qrels), str(runs[0]), "-m", *MEASURES])
-    warm, _ = fresh_process(["eval", str(qrels), str(runs[0]), "-m", *MEASURES])
-    _, rss_all = fresh_process(["eval", str(qrels), *map(str, runs), "-m", *MEASURES])
+    cold, _ = fresh_process(["eval", str(qrels), str(runs[0]), *MEASURE_ARGS])
+    warm, _ = fresh_process(["eval", str(qrels), str(runs[0]), *MEASURE_ARGS])
+    _, rss_all = fresh_process(["eval", str(qrels), *map(str, runs), *MEASURE_ARGS])
 
     print(f"TREC-8 ad hoc, {len(runs)} runs, measures: {' '.join(MEASURES)}")
     print(f"irsample eval (read + evaluate + format): {ours:8.3f} s")
