@@ -205,6 +205,22 @@ def _write(text: str, output: str | None) -> None:
     write_atomic(output, text.encode())
 
 
+def check_outputs(args) -> None:
+    """Refuse bad outputs before any work: ``-o/--output`` and the files and folders a command
+    names in ``set_defaults(output_files=(dest, ...), output_folders=(dest, ...))``."""
+    files = [getattr(args, "output", None)]
+    files += [getattr(args, dest, None) for dest in getattr(args, "output_files", ())]
+    folders = [getattr(args, dest, None) for dest in getattr(args, "output_folders", ())]
+    if not any(files) and not any(folders):
+        return
+    from .io.writers import check_output, check_output_folder
+
+    for path in filter(None, files):
+        check_output(path)
+    for path in filter(None, folders):
+        check_output_folder(path)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser(chosen_command(argv)).parse_args(argv)
@@ -213,10 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     announce_compilation()
     try:
         output = getattr(args, "output", None)
-        if output is not None:
-            from .io.writers import check_output
-
-            check_output(output)
+        check_outputs(args)
         text = args.run(args)
         _write(text, output)
     except IrsampleError as exc:
