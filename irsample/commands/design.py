@@ -206,7 +206,7 @@ def merge_summary(merged) -> str:
     unjudged = int(merged.unjudged.sum())
     line = (f"merge: {len(set(rec.qid))} topics, {len(rec.qid)} pool documents, "
             f"{int(rec.selected.sum())} selected, {int(merged.judged.sum())} judged, "
-            f"{unjudged} selected not judged yet")
+            f"{unjudged} selected documents not judged yet")
     if unjudged:
         first = next(i for i in range(len(rec.qid)) if merged.unjudged[i])
         line += f" (first: {rec.qid[first]}/{rec.docno[first]}; -v lists them per topic)"
