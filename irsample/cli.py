@@ -89,18 +89,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_eval(args) -> str:
-    from .api import check_common_topics, load, measures_from
-    from .evaluation import evaluate_collection
+    from .api import measures_from
     from .formats import render
+    from .streaming import evaluate_in_batches
 
     default = ["sample_eval"] if args.format == "sample_eval" else ["official"]
     measures = measures_from(args.measure or default)
-    collection, judgments = load(args.qrels, args.runs, qrels_format=args.qrels_format)
-    check_common_topics(collection, judgments)
-    ev = evaluate_collection(
-        collection,
-        judgments,
+    ev = evaluate_in_batches(  # runs read and evaluated a batch at a time (bounded memory)
+        args.qrels,
+        args.runs,
         measures,
+        qrels_format=args.qrels_format,
         rel_level=args.level,
         judged_only=args.judged_only,
         max_docs=args.max_docs,
