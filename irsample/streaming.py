@@ -16,6 +16,7 @@ batches). Simulations, which redraw judgments for all runs at once, keep using
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass
 from typing import Callable, Sequence
@@ -117,8 +118,9 @@ def evaluate_in_batches(
             judgments_hook(judgments)
         check_common_topics(collection, judgments)
         ev = evaluate_collection(collection, judgments, measures, **options)
-        parts.append((ev, [r.name for r in run_tables]))
-        del run_tables, collection, judgments
+        kept = EvaluatedRuns(collection.topics, collection.run_names, collection.run_sources)
+        parts.append((dataclasses.replace(ev, collection=kept), [r.name for r in run_tables]))
+        del run_tables, collection, judgments, ev  # the next batch reuses this memory
     return merge_evaluations(parts)
 
 
