@@ -1,71 +1,68 @@
-"""Benchmark: `irsample eval` vs pytrec_eval on all 129 TREC-8 ad hoc runs.
+"""Benchmark: `irsample eval` vs pytrec_eval on all 129 TREC-8 ad hoc runs, whole processes.
 
-Measures: trec_eval's official set + infAP + ndcg + bpref (bpref is in official already).
-Prints, for the same machine and process:
+Measures: trec_eval's official set + infAP + ndcg (bpref is in official already). Both tools run
+as fresh processes, timed in turn (``--repeat`` rounds; the fastest of each is reported):
 
-- irsample: the whole `irsample eval` (read 129 gz runs + qrels, build, evaluate, format);
-- pytrec_eval: read the same gz files into the dicts it needs, build the evaluator, evaluate;
-  and its evaluation alone;
-- the ratio (target <= 0.2);
-- cold start: a fresh `irsample eval` process on one run (import + first evaluation), with the
-  numba cache as it is and once more warm (target <= 3 s);
-- peak memory (max RSS) of a fresh process evaluating all runs.
+- irsample: ``python -m irsample.cli eval QRELS RUN... -m official -m infAP -m ndcg``, i.e.
+  import + read 129 gz runs and the qrels + evaluate + format + write (to a pipe);
+- pytrec_eval: a fresh Python that imports pytrec_eval, reads the same gz files into the dicts
+  it needs, builds the evaluator and evaluates every run.
 
-Usage: python benchmarks/eval_trec8.py [--shared ../shared] [--repeat 3]
+The ratio irsample / pytrec_eval is the target (<= 0.2). Also printed: a fresh `irsample eval`
+of one run (cold start, numba cache as it is, then warm) and the peak RSS of the 129-run
+process.
+
+Usage: python benchmarks/eval_trec8.py [--shared ../shared] [--repeat 5]
 """
 
 from __future__ import annotations
 
 import argparse
-import gzip
-import io
 import subprocess
 import sys
 import time
-from contextlib import redirect_stdout
 from pathlib import Path
 
 MEASURES = ["official", "infAP", "ndcg"]
-#: one -m per measure, as in trec_eval
-MEASURE_ARGS = [arg for m in MEASURES for arg in ("-m", m)]
 PYTREC_MEASURES = {
     "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
     "iprec_at_recall", "P", "infAP", "ndcg",
 }
 
 
-def irsample_eval(qrels: Path, runs: list[Path]) -> float:
-    from irsample.cli import main
-
-    start = time.perf_counter()
-    with redirect_stdout(io.StringIO()) as out:
-        code = main(["eval", str(qrels), *map(str, runs), *MEASURE_ARGS])
-    elapsed = time.perf_counter() - start
-    assert code == 0 and out.getvalue().count("runid") == len(runs)
-    return elapsed
+def irsample_cmd(qrels: Path, runs: list[Path]) -> list[str]:
+    cmd = [sys.executable, "-m", "irsample.cli", "eval", str(qrels), *map(str, runs)]
+    for m in MEASURES:
+        cmd += ["-m", m]
+    return cmd
 
 
-def pytrec_eval_run(qrels: Path, runs: list[Path]) -> tuple[float, float]:
-    import pytrec_eval
-
-    start = time.perf_counter()
-    judgments: dict = {}
-    with open(qrels) as fh:
+PYTREC_SCRIPT = """
+import gzip, sys, pytrec_eval
+qrels, runs = sys.argv[1], sys.argv[2:]
+judgments = {}
+with open(qrels) as fh:
+    for line in fh:
+        qid, _, doc, rel = line.split()
+        judgments.setdefault(qid, {})[doc] = int(rel)
+evaluator = pytrec_eval.RelevanceEvaluator(judgments, %r)
+for path in runs:
+    run = {}
+    with gzip.open(path, "rt") as fh:
         for line in fh:
-            qid, _, doc, rel = line.split()
-            judgments.setdefault(qid, {})[doc] = int(rel)
-    evaluator = pytrec_eval.RelevanceEvaluator(judgments, PYTREC_MEASURES)
-    evaluating = 0.0
-    for path in runs:
-        run: dict = {}
-        with gzip.open(path, "rt") as fh:
-            for line in fh:
-                f = line.split()
-                run.setdefault(f[0], {})[f[2]] = float(f[4])
-        t = time.perf_counter()
-        evaluator.evaluate(run)
-        evaluating += time.perf_counter() - t
-    return time.perf_counter() - start, evaluating
+            f = line.split()
+            run.setdefault(f[0], {})[f[2]] = float(f[4])
+    evaluator.evaluate(run)
+""" % (PYTREC_MEASURES,)
+
+
+def timed(cmd: list[str]) -> float:
+    """Wall time of a fresh process (its output goes to a pipe and is checked)."""
+    start = time.perf_counter()
+    out = subprocess.run(cmd, capture_output=True, check=True)
+    elapsed = time.perf_counter() - start
+    assert out.returncode == 0, out.stderr
+    return elapsed
 
 
 def fresh_process(args: list[str]) -> tuple[float, int]:
@@ -88,29 +85,37 @@ def fresh_process(args: list[str]) -> tuple[float, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shared", default=str(Path(__file__).resolve().parents[2] / "shared"))
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     base = Path(args.shared) / "data" / "trec8-adhoc"
     qrels = base / "qrels.trec8.adhoc"
     runs = sorted((base / "runs").glob("input.*.gz"))
     assert len(runs) == 129, f"expected 129 runs under {base / 'runs'}"
 
-    irsample_eval(qrels, runs[:2])  # JIT/cache warm-up, not timed
-    ours = min(irsample_eval(qrels, runs) for _ in range(args.repeat))
-    theirs_total, theirs_eval = min(pytrec_eval_run(qrels, runs) for _ in range(args.repeat))
-    cold, _ = fresh_process(["eval", str(qrels), str(runs[0]), *MEASURE_ARGS])
-    warm, _ = fresh_process(["eval", str(qrels), str(runs[0]), *MEASURE_ARGS])
-    _, rss_all = fresh_process(["eval", str(qrels), *map(str, runs), *MEASURE_ARGS])
+    ours_cmd = irsample_cmd(qrels, runs)
+    theirs_cmd = [sys.executable, "-c", PYTREC_SCRIPT, str(qrels), *map(str, runs)]
+    out = subprocess.run(ours_cmd, capture_output=True, text=True, check=True)  # warm-up
+    assert out.stdout.count("runid") == len(runs)
+    ours, theirs = [], []
+    for _ in range(args.repeat):  # in turn, so both see the same machine load
+        ours.append(timed(ours_cmd))
+        theirs.append(timed(theirs_cmd))
+    one = irsample_cmd(qrels, runs[:1])[3:]
+    cold, _ = fresh_process(one)
+    warm, _ = fresh_process(one)
+    _, rss_all = fresh_process(ours_cmd[3:])
 
-    print(f"TREC-8 ad hoc, {len(runs)} runs, measures: {' '.join(MEASURES)}")
-    print(f"irsample eval (read + evaluate + format): {ours:8.3f} s")
-    print(f"pytrec_eval (read + evaluate):             {theirs_total:8.3f} s")
-    print(f"pytrec_eval (evaluate only):               {theirs_eval:8.3f} s")
-    print(f"ratio irsample / pytrec_eval total:        {ours / theirs_total:8.3f}  (target <= 0.2)")
-    print(f"ratio irsample / pytrec_eval evaluate:     {ours / theirs_eval:8.3f}")
-    print(f"cold start, fresh process, 1 run:          {cold:8.3f} s  (target <= 3 s)")
-    print(f"second fresh process, 1 run:               {warm:8.3f} s")
-    print(f"peak RSS, fresh process, 129 runs:         {rss_all / 1024:8.1f} MiB")
+    print(f"TREC-8 ad hoc, {len(runs)} runs, measures: {' '.join(MEASURES)}; whole processes, "
+          f"best of {args.repeat}")
+    print(f"irsample eval (import + read + evaluate + write): {min(ours):8.3f} s  "
+          f"(all: {' '.join(f'{t:.2f}' for t in ours)})")
+    print(f"pytrec_eval (import + read + evaluate):           {min(theirs):8.3f} s  "
+          f"(all: {' '.join(f'{t:.2f}' for t in theirs)})")
+    print(f"ratio irsample / pytrec_eval:                     {min(ours) / min(theirs):8.3f}  "
+          "(target <= 0.2)")
+    print(f"cold start, fresh process, 1 run:                 {cold:8.3f} s")
+    print(f"second fresh process, 1 run:                      {warm:8.3f} s")
+    print(f"peak RSS, fresh process, 129 runs:                {rss_all / 1024:8.1f} MiB")
 
 
 if __name__ == "__main__":

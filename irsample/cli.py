@@ -150,10 +150,10 @@ def _add_measures(sub) -> None:
 
 
 def cmd_eval(args) -> str:
-    from .api import check_common_topics, load, measures_from
-    from .evaluation import evaluate_collection
+    from .api import measures_from
     from .formats import render
     from .commands.notices import warn_ignored_strata
+    from .streaming import evaluate_in_batches
 
     if args.per_topic and args.format in _SUMMARY_ONLY:
         raise IrsampleError(f"-q: --format {args.format} has no per-topic lines (use trec, tsv, "
@@ -162,13 +162,11 @@ def cmd_eval(args) -> str:
         raise IrsampleError(f"--places exact: only with --format {' or '.join(_EXACT)}")
     default = ["sample_eval"] if args.format == "sample_eval" else ["official"]
     measures = measures_from(args.measure or default)
-    collection, judgments = load(args.qrels, args.runs, qrels_format=args.qrels_format)
-    check_common_topics(collection, judgments)
-    warn_ignored_strata(measures, judgments)
-    ev = evaluate_collection(
-        collection,
-        judgments,
+    ev = evaluate_in_batches(  # runs read and evaluated a batch at a time (bounded memory)
+        args.qrels,
+        args.runs,
         measures,
+        qrels_format=args.qrels_format,
         rel_level=args.level,
         judged_only=args.judged_only,
         max_docs=args.max_docs,
@@ -176,6 +174,7 @@ def cmd_eval(args) -> str:
         compat=args.compat,
         ci=args.ci,
         variance=args.variance,
+        judgments_hook=lambda judgments: warn_ignored_strata(measures, judgments),
     )
     places = 4 if args.places is None else args.places  # trec_eval's precision in every format
     return render(ev, args.format, per_topic=args.per_topic,

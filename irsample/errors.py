@@ -27,6 +27,20 @@ class InputError(IrsampleError):
         return f"{where}: {self.message}"
 
 
+class InputWarning(UserWarning):
+    """Input that is used with part of it left out (e.g. prels records statAP skips), located
+    by ``source`` and (1-based) ``line`` like :class:`InputError`."""
+
+    def __init__(self, message: str, source: str | None = None, line: int | None = None):
+        self.message = message
+        self.source = source
+        self.line = line
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        return InputError.__str__(self)
+
+
 class MeasureError(IrsampleError):
     """An unknown measure name or invalid measure parameters."""
 

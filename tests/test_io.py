@@ -249,9 +249,13 @@ def test_rank_and_iter_columns_ignored(tmp_path):
     assert_same_collection(Collection.build([a]), Collection.build([b]))
 
 
-def test_qrels_rel_parses_like_atol(tmp_path):
-    path = write(tmp_path / "qrels", "1 0 a 1.7\n1 0 b 2.0\n1 0 c -1\n1 0 d 0\n1 0 e +3\n1 0 f 1.\n")
-    assert read_qrels(path).rel.tolist() == [1, 2, -1, 0, 3, 1]
+def test_qrels_rel_whole_numbers(tmp_path):
+    # like C atol on whole numbers; a nonzero fraction (atol would truncate "1.7") is refused
+    path = write(tmp_path / "qrels", "1 0 b 2.0\n1 0 c -1\n1 0 d 0\n1 0 e +3\n1 0 f 1.\n")
+    assert read_qrels(path).rel.tolist() == [2, -1, 0, 3, 1]
+    bad = write(tmp_path / "bad", "1 0 a 1\n1 0 b 1.7\n")
+    with pytest.raises(InputError, match=r"bad:2: relevance must be a whole number, not '1.7'"):
+        read_qrels(bad)
 
 
 def test_negative_rel_is_pooled_unjudged(tmp_path):

@@ -55,13 +55,19 @@ def test_typical_scores_take_the_fast_path():
 @settings(max_examples=200, deadline=None, derandomize=True)
 @given(st.lists(st.integers(-(2**40), 2**40), min_size=1, max_size=20))
 def test_integers_parse_like_atol(numbers):
-    tokens = [str(n) for n in numbers] + ["1.7", "-2.0", "+3"]
+    tokens = [str(n) for n in numbers] + ["1.0", "-2.0", "+3", "4."]
     buf, starts, ends = _spans(tokens)
-    values, bad = parse_int_fields(buf, starts, ends)
-    assert bad == -1
-    assert values.tolist() == numbers + [1, -2, 3]
+    values, bad, fractional = parse_int_fields(buf, starts, ends)
+    assert bad == -1 and not fractional
+    assert values.tolist() == numbers + [1, -2, 3, 4]
 
 
 def test_integer_junk_is_flagged():
     buf, starts, ends = _spans(["1", "x", "2"])
-    assert parse_int_fields(buf, starts, ends)[1] == 1
+    assert parse_int_fields(buf, starts, ends)[1:] == (1, False)
+
+
+def test_integer_fraction_is_flagged():
+    # atol would read "1.7" as 1; the parser reports it so the reader can refuse it
+    buf, starts, ends = _spans(["1", "2.00", "1.7"])
+    assert parse_int_fields(buf, starts, ends)[1:] == (2, True)

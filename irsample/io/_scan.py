@@ -108,10 +108,12 @@ def _sign(buf, p, e):
 
 @njit(cache=True, nogil=True)
 def parse_int_fields(buf, starts, ends):
-    """Parse integers like C ``atol`` (sign, digits, an ignored fractional part: "1.7" is 1).
+    """Parse whole numbers: sign, digits, optionally a fractional part of zeros ("2.0" is 2).
 
-    Returns ``(values, bad)`` where ``bad`` is the index of the first field that is not a
-    number of that form, or -1.
+    Returns ``(values, bad, fractional)``: ``bad`` is the index of the first field that is not
+    a number of that form, or -1; ``fractional`` tells whether that field is a number with a
+    nonzero fractional part ("1.5", which C ``atol`` would read as 1). Magnitudes past 10^17
+    are clamped there (the caller refuses them as outside 32 bits).
     """
     n = starts.shape[0]
     values = np.empty(n, dtype=np.int64)
@@ -119,7 +121,7 @@ def parse_int_fields(buf, starts, ends):
         e = ends[i]
         neg, p = _sign(buf, starts[i], e)
         if p >= e or not (48 <= buf[p] <= 57):
-            return values, i
+            return values, i, False
         v = 0
         while p < e and 48 <= buf[p] <= 57:
             if v > 100_000_000_000_000_000:  # would overflow int64: the caller reports it
@@ -129,14 +131,58 @@ def parse_int_fields(buf, starts, ends):
             p += 1
         if p < e:
             if buf[p] != 46:
-                return values, i
+                return values, i, False
             p += 1
+            nonzero = False
             while p < e and 48 <= buf[p] <= 57:
+                nonzero = nonzero or buf[p] != 48
                 p += 1
             if p < e:
-                return values, i
+                return values, i, False
+            if nonzero:
+                return values, i, True
         values[i] = -v if neg else v
-    return values, -1
+    return values, -1, False
+
+
+@njit(cache=True, nogil=True)
+def first_invalid_utf8(offsets, data):
+    """Index of the first string ``data[offsets[i]:offsets[i+1]]`` that is not valid UTF-8
+    (RFC 3629: no overlong forms, no surrogates, nothing past U+10FFFF), or -1."""
+    n = offsets.shape[0] - 1
+    for i in range(n):
+        p = offsets[i]
+        e = offsets[i + 1]
+        while p < e:
+            c = data[p]
+            if c < 0x80:
+                p += 1
+                continue
+            if 0xC2 <= c <= 0xDF:
+                k, lo, hi = 1, 0x80, 0xBF
+            elif c == 0xE0:
+                k, lo, hi = 2, 0xA0, 0xBF
+            elif 0xE1 <= c <= 0xEC or 0xEE <= c <= 0xEF:
+                k, lo, hi = 2, 0x80, 0xBF
+            elif c == 0xED:
+                k, lo, hi = 2, 0x80, 0x9F
+            elif c == 0xF0:
+                k, lo, hi = 3, 0x90, 0xBF
+            elif 0xF1 <= c <= 0xF3:
+                k, lo, hi = 3, 0x80, 0xBF
+            elif c == 0xF4:
+                k, lo, hi = 3, 0x80, 0x8F
+            else:
+                return i
+            if p + k >= e:  # truncated sequence
+                return i
+            if not (lo <= data[p + 1] <= hi):
+                return i
+            for q in range(p + 2, p + k + 1):
+                if not (0x80 <= data[q] <= 0xBF):
+                    return i
+            p += k + 1
+    return -1
 
 
 _EXACT_POW10 = np.array([10.0**i for i in range(23)])

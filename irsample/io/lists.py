@@ -6,23 +6,24 @@
   TREC's ``runs-pids``) or colon-separated fields whose first two are run and group (TREC's
   ``runs_table.*``). A group is the participant that submitted the run (leave-one-group-out).
 
-Blank lines and lines starting with ``#`` are skipped. Every record keeps its line number, so a
+Text is UTF-8 (a line that is not is an error). Blank lines and lines starting with ``#`` are
+skipped. Every record keeps its line number, so a
 name that matches no run can be reported as ``file:line``.
 """
 
 from __future__ import annotations
 
 from ..errors import InputError
-from .trec import Source, read_bytes, source_name
+from .trec import Source, decode_utf8, read_bytes, source_name
 
 _FLAGS = {"judged": True, "notjudged": False}
 
 
 def _lines(source: Source):
     name = source_name(source)
-    text = read_bytes(source).tobytes().decode("utf-8", "surrogateescape")
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        stripped = line.strip()
+    raw = read_bytes(source).tobytes()
+    for lineno, line in enumerate(raw.split(b"\n"), start=1):
+        stripped = decode_utf8(line, name, lineno, "line").strip()
         if stripped and not stripped.startswith("#"):
             yield name, lineno, stripped
 

@@ -10,10 +10,12 @@ the file and line.
 
 from __future__ import annotations
 
-import pyarrow as pa
-import pyarrow.compute as pc
+import warnings
 
-from ..errors import InputError
+import numpy as np
+
+from ..errors import InputError, InputWarning
+from ._scan import gather_spans
 from .trec import (
     QrelsTable,
     Source,
@@ -21,6 +23,7 @@ from .trec import (
     _scan,
     binary_array,
     check_unique_pairs,
+    check_utf8,
     parse_floats,
     parse_ints,
     read_bytes,
@@ -42,6 +45,8 @@ def read_strata_qrels(source: Source) -> QrelsTable:
         lineno=lineno,
         stratum=binary_array(buf, starts[:, 2], ends[:, 2]),
     )
+    check_utf8(table.qid, lineno, name, "topic id")
+    check_utf8(table.stratum, lineno, name, "stratum label")
     check_unique_pairs(table.qid, table.docno, table.lineno, name, "judgment")
     return table
 
@@ -50,7 +55,9 @@ def read_prels(source: Source) -> QrelsTable:
     """Read statAP prels: ``qid docno rel method inclusion_probability``.
 
     As statAP_MQ_eval does, a record with rel = -999 or a probability outside (0, 1] is skipped
-    (it was not sampled); the rest are judged documents with their inclusion probability.
+    (it was not sampled); the rest are judged documents with their inclusion probability. The
+    probabilities outside (0, 1] are counted in one :class:`~irsample.errors.InputWarning`
+    naming the first such line (rel = -999 is the format's own "not sampled" mark: no warning).
     """
     name = source_name(source)
     buf = read_bytes(source)
@@ -58,7 +65,21 @@ def read_prels(source: Source) -> QrelsTable:
     _check_field_count(nfields, lineno, name, exact=5, what="qid docno rel method probability")
     rel = parse_ints(buf, starts[:, 2], ends[:, 2], lineno, name, "relevance")
     prob = parse_floats(buf, starts[:, 3], ends[:, 3], lineno, name, "inclusion probability")
-    keep = (rel != -999) & (prob > 0) & (prob <= 1)
+    in_range = (prob > 0) & (prob <= 1)
+    outside = np.flatnonzero(~in_range & (rel != -999))
+    if len(outside):
+        first = int(outside[0])
+        token = bytes(buf[starts[first, 3] : ends[first, 3]]).decode("ascii", "replace")
+        warnings.warn(
+            InputWarning(
+                f"skipped {len(outside)} record(s) whose inclusion probability is outside (0, 1] "
+                f"(as statAP does), the first: {token}",
+                name,
+                int(lineno[first]),
+            ),
+            stacklevel=2,
+        )
+    keep = (rel != -999) & in_range
     table = QrelsTable(
         source=name,
         qid=binary_array(buf, starts[keep, 0], ends[keep, 0]),
@@ -67,6 +88,7 @@ def read_prels(source: Source) -> QrelsTable:
         lineno=lineno[keep],
         prob=prob[keep],
     )
+    check_utf8(table.qid, table.lineno, name, "topic id")
     check_unique_pairs(table.qid, table.docno, table.lineno, name, "judgment")
     return table
 
@@ -90,6 +112,6 @@ def detect_qrels_format(source: Source) -> str:
             name,
             int(lineno[0]),
         )
-    fifth = binary_array(buf, starts[:, 0], ends[:, 0])
-    fractional = pc.any(pc.match_substring_regex(fifth.cast(pa.string()), r"[.eE]")).as_py()
+    _, fifth = gather_spans(buf, starts[:, 0], ends[:, 0])  # bytes, so any encoding is fine
+    fractional = bool(np.isin(fifth, np.frombuffer(b".eE", np.uint8)).any())
     return "prels" if fractional else "strata"

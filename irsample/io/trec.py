@@ -38,6 +38,7 @@ except ImportError:  # pragma: no cover - isal is a dependency; zlib is the fall
     _deflate_error = zlib.error
 from ._scan import (
     count_lines,
+    first_invalid_utf8,
     gather_spans,
     parse_float_fields,
     parse_int_fields,
@@ -48,6 +49,7 @@ from ._scan import (
 Source = Union[str, os.PathLike, BinaryIO]
 
 _GZIP_MAGIC = b"\x1f\x8b"
+_UTF8_BOM = b"\xef\xbb\xbf"
 
 
 @dataclass(frozen=True, eq=False)
@@ -115,8 +117,10 @@ def read_bytes(source: Source) -> np.ndarray:
     if raw[:2] == _GZIP_MAGIC:
         try:
             raw = _gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error, _deflate_error) as exc:
+        except (OSError, EOFError, ValueError, zlib.error, _deflate_error) as exc:
             raise InputError(f"corrupt gzip data ({exc})", name) from None
+    if raw[:3] == _UTF8_BOM:  # a byte-order mark is not part of the first qid
+        raw = memoryview(raw)[3:]
     return np.frombuffer(raw, dtype=np.uint8)
 
 
@@ -153,10 +157,11 @@ def _check_field_count(nfields, lineno, name, *, exact=None, minimum=None, what=
 
 
 def parse_floats(buf, starts, ends, lineno, name, what) -> np.ndarray:
-    """Parse decimal numbers as C ``atof`` does on well-formed input; NaN and junk are errors.
+    """Parse decimal numbers as C ``atof`` does on well-formed input; anything that is not a
+    finite number (``nan``, ``inf``, ``-inf``, ``1e999``, junk) is an error.
 
     Most tokens take the exact fast path of :func:`parse_float_fields`; the rest (long
-    mantissas, large exponents, ``inf``) are parsed by Python's correctly rounded ``float``.
+    mantissas, large exponents) are parsed by Python's correctly rounded ``float``.
     """
     values, slow = parse_float_fields(buf, starts, ends)
     for i in np.flatnonzero(slow):
@@ -165,30 +170,70 @@ def parse_floats(buf, starts, ends, lineno, name, what) -> np.ndarray:
             v = float(token.decode("ascii")) if b"_" not in token else float("nan")
         except (UnicodeDecodeError, ValueError):
             v = float("nan")
-        if v != v:
-            raise InputError(
-                f"{what} is not a number: {token.decode('utf-8', 'replace')!r}", name, int(lineno[i])
-            )
+        if not np.isfinite(v):
+            text = token.decode("utf-8", "backslashreplace")
+            problem = "is not a finite number" if v == v or text.lower().lstrip("+-") in (
+                "nan", "snan") else "is not a number"
+            raise InputError(f"{what} {problem}: {text!r}", name, int(lineno[i]))
         values[i] = v
     return values
 
 
-INT32_MAX = 2**31 - 1
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 
 
 def parse_ints(buf, starts, ends, lineno, name, what) -> np.ndarray:
-    """Parse integers like C ``atol`` (``1.7`` is 1); anything else, or a value outside the
-    32-bit range, is an error."""
-    values, bad = parse_int_fields(buf, starts, ends)
+    """Parse whole numbers (``2`` or ``2.0``) within the 32-bit range; anything else is an error.
+
+    C ``atol`` (trec_eval) reads ``1.5`` as 1; irsample refuses it instead of guessing.
+    """
+    values, bad, fractional = parse_int_fields(buf, starts, ends)
     if bad < 0:
-        out_of_range = np.abs(values) > INT32_MAX
+        out_of_range = (values < INT32_MIN) | (values > INT32_MAX)
         if out_of_range.any():
             bad = int(np.argmax(out_of_range))
-            token = bytes(buf[starts[bad] : ends[bad]]).decode("utf-8", "replace")
-            raise InputError(f"{what} out of range: {token}", name, int(lineno[bad]))
+            token = bytes(buf[starts[bad] : ends[bad]]).decode("utf-8", "backslashreplace")
+            raise InputError(
+                f"{what} {token} does not fit in 32 bits (allowed: {INT32_MIN} to {INT32_MAX})",
+                name,
+                int(lineno[bad]),
+            )
         return values
-    token = bytes(buf[starts[bad] : ends[bad]]).decode("utf-8", "replace")
+    token = bytes(buf[starts[bad] : ends[bad]]).decode("utf-8", "backslashreplace")
+    if fractional:
+        raise InputError(
+            f"{what} must be a whole number, not {token!r} (trec_eval would truncate it)",
+            name,
+            int(lineno[bad]),
+        )
     raise InputError(f"{what} is not an integer: {token!r}", name, int(lineno[bad]))
+
+
+def check_utf8(values: pa.Array, lineno: np.ndarray, name: str, what: str) -> None:
+    """Raise naming the line of the first value of a binary column that is not UTF-8 text."""
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if len(values) == 0:
+        return
+    _, offsets, data = values.buffers()
+    dtype = np.int64 if values.type == pa.large_binary() else np.int32
+    offsets = np.frombuffer(offsets, dtype)[values.offset : values.offset + len(values) + 1]
+    data = np.frombuffer(data, np.uint8) if data is not None and data.size else np.zeros(1, np.uint8)
+    bad = first_invalid_utf8(offsets, data)
+    if bad >= 0:
+        raise InputError(
+            f"{what} is not UTF-8 text: {text_of(values[bad].as_py())!r}", name, int(lineno[bad])
+        )
+
+
+def decode_utf8(raw: bytes, name: str, line: int, what: str) -> str:
+    """``raw`` as text, or an error naming the line when it is not UTF-8."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(
+            f"{what} is not UTF-8 text: {text_of(raw)!r}", name, line
+        ) from None
 
 
 def text_of(value: bytes) -> str:
@@ -221,8 +266,10 @@ def read_run(source: Source) -> RunTable:
     if len(slow):
         rec, starts, ends = slow[:, 0], slow[:, 1], slow[:, 2]
         score[rec] = parse_floats(buf, starts, ends, lineno[rec], name, "score")
-    tag = bytes(buf[tag_s:tag_e]).decode("utf-8", "replace")
-    return RunTable(tag, name, _binary(q_off, q_data), _binary(d_off, d_data), score, lineno)
+    qid = _binary(q_off, q_data)
+    check_utf8(qid, lineno, name, "topic id")
+    tag = decode_utf8(bytes(buf[tag_s:tag_e]), name, int(lineno[-1]), "run tag")
+    return RunTable(tag, name, qid, _binary(d_off, d_data), score, lineno)
 
 
 def _read_run_large(buf: np.ndarray, name: str) -> RunTable:
@@ -231,7 +278,8 @@ def _read_run_large(buf: np.ndarray, name: str) -> RunTable:
     qid = binary_array(buf, starts[:, 0], ends[:, 0])
     docno = binary_array(buf, starts[:, 1], ends[:, 1])
     score = parse_floats(buf, starts[:, 2], ends[:, 2], lineno, name, "score")
-    tag = bytes(buf[starts[-1, 3] : ends[-1, 3]]).decode("utf-8", "replace")
+    check_utf8(qid, lineno, name, "topic id")
+    tag = decode_utf8(bytes(buf[starts[-1, 3] : ends[-1, 3]]), name, int(lineno[-1]), "run tag")
     return RunTable(tag, name, qid, docno, score, lineno)
 
 
@@ -244,6 +292,7 @@ def read_qrels(source: Source) -> QrelsTable:
     qid = binary_array(buf, starts[:, 0], ends[:, 0])
     docno = binary_array(buf, starts[:, 1], ends[:, 1])
     rel = parse_ints(buf, starts[:, 2], ends[:, 2], lineno, name, "relevance")
+    check_utf8(qid, lineno, name, "topic id")
     table = QrelsTable(name, qid, docno, rel, lineno)
     check_unique_pairs(table.qid, table.docno, table.lineno, name, "judgment")
     return table

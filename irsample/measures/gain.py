@@ -52,6 +52,7 @@ def gain_tables(ctx, gains: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     trec_eval's ideal walks even when no document has that level).
     """
     judg = ctx.judgments
+    judg.check_grade_levels("nDCG's gain tables")
     n_levels = int(judg.judged_grades.max()) + 1 if len(judg.judged_grades) else 1
     counts = np.zeros((ctx.n_topics, n_levels), dtype=np.int64)
     np.add.at(counts, (ctx.grade_topic, judg.judged_grades), 1)

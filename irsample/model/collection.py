@@ -1,6 +1,4 @@
-"""The data model: a :class:`Collection` of ranked runs and :class:`Judgments` over it.
-
-Everything after parsing works on integer arrays:
+"""Runs x topics as integer arrays: the :class:`Collection` (see :mod:`irsample.model`).
 
 - Topics are numbered in byte-wise (``strcmp``) order of their ids.
 - Documents are interned *per topic*: the pairs (topic, document) that occur in any run or in
@@ -10,8 +8,6 @@ Everything after parsing works on integer arrays:
   spans ``rank_offsets[s]:rank_offsets[s+1]``), already in trec_eval order: score descending,
   ties broken by docno descending (reference-semantics §1). The rank column of the file never
   matters.
-- :class:`Judgments` are arrays over ``tdi``: the qrels value (``grade``) and the document's
-  state (unpooled / pooled-but-unjudged / judged), plus per-topic facts from the whole qrels.
 """
 
 from __future__ import annotations
@@ -25,7 +21,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._build import (
+from .._build import (
     find_docs,
     gather_strings,
     group_rows,
@@ -33,12 +29,9 @@ from ._build import (
     intern_topic_docs,
     rank_run,
 )
-from .errors import InputError
-from .io.trec import QrelsTable, RunTable, text_of
+from ..errors import InputError
+from ..io.trec import QrelsTable, RunTable, text_of
 
-UNPOOLED = np.int8(0)  #: absent from the qrels
-POOLED = np.int8(1)  #: in the qrels with a negative value: pooled, not judged
-JUDGED = np.int8(2)  #: in the qrels with a value >= 0
 
 
 def _intern_sorted(arrays: Sequence[pa.Array]) -> tuple[pa.Array, list[np.ndarray]]:
@@ -242,180 +235,3 @@ def _raise_duplicate(runs: Sequence[RunTable], row: int) -> None:
                 int(run.lineno[row]),
             )
         row -= len(run)
-
-
-@dataclass(frozen=True, eq=False)
-class Judgments:
-    """Relevance information over a collection's ``tdi`` space.
-
-    ``grade[i]`` is the qrels value of document ``i`` (0 where unpooled), ``state[i]`` one of
-    :data:`UNPOOLED`, :data:`POOLED`, :data:`JUDGED`. ``has_topic[t]`` tells whether the qrels
-    name topic ``t`` at all. ``judged_grades`` holds, per topic (CSR by ``grade_offsets``), the
-    grades of all judged documents in descending order, including documents no run retrieved;
-    it is what ideal rankings and relevant counts are built from.
-
-    Strata (sample_eval's categories; reference-semantics §3.1): ``stratum[i]`` is the stratum
-    index of document ``i`` (-1 outside every stratum), ``stratum_labels`` the labels (byte-wise
-    order when read from a file). Per topic and stratum, over the whole qrels: ``stratum_size``
-    (N_s, entries), ``stratum_sampled`` (n_s, entries with rel >= 0) and
-    ``stratum_grades[t, s, g]`` (entries with rel = g, g >= 1). Plain TREC qrels form one stratum holding every entry.
-
-    Importance samples (prels; reference-semantics §3.2): ``inclusion[i]`` is document ``i``'s
-    inclusion probability (NaN where not sampled, i.e. not judged; ``None`` without prels); per
-    topic, ``sampled_count`` counts the sampled documents and ``relevant_sampled_prob`` (CSR by
-    ``relevant_sampled_offsets``) holds the probabilities of the sampled relevant documents,
-    with their ``tdi`` in ``relevant_sampled_tdi`` (-1 for documents outside the collection).
-    """
-
-    source: str
-    grade: np.ndarray
-    state: np.ndarray
-    has_topic: np.ndarray
-    grade_offsets: np.ndarray
-    judged_grades: np.ndarray
-    stratum: np.ndarray = field(default=None, repr=False)
-    stratum_labels: tuple[str, ...] = ()
-    stratum_size: np.ndarray = field(default=None, repr=False)
-    stratum_sampled: np.ndarray = field(default=None, repr=False)
-    stratum_grades: np.ndarray = field(default=None, repr=False)
-    inclusion: np.ndarray = field(default=None, repr=False)
-    sampled_count: np.ndarray = field(default=None, repr=False)
-    relevant_sampled_offsets: np.ndarray = field(default=None, repr=False)
-    relevant_sampled_prob: np.ndarray = field(default=None, repr=False)
-    relevant_sampled_tdi: np.ndarray = field(default=None, repr=False)
-
-    @classmethod
-    def from_qrels(cls, collection: Collection, table: QrelsTable) -> "Judgments":
-        """Map a qrels table onto ``collection`` (documents no run retrieved still count)."""
-        topic, tdi = collection.lookup(table.qid, table.docno)
-        labels, row_stratum = _stratum_ids(table)
-        return cls.from_arrays(
-            collection, topic, tdi, table.rel, stratum=row_stratum, labels=labels,
-            prob=table.prob, source=table.source,
-        )
-
-    @classmethod
-    def from_arrays(
-        cls,
-        collection: Collection,
-        topic: np.ndarray,
-        tdi: np.ndarray,
-        rel: np.ndarray,
-        *,
-        stratum: np.ndarray | None = None,
-        labels: Sequence[str] | None = None,
-        prob: np.ndarray | None = None,
-        source: str = "<arrays>",
-    ) -> "Judgments":
-        """Judgments from per-row integer arrays, one row per qrels entry.
-
-        ``topic`` is the topic index (-1: a topic outside the collection; the row is ignored),
-        ``tdi`` the document (-1: a document no run retrieved; it still counts in R, the ideal
-        ranking and the stratum counts), ``rel`` the qrels value (< 0: pooled, not judged).
-        ``stratum`` indexes ``labels`` (default: one stratum ``all``); ``prob`` gives inclusion
-        probabilities, in (0, 1] on every judged row (prels; ignored on the other rows).
-        Vectorised throughout (counts by ``bincount``): the constructor simulations call per
-        draw. Raises :class:`InputError` on inconsistent arrays or a repeated ``tdi``.
-        """
-        topic = np.asarray(topic, dtype=np.int64)
-        tdi = np.asarray(tdi, dtype=np.int64)
-        rel = np.asarray(rel, dtype=np.int64)
-        n_topics, n = collection.n_topics, len(rel)
-        if stratum is None:
-            labels, stratum = ("all",) if labels is None else tuple(labels), np.zeros(n, np.int64)
-        elif labels is None:
-            raise InputError("stratum indices need their labels", source)
-        stratum = np.asarray(stratum, dtype=np.int64)
-        labels = tuple(labels)
-        _check_rows(collection, topic, tdi, rel, stratum, len(labels), prob, source)
-        known = topic >= 0
-        inside = tdi >= 0
-        has_topic = np.bincount(topic[known], minlength=n_topics) > 0
-        grade = np.zeros(collection.n_tdi, dtype=np.int32)
-        state = np.zeros(collection.n_tdi, dtype=np.int8)
-        at, rel_in = tdi[inside], rel[inside]
-        grade[at] = rel_in
-        state[at] = np.where(rel_in >= 0, JUDGED, POOLED)
-        if np.count_nonzero(state) != len(at):
-            raise InputError("a document appears twice in the judgments", source)
-        n_strata, n_grades = len(labels), int(max(rel.max(initial=0), 0)) + 1
-        t, st, rv = topic[known], stratum[known], rel[known]
-        cell = t * n_strata + st
-        judged, relevant = rv >= 0, rv > 0
-
-        def count(index, size):
-            return np.bincount(index, minlength=size).astype(np.int64)
-
-        by_grade = count(t[judged] * n_grades + rv[judged], n_topics * n_grades)
-        by_grade = by_grade.reshape(n_topics, n_grades)[:, ::-1]  # descending grades
-        descending = np.arange(n_grades - 1, -1, -1, dtype=np.int32)
-        judged_grades = np.repeat(np.tile(descending, n_topics), by_grade.ravel())
-        counts = by_grade.sum(axis=1)
-        offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-        cells = n_topics * n_strata
-        size = count(cell, cells).reshape(n_topics, n_strata)
-        sampled = count(cell[judged], cells).reshape(n_topics, n_strata)
-        grades = count(cell[relevant] * n_grades + rv[relevant], cells * n_grades)
-        grades = grades.reshape(n_topics, n_strata, n_grades)
-        row_stratum = np.full(collection.n_tdi, -1, dtype=np.int32)
-        row_stratum[at] = stratum[inside]
-        sample = {}
-        if prob is not None:
-            prob = np.asarray(prob, dtype=np.float64)
-            inclusion = np.full(collection.n_tdi, np.nan)
-            with_prob = inside & (rel >= 0)
-            inclusion[tdi[with_prob]] = prob[with_prob]
-            rt = t[relevant]
-            by_topic = np.argsort(rt, kind="stable")
-            sample = dict(
-                inclusion=inclusion,
-                sampled_count=counts,
-                relevant_sampled_offsets=np.concatenate(
-                    [[0], np.cumsum(np.bincount(rt, minlength=n_topics))]
-                ).astype(np.int64),
-                relevant_sampled_prob=prob[known][relevant][by_topic],
-                relevant_sampled_tdi=tdi[known][relevant][by_topic],
-            )
-        return cls(
-            source, grade, state, has_topic, offsets, judged_grades,
-            row_stratum, labels, size, sampled, grades, **sample,
-        )
-
-
-def _check_rows(collection, topic, tdi, rel, stratum, n_strata, prob, source) -> None:
-    """Raise :class:`InputError` unless the per-row arrays of ``from_arrays`` fit together."""
-    n = len(rel)
-    lengths = {len(topic), len(tdi), len(stratum), n} | ({len(prob)} if prob is not None else set())
-    if len(lengths) != 1:
-        raise InputError(f"per-row arrays differ in length ({sorted(lengths)})", source)
-    if n == 0:
-        return
-    if topic.min() < -1 or topic.max() >= collection.n_topics:
-        raise InputError("topic index out of range", source)
-    if tdi.min() < -1 or tdi.max() >= collection.n_tdi:
-        raise InputError("document index (tdi) out of range", source)
-    if stratum.min() < 0 or stratum.max() >= n_strata:
-        raise InputError(f"stratum index out of range (there are {n_strata} labels)", source)
-    inside = tdi >= 0
-    t = topic[inside]
-    lo = collection.topic_doc_offsets[np.maximum(t, 0)]
-    hi = collection.topic_doc_offsets[np.maximum(t, 0) + 1]
-    if np.any((t < 0) | (tdi[inside] < lo) | (tdi[inside] >= hi)):
-        raise InputError("a document index (tdi) belongs to another topic than its row's", source)
-    if prob is not None:
-        judged = (topic >= 0) & (rel >= 0)
-        p = np.asarray(prob, dtype=np.float64)[judged]
-        if not np.all((p > 0) & (p <= 1)):
-            raise InputError("inclusion probabilities of judged rows must be in (0, 1]", source)
-
-
-def _stratum_ids(table: QrelsTable) -> tuple[tuple[str, ...], np.ndarray]:
-    """Stratum labels (byte-wise sorted) and each row's stratum index; one stratum if none."""
-    if table.stratum is None:
-        return ("all",), np.zeros(len(table.rel), dtype=np.int32)
-    enc = pc.dictionary_encode(table.stratum.cast(pa.binary()))
-    order = pc.sort_indices(enc.dictionary).to_numpy()
-    rank = np.empty(len(order), dtype=np.int32)
-    rank[order] = np.arange(len(order), dtype=np.int32)
-    labels = _decode(enc.dictionary.take(pa.array(order)))
-    return labels, rank[enc.indices.to_numpy(zero_copy_only=False)]

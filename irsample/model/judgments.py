@@ -1,0 +1,259 @@
+"""Relevance information over a collection's ``tdi`` space: :class:`Judgments`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..errors import InputError
+from ..io.trec import QrelsTable
+from .collection import Collection, _decode
+
+UNPOOLED = np.int8(0)  #: absent from the qrels
+POOLED = np.int8(1)  #: in the qrels with a negative value: pooled, not judged
+JUDGED = np.int8(2)  #: in the qrels with a value >= 0
+
+#: the largest grade a per-grade table (nDCG gains, sample_eval's grade counts) may hold
+MAX_GRADE_LEVEL = 1000
+
+
+@dataclass(frozen=True, eq=False)
+class Judgments:
+    """Relevance information over a collection's ``tdi`` space.
+
+    ``grade[i]`` is the qrels value of document ``i`` (0 where unpooled), ``state[i]`` one of
+    :data:`UNPOOLED`, :data:`POOLED`, :data:`JUDGED`. ``has_topic[t]`` tells whether the qrels
+    name topic ``t`` at all. ``judged_grades`` holds, per topic (CSR by ``grade_offsets``), the
+    grades of all judged documents in descending order, including documents no run retrieved;
+    it is what ideal rankings and relevant counts are built from.
+
+    Strata (sample_eval's categories; reference-semantics §3.1): ``stratum[i]`` is the stratum
+    index of document ``i`` (-1 outside every stratum), ``stratum_labels`` the labels (byte-wise
+    order when read from a file). Per topic and stratum, over the whole qrels: ``stratum_size``
+    (N_s, entries), ``stratum_sampled`` (n_s, entries with rel >= 0) and
+    ``stratum_grades[t, s, g]`` (entries with rel = g, g >= 1; built on first use, and refused
+    past :data:`MAX_GRADE_LEVEL` since it has one entry per grade level). Plain TREC qrels form
+    one stratum holding every entry. ``max_grade`` is the largest judged grade and
+    ``max_grade_line`` its qrels line (``None`` without lines). Nothing is sized by the largest
+    grade unless a measure asks for a per-grade table.
+
+    Importance samples (prels; reference-semantics §3.2): ``inclusion[i]`` is document ``i``'s
+    inclusion probability (NaN where not sampled, i.e. not judged; ``None`` without prels); per
+    topic, ``sampled_count`` counts the sampled documents and ``relevant_sampled_prob`` (CSR by
+    ``relevant_sampled_offsets``) holds the probabilities of the sampled relevant documents,
+    with their ``tdi`` in ``relevant_sampled_tdi`` (-1 for documents outside the collection).
+    """
+
+    source: str
+    grade: np.ndarray
+    state: np.ndarray
+    has_topic: np.ndarray
+    grade_offsets: np.ndarray
+    judged_grades: np.ndarray
+    stratum: np.ndarray = field(default=None, repr=False)
+    stratum_labels: tuple[str, ...] = ()
+    stratum_size: np.ndarray = field(default=None, repr=False)
+    stratum_sampled: np.ndarray = field(default=None, repr=False)
+    relevant_cell: np.ndarray = field(default=None, repr=False)  #: t * S + s per relevant row
+    relevant_grade: np.ndarray = field(default=None, repr=False)  #: its grade (>= 1)
+    max_grade: int = 0
+    max_grade_line: int | None = None
+    inclusion: np.ndarray = field(default=None, repr=False)
+    sampled_count: np.ndarray = field(default=None, repr=False)
+    relevant_sampled_offsets: np.ndarray = field(default=None, repr=False)
+    relevant_sampled_prob: np.ndarray = field(default=None, repr=False)
+    relevant_sampled_tdi: np.ndarray = field(default=None, repr=False)
+
+    @property
+    def stratum_grades(self) -> np.ndarray:
+        """``[t, s, g]``: entries of topic t and stratum s with rel = g (g >= 1; index 0 is 0).
+
+        Built on first use (only measures with per-grade tables ask for it); a grade above
+        :data:`MAX_GRADE_LEVEL` raises :class:`InputError` naming its qrels line."""
+        cached = self.__dict__.get("_stratum_grades")
+        if cached is None:
+            self.check_grade_levels("per-grade counts")
+            n_topics, n_strata = len(self.has_topic), len(self.stratum_labels)
+            n_grades = self.max_grade + 1
+            cached = np.bincount(
+                self.relevant_cell * n_grades + self.relevant_grade,
+                minlength=n_topics * n_strata * n_grades,
+            ).astype(np.int64).reshape(n_topics, n_strata, n_grades)
+            self.__dict__["_stratum_grades"] = cached
+        return cached
+
+    def check_grade_levels(self, what: str) -> None:
+        """Raise unless a table with one entry per grade level 0..max_grade is small enough
+        for ``what`` (a measure family, for the message)."""
+        if self.max_grade > MAX_GRADE_LEVEL:
+            raise InputError(
+                f"relevance grade {self.max_grade} is too large for {what}, which keep one "
+                f"entry per grade level (grades up to {MAX_GRADE_LEVEL} are supported there)",
+                self.source,
+                self.max_grade_line,
+            )
+
+    @classmethod
+    def from_qrels(cls, collection: Collection, table: QrelsTable) -> "Judgments":
+        """Map a qrels table onto ``collection`` (documents no run retrieved still count)."""
+        topic, tdi = collection.lookup(table.qid, table.docno)
+        labels, row_stratum = _stratum_ids(table)
+        return cls.from_arrays(
+            collection, topic, tdi, table.rel, stratum=row_stratum, labels=labels,
+            prob=table.prob, source=table.source, lines=table.lineno,
+        )
+
+    @classmethod
+    def from_arrays(
+        cls,
+        collection: Collection,
+        topic: np.ndarray,
+        tdi: np.ndarray,
+        rel: np.ndarray,
+        *,
+        stratum: np.ndarray | None = None,
+        labels: Sequence[str] | None = None,
+        prob: np.ndarray | None = None,
+        source: str = "<arrays>",
+        lines: np.ndarray | None = None,
+    ) -> "Judgments":
+        """Judgments from per-row integer arrays, one row per qrels entry.
+
+        ``topic`` is the topic index (-1: a topic outside the collection; the row is ignored),
+        ``tdi`` the document (-1: a document no run retrieved; it still counts in R, the ideal
+        ranking and the stratum counts), ``rel`` the qrels value (< 0: pooled, not judged).
+        ``stratum`` indexes ``labels`` (default: one stratum ``all``); ``prob`` gives inclusion
+        probabilities, in (0, 1] on every judged row (prels; ignored on the other rows).
+        Vectorised throughout (counts by ``bincount``): the constructor simulations call per
+        draw. ``lines`` (the rows' file lines) only serve error messages. No array is sized by
+        the largest grade. Raises :class:`InputError` on inconsistent arrays or a repeated
+        ``tdi``.
+        """
+        topic = np.asarray(topic, dtype=np.int64)
+        tdi = np.asarray(tdi, dtype=np.int64)
+        rel = np.asarray(rel, dtype=np.int64)
+        n_topics, n = collection.n_topics, len(rel)
+        if stratum is None:
+            labels, stratum = ("all",) if labels is None else tuple(labels), np.zeros(n, np.int64)
+        elif labels is None:
+            raise InputError("stratum indices need their labels", source)
+        stratum = np.asarray(stratum, dtype=np.int64)
+        labels = tuple(labels)
+        _check_rows(collection, topic, tdi, rel, stratum, len(labels), prob, source)
+        known = topic >= 0
+        inside = tdi >= 0
+        has_topic = np.bincount(topic[known], minlength=n_topics) > 0
+        grade = np.zeros(collection.n_tdi, dtype=np.int32)
+        state = np.zeros(collection.n_tdi, dtype=np.int8)
+        at, rel_in = tdi[inside], rel[inside]
+        grade[at] = rel_in
+        state[at] = np.where(rel_in >= 0, JUDGED, POOLED)
+        if np.count_nonzero(state) != len(at):
+            raise InputError("a document appears twice in the judgments", source)
+        n_strata = len(labels)
+        t, st, rv = topic[known], stratum[known], rel[known]
+        cell = t * n_strata + st
+        judged, relevant = rv >= 0, rv > 0
+
+        def count(index, size):
+            return np.bincount(index, minlength=size).astype(np.int64)
+
+        jt, jg = t[judged], rv[judged]
+        judged_grades, counts = _descending_grades(jt, jg, n_topics)
+        offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        cells = n_topics * n_strata
+        size = count(cell, cells).reshape(n_topics, n_strata)
+        sampled = count(cell[judged], cells).reshape(n_topics, n_strata)
+        max_grade, max_line = 0, None
+        if n and rel.max() > 0:  # over all rows, as the tables have always been sized
+            top = int(np.argmax(rel))
+            max_grade = int(rel[top])
+            max_line = None if lines is None else int(np.asarray(lines)[top])
+        row_stratum = np.full(collection.n_tdi, -1, dtype=np.int32)
+        row_stratum[at] = stratum[inside]
+        sample = {}
+        if prob is not None:
+            prob = np.asarray(prob, dtype=np.float64)
+            inclusion = np.full(collection.n_tdi, np.nan)
+            with_prob = inside & (rel >= 0)
+            inclusion[tdi[with_prob]] = prob[with_prob]
+            rt = t[relevant]
+            by_topic = np.argsort(rt, kind="stable")
+            sample = dict(
+                inclusion=inclusion,
+                sampled_count=counts,
+                relevant_sampled_offsets=np.concatenate(
+                    [[0], np.cumsum(np.bincount(rt, minlength=n_topics))]
+                ).astype(np.int64),
+                relevant_sampled_prob=prob[known][relevant][by_topic],
+                relevant_sampled_tdi=tdi[known][relevant][by_topic],
+            )
+        return cls(
+            source, grade, state, has_topic, offsets, judged_grades,
+            row_stratum, labels, size, sampled, cell[relevant], rv[relevant], max_grade, max_line,
+            **sample,
+        )
+
+
+def _descending_grades(topic: np.ndarray, grade: np.ndarray, n_topics: int):
+    """(judged grades grouped by topic, each topic's in descending order; count per topic).
+
+    Few grade levels (the usual 0..4): counted per (topic, grade) and expanded, which is what
+    simulations, building judgments per draw, need to be fast. Otherwise sorted, so that no
+    array is sized by the largest grade."""
+    counts = np.bincount(topic, minlength=n_topics).astype(np.int64)
+    top = int(grade.max(initial=0))
+    if top >= 64:
+        key = topic.astype(np.int64) * (2**32) + (INT32_LIMIT - grade)
+        return grade[np.argsort(key, kind="stable")].astype(np.int32), counts
+    levels = top + 1
+    by_grade = np.bincount(topic * levels + grade, minlength=n_topics * levels)
+    by_grade = by_grade.reshape(n_topics, levels)[:, ::-1]
+    descending = np.arange(levels - 1, -1, -1, dtype=np.int32)
+    return np.repeat(np.tile(descending, n_topics), by_grade.ravel()), counts
+
+
+INT32_LIMIT = 2**31
+
+
+def _check_rows(collection, topic, tdi, rel, stratum, n_strata, prob, source) -> None:
+    """Raise :class:`InputError` unless the per-row arrays of ``from_arrays`` fit together."""
+    n = len(rel)
+    lengths = {len(topic), len(tdi), len(stratum), n} | ({len(prob)} if prob is not None else set())
+    if len(lengths) != 1:
+        raise InputError(f"per-row arrays differ in length ({sorted(lengths)})", source)
+    if n == 0:
+        return
+    if topic.min() < -1 or topic.max() >= collection.n_topics:
+        raise InputError("topic index out of range", source)
+    if tdi.min() < -1 or tdi.max() >= collection.n_tdi:
+        raise InputError("document index (tdi) out of range", source)
+    if stratum.min() < 0 or stratum.max() >= n_strata:
+        raise InputError(f"stratum index out of range (there are {n_strata} labels)", source)
+    inside = tdi >= 0
+    t = topic[inside]
+    lo = collection.topic_doc_offsets[np.maximum(t, 0)]
+    hi = collection.topic_doc_offsets[np.maximum(t, 0) + 1]
+    if np.any((t < 0) | (tdi[inside] < lo) | (tdi[inside] >= hi)):
+        raise InputError("a document index (tdi) belongs to another topic than its row's", source)
+    if prob is not None:
+        judged = (topic >= 0) & (rel >= 0)
+        p = np.asarray(prob, dtype=np.float64)[judged]
+        if not np.all((p > 0) & (p <= 1)):
+            raise InputError("inclusion probabilities of judged rows must be in (0, 1]", source)
+
+
+def _stratum_ids(table: QrelsTable) -> tuple[tuple[str, ...], np.ndarray]:
+    """Stratum labels (byte-wise sorted) and each row's stratum index; one stratum if none."""
+    if table.stratum is None:
+        return ("all",), np.zeros(len(table.rel), dtype=np.int32)
+    enc = pc.dictionary_encode(table.stratum.cast(pa.binary()))
+    order = pc.sort_indices(enc.dictionary).to_numpy()
+    rank = np.empty(len(order), dtype=np.int32)
+    rank[order] = np.arange(len(order), dtype=np.int32)
+    labels = _decode(enc.dictionary.take(pa.array(order)))
+    return labels, rank[enc.indices.to_numpy(zero_copy_only=False)]

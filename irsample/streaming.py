@@ -1,0 +1,180 @@
+"""Evaluate many runs in bounded memory: read, evaluate and drop them a batch at a time.
+
+``irsample eval`` needs no run beside another: every trec_eval measure of a run depends only on
+that run and the judgments. :func:`evaluate_in_batches` therefore groups the run files into
+batches of about ``batch_bytes`` of text (a gzip file counts four times its size; a DataFrame,
+parquet file or standard input is a batch of its own), builds a :class:`~irsample.model.Collection`
+of one batch and the judgments, evaluates it, keeps only the values, and moves on. Peak memory
+is that of the largest batch (one run when runs are large), not of all runs.
+
+The result is the :class:`~irsample.evaluation.Evaluation` the all-in-memory path gives: runs in
+the order given, topics in byte-wise order over the judgments and all runs, the same values,
+summaries and run names (a tag shared by several runs gets its file name appended, over all
+batches). Simulations, which redraw judgments for all runs at once, keep using
+:meth:`Collection.build <irsample.model.Collection.build>` on every run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+
+from .errors import InputError
+from .io import load_qrels, load_runs
+from .model import Collection, Judgments
+
+BATCH_BYTES = 256 * 2**20  #: run text per batch (about 2 TREC-8 batches, one MS MARCO run)
+_GZIP_RATIO = 4  #: a gzip run file holds about this many times its size in text
+
+
+@dataclass(frozen=True)
+class EvaluatedRuns:
+    """What an evaluation keeps of its collections: run names and sources, and the topics."""
+
+    topics: tuple[str, ...]
+    run_names: tuple[str, ...]
+    run_sources: tuple[str, ...]
+
+    @property
+    def n_runs(self) -> int:
+        return len(self.run_names)
+
+    @property
+    def n_topics(self) -> int:
+        return len(self.topics)
+
+
+def _text_size(source) -> int | None:
+    """Estimated bytes of run text in a file, or None for anything that is not a plain path."""
+    if not isinstance(source, (str, os.PathLike)) or str(source) == "-":
+        return None
+    if str(source).endswith(".parquet"):
+        return None
+    try:
+        size = os.path.getsize(source)
+        with open(source, "rb") as fh:
+            gz = fh.read(2) == b"\x1f\x8b"
+    except OSError:
+        return 0  # the reader reports the problem with the file's name
+    return size * _GZIP_RATIO if gz else size
+
+
+def run_batches(sources: Sequence, batch_bytes: int = BATCH_BYTES) -> list[list]:
+    """Consecutive groups of run sources of at most ``batch_bytes`` estimated text each (a
+    larger run, or one of unknown size, is a group of its own)."""
+    batches: list[list] = []
+    current: list = []
+    filled = 0
+    for src in sources:
+        size = _text_size(src)
+        size = batch_bytes if size is None else size
+        if current and filled + size > batch_bytes:
+            batches.append(current)
+            current, filled = [], 0
+        current.append(src)
+        filled += size
+    if current:
+        batches.append(current)
+    return batches
+
+
+def evaluate_in_batches(
+    qrels,
+    runs,
+    measures,
+    *,
+    qrels_format: str | None = None,
+    batch_bytes: int = BATCH_BYTES,
+    judgments_hook: Callable[[Judgments], None] | None = None,
+    **options,
+):
+    """Evaluate ``runs`` against ``qrels`` a batch of runs at a time.
+
+    ``measures`` are :class:`~irsample.measures.Measure` objects; ``options`` are those of
+    :func:`~irsample.evaluation.evaluate_collection` (``rel_level``, ``judged_only``,
+    ``max_docs``, ``complete``, ``compat``, ``ci``, ``variance``). ``judgments_hook`` is
+    called once with the judgments of the first batch (e.g. to warn about them). Raises
+    :class:`InputError` for bad input, including a run sharing no topic with the qrels.
+    """
+    from .api import check_common_topics
+    from .evaluation import evaluate_collection
+
+    sources = [runs] if isinstance(runs, (str, os.PathLike)) else list(runs)
+    if not sources:
+        raise InputError("no run given")
+    if sum(1 for s in sources if isinstance(s, (str, os.PathLike)) and str(s) == "-") > 1:
+        raise InputError("standard input ('-') can be read only once")
+    table = load_qrels(qrels, qrels_format)
+    parts = []
+    for batch in run_batches(sources, batch_bytes):
+        run_tables = load_runs(batch)
+        collection = Collection.build(run_tables, [table])
+        judgments = Judgments.from_qrels(collection, table)
+        if judgments_hook is not None and not parts:
+            judgments_hook(judgments)
+        check_common_topics(collection, judgments)
+        ev = evaluate_collection(collection, judgments, measures, **options)
+        kept = EvaluatedRuns(collection.topics, collection.run_names, collection.run_sources)
+        parts.append((dataclasses.replace(ev, collection=kept), [r.name for r in run_tables]))
+        del run_tables, collection, judgments, ev  # the next batch reuses this memory
+    return merge_evaluations(parts)
+
+
+def _unique(names: list[str], sources: list[str]) -> tuple[str, ...]:
+    """:meth:`Collection.build`'s run names, over all batches: a repeated tag gets its source."""
+    seen: dict[str, int] = {}
+    for n in names:
+        seen[n] = seen.get(n, 0) + 1
+    return tuple(n if seen[n] == 1 else f"{n} ({s})" for n, s in zip(names, sources))
+
+
+def merge_evaluations(parts):
+    """One :class:`Evaluation` from per-batch ``(evaluation, raw run tags)`` pairs that share
+    measures and options; topics are united in byte-wise order."""
+    from .evaluation import Evaluation
+
+    if len(parts) == 1:
+        ev, tags = parts[0]
+        return ev
+    first = parts[0][0]
+    topics = sorted(
+        {t for ev, _ in parts for t in ev.topics}, key=lambda t: t.encode("utf-8", "surrogateescape")
+    )
+    where = {t: i for i, t in enumerate(topics)}
+    n_runs = sum(ev.collection.n_runs for ev, _ in parts)
+    n_measures = len(first.measures)
+    values = np.full((n_runs, len(topics), n_measures), np.nan)
+    evaluated = np.zeros((n_runs, len(topics)), dtype=bool)
+    variance = None if first.variance is None else np.full_like(values, np.nan)
+    strings: dict = {}
+    names: list[str] = []
+    sources: list[str] = []
+    at = 0
+    for ev, tags in parts:
+        cols = np.array([where[t] for t in ev.topics], dtype=np.int64)
+        rows = slice(at, at + ev.collection.n_runs)
+        values[rows, cols] = ev.values
+        evaluated[rows, cols] = ev.evaluated
+        if variance is not None:
+            variance[rows, cols] = ev.variance
+        for (r, t, m), text in ev.strings.items():
+            strings[(at + r, None if t is None else int(cols[t]), m)] = text
+        names += tags
+        sources += list(ev.collection.run_sources)
+        at += ev.collection.n_runs
+    runs = EvaluatedRuns(tuple(topics), _unique(names, sources), tuple(sources))
+    for (r, t, m), text in list(strings.items()):
+        if t is None and m.family == "runid":
+            strings[(r, t, m)] = runs.run_names[r]
+    summary_variance = None
+    if first.summary_variance is not None:
+        summary_variance = np.concatenate([ev.summary_variance for ev, _ in parts])
+    return Evaluation(
+        runs, first.measures, values, evaluated,
+        np.concatenate([ev.summary for ev, _ in parts]), strings,
+        first.ci, variance, summary_variance, first.variance_method,
+    )
