@@ -8,6 +8,7 @@ is not (pipes, files, tests); ``--no-progress`` turns them off, ``--progress`` f
 
 from __future__ import annotations
 
+import os
 import sys
 
 #: shown once per process when the first kernel of irsample is compiled rather than loaded
@@ -75,7 +76,12 @@ def bar(enabled: bool, **kwargs):
         return _NoBar()
     from tqdm import tqdm
 
-    return tqdm(file=sys.stderr, dynamic_ncols=True, leave=False, **kwargs)
+    try:  # a terminal that reports no size (0 x 0) gets 80 x 24 (tqdm hides bars below row 0)
+        sized = os.get_terminal_size(sys.stderr.fileno()).columns > 0
+    except (AttributeError, OSError, ValueError):
+        sized = False
+    size = {"dynamic_ncols": True} if sized else {"ncols": 80, "nrows": 24}
+    return tqdm(file=sys.stderr, leave=False, **size, **kwargs)
 
 
 class Steps:
