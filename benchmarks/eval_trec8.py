@@ -18,6 +18,8 @@ Usage: python benchmarks/eval_trec8.py [--shared ../shared] [--repeat 5]
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import subprocess
 import sys
 import time
@@ -56,13 +58,16 @@ for path in runs:
 """ % (PYTREC_MEASURES,)
 
 
-def timed(cmd: list[str]) -> float:
-    """Wall time of a fresh process (its output goes to a pipe and is checked)."""
+def timed(cmd: list[str]) -> tuple[float, float]:
+    """Wall time and CPU time (user + system, all threads) of a fresh process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     out = subprocess.run(cmd, capture_output=True, check=True)
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     assert out.returncode == 0, out.stderr
-    return elapsed
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return elapsed, cpu
 
 
 def fresh_process(args: list[str]) -> tuple[float, int]:
@@ -97,6 +102,7 @@ def main() -> None:
     out = subprocess.run(ours_cmd, capture_output=True, text=True, check=True)  # warm-up
     assert out.stdout.count("runid") == len(runs)
     ours, theirs = [], []
+    load_before = os.getloadavg()[0]
     for _ in range(args.repeat):  # in turn, so both see the same machine load
         ours.append(timed(ours_cmd))
         theirs.append(timed(theirs_cmd))
@@ -105,14 +111,18 @@ def main() -> None:
     warm, _ = fresh_process(one)
     _, rss_all = fresh_process(ours_cmd[3:])
 
+    wall_ours, wall_theirs = min(t for t, _ in ours), min(t for t, _ in theirs)
+    cpu_ours, cpu_theirs = min(c for _, c in ours), min(c for _, c in theirs)
     print(f"TREC-8 ad hoc, {len(runs)} runs, measures: {' '.join(MEASURES)}; whole processes, "
-          f"best of {args.repeat}")
-    print(f"irsample eval (import + read + evaluate + write): {min(ours):8.3f} s  "
-          f"(all: {' '.join(f'{t:.2f}' for t in ours)})")
-    print(f"pytrec_eval (import + read + evaluate):           {min(theirs):8.3f} s  "
-          f"(all: {' '.join(f'{t:.2f}' for t in theirs)})")
-    print(f"ratio irsample / pytrec_eval:                     {min(ours) / min(theirs):8.3f}  "
+          f"best of {args.repeat}; load average {load_before:.1f} before, "
+          f"{os.getloadavg()[0]:.1f} after, {os.cpu_count()} CPUs")
+    print(f"irsample eval (import + read + evaluate + write): {wall_ours:8.3f} s wall "
+          f"{cpu_ours:8.3f} s CPU  (walls: {' '.join(f'{t:.2f}' for t, _ in ours)})")
+    print(f"pytrec_eval (import + read + evaluate):           {wall_theirs:8.3f} s wall "
+          f"{cpu_theirs:8.3f} s CPU  (walls: {' '.join(f'{t:.2f}' for t, _ in theirs)})")
+    print(f"ratio irsample / pytrec_eval, wall time:          {wall_ours / wall_theirs:8.3f}  "
           "(target <= 0.2)")
+    print(f"ratio irsample / pytrec_eval, CPU time:           {cpu_ours / cpu_theirs:8.3f}")
     print(f"cold start, fresh process, 1 run:                 {cold:8.3f} s")
     print(f"second fresh process, 1 run:                      {warm:8.3f} s")
     print(f"peak RSS, fresh process, 129 runs:                {rss_all / 1024:8.1f} MiB")

@@ -144,29 +144,6 @@ def intern_strings(offsets, data):
     return ids, first[:m].copy()
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def group_rows(row_topic, base, n_topics):
-    """Group rows by segment ``k * n_topics + topic`` (table ``k``), keeping input order.
-
-    Returns ``(grp, seg_offsets)``: ``grp[p]`` is the row (local to its table) at grouped
-    position ``p``; segment ``s`` spans ``seg_offsets[s]:seg_offsets[s+1]``.
-    """
-    n_tables = base.shape[0] - 1
-    counts = np.zeros(n_tables * n_topics + 1, dtype=np.int64)
-    for k in prange(n_tables):
-        for i in range(base[k], base[k + 1]):
-            counts[k * n_topics + row_topic[i] + 1] += 1
-    seg_offsets = np.cumsum(counts)
-    grp = np.empty(base[-1], dtype=np.int32)
-    for k in prange(n_tables):
-        fill = seg_offsets[k * n_topics : (k + 1) * n_topics].copy()
-        for i in range(base[k], base[k + 1]):
-            t = row_topic[i]
-            grp[fill[t]] = i - base[k]
-            fill[t] += 1
-    return grp, seg_offsets
-
-
 @njit(cache=True, nogil=True)
 def _merge_sort(idx, tmp, ka, kb, k1, k2, data):
     """Sort entry indices ``idx`` by their strings ``data[ka[j]:kb[j]]`` (stable, bottom-up)."""
@@ -291,81 +268,6 @@ def gather_strings(data, starts, ends):
     for i in range(n):
         out[offsets[i] : offsets[i + 1]] = data[starts[i] : ends[i]]
     return offsets, out
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _before(a, b, score, tdi):
-    """Entry ``a`` precedes entry ``b`` in trec_eval order (score desc, then docno desc)."""
-    return score[a] > score[b] or (score[a] == score[b] and tdi[a] > tdi[b])
-
-
-@njit(cache=True, nogil=True)
-def _sort_segment(score, tdi, out):
-    """Write the permutation putting entries ``0..n-1`` in trec_eval order into ``out``.
-
-    Runs are usually written nearly in that order, so an insertion sort is tried first; past
-    8 moves per entry it gives up for a stable two-pass sort (document desc, then score desc).
-    """
-    n = score.shape[0]
-    budget = 8 * n
-    for j in range(n):
-        out[j] = j
-    for j in range(1, n):
-        row = out[j]
-        k = j
-        while k > 0 and _before(row, out[k - 1], score, tdi):
-            out[k] = out[k - 1]
-            k -= 1
-            budget -= 1
-        out[k] = row
-        if budget < 0:
-            by_doc = np.argsort(-tdi.astype(np.int64))
-            order = np.argsort(-score[by_doc], kind="mergesort")
-            for i in range(n):
-                out[i] = by_doc[order[i]]
-            return
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def rank_run(k, score, grp, seg_offsets, row_local, topic_doc_offsets, stamp, rank_tdi, rank_score):
-    """Put run ``k``'s segments (one per topic) in trec_eval order, in place.
-
-    Within a segment rows are sorted by score descending, ties broken by docno descending
-    (``tdi`` grows with the docno). Writes ``rank_tdi`` and ``rank_score`` at the segments'
-    grouped positions and returns the first row (local to the run, in input order) repeating
-    a document of its segment, or -1. ``stamp`` is ``(chunks, max docs per topic)`` scratch,
-    -1 initially; it is stamped with segment numbers, so it can serve every run unchanged.
-    """
-    n_topics = topic_doc_offsets.shape[0] - 1
-    n_chunks = stamp.shape[0]
-    dups = np.full(n_chunks, -1, dtype=np.int64)
-    for c in prange(n_chunks):
-        mark = stamp[c]
-        dup = -1
-        for t in range(c * n_topics // n_chunks, (c + 1) * n_topics // n_chunks):
-            s = k * n_topics + t
-            a = seg_offsets[s]
-            m = seg_offsets[s + 1] - a
-            sc = np.empty(m, dtype=np.float64)
-            td = np.empty(m, dtype=np.int32)
-            for i in range(m):
-                local = row_local[a + i]
-                if mark[local] == s and (dup < 0 or grp[a + i] < dup):
-                    dup = grp[a + i]
-                mark[local] = s
-                sc[i] = score[grp[a + i]]
-                td[i] = topic_doc_offsets[t] + local
-            order = np.empty(m, dtype=np.int64)
-            _sort_segment(sc, td, order)
-            for i in range(m):
-                rank_tdi[a + i] = td[order[i]]
-                rank_score[a + i] = sc[order[i]]
-        dups[c] = dup
-    dup = -1
-    for d in dups:
-        if d >= 0 and (dup < 0 or d < dup):
-            dup = d
-    return dup
 
 
 @njit(cache=True, nogil=True)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -25,9 +26,11 @@ import numpy as np
 
 from .errors import InputError
 from .io import load_qrels, load_runs
+from .io.trec import read_run
 from .model import Collection, Judgments
 
-BATCH_BYTES = 256 * 2**20  #: run text per batch (about 2 TREC-8 batches, one MS MARCO run)
+BATCH_BYTES = 256 * 2**20  #: run text per batch (all of TREC-8's runs; one MS MARCO run)
+PREFETCH_BYTES = 128 * 2**20  #: run text read while the qrels load
 _GZIP_RATIO = 4  #: a gzip run file holds about this many times its size in text
 
 
@@ -82,6 +85,19 @@ def run_batches(sources: Sequence, batch_bytes: int = BATCH_BYTES) -> list[list]
     return batches
 
 
+def _read_ahead(pool, batch: list, budget: int) -> dict:
+    """Futures of :func:`read_run` for the leading plain run files of ``batch`` that fit in
+    ``budget`` estimated bytes of text, by position in the batch."""
+    early, filled = {}, 0
+    for i, src in enumerate(batch):
+        size = _text_size(src)
+        if size is None or filled + size > budget:
+            break
+        early[i] = pool.submit(read_run, src)
+        filled += size
+    return early
+
+
 def evaluate_in_batches(
     qrels,
     runs,
@@ -108,9 +124,19 @@ def evaluate_in_batches(
         raise InputError("no run given")
     if sum(1 for s in sources if isinstance(s, (str, os.PathLike)) and str(s) == "-") > 1:
         raise InputError("standard input ('-') can be read only once")
-    table = load_qrels(qrels, qrels_format)
+    batches = run_batches(sources, batch_bytes)
+    with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
+        # read the first run files while the qrels load (and numba starts up) in this thread
+        early = _read_ahead(pool, batches[0], PREFETCH_BYTES)
+        try:
+            table = load_qrels(qrels, qrels_format)
+        except BaseException:
+            for future in early.values():
+                future.cancel()
+            raise
+        batches[0] = [early[i].result() if i in early else src for i, src in enumerate(batches[0])]
     parts = []
-    for batch in run_batches(sources, batch_bytes):
+    for batch in batches:
         run_tables = load_runs(batch)
         collection = Collection.build(run_tables, [table])
         judgments = Judgments.from_qrels(collection, table)

@@ -265,26 +265,31 @@ def parse_float_fields(buf, starts, ends):
     return values, needs_slow
 
 
+#: byte classes for :func:`scan_run`: 0 text, 1 white space other than newline, 2 newline
+_CLASS = np.zeros(256, dtype=np.uint8)
+_CLASS[[9, 11, 12, 13, 32]] = 1
+_CLASS[_NEWLINE] = 2
+
+
 @njit(cache=True, nogil=True)
-def scan_run(buf):
+def scan_run(buf, cap):
     """Parse a run file in one pass: ``qid iter docno rank score tag`` records.
 
-    Records are the lines that are neither blank nor ``#`` comments. Returns ``(count, qid
-    offsets, qid bytes, docno offsets, docno bytes, scores, line numbers, slow, first short
-    record, its field count, tag span)``: offsets are int32 Arrow offsets (``buf`` must be under
-    2 GiB); ``slow`` lists ``(record, start, end)`` of scores that :func:`_parse_float` leaves
-    to the caller; the first record with fewer than six fields is -1 if none; the tag is the
-    sixth field of the last record.
+    ``buf`` must end with a newline (the caller appends one if needed), so no field scan can
+    run past it; ``cap`` bounds the number of records (its newlines). Records are the lines
+    that are neither blank nor ``#`` comments. Returns ``(count, qid offsets, qid bytes, docno
+    offsets, docno bytes, scores, line numbers, slow, first short record, its field count, tag
+    span)``: offsets are int32 Arrow offsets (``buf`` must be under 2 GiB); ``slow`` lists
+    ``(record, start, end)`` of scores that :func:`_parse_float` leaves to the caller; the
+    first record with fewer than six fields is -1 if none; the tag is the sixth field of the
+    last record.
     """
     n = buf.shape[0]
-    cap = 1
-    for i in range(n):
-        cap += buf[i] == _NEWLINE
     q_off = np.empty(cap + 1, dtype=np.int32)
     d_off = np.empty(cap + 1, dtype=np.int32)
     q_data = np.empty(n, dtype=np.uint8)
     d_data = np.empty(n, dtype=np.uint8)
-    score = np.zeros(cap)
+    score = np.empty(cap)
     lineno = np.empty(cap, dtype=np.int64)
     slow = np.empty((cap, 3), dtype=np.int64)
     n_slow = 0
@@ -297,26 +302,25 @@ def scan_run(buf):
     while pos < n:
         line += 1
         p = pos
-        while p < n and buf[p] != _NEWLINE and _is_space(buf[p]):
+        while _CLASS[buf[p]] == 1:
             p += 1
-        if p >= n or buf[p] == _NEWLINE or buf[p] == 35:  # blank or '#' comment
-            while p < n and buf[p] != _NEWLINE:
+        if _CLASS[buf[p]] == 2 or buf[p] == 35:  # blank or '#' comment
+            while buf[p] != _NEWLINE:
                 p += 1
             pos = p + 1
             continue
         field = 0
+        score[rec] = 0.0
         while True:
             s = p
-            while p < n and not _is_space(buf[p]):
+            while _CLASS[buf[p]] == 0:
                 p += 1
             if field == 0:
-                for k in range(s, p):
-                    q_data[qn] = buf[k]
-                    qn += 1
+                q_data[qn : qn + p - s] = buf[s:p]
+                qn += p - s
             elif field == 2:
-                for k in range(s, p):
-                    d_data[dn] = buf[k]
-                    dn += 1
+                d_data[dn : dn + p - s] = buf[s:p]
+                dn += p - s
             elif field == 4:
                 v, ok = _parse_float(buf, s, p)
                 score[rec] = v
@@ -326,9 +330,9 @@ def scan_run(buf):
             elif field == 5:
                 tag_s, tag_e = s, p
             field += 1
-            while p < n and buf[p] != _NEWLINE and _is_space(buf[p]):
+            while _CLASS[buf[p]] == 1:
                 p += 1
-            if p >= n or buf[p] == _NEWLINE:
+            if buf[p] == _NEWLINE:
                 break
         if field < 6 and short < 0:
             short, short_fields = rec, field

@@ -256,7 +256,10 @@ def read_run(source: Source) -> RunTable:
     buf = read_bytes(source)
     if len(buf) >= 2**31:  # int32 Arrow offsets: the general scanner splits large columns
         return _read_run_large(buf, name)
-    count, q_off, q_data, d_off, d_data, score, lineno, slow, short, fields, tag_s, tag_e = scan_run(buf)
+    if len(buf) and buf[-1] != 10:  # the scanner stops at newlines: end the last line
+        buf = np.concatenate([buf, np.array([10], dtype=np.uint8)])
+    scanned = scan_run(buf, count_lines(buf))
+    count, q_off, q_data, d_off, d_data, score, lineno, slow, short, fields, tag_s, tag_e = scanned
     if count == 0:
         raise InputError("empty file: no records", name)
     if short >= 0:

@@ -21,14 +21,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .._build import (
-    find_docs,
-    gather_strings,
-    group_rows,
-    intern_strings,
-    intern_topic_docs,
-    rank_run,
-)
+from .._build import find_docs, gather_strings, intern_strings, intern_topic_docs
+from .._rank import group_rows, rank_runs
 from ..errors import InputError
 from ..io.trec import QrelsTable, RunTable, text_of
 
@@ -186,13 +180,15 @@ class Collection:
         n_rows = int(base[len(runs)])
         rank_tdi = np.empty(n_rows, dtype=np.int32)
         rank_score = np.empty(n_rows, dtype=np.float64)
-        widest = int(np.diff(topic_doc_offsets).max()) if n_topics else 0
-        stamp = np.full((min(max(n_topics, 1), n_threads), max(widest, 1)), -1, dtype=np.int64)
-        for k, run in enumerate(runs):
-            score = np.ascontiguousarray(run.score, dtype=np.float64)
-            dup = rank_run(k, score, grp, seg_offsets, row_local, topic_doc_offsets, stamp, rank_tdi, rank_score)
-            if dup >= 0:
-                _raise_duplicate(runs, int(base[k]) + int(dup))
+        score = np.concatenate([np.asarray(r.score, dtype=np.float64) for r in runs] or [np.zeros(0)])
+        n_chunks = min(max(n_topics, 1), n_threads)
+        dup_run, dup_row = rank_runs(
+            score, base, grp, seg_offsets, row_local, topic_doc_offsets, len(runs), n_chunks,
+            rank_tdi, rank_score,
+        )
+        del score
+        if dup_run >= 0:
+            _raise_duplicate(runs, int(base[dup_run]) + int(dup_row))
         names = _unique_names(runs)
         return cls(
             topics=_decode(topic_values),
