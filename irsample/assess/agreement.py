@@ -7,7 +7,8 @@ the margins. With disagreement weights w_ij (nominal: 1 if i != j; linear |i - j
 (i - j)^2 over the categories' positions), kappa = 1 - sum w_ij p_ij / sum w_ij p_i. p_.j;
 unweighted, that is (p_o - p_e) / (1 - p_e), p_o = sum p_ii, p_e = sum p_i. p_.i.
 
-Its *analytic* interval (unweighted only) is kappa +- z se with the large-sample variance of
+Its *analytic* interval (unweighted only) is kappa +- z se, clipped to [-1, 1], with the
+large-sample variance of
 Fleiss, Cohen & Everitt (1969, Psychological Bulletin 72(5), eq. 13):
 
     var = [sum_i p_ii (1 - (p_i. + p_.i)(1 - k))^2
@@ -189,7 +190,8 @@ def kappa_interval(a, b, *, weights=None, level: float = 0.95, method: str = "bo
         if weights is not None:
             raise ValueError("the analytic interval is for unweighted kappa only")
         half = norm.ppf(0.5 + level / 2) * kappa_se(a, b, categories=categories)
-        return AgreementResult(name, est, float(est - half), float(est + half), level, "analytic", n)
+        low, high = max(est - half, -1.0), min(est + half, 1.0)  # kappa lies in [-1, 1]
+        return AgreementResult(name, est, float(low), float(high), level, "analytic", n)
     if method != "bootstrap":
         raise ValueError(f"method must be 'bootstrap' or 'analytic', not {method!r}")
     if n == 0:

@@ -13,6 +13,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup, escape
 
 from .session import grade_labels
+from .topics import s_stem
 
 HERE = Path(__file__).parent
 ENV = Environment(loader=FileSystemLoader(HERE / "templates"),
@@ -21,14 +22,12 @@ _WORD = re.compile(r"(\w+)")
 
 
 def highlight(text: str, terms) -> Markup:
-    """``text`` escaped, with words equal to a query term (case-insensitively, also with a
-    plural ``s`` or ``es``) wrapped in ``<mark>``."""
-    terms = set(terms)
+    """``text`` escaped, with words whose S-stem (:func:`~.topics.s_stem`) is a query term's
+    wrapped in ``<mark>``."""
+    stems = {s_stem(t) for t in terms}
     out = []
     for k, piece in enumerate(_WORD.split(text)):
-        low = piece.lower()
-        hit = k % 2 == 1 and (low in terms or low.removesuffix("s") in terms
-                              or low.removesuffix("es") in terms)
+        hit = k % 2 == 1 and s_stem(piece) in stems
         out.append(f"<mark>{escape(piece)}</mark>" if hit else str(escape(piece)))
     return Markup("".join(out))
 

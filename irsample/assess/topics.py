@@ -91,6 +91,19 @@ def read_topics(source) -> dict[str, Topic]:
     return topics
 
 
+def s_stem(word: str) -> str:
+    """Harman's S-stemmer (JASIS 1991): -ies -> -y, -es -> -e, -s -> '' (not after a, e, o;
+    u or s); lower case. Query terms and document words match when their stems do."""
+    w = word.lower()
+    if w.endswith("ies") and not w.endswith(("eies", "aies")):
+        return w[:-3] + "y"
+    if w.endswith("es") and not w.endswith(("aes", "ees", "oes")):
+        return w[:-1]
+    if w.endswith("s") and not w.endswith(("us", "ss")):
+        return w[:-1]
+    return w
+
+
 def query_terms(topic: Topic) -> tuple[str, ...]:
     """The title's words to highlight (lower case, at least 2 letters, no stop words)."""
     words = (w.lower() for w in _WORD.findall(topic.title))
