@@ -363,6 +363,7 @@ def test_overlap_agreement_page_and_api(setup, tmp_path):
     assert "Cohen&#39;s kappa" in page or "Cohen's kappa" in page
     assert f"{expected.estimate:.3f} [{expected.low:.3f}, {expected.high:.3f}]" in page
     assert sum(r["judged"] for r in report["progress"]) == n
+    assert f"<p>{n} of {n} documents judged ({2 * n} judgments of {2 * n} needed" in page
     for r in report["progress"]:
         assert (f"<tr><td>{r['topic']}</td><td>{r['stratum']}</td><td>{r['items']}</td>"
                 f"<td>{r['judged']}</td><td>0</td><td>{r['judgments']} / {r['required']}</td>"
