@@ -74,7 +74,7 @@ class _Pending:
 class AdaptiveOrder:
     """An adaptive method ranking the design's documents still to judge (module docstring)."""
 
-    def __init__(self, method: str, runs, items, *, record_runs=None, seed: int = 0,
+    def __init__(self, method: str, runs, pairs, *, record_runs=None, seed: int = 0,
                  rel_level: int = 1, beta: float | None = None):
         from ..design.adaptive import parse_method
         from ..model import Collection
@@ -90,7 +90,7 @@ class AdaptiveOrder:
                 raise InputError(f"the design pooled runs that were not given: "
                                  f"{', '.join(missing)} (given: {', '.join(names)})")
             runs = [r for r in runs if r.name in set(record_runs)]
-        wanted = pa.array([f"{it.topic}\t{it.docno}" for it in items], pa.string())
+        wanted = pa.array([f"{q}\t{d}" for q, d in pairs], pa.string())
         filtered = []
         for run in runs:
             keys = pc.binary_join_element_wise(
@@ -99,21 +99,21 @@ class AdaptiveOrder:
             filtered.append(type(run)(run.name, run.source, run.qid.filter(keep),
                                       run.docno.filter(keep), run.score[keep], run.lineno[keep]))
         self.collection = Collection.build(filtered)
-        t, tdi = self.collection.lookup(pa.array([it.topic.encode() for it in items], pa.binary()),
-                                        pa.array([it.docno.encode() for it in items], pa.binary()))
-        lost = [it for it, d in zip(items, tdi) if d < 0]
+        t, tdi = self.collection.lookup(
+            pa.array([q.encode("utf-8", "surrogateescape") for q, _ in pairs], pa.binary()),
+            pa.array([d.encode("utf-8", "surrogateescape") for _, d in pairs], pa.binary()))
+        lost = [p for p, d in zip(pairs, tdi) if d < 0]
         if lost:
             raise InputError(f"{len(lost)} documents of the design are in none of the runs "
-                             f"given (e.g. {lost[0].docno!r} of topic {lost[0].topic!r})")
-        self.topic = {it.id: int(x) for it, x in zip(items, t)}
-        self.tdi = {it.id: int(d) for it, d in zip(items, tdi)}
-        self.item_of = {int(d): it.id for it, d in zip(items, tdi)}
-        self.total = len(items)
+                             f"given (e.g. {lost[0][1]!r} of topic {lost[0][0]!r})")
+        self.topic = {p: int(x) for p, x in zip(pairs, t)}
+        self.tdi = {p: int(d) for p, d in zip(pairs, tdi)}
+        self.item_of = {int(d): p for p, d in zip(pairs, tdi)}
+        self.total = len(pairs)
 
-    def ranking(self, first_grades, second_needed=()) -> list[int]:
-        """Item ids in the order to hand out: items waiting for a second judgment
-        (``second_needed``, in order), then the method's ranking of the unjudged ones, given
-        ``first_grades`` [(item, grade)] in judging order."""
+    def ranking(self, first_grades) -> list[tuple[str, str]]:
+        """The (topic, docno) pairs not judged yet in the method's order, given
+        ``first_grades`` [((topic, docno), grade)] of the judged ones in judging order."""
         from ..design.judging import judge_adaptively
 
         done = [(i, g) for i, g in first_grades if i in self.tdi]
@@ -127,4 +127,4 @@ class AdaptiveOrder:
                                       batch=left, rng=self.seed, rel_level=self.rel_level,
                                       history=history)
             proposed = [self.item_of[int(d)] for d in result.tdi[len(done):]]
-        return list(second_needed) + proposed
+        return proposed

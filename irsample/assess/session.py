@@ -93,18 +93,18 @@ class Session:
         if lost:
             raise InputError(f"{len(lost)} documents of the design are not in the documents "
                              f"(e.g. {lost[0]!r})", str(docs))
-        store = Store(db, lease_seconds=lease_seconds)
-        store.setup([(r[0], r[1], r[2], int(s), int(q)) for r, s, q in zip(rows, seq, required)],
-                    config)
-        adaptive = None
+        adaptive = None  # built before the store is touched: a failure leaves it as it was
         if order in ADAPTIVE_ORDERS:
             if not runs:
                 raise InputError(f"the {order} order needs the design's runs (--runs)")
             from ..io import load_runs
 
-            adaptive = AdaptiveOrder(order, load_runs(runs), store.items(),
+            adaptive = AdaptiveOrder(order, load_runs(runs), [(r[0], r[1]) for r in rows],
                                      record_runs=record.runs, seed=seed, rel_level=rel_level,
                                      beta=beta)
+        store = Store(db, lease_seconds=lease_seconds)
+        store.setup([(r[0], r[1], r[2], int(s), int(q)) for r, s, q in zip(rows, seq, required)],
+                    config)
         return cls(store, texts, topic_map, tuple(grades), rel_level, adaptive, seed)
 
     # --------------------------------------------------------------------------- judging
@@ -115,8 +115,12 @@ class Session:
         if self.adaptive is None:
             self.store.set_positions(it.id for it in self.store.items())
         else:
-            second = [it.id for it in self.store.items() if 0 < it.judged < it.required]
-            self.store.set_positions(self.adaptive.ranking(self.store.first_grades(), second))
+            items = self.store.items()
+            key = {it.id: (it.topic, it.docno) for it in items}
+            ids = {k: i for i, k in key.items()}
+            second = [it.id for it in items if 0 < it.judged < it.required]
+            ranked = self.adaptive.ranking([(key[i], g) for i, g in self.store.first_grades()])
+            self.store.set_positions(second + [ids[k] for k in ranked])
         self.dirty = False
 
     def next_item(self, assessor: int) -> Item | None:
