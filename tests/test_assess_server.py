@@ -450,3 +450,41 @@ def test_concurrent_assessors_and_kill9_lose_nothing(setup, tmp_path):
     con = sqlite3.connect(db)
     assert con.execute("SELECT count(*), count(DISTINCT item) FROM judgments").fetchone() == (n, n)
     assert con.execute("SELECT count(*) FROM items WHERE judged != 1").fetchone() == (0,)
+
+
+def test_binds_to_loopback_by_default(served):
+    server, _, _, _ = served
+    assert server.url.startswith("http://127.0.0.1:")
+
+
+def test_random_requests_never_get_a_500(served):
+    """Random bodies, fields and paths (seeded): every answer is 2xx/3xx/4xx, never 5xx."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    server, tokens, _, _ = served
+    api = Api(server.url, tokens["alice"])
+    api.next()
+    scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True),
+                        st.text(max_size=30))
+    bodies = st.one_of(
+        st.binary(max_size=200),
+        st.dictionaries(st.sampled_from(["item", "grade", "note", "csrf", "x"]),
+                        scalars, max_size=4).map(lambda d: json.dumps(d).encode()),
+        st.dictionaries(st.sampled_from(["item", "grade", "note", "csrf"]), st.text(max_size=20),
+                        max_size=4).map(lambda d: "&".join(f"{k}={v}" for k, v in d.items()).encode()),
+    )
+    paths = st.sampled_from(["/api/judge", "/api/skip", "/api/undo", "/judge", "/skip", "/undo",
+                             "/api/next", "/progress", "/login", "/static/x"])
+
+    @settings(max_examples=150, deadline=None, derandomize=True,
+              suppress_health_check=list(HealthCheck))
+    @given(paths, bodies, st.sampled_from(["GET", "POST"]), st.booleans(),
+           st.text(max_size=20).filter(lambda s: "\n" not in s and "\r" not in s))
+    def check(path, body, method, with_csrf, query):
+        headers = {"X-CSRF-Token": api.csrf} if with_csrf else {}
+        r = api.http.request(method, server.url + path, data=body, headers=headers,
+                             params={"done": query, "token": query}, allow_redirects=False)
+        assert r.status_code < 500, (method, path, body, r.status_code, r.text)
+
+    check()
