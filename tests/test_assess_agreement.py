@@ -8,8 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from irsample.assess.agreement import (alpha_interval, cohen_kappa, kappa_interval, kappa_se,
-                                       krippendorff_alpha)
+from irsample.assess.agreement import (
+    alpha_interval,
+    cohen_kappa,
+    kappa_interval,
+    kappa_se,
+    krippendorff_alpha,
+)
 
 # confusion [[20, 5], [10, 15]]: p_o = 0.7, p_e = 0.5*0.6 + 0.5*0.4 = 0.5, kappa = 0.2/0.5
 A = [0] * 25 + [1] * 25

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from .test_assess_server import Server, add_assessor, sample, tiny_data
+from .test_assess_helpers import Server, add_assessor, sample, tiny_data
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

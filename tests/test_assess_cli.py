@@ -8,10 +8,10 @@ import pytest
 
 pytest.importorskip("jinja2")
 
-from irsample.assess.session import Session  # noqa: E402
-from irsample.cli import main  # noqa: E402
+from irsample.assess.session import Session
+from irsample.cli import main
 
-from .test_assess_server import sample, selected, tiny_data  # noqa: E402
+from .test_assess_helpers import sample, selected, tiny_data
 
 
 @pytest.fixture(scope="module")

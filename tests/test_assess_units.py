@@ -13,15 +13,15 @@ import pytest
 
 pytest.importorskip("jinja2")
 
-from irsample.assess.documents import read_documents  # noqa: E402
-from irsample.assess.order import overlap_flags, static_order  # noqa: E402
-from irsample.assess.pages import highlight  # noqa: E402
-from irsample.assess.session import Session, parse_grades  # noqa: E402
-from irsample.assess.store import Store  # noqa: E402
-from irsample.assess.topics import query_terms, read_topics  # noqa: E402
-from irsample.errors import InputError  # noqa: E402
+from irsample.assess.documents import read_documents
+from irsample.assess.order import overlap_flags, static_order
+from irsample.assess.pages import highlight
+from irsample.assess.session import Session, parse_grades
+from irsample.assess.store import Store
+from irsample.assess.topics import query_terms, read_topics
+from irsample.errors import InputError
 
-from .test_assess_server import sample, tiny_data  # noqa: E402
+from .test_assess_helpers import sample, tiny_data
 
 SGML = """<DOC>
 <DOCNO> FT1-1 </DOCNO>

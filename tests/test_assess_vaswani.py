@@ -12,7 +12,7 @@ import pytest
 
 from irsample.cli import main
 
-from .test_assess_server import ROOT, Api, Server, add_assessor, judge_all, sample, selected
+from .test_assess_helpers import ROOT, Api, Server, add_assessor, judge_all, sample, selected
 
 VASWANI = ROOT / "irsample" / "data" / "vaswani"
 

@@ -16,17 +16,24 @@ get a 4xx status with a message (plain text, or JSON ``{"error": ...}`` on ``/ap
 from __future__ import annotations
 
 import json
+import sqlite3
 from urllib.parse import parse_qs
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import (FileResponse, HTMLResponse, JSONResponse, PlainTextResponse,
-                                 RedirectResponse)
+from starlette.responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    RedirectResponse,
+)
 from starlette.routing import Route
 
 from . import pages
 from .session import Session
+from .writer import GroupCommit
 
 COOKIE = "irsample_assess"
 MAX_BODY = 64 * 1024
@@ -104,7 +111,8 @@ def _note(fields: dict) -> str:
 
 
 def create_app(session: Session) -> Starlette:
-    """The Starlette app serving ``session``."""
+    """The Starlette app serving ``session``; judgments go through a group commit."""
+    writer = GroupCommit(session.store)
 
     async def authorised(request: Request, *, post: bool = False):
         assessor = _assessor(session, request)
@@ -116,18 +124,21 @@ def create_app(session: Session) -> Starlette:
                 raise HTTPException(403, "missing or wrong CSRF token")
         return assessor, fields
 
-    def act(assessor, fields, what: str) -> str:
-        """Judge or skip from the fields; returns the store's status."""
+    async def act(assessor, fields, what: str) -> str:
+        """Judge or skip from the fields (answered once committed); returns the status."""
         item = _integer(fields, "item")
         try:
             if what == "skip":
-                session.skip(assessor.id, item)
+                await session.skip_async(writer, assessor.id, item)
                 return "skipped"
-            return session.judge(assessor.id, item, _integer(fields, "grade"), _note(fields))
+            return await session.judge_async(writer, assessor.id, item,
+                                             _integer(fields, "grade"), _note(fields))
         except KeyError as exc:
             raise HTTPException(404, exc.args[0]) from None
         except ValueError as exc:
             raise HTTPException(400, str(exc)) from None
+        except sqlite3.Error as exc:  # e.g. locked by another program for over 10 s
+            raise HTTPException(503, f"the judgment was not saved ({exc}); send it again") from None
 
     async def healthz(request):
         return PlainTextResponse("ok\n")
@@ -156,17 +167,17 @@ def create_app(session: Session) -> Starlette:
 
     async def judge_post(request):
         assessor, fields = await authorised(request, post=True)
-        status = act(assessor, fields, "judge")
+        status = await act(assessor, fields, "judge")
         return RedirectResponse(f"/judge?done={status}", status_code=303)
 
     async def skip_post(request):
         assessor, fields = await authorised(request, post=True)
-        act(assessor, fields, "skip")
+        await act(assessor, fields, "skip")
         return RedirectResponse("/judge?done=skipped", status_code=303)
 
     async def undo_post(request):
         assessor, _ = await authorised(request, post=True)
-        item = session.undo(assessor.id)
+        item = await session.undo_async(writer, assessor.id)
         return RedirectResponse(f"/judge?done={'undone' if item else 'nothing'}", status_code=303)
 
     async def progress_get(request):
@@ -187,15 +198,15 @@ def create_app(session: Session) -> Starlette:
 
     async def api_judge(request):
         assessor, fields = await authorised(request, post=True)
-        return JSONResponse({"status": act(assessor, fields, "judge"), "item": fields["item"]})
+        return JSONResponse({"status": await act(assessor, fields, "judge"), "item": fields["item"]})
 
     async def api_skip(request):
         assessor, fields = await authorised(request, post=True)
-        return JSONResponse({"status": act(assessor, fields, "skip"), "item": fields["item"]})
+        return JSONResponse({"status": await act(assessor, fields, "skip"), "item": fields["item"]})
 
     async def api_undo(request):
         assessor, _ = await authorised(request, post=True)
-        return JSONResponse({"undone": item_json(session.undo(assessor.id))})
+        return JSONResponse({"undone": item_json(await session.undo_async(writer, assessor.id))})
 
     async def api_progress(request):
         await authorised(request)

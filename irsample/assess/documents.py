@@ -22,8 +22,8 @@ from pathlib import Path
 
 from ..errors import InputError
 
-_DOC = re.compile(rb"<DOC>(.*?)</DOC>", re.S | re.I)
-_DOCNO = re.compile(rb"<DOCNO>\s*(.*?)\s*</DOCNO>", re.S | re.I)
+_DOC = re.compile(rb"<DOC>(.*?)</DOC>", re.DOTALL | re.IGNORECASE)
+_DOCNO = re.compile(rb"<DOCNO>\s*(.*?)\s*</DOCNO>", re.DOTALL | re.IGNORECASE)
 _TAG = re.compile(r"<[^>]{0,200}>")
 _BLANKS = re.compile(r"[ \t]*\n[ \t\n]*\n[ \t\n]*")
 
@@ -90,7 +90,7 @@ def _one_file(path: Path, wanted, out: dict[str, str], *, loose: bool) -> None:
     elif _DOC.search(raw) is not None or not loose:
         _sgml(raw, path, wanted, out)
     else:  # a plain text file in a folder: its name is the docno
-        docno = path.name[:-4] if path.name.endswith(".txt") else path.name
+        docno = path.name.removesuffix(".txt")
         if wanted is None or docno in wanted:
             out[docno] = _text(raw)
 

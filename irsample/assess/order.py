@@ -26,7 +26,6 @@ import pyarrow.compute as pc
 
 from ..design.frame import generator
 from ..errors import DesignError, InputError
-
 from . import ADAPTIVE_ORDERS, ORDERS, STATIC_ORDERS  # noqa: F401
 
 

@@ -20,7 +20,7 @@ from ..errors import InputError
 from . import agreement
 from .documents import read_documents
 from .order import ADAPTIVE_ORDERS, ORDERS, AdaptiveOrder, overlap_flags, static_order, to_judge
-from .store import MAX_NOTE, Item, Store
+from .store import MAX_NOTE, Item, Store, judge_op, skip_op, undo_op
 from .topics import Topic, read_topics
 
 GRADE_NAMES = {2: ("not relevant", "relevant"),
@@ -62,7 +62,7 @@ class Session:
     @classmethod
     def open(cls, design, docs, topics, db, *, order: str = "design", overlap: float = 0.0,
              seed: int | None = None, grades=(0, 1, 2, 3), runs=None, beta=None,
-             rel_level: int = 1, lease_seconds: float = 600.0) -> "Session":
+             rel_level: int = 1, lease_seconds: float = 600.0) -> Session:
         from ..design.record import DesignRecord
 
         if order not in ORDERS:
@@ -127,26 +127,48 @@ class Session:
         self._refresh()
         return self.store.current(assessor)
 
-    def judge(self, assessor: int, item_id: int, grade: int, note: str = "") -> str:
-        """Validate and save (see :meth:`Store.judge`); :class:`ValueError` or :class:`KeyError`
-        (unknown item) with a message for bad values."""
-        if grade not in self.grades:
+    def _check(self, item_id: int, grade: int | None = None, note: str = "") -> None:
+        """:class:`ValueError` or :class:`KeyError` (unknown item) with a message."""
+        if grade is not None and grade not in self.grades:
             raise ValueError(f"grade must be one of {', '.join(map(str, self.grades))}")
         if len(note) > MAX_NOTE:
             raise ValueError(f"the note is longer than {MAX_NOTE} characters")
         if self.store.item(item_id) is None:
             raise KeyError(f"no document with item id {item_id}")
+
+    def judge(self, assessor: int, item_id: int, grade: int, note: str = "") -> str:
+        """Validate and save (see :func:`~.store.judge_op`); committed when it returns."""
+        self._check(item_id, grade, note)
         status = self.store.judge(assessor, item_id, grade, note)
         self.dirty |= self.adaptive is not None and status != "unchanged"
         return status
 
     def skip(self, assessor: int, item_id: int) -> None:
-        if self.store.item(item_id) is None:
-            raise KeyError(f"no document with item id {item_id}")
+        self._check(item_id)
         self.store.skip(assessor, item_id)
 
     def undo(self, assessor: int) -> Item | None:
         item = self.store.undo(assessor)
+        self.dirty |= self.adaptive is not None and item is not None
+        return item
+
+    # the same through the group commit of the server (:mod:`.writer`)
+
+    async def judge_async(self, writer, assessor: int, item_id: int, grade: int,
+                          note: str = "") -> str:
+        self._check(item_id, grade, note)
+        status = await writer.run(lambda con: judge_op(con, assessor, item_id, grade, note))
+        self.store.release(assessor, item_id)
+        self.dirty |= self.adaptive is not None and status != "unchanged"
+        return status
+
+    async def skip_async(self, writer, assessor: int, item_id: int) -> None:
+        self._check(item_id)
+        await writer.run(lambda con: skip_op(con, assessor, item_id))
+        self.store.release(assessor, item_id)
+
+    async def undo_async(self, writer, assessor: int) -> Item | None:
+        item = self.store.after_undo(assessor, await writer.run(lambda con: undo_op(con, assessor)))
         self.dirty |= self.adaptive is not None and item is not None
         return item
 

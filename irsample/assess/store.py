@@ -12,7 +12,10 @@ A judgment is acknowledged only after its transaction committed with ``synchrono
 an acknowledged judgment survives a killed server; saving is idempotent (one row per item and
 assessor), so a client retrying after a lost answer never doubles a judgment.
 
-The store is used from one thread (the server's event loop), so its statements never race.
+Two connections: the store's own (reads, the temporary tables, and the synchronous
+:meth:`Store.judge`, :meth:`Store.skip`, :meth:`Store.undo`), used from one thread (the server's
+event loop); and a writer connection that :meth:`Store.run_batch` uses from the writer thread of
+:mod:`.writer`, committing the judgments that arrived together in one transaction.
 """
 
 from __future__ import annotations
@@ -81,6 +84,58 @@ def _hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogateescape")).hexdigest()
 
 
+def _connect(path: Path) -> sqlite3.Connection:
+    con = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+    con.execute("PRAGMA journal_mode=WAL")
+    con.execute("PRAGMA synchronous=FULL")
+    con.execute("PRAGMA foreign_keys=ON")
+    con.execute("PRAGMA busy_timeout=10000")
+    return con
+
+
+def judge_op(con, assessor: int, item_id: int, grade: int, note: str) -> str:
+    """Save a judgment: ``saved`` (new), ``updated`` (a new grade or note for the assessor's
+    earlier judgment of the item) or ``unchanged`` (a repeat: nothing written)."""
+    now = time.time()
+    old = con.execute("SELECT grade, note FROM judgments WHERE item=? AND assessor=?",
+                      (item_id, assessor)).fetchone()
+    if old is None:
+        con.execute("INSERT INTO judgments(item, assessor, grade, note, at) VALUES (?, ?, ?, ?, ?)",
+                    (item_id, assessor, grade, note, now))
+        con.execute("UPDATE items SET judged = judged + 1 WHERE id=?", (item_id,))
+        status = "saved"
+    elif tuple(old) != (grade, note):
+        con.execute("UPDATE judgments SET grade=?, note=?, at=? WHERE item=? AND assessor=?",
+                    (grade, note, now, item_id, assessor))
+        status = "updated"
+    else:
+        return "unchanged"
+    con.execute("DELETE FROM skips WHERE assessor=? AND item=?", (assessor, item_id))
+    con.execute("INSERT INTO log(assessor, item, action, grade, note, at) VALUES (?, ?, ?, ?, ?, ?)",
+                (assessor, item_id, status, grade, note, now))
+    return status
+
+
+def skip_op(con, assessor: int, item_id: int) -> None:
+    now = time.time()
+    con.execute("INSERT OR REPLACE INTO skips VALUES (?, ?, ?)", (assessor, item_id, now))
+    con.execute("INSERT INTO log(assessor, item, action, at) VALUES (?, ?, 'skip', ?)",
+                (assessor, item_id, now))
+
+
+def undo_op(con, assessor: int) -> int | None:
+    """Delete the assessor's latest judgment; returns its item (None: nothing to undo)."""
+    row = con.execute("SELECT id, item, grade FROM judgments WHERE assessor=? "
+                      "ORDER BY at DESC, id DESC LIMIT 1", (assessor,)).fetchone()
+    if row is None:
+        return None
+    con.execute("DELETE FROM judgments WHERE id=?", (row[0],))
+    con.execute("UPDATE items SET judged = judged - 1 WHERE id=?", (row[1],))
+    con.execute("INSERT INTO log(assessor, item, action, grade, at) VALUES (?, ?, 'undo', ?, ?)",
+                (assessor, row[1], row[2], time.time()))
+    return row[1]
+
+
 class Store:
     """The judging database at ``path`` (created if missing); see the module docstring."""
 
@@ -89,13 +144,9 @@ class Store:
         self.lease_seconds = lease_seconds
         if self.path.exists() and not self.path.is_file():
             raise InputError("not a database file", str(self.path))
+        self._writer = None
         try:
-            self.db = sqlite3.connect(str(self.path), isolation_level=None,
-                                      check_same_thread=False)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=FULL")
-            self.db.execute("PRAGMA foreign_keys=ON")
-            self.db.execute("PRAGMA busy_timeout=10000")
+            self.db = _connect(self.path)
             self.db.executescript(SCHEMA)
         except sqlite3.DatabaseError as exc:
             raise InputError(f"not a judging database ({exc})", str(self.path)) from None
@@ -104,6 +155,8 @@ class Store:
 
     def close(self) -> None:
         self.db.close()
+        if self._writer is not None:
+            self._writer.close()
 
     # ------------------------------------------------------------------------ meta, assessors
 
@@ -218,63 +271,66 @@ class Store:
 
     # ----------------------------------------------------------------------------- judging
 
-    def judge(self, assessor: int, item_id: int, grade: int, note: str = "") -> str:
-        """Save a judgment (committed before returning): ``saved`` (new), ``updated`` (new
-        grade or note for the assessor's earlier judgment) or ``unchanged`` (a repeat)."""
-        now = time.time()
-        self.db.execute("BEGIN IMMEDIATE")
+    def transaction(self, op, con=None):
+        """Run ``op(connection)`` in one committed transaction (on the store's connection, or
+        ``con``) and return its result."""
+        con = con or self.db
+        con.execute("BEGIN IMMEDIATE")
         try:
-            old = self.db.execute("SELECT grade, note FROM judgments WHERE item=? AND assessor=?",
-                                  (item_id, assessor)).fetchone()
-            if old is None:
-                self.db.execute("INSERT INTO judgments(item, assessor, grade, note, at) "
-                                "VALUES (?, ?, ?, ?, ?)", (item_id, assessor, grade, note, now))
-                self.db.execute("UPDATE items SET judged = judged + 1 WHERE id=?", (item_id,))
-                status = "saved"
-            elif tuple(old) != (grade, note):
-                self.db.execute("UPDATE judgments SET grade=?, note=?, at=? WHERE item=? AND "
-                                "assessor=?", (grade, note, now, item_id, assessor))
-                status = "updated"
-            else:
-                status = "unchanged"
-            if status != "unchanged":
-                self.db.execute("DELETE FROM skips WHERE assessor=? AND item=?", (assessor, item_id))
-                self.db.execute("INSERT INTO log(assessor, item, action, grade, note, at) VALUES "
-                                "(?, ?, ?, ?, ?, ?)", (assessor, item_id, status, grade, note, now))
-            self.db.execute("COMMIT")
+            result = op(con)
+            con.execute("COMMIT")
         except BaseException:
-            self.db.execute("ROLLBACK")
+            con.execute("ROLLBACK")
             raise
-        self.db.execute("DELETE FROM assignments WHERE assessor=? AND item=?", (assessor, item_id))
+        return result
+
+    def run_batch(self, ops) -> list:
+        """Run the operations ``ops`` (each ``op(connection)``) in ONE transaction on the
+        writer connection: one commit (one fsync) for all. Each runs in a savepoint: a failing
+        one is rolled back alone and its exception returned in its place. Called from one
+        writer thread at a time (see :mod:`.writer`)."""
+        if self._writer is None:
+            self._writer = _connect(self.path)
+
+        def batch(con):
+            results = []
+            for op in ops:
+                con.execute("SAVEPOINT op")
+                try:
+                    results.append(op(con))
+                except sqlite3.Error as exc:
+                    con.execute("ROLLBACK TO op")
+                    results.append(exc)
+                con.execute("RELEASE op")
+            return results
+
+        return self.transaction(batch, self._writer)
+
+    def judge(self, assessor: int, item_id: int, grade: int, note: str = "") -> str:
+        """Save a judgment (committed before returning); see :func:`judge_op`."""
+        status = self.transaction(lambda con: judge_op(con, assessor, item_id, grade, note))
+        self.release(assessor, item_id)
         return status
 
     def skip(self, assessor: int, item_id: int) -> None:
         """Put the document back: the assessor sees it again after every other open one."""
-        now = time.time()
-        self.db.execute("BEGIN IMMEDIATE")
-        self.db.execute("INSERT OR REPLACE INTO skips VALUES (?, ?, ?)", (assessor, item_id, now))
-        self.db.execute("INSERT INTO log(assessor, item, action, at) VALUES (?, ?, 'skip', ?)",
-                        (assessor, item_id, now))
-        self.db.execute("COMMIT")
-        self.db.execute("DELETE FROM assignments WHERE assessor=? AND item=?", (assessor, item_id))
+        self.transaction(lambda con: skip_op(con, assessor, item_id))
+        self.release(assessor, item_id)
 
     def undo(self, assessor: int) -> Item | None:
         """Withdraw the assessor's latest judgment; its document becomes the current one."""
-        now = time.time()
-        self.db.execute("BEGIN IMMEDIATE")
-        row = self.db.execute("SELECT id, item, grade FROM judgments WHERE assessor=? "
-                              "ORDER BY at DESC, id DESC LIMIT 1", (assessor,)).fetchone()
-        if row is None:
-            self.db.execute("COMMIT")
+        return self.after_undo(assessor, self.transaction(lambda con: undo_op(con, assessor)))
+
+    def release(self, assessor: int, item_id: int) -> None:
+        """The document is no longer the assessor's current one (judged or skipped)."""
+        self.db.execute("DELETE FROM assignments WHERE assessor=? AND item=?", (assessor, item_id))
+
+    def after_undo(self, assessor: int, item_id: int | None) -> Item | None:
+        if item_id is None:
             return None
-        self.db.execute("DELETE FROM judgments WHERE id=?", (row[0],))
-        self.db.execute("UPDATE items SET judged = judged - 1 WHERE id=?", (row[1],))
-        self.db.execute("INSERT INTO log(assessor, item, action, grade, at) VALUES "
-                        "(?, ?, 'undo', ?, ?)", (assessor, row[1], row[2], now))
-        self.db.execute("COMMIT")
         self.db.execute("INSERT OR REPLACE INTO assignments VALUES (?, ?, ?)",
-                        (assessor, row[1], now))
-        return self.item(row[1])
+                        (assessor, item_id, time.time()))
+        return self.item(item_id)
 
     # --------------------------------------------------------------------------- reading out
 

@@ -28,14 +28,14 @@ class Topic:
     narrative: str = ""
 
 
-_TOP = re.compile(r"<top>(.*?)</top>", re.S | re.I)
+_TOP = re.compile(r"<top>(.*?)</top>", re.DOTALL | re.IGNORECASE)
 _FIELD = re.compile(r"<(num|title|desc|narr)>(.*?)(?=<(?:/?num|/?title|/?desc|/?narr|/top)>|$)",
-                    re.S | re.I)
-_LABEL = re.compile(r"^\s*(number|description|narrative|topic)\s*:\s*", re.I)
+                    re.DOTALL | re.IGNORECASE)
+_LABEL = re.compile(r"^\s*(number|description|narrative|topic)\s*:\s*", re.IGNORECASE)
 _WORD = re.compile(r"\w+")
 STOP_WORDS = frozenset(
-    "a an and are as at be by document documents for from in into is it its of on or that the "
-    "their these this to was what which with".split()
+    ("a an and are as at be by document documents for from in into is it its of on or that the "
+     "their these this to was what which with").split()  # noqa: SIM905
 )
 
 
