@@ -315,3 +315,21 @@ def test_random_requests_never_get_a_500(served):
         assert r.status_code < 500, (method, path, body, r.status_code, r.text)
 
     check()
+
+
+def test_adaptive_order_through_the_server(setup, tmp_path):
+    """Two assessors judge a design in MTF order through the app: every selected document
+    once, and the export merges."""
+    data, design, _ = setup
+    db = tmp_path / "mtf.db"
+    tokens = {n: add_assessor(db, n) for n in ("alice", "bob")}
+    acked: list = []
+    with Server(design, data["docs"], data["topics"], db, "--order", "mtf", "--runs",
+                *data["runs"]) as server:
+        load(server.url, tokens, data["qrels"], acked)
+    pairs = selected(design)
+    assert len(acked) == len(pairs) == len(set(acked))
+    out = tmp_path / "mtf.qrels"
+    assert main(["assess", "export", "--db", str(db), "-o", str(out)]) == 0
+    assert main(["merge", str(design / "design.json"), str(out), "--format", "trec",
+                 "-o", str(tmp_path / "merged")]) == 0
