@@ -33,10 +33,9 @@ _FIELD = re.compile(r"<(num|title|desc|narr)>(.*?)(?=<(?:/?num|/?title|/?desc|/?
                     re.DOTALL | re.IGNORECASE)
 _LABEL = re.compile(r"^\s*(number|description|narrative|topic)\s*:\s*", re.IGNORECASE)
 _WORD = re.compile(r"\w+")
-STOP_WORDS = frozenset(
-    ("a an and are as at be by document documents for from in into is it its of on or that the "
-     "their these this to was what which with").split()  # noqa: SIM905
-)
+_STOP = ("a an and are as at be by document documents for from in into is it its of on or "
+         "that the their these this to was what which with")
+STOP_WORDS = frozenset(_STOP.split())
 
 
 def _clean(text: str) -> str:

@@ -43,7 +43,7 @@ class GroupCommit:
                 try:
                     results = await loop.run_in_executor(
                         self.thread, self.store.run_batch, [op for op, _ in batch])
-                except Exception as exc:  # the whole transaction failed: every caller hears
+                except Exception as exc:  # noqa: BLE001 - the whole transaction failed: every caller hears
                     results = [exc] * len(batch)
                 for (_, future), result in zip(batch, results):
                     if not future.done():
