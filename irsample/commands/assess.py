@@ -173,7 +173,7 @@ def cmd_export(args) -> str:
     if args.details:
         out = ["topic\tdocno\tstratum\tassessor\tgrade\ttime\tnote\n"]
         for r in rows:
-            when = datetime.datetime.fromtimestamp(r[6], datetime.timezone.utc).isoformat()
+            when = datetime.datetime.fromtimestamp(r[6], datetime.UTC).isoformat()
             note = " ".join(r[5].split())
             out.append(f"{r[0]}\t{r[1]}\t{r[2]}\t{r[3]}\t{r[4]}\t{when}\t{note}\n")
         write_atomic(args.details, "".join(out).encode("utf-8", "surrogateescape"))
