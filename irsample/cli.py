@@ -39,6 +39,8 @@ COMMANDS: dict[str, tuple[str | None, str]] = {
     "demo": ("demo", "judge 10%% of a pool, estimate MAP/nDCG with intervals, compare with the "
              "truth"),
     "simulate": ("simulate", "rerun a seed paper's experiment (recipe) and write a report"),
+    "assess": ("assess", "serve a design's documents to assessors in a browser; export the "
+               "judgments (needs irsample[assess])"),
 }
 
 #: formats whose output has no per-topic lines (``-q`` is refused with them)
