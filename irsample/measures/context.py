@@ -70,7 +70,6 @@ class EvalContext:
             tdi = tdi[keep]
         self.offsets = offsets
         self.pos_tdi = tdi
-        self.pos_grade, self.pos_state = gather_pair(tdi, judgments.grade, judgments.state)
         self.seg_topic = np.tile(np.arange(self.n_topics, dtype=np.int64), self.n_runs)
         self.seg_len = np.diff(offsets)
         self._rel: dict[int, np.ndarray] = {}
@@ -92,6 +91,21 @@ class EvalContext:
         return value
 
     # ---- positions -------------------------------------------------------------------------
+    @cached_property
+    def _judged_positions(self) -> tuple[np.ndarray, np.ndarray]:
+        return gather_pair(self.pos_tdi, self.judgments.grade, self.judgments.state)
+
+    @property
+    def pos_grade(self) -> np.ndarray:
+        """The qrels value of every ranked position (0 where unpooled); gathered on first use
+        (the estimators read the pooled positions alone: ``stratified.pooled_positions``)."""
+        return self._judged_positions[0]
+
+    @property
+    def pos_state(self) -> np.ndarray:
+        """The judgment state (``UNPOOLED``, ``POOLED``, ``JUDGED``) of every ranked position."""
+        return self._judged_positions[1]
+
     @cached_property
     def rank(self) -> np.ndarray:
         """1-based rank of every position within its ranking."""

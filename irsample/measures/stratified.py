@@ -37,13 +37,18 @@ DOCS, SAMPLED, RELEVANT = 0, 1, 2  #: rows of a counter array: d_u, m_u, q_u
 
 
 @njit(cache=True, nogil=True)
-def _pooled(offsets, pos_state, pos_grade, pos_tdi, stratum):
-    """(pool offsets, 0-based rank, grade or UNJUDGED, stratum) of the pooled positions.
+def _pooled(offsets, pos_tdi, state, grade, stratum):
+    """(pool offsets, 0-based rank, grade or UNJUDGED, stratum) of the pooled positions, from the
+    ranked documents ``pos_tdi`` and the judgments' per-document ``state``, ``grade``,
+    ``stratum``.
 
-    A pooled position is judged exactly when its qrels value (``pos_grade``) is >= 0
+    A pooled document is judged exactly when its qrels value (``grade``) is >= 0
     (:meth:`~irsample.model.Judgments.from_arrays`). One pass per output array: loops that
     gather through two indices at once stall on the loads (2-3x slower on TREC-8)."""
     n_seg = offsets.shape[0] - 1
+    pooled = np.empty(offsets[-1], dtype=np.bool_)
+    for p in range(offsets[-1]):
+        pooled[p] = state[pos_tdi[p]] != 0
     pool_offsets = np.empty(n_seg + 1, dtype=np.int64)
     rank = np.empty(offsets[-1], dtype=np.int32)
     w = 0
@@ -52,22 +57,20 @@ def _pooled(offsets, pos_state, pos_grade, pos_tdi, stratum):
         a = offsets[s]
         for i in range(offsets[s + 1] - a):
             rank[w] = i
-            w += pos_state[a + i] != 0
+            w += pooled[a + i]
         pool_offsets[s + 1] = w
-    grade = np.empty(w, dtype=np.int32)
     where = np.empty(w, dtype=np.int32)
     for s in range(n_seg):
         a = offsets[s]
         for x in range(pool_offsets[s], pool_offsets[s + 1]):
-            g = pos_grade[a + rank[x]]
-            grade[x] = g if g >= 0 else UNJUDGED
-    for s in range(n_seg):
-        a = offsets[s]
-        for x in range(pool_offsets[s], pool_offsets[s + 1]):
             where[x] = pos_tdi[a + rank[x]]
+    graded = np.empty(w, dtype=np.int32)
+    for x in range(w):
+        g = grade[where[x]]
+        graded[x] = g if g >= 0 else UNJUDGED
     for x in range(w):
         where[x] = stratum[where[x]]
-    return pool_offsets, rank[:w], grade, where
+    return pool_offsets, rank[:w], graded, where
 
 
 def pooled_positions(ctx) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -77,10 +80,11 @@ def pooled_positions(ctx) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarra
     entry's stratum (0 for judgments without strata)."""
 
     def build():
-        stratum = ctx.judgments.stratum
+        j = ctx.judgments
+        stratum = j.stratum
         if stratum is None:
             stratum = np.zeros(ctx.collection.n_tdi, dtype=np.int32)
-        return _pooled(ctx.offsets, ctx.pos_state, ctx.pos_grade, ctx.pos_tdi, stratum)
+        return _pooled(ctx.offsets, ctx.pos_tdi, j.state, j.grade, stratum)
 
     return ctx.shared("pooled_positions", build)
 
