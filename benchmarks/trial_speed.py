@@ -154,7 +154,7 @@ def _target_trial(data, split, design, repeat: int) -> None:
           f"runs, one thread, {repeat} trials): median {1e3 * np.median(total):.1f} ms CPU (min "
           f"{1e3 * min(total):.1f}; draw {1e3 * np.median(draw):.1f}, evaluate "
           f"{1e3 * np.median(estimate):.1f}); mean over runs of trial 0: "
-          + ", ".join(f"{m.name} {v:.6f}" for m, v in zip(measures, means[0])))
+          + ", ".join(f"{m.name} {v:.6f}" for m, v in zip(measures, means[0], strict=True)))
 
 
 def _steps(data, split, design, repeat: int) -> None:

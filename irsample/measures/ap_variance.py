@@ -95,8 +95,18 @@ import numpy as np
 from numba import njit, prange
 
 from .stratified import (
-    ALL_RANKS, DOCS, INFAP_EPSILON, RELEVANT, SAMPLE_EVAL_DEPTH, SAMPLED, SMOOTH_REL,
-    SMOOTH_SAMPLED, count, pooled_positions, segment, stratified_precision,
+    ALL_RANKS,
+    DOCS,
+    INFAP_EPSILON,
+    RELEVANT,
+    SAMPLE_EVAL_DEPTH,
+    SAMPLED,
+    SMOOTH_REL,
+    SMOOTH_SAMPLED,
+    count,
+    pooled_positions,
+    segment,
+    stratified_precision,
 )
 
 

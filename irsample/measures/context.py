@@ -91,20 +91,15 @@ class EvalContext:
         return value
 
     # ---- positions -------------------------------------------------------------------------
-    @cached_property
-    def _judged_positions(self) -> tuple[np.ndarray, np.ndarray]:
-        return gather_pair(self.pos_tdi, self.judgments.grade, self.judgments.state)
-
-    @property
-    def pos_grade(self) -> np.ndarray:
-        """The qrels value of every ranked position (0 where unpooled); gathered on first use
-        (the estimators read the pooled positions alone: ``stratified.pooled_positions``)."""
-        return self._judged_positions[0]
-
-    @property
-    def pos_state(self) -> np.ndarray:
-        """The judgment state (``UNPOOLED``, ``POOLED``, ``JUDGED``) of every ranked position."""
-        return self._judged_positions[1]
+    def __getattr__(self, name):
+        """``pos_grade`` (the qrels value of every ranked position, 0 where unpooled) and
+        ``pos_state`` (``UNPOOLED``, ``POOLED``, ``JUDGED``), gathered together on first use:
+        the estimators read the pooled positions alone (``stratified.pooled_positions``)."""
+        if name not in ("pos_grade", "pos_state"):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        j = self.judgments
+        self.pos_grade, self.pos_state = gather_pair(self.pos_tdi, j.grade, j.state)
+        return getattr(self, name)
 
     @cached_property
     def rank(self) -> np.ndarray:

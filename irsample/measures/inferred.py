@@ -16,7 +16,15 @@ from .ap_variance import ap_variance
 from .base import DEFAULT_VARIANCE, Measure
 from .context import safe_divide
 from .stratified import (
-    ALL_RANKS, DOCS, INFAP_EPSILON, RELEVANT, SAMPLED, count, infap_precision, pooled_positions, segment,
+    ALL_RANKS,
+    DOCS,
+    INFAP_EPSILON,
+    RELEVANT,
+    SAMPLED,
+    count,
+    infap_precision,
+    pooled_positions,
+    segment,
 )
 
 

@@ -30,8 +30,17 @@ from .gain import gains_text, parse_gains
 from .interpolated import ELEVEN_POINTS
 from .sampled_variance import infndcg_variance, xinfap_variance
 from .stratified import (
-    DOCS, SAMPLE_EVAL_DEPTH, SAMPLED, SMOOTH_REL, SMOOTH_SAMPLED, count, expected_relevant,
-    gain_table, pooled_positions, segment, stratified_precision,
+    DOCS,
+    SAMPLE_EVAL_DEPTH,
+    SAMPLED,
+    SMOOTH_REL,
+    SMOOTH_SAMPLED,
+    count,
+    expected_relevant,
+    gain_table,
+    pooled_positions,
+    segment,
+    stratified_precision,
 )
 
 _YKA = "Yilmaz, Kanoulas & Aslam, SIGIR 2008; NIST sample_eval.pl"

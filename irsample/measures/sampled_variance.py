@@ -44,8 +44,17 @@ from numba import njit, prange
 
 from .context import safe_divide
 from .stratified import (
-    DOCS, RELEVANT, SAMPLE_EVAL_DEPTH, SAMPLED, SMOOTH_REL, SMOOTH_SAMPLED, count, gain_table,
-    pooled_positions, segment, stratified_precision,
+    DOCS,
+    RELEVANT,
+    SAMPLE_EVAL_DEPTH,
+    SAMPLED,
+    SMOOTH_REL,
+    SMOOTH_SAMPLED,
+    count,
+    gain_table,
+    pooled_positions,
+    segment,
+    stratified_precision,
 )
 
 
@@ -70,7 +79,9 @@ def _variance_walk(pool_offsets, rank, grade, stratum, gain_table, n_strata, dep
                 pc_sum[s, c] += pc
                 pc_sq[s, c] += pc * pc
                 pc_var[s, c] += _proportions_variance(counts) / (k * k)
-                g = gain_table[min(rel, gain_table.shape[0] - 1)] / (math.log(k + 1.0) / math.log(2.0))
+                g = gain_table[min(rel, gain_table.shape[0] - 1)] / (
+                    math.log(k + 1.0) / math.log(2.0)
+                )
                 g_sum[s, c] += g
                 g_sq[s, c] += g * g
             count(counts, c, rel, 1)

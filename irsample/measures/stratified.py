@@ -26,7 +26,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-
 SAMPLE_EVAL_DEPTH = 1000  #: sample_eval's maxResultSize: its estimators read the top 1000
 SMOOTH_REL, SMOOTH_SAMPLED = 1e-5, 3e-5  #: sample_eval's smoothing of q_u / m_u
 INFAP_EPSILON = 1e-5  #: trec_eval's infAP smoothing constant (eps_s = c * eps)
