@@ -36,18 +36,24 @@ DOCS, SAMPLED, RELEVANT = 0, 1, 2  #: rows of a counter array: d_u, m_u, q_u
 
 
 @njit(cache=True, nogil=True)
-def _pooled(offsets, pos_tdi, state, grade, stratum):
-    """(pool offsets, 0-based rank, grade or UNJUDGED, stratum) of the pooled positions, from the
-    ranked documents ``pos_tdi`` and the judgments' per-document ``state``, ``grade``,
-    ``stratum``.
+def _pooled_flags(pos_tdi, state):
+    """Whether each ranked document is in the pool (``state`` != UNPOOLED)."""
+    flags = np.empty(pos_tdi.shape[0], dtype=np.bool_)
+    for p in range(pos_tdi.shape[0]):
+        flags[p] = state[pos_tdi[p]] != 0
+    return flags
+
+
+@njit(cache=True, nogil=True)
+def _pooled(offsets, pos_tdi, pooled, grade, stratum):
+    """(pool offsets, 0-based rank, grade or UNJUDGED, stratum) of the positions flagged
+    ``pooled``, from the ranked documents ``pos_tdi`` and the judgments' per-document ``grade``
+    and ``stratum`` (an empty ``stratum``: one stratum, 0).
 
     A pooled document is judged exactly when its qrels value (``grade``) is >= 0
     (:meth:`~irsample.model.Judgments.from_arrays`). One pass per output array: loops that
     gather through two indices at once stall on the loads (2-3x slower on TREC-8)."""
     n_seg = offsets.shape[0] - 1
-    pooled = np.empty(offsets[-1], dtype=np.bool_)
-    for p in range(offsets[-1]):
-        pooled[p] = state[pos_tdi[p]] != 0
     pool_offsets = np.empty(n_seg + 1, dtype=np.int64)
     rank = np.empty(offsets[-1], dtype=np.int32)
     w = 0
@@ -67,8 +73,11 @@ def _pooled(offsets, pos_tdi, state, grade, stratum):
     for x in range(w):
         g = grade[where[x]]
         graded[x] = g if g >= 0 else UNJUDGED
-    for x in range(w):
-        where[x] = stratum[where[x]]
+    if stratum.shape[0] == 0:
+        where[:] = 0
+    else:
+        for x in range(w):
+            where[x] = stratum[where[x]]
     return pool_offsets, rank[:w], graded, where
 
 
@@ -76,14 +85,17 @@ def pooled_positions(ctx) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarra
     """The pooled positions of a context's rankings, cached per context: ``(offsets, rank,
     grade, stratum)`` with ``offsets[s]:offsets[s + 1]`` the entries of segment ``s`` in rank
     order, ``rank`` 0-based, ``grade`` the judged grade or :data:`UNJUDGED`, ``stratum`` the
-    entry's stratum (0 for judgments without strata)."""
+    entry's stratum (0 for judgments without strata or with one)."""
 
     def build():
         j = ctx.judgments
-        stratum = j.stratum
-        if stratum is None:
-            stratum = np.zeros(ctx.collection.n_tdi, dtype=np.int32)
-        return _pooled(ctx.offsets, ctx.pos_tdi, j.state, j.grade, stratum)
+        if "pos_state" in vars(ctx):  # already gathered for other measures: read it in order
+            pooled = ctx.pos_state != 0
+        else:
+            pooled = _pooled_flags(ctx.pos_tdi, j.state)
+        one = j.stratum is None or len(j.stratum_labels) == 1
+        stratum = np.zeros(0, dtype=np.int32) if one else j.stratum
+        return _pooled(ctx.offsets, ctx.pos_tdi, pooled, j.grade, stratum)
 
     return ctx.shared("pooled_positions", build)
 
