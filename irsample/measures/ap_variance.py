@@ -94,20 +94,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .stratified import (
-    ALL_RANKS,
-    DOCS,
-    INFAP_EPSILON,
-    RELEVANT,
-    SAMPLE_EVAL_DEPTH,
-    SAMPLED,
-    SMOOTH_REL,
-    SMOOTH_SAMPLED,
-    count,
-    pooled_positions,
-    segment,
-    stratified_precision,
-)
+from . import stratified
+from .stratified import DOCS, RELEVANT, SAMPLED
 
 
 @njit(cache=True, nogil=True)
@@ -139,7 +127,7 @@ def _variance_kernel(pool_offsets, rank, grade, stratum, one_stratum, level, dep
         weights = _weights(*stratum_counts)
         if weights[2] == 0:
             continue  # no judged relevant document: theta and every theta_(i) are 0
-        first, end = segment(pool_offsets, rank, s, depth)
+        first, end = stratified.segment(pool_offsets, rank, s, depth)
         walk = (rank[first:end], grade[first:end], stratum[first:end], one_stratum, level)
         if jackknife:
             out[s] = _jackknife(walk, eps, weights, stratum_counts)
@@ -169,7 +157,7 @@ def _linearised(walk, eps, weights, stratum_counts, theta):
         c = 0 if one_stratum else stratum[i]
         rel = grade[i] >= level
         if rel:
-            pc = stratified_precision(counts, k, eps_rel, eps_sampled)
+            pc = stratified.stratified_precision(counts, k, eps_rel, eps_sampled)
             wk = w[c]
             diag = 0.0
             cross = 0.0
@@ -187,7 +175,7 @@ def _linearised(walk, eps, weights, stratum_counts, theta):
             a_sum[c] += pc - theta
             a_sq[c] += (pc - theta) * (pc - theta)
             pc_run[c] += pc
-        count(counts, c, grade[i], level)
+        stratified.count(counts, c, grade[i], level)
     v1 = 0.0
     v12 = 0.0
     for u in range(n_strata):
@@ -223,7 +211,7 @@ def _jackknife(walk, eps, weights, stratum_counts):
         c = 0 if one_stratum else stratum[i]
         rel = 1 if grade[i] >= level else 0
         if rel:
-            pc = stratified_precision(counts, k, eps_rel, eps_sampled)
+            pc = stratified.stratified_precision(counts, k, eps_rel, eps_sampled)
             pcs[i] = pc
             sap[c] += pc
             for u in range(n_strata):
@@ -237,7 +225,7 @@ def _jackknife(walk, eps, weights, stratum_counts):
                     less = (q[u] - 1.0 + eps_rel) / (m[u] - 1.0 + eps_sampled)
                     run[u, 1] += scale * (less - base)
         before[i] = run[c, rel]
-        count(counts, c, grade[i], level)
+        stratified.count(counts, c, grade[i], level)
     y = 0.0
     for u in range(n_strata):
         y += w[u] * sap[u]
@@ -282,15 +270,15 @@ def ap_variance(ctx, method: str, value: np.ndarray, *, infap_c: float | None = 
         size = j.stratum_size.sum(axis=1, keepdims=True).astype(np.float64)
         sampled = j.stratum_sampled.sum(axis=1, keepdims=True).astype(np.float64)
         relevant = ctx.num_rel_topic().astype(np.float64)[:, None]
-        level, depth = ctx.rel_level, ALL_RANKS
-        eps_rel, eps_sampled = INFAP_EPSILON, infap_c * INFAP_EPSILON
+        level, depth = ctx.rel_level, stratified.ALL_RANKS
+        eps_rel, eps_sampled = stratified.INFAP_EPSILON, infap_c * stratified.INFAP_EPSILON
     else:
         size = j.stratum_size.astype(np.float64)
         sampled = j.stratum_sampled.astype(np.float64)
         relevant = j.stratum_grades[:, :, 1:].sum(axis=2).astype(np.float64)
-        level, depth = 1, SAMPLE_EVAL_DEPTH
-        eps_rel, eps_sampled = SMOOTH_REL, SMOOTH_SAMPLED
-    pool_offsets, rank, grade, stratum = pooled_positions(ctx)
+        level, depth = 1, stratified.SAMPLE_EVAL_DEPTH
+        eps_rel, eps_sampled = stratified.SMOOTH_REL, stratified.SMOOTH_SAMPLED
+    pool_offsets, rank, grade, stratum = stratified.pooled_positions(ctx)
     args = (
         pool_offsets, rank, grade, stratum, infap_c is not None, level, depth,
         (eps_rel, eps_sampled), ctx.seg_topic, size, sampled, relevant,

@@ -12,20 +12,11 @@ import numpy as np
 from numba import njit, prange
 
 from ..errors import MeasureError
+from . import stratified
 from .ap_variance import ap_variance
 from .base import DEFAULT_VARIANCE, Measure
 from .context import safe_divide
-from .stratified import (
-    ALL_RANKS,
-    DOCS,
-    INFAP_EPSILON,
-    RELEVANT,
-    SAMPLED,
-    count,
-    infap_precision,
-    pooled_positions,
-    segment,
-)
+from .stratified import DOCS, INFAP_EPSILON, RELEVANT, SAMPLED
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -36,11 +27,11 @@ def _infap_kernel(pool_offsets, rank, grade, level, num_rel, eps, c):
     for s in prange(n_seg):
         counts = np.zeros((3, 1))
         total = 0.0
-        first, end = segment(pool_offsets, rank, s, ALL_RANKS)
+        first, end = stratified.segment(pool_offsets, rank, s, stratified.ALL_RANKS)
         for x in range(first, end):
             if grade[x] >= level:
-                total += infap_precision(rank[x], counts, eps, c)
-            count(counts, 0, grade[x], level)
+                total += stratified.infap_precision(rank[x], counts, eps, c)
+            stratified.count(counts, 0, grade[x], level)
         if num_rel[s] > 0:
             out[s] = total / num_rel[s]
     return out
@@ -55,13 +46,13 @@ def _infap_variance_kernel(pool_offsets, rank, grade, level, num_rel, eps, c, fr
         counts = np.zeros((3, 1))
         sum_sq = 0.0
         stage2 = 0.0
-        first, end = segment(pool_offsets, rank, s, ALL_RANKS)
+        first, end = stratified.segment(pool_offsets, rank, s, stratified.ALL_RANKS)
         for x in range(first, end):
             if grade[x] >= level:
-                pc = infap_precision(rank[x], counts, eps, c)
+                pc = stratified.infap_precision(rank[x], counts, eps, c)
                 sum_sq += pc * pc
                 stage2 += _precision_variance(rank[x] + 1.0, counts)
-            count(counts, 0, grade[x], level)
+            stratified.count(counts, 0, grade[x], level)
         r = num_rel[s]  # no cut-off when r = 0: the variance stays 0
         if r > 0:
             spread = max(sum_sq / r - value[s] * value[s], 0.0)
@@ -133,7 +124,8 @@ class InfAP(Measure):
 
     def compute(self, ctx):
         return ctx.shared(("infAP", self.c), lambda: _infap_kernel(
-            *pooled_positions(ctx)[:3], ctx.rel_level, ctx.num_rel(), INFAP_EPSILON, self.c,
+            *stratified.pooled_positions(ctx)[:3], ctx.rel_level, ctx.num_rel(), INFAP_EPSILON,
+            self.c,
         ))
 
     def variance(self, ctx, method=DEFAULT_VARIANCE):
@@ -142,6 +134,7 @@ class InfAP(Measure):
         j = ctx.judgments
         fraction = safe_divide(j.stratum_sampled.sum(axis=1), j.stratum_size.sum(axis=1))
         return _infap_variance_kernel(
-            *pooled_positions(ctx)[:3], ctx.rel_level, ctx.num_rel(), INFAP_EPSILON, self.c,
+            *stratified.pooled_positions(ctx)[:3], ctx.rel_level, ctx.num_rel(), INFAP_EPSILON,
+            self.c,
             fraction[ctx.seg_topic], self.compute(ctx),
         )

@@ -23,25 +23,14 @@ import numpy as np
 from numba import njit, prange
 
 from ..errors import MeasureError
+from . import stratified
 from .ap_variance import ap_variance
 from .base import DEFAULT_VARIANCE, Measure, split_values
 from .context import safe_divide
 from .gain import gains_text, parse_gains
 from .interpolated import ELEVEN_POINTS
 from .sampled_variance import infndcg_variance, xinfap_variance
-from .stratified import (
-    DOCS,
-    SAMPLE_EVAL_DEPTH,
-    SAMPLED,
-    SMOOTH_REL,
-    SMOOTH_SAMPLED,
-    count,
-    expected_relevant,
-    gain_table,
-    pooled_positions,
-    segment,
-    stratified_precision,
-)
+from .stratified import DOCS, SAMPLE_EVAL_DEPTH, SAMPLED
 
 _YKA = "Yilmaz, Kanoulas & Aslam, SIGIR 2008; NIST sample_eval.pl"
 
@@ -64,7 +53,7 @@ def _walk(offsets, pool_offsets, rank, grade, stratum, gain_table, n_strata, dep
     expected = np.empty(offsets[-1] if keep_expected else 1)
     for s in prange(n_seg):
         counts = counted[s]
-        first, end = segment(pool_offsets, rank, s, depth)
+        first, end = stratified.segment(pool_offsets, rank, s, depth)
         a = offsets[s]
         done = 0  # with keep_expected: ranks whose E is written
         e = 0.0
@@ -73,14 +62,14 @@ def _walk(offsets, pool_offsets, rank, grade, stratum, gain_table, n_strata, dep
             g = grade[x]
             if g > 0:
                 k = rank[x] + 1.0
-                sap[s, c] += stratified_precision(counts, k, SMOOTH_REL, SMOOTH_SAMPLED)
+                sap[s, c] += stratified.sample_eval_precision(counts, k)
                 gain[s, c] += gain_table[min(g, gain_table.shape[0] - 1)] / (
                     math.log(k + 1.0) / math.log(2.0)
                 )
-            count(counts, c, g, 1)
+            stratified.count(counts, c, g, 1)
             if keep_expected:
                 expected[a + done : a + rank[x]] = e  # unpooled ranks: E unchanged
-                e = expected_relevant(counts, SMOOTH_REL, SMOOTH_SAMPLED)
+                e = stratified.sample_eval_expected(counts)
                 expected[a + rank[x]] = e
                 done = rank[x] + 1
         if keep_expected:
@@ -108,8 +97,8 @@ def walk(ctx, gains: tuple = (), *, expected: bool = False):
         j = ctx.judgments
         if j.stratum is None:
             raise MeasureError("sampled estimators need judgments built by Judgments.from_qrels")
-        table = gain_table(gains, j.stratum_grades.shape[2])
-        pool_offsets, rank, grade, stratum = pooled_positions(ctx)
+        table = stratified.gain_table(gains, j.stratum_grades.shape[2])
+        pool_offsets, rank, grade, stratum = stratified.pooled_positions(ctx)
         return _walk(
             ctx.offsets, pool_offsets, rank, grade, stratum, table, len(j.stratum_labels),
             SAMPLE_EVAL_DEPTH, keep,
@@ -175,7 +164,7 @@ def ideal_dcg(ctx, gains: tuple) -> np.ndarray:
     term per further grade past rank 1000; irsample stops at 1000)."""
     j = ctx.judgments
     n_grades = j.stratum_grades.shape[2]
-    table = gain_table(gains, n_grades)
+    table = stratified.gain_table(gains, n_grades)
     per_grade = safe_divide(
         j.stratum_grades * j.stratum_size[:, :, None], j.stratum_sampled[:, :, None]
     ).sum(axis=1)

@@ -42,20 +42,9 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from . import stratified
 from .context import safe_divide
-from .stratified import (
-    DOCS,
-    RELEVANT,
-    SAMPLE_EVAL_DEPTH,
-    SAMPLED,
-    SMOOTH_REL,
-    SMOOTH_SAMPLED,
-    count,
-    gain_table,
-    pooled_positions,
-    segment,
-    stratified_precision,
-)
+from .stratified import DOCS, RELEVANT, SAMPLED
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -69,13 +58,13 @@ def _variance_walk(pool_offsets, rank, grade, stratum, gain_table, n_strata, dep
     counted = np.zeros((n_seg, 3, n_strata))
     for s in prange(n_seg):
         counts = counted[s]
-        first, end = segment(pool_offsets, rank, s, depth)
+        first, end = stratified.segment(pool_offsets, rank, s, depth)
         for x in range(first, end):
             c = stratum[x]
             rel = grade[x]
             if rel > 0:
                 k = rank[x] + 1.0
-                pc = stratified_precision(counts, k, SMOOTH_REL, SMOOTH_SAMPLED)
+                pc = stratified.sample_eval_precision(counts, k)
                 pc_sum[s, c] += pc
                 pc_sq[s, c] += pc * pc
                 pc_var[s, c] += _proportions_variance(counts) / (k * k)
@@ -84,7 +73,7 @@ def _variance_walk(pool_offsets, rank, grade, stratum, gain_table, n_strata, dep
                 )
                 g_sum[s, c] += g
                 g_sq[s, c] += g * g
-            count(counts, c, rel, 1)
+            stratified.count(counts, c, rel, 1)
     return pc_sum, pc_sq, pc_var, g_sum, g_sq, counted[:, DOCS].copy(), counted[:, SAMPLED].copy()
 
 
@@ -107,10 +96,11 @@ def variance_walk(ctx, gains: tuple = ()):
 
     def build():
         j = ctx.judgments
-        table = gain_table(gains, j.stratum_grades.shape[2])
-        pool_offsets, rank, grade, stratum = pooled_positions(ctx)
+        table = stratified.gain_table(gains, j.stratum_grades.shape[2])
+        pool_offsets, rank, grade, stratum = stratified.pooled_positions(ctx)
         return _variance_walk(
-            pool_offsets, rank, grade, stratum, table, len(j.stratum_labels), SAMPLE_EVAL_DEPTH,
+            pool_offsets, rank, grade, stratum, table, len(j.stratum_labels),
+            stratified.SAMPLE_EVAL_DEPTH,
         )
 
     return ctx.shared(("sample_eval_variance_walk", gains), build)

@@ -136,6 +136,18 @@ def stratified_precision(counts, k, eps_rel, eps_sampled):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def sample_eval_precision(counts, k):
+    """:func:`stratified_precision` with sample_eval's smoothing (1e-5, 3e-5)."""
+    return stratified_precision(counts, k, SMOOTH_REL, SMOOTH_SAMPLED)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def sample_eval_expected(counts):
+    """:func:`expected_relevant` with sample_eval's smoothing: E after the counted ranks."""
+    return expected_relevant(counts, SMOOTH_REL, SMOOTH_SAMPLED)
+
+
+@njit(cache=True, nogil=True, inline="always")
 def infap_precision(j, counts, eps, c):
     """trec_eval's E[prec] above the cut-off at 0-based position ``j`` from one-stratum counts:
     1 at the top, else 1/k + ((k-1)/k) (d/(k-1)) (q + eps)/(m + c eps), k = j + 1."""
