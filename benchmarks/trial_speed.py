@@ -1,5 +1,9 @@
 """Speed of simulation trials on TREC-8 (129 runs, 50 topics), and a paper-002-like grid.
 
+0. The target trial (issue 11: <= 60 ms on one thread): draw a new 2strata sample of the
+   depth-100 pool of the 71 pooled runs and evaluate the 129 runs with xinfAP, infNDCG, infAP
+   and bpref (point estimates), data loaded; median CPU time of this thread over ``--repeat``
+   (>= 20) seeded trials after a warm-up, with the time of each step (draw, evaluate).
 1. One trial, data loaded: draw a stratified sample of the depth-100 pool of the 71 pooled runs,
    estimate xinfAP, infNDCG and infAP (with their variances and 95% intervals) for all 129
    runs, compare with the truth (per run rows; Kendall tau, RMS, coverage; with ``--pairs`` also
@@ -44,6 +48,7 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=50)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--skip-grid", action="store_true")
+    parser.add_argument("--target-only", action="store_true", help="only step 0")
     parser.add_argument("--out", default=None, help="write the grid's tables to this prefix")
     args = parser.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -62,11 +67,15 @@ def main() -> None:
     print(f"TREC-8: {data.collection.n_runs} runs, {data.collection.n_topics} topics, "
           f"{len(data.qrels.rel)} qrels; loaded in {time.perf_counter() - start:.1f} s")
 
-    # ---- 1. one trial --------------------------------------------------------------------
     from irsample.experiments.splits import PooledRuns
 
     split = PooledRuns().splits(data.info, trial=0, seed=0)[0]
     design = stratified(STRATEGIES["2strata"])
+    _target_trial(data, split, design, max(args.repeat, 20))
+    if args.target_only:
+        return
+
+    # ---- 1. one trial --------------------------------------------------------------------
     for pairs in (None, 0.05):
         config = TrialConfig(
             files, ("xinfAP", "infNDCG", "infAP"), ("AP", "nDCG", "AP"), 0.95, pairs)
@@ -115,6 +124,37 @@ def main() -> None:
 def trials_of(result):
     """The (trial, strategy) cells of a result."""
     return result.trials.drop_duplicates(["trial", "strategy", "setting", "split"])
+
+
+def _target_trial(data, split, design, repeat: int) -> None:
+    """Step 0 of the module docstring: draw (seed 1000 + k) + evaluate, CPU ms of this thread."""
+    import numpy as np
+
+    from irsample.evaluation import evaluate_collection
+    from irsample.experiments.trial import single_threaded
+    from irsample.measures import parse_all
+
+    measures = parse_all(["xinfAP", "infNDCG", "infAP", "bpref"])
+    frame = data.frame(split.pool, 100.0)
+    clock = time.thread_time
+    draw, estimate, total, means = [], [], [], []
+    with single_threaded():
+        for k in range(repeat + 1):
+            t0 = clock()
+            judgments = design.sample(frame, rng=np.random.default_rng(1000 + k))
+            t1 = clock()
+            ev = evaluate_collection(data.collection, judgments, measures)
+            t2 = clock()
+            means.append(ev.summary.mean(axis=0))
+            if k:
+                draw.append(t1 - t0)
+                estimate.append(t2 - t1)
+                total.append(t2 - t0)
+    print(f"target trial (2strata draw + xinfAP, infNDCG, infAP, bpref of {ev.summary.shape[0]} "
+          f"runs, one thread, {repeat} trials): median {1e3 * np.median(total):.1f} ms CPU (min "
+          f"{1e3 * min(total):.1f}; draw {1e3 * np.median(draw):.1f}, evaluate "
+          f"{1e3 * np.median(estimate):.1f}); mean over runs of trial 0: "
+          + ", ".join(f"{m.name} {v:.6f}" for m, v in zip(measures, means[0], strict=True)))
 
 
 def _steps(data, split, design, repeat: int) -> None:

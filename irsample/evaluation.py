@@ -10,7 +10,6 @@ exp(mean(log(max(x, 1e-5)))) for ``gm_*`` measures.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from statistics import NormalDist
 from typing import Sequence
 
 import numpy as np
@@ -18,6 +17,7 @@ import numpy as np
 from .measures.base import DEFAULT_VARIANCE, VARIANCE_METHODS, Measure
 from .measures.context import EvalContext
 from .model import Collection, Judgments
+from .stats.intervals import Interval, normal_interval
 
 GM_FLOOR = 1e-5  #: trec_eval's MIN_GEO_MEAN
 
@@ -48,16 +48,16 @@ class Evaluation:
     summary_variance: np.ndarray | None = None
     variance_method: str | None = None
 
-    def interval(self, *, summary: bool = True) -> tuple[np.ndarray, np.ndarray]:
-        """(low, high): value -/+ z * sqrt(variance), z the normal quantile of the level ``ci``
-        (1.96 for 0.95); of the summaries (``[run, measure]``) or per topic
-        (``[run, topic, measure]``). Not clipped to the measure's range."""
+    def interval(self, *, summary: bool = True) -> Interval:
+        """Normal-theory intervals value -/+ z(ci) sqrt(variance) (z = 1.96 for 0.95; see
+        :func:`~irsample.stats.intervals.normal_interval`) of the summaries (``[run, measure]``)
+        or per topic (``[run, topic, measure]``); ``low, high = ev.interval()`` unpacks the
+        limits. Not clipped to the measure's range."""
         if self.ci is None:
             raise ValueError("evaluated without a confidence level (ci=None)")
-        z = NormalDist().inv_cdf(0.5 + self.ci / 2.0)
         value, var = (self.summary, self.summary_variance) if summary else (self.values, self.variance)
-        half = z * np.sqrt(var)
-        return value - half, value + half
+        method = f"normal, {self.variance_method} variance"
+        return normal_interval(value, var, self.ci, method=method)
 
     @property
     def has_interval(self) -> np.ndarray:

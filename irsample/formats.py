@@ -58,9 +58,9 @@ class _Limits:
             return None
         j = self.index[m]
         if topic == "all":
-            return self.summary[0][r, j], self.summary[1][r, j]
+            return self.summary.low[r, j], self.summary.high[r, j]
         t = self.topic_index[topic]
-        return self.topic[0][r, t, j], self.topic[1][r, t, j]
+        return self.topic.low[r, t, j], self.topic.high[r, t, j]
 
 
 def _rows(ev: Evaluation, per_topic: bool, runs=None):

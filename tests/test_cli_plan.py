@@ -137,3 +137,23 @@ class _nothing:
 
     def __exit__(self, *exc):
         return False
+
+
+def test_ci_sets_the_confidence_level_and_level_is_not_an_option(capsys, files, tmp_path):  # noqa: F811
+    """``plan --ci`` is the confidence level of the predicted half-width (as ``eval --ci``);
+    ``--level`` (eval's relevance level) is not a plan option."""
+    from irsample.stats import z
+
+    _, _, runs, _ = files
+    halves = {}
+    for level in (None, 0.5):
+        extra = () if level is None else ("--ci", level)
+        rc, out, err = cli(capsys, "plan", *runs, "--budget", 60, "--pilot", 0, *extra,
+                           "-o", tmp_path / f"{level}.json")
+        assert rc == 0, err
+        halves[level] = float(out.split("mean xinfAP: ")[1].split()[0])
+    assert "predicted 50% half-width" in out
+    assert halves[0.5] == pytest.approx(halves[None] * z(0.5) / z(0.95), rel=2e-3)  # 4 places
+    with pytest.raises(SystemExit):
+        cli(capsys, "plan", *runs, "--budget", 60, "--level", 0.9, "-o", tmp_path / "x.json")
+    assert "unrecognized arguments: --level" in capsys.readouterr().err

@@ -1,8 +1,18 @@
-"""argparse value types shared by the subcommands: numbers with bounds, one error wording."""
+"""argparse value types shared by the subcommands: numbers with bounds, one error wording, and
+the ``--seed`` option with its one default."""
 
 from __future__ import annotations
 
 import argparse
+
+from ..stats.random import DEFAULT_SEED
+
+
+def add_seed(parser, what: str) -> None:
+    """``--seed``: an int with the one default of every command, :data:`DEFAULT_SEED` (the same
+    seed gives the same draws on any machine)."""
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED,
+                        help=f"{what} (default {DEFAULT_SEED}, as in every command)")
 
 
 def number(kind=int, *, minimum=None, above=None, below=None):

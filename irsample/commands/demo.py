@@ -19,6 +19,7 @@ import time
 from importlib import resources
 from pathlib import Path
 
+from .arguments import add_seed
 from .notices import Steps, add_progress_option, progress_enabled
 
 
@@ -32,7 +33,7 @@ def add_parser(sub) -> None:
     p.add_argument("runs", nargs="*", help="run files (default: the bundled Vaswani runs)")
     p.add_argument("--depth", type=int, default=100, help="pool depth (default 100)")
     p.add_argument("--fraction", type=float, default=0.1, help="share of the pool judged (0.1)")
-    p.add_argument("--seed", type=int, default=2008)
+    add_seed(p, "seed of the draw")
     p.add_argument("--plot", default="irsample-demo.png", help="figure path (irsample-demo.png)")
     add_progress_option(p)
     p.set_defaults(run=run, output_files=("plot",))

@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 from ..errors import DesignError, InputError
-from .arguments import number
+from .arguments import add_seed, number
 
 DEFAULT_DEPTH = 100
 
@@ -60,7 +60,7 @@ def add_parser(sub) -> None:
     sa.add_argument("--budget", type=_depth, default=None, metavar="N",
                     help="number of judgments (in total, or per topic with --per-topic)")
     sa.add_argument("--per-topic", action="store_true", help="the budget is per topic")
-    sa.add_argument("--seed", type=int, required=True, help="seed of the draw (reproducible)")
+    add_seed(sa, "seed of the draw")
     sa.add_argument("--depth", type=_depth, default=None, help="pool depth (default: see below)")
     sa.add_argument("--runs-from", metavar="FILE", help="pool only the runs named in FILE")
     sa.add_argument("-o", dest="outdir", required=True, metavar="DIR",

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..design.adaptive import METHODS
-from .arguments import number
+from .arguments import add_seed, number
 from .notices import add_progress_option, bar, progress_enabled
 
 
@@ -44,7 +44,7 @@ def add_parser(sub) -> None:
     p.add_argument("--qrels", default=None, help="complete qrels: simulate the assessor")
     p.add_argument("--depth", type=_at_least_one, default=None,
                    help="consider only each run's first N documents (default: all)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the tie-breaking (default 0)")
+    add_seed(p, "seed of the tie-breaking")
     p.add_argument("-l", "--level", type=_at_least_one, default=1,
                    help="lowest relevant grade (default 1)")
     add_progress_option(p)

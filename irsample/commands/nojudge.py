@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from ..errors import DesignError, InputError
-from .arguments import number
+from .arguments import add_seed, number
 from .notices import Steps, add_progress_option, bar, progress_enabled
 
 METHODS = ("soboroff", "refcount", "condorcet")
@@ -34,7 +34,7 @@ def add_parser(sub) -> None:
     nj.add_argument("--depth", type=_positive(int), default=100, help="pool depth K (default 100)")
     nj.add_argument("--trials", type=_positive(int), default=50,
                     help="soboroff: trials (default 50)")
-    nj.add_argument("--seed", type=int, default=0, help="soboroff: random seed (default 0)")
+    add_seed(nj, "soboroff: random seed")
     nj.add_argument("--mean", type=float, default=None,
                     help="soboroff: mean fraction of relevant documents in a pool (TREC-8: 0.055)")
     nj.add_argument("--sd", type=float, default=None, help="soboroff: its standard deviation")
@@ -69,7 +69,7 @@ def add_parser(sub) -> None:
                      help="AP estimator (default: infAP for one stratum, xinfAP for several)")
     inf.add_argument("--rounding", choices=("threshold", "top", "random"), default="top",
                      help="p >= 0.5, the round(R^) most probable per topic (default), or random")
-    inf.add_argument("--seed", type=int, default=0, help="random rounding: seed (default 0)")
+    add_seed(inf, "random rounding: seed")
     inf.add_argument("--qrels-format", choices=("trec", "strata"), default=None)
     inf.add_argument("-o", "--output", required=True, help="inferred qrels file")
     add_progress_option(inf)

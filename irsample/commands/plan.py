@@ -49,8 +49,9 @@ def add_parser(sub) -> None:
                     help="pool depth (default: the design file's, else 100)")
     pl.add_argument("--runs-from", metavar="FILE", help="pool only the runs named in FILE")
     pl.add_argument("--max-strata", type=number(int, minimum=1), default=4)
-    pl.add_argument("--level", type=number(float, above=0, below=1), default=0.95,
-                    help="confidence level of the predicted half-width (default 0.95)")
+    pl.add_argument("--ci", type=number(float, above=0, below=1), default=0.95, metavar="LEVEL",
+                    help="confidence level of the predicted half-width (default 0.95; as "
+                    "`eval --ci`: -l/--level is a relevance level)")
     pl.add_argument("-o", dest="plan_out", required=True, metavar="FILE",
                     help="the design file to write")
     add_progress_option(pl)
@@ -115,7 +116,7 @@ def _plan(args, previous, steps) -> str:
     model = fit_relevance(pool, judged, grade, gains=gains)
     steps.next()
     kw = dict(estimator=args.measure, judged=judged, required=required,
-              max_strata=args.max_strata, level=args.level)
+              max_strata=args.max_strata, level=args.ci)
     budget = args.budget
     if args.batch is not None:
         budget = min(budget or len(pool), int(judged.sum()) + args.batch)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import InputError
-from .arguments import number
+from .arguments import add_seed, number
 from .notices import add_progress_option, progress_enabled
 
 TREC8 = Path("..") / "shared" / "data" / "trec8-adhoc"  #: default data, relative to cwd
@@ -33,7 +33,7 @@ def add_parser(sub) -> None:
                    help="'run judged|notjudged' lines (default: every run pooled)")
     p.add_argument("--trials", type=number(int, minimum=1), default=None,
                    help="trials (default: the recipe's)")
-    p.add_argument("--seed", type=int, default=2008, help="random seed (default 2008)")
+    add_seed(p, "random seed")
     p.add_argument("--workers", type=number(int, minimum=1), default=1,
                    help="local worker processes (default 1: this process)")
     p.add_argument("--scheduler", default=None, help="Dask scheduler address tcp://host:port")

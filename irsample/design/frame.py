@@ -33,6 +33,7 @@ from numba import njit
 from ..errors import DesignError
 from ..io.trec import QrelsTable
 from ..model import Collection, Judgments
+from ..stats import random
 
 NOT_RETRIEVED = np.inf  #: best rank of a pool document none of the frame's runs retrieved
 
@@ -200,18 +201,9 @@ class SamplingFrame:
 
 
 def generator(rng) -> np.random.Generator:
-    """A NumPy Generator from ``rng``: a Generator (used as is), an int seed or a SeedSequence.
-
-    ``None`` is refused: a design draw must be reproducible, so the caller names its seed.
-    """
-    if isinstance(rng, np.random.Generator):
-        return rng
-    seeds = (int, np.integer, np.random.SeedSequence)
-    if rng is None or isinstance(rng, bool) or not isinstance(rng, seeds):
-        raise DesignError(
-            f"rng must be a numpy Generator, an int seed or a SeedSequence, not {rng!r}"
-        )
-    return np.random.default_rng(rng)
+    """:func:`irsample.stats.random.generator`, raising :class:`DesignError`: a design draw must
+    be reproducible, so the caller names its seed (``None`` is refused)."""
+    return random.generator(rng, error=DesignError)
 
 
 class Design(ABC):

@@ -35,9 +35,9 @@ import itertools
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import norm
 
 from ..errors import DesignError
+from ..stats.intervals import z
 from .allocated import Allocated, allocated
 from .relevance_model import RelevanceModel
 from .variance_model import VarianceModel, pool_depth
@@ -77,7 +77,7 @@ class Plan:
     def halfwidth(self) -> float:
         """Predicted interval half-width of a run's mean estimate, z sqrt(mean_r V_r): the
         root-mean-square over runs (the mean variance is what the plan minimises)."""
-        return float(_z(self.level) * np.sqrt(np.mean(self.variance))) if len(self.variance) else 0.0
+        return float(z(self.level) * np.sqrt(np.mean(self.variance))) if len(self.variance) else 0.0
 
     def design(self, before=frozenset(), label: str = "planned") -> Allocated:
         """The :class:`~irsample.design.allocated.Allocated` design drawing this plan;
@@ -91,7 +91,7 @@ class Plan:
                  f"topics, strata {', '.join(self.labels)} of the depth-{self.depth} pool",
                  f"predicted {self.level:.0%} half-width of a run's mean {self.estimator}: "
                  f"{self.halfwidth:.4f} (root mean square over {len(self.variance)} runs; largest "
-                 f"{float(_z(self.level) * np.sqrt(self.variance.max())) if len(self.variance) else 0:.4f})",
+                 f"{float(z(self.level) * np.sqrt(self.variance.max())) if len(self.variance) else 0:.4f})",
                  "stratum\tpool\tjudged\tplanned\trate\ttopic rates (min-max)"]
         for s, label in enumerate(self.labels):
             n, k = self.size[:, s], self.take[:, s]
@@ -103,10 +103,6 @@ class Plan:
         lines.append(f"per topic: {int(per_topic.min())}-{int(per_topic.max())} judgments "
                      f"(median {float(np.median(per_topic)):g})")
         return "\n".join(lines) + "\n"
-
-
-def _z(level: float) -> float:
-    return float(norm.ppf(0.5 + level / 2))
 
 
 def neyman(weight: np.ndarray, size: np.ndarray, lower: np.ndarray, budget: int) -> np.ndarray:

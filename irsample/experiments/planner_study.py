@@ -15,19 +15,23 @@ protocol.)
    depth 100), ``trials`` independent plans and draws per budget, each as a root mean square over
    the pooled runs: the plan's predicted 95% half-width of a run's mean estimate
    (:attr:`~irsample.design.planner.Plan.halfwidth`; mean over 5 plans), the jackknife
-   intervals' half-width after judging, and the spread observed across the trials, 1.96 x the
-   standard deviation of each run's mean estimate over trials.
+   intervals' half-width after judging, and the spread observed across the trials, z x the
+   standard deviation of each run's mean estimate over trials (all three at ``level``; z =
+   :func:`~irsample.stats.intervals.z`, 1.96 for 0.95).
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 
 from ..design import parse_design
 from ..design.sequential import BatchLog, PlannedDesign, judge_in_batches
+from ..stats.intervals import z
+from ..stats.random import derived_seed
 from .data import CollectionFiles, load
 from .runner import Experiment
 from .trial import strategy
@@ -89,11 +93,11 @@ def run_halfwidths(files: CollectionFiles, *, budgets=BUDGETS, trials: int = 30,
         for est in MEASURES:
             r = runs[(runs.strategy == f"plan-{est}") & (runs.measure == est) & runs.pooled]
             by_run = r.groupby("run").estimate
-            observed = float(1.96 * np.sqrt(by_run.var(ddof=1).mean()))
+            observed = float(z(level) * np.sqrt(by_run.var(ddof=1).mean()))
             jackknife = float(np.sqrt((((r.high - r.low) / 2) ** 2).mean()))
             centre = r.run.map(by_run.mean())
             coverage = float(((r.low <= centre) & (centre <= r.high)).mean())
-            predicted = _predicted(frame, int(budget), est, seed, min(trials, 5))
+            predicted = _predicted(frame, int(budget), est, seed, min(trials, 5), level)
             rows.append({"budget": int(budget), "estimator": est, "predicted": predicted,
                          "jackknife": jackknife, "observed": observed,
                          "predicted/observed": predicted / observed,
@@ -103,13 +107,13 @@ def run_halfwidths(files: CollectionFiles, *, budgets=BUDGETS, trials: int = 30,
     return {"halfwidths": table, "seconds": time.perf_counter() - start}
 
 
-def _predicted(frame, budget: int, estimator: str, seed: int, draws: int) -> float:
-    """Mean over ``draws`` pilots of the plan's predicted half-width (the plan's runs: the
-    frame's, i.e. the pooled runs)."""
+def _predicted(frame, budget: int, estimator: str, seed: int, draws: int, level: float) -> float:
+    """Mean over ``draws`` pilots of the plan's predicted half-width at ``level`` (the plan's
+    runs: the frame's, i.e. the pooled runs)."""
     values = []
     for k in range(draws):
         log = BatchLog()
         judge_in_batches(frame, lambda rows: frame.rel[rows], budget, estimator=estimator,
-                         rng=np.random.default_rng([seed, k]), log=log)
-        values.append(log.plans[-1].halfwidth)
+                         rng=derived_seed(seed, "pilot", budget, estimator, k), log=log)
+        values.append(replace(log.plans[-1], level=level).halfwidth)
     return float(np.mean(values))

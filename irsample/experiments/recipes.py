@@ -28,6 +28,7 @@ from scipy import stats
 
 from ..design import Design, SamplingFrame, stratified, terabyte, uniform
 from ..design.sampling import _allocate, _draw
+from ..stats import intervals
 from .data import CollectionFiles, load
 from .report import Report, Section
 from .runner import Experiment, ExperimentResult
@@ -267,7 +268,7 @@ def interval_checks(est, truth, sd, *, level: float = 0.95, ks_alpha: float = 0.
     """Coverage of est -/+ z sd (arrays [trial, run]) and the Kolmogorov-Smirnov pass rate:
     per run, the standardised errors (est - truth) / sd over the trials against N(0, 1) at
     ``ks_alpha`` (paper 000 §3 reports 90% of the systems passing for infAP)."""
-    z = stats.norm.ppf(0.5 + level / 2)
+    z = intervals.z(level)
     est, truth, sd = (np.asarray(a, dtype=float) for a in (est, truth, sd))
     covered = np.abs(est - truth) <= z * sd
     err = (est - truth) / np.where(sd > 0, sd, np.nan)
@@ -291,8 +292,9 @@ def ci_coverage(context: Context, p: dict) -> Report:
                strategy("2strata", lambda f: stratified(f"1-20:{min(1.0, 2 * f):g},21-:{f / 2:g}"),
                         settings=fractions)]
     measures = {"infAP": "AP", "xinfAP": "AP", "infNDCG": "nDCG"}
-    result = _run(context, p, designs, measures, ci=0.95)
-    z = stats.norm.ppf(0.975)
+    level = 0.95
+    result = _run(context, p, designs, measures, ci=level)
+    z = intervals.z(level)  # the intervals' half-width is z sd
     rows = []
     for (strat, setting, measure), g in result.runs.groupby(
             ["strategy", "setting", "measure"], sort=False):

@@ -23,7 +23,6 @@ keyed by (experiment seed, family, trial) only, never by strategy or order of ex
 
 from __future__ import annotations
 
-import hashlib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,20 +30,10 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
+from ..stats.random import derived_seed
 
 _POOLED = {"judged", "pooled", "yes", "true", "1"}
 _UNPOOLED = {"notjudged", "unjudged", "unpooled", "no", "false", "0"}
-
-
-def derived_seed(seed: int, *key) -> int:
-    """A 63-bit seed for ``key`` (strings and ints) under the experiment ``seed``:
-    ``SeedSequence(seed, spawn_key=blake2b(key))`` (NumPy's independent streams), so that the
-    same (seed, key) gives the same draws on any machine, executor or worker count."""
-    text = "\x1f".join(str(k) for k in key).encode("utf-8")
-    digest = hashlib.blake2b(text, digest_size=16).digest()
-    words = tuple(int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4))
-    state = np.random.SeedSequence(int(seed), spawn_key=words).generate_state(1, np.uint64)
-    return int(state[0] >> np.uint64(1))
 
 
 @dataclass(frozen=True)

@@ -94,224 +94,196 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ..model import JUDGED, POOLED
+from . import stratified
+from .stratified import DOCS, RELEVANT, SAMPLED
 
 
 @njit(cache=True, nogil=True)
-def _weights(size, sampled, relevant, t):
-    """W_u, W'_u = N_u/(n_u - 1) (0 for n_u < 2) and R^ of topic ``t``."""
-    n_strata = size.shape[1]
+def _weights(size, sampled, relevant):
+    """W_u, W'_u = N_u/(n_u - 1) (0 for n_u < 2) and R^ from one topic's N_u, n_u, r_u."""
+    n_strata = size.shape[0]
     w = np.zeros(n_strata)
     w_del = np.zeros(n_strata)
     r_hat = 0.0
     for u in range(n_strata):
-        if sampled[t, u] > 0:
-            w[u] = size[t, u] / sampled[t, u]
-            r_hat += w[u] * relevant[t, u]
-        if sampled[t, u] > 1:
-            w_del[u] = size[t, u] / (sampled[t, u] - 1.0)
+        if sampled[u] > 0:
+            w[u] = size[u] / sampled[u]
+            r_hat += w[u] * relevant[u]
+        if sampled[u] > 1:
+            w_del[u] = size[u] / (sampled[u] - 1.0)
     return w, w_del, r_hat
 
 
+@njit(cache=True, nogil=True, parallel=True)
+def _variance_kernel(pool_offsets, rank, grade, stratum, one_stratum, level, depth, eps,
+                     seg_topic, size, sampled, relevant, value, jackknife):
+    """Per segment: the jackknife (``jackknife``) or linearised variance of the module
+    docstring; ``eps`` = (eps_r, eps_s), ``value`` the estimates (read by the linearisation)."""
+    n_seg = pool_offsets.shape[0] - 1
+    out = np.zeros(n_seg)
+    for s in prange(n_seg):
+        t = seg_topic[s]
+        stratum_counts = (size[t], sampled[t], relevant[t])
+        weights = _weights(*stratum_counts)
+        if weights[2] == 0:
+            continue  # no judged relevant document: theta and every theta_(i) are 0
+        first, end = stratified.segment(pool_offsets, rank, s, depth)
+        walk = (rank[first:end], grade[first:end], stratum[first:end], one_stratum, level)
+        if jackknife:
+            out[s] = _jackknife(walk, eps, weights, stratum_counts)
+        else:
+            out[s] = _linearised(walk, eps, weights, stratum_counts, value[s])
+    return out
+
+
 @njit(cache=True, nogil=True)
-def _precision(d, m, q, k, total, eps_rel, eps_sampled):
-    """PC_k from the counts above rank k (see the module docstring)."""
-    if total == 0:
-        return 1.0 / k
-    e = 0.0
-    for u in range(d.shape[0]):
-        e += d[u] * (q[u] + eps_rel) / (m[u] + eps_sampled)
-    return 1.0 / k + e / k
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def _linearised_kernel(offsets, pos_state, pos_grade, pos_tdi, stratum, one_stratum, level, depth,
-                       eps_rel, eps_sampled, seg_topic, size, sampled, relevant, value):
-    """Per segment: (V1 + V2 + 2 V12) / R^^2 of the module docstring, clipped at 0."""
-    n_seg = offsets.shape[0] - 1
-    n_strata = size.shape[1]
-    out = np.zeros(n_seg)
-    for s in prange(n_seg):
-        t = seg_topic[s]
-        w, _, r_hat = _weights(size, sampled, relevant, t)
-        if r_hat == 0:
+def _linearised(walk, eps, weights, stratum_counts, theta):
+    """(V1 + V2 + 2 V12) / R^^2 of the module docstring for one ranking, clipped at 0."""
+    rank, grade, stratum, one_stratum, level = walk
+    eps_rel, eps_sampled = eps
+    w, _, r_hat = weights
+    size, sampled, relevant = stratum_counts
+    n_strata = size.shape[0]
+    counts = np.zeros((3, n_strata))
+    d, m, q = counts[DOCS], counts[SAMPLED], counts[RELEVANT]
+    a_sum = np.zeros(n_strata)  # sum, sum of squares of a_e over the cut-offs of u
+    a_sq = np.zeros(n_strata)
+    cov_run = np.zeros(n_strata)  # A_u
+    pc_run = np.zeros(n_strata)  # B_u
+    x = np.zeros(n_strata)  # sum_e a_e W_e g_e
+    v2 = 0.0
+    for i in range(rank.shape[0]):
+        k = rank[i] + 1.0
+        c = 0 if one_stratum else stratum[i]
+        rel = grade[i] >= level
+        if rel:
+            pc = stratified.stratified_precision(counts, k, eps_rel, eps_sampled)
+            wk = w[c]
+            diag = 0.0
+            cross = 0.0
+            for u in range(n_strata):
+                if m[u] > 0:
+                    ratio = d[u] / m[u]
+                    p = q[u] / m[u]
+                    cross += ratio * cov_run[u]
+                    x[u] += (wk / k) * ratio * (1.0 - p) * (pc_run[u] - theta * q[u])
+                    if m[u] > 1:
+                        var_p = (1.0 - m[u] / d[u]) * p * (1.0 - p) / (m[u] - 1.0)
+                        diag += d[u] * d[u] * var_p
+                        cov_run[u] += (wk / k) * d[u] * m[u] * var_p
+            v2 += wk * wk * diag / (k * k) + 2.0 * (wk / k) * cross
+            a_sum[c] += pc - theta
+            a_sq[c] += (pc - theta) * (pc - theta)
+            pc_run[c] += pc
+        stratified.count(counts, c, grade[i], level)
+    v1 = 0.0
+    v12 = 0.0
+    for u in range(n_strata):
+        n_u = sampled[u]
+        if n_u < 2 or n_u >= size[u]:
             continue
-        theta = value[s]
-        d = np.zeros(n_strata)
-        m = np.zeros(n_strata)
-        q = np.zeros(n_strata)
-        a_sum = np.zeros(n_strata)  # sum, sum of squares of a_e over the cut-offs of u
-        a_sq = np.zeros(n_strata)
-        cov_run = np.zeros(n_strata)  # A_u
-        pc_run = np.zeros(n_strata)  # B_u
-        x = np.zeros(n_strata)  # sum_e a_e W_e g_e
-        v2 = 0.0
-        total = 0.0
-        a = offsets[s]
-        for i in range(min(offsets[s + 1] - a, depth)):
-            k = i + 1.0
-            state = pos_state[a + i]
-            judged = state == JUDGED
-            c = 0 if one_stratum else stratum[pos_tdi[a + i]]
-            rel = judged and pos_grade[a + i] >= level
-            if rel:
-                pc = _precision(d, m, q, k, total, eps_rel, eps_sampled)
-                wk = w[c]
-                diag = 0.0
-                cross = 0.0
-                for u in range(n_strata):
-                    if m[u] > 0:
-                        ratio = d[u] / m[u]
-                        p = q[u] / m[u]
-                        cross += ratio * cov_run[u]
-                        x[u] += (wk / k) * ratio * (1.0 - p) * (pc_run[u] - theta * q[u])
-                        if m[u] > 1:
-                            var_p = (1.0 - m[u] / d[u]) * p * (1.0 - p) / (m[u] - 1.0)
-                            diag += d[u] * d[u] * var_p
-                            cov_run[u] += (wk / k) * d[u] * m[u] * var_p
-                v2 += wk * wk * diag / (k * k) + 2.0 * (wk / k) * cross
-                a_sum[c] += pc - theta
-                a_sq[c] += (pc - theta) * (pc - theta)
-                pc_run[c] += pc
-            if judged or state == POOLED:
-                total += 1.0
-                d[c] += 1.0
-                if judged:
-                    m[c] += 1.0
-                    if rel:
-                        q[c] += 1.0
-        v1 = 0.0
-        v12 = 0.0
-        for u in range(n_strata):
-            n_u = sampled[t, u]
-            if n_u < 2 or n_u >= size[t, u]:
-                continue
-            fpc = 1.0 - n_u / size[t, u]
-            missing = relevant[t, u] - q[u]  # judged relevant, not retrieved: a = -theta
-            s1 = a_sum[u] - missing * theta
-            s2 = a_sq[u] + missing * theta * theta
-            spread = max(s2 - s1 * s1 / n_u, 0.0) / (n_u - 1.0)
-            v1 += size[t, u] * size[t, u] * fpc * spread / n_u
-            v12 += w[u] * fpc * n_u / (n_u - 1.0) * x[u]
-        out[s] = max(v1 + v2 + 2.0 * v12, 0.0) / (r_hat * r_hat)
-    return out
+        fpc = 1.0 - n_u / size[u]
+        missing = relevant[u] - q[u]  # judged relevant, not retrieved: a = -theta
+        s1 = a_sum[u] - missing * theta
+        s2 = a_sq[u] + missing * theta * theta
+        spread = max(s2 - s1 * s1 / n_u, 0.0) / (n_u - 1.0)
+        v1 += size[u] * size[u] * fpc * spread / n_u
+        v12 += w[u] * fpc * n_u / (n_u - 1.0) * x[u]
+    return max(v1 + v2 + 2.0 * v12, 0.0) / (r_hat * r_hat)
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def _jackknife_kernel(offsets, pos_state, pos_grade, pos_tdi, stratum, one_stratum, level, depth,
-                      eps_rel, eps_sampled, seg_topic, size, sampled, relevant):
-    """Per segment: the stratified delete-one jackknife variance of the module docstring."""
-    n_seg = offsets.shape[0] - 1
-    n_strata = size.shape[1]
-    out = np.zeros(n_seg)
-    for s in prange(n_seg):
-        t = seg_topic[s]
-        w, w_del, r_hat = _weights(size, sampled, relevant, t)
-        if r_hat == 0:
-            continue  # no judged relevant document: every theta_(i) is 0 too
-        a = offsets[s]
-        n_pos = min(offsets[s + 1] - a, depth)
-        before = np.zeros(n_pos)  # at judged positions: the running change sum through there
-        pcs = np.zeros(n_pos)
-        run = np.zeros((n_strata, 2))  # per (u, rel of the deleted document)
-        sap = np.zeros(n_strata)
-        d = np.zeros(n_strata)
-        m = np.zeros(n_strata)
-        q = np.zeros(n_strata)
-        total = 0.0
-        for i in range(n_pos):
-            k = i + 1.0
-            state = pos_state[a + i]
-            judged = state == JUDGED
-            c = 0 if one_stratum else stratum[pos_tdi[a + i]]
-            rel = 1 if judged and pos_grade[a + i] >= level else 0
-            if rel:
-                pc = _precision(d, m, q, k, total, eps_rel, eps_sampled)
-                pcs[i] = pc
-                sap[c] += pc
-                for u in range(n_strata):
-                    if m[u] < 1:
-                        continue
-                    scale = (w_del[u] if u == c else w[c]) * d[u] / k
-                    base = (q[u] + eps_rel) / (m[u] + eps_sampled)
-                    if m[u] > q[u]:
-                        run[u, 0] += scale * ((q[u] + eps_rel) / (m[u] - 1.0 + eps_sampled) - base)
-                    if q[u] >= 1:
-                        less = (q[u] - 1.0 + eps_rel) / (m[u] - 1.0 + eps_sampled)
-                        run[u, 1] += scale * (less - base)
-            if judged:
-                before[i] = run[c, rel]
-            if judged or state == POOLED:
-                total += 1.0
-                d[c] += 1.0
-                if judged:
-                    m[c] += 1.0
-                    q[c] += rel
-        y = 0.0
-        for u in range(n_strata):
-            y += w[u] * sap[u]
-        theta = y / r_hat
-        s1 = np.zeros(n_strata)
-        s2 = np.zeros(n_strata)
-        for i in range(n_pos):
-            if pos_state[a + i] != JUDGED:
-                continue
-            c = 0 if one_stratum else stratum[pos_tdi[a + i]]
-            rel = 1 if pos_grade[a + i] >= level else 0
-            step = w_del[c] - w[c]
-            r_new = r_hat + step * relevant[t, c] - w_del[c] * rel
-            y_new = y + step * sap[c] - w_del[c] * pcs[i] + (run[c, rel] - before[i])
-            delta = (y_new / r_new if r_new != 0 else 0.0) - theta
-            s1[c] += delta
-            s2[c] += delta * delta
-        v = 0.0
-        for u in range(n_strata):
-            n_u = sampled[t, u]
-            if n_u < 2 or n_u >= size[t, u]:
-                continue
-            step = w_del[u] - w[u]
-            for rel in range(2):  # judged documents the run does not retrieve (in the top depth)
-                count = relevant[t, u] - q[u] if rel else n_u - relevant[t, u] - (m[u] - q[u])
-                if count > 0:
-                    r_new = r_hat + step * relevant[t, u] - w_del[u] * rel
-                    delta = ((y + step * sap[u]) / r_new if r_new != 0 else 0.0) - theta
-                    s1[u] += count * delta
-                    s2[u] += count * delta * delta
-            spread = max(s2[u] - s1[u] * s1[u] / n_u, 0.0)
-            v += (1.0 - n_u / size[t, u]) * (n_u - 1.0) / n_u * spread
-        out[s] = v
-    return out
+@njit(cache=True, nogil=True)
+def _jackknife(walk, eps, weights, stratum_counts):
+    """The stratified delete-one jackknife variance of the module docstring for one ranking."""
+    rank, grade, stratum, one_stratum, level = walk
+    eps_rel, eps_sampled = eps
+    w, w_del, r_hat = weights
+    size, sampled, relevant = stratum_counts
+    n_strata = size.shape[0]
+    before = np.zeros(rank.shape[0])  # at judged entries: the running change sum through there
+    pcs = np.zeros(rank.shape[0])
+    run = np.zeros((n_strata, 2))  # per (u, rel of the deleted document)
+    sap = np.zeros(n_strata)
+    counts = np.zeros((3, n_strata))
+    d, m, q = counts[DOCS], counts[SAMPLED], counts[RELEVANT]
+    for i in range(rank.shape[0]):
+        k = rank[i] + 1.0
+        c = 0 if one_stratum else stratum[i]
+        rel = 1 if grade[i] >= level else 0
+        if rel:
+            pc = stratified.stratified_precision(counts, k, eps_rel, eps_sampled)
+            pcs[i] = pc
+            sap[c] += pc
+            for u in range(n_strata):
+                if m[u] < 1:
+                    continue
+                scale = (w_del[u] if u == c else w[c]) * d[u] / k
+                base = (q[u] + eps_rel) / (m[u] + eps_sampled)
+                if m[u] > q[u]:
+                    run[u, 0] += scale * ((q[u] + eps_rel) / (m[u] - 1.0 + eps_sampled) - base)
+                if q[u] >= 1:
+                    less = (q[u] - 1.0 + eps_rel) / (m[u] - 1.0 + eps_sampled)
+                    run[u, 1] += scale * (less - base)
+        before[i] = run[c, rel]
+        stratified.count(counts, c, grade[i], level)
+    y = 0.0
+    for u in range(n_strata):
+        y += w[u] * sap[u]
+    theta = y / r_hat
+    s1 = np.zeros(n_strata)
+    s2 = np.zeros(n_strata)
+    for i in range(rank.shape[0]):
+        if grade[i] < 0:
+            continue  # pooled, not judged
+        c = 0 if one_stratum else stratum[i]
+        rel = 1 if grade[i] >= level else 0
+        step = w_del[c] - w[c]
+        r_new = r_hat + step * relevant[c] - w_del[c] * rel
+        y_new = y + step * sap[c] - w_del[c] * pcs[i] + (run[c, rel] - before[i])
+        delta = (y_new / r_new if r_new != 0 else 0.0) - theta
+        s1[c] += delta
+        s2[c] += delta * delta
+    v = 0.0
+    for u in range(n_strata):
+        n_u = sampled[u]
+        if n_u < 2 or n_u >= size[u]:
+            continue
+        step = w_del[u] - w[u]
+        for rel in range(2):  # judged documents the run does not retrieve (in the top depth)
+            unseen = relevant[u] - q[u] if rel else n_u - relevant[u] - (m[u] - q[u])
+            if unseen > 0:
+                r_new = r_hat + step * relevant[u] - w_del[u] * rel
+                delta = ((y + step * sap[u]) / r_new if r_new != 0 else 0.0) - theta
+                s1[u] += unseen * delta
+                s2[u] += unseen * delta * delta
+        spread = max(s2[u] - s1[u] * s1[u] / n_u, 0.0)
+        v += (1.0 - n_u / size[u]) * (n_u - 1.0) / n_u * spread
+    return v
 
 
 def ap_variance(ctx, method: str, value: np.ndarray, *, infap_c: float | None = None) -> np.ndarray:
     """Per-segment variance of infAP (``infap_c`` = its smoothing c) or xinfAP (``infap_c=None``)
     by ``method`` ``"covariance"`` or ``"jackknife"`` (module docstring); ``value`` = the
     estimates."""
-    from .inferred import INFAP_EPSILON
-    from .sampled import SAMPLE_EVAL_DEPTH, SMOOTH_REL, SMOOTH_SAMPLED
-
     j = ctx.judgments
     if infap_c is not None:  # one stratum: the topic's pool; relevance at the context's level
         size = j.stratum_size.sum(axis=1, keepdims=True).astype(np.float64)
         sampled = j.stratum_sampled.sum(axis=1, keepdims=True).astype(np.float64)
         relevant = ctx.num_rel_topic().astype(np.float64)[:, None]
-        stratum = np.zeros(1, dtype=np.int32)
-        level, depth = ctx.rel_level, np.iinfo(np.int64).max
-        eps_rel, eps_sampled = INFAP_EPSILON, infap_c * INFAP_EPSILON
+        level, depth = ctx.rel_level, stratified.ALL_RANKS
+        eps_rel, eps_sampled = stratified.INFAP_EPSILON, infap_c * stratified.INFAP_EPSILON
     else:
         size = j.stratum_size.astype(np.float64)
         sampled = j.stratum_sampled.astype(np.float64)
         relevant = j.stratum_grades[:, :, 1:].sum(axis=2).astype(np.float64)
-        stratum = j.stratum
-        level, depth = 1, SAMPLE_EVAL_DEPTH
-        eps_rel, eps_sampled = SMOOTH_REL, SMOOTH_SAMPLED
+        level, depth = 1, stratified.SAMPLE_EVAL_DEPTH
+        eps_rel, eps_sampled = stratified.SMOOTH_REL, stratified.SMOOTH_SAMPLED
+    pool_offsets, rank, grade, stratum = stratified.pooled_positions(ctx)
     args = (
-        ctx.offsets, ctx.pos_state, ctx.pos_grade, ctx.pos_tdi, stratum, infap_c is not None,
-        level, depth, eps_rel, eps_sampled, ctx.seg_topic, size, sampled, relevant,
+        pool_offsets, rank, grade, stratum, infap_c is not None, level, depth,
+        (eps_rel, eps_sampled), ctx.seg_topic, size, sampled, relevant,
     )
-    if method == "covariance":
-        return _linearised_kernel(*args, np.asarray(value, dtype=np.float64))
-    if method == "jackknife":
-        return _jackknife_kernel(*args)
-    raise ValueError(f"unknown variance method {method!r}")
+    if method not in ("covariance", "jackknife"):
+        raise ValueError(f"unknown variance method {method!r}")
+    return _variance_kernel(*args, np.asarray(value, dtype=np.float64), method == "jackknife")
 

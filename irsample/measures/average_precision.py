@@ -14,6 +14,7 @@ from numba import njit, prange
 from ..errors import MeasureError
 from .base import DEFAULT_CUTOFFS, Measure
 from .context import safe_divide
+from .stratified import pooled_positions
 
 _TREC = "trec_eval (NIST), https://github.com/usnistgov/trec_eval"
 
@@ -94,8 +95,10 @@ class GMAP(Measure):
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _bpref_kernel(offsets, rel, judged, num_rel, num_nonrel):
-    n_seg = offsets.shape[0] - 1
+def _bpref_kernel(pool_offsets, grade, level, num_rel, num_nonrel):
+    """Per segment, over its pooled positions (``grade`` < 0: not judged; the others do not
+    count): bpref of the class docstring."""
+    n_seg = pool_offsets.shape[0] - 1
     out = np.zeros(n_seg)
     for s in prange(n_seg):
         R = num_rel[s]
@@ -104,13 +107,13 @@ def _bpref_kernel(offsets, rel, judged, num_rel, num_nonrel):
         denom = min(num_nonrel[s], R)
         nonrel_above = 0
         total = 0.0
-        for i in range(offsets[s], offsets[s + 1]):
-            if rel[i]:
+        for i in range(pool_offsets[s], pool_offsets[s + 1]):
+            if grade[i] >= level:
                 if nonrel_above > 0:
                     total += 1.0 - min(nonrel_above, R) / denom
                 else:
                     total += 1.0
-            elif judged[i]:
+            elif grade[i] >= 0:
                 nonrel_above += 1
         out[s] = total / R
     return out
@@ -131,9 +134,8 @@ class Bpref(Measure):
     citation = "Buckley & Voorhees, SIGIR 2004"
 
     def compute(self, ctx):
-        return _bpref_kernel(
-            ctx.offsets, ctx.rel(), ctx.judged, ctx.num_rel(), ctx.num_nonrel()
-        )
+        pool_offsets, _, grade, _ = pooled_positions(ctx)
+        return _bpref_kernel(pool_offsets, grade, ctx.rel_level, ctx.num_rel(), ctx.num_nonrel())
 
 
 @dataclass(frozen=True)

@@ -70,7 +70,6 @@ class EvalContext:
             tdi = tdi[keep]
         self.offsets = offsets
         self.pos_tdi = tdi
-        self.pos_grade, self.pos_state = gather_pair(tdi, judgments.grade, judgments.state)
         self.seg_topic = np.tile(np.arange(self.n_topics, dtype=np.int64), self.n_runs)
         self.seg_len = np.diff(offsets)
         self._rel: dict[int, np.ndarray] = {}
@@ -92,6 +91,16 @@ class EvalContext:
         return value
 
     # ---- positions -------------------------------------------------------------------------
+    def __getattr__(self, name):
+        """``pos_grade`` (the qrels value of every ranked position, 0 where unpooled) and
+        ``pos_state`` (``UNPOOLED``, ``POOLED``, ``JUDGED``), gathered together on first use:
+        the estimators read the pooled positions alone (``stratified.pooled_positions``)."""
+        if name not in ("pos_grade", "pos_state"):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        j = self.judgments
+        self.pos_grade, self.pos_state = gather_pair(self.pos_tdi, j.grade, j.state)
+        return getattr(self, name)
+
     @cached_property
     def rank(self) -> np.ndarray:
         """1-based rank of every position within its ranking."""

@@ -12,94 +12,64 @@ import numpy as np
 from numba import njit, prange
 
 from ..errors import MeasureError
-from ..model import JUDGED, POOLED
+from . import stratified
+from .ap_variance import ap_variance
 from .base import DEFAULT_VARIANCE, Measure
 from .context import safe_divide
-
-INFAP_EPSILON = 1e-5  #: trec_eval's smoothing constant
-
-
-@njit(cache=True, nogil=True, inline="always")
-def precision_estimate(j, rel_above, nonrel_above, pooled_unjudged_above, eps, c):
-    """infAP's E[prec] at the judged relevant document at 0-based position j: 1 at the top,
-    else 1/k + ((k-1)/k) (pooled/(k-1)) (rel + eps)/(rel + nonrel + c eps), k = j + 1."""
-    if j == 0:
-        return 1.0
-    fj = float(j)
-    pooled = rel_above + nonrel_above + pooled_unjudged_above
-    return 1.0 / (fj + 1.0) + (fj / (fj + 1.0)) * (pooled / fj) * (
-        (rel_above + eps) / (rel_above + nonrel_above + c * eps)
-    )
+from .stratified import DOCS, INFAP_EPSILON, RELEVANT, SAMPLED
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _infap_kernel(offsets, state, grade, level, num_rel, eps, c):
-    n_seg = offsets.shape[0] - 1
+def _infap_kernel(pool_offsets, rank, grade, level, num_rel, eps, c):
+    """Per segment: (1/R) sum over the judged relevant documents of infap_precision."""
+    n_seg = pool_offsets.shape[0] - 1
     out = np.zeros(n_seg)
     for s in prange(n_seg):
-        rel_above = 0
-        nonrel_above = 0
-        pooled_unjudged_above = 0
+        counts = np.zeros((3, 1))
         total = 0.0
-        a = offsets[s]
-        for j in range(offsets[s + 1] - a):
-            st = state[a + j]
-            if st == POOLED:
-                pooled_unjudged_above += 1
-            elif st == JUDGED:
-                if grade[a + j] < level:
-                    nonrel_above += 1
-                else:
-                    total += precision_estimate(
-                        j, rel_above, nonrel_above, pooled_unjudged_above, eps, c
-                    )
-                    rel_above += 1
+        first, end = stratified.segment(pool_offsets, rank, s, stratified.ALL_RANKS)
+        for x in range(first, end):
+            if grade[x] >= level:
+                total += stratified.infap_precision(rank[x], counts, eps, c)
+            stratified.count(counts, 0, grade[x], level)
         if num_rel[s] > 0:
             out[s] = total / num_rel[s]
     return out
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _infap_variance_kernel(offsets, state, grade, level, num_rel, eps, c, fraction, value):
+def _infap_variance_kernel(pool_offsets, rank, grade, level, num_rel, eps, c, fraction, value):
     """Per segment: stage 1 + stage 2 of the two-stage variance of infAP (see InfAP)."""
-    n_seg = offsets.shape[0] - 1
+    n_seg = pool_offsets.shape[0] - 1
     out = np.zeros(n_seg)
     for s in prange(n_seg):
-        r = num_rel[s]
-        if r == 0:
-            continue
-        rel_above = 0
-        nonrel_above = 0
-        pooled_unjudged_above = 0
+        counts = np.zeros((3, 1))
         sum_sq = 0.0
         stage2 = 0.0
-        a = offsets[s]
-        for j in range(offsets[s + 1] - a):
-            st = state[a + j]
-            if st == POOLED:
-                pooled_unjudged_above += 1
-            elif st == JUDGED:
-                if grade[a + j] < level:
-                    nonrel_above += 1
-                else:
-                    pc = precision_estimate(
-                        j, rel_above, nonrel_above, pooled_unjudged_above, eps, c
-                    )
-                    if j > 0:
-                        k = j + 1.0
-                        sampled = rel_above + nonrel_above
-                        pooled = sampled + pooled_unjudged_above
-                        if sampled > 0 and pooled > 1:
-                            pi = rel_above / sampled
-                            stage2 += (
-                                (pooled / k) ** 2 * pi * (1.0 - pi) / sampled
-                                * (pooled - sampled) / (pooled - 1.0)
-                            )
-                    sum_sq += pc * pc
-                    rel_above += 1
-        spread = max(sum_sq / r - value[s] * value[s], 0.0)
-        out[s] = (1.0 - fraction[s]) * spread / r + stage2 / (r * r)
+        first, end = stratified.segment(pool_offsets, rank, s, stratified.ALL_RANKS)
+        for x in range(first, end):
+            if grade[x] >= level:
+                pc = stratified.infap_precision(rank[x], counts, eps, c)
+                sum_sq += pc * pc
+                stage2 += _precision_variance(rank[x] + 1.0, counts)
+            stratified.count(counts, 0, grade[x], level)
+        r = num_rel[s]  # no cut-off when r = 0: the variance stays 0
+        if r > 0:
+            spread = max(sum_sq / r - value[s] * value[s], 0.0)
+            out[s] = (1.0 - fraction[s]) * spread / r + stage2 / (r * r)
     return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _precision_variance(k, counts):
+    """var(PC_k) = (N/k)^2 pi (1 - pi)/n (N - n)/(N - 1), N pooled and n judged documents above
+    rank k, pi = rel/n (0 at k = 1, for n = 0 or N <= 1)."""
+    pooled = counts[DOCS, 0]
+    sampled = counts[SAMPLED, 0]
+    if k == 1.0 or sampled == 0 or pooled <= 1:
+        return 0.0
+    pi = counts[RELEVANT, 0] / sampled
+    return (pooled / k) ** 2 * pi * (1.0 - pi) / sampled * (pooled - sampled) / (pooled - 1.0)
 
 
 @dataclass(frozen=True)
@@ -154,18 +124,17 @@ class InfAP(Measure):
 
     def compute(self, ctx):
         return ctx.shared(("infAP", self.c), lambda: _infap_kernel(
-            ctx.offsets, ctx.pos_state, ctx.pos_grade, ctx.rel_level, ctx.num_rel(),
-            INFAP_EPSILON, self.c,
+            *stratified.pooled_positions(ctx)[:3], ctx.rel_level, ctx.num_rel(), INFAP_EPSILON,
+            self.c,
         ))
 
     def variance(self, ctx, method=DEFAULT_VARIANCE):
         if method != "paper":
-            from .ap_variance import ap_variance
-
             return ap_variance(ctx, method, self.compute(ctx), infap_c=self.c)
         j = ctx.judgments
         fraction = safe_divide(j.stratum_sampled.sum(axis=1), j.stratum_size.sum(axis=1))
         return _infap_variance_kernel(
-            ctx.offsets, ctx.pos_state, ctx.pos_grade, ctx.rel_level, ctx.num_rel(),
-            INFAP_EPSILON, self.c, fraction[ctx.seg_topic], self.compute(ctx),
+            *stratified.pooled_positions(ctx)[:3], ctx.rel_level, ctx.num_rel(), INFAP_EPSILON,
+            self.c,
+            fraction[ctx.seg_topic], self.compute(ctx),
         )

@@ -5,9 +5,9 @@ SIGIR 2008 (paper 000 here); the numbers of NIST's sample_eval.pl (2011 revision
 reference-semantics §3.1. Per topic and stratum s: N_s qrels entries, n_s sampled (rel >= 0),
 r_s relevant (rel > 0); R^ = sum over s with n_s > 0 of r_s N_s / n_s.
 
-One walk over each ranking (its first ``depth`` = 1000 documents) keeps, before the document at
-rank k is counted, d_s (documents of s above k), m_s (sampled among them), q_s (relevant among
-them) and D = sum d_s. At a relevant document (rel > 0) of stratum s it adds to SAP_s the
+One walk over each ranking (its first ``depth`` = 1000 documents; the walk of ``stratified.py``)
+keeps, before the document at rank k is counted, d_s (documents of s above k), m_s (sampled
+among them), q_s (relevant among them) and D = sum d_s. At a relevant document (rel > 0) of stratum s it adds to SAP_s the
 estimated precision  1/k + (D/k) * sum_s' (d_s'/D) (q_s' + 1e-5)/(m_s' + 3e-5)  and to the
 stratum's gain rel / log2(k + 1). After each rank, E_k = sum_s d_s (q_s + 1e-5)/(m_s + 3e-5)
 estimates the relevant documents retrieved so far. Documents outside every stratum count in
@@ -23,77 +23,58 @@ import numpy as np
 from numba import njit, prange
 
 from ..errors import MeasureError
-from ..model import JUDGED, POOLED
+from . import stratified
+from .ap_variance import ap_variance
 from .base import DEFAULT_VARIANCE, Measure, split_values
+from .context import safe_divide
 from .gain import gains_text, parse_gains
 from .interpolated import ELEVEN_POINTS
-from .context import safe_divide
+from .sampled_variance import infndcg_variance, xinfap_variance
+from .stratified import DOCS, SAMPLE_EVAL_DEPTH, SAMPLED
 
 _YKA = "Yilmaz, Kanoulas & Aslam, SIGIR 2008; NIST sample_eval.pl"
-SAMPLE_EVAL_DEPTH = 1000  #: sample_eval's maxResultSize
-SMOOTH_REL, SMOOTH_SAMPLED = 1e-5, 3e-5
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _walk(offsets, pos_state, pos_grade, pos_tdi, stratum, gain_table, n_strata, depth,
+def _walk(offsets, pool_offsets, rank, grade, stratum, gain_table, n_strata, depth,
           keep_expected):
     """Per segment: SAP_s, gain_s, d_s, m_s (over the top ``depth``) and, with
     ``keep_expected``, E after every rank (a one-element array otherwise).
 
-    Each stratum's term d_s (q_s + 1e-5)/(m_s + 3e-5) is updated only when its stratum changes
-    and E sums the terms in stratum order (the reference's order: interpolated precision compares
-    E with r * R^, so E must be bit-identical); the estimated precision above a relevant document,
-    (D/k) * sum_s (d_s/D) (q_s + 1e-5)/(m_s + 3e-5), is then E/k (0 when D = 0).
+    E is summed over the strata in stratum order (the reference's order: interpolated precision
+    compares E with r * R^, so E must be bit-identical); the estimated precision above a
+    relevant document, (D/k) * sum_s (d_s/D) (q_s + 1e-5)/(m_s + 3e-5), is then E/k (0 when
+    D = 0).
     """
-    n_seg = offsets.shape[0] - 1
+    n_seg = pool_offsets.shape[0] - 1
     sap = np.zeros((n_seg, n_strata))
     gain = np.zeros((n_seg, n_strata))
-    docs = np.zeros((n_seg, n_strata))
-    sampled = np.zeros((n_seg, n_strata))
+    counted = np.zeros((n_seg, 3, n_strata))
     expected = np.empty(offsets[-1] if keep_expected else 1)
     for s in prange(n_seg):
-        d = np.zeros(n_strata)
-        m = np.zeros(n_strata)
-        q = np.zeros(n_strata)
-        term = np.zeros(n_strata)
-        total = 0.0
-        e = 0.0
+        counts = counted[s]
+        first, end = stratified.segment(pool_offsets, rank, s, depth)
         a = offsets[s]
-        n = min(offsets[s + 1] - a, depth)
-        for i in range(n):
-            k = i + 1.0
-            state = pos_state[a + i]
-            in_pool = state == JUDGED or state == POOLED
-            rel = pos_grade[a + i] if state == JUDGED else -1
-            c = stratum[pos_tdi[a + i]]
-            if rel > 0:
-                sap[s, c] += 1.0 / k + (e / k if total != 0 else 0.0)
-                g = gain_table[min(rel, gain_table.shape[0] - 1)]
-                gain[s, c] += g / (math.log(k + 1.0) / math.log(2.0))
-            if in_pool:
-                total += 1
-                d[c] += 1
-                if rel > 0:
-                    q[c] += 1
-                if rel >= 0:
-                    m[c] += 1
-                term[c] = d[c] * (q[c] + SMOOTH_REL) / (m[c] + SMOOTH_SAMPLED)
-                e = 0.0
-                for j in range(n_strata):
-                    e += term[j]
+        done = 0  # with keep_expected: ranks whose E is written
+        e = 0.0
+        for x in range(first, end):
+            c = stratum[x]
+            g = grade[x]
+            if g > 0:
+                k = rank[x] + 1.0
+                sap[s, c] += stratified.sample_eval_precision(counts, k)
+                gain[s, c] += gain_table[min(g, gain_table.shape[0] - 1)] / (
+                    math.log(k + 1.0) / math.log(2.0)
+                )
+            stratified.count(counts, c, g, 1)
             if keep_expected:
-                expected[a + i] = e
-        docs[s] = d
-        sampled[s] = m
-    return sap, gain, docs, sampled, expected
-
-
-def _mapped_gains(gains: tuple, n_grades: int) -> np.ndarray:
-    table = np.arange(n_grades, dtype=np.float64)
-    for level, g in gains:
-        if 0 <= level < n_grades:
-            table[level] = g
-    return table
+                expected[a + done : a + rank[x]] = e  # unpooled ranks: E unchanged
+                e = stratified.sample_eval_expected(counts)
+                expected[a + rank[x]] = e
+                done = rank[x] + 1
+        if keep_expected:
+            expected[a + done : a + min(offsets[s + 1] - a, depth)] = e
+    return sap, gain, counted[:, DOCS].copy(), counted[:, SAMPLED].copy(), expected
 
 
 #: families that read E after every rank; the walk keeps that array (50 MB on TREC-8) only
@@ -116,10 +97,11 @@ def walk(ctx, gains: tuple = (), *, expected: bool = False):
         j = ctx.judgments
         if j.stratum is None:
             raise MeasureError("sampled estimators need judgments built by Judgments.from_qrels")
-        table = _mapped_gains(gains, j.stratum_grades.shape[2])
+        table = stratified.gain_table(gains, j.stratum_grades.shape[2])
+        pool_offsets, rank, grade, stratum = stratified.pooled_positions(ctx)
         return _walk(
-            ctx.offsets, ctx.pos_state, ctx.pos_grade, ctx.pos_tdi, j.stratum, table,
-            len(j.stratum_labels), SAMPLE_EVAL_DEPTH, keep,
+            ctx.offsets, pool_offsets, rank, grade, stratum, table, len(j.stratum_labels),
+            SAMPLE_EVAL_DEPTH, keep,
         )
 
     return ctx.replace_shared(key, (keep, build()))[1]
@@ -163,11 +145,7 @@ class XInfAP(Measure):
         """``"paper"``: the stratified two-stage formula of ``sampled_variance.py`` (precisions at
         different cut-offs independent); ``"covariance"`` and ``"jackknife"``: ``ap_variance.py``."""
         if method == "paper":
-            from .sampled_variance import xinfap_variance
-
             return xinfap_variance(ctx, self.compute(ctx))
-        from .ap_variance import ap_variance
-
         return ap_variance(ctx, method, self.compute(ctx))
 
     def compute(self, ctx):
@@ -186,7 +164,7 @@ def ideal_dcg(ctx, gains: tuple) -> np.ndarray:
     term per further grade past rank 1000; irsample stops at 1000)."""
     j = ctx.judgments
     n_grades = j.stratum_grades.shape[2]
-    table = _mapped_gains(gains, n_grades)
+    table = stratified.gain_table(gains, n_grades)
     per_grade = safe_divide(
         j.stratum_grades * j.stratum_size[:, :, None], j.stratum_sampled[:, :, None]
     ).sum(axis=1)
@@ -234,9 +212,7 @@ class InfNDCG(Measure):
     variance_method = "stratified expansion, ideal DCG fixed (sampled_variance.py)"
 
     def variance(self, ctx, method=None):  # one estimator: ``method`` is ignored
-        from .sampled_variance import infndcg_variance
-
-        return infndcg_variance(ctx, self.gains)
+        return infndcg_variance(ctx, self.gains, ideal_dcg(ctx, self.gains))
 
     def compute(self, ctx):
         _, gain, docs, sampled, _ = walk(ctx, self.gains)

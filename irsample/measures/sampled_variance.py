@@ -42,57 +42,53 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from ..model import JUDGED, POOLED
+from . import stratified
 from .context import safe_divide
-from .sampled import SAMPLE_EVAL_DEPTH, SMOOTH_REL, SMOOTH_SAMPLED, _mapped_gains, ideal_dcg
+from .stratified import DOCS, RELEVANT, SAMPLED
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _variance_walk(offsets, pos_state, pos_grade, pos_tdi, stratum, gain_table, n_strata, depth):
+def _variance_walk(pool_offsets, rank, grade, stratum, gain_table, n_strata, depth):
     """Per segment and stratum: sum PC, sum PC^2, sum var(PC) over relevant retrieved documents,
     sum g, sum g^2 of the discounted gains, d_s and m_s (top ``depth``)."""
-    n_seg = offsets.shape[0] - 1
+    n_seg = pool_offsets.shape[0] - 1
     shape = (n_seg, n_strata)
     pc_sum, pc_sq, pc_var = np.zeros(shape), np.zeros(shape), np.zeros(shape)
     g_sum, g_sq = np.zeros(shape), np.zeros(shape)
-    docs, sampled = np.zeros(shape), np.zeros(shape)
+    counted = np.zeros((n_seg, 3, n_strata))
     for s in prange(n_seg):
-        d = np.zeros(n_strata)
-        m = np.zeros(n_strata)
-        q = np.zeros(n_strata)
-        total = 0.0
-        a = offsets[s]
-        n = min(offsets[s + 1] - a, depth)
-        for i in range(n):
-            k = i + 1.0
-            state = pos_state[a + i]
-            rel = pos_grade[a + i] if state == JUDGED else -1
-            c = stratum[pos_tdi[a + i]]
+        counts = counted[s]
+        first, end = stratified.segment(pool_offsets, rank, s, depth)
+        for x in range(first, end):
+            c = stratum[x]
+            rel = grade[x]
             if rel > 0:
-                e = 0.0
-                v = 0.0
-                for j in range(n_strata):
-                    e += d[j] * (q[j] + SMOOTH_REL) / (m[j] + SMOOTH_SAMPLED)
-                    if m[j] > 0 and d[j] > 1:
-                        pi = q[j] / m[j]
-                        v += d[j] * d[j] * pi * (1.0 - pi) / m[j] * (d[j] - m[j]) / (d[j] - 1.0)
-                pc = 1.0 / k + (e / k if total != 0 else 0.0)
+                k = rank[x] + 1.0
+                pc = stratified.sample_eval_precision(counts, k)
                 pc_sum[s, c] += pc
                 pc_sq[s, c] += pc * pc
-                pc_var[s, c] += v / (k * k)
-                g = gain_table[min(rel, gain_table.shape[0] - 1)] / (math.log(k + 1.0) / math.log(2.0))
+                pc_var[s, c] += _proportions_variance(counts) / (k * k)
+                g = gain_table[min(rel, gain_table.shape[0] - 1)] / (
+                    math.log(k + 1.0) / math.log(2.0)
+                )
                 g_sum[s, c] += g
                 g_sq[s, c] += g * g
-            if state == JUDGED or state == POOLED:
-                total += 1
-                d[c] += 1
-                if rel > 0:
-                    q[c] += 1
-                if rel >= 0:
-                    m[c] += 1
-        docs[s] = d
-        sampled[s] = m
-    return pc_sum, pc_sq, pc_var, g_sum, g_sq, docs, sampled
+            stratified.count(counts, c, rel, 1)
+    return pc_sum, pc_sq, pc_var, g_sum, g_sq, counted[:, DOCS].copy(), counted[:, SAMPLED].copy()
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _proportions_variance(counts):
+    """sum over strata of d^2 pi (1 - pi)/m (d - m)/(d - 1), pi = q/m (0 when m = 0 or d <= 1):
+    k^2 var(PC_k) for the counts above rank k."""
+    v = 0.0
+    for u in range(counts.shape[1]):
+        d = counts[DOCS, u]
+        m = counts[SAMPLED, u]
+        if m > 0 and d > 1:
+            pi = counts[RELEVANT, u] / m
+            v += d * d * pi * (1.0 - pi) / m * (d - m) / (d - 1.0)
+    return v
 
 
 def variance_walk(ctx, gains: tuple = ()):
@@ -100,19 +96,20 @@ def variance_walk(ctx, gains: tuple = ()):
 
     def build():
         j = ctx.judgments
-        table = _mapped_gains(gains, j.stratum_grades.shape[2])
+        table = stratified.gain_table(gains, j.stratum_grades.shape[2])
+        pool_offsets, rank, grade, stratum = stratified.pooled_positions(ctx)
         return _variance_walk(
-            ctx.offsets, ctx.pos_state, ctx.pos_grade, ctx.pos_tdi, j.stratum, table,
-            len(j.stratum_labels), SAMPLE_EVAL_DEPTH,
+            pool_offsets, rank, grade, stratum, table, len(j.stratum_labels),
+            stratified.SAMPLE_EVAL_DEPTH,
         )
 
     return ctx.shared(("sample_eval_variance_walk", gains), build)
 
 
-def _sample_variance(total, squares, count):
-    """Sample variance (n - 1 denominator) from sums; 0 where count < 2."""
-    spread = np.maximum(squares - safe_divide(total * total, count), 0.0)
-    return np.where(count >= 2, safe_divide(spread, count - 1), 0.0)
+def _sample_variance(total, squares, n):
+    """Sample variance (n - 1 denominator) from sums; 0 where n < 2."""
+    spread = np.maximum(squares - safe_divide(total * total, n), 0.0)
+    return np.where(n >= 2, safe_divide(spread, n - 1), 0.0)
 
 
 def xinfap_variance(ctx, value: np.ndarray) -> np.ndarray:
@@ -133,11 +130,11 @@ def xinfap_variance(ctx, value: np.ndarray) -> np.ndarray:
     return safe_divide(stage1 + stage2, r_hat * r_hat)
 
 
-def infndcg_variance(ctx, gains: tuple = ()) -> np.ndarray:
-    """Per-segment variance of infNDCG per the module docstring."""
+def infndcg_variance(ctx, gains: tuple, ideal_dcg: np.ndarray) -> np.ndarray:
+    """Per-segment variance of infNDCG per the module docstring; ``ideal_dcg`` per topic."""
     *_, g_sum, g_sq, docs, sampled = variance_walk(ctx, gains)
     spread = _sample_variance(g_sum, g_sq, sampled)
     fpc = 1.0 - safe_divide(sampled, docs)
     dcg_var = (docs * docs * fpc * safe_divide(spread, sampled)).sum(axis=1)
-    ideal = ideal_dcg(ctx, gains)[ctx.seg_topic]
+    ideal = ideal_dcg[ctx.seg_topic]
     return safe_divide(dcg_var, ideal * ideal)

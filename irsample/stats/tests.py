@@ -37,6 +37,9 @@ import numpy as np
 from numba import njit
 from scipy import special, stats
 
+from .intervals import Interval
+from .random import generator
+
 ALTERNATIVES = ("two-sided", "less", "greater")
 _TIE = 100 * np.finfo(np.float64).eps  #: scipy.stats.permutation_test's relative tie tolerance
 _MAX_EXACT = 24  #: 2^24 sign assignments: the largest exact enumeration allowed
@@ -66,18 +69,6 @@ class PairwiseResult(TestResult):
 
     first: np.ndarray | None = None
     second: np.ndarray | None = None
-
-
-@dataclass(frozen=True, eq=False)
-class Interval:
-    """A confidence interval ``[low, high]`` at confidence ``level`` around ``estimate``."""
-
-    estimate: float | np.ndarray
-    low: float | np.ndarray
-    high: float | np.ndarray
-    level: float
-    method: str
-    standard_error: float | np.ndarray | None = None
 
 
 def _check_alternative(alternative: str) -> None:
@@ -169,17 +160,6 @@ def paired_t(x, y, *, axis: int = -1, alternative: str = "two-sided") -> TestRes
 
 
 # ---- paired randomization (sign-flip) test ---------------------------------------------------
-def _generator(rng) -> np.random.Generator:
-    if isinstance(rng, np.random.Generator):
-        return rng
-    if rng is None or isinstance(rng, bool) or not isinstance(
-        rng, (int, np.integer, np.random.SeedSequence)
-    ):
-        raise ValueError(
-            f"rng must be a numpy Generator, an int seed or a SeedSequence, not {rng!r}")
-    return np.random.default_rng(rng)
-
-
 def sign_flips(n: int, *, n_resamples: int = 9999, exact: bool | None = None, rng=None):
     """(signs, exact): a (B, n) matrix of +-1 sign assignments, all 2^n of them when exact
     (default: when 2^n <= ``n_resamples``), else ``n_resamples`` rows drawn with ``rng``."""
@@ -193,7 +173,7 @@ def sign_flips(n: int, *, n_resamples: int = 9999, exact: bool | None = None, rn
         return (1.0 - 2.0 * bits), True
     if n_resamples < 1:
         raise ValueError(f"n_resamples must be >= 1, not {n_resamples!r}")
-    draws = _generator(rng).integers(0, 2, size=(n_resamples, n), dtype=np.int8)
+    draws = generator(rng).integers(0, 2, size=(n_resamples, n), dtype=np.int8)
     return (1.0 - 2.0 * draws), False
 
 
@@ -302,7 +282,7 @@ def bootstrap_mean(
     x = np.asarray(x, dtype=np.float64)
     res = stats.bootstrap(
         (x,), np.mean, n_resamples=n_resamples, axis=axis, confidence_level=level,
-        method=method, vectorized=True, rng=_generator(rng),
+        method=method, vectorized=True, rng=generator(rng),
     )
     ci = res.confidence_interval
     return Interval(

@@ -1,0 +1,125 @@
+"""One home for z values, normal intervals and generators (irsample.stats.intervals, .random).
+
+- z(level) is the two-sided normal quantile, checked against scipy's; bad levels are refused.
+- normal_interval returns an Interval (estimate, low, high, level, method, standard_error) that
+  unpacks as (low, high); Evaluation.interval returns one, equal to value -/+ z sqrt(variance).
+- generator() accepts Generators, int seeds and SeedSequences and refuses None; the design
+  layer's generator raises DesignError; derived_seed is stable.
+- The planner study's half-widths (predicted, jackknife, observed) all follow its ``level``:
+  each scales by z(level) (it used a fixed 1.96 for the observed spread and the plan's 0.95).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from irsample.errors import DesignError
+from irsample.stats import Interval, derived_seed, generator, normal_interval, z
+
+from .experiment_data import write_collection
+
+
+@pytest.mark.parametrize("level", [0.5, 0.8, 0.9, 0.95, 0.99, 0.999])
+def test_z_is_the_two_sided_normal_quantile(level):
+    assert z(level) == pytest.approx(sps.norm.ppf(0.5 + level / 2), rel=1e-14)
+    assert sps.norm.cdf(z(level)) - sps.norm.cdf(-z(level)) == pytest.approx(level, rel=1e-12)
+
+
+@pytest.mark.parametrize("level", [0, 1, -0.5, 1.5, math.nan, "0.95", None, True])
+def test_z_refuses_what_is_not_a_level(level):
+    with pytest.raises(ValueError, match="confidence level"):
+        z(level)
+
+
+def test_normal_interval_is_an_interval_that_unpacks():
+    ci = normal_interval(np.array([0.5, 0.2]), np.array([0.01, 0.0]), 0.9)
+    assert isinstance(ci, Interval)
+    low, high = ci
+    assert np.array_equal(low, ci.low) and np.array_equal(high, ci.high)
+    np.testing.assert_array_equal(ci.low, [0.5 - z(0.9) * 0.1, 0.2])
+    np.testing.assert_array_equal(ci.high, [0.5 + z(0.9) * 0.1, 0.2])
+    assert ci.level == 0.9 and ci.method == "normal"
+    np.testing.assert_array_equal(ci.standard_error, [0.1, 0.0])
+    one = normal_interval(1.0, 4.0, 0.95)
+    assert isinstance(one.low, float) and one.high == pytest.approx(1.0 + 2 * 1.959963984540054)
+
+
+def test_evaluation_interval_is_an_interval():
+    from irsample.design import stratified
+    from irsample.design.frame import SamplingFrame
+    from irsample.evaluation import evaluate_collection
+    from irsample.measures import parse_all
+
+    from .synthetic import pooled_collection
+
+    col, table = pooled_collection(1, n_topics=4, n_runs=3, n_docs=400, depth=50, pool_depth=20)
+    judgments = stratified("1-5:1,6-20:0.3").sample(SamplingFrame.from_qrels(col, table), rng=3)
+    ev = evaluate_collection(col, judgments, parse_all(["xinfAP", "infNDCG"]), ci=0.8)
+    ci = ev.interval()
+    assert isinstance(ci, Interval) and ci.level == 0.8
+    half = z(0.8) * np.sqrt(ev.summary_variance)
+    np.testing.assert_array_equal(ci.low, ev.summary - half)
+    np.testing.assert_array_equal(ci.high, ev.summary + half)
+    np.testing.assert_array_equal(ci.estimate, ev.summary)
+    per_topic = ev.interval(summary=False)
+    assert per_topic.low.shape == ev.values.shape
+
+
+def test_generator_accepts_seeds_and_refuses_none():
+    g = np.random.default_rng(1)
+    assert generator(g) is g
+    assert generator(5).integers(1000) == np.random.default_rng(5).integers(1000)
+    assert generator(np.random.SeedSequence(5)).integers(1000) == np.random.default_rng(
+        5).integers(1000)
+    for bad in (None, True, 1.5, "3"):
+        with pytest.raises(ValueError, match="rng must be"):
+            generator(bad)
+    from irsample.design.frame import generator as design_generator
+
+    with pytest.raises(DesignError, match="rng must be"):
+        design_generator(None)
+
+
+def test_derived_seed_is_stable_and_keyed():
+    assert derived_seed(7, "a", 1) == derived_seed(7, "a", 1)
+    assert len({derived_seed(7, "a", 1), derived_seed(7, "a", 2), derived_seed(8, "a", 1)}) == 3
+    assert 0 <= derived_seed(2**40, "x") < 2**63
+
+
+def test_planner_study_halfwidths_follow_the_level(tmp_path):
+    """Same seed, two levels: the draws are the same, so every half-width scales by the ratio
+    of the z values (a fixed 1.96 or the plan's default level would leave a ratio of 1)."""
+    from irsample.experiments import CollectionFiles
+    from irsample.experiments.planner_study import run_halfwidths
+
+    paths = write_collection(tmp_path)
+    files = CollectionFiles.of(paths["runs"], paths["qrels"], pooled=paths["pooled"],
+                               groups=paths["groups"])
+    tables = {level: run_halfwidths(files, budgets=(150,), trials=3, seed=3, level=level,
+                                    executor="sequential")["halfwidths"]
+              for level in (0.5, 0.95)}
+    ratio = z(0.5) / z(0.95)
+    for column in ("predicted", "jackknife", "observed"):
+        np.testing.assert_allclose(tables[0.5][column], ratio * tables[0.95][column], rtol=1e-12,
+                                   err_msg=column)
+
+
+def test_every_command_that_draws_has_one_seed_default():
+    """``--seed`` defaults to DEFAULT_SEED in every subcommand that has one (none requires it)."""
+    import argparse
+
+    from irsample.cli import build_parser
+    from irsample.stats import DEFAULT_SEED
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    seeded = {}
+    for name, parser in sub.choices.items():
+        for action in parser._actions:
+            if "--seed" in action.option_strings:
+                seeded[name] = (action.default, action.required)
+    assert {"sample", "demo", "simulate", "judge", "nojudge", "infer-qrels"} <= seeded.keys()
+    assert set(seeded.values()) == {(DEFAULT_SEED, False)}, seeded
