@@ -39,8 +39,7 @@ COMMANDS: dict[str, tuple[str | None, str]] = {
     "demo": ("demo", "judge 10%% of a pool, estimate MAP/nDCG with intervals, compare with the "
              "truth"),
     "simulate": ("simulate", "rerun a seed paper's experiment (recipe) and write a report"),
-    "assess": ("assess", "serve a design's documents to assessors in a browser; export the "
-               "judgments (needs irsample[assess])"),
+    "assess": ("assess", "judge a design's documents in a browser (web app)"),
 }
 
 #: formats whose output has no per-topic lines (``-q`` is refused with them)

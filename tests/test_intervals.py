@@ -112,14 +112,15 @@ def test_every_command_that_draws_has_one_seed_default():
     """``--seed`` defaults to DEFAULT_SEED in every subcommand that has one (none requires it)."""
     import argparse
 
-    from irsample.cli import build_parser
+    from irsample.cli import COMMANDS, build_parser
     from irsample.stats import DEFAULT_SEED
 
-    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     seeded = {}
-    for name, parser in sub.choices.items():
-        for action in parser._actions:
+    for command in COMMANDS:  # each command's real parser (the others are stubs)
+        sub = next(a for a in build_parser(command)._actions
+                   if isinstance(a, argparse._SubParsersAction))
+        for action in sub.choices[command]._actions:
             if "--seed" in action.option_strings:
-                seeded[name] = (action.default, action.required)
+                seeded[command] = (action.default, action.required)
     assert {"sample", "demo", "simulate", "judge", "nojudge", "infer-qrels"} <= seeded.keys()
     assert set(seeded.values()) == {(DEFAULT_SEED, False)}, seeded
