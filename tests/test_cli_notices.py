@@ -135,10 +135,17 @@ def test_compile_notice_once_on_first_use_then_silent(sample, tmp_path):
     assert list((tmp_path / "fresh-cache").rglob("*.nbi"))  # the index of the cached kernels
 
 
-def test_steps_report_stages():
+def test_steps_show_each_stage_with_elapsed_time(monkeypatch):
     import io
 
-    with Steps(["one", "two"], False) as steps:  # disabled: a no-op
+    err = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", err)
+    with Steps(["reading runs", "pooling"], True) as steps:
         steps.next()
         steps.next()
-    assert io  # nothing to assert beyond not failing: a disabled bar prints nothing
+    shown = err.getvalue()
+    assert "reading runs [0/2, 00:00]" in shown and "pooling [1/2, 00:00]" in shown
+    err.truncate(0)
+    with Steps(["reading runs"], False) as steps:  # disabled: silent
+        steps.next()
+    assert err.getvalue() == ""
