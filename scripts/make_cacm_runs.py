@@ -23,7 +23,6 @@ citation lists after that line (numbers only) are left out.
 from __future__ import annotations
 
 import argparse
-import gzip
 import html
 import importlib.util
 import re

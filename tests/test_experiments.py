@@ -272,3 +272,33 @@ def test_trec8_splits_and_truth(shared):
     truth = data.truth(("AP",)).summary[:, 0]
     worst = max(abs(truth[i] - float(official[n])) for i, n in enumerate(info.names))
     assert worst <= 5e-5
+
+
+def test_truth_is_the_frame_truth_and_the_qrels_truth_is_kept(files):
+    """Halves: the truth is the measure on the qrels restricted to the half's pool (depth 100),
+    for pooled and unpooled runs alike; ``truth_qrels`` is the complete qrels' measure, and a
+    shallow pool strategy is judged against the depth-100 frame it samples, not its own pool."""
+    exp = Experiment(collection=files, strategies=[strategy("pool5", stratified("1-5:1"))],
+                     measures={"xinfAP": "AP", "infNDCG": "nDCG"}, splits=["halves"],
+                     trials=3, seed=5, ci=None)
+    result = exp.run(executor="sequential", progress=False)
+    data = load(files)
+    complete = data.truth(("AP", "nDCG")).summary
+    differs = 0
+    for task in exp.tasks(data.info):
+        (cell,) = task.cells
+        assert cell.depth == 5.0 and cell.truth_depth == 100.0
+        frame = data.frame(task.split.pool, 100)
+        expected = evaluate_collection(data.collection, frame.judgments(),
+                                       parse_all(["AP", "nDCG"])).summary
+        rows = result.runs[result.runs.trial == task.trial]
+        for j, name in enumerate(("xinfAP", "infNDCG")):
+            r = rows[rows.measure == name]
+            index = [data.info.names.index(n) for n in r.run]
+            np.testing.assert_allclose(r.truth, expected[index, j], rtol=0, atol=1e-15)
+            np.testing.assert_allclose(r.truth_qrels, complete[index, j], rtol=0, atol=1e-15)
+            differs += int(np.sum(np.abs(r.truth.to_numpy() - r.truth_qrels.to_numpy()) > 1e-9))
+    assert differs > 0  # a half's pool misses relevant documents of the qrels
+    tr = result.trials
+    assert tr.accuracy.notna().all() and tr.accuracy_qrels.notna().all()
+    assert tr.rms_qrels.notna().all() and tr.kendall_tau_qrels.notna().all()

@@ -3,10 +3,25 @@
 Simulation tasks travel between processes as small values; the collection itself (TREC-8:
 6.3 million ranked positions) is named by a :class:`CollectionFiles` and parsed at most once in
 each process (:func:`load`, a per-process cache; worker initializers call it before the first
-task). What every trial of a process shares is computed once and cached there too: the truth
-(measures under the complete qrels), its significance decisions per run set, the sampling frames
-of the splits' pools (a few at a time: random halves make a new pool every trial), and
-sub-collections of the evaluated runs.
+task). What every trial of a process shares is computed once and cached there too: the two
+truths and their significance decisions per run set, the sampling frames of the splits' pools (a
+few at a time: random halves make a new pool every trial), and sub-collections of the evaluated
+runs.
+
+Two truths, two questions:
+
+- the **frame truth** (:meth:`LoadedCollection.frame_truth`): the measure under the complete
+  judgments restricted to the sampling frame, i.e. what judging the whole pool a design samples
+  from would give (documents outside the frame non-relevant). A sample can only estimate this;
+  estimate minus frame truth is the sampling error, and it is what every simulation compares
+  with. For a run outside the pool (random halves, leave-one-group-out, unpooled runs) it is
+  still the frame truth: the run is scored on the judgments the pool can provide.
+- the **qrels truth** (:meth:`LoadedCollection.truth`): the measure under the complete qrels.
+  Frame truth minus qrels truth is the pool's own bias (documents relevant but outside the
+  pool), not a sampling error; estimate minus qrels truth mixes both. TREC-8's qrels are exactly
+  the depth-100 pool of its pooled runs, so there the two truths agree for depth-100 frames of
+  the pooled runs; on Vaswani and CACM (qrels from other sources) and for frames of fewer runs
+  or shallower pools they differ.
 """
 
 from __future__ import annotations
@@ -99,6 +114,8 @@ class LoadedCollection:
         self._lock = threading.RLock()
         self._truth: dict = {}
         self._decisions: dict = {}
+        self._frame_truths: OrderedDict = OrderedDict()
+        self._frame_decisions: OrderedDict = OrderedDict()
         self._pool_frames: OrderedDict = OrderedDict()
         self._frames: OrderedDict = OrderedDict()
         self._subsets: OrderedDict = OrderedDict()
@@ -123,6 +140,25 @@ class LoadedCollection:
                 values = self.truth(measures).values[list(runs), :, j]
                 self._decisions[key] = decisions(values, alpha=alpha)
             return self._decisions[key]
+
+    def frame_truth(self, pool: tuple[int, ...], depth: float,
+                    measures: Sequence[str]) -> Evaluation:
+        """``measures`` of every run under the complete judgments of the frame of ``pool`` at
+        ``depth`` (:meth:`frame`), unjudged = outside the frame = non-relevant: the truth a
+        sample of that frame estimates (module docstring)."""
+        key = (tuple(pool), float(depth), tuple(measures))
+        with self._lock:
+            return _lru(self._frame_truths, key, lambda: evaluate_collection(
+                self.collection, self.frame(pool, depth).judgments(),
+                [parse_one(m) for m in key[2]]))
+
+    def frame_decisions(self, pool: tuple[int, ...], depth: float, measures: Sequence[str],
+                        j: int, runs: tuple[int, ...], alpha: float) -> PairDecisions:
+        """As :meth:`truth_decisions`, for the frame truth of ``pool`` at ``depth``."""
+        key = (tuple(pool), float(depth), tuple(measures), j, runs, alpha)
+        with self._lock:
+            return _lru(self._frame_decisions, key, lambda: decisions(
+                self.frame_truth(pool, depth, measures).values[list(runs), :, j], alpha=alpha))
 
     def frame(self, pool: tuple[int, ...], depth: float) -> SamplingFrame:
         """The sampling frame of the qrels over the runs ``pool``: qrels entries whose best
