@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from irsample import evaluate
-from irsample.design import stratified, uniform
+from irsample.design import Pool, stratified, uniform
 from irsample.errors import InputError, MeasureError
 from irsample.evaluation import evaluate_collection
 from irsample.experiments import (
@@ -185,7 +185,14 @@ def test_strategy_depth_bounds_the_frame(files, sequential):
     assert (pool10.judged == pool10.pool_size).all()  # one stratum judged completely
     uniform_rows = sequential.trials[(sequential.trials.strategy == "uniform")
                                      & (sequential.trials.split == "pooled")]
-    assert (uniform_rows.pool_size == len(load(files).qrels.rel)).all()  # depth 100: all qrels
+    # depth 100: the qrels (the pooled runs' depth-20 pool) plus the documents the pooled runs
+    # rank 21-100, which the qrels do not list: non-relevant rows of the frame
+    data = load(files)
+    pool100 = Pool.from_runs(data.collection, list(data.info.pooled_runs), depth=100)
+    assert (uniform_rows.pool_size == len(pool100)).all()
+    frame = data.frame(data.info.pooled_runs, 100)
+    assert len(frame) == len(pool100) > len(data.qrels.rel)
+    assert frame.rel.sum() == data.qrels.rel.sum()  # every added row is non-relevant
     exp = grid(files)
     depths = {c.strategy: c.depth for c in exp.tasks(load(files).info)[0].cells}
     assert depths == {"uniform": 100.0, "2strata": 20.0, "pool10": 10.0}

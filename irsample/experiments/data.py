@@ -35,7 +35,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..design import SamplingFrame
+from ..design import Pool, SamplingFrame
 from ..evaluation import Evaluation, evaluate_collection
 from ..io import load_qrels, load_runs
 from ..measures import Measure, parse
@@ -161,12 +161,16 @@ class LoadedCollection:
                 self.frame_truth(pool, depth, measures).values[list(runs), :, j], alpha=alpha))
 
     def frame(self, pool: tuple[int, ...], depth: float) -> SamplingFrame:
-        """The sampling frame of the qrels over the runs ``pool``: qrels entries whose best
-        rank over those runs is at most ``depth`` (inf: every entry, retrieved or not).
+        """The sampling frame over the runs ``pool`` at ``depth``: the depth-``depth`` pool of
+        those runs, graded by the qrels (inf: every qrels entry, retrieved or not).
 
-        Entries beyond the depth are outside the simulated pool: never judged, they count as
-        non-relevant for every estimator, as unpooled documents do. Documents the pool runs
-        rank within the depth but the qrels lack cannot be judged and are outside it too.
+        Rows: the qrels entries whose best rank over the pool runs is at most ``depth``, and the
+        documents those runs rank within ``depth`` that the qrels do not list, as non-relevant
+        (grade 0: trec_eval's reading of complete qrels, e.g. Vaswani's and CACM's, which list
+        relevant documents only), for topics the qrels judge (a topic without qrels is never
+        evaluated). Entries beyond the depth are outside the simulated pool: never judged, they
+        count as non-relevant for every estimator, as unpooled documents do. On TREC-8 the
+        depth-100 pool of the pooled runs is exactly the qrels (no added rows).
         """
         with self._lock:
             return _lru(self._frames, (pool, float(depth)), lambda: self._cut(pool, depth))
@@ -177,9 +181,18 @@ class LoadedCollection:
         if np.isinf(depth):
             return base
         keep = base.best_rank <= depth
+        pooled = Pool.from_runs(self.collection, list(pool), depth=int(depth))
+        listed = np.zeros(self.collection.n_tdi, dtype=bool)
+        listed[base.tdi[base.tdi >= 0]] = True
+        judged_topic = np.zeros(self.collection.n_topics, dtype=bool)
+        judged_topic[base.topic] = True
+        extra = ~listed[pooled.tdi] & judged_topic[pooled.topic]
         return SamplingFrame(
-            self.collection, base.topic[keep], base.tdi[keep], base.rel[keep],
-            base.best_rank[keep], base.runs, f"{base.source} (depth {int(depth)})",
+            self.collection, np.concatenate([base.topic[keep], pooled.topic[extra]]),
+            np.concatenate([base.tdi[keep], pooled.tdi[extra]]),
+            np.concatenate([base.rel[keep], np.zeros(int(extra.sum()), dtype=np.int64)]),
+            np.concatenate([base.best_rank[keep], pooled.best_rank[extra].astype(np.float64)]),
+            base.runs, f"{base.source} (depth {int(depth)})",
         )
 
     def subcollection(self, runs: tuple[int, ...]) -> Collection:
