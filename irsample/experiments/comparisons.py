@@ -1,0 +1,147 @@
+"""Paired comparisons of runs from samples: type-I error on pairs whose frame truths are equal.
+
+A test of "run A and run B have the same mean" from a judged sample must reject a true null at
+most at its level. Pairs with a known equal truth are built, not searched for: a run and its
+**tie-preserving twin** (:func:`add_twins`), the run with its documents permuted, per topic,
+within classes that every measure treats alike: the frame's relevant documents of one grade,
+its non-relevant documents, and the documents outside the frame. Each rank keeps its grade
+under the frame's complete judgments, so every frame measure (AP, nDCG, P@k, ...) of the twin
+equals the run's, topic by topic, while a sample sees two different rankings (different
+documents at every non-relevant rank): the two runs differ only by sampling error.
+
+:func:`type_one_error`: per design and trial one draw from the frame; every test (name ->
+function of the evaluation, returning per pair a p-value) is applied to every (run, twin) pair;
+the type-I error is the share of (pair, trial) with p < ``alpha``, with its binomial standard
+error sqrt(e (1 - e) / n).
+
+Tests: ``t-test(xinfAP)`` (:func:`t_test`), a paired t-test over topics on the per-topic
+estimates (the topics as the random sample; the sample's own variance unused), and any test
+given by the caller, e.g. a design-based comparison of the two runs' estimates.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from typing import Callable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from ..design import SamplingFrame
+from ..evaluation import evaluate_collection
+from ..model import Collection
+from ..stats.tests import pairwise
+from .data import CollectionFiles, load, parse_one
+from .splits import derived_seed
+from .trial import single_threaded
+
+#: a test: (collection, judgments, first, second) -> p-value per pair (first[k], second[k])
+PairTest = Callable[[Collection, object, np.ndarray, np.ndarray], np.ndarray]
+
+
+def twin_order(tdi: np.ndarray, grade: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``tdi`` (one ranking) with its documents permuted within classes of equal ``grade``
+    (frame grade; -1 for documents outside the frame): rank i keeps grade[i]."""
+    out = tdi.copy()
+    for g in np.unique(grade):
+        at = np.flatnonzero(grade == g)
+        out[at] = tdi[at[rng.permutation(len(at))]]
+    return out
+
+
+def add_twins(collection: Collection, frame: SamplingFrame, runs, rng) -> Collection:
+    """``collection`` with a tie-preserving twin of each run of ``runs`` appended (named
+    ``<run>~twin``; module docstring). Topics, documents and the frame's rows are unchanged."""
+    grade = np.full(collection.n_tdi, -1, dtype=np.int64)
+    inside = frame.tdi >= 0
+    grade[frame.tdi[inside]] = frame.rel[inside]
+    n_topics = collection.n_topics
+    offsets, tdi, score = [collection.rank_offsets], [collection.rank_tdi], [collection.rank_score]
+    end = int(collection.rank_offsets[-1])
+    for r in runs:
+        for t in range(n_topics):
+            a, b = collection.rank_offsets[r * n_topics + t], collection.rank_offsets[
+                r * n_topics + t + 1]
+            ranking = collection.rank_tdi[a:b]
+            tdi.append(twin_order(ranking, grade[ranking], rng).astype(ranking.dtype))
+            score.append(collection.rank_score[a:b])
+            end += b - a
+            offsets.append(np.array([end], dtype=np.int64))
+    return dataclasses.replace(
+        collection,
+        run_names=collection.run_names + tuple(f"{collection.run_names[r]}~twin" for r in runs),
+        run_sources=collection.run_sources + tuple("<twin>" for _ in runs),
+        rank_offsets=np.concatenate(offsets), rank_tdi=np.concatenate(tdi),
+        rank_score=np.concatenate(score),
+    )
+
+
+def t_test(estimator: str = "xinfAP") -> PairTest:
+    """Paired t-test over topics on the per-topic ``estimator`` values (p-values per pair)."""
+    measure = parse_one(estimator)
+
+    def test(collection, judgments, first, second):
+        values = evaluate_collection(collection, judgments, [measure]).values[:, :, 0]
+        return np.asarray(pairwise(values, test="t", pairs=(first, second)).pvalue)
+
+    test.__name__ = f"t-test({estimator})"
+    return test
+
+
+def type_one_error(files: CollectionFiles, designs: Mapping[str, object],
+                   tests: Mapping[str, PairTest], *, trials: int = 100, seed: int = 2024,
+                   alpha: float = 0.05, runs=None, depth: float = 100,
+                   check: tuple[str, ...] = ("AP", "nDCG", "P@10")) -> dict:
+    """Type-I error of every test under every design (module docstring).
+
+    ``designs``: name -> design drawn from the depth-``depth`` frame of the pooled runs;
+    ``runs``: indices of the runs twinned (default all); ``check``: measures whose frame truths
+    must be equal for every run and twin (verified; ``max_truth_difference`` in the result).
+    Returns ``summary`` (design x test: pairs, rejections, type_one_error, se), ``trials``
+    (design x test x trial: rejections) and ``seconds``.
+    """
+    start = time.perf_counter()
+    data = load(files)
+    frame = data.frame(data.info.pooled_runs, depth)
+    chosen = list(range(data.collection.n_runs) if runs is None else runs)
+    twins = add_twins(data.collection, frame, chosen,
+                      np.random.default_rng(derived_seed(seed, "twins")))
+    twin_frame = SamplingFrame(twins, frame.topic, frame.tdi, frame.rel, frame.best_rank,
+                               frame.runs, frame.source)
+    first = np.array(chosen, dtype=np.int64)
+    second = data.collection.n_runs + np.arange(len(chosen), dtype=np.int64)
+    truth = evaluate_collection(twins, twin_frame.judgments(),
+                                [parse_one(m) for m in check]).values
+    gap = float(np.max(np.abs(truth[first] - truth[second]))) if len(first) else 0.0
+    if gap > 1e-12:
+        raise AssertionError(f"twins differ from their runs under the frame truth by {gap}")
+    rows = []
+    with single_threaded():
+        for name, design in designs.items():
+            for trial in range(trials):
+                rng = np.random.default_rng(derived_seed(seed, "type1", name, trial))
+                judgments = design.sample(twin_frame, rng=rng)
+                for test_name, test in tests.items():
+                    p = np.asarray(test(twins, judgments, first, second), dtype=np.float64)
+                    rows.append({"design": name, "test": test_name, "trial": trial,
+                                 "pairs": len(p), "rejections": int(np.sum(p < alpha)),
+                                 "undefined": int(np.sum(~np.isfinite(p)))})
+    per_trial = pd.DataFrame(rows)
+    summary = (per_trial.groupby(["design", "test"], sort=False)
+               [["pairs", "rejections", "undefined"]].sum())
+    rate = summary.rejections / summary.pairs
+    summary["type_one_error"] = rate
+    summary["se"] = np.sqrt(rate * (1 - rate) / summary.pairs)
+    return {"summary": summary.reset_index(), "trials": per_trial,
+            "max_truth_difference": gap, "alpha": alpha,
+            "seconds": time.perf_counter() - start}
+
+
+def describe(summary: pd.DataFrame, alpha: float) -> str:
+    """One line per test: its largest type-I error over designs."""
+    worst = summary.groupby("test", sort=False).type_one_error.max()
+    return "; ".join(f"{t}: at most {e:.3f}" + (" (above the level)" if e > alpha + 0.01
+                                                 else "") for t, e in worst.items()
+                     if not math.isnan(e))
