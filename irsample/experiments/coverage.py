@@ -26,6 +26,8 @@ of runs whose standardised errors pass a KS test against N(0, 1) at 5%.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 from scipy import stats
@@ -85,7 +87,9 @@ def coverage_table(result, level: float = 0.95) -> pd.DataFrame:
         half = ((g["high"] - g["low"]).to_numpy() / 2).reshape(shape)
         checks = interval_checks(est, truth, half / z, level=level)
         observed = est.std(axis=0, ddof=1) if est.shape[0] > 1 else np.full(est.shape[1], np.nan)
-        ratio = float(np.nanmean(np.where(observed > 0, half.mean(0) / z / observed, np.nan)))
+        with np.errstate(invalid="ignore", divide="ignore"):  # runs with no spread: NaN
+            ratio = np.where(observed > 0, half.mean(0) / z / observed, np.nan)
+        ratio = float(np.nanmean(ratio)) if np.isfinite(ratio).any() else math.nan
         rows.append({"strategy": strat, "percent": _percent(strat, setting),
                      "judged_pct": 100 * judged.loc[(strat, setting)],
                      "estimator": measure, "target": g["target"].iloc[0],

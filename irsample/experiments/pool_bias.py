@@ -95,8 +95,13 @@ def section(runs: pd.DataFrame, *, largest: int = 10):
     from .report import Section
 
     table = summary(runs)
-    top = per_run(runs).groupby(["split", "target"], sort=False).head(largest)
+    runs_bias = per_run(runs)
+    top = runs_bias.groupby(["split", "target"], sort=False).head(largest)
+    top = top[top.pool_bias.abs() > 0]
     lines = "; ".join(f"{r.run} ({r.target}, {r.split}) {r.pool_bias:+.4f}"
                       for r in top.head(5).itertuples())
-    return Section("Pool bias (frame truth vs complete qrels)",
-                   TEXT + (f" Largest per-run differences: {lines}." if lines else ""), table)
+    largest_abs = float(runs_bias.pool_bias.abs().max()) if len(runs_bias) else 0.0
+    note = (f" Largest per-run differences: {lines}." if lines else
+            f" Every run's frame truth equals its qrels truth (largest |difference| "
+            f"{largest_abs:.1e}).")
+    return Section("Pool bias (frame truth vs complete qrels)", TEXT + note, table)
