@@ -60,3 +60,20 @@ def test_type_one_error_counts_rejections(files):
     again = type_one_error(files, {"uniform": uniform(0.4)}, {"t": t_test("xinfAP")}, trials=4,
                            seed=5, runs=[1, 2, 5, 6])
     assert again["trials"].equals(out["trials"])
+
+
+def test_pair_accuracy_classifies_every_pair(files):
+    from irsample.design import stratified
+    from irsample.experiments.comparisons import pair_accuracy
+
+    out = pair_accuracy(files, {"2strata": stratified("1-5:1,6-100:0.3"),
+                                "all": stratified("1-100:1")},
+                        {"t": t_test("xinfAP")}, trials=2, seed=3)
+    s = out["summary"].set_index("strategy")
+    n = 8 * 7 / 2
+    classes = ["true_positive", "true_negative", "miss", "false_alarm", "inversion"]
+    assert np.allclose(s[classes].sum(axis=1), n)
+    # judging the whole frame decides exactly as the frame truth does
+    assert s.loc["all", "accuracy"] == pytest.approx(1.0)
+    assert 0 <= s.loc["2strata", "accuracy"] <= 1
+    assert 0 <= s.loc["all", "accuracy_qrels"] <= 1

@@ -29,16 +29,21 @@ from typing import Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from ..design import SamplingFrame
+from ..design import SamplingFrame, stratified
 from ..evaluation import evaluate_collection
 from ..model import Collection
-from ..stats.tests import pairwise
+from ..stats.pairs import CLASSES, PairCounts, PairDecisions, classify_decisions
+from ..stats.tests import all_pairs, pairwise
 from .data import CollectionFiles, load, parse_one
-from .splits import derived_seed
+from .recipes import Context, recipe
+from .report import Report, Section
+from .splits import RandomHalves, derived_seed
 from .trial import single_threaded
 
-#: a test: (collection, judgments, first, second) -> p-value per pair (first[k], second[k])
-PairTest = Callable[[Collection, object, np.ndarray, np.ndarray], np.ndarray]
+#: a test: (collection, judgments, first, second) -> (p-value, estimated mean difference) per
+#: pair (first[k], second[k]), the difference being run first[k] minus run second[k]
+PairTest = Callable[[Collection, object, np.ndarray, np.ndarray],
+                    tuple[np.ndarray, np.ndarray]]
 
 
 def twin_order(tdi: np.ndarray, grade: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -84,7 +89,8 @@ def t_test(estimator: str = "xinfAP") -> PairTest:
 
     def test(collection, judgments, first, second):
         values = evaluate_collection(collection, judgments, [measure]).values[:, :, 0]
-        return np.asarray(pairwise(values, test="t", pairs=(first, second)).pvalue)
+        res = pairwise(values, test="t", pairs=(first, second))
+        return np.asarray(res.pvalue), np.asarray(res.estimate)
 
     test.__name__ = f"t-test({estimator})"
     return test
@@ -124,7 +130,7 @@ def type_one_error(files: CollectionFiles, designs: Mapping[str, object],
                 rng = np.random.default_rng(derived_seed(seed, "type1", name, trial))
                 judgments = design.sample(twin_frame, rng=rng)
                 for test_name, test in tests.items():
-                    p = np.asarray(test(twins, judgments, first, second), dtype=np.float64)
+                    p = np.asarray(test(twins, judgments, first, second)[0], dtype=np.float64)
                     rows.append({"design": name, "test": test_name, "trial": trial,
                                  "pairs": len(p), "rejections": int(np.sum(p < alpha)),
                                  "undefined": int(np.sum(~np.isfinite(p)))})
@@ -145,3 +151,114 @@ def describe(summary: pd.DataFrame, alpha: float) -> str:
     return "; ".join(f"{t}: at most {e:.3f}" + (" (above the level)" if e > alpha + 0.01
                                                  else "") for t, e in worst.items()
                      if not math.isnan(e))
+
+
+def pair_accuracy(files: CollectionFiles, strategies: Mapping[str, object],
+                  tests: Mapping[str, PairTest], *, target: str = "AP", trials: int = 50,
+                  seed: int = 2014, alpha: float = 0.05, depth: float = 100) -> dict:
+    """Paper 002's protocol (:mod:`irsample.experiments.voorhees14`) for any pair tests: per
+    trial a random half of the pooled runs builds the depth-``depth`` frame, each strategy
+    draws from it with the seed the experiment runner gives that cell (so the draws are the
+    ``voorhees14`` recipe's), every test decides every pair of all runs at ``alpha``, and the
+    decisions are classified against the paired t-test over topics on the frame truth of
+    ``target`` (``accuracy``) and on the complete qrels (``accuracy_qrels``):
+    accuracy = (TP + TN) / (TP + TN + miss + false alarm + 2 inversion).
+
+    Returns ``summary`` (strategy x test: mean, min and max accuracy over trials, mean
+    accuracy_qrels and mean class counts), ``trials`` and ``seconds``.
+    """
+    start = time.perf_counter()
+    data = load(files)
+    info = data.info
+    runs = info.all_runs
+    first, second = all_pairs(len(runs))
+    rows = []
+    with single_threaded():
+        for trial in range(trials):
+            (split,) = RandomHalves().splits(info, trial=trial, seed=seed)
+            frame = data.frame(split.pool, depth)
+            gold = data.frame_decisions(split.pool, depth, (target,), 0, runs, alpha)
+            qrels_gold = data.truth_decisions((target,), 0, runs, alpha)
+            for name, design in strategies.items():
+                rng = np.random.default_rng(
+                    derived_seed(seed, "draw", name, "-", split.name, trial))
+                judgments = design.sample(frame, rng=rng)
+                for test_name, test in tests.items():
+                    p, diff = (np.asarray(a, dtype=np.float64)
+                               for a in test(data.collection, judgments, first, second))
+                    with np.errstate(invalid="ignore"):
+                        significant = p < alpha
+                    sign = np.sign(np.nan_to_num(diff)).astype(np.int8)
+                    decided = PairDecisions(first, second, p, significant, sign, alpha, test_name)
+                    counts = PairCounts.of(classify_decisions(gold, decided)).as_dict()
+                    qrels = PairCounts.of(classify_decisions(qrels_gold, decided)).as_dict()
+                    rows.append({"strategy": name, "test": test_name, "trial": trial,
+                                 "judged": int(judgments.stratum_sampled.sum()),
+                                 **{k: float(v) for k, v in counts.items()},
+                                 "accuracy_qrels": float(qrels["accuracy"])})
+    per_trial = pd.DataFrame(rows)
+    summary = (per_trial.groupby(["strategy", "test"], sort=False)
+               .agg(judged=("judged", "mean"), accuracy=("accuracy", "mean"),
+                    accuracy_min=("accuracy", "min"), accuracy_max=("accuracy", "max"),
+                    accuracy_qrels=("accuracy_qrels", "mean"),
+                    **{c: (c, "mean") for c in CLASSES})
+               .reset_index())
+    return {"summary": summary, "trials": per_trial, "seconds": time.perf_counter() - start}
+
+
+def default_tests() -> dict[str, PairTest]:
+    """The tests compared: the paired t-test over topics on xinfAP's per-topic estimates, and
+    the design-based comparison of two runs' ht(AP) means when this build has it
+    (:func:`ht_test`)."""
+    tests = {"t-test(xinfAP)": t_test("xinfAP")}
+    ht = ht_test()
+    if ht is not None:
+        tests["ht(AP) difference"] = ht
+    return tests
+
+
+def ht_test(measure: str = "ht(AP)") -> PairTest | None:
+    """The design-based test of two runs' means (None when this build has none)."""
+    return None
+
+
+@recipe("comparisons", "paired comparisons of runs: type-I error on tie-preserving twins and "
+        "accuracy of significant pairs under paper 002's protocol", "Voorhees, SIGIR 2014 "
+        "(paper 002), for the accuracy protocol", trials=50, percents=(10.0, 20.0), alpha=0.05,
+        strategies="pool25,1stratum,2strata,3strata")
+def comparisons(context: Context, p: dict) -> Report:
+    from .coverage import designs
+    from .voorhees14 import STRATEGIES
+
+    tests = default_tests()
+    data = load(context.files)
+    pool = len(data.frame(data.info.pooled_runs, 100.0))
+    cells = {f"{s.name} {float(label) * (100 if s.name == 'uniform' else 1):g}%": design
+             for s in designs(pool, p["percents"]) for label, design in s.designs}
+    one = type_one_error(context.files, cells, tests, trials=p["trials"], seed=p["seed"],
+                         alpha=p["alpha"])
+    names = [n.strip() for n in str(p["strategies"]).split(",") if n.strip()]
+    unknown = [n for n in names if n not in STRATEGIES]
+    if unknown:
+        raise ValueError(f"comparisons: unknown strategies {', '.join(unknown)}; known: "
+                         f"{', '.join(STRATEGIES)}")
+    acc = pair_accuracy(context.files, {n: stratified(STRATEGIES[n]) for n in names}, tests,
+                        trials=p["trials"], seed=p["seed"], alpha=p["alpha"])
+    missing = "" if len(tests) > 1 else (" This build has no design-based comparison of two "
+                                         "runs (ht), so only the t-test is shown.")
+    return Report("comparisons", "Paired comparisons of runs from samples", "paper 002", {}, [
+        Section("Type-I error on pairs with equal frame truth",
+                "Each run against its tie-preserving twin (documents permuted per topic within "
+                "the frame's grade classes: every frame measure equal, rankings different); "
+                f"one draw per design and trial; rejections at {p['alpha']} over all (run, "
+                "twin) pairs x trials, se = binomial standard error. Designs at equal "
+                "judgments as in ci-coverage. " + describe(one["summary"], p["alpha"])
+                + "." + missing, one["summary"]),
+        Section("Accuracy of significant pairs (paper 002's protocol)",
+                "Random halves of the pooled runs build the depth-100 frame; all runs "
+                "evaluated; every pair decided by each test at the level, classified against "
+                "the paired t-test on the frame truth of MAP (accuracy) and on the complete "
+                "qrels (accuracy_qrels).", acc["summary"]),
+    ], pd.concat([one["summary"].assign(part="type-I"), acc["summary"].assign(part="accuracy")],
+                 ignore_index=True).assign(recipe="comparisons"),
+        {"seconds": one["seconds"] + acc["seconds"]})
