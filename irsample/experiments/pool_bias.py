@@ -10,7 +10,8 @@ experiment's ``runs`` table:
 
 - per run and target measure: mean over trials of the frame truth, the qrels truth and
   frame - qrels (:func:`per_run`);
-- per split, target and group of runs (pooled, unpooled, all): mean frame - qrels, its root
+- per split, target and group of runs (pooled, unpooled, all; ``n_runs`` per trial, as a
+  random half changes which runs are pooled): mean frame - qrels, its root
   mean square sqrt(mean_r (frame_r - qrels_r)^2), and Kendall's tau-b between the runs' frame
   and qrels truths (``scipy.stats.kendalltau``), means over trials (:func:`summary`).
 
@@ -72,10 +73,10 @@ def summary(runs: pd.DataFrame) -> pd.DataFrame:
                 diff = one["frame"].to_numpy() - one["qrels"].to_numpy()
                 tau = (stats.kendalltau(one["qrels"], one["frame"]).statistic
                        if len(one) > 1 else math.nan)
-                per_trial.append((diff.mean(), math.sqrt(np.mean(diff**2)), tau))
-            bias, rms, tau = np.mean(per_trial, axis=0)
+                per_trial.append((len(one), diff.mean(), math.sqrt(np.mean(diff**2)), tau))
+            n_runs, bias, rms, tau = np.mean(per_trial, axis=0)
             rows.append({"split": split, "target": target, "runs": name,
-                         "n_runs": part["run"].nunique(),
+                         "n_runs": float(n_runs),
                          "mean_frame_truth": float(part["frame"].mean()),
                          "mean_qrels_truth": float(part["qrels"].mean()),
                          "bias": float(bias), "rms": float(rms), "kendall_tau": float(tau)})
