@@ -21,8 +21,18 @@ Variances: X^ linearised by its first-order influence (for AP, u_d = prec(d) + s
 rel_e/rank_e over relevant e ranked below d, the Hoeffding projection of the quadratic form),
 then the cell formula of ``ht_design.py``; a ratio's variance is that of
 z_d = (u_d - theta y_d)/Y over the sample, divided by Y^^2. With every frame document judged
-(pi = 1) every estimate equals M and every variance is 0. A topic with Y^ = 0 (no sampled
-relevant document) has theta^ = 0 and variance 0: see ``sparse.py`` for the mean over topics.
+(pi = 1) every estimate equals M and every variance is 0.
+
+Sparse topics (ratios only). A sample that holds one or two relevant documents of a topic
+fits theta^ to them: the plug-in linearised variance at theta^ is then near 0 (with one
+relevant document z_d = u_d - theta^ = 0 exactly) although the estimate is far from certain. Measured
+on Vaswani (benchmarks/ht_coverage.py), the linearised variance evaluated at the true theta is
+unbiased, at theta^ it is a third of the observed. So the variance is evaluated at the run's mean
+over its identified topics (theta~, not fitted to the topic's own sample):
+v = (v(X^) - 2 theta~ c(X^, Y^) + theta~^2 v(Y^)) / Y^^2. A topic whose sample holds no relevant
+document (Y^ = 0) is unidentified: its value is the mean of the run's identified topics
+(missing at random over topics) and its variance the topic-to-topic variance s^2 of those
+topics times (1 + 1/k), k identified topics. A topic judged completely (no sampling) keeps 0.
 """
 
 from __future__ import annotations
@@ -33,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import MeasureError
-from ..model import JUDGED
+from ..model import JUDGED, POOLED
 from .average_precision import AP
 from .base import Measure, parse
 from .context import safe_divide
@@ -151,7 +161,7 @@ def _linear(ctx, d: HTDesign, num, term) -> Estimate:
     return _total_estimate(num, cell_variance(d, ctx.seg_topic, sx, swx, swxx))
 
 
-def _ratio(ctx, d: HTDesign, num, influence, den: TopicTotal, tdi_den) -> Estimate:
+def _ratio(ctx, d: HTDesign, num, influence, den: TopicTotal, tdi_den, *, correct: bool = True) -> Estimate:
     """theta^ = X^/Y^ and its bias correction and variance (module docstring); ``influence``:
     per position the linearised numerator variable, ``tdi_den`` the denominator's y_d."""
     sx, swx, swxx, swxy = cell_sums(
@@ -166,9 +176,36 @@ def _ratio(ctx, d: HTDesign, num, influence, den: TopicTotal, tdi_den) -> Estima
     var_sum = cell_variance(d, t, sx + sy, swx + swy, swxx + 2.0 * swxy + swyy)
     cov = 0.5 * (var_sum - var_x - var_y)
     theta = safe_divide(num, y)
-    corrected = theta - safe_divide(theta * var_y - cov, y * y)
-    var = safe_divide(var_x - 2.0 * theta * cov + theta * theta * var_y, y * y)
-    return Estimate(corrected, np.maximum(var, 0.0), theta, num, y, var_x, cov, var_y)
+    return _sparse_aware(ctx, d, theta, num, y, var_x, cov, var_y, correct)
+
+
+def _sparse_aware(ctx, d: HTDesign, theta, num, y, var_x, cov, var_y, correct) -> Estimate:
+    """Per-topic ratio estimates and variances that stay honest when a topic's sample holds few
+    or no relevant documents (module docstring, "Sparse topics")."""
+    n_runs, n_topics = ctx.n_runs, ctx.n_topics
+    shape = (n_runs, n_topics)
+    present = (ctx.judgments.has_topic[ctx.seg_topic] & (ctx.seg_len > 0)).reshape(shape)
+    known = present & (y > 0).reshape(shape)
+    # an unidentified topic (no sampled relevant document) takes the mean of the run's
+    # identified topics (missing at random over topics), with their topic-to-topic variance plus
+    # the variance of that mean as its variance (module docstring, "Sparse topics")
+    y2 = y * y
+    corrected = theta - safe_divide(theta * var_y - cov, y2) if correct else theta
+    plain = corrected.reshape(shape)
+    k = known.sum(axis=1)
+    mean = safe_divide(np.where(known, plain, 0.0).sum(axis=1), k)
+    spread = safe_divide(np.where(known, (plain - mean[:, None]) ** 2, 0.0).sum(axis=1), k - 1.0)
+    missing = present & ~known & ~_census(ctx, d)[ctx.seg_topic].reshape(shape)
+    value = np.where(missing, mean[:, None], np.where(known, plain, 0.0))
+    var = np.where(missing, (spread * (1.0 + safe_divide(1.0, k)))[:, None], 0.0)
+    centre = np.broadcast_to(mean[:, None], shape)
+    ref = centre.ravel()
+    lin = safe_divide(np.maximum(var_x - 2.0 * ref * cov + ref * ref * var_y, 0.0), y2)
+    flat_known = known.ravel()
+    value = np.where(flat_known, corrected, value.ravel())
+    var = np.where(flat_known, lin, var.ravel())
+    return Estimate(value, var, theta, num, y, var_x, cov, var_y)
+
 
 
 # ---- nDCG ---------------------------------------------------------------------------------------
@@ -204,7 +241,7 @@ def _ndcg(ctx, d: HTDesign, m: NDCG) -> Estimate:
     tdi_slope = np.where(sampled, slope[ctx.collection.tdi_topic, grade], 0.0)
     den = topic_total(ctx, d, tdi_slope, slope)
     den = TopicTotal(ideal, den.sx, den.swx, den.swxx)
-    return _ratio(ctx, d, num, term, den, tdi_slope)
+    return _ratio(ctx, d, num, term, den, tdi_slope, correct=False)
 
 
 def _cumulative_discount(x: np.ndarray, cutoff: int) -> np.ndarray:
@@ -278,3 +315,10 @@ class HT(Measure):
 
     def variance(self, ctx, method=None):  # one estimator: ``method`` is ignored
         return estimate(ctx, self.inner).variance
+
+
+def _census(ctx, d: HTDesign) -> np.ndarray:
+    """Per topic: whether every frame document was judged with certainty (no sampling error)."""
+    j = ctx.judgments
+    uncertain = (j.state == POOLED) | ((d.tdi_pi > 0) & (d.tdi_pi < 1.0))
+    return np.bincount(ctx.collection.tdi_topic[uncertain], minlength=ctx.n_topics) == 0
