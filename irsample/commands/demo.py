@@ -22,20 +22,15 @@ import time
 from importlib import resources
 from pathlib import Path
 
+from .calibration import EVIDENCE
+from .calibration import INTERVALS as CALIBRATED
+
 
 #: estimators shown per target measure (point estimates)
 ESTIMATORS = {"AP": ("xinfAP", "ht(AP)"), "nDCG": ("infNDCG", "ht(nDCG)")}
-#: per target, the estimator whose 95% intervals are printed, or None. The choice follows the
-#: measured coverage of `irsample simulate ci-coverage` (REPRODUCTION.md, "Intervals of run
-#: means"): an estimator is printed with intervals when its intervals of run means covered the
-#: frame truth in 0.93-0.98 of runs x trials for the 2strata design from 10% judged on Vaswani
-#: (the demo's collection and design) and on CACM.
-INTERVALS = {"AP": None, "nDCG": "infNDCG"}
-#: why an estimator is shown without intervals (printed under the table)
-WHY_NOT = ("their 95% intervals are not calibrated here: against the pool's truth, ci-coverage "
-           "measured coverage far below 0.95 with the 2strata design at 10% on Vaswani "
-           "(REPRODUCTION.md): the estimates are biased on topics whose sample holds few relevant "
-           "documents, which their variances do not show")
+#: per target, the estimator whose 95% intervals are printed, or None: the measured choice of
+#: :mod:`irsample.commands.calibration` (coverage by `irsample simulate ci-coverage`)
+INTERVALS = CALIBRATED
 TRUTH_NAMES = {"AP": "MAP", "nDCG": "nDCG"}
 
 
@@ -132,7 +127,14 @@ def run(args) -> str:
                 uncalibrated.append(e)
             lines.append(line)
     if uncalibrated:
-        lines.append(f"no intervals for {', '.join(uncalibrated)}: {WHY_NOT}")
+        lines.append(f"no intervals for {', '.join(uncalibrated)}:")
+        for t in targets:
+            others = [e for e in ESTIMATORS[t] if e in uncalibrated]
+            if others and INTERVALS.get(t) is not None:
+                lines.append(f"  {TRUTH_NAMES[t]}: {', '.join(others)} as point estimates, "
+                             f"{INTERVALS[t]} with intervals: {EVIDENCE[t]}")
+            elif others:
+                lines.append(f"  {TRUTH_NAMES[t]}: {EVIDENCE[t]}")
     if panels:
         path = estimate_vs_truth(
             panels, Path(args.plot), title=f"{judged / len(frame):.0%} of the depth-{args.depth} "
