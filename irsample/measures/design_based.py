@@ -61,7 +61,10 @@ _NO_CUTOFF = np.iinfo(np.int64).max
 @dataclass(frozen=True)
 class Estimate:
     """Per segment: the bias-corrected estimate, its variance, the plain ratio X^/Y^, and the
-    parts (X^, Y^ per segment, v(X^), c(X^, Y^), v(Y^)); Y^ = 1, c = v(Y^) = 0 for totals."""
+    parts (X^, Y^ per segment, v(X^), c(X^, Y^), v(Y^)); Y^ = 1, c = v(Y^) = 0 for totals.
+    ``x`` is the linearised numerator variable of every ranked position (0 where not sampled),
+    ``centre`` the theta~ the variance is evaluated at, ``known`` whether Y^ > 0 (or a
+    total), ``present`` whether the segment is evaluated (topic judged and answered)."""
 
     value: np.ndarray
     variance: np.ndarray
@@ -71,6 +74,9 @@ class Estimate:
     var_num: np.ndarray
     cov: np.ndarray
     var_den: np.ndarray
+    x: np.ndarray | None = None
+    centre: np.ndarray | None = None
+    known: np.ndarray | None = None
 
 
 def estimate(ctx, inner: Measure) -> Estimate:
@@ -158,7 +164,10 @@ def _total_estimate(value, variance) -> Estimate:
 def _linear(ctx, d: HTDesign, num, term) -> Estimate:
     zero = np.zeros(ctx.collection.n_tdi)
     sx, swx, swxx, _ = cell_sums(ctx.offsets, term, d.pos_pi, d.pos_cell, ctx.pos_tdi, zero, d.n_cells)
-    return _total_estimate(num, cell_variance(d, ctx.seg_topic, sx, swx, swxx))
+    est = _total_estimate(num, cell_variance(d, ctx.seg_topic, sx, swx, swxx))
+    ones = np.ones(len(num), dtype=bool)
+    return Estimate(est.value, est.variance, est.plain, est.num, est.den, est.var_num, est.cov,
+                    est.var_den, term, np.zeros(len(num)), ones)
 
 
 def _ratio(ctx, d: HTDesign, num, influence, den: TopicTotal, tdi_den, *, correct: bool = True) -> Estimate:
@@ -176,7 +185,9 @@ def _ratio(ctx, d: HTDesign, num, influence, den: TopicTotal, tdi_den, *, correc
     var_sum = cell_variance(d, t, sx + sy, swx + swy, swxx + 2.0 * swxy + swyy)
     cov = 0.5 * (var_sum - var_x - var_y)
     theta = safe_divide(num, y)
-    return _sparse_aware(ctx, d, theta, num, y, var_x, cov, var_y, correct)
+    est = _sparse_aware(ctx, d, theta, num, y, var_x, cov, var_y, correct)
+    return Estimate(est.value, est.variance, theta, num, y, var_x, cov, var_y, influence,
+                    est.centre, y > 0)
 
 
 def _sparse_aware(ctx, d: HTDesign, theta, num, y, var_x, cov, var_y, correct) -> Estimate:
@@ -204,7 +215,7 @@ def _sparse_aware(ctx, d: HTDesign, theta, num, y, var_x, cov, var_y, correct) -
     flat_known = known.ravel()
     value = np.where(flat_known, corrected, value.ravel())
     var = np.where(flat_known, lin, var.ravel())
-    return Estimate(value, var, theta, num, y, var_x, cov, var_y)
+    return Estimate(value, var, theta, num, y, var_x, cov, var_y, None, ref)
 
 
 
