@@ -77,3 +77,18 @@ def test_pair_accuracy_classifies_every_pair(files):
     assert s.loc["all", "accuracy"] == pytest.approx(1.0)
     assert 0 <= s.loc["2strata", "accuracy"] <= 1
     assert 0 <= s.loc["all", "accuracy_qrels"] <= 1
+
+
+def test_ht_test_matches_compare_collection(files):
+    from irsample.comparison import compare_collection
+    from irsample.experiments.comparisons import ht_test
+
+    data = load(files)
+    frame = data.frame(data.info.pooled_runs, 100)
+    judged = uniform(0.4).sample(frame, rng=4)
+    first, second = np.array([0, 5, 3]), np.array([2, 1, 3 + 1])
+    p, diff = ht_test("ht(AP)", "design")(data.collection, judged, first, second)
+    table = compare_collection(data.collection, judged, "ht(AP)", correction="none")
+    row = table[(table.run_a == "r1") & (table.run_b == "r5")].iloc[0]
+    assert p[1] == pytest.approx(row.p) and diff[1] == pytest.approx(-row["diff"])
+    assert np.all((p >= 0) & (p <= 1))

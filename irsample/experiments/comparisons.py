@@ -14,9 +14,10 @@ function of the evaluation, returning per pair a p-value) is applied to every (r
 the type-I error is the share of (pair, trial) with p < ``alpha``, with its binomial standard
 error sqrt(e (1 - e) / n).
 
-Tests: ``t-test(xinfAP)`` (:func:`t_test`), a paired t-test over topics on the per-topic
-estimates (the topics as the random sample; the sample's own variance unused), and any test
-given by the caller, e.g. a design-based comparison of the two runs' estimates.
+Tests (:func:`default_tests`): ``t-test(xinfAP)`` (:func:`t_test`), a paired t-test over topics
+on the per-topic estimates (the topics as the random sample; the sample's own variance unused),
+and the design-based comparison of the two runs' ht(AP) means (:func:`ht_test`), whose variance
+comes from the design and the documents the two runs share in the sample.
 """
 
 from __future__ import annotations
@@ -208,18 +209,36 @@ def pair_accuracy(files: CollectionFiles, strategies: Mapping[str, object],
 
 def default_tests() -> dict[str, PairTest]:
     """The tests compared: the paired t-test over topics on xinfAP's per-topic estimates, and
-    the design-based comparison of two runs' ht(AP) means when this build has it
-    (:func:`ht_test`)."""
-    tests = {"t-test(xinfAP)": t_test("xinfAP")}
-    ht = ht_test()
-    if ht is not None:
-        tests["ht(AP) difference"] = ht
-    return tests
+    the design-based comparison of two runs' ht(AP) means (:func:`ht_test`) with the topics
+    fixed (``design``: is the difference on these topics real?) and as a sample of topics
+    (``topics``: the t-test's question, the design variance included)."""
+    return {"t-test(xinfAP)": t_test("xinfAP"),
+            "ht(AP) design": ht_test("ht(AP)", "design"),
+            "ht(AP) topics": ht_test("ht(AP)", "topics")}
 
 
-def ht_test(measure: str = "ht(AP)") -> PairTest | None:
-    """The design-based test of two runs' means (None when this build has none)."""
-    return None
+def ht_test(measure: str = "ht(AP)", variance: str = "design") -> PairTest:
+    """The design-based comparison of two runs' ``measure`` means on one sample
+    (:func:`irsample.comparison.compare_collection`: the difference's variance from the shared
+    sampled documents; ``variance`` ``design`` or ``topics``): the unadjusted two-sided
+    p-value and the difference of every requested pair."""
+    from ..comparison import compare_collection
+
+    def test(collection, judgments, first, second):
+        table = compare_collection(collection, judgments, measure, correction="none",
+                                   variance=variance)
+        index = {name: i for i, name in enumerate(collection.run_names)}
+        a = table["run_a"].map(index).to_numpy()
+        b = table["run_b"].map(index).to_numpy()
+        n = collection.n_runs
+        p, diff = np.full((n, n), np.nan), np.full((n, n), np.nan)
+        p[a, b] = p[b, a] = table["p"].to_numpy()
+        diff[a, b] = table["diff"].to_numpy()
+        diff[b, a] = -table["diff"].to_numpy()
+        return p[first, second], diff[first, second]
+
+    test.__name__ = f"{measure} {variance}"
+    return test
 
 
 @recipe("comparisons", "paired comparisons of runs: type-I error on tie-preserving twins and "
@@ -244,8 +263,7 @@ def comparisons(context: Context, p: dict) -> Report:
                          f"{', '.join(STRATEGIES)}")
     acc = pair_accuracy(context.files, {n: stratified(STRATEGIES[n]) for n in names}, tests,
                         trials=p["trials"], seed=p["seed"], alpha=p["alpha"])
-    missing = "" if len(tests) > 1 else (" This build has no design-based comparison of two "
-                                         "runs (ht), so only the t-test is shown.")
+    missing = ""
     return Report("comparisons", "Paired comparisons of runs from samples", "paper 002", {}, [
         Section("Type-I error on pairs with equal frame truth",
                 "Each run against its tie-preserving twin (documents permuted per topic within "
