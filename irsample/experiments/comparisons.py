@@ -254,8 +254,13 @@ def comparisons(context: Context, p: dict) -> Report:
     pool = len(data.frame(data.info.pooled_runs, 100.0))
     cells = {f"{s.name} {float(label) * (100 if s.name == 'uniform' else 1):g}%": design
              for s in designs(pool, p["percents"]) for label, design in s.designs}
+    n_runs = data.collection.n_runs
+    twins = int(p["twins"])
+    chosen = None if twins <= 0 or twins >= n_runs else sorted(
+        np.random.default_rng(derived_seed(p["seed"], "twinned")).choice(
+            n_runs, twins, replace=False).tolist())
     one = type_one_error(context.files, cells, tests, trials=p["trials"], seed=p["seed"],
-                         alpha=p["alpha"])
+                         alpha=p["alpha"], runs=chosen)
     names = [n.strip() for n in str(p["strategies"]).split(",") if n.strip()]
     unknown = [n for n in names if n not in STRATEGIES]
     if unknown:
@@ -263,15 +268,15 @@ def comparisons(context: Context, p: dict) -> Report:
                          f"{', '.join(STRATEGIES)}")
     acc = pair_accuracy(context.files, {n: stratified(STRATEGIES[n]) for n in names}, tests,
                         trials=p["trials"], seed=p["seed"], alpha=p["alpha"])
-    missing = ""
     return Report("comparisons", "Paired comparisons of runs from samples", "paper 002", {}, [
         Section("Type-I error on pairs with equal frame truth",
                 "Each run against its tie-preserving twin (documents permuted per topic within "
                 "the frame's grade classes: every frame measure equal, rankings different); "
                 f"one draw per design and trial; rejections at {p['alpha']} over all (run, "
-                "twin) pairs x trials, se = binomial standard error. Designs at equal "
+                f"twin) pairs x trials ({'all' if chosen is None else len(chosen)} runs "
+                "twinned), se = binomial standard error. Designs at equal "
                 "judgments as in ci-coverage. " + describe(one["summary"], p["alpha"])
-                + "." + missing, one["summary"]),
+                + ".", one["summary"]),
         Section("Accuracy of significant pairs (paper 002's protocol)",
                 "Random halves of the pooled runs build the depth-100 frame; all runs "
                 "evaluated; every pair decided by each test at the level, classified against "
