@@ -244,7 +244,7 @@ def ht_test(measure: str = "ht(AP)", variance: str = "design") -> PairTest:
 @recipe("comparisons", "paired comparisons of runs: type-I error on tie-preserving twins and "
         "accuracy of significant pairs under paper 002's protocol", "Voorhees, SIGIR 2014 "
         "(paper 002), for the accuracy protocol", trials=50, percents=(10.0, 20.0), alpha=0.05,
-        strategies="pool25,1stratum,2strata,3strata")
+        strategies="pool25,1stratum,2strata,3strata", twins=0)
 def comparisons(context: Context, p: dict) -> Report:
     from .coverage import designs
     from .voorhees14 import STRATEGIES
