@@ -279,6 +279,13 @@ def test_trec8_splits_and_truth(shared):
     truth = data.truth(("AP",)).summary[:, 0]
     worst = max(abs(truth[i] - float(official[n])) for i, n in enumerate(info.names))
     assert worst <= 5e-5
+    # so the frame truth of the pooled runs' depth-100 pool is the qrels truth, exactly; a
+    # half's pool misses relevant documents, so its frame truth differs
+    measures = ("AP", "nDCG", "P@10")
+    np.testing.assert_array_equal(data.frame_truth(info.pooled_runs, 100, measures).values,
+                                  data.truth(measures).values)
+    half_truth = data.frame_truth(half.pool, 100, ("AP",)).summary[:, 0]
+    assert np.all(half_truth >= truth - 1e-12) and np.mean(half_truth - truth) > 0.001
 
 
 def test_truth_is_the_frame_truth_and_the_qrels_truth_is_kept(files):
@@ -309,3 +316,24 @@ def test_truth_is_the_frame_truth_and_the_qrels_truth_is_kept(files):
     tr = result.trials
     assert tr.accuracy.notna().all() and tr.accuracy_qrels.notna().all()
     assert tr.rms_qrels.notna().all() and tr.kendall_tau_qrels.notna().all()
+
+
+@pytest.mark.parametrize("name", ["vaswani", "cacm"])
+def test_bundled_frames_are_run_pools_graded_by_the_qrels(name):
+    """Vaswani's and CACM's qrels list relevant documents only: the frame is the runs' depth-100
+    pool (judged topics), unlisted documents non-relevant; its truth is above the qrels truth
+    (relevant documents outside the pool count for the qrels only)."""
+    from importlib import resources
+
+    root = resources.files("irsample") / "data" / name
+    files = CollectionFiles.of(str(root / "runs"), str(root / "qrels.gz"))
+    data = load(files)
+    frame = data.frame(data.info.pooled_runs, 100)
+    pool = Pool.from_runs(data.collection, list(data.info.pooled_runs), depth=100)
+    topic, _ = data.collection.lookup(data.qrels.qid, data.qrels.docno)
+    judged_topics = np.unique(topic[topic >= 0])
+    assert len(frame) == int(np.isin(pool.topic, judged_topics).sum())
+    assert 0 < int((frame.rel > 0).sum()) < int((data.qrels.rel > 0).sum())
+    framed = data.frame_truth(data.info.pooled_runs, 100, ("AP",)).summary[:, 0]
+    complete = data.truth(("AP",)).summary[:, 0]
+    assert np.all(framed >= complete) and 0.03 < np.mean(framed - complete) < 0.1
