@@ -97,7 +97,7 @@ def main() -> None:
                 est[t], var[t] = e.summary, e.summary_variance
             ms = (time.perf_counter() - start) / args.trials * 1000
             half = 1.959964 * np.sqrt(var)
-            cover = np.abs(est - truth) <= half
+            cover = np.abs(est - truth) <= half + 1e-12
             for j, m in enumerate(measures):
                 err = est[:, :, j] - truth[:, j]
                 print(f"{kind:9} {f:5.2f} {m.name:12} {judged / args.trials / len(frame):7.3f} "

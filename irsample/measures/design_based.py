@@ -100,7 +100,7 @@ def _estimate(ctx, m: Measure) -> Estimate:
     if isinstance(m, RBP):
         if m.point != "B":
             raise MeasureError("ht(RBP) estimates RBP itself (point=B)")
-        table = rbp_gain_table(ctx, m.gains)
+        table = _rbp_gains(ctx, m.gains)
         gain = np.where(ctx.pos_state == JUDGED, table[np.repeat(ctx.seg_topic, ctx.seg_len),
                                                       np.maximum(ctx.pos_grade, 0)], 0.0)
         longest = int(ctx.seg_len.max(initial=0))
@@ -135,6 +135,19 @@ def _estimate(ctx, m: Measure) -> Estimate:
 
 def supported_text() -> str:
     return "AP, AP@k, nDCG, nDCG@k, P@k, Rprec, RBP(p), R@k, num_rel"
+
+
+def _rbp_gains(ctx, gains: tuple) -> np.ndarray:
+    """RBP's gain per topic and level. trec_eval rescales by the topic's highest judged level,
+    which a sample may miss: without a ``gains`` map, levels are divided by the highest level
+    judged in any topic (binary grades stay 0/1), so the gain never depends on the topic's draw
+    and RBP^ stays a linear Horvitz-Thompson total."""
+    if gains:
+        return rbp_gain_table(ctx, gains)
+    j = ctx.judgments
+    top = max(int(j.judged_grades.max(initial=0)), 1)
+    levels = np.arange(max(top, int(j.grade.max(initial=0))) + 1, dtype=np.float64)
+    return np.tile(levels / top, (ctx.n_topics, 1))
 
 
 # ---- totals over the frame ---------------------------------------------------------------------

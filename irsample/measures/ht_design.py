@@ -32,6 +32,7 @@ import numpy as np
 from ..errors import MeasureError
 from ..model import JUDGED
 from .context import safe_divide
+from .ht_kernels import gather_design
 
 
 @dataclass(frozen=True, eq=False)
@@ -62,40 +63,48 @@ def _build(ctx) -> HTDesign:
         raise MeasureError("ht(...) needs judgments built by Judgments.from_qrels/from_arrays")
     col = ctx.collection
     n_topics, n_cells = ctx.n_topics, len(j.stratum_labels)
-    judged = j.state == JUDGED
-    tdi_topic = col.tdi_topic
-    cell = np.maximum(j.stratum, 0).astype(np.int64)
+    cells = n_topics * n_cells
+    judged = np.flatnonzero(j.state == JUDGED)  # work on the judged documents only
+    topic = np.searchsorted(col.topic_doc_offsets, judged, side="right") - 1
+    cell = np.maximum(j.stratum[judged], 0).astype(np.int64)
+    flat = topic * n_cells + cell
     size = j.stratum_size.astype(np.float64)
     sampled = j.stratum_sampled.astype(np.float64)
     rate = safe_divide(sampled, size)
-    pi = np.where(judged, rate[tdi_topic, cell], 0.0)
+    pi = rate.ravel()[flat]
     if j.inclusion is not None:
-        given = judged & np.isfinite(j.inclusion)
-        pi = np.where(given, j.inclusion, pi)
-    flat = tdi_topic.astype(np.int64) * n_cells + cell
-    certain = judged & (pi >= 1.0)
-    n_certain = np.bincount(flat[certain], minlength=n_topics * n_cells).reshape(n_topics, n_cells)
-    in_collection = np.bincount(flat[judged], minlength=n_topics * n_cells).reshape(n_topics, n_cells)
-    uncertain = judged & (pi < 1.0)
+        given = j.inclusion[judged]
+        pi = np.where(np.isfinite(given), given, pi)
+    certain = pi >= 1.0
+
+    def count(mask, weights=None):
+        w = None if weights is None else weights[mask]
+        return np.bincount(flat[mask], weights=w, minlength=cells).reshape(n_topics, n_cells)
+
+    in_collection = count(np.ones(len(judged), bool))
     # sampled documents no run retrieved (not in the collection): counted at the cell's rate
     outside_n = np.maximum(sampled - in_collection, 0)
     outside_pi = np.where(outside_n > 0, rate, 0.0)
-    n_prime = sampled - n_certain - np.where(outside_pi >= 1.0, outside_n, 0)
-    g2 = np.where(uncertain, safe_divide(np.maximum(n_prime[tdi_topic, cell] - 1, 0),
-                                         n_prime[tdi_topic, cell] - pi), 1.0)
-    g = np.sqrt(np.maximum(g2, 0.0))
-    w = np.bincount(flat[uncertain], weights=1.0 - pi[uncertain], minlength=n_topics * n_cells)
-    w = w.reshape(n_topics, n_cells) + np.where(outside_pi < 1.0, outside_n * (1.0 - outside_pi), 0.0)
+    n_prime = sampled - count(certain) - np.where(outside_pi >= 1.0, outside_n, 0)
+    n_doc = n_prime.ravel()[flat]
+    g = np.where(certain, 1.0, np.sqrt(np.maximum(safe_divide(np.maximum(n_doc - 1, 0), n_doc - pi), 0.0)))
+    w = count(~certain, 1.0 - pi) + np.where(outside_pi < 1.0, outside_n * (1.0 - outside_pi), 0.0)
     grades = j.stratum_grades.astype(np.float64)  # (T, S, G): entries with rel = g, g >= 1
     n_grades = grades.shape[2]
-    rel_in = np.zeros((n_topics * n_cells, n_grades))
-    pos = judged & (j.grade > 0)
-    np.add.at(rel_in, (flat[pos], np.minimum(j.grade[pos], n_grades - 1)), 1.0)
-    outside = np.maximum(grades - rel_in.reshape(n_topics, n_cells, n_grades), 0.0)
-    tdi = ctx.pos_tdi
+    grade = j.grade[judged]
+    pos = grade > 0
+    rel_in = np.bincount(flat[pos] * n_grades + np.minimum(grade[pos], n_grades - 1),
+                         minlength=cells * n_grades).reshape(n_topics, n_cells, n_grades)
+    outside = np.maximum(grades - rel_in, 0.0)
+    tdi_pi = np.zeros(col.n_tdi)
+    tdi_pi[judged] = pi
+    tdi_cell = np.zeros(col.n_tdi, dtype=np.int64)
+    tdi_cell[judged] = cell
+    tdi_g = np.ones(col.n_tdi)
+    tdi_g[judged] = g
     return HTDesign(
-        n_cells, pi, cell, g, np.maximum(n_prime, 0), w, outside, outside_pi,
-        np.ascontiguousarray(pi[tdi]), np.ascontiguousarray(cell[tdi]), np.ascontiguousarray(g[tdi]),
+        n_cells, tdi_pi, tdi_cell, tdi_g, np.maximum(n_prime, 0), w, outside, outside_pi,
+        *gather_design(ctx.pos_tdi, tdi_pi, tdi_cell, tdi_g),
     )
 
 

@@ -127,3 +127,18 @@ def weighted_prefix(offsets, pos_value, pos_pi, weight_of_rank, cutoff):
             acc += t / p
         total[s] = acc
     return total, term
+
+
+@njit(cache=True, nogil=True)
+def gather_design(index, pi, cell, g):
+    """``(pi[index], cell[index], g[index])`` in one pass over the ranked positions."""
+    n = index.shape[0]
+    out_pi = np.empty(n)
+    out_cell = np.empty(n, dtype=np.int64)
+    out_g = np.empty(n)
+    for i in range(n):
+        d = index[i]
+        out_pi[i] = pi[d]
+        out_cell[i] = cell[d]
+        out_g[i] = g[d]
+    return out_pi, out_cell, out_g
