@@ -285,7 +285,8 @@ def test_trec8_splits_and_truth(shared):
     np.testing.assert_array_equal(data.frame_truth(info.pooled_runs, 100, measures).values,
                                   data.truth(measures).values)
     half_truth = data.frame_truth(half.pool, 100, ("AP",)).summary[:, 0]
-    assert np.all(half_truth >= truth - 1e-12) and np.mean(half_truth - truth) > 0.001
+    # (not run by run: a run outside the half loses relevant documents it ranks high)
+    assert np.mean(half_truth - truth) > 0.001 and np.any(half_truth < truth)
 
 
 def test_truth_is_the_frame_truth_and_the_qrels_truth_is_kept(files):
