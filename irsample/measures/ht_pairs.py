@@ -10,9 +10,11 @@ and delta = theta~_a - theta~_b (the runs' cross-topic means),
                               + delta^2 v(Y)] / Y^2,
 
 every v and c by the cell formula of ``ht_design.py``; for totals (P@k, RBP) Y = 1 and
-delta = 0. An unidentified topic (no sampled relevant document) contributes the difference of
+delta = 0. For AP the variance is the stratified jackknife of the replicate differences
+(``ht_jackknife.py``: both runs' ratios recomputed without each sampled document). An
+unidentified topic (no sampled relevant document) contributes the difference of
 the two runs' imputed values with the topic-to-topic variance of the identified topics'
-differences times (1 + 1/k). Over the Q topics both runs answer:
+differences times (1 + m/k) (m such topics share one estimated mean). Over the Q topics both runs answer:
 diff = mean_q d_q, var = sum_q v_q / Q^2 (``variance="design"``: the topics are fixed, the
 question is what judging the whole frame would show), or s_d^2 / Q (``"topics"``: topics as a
 sample from a population of topics; the spread of the estimated d_q already holds the design
@@ -95,8 +97,17 @@ def pair_estimates(ctx, inner, *, variance: str = "design") -> PairEstimates:
     diffs = value[first] - value[second]
     v = np.zeros(both.shape)
     ident = np.zeros(both.shape, dtype=bool)
+    jack = None
+    if est.replicates is not None:  # AP: jackknife of the differences (ht_jackknife.py)
+        from .ht_jackknife import jackknife_pair_variance
+
+        jack = jackknife_pair_variance(ctx, d, est.replicates, first, second)
     for t in range(n_topics):
         if not both[:, t].any():
+            continue
+        ident[:, t] = known[first, t] & known[second, t]
+        if jack is not None:
+            v[:, t] = jack[:, t]
             continue
         c = _run_covariances(ctx, est, d, t)
         delta = centre[first, t] - centre[second, t]
@@ -111,7 +122,7 @@ def pair_estimates(ctx, inner, *, variance: str = "design") -> PairEstimates:
     kmean = safe_divide(np.where(kept, diffs, 0.0).sum(axis=1), k)
     spread = safe_divide(np.where(kept, (diffs - kmean[:, None]) ** 2, 0.0).sum(axis=1), k - 1.0)
     unknown = both & ~ident & ~_census_topics(ctx, d)[None, :]
-    v = np.where(unknown, (spread * (1.0 + safe_divide(1.0, k)))[:, None], v)
+    v = np.where(unknown, (spread * (1.0 + safe_divide(unknown.sum(axis=1), k)))[:, None], v)
     if variance == "design":
         var = safe_divide(np.where(both, v, 0.0).sum(axis=1), q * q)
     else:
