@@ -34,9 +34,9 @@ unbiased, at theta^ it is a third of the observed. So the variance is evaluated 
 over its identified topics (theta~, not fitted to the topic's own sample):
 v = (v(X^) - 2 theta~ c(X^, Y^) + theta~^2 v(Y^)) / Y^^2. A topic whose sample holds no relevant
 document (Y^ = 0) is unidentified: its value is the mean of the run's identified topics
-(missing at random over topics) and its variance the topic-to-topic variance s^2 of those
-topics times (1 + m/k), k identified and m imputed topics: the m imputed values share one
-estimated mean, so their errors add up to m s^2 + m^2 s^2 / k in the sum over topics. A topic judged completely (no sampling) keeps 0.
+(missing at random over topics); the variances make the mean over topics honest (``impute``):
+each identified topic also stands for m/k unidentified ones, and each unidentified one adds
+the topic-to-topic variance of the truths. A topic judged completely (no sampling) keeps 0.
 """
 
 from __future__ import annotations
@@ -121,10 +121,9 @@ def _estimate(ctx, m: Measure) -> Estimate:
         num, _, influence = ap_walk(
             ctx.offsets, ctx.seg_topic, ctx.rel(), d.pos_pi, d.pos_cell, d.pos_g, d.n_cells, cutoff
         )
-        est = _ratio(ctx, d, num, influence, r, tdi_rel)
         replicates = ap_replicates(ctx, d, cutoff)
-        jack = jackknife_variance(ctx, d, replicates)
-        return replace(est, variance=np.where(est.known, jack, est.variance), replicates=replicates)
+        est = _ratio(ctx, d, num, influence, r, tdi_rel, own=jackknife_variance(ctx, d, replicates))
+        return replace(est, replicates=replicates)
     if isinstance(m, Recall):
         weight = np.ones(m.k)
         num, term = weighted_prefix(ctx.offsets, rel, d.pos_pi, weight, m.k)
@@ -192,7 +191,8 @@ def _linear(ctx, d: HTDesign, num, term) -> Estimate:
                     est.var_den, term, np.zeros(len(num)), ones)
 
 
-def _ratio(ctx, d: HTDesign, num, influence, den: TopicTotal, tdi_den, *, correct: bool = True) -> Estimate:
+def _ratio(ctx, d: HTDesign, num, influence, den: TopicTotal, tdi_den, *, correct: bool = True,
+           own=None) -> Estimate:
     """theta^ = X^/Y^ and its bias correction and variance (module docstring); ``influence``:
     per position the linearised numerator variable, ``tdi_den`` the denominator's y_d."""
     sx, swx, swxx, swxy = cell_sums(
@@ -207,40 +207,48 @@ def _ratio(ctx, d: HTDesign, num, influence, den: TopicTotal, tdi_den, *, correc
     var_sum = cell_variance(d, t, sx + sy, swx + swy, swxx + 2.0 * swxy + swyy)
     cov = 0.5 * (var_sum - var_x - var_y)
     theta = safe_divide(num, y)
-    est = _sparse_aware(ctx, d, theta, num, y, var_x, cov, var_y, correct)
+    est = _sparse_aware(ctx, d, theta, num, y, var_x, cov, var_y, correct, own)
     return Estimate(est.value, est.variance, theta, num, y, var_x, cov, var_y, influence,
                     est.centre, y > 0)
 
 
-def _sparse_aware(ctx, d: HTDesign, theta, num, y, var_x, cov, var_y, correct) -> Estimate:
+def _sparse_aware(ctx, d: HTDesign, theta, num, y, var_x, cov, var_y, correct, own=None) -> Estimate:
     """Per-topic ratio estimates and variances that stay honest when a topic's sample holds few
-    or no relevant documents (module docstring, "Sparse topics")."""
-    n_runs, n_topics = ctx.n_runs, ctx.n_topics
-    shape = (n_runs, n_topics)
+    or no relevant documents (module docstring, "Sparse topics"); ``own``: the identified
+    topics' variances (default: linearised at the run's mean over topics)."""
+    shape = (ctx.n_runs, ctx.n_topics)
     present = (ctx.judgments.has_topic[ctx.seg_topic] & (ctx.seg_len > 0)).reshape(shape)
     known = present & (y > 0).reshape(shape)
-    # an unidentified topic (no sampled relevant document) takes the mean of the run's
-    # identified topics (missing at random over topics), with their topic-to-topic variance plus
-    # the variance of that mean as its variance (module docstring, "Sparse topics")
     y2 = y * y
     corrected = theta - safe_divide(theta * var_y - cov, y2) if correct else theta
     plain = corrected.reshape(shape)
     k = known.sum(axis=1)
     mean = safe_divide(np.where(known, plain, 0.0).sum(axis=1), k)
-    spread = safe_divide(np.where(known, (plain - mean[:, None]) ** 2, 0.0).sum(axis=1), k - 1.0)
+    ref = np.broadcast_to(mean[:, None], shape).ravel()
+    if own is None:
+        own = safe_divide(np.maximum(var_x - 2.0 * ref * cov + ref * ref * var_y, 0.0), y2)
     missing = present & ~known & ~_census(ctx, d)[ctx.seg_topic].reshape(shape)
+    value, var = impute(plain, own.reshape(shape), known, missing)
+    return Estimate(value.ravel(), var.ravel(), theta, num, y, var_x, cov, var_y, None, ref)
+
+
+def impute(plain, own, known, missing):
+    """Values and variances (runs x topics) with the ``missing`` topics imputed (module
+    docstring, "Sparse topics"): with k identified and m missing topics of a run, mean and s^2
+    the mean and spread of the identified values, vbar their mean variance and
+    tau^2 = max(s^2 - vbar, 0) the topic-to-topic variance of the truths, the mean over topics
+    has error (1 + m/k) sum_I e_q + (m mean_I - sum_M theta_q) (e_q: the identified topics'
+    sampling errors); its variance (1 + m/k)^2 sum_I v_q + m (1 + m/k) tau^2 is spread as
+    v_q (1 + m/k)^2 on each identified topic and tau^2 (1 + m/k) on each imputed one."""
+    k = known.sum(axis=1)
+    grow = (1.0 + safe_divide(missing.sum(axis=1), k))[:, None]
+    mean = safe_divide(np.where(known, plain, 0.0).sum(axis=1), k)
+    spread = safe_divide(np.where(known, (plain - mean[:, None]) ** 2, 0.0).sum(axis=1), k - 1.0)
+    vbar = safe_divide(np.where(known, own, 0.0).sum(axis=1), k)
+    tau2 = np.maximum(spread - vbar, 0.0)[:, None]
     value = np.where(missing, mean[:, None], np.where(known, plain, 0.0))
-    # the imputed topics share one estimated mean: their errors add up, (Q - k)^2 s^2 / k over
-    # the Q - k of them, which each carries a (Q - k)/k share of
-    share = safe_divide(missing.sum(axis=1), k)
-    var = np.where(missing, (spread * (1.0 + share))[:, None], 0.0)
-    centre = np.broadcast_to(mean[:, None], shape)
-    ref = centre.ravel()
-    lin = safe_divide(np.maximum(var_x - 2.0 * ref * cov + ref * ref * var_y, 0.0), y2)
-    flat_known = known.ravel()
-    value = np.where(flat_known, corrected, value.ravel())
-    var = np.where(flat_known, lin, var.ravel())
-    return Estimate(value, var, theta, num, y, var_x, cov, var_y, None, ref)
+    var = np.where(known, own * grow * grow, np.where(missing, tau2 * grow, 0.0))
+    return value, var
 
 
 

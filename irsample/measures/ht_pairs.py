@@ -11,10 +11,9 @@ and delta = theta~_a - theta~_b (the runs' cross-topic means),
 
 every v and c by the cell formula of ``ht_design.py``; for totals (P@k, RBP) Y = 1 and
 delta = 0. For AP the variance is the stratified jackknife of the replicate differences
-(``ht_jackknife.py``: both runs' ratios recomputed without each sampled document). An
-unidentified topic (no sampled relevant document) contributes the difference of
-the two runs' imputed values with the topic-to-topic variance of the identified topics'
-differences times (1 + m/k) (m such topics share one estimated mean). Over the Q topics both runs answer:
+(``ht_jackknife.py``: both runs' ratios recomputed without each sampled document). Topics
+with no sampled relevant document take the mean difference of the identified ones, with the
+variances of ``design_based.impute``. Over the Q topics both runs answer:
 diff = mean_q d_q, var = sum_q v_q / Q^2 (``variance="design"``: the topics are fixed, the
 question is what judging the whole frame would show), or s_d^2 / Q (``"topics"``: topics as a
 sample from a population of topics; the spread of the estimated d_q already holds the design
@@ -28,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .context import safe_divide
-from .design_based import estimate
+from .design_based import estimate, impute
 from .ht_design import ht_design
 
 
@@ -116,13 +115,10 @@ def pair_estimates(ctx, inner, *, variance: str = "design") -> PairEstimates:
         ident[:, t] = known[first, t] & known[second, t]
         v[:, t] = safe_divide(np.maximum(num, 0.0), den[t] * den[t]) if den[t] > 0 else 0.0
     q = both.sum(axis=1)
-    mean = safe_divide(np.where(both, diffs, 0.0).sum(axis=1), q)
     kept = both & ident
-    k = kept.sum(axis=1)
-    kmean = safe_divide(np.where(kept, diffs, 0.0).sum(axis=1), k)
-    spread = safe_divide(np.where(kept, (diffs - kmean[:, None]) ** 2, 0.0).sum(axis=1), k - 1.0)
     unknown = both & ~ident & ~_census_topics(ctx, d)[None, :]
-    v = np.where(unknown, (spread * (1.0 + safe_divide(unknown.sum(axis=1), k)))[:, None], v)
+    diffs, v = impute(diffs, v, kept, unknown)
+    mean = safe_divide(np.where(both, diffs, 0.0).sum(axis=1), q)
     if variance == "design":
         var = safe_divide(np.where(both, v, 0.0).sum(axis=1), q * q)
     else:
