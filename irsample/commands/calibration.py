@@ -21,8 +21,8 @@ INTERVALS: dict[str, str | None] = {"AP": None, "nDCG": "infNDCG"}
 #: at 10%, seeds 2008-2027: mean share of the 11 runs whose interval covers the pool's truth)
 EVIDENCE: dict[str, str] = {
     "AP": ("no AP estimator's 95% intervals are calibrated for this design: over 20 seeds of "
-           "the demo's design at 10% they covered the pool's truth for 6% (xinfAP) and 11% "
-           "(ht(AP)) of the runs on Vaswani, 3% and 0% on CACM "
+           "the demo's design at 10% they covered the pool's truth for 6% (xinfAP) and 12% "
+           "(ht(AP)) of the runs on Vaswani, 3% and 0.5% on CACM "
            "(benchmarks/demo_coverage.py): the estimates are biased on topics whose sample "
            "holds few relevant documents, which their variances do not show"),
     "nDCG": ("infNDCG's 95% intervals covered the pool's truth for 94.5% of the runs on "
