@@ -1,6 +1,8 @@
 """Coverage of the confidence intervals on TREC-8 (paper 000 §3's experiment, extended).
 
-The truth is each run's MAP (and nDCG) with the official, complete depth-100 qrels. For each
+The truth is each run's MAP (and nDCG) with the whole sampling frame judged (the frame truth,
+issue 12); the frame here is every entry of TREC-8's official qrels, which are exactly the
+depth-100 pool of the pooled runs, so it is also the MAP on the complete qrels. For each
 judged fraction f (default 10%, 20%, 30%) and trial (default 100), a seeded design draws a
 sample of the pool, the estimators give each run a mean over topics with a 95% interval, and we
 count how often the interval covers the truth:
@@ -22,9 +24,11 @@ sd over the trials are tested against N(0, 1) at the 5% level (the paper reports
 systems passing for infAP). After each design: milliseconds per trial for the draw, and for one
 evaluate_collection with intervals per method.
 
-The recipe ``irsample simulate ci-coverage`` runs the same experiment with the default variance
-method on the experiment runner and writes a report; both use
-:func:`irsample.experiments.recipes.interval_checks` for the coverage and the KS pass rate.
+The recipe ``irsample simulate ci-coverage`` (:mod:`irsample.experiments.coverage`) runs the
+default variance methods of these and the design-based ht(M) estimators on uniform, 2strata and
+planned designs at equal judgments, on any collection, against the frame truth, with a
+pool-bias section; both use :func:`irsample.experiments.recipes.interval_checks` for the
+coverage and the KS pass rate.
 
 Usage: python benchmarks/ci_coverage.py [--shared ../shared] [--trials 100] [--fractions 0.1,0.2,0.3]
        [--seed 2008] [--methods jackknife,covariance,paper]

@@ -5,7 +5,8 @@ observed half-widths (protocols in :mod:`irsample.experiments.planner_study`).
    ``--budgets`` judgments: 2strata@B vs the planner (pilot of 10% of B, then Neyman-planned
    for xinfAP or for infNDCG; with ``--batches K`` also the sequential planner in K batches);
    accuracy of the significant pairs (paired t-test, 0.05), RMS error and Kendall tau against
-   the complete-qrels MAP and nDCG of all 129 runs.
+   the frame truth (MAP and nDCG of all 129 runs with the half's depth-100 pool judged), and
+   the same against the complete qrels (``*_qrels``).
 2. The official pool, ``--halfwidth-trials`` (30) plans and draws per budget: predicted 95%
    half-width of a pooled run's mean estimate, the jackknife intervals' half-width, and 1.96 x
    the standard deviation across trials.

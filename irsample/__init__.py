@@ -50,7 +50,7 @@ _use_cache_dir()
 
 #: public name -> module defining it
 _EXPORTS = {
-    "estimate": "api", "evaluate": "api", "load": "api", "measures_from": "api",
+    "compare": "api", "estimate": "api", "evaluate": "api", "load": "api", "measures_from": "api",
     "InputError": "errors", "IrsampleError": "errors", "MeasureError": "errors",
     "Evaluation": "evaluation", "Measure": "measures", "parse": "measures",
     "Collection": "model", "Judgments": "model",

@@ -39,6 +39,7 @@ COMMANDS: dict[str, tuple[str | None, str]] = {
     "demo": ("demo", "judge 10%% of a pool, estimate MAP/nDCG with intervals, compare with the "
              "truth"),
     "simulate": ("simulate", "rerun a seed paper's experiment (recipe) and write a report"),
+    "compare": ("compare", "compare every pair of runs on one judged sample (ht measures)"),
     "assess": ("assess", "judge a design's documents in a browser (web app)"),
 }
 

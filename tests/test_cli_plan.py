@@ -44,6 +44,8 @@ def test_pilot_plan_sample_merge_eval(capsys, files, tmp_path):  # noqa: F811
                        "-o", tmp_path / "plan2.json")
     assert rc == 0, err
     assert "judged: 30 documents" in out and "plan for xinfAP: 80 judgments" in out
+    # the plan names the estimator whose intervals are measured to be calibrated (or none)
+    assert "\nintervals: report " in out and "benchmarks/demo_coverage.py" in out
     record = DesignRecord.read(tmp_path / "plan2.json")
     assert record.design.total == 80 and len(record.design.before) == 30
     assert 11 in record.design.edges  # the pilot's boundary is kept

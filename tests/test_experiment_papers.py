@@ -39,11 +39,16 @@ def test_voorhees14_tables(files, tmp_path):
     assert np.allclose(res["classes"].sum(axis=1), 8 * 7 / 2)
     assert list(res["r_correlation"].columns) == ["mean", "min", "max"]
     r_hat = res["r_hat"]
-    assert list(r_hat.columns) == ["trial", "strategy", "topic", "r_hat", "r_true"]
+    assert list(r_hat.columns) == ["trial", "strategy", "topic", "r_hat", "r_true", "r_qrels"]
     assert len(r_hat) == 2 * 2 * 6
-    # a pool judges everything it holds: R^ is the pool's relevant count, at most R
+    # a pool judges everything it holds: R^ is the pool's relevant count, at most the half's
+    # depth-100 pool's R (the frame's), itself at most the qrels' R
     pool = r_hat[r_hat.strategy == "pool10"]
-    assert (pool.r_hat <= pool.r_true).all()
+    assert (pool.r_hat <= pool.r_true).all() and (r_hat.r_true <= r_hat.r_qrels).all()
+    assert (r_hat.r_true < r_hat.r_qrels).any()  # a half's pool misses relevant documents
+    qrels = res["accuracy_qrels"]
+    assert list(qrels.index) == ["pool10", "2strata"]
+    assert ((qrels.values >= 0) & (qrels.values <= 1)).all()
     assert (res["judged"].judged_per_topic <= res["judged"].pool_per_topic + 1e-9).all()
     assert all(p.exists() for p in res["figures"])
 

@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from irsample import evaluate
-from irsample.design import stratified, uniform
+from irsample.design import Pool, stratified, uniform
 from irsample.errors import InputError, MeasureError
 from irsample.evaluation import evaluate_collection
 from irsample.experiments import (
@@ -185,7 +185,14 @@ def test_strategy_depth_bounds_the_frame(files, sequential):
     assert (pool10.judged == pool10.pool_size).all()  # one stratum judged completely
     uniform_rows = sequential.trials[(sequential.trials.strategy == "uniform")
                                      & (sequential.trials.split == "pooled")]
-    assert (uniform_rows.pool_size == len(load(files).qrels.rel)).all()  # depth 100: all qrels
+    # depth 100: the qrels (the pooled runs' depth-20 pool) plus the documents the pooled runs
+    # rank 21-100, which the qrels do not list: non-relevant rows of the frame
+    data = load(files)
+    pool100 = Pool.from_runs(data.collection, list(data.info.pooled_runs), depth=100)
+    assert (uniform_rows.pool_size == len(pool100)).all()
+    frame = data.frame(data.info.pooled_runs, 100)
+    assert len(frame) == len(pool100) > len(data.qrels.rel)
+    assert frame.rel.sum() == data.qrels.rel.sum()  # every added row is non-relevant
     exp = grid(files)
     depths = {c.strategy: c.depth for c in exp.tasks(load(files).info)[0].cells}
     assert depths == {"uniform": 100.0, "2strata": 20.0, "pool10": 10.0}
@@ -272,3 +279,62 @@ def test_trec8_splits_and_truth(shared):
     truth = data.truth(("AP",)).summary[:, 0]
     worst = max(abs(truth[i] - float(official[n])) for i, n in enumerate(info.names))
     assert worst <= 5e-5
+    # so the frame truth of the pooled runs' depth-100 pool is the qrels truth, exactly; a
+    # half's pool misses relevant documents, so its frame truth differs
+    measures = ("AP", "nDCG", "P@10")
+    np.testing.assert_array_equal(data.frame_truth(info.pooled_runs, 100, measures).values,
+                                  data.truth(measures).values)
+    half_truth = data.frame_truth(half.pool, 100, ("AP",)).summary[:, 0]
+    # (not run by run: a run outside the half loses relevant documents it ranks high)
+    assert np.mean(half_truth - truth) > 0.001 and np.any(half_truth < truth)
+
+
+def test_truth_is_the_frame_truth_and_the_qrels_truth_is_kept(files):
+    """Halves: the truth is the measure on the qrels restricted to the half's pool (depth 100),
+    for pooled and unpooled runs alike; ``truth_qrels`` is the complete qrels' measure, and a
+    shallow pool strategy is judged against the depth-100 frame it samples, not its own pool."""
+    exp = Experiment(collection=files, strategies=[strategy("pool5", stratified("1-5:1"))],
+                     measures={"xinfAP": "AP", "infNDCG": "nDCG"}, splits=["halves"],
+                     trials=3, seed=5, ci=None)
+    result = exp.run(executor="sequential", progress=False)
+    data = load(files)
+    complete = data.truth(("AP", "nDCG")).summary
+    differs = 0
+    for task in exp.tasks(data.info):
+        (cell,) = task.cells
+        assert cell.depth == 5.0 and cell.truth_depth == 100.0
+        frame = data.frame(task.split.pool, 100)
+        expected = evaluate_collection(data.collection, frame.judgments(),
+                                       parse_all(["AP", "nDCG"])).summary
+        rows = result.runs[result.runs.trial == task.trial]
+        for j, name in enumerate(("xinfAP", "infNDCG")):
+            r = rows[rows.measure == name]
+            index = [data.info.names.index(n) for n in r.run]
+            np.testing.assert_allclose(r.truth, expected[index, j], rtol=0, atol=1e-15)
+            np.testing.assert_allclose(r.truth_qrels, complete[index, j], rtol=0, atol=1e-15)
+            differs += int(np.sum(np.abs(r.truth.to_numpy() - r.truth_qrels.to_numpy()) > 1e-9))
+    assert differs > 0  # a half's pool misses relevant documents of the qrels
+    tr = result.trials
+    assert tr.accuracy.notna().all() and tr.accuracy_qrels.notna().all()
+    assert tr.rms_qrels.notna().all() and tr.kendall_tau_qrels.notna().all()
+
+
+@pytest.mark.parametrize("name", ["vaswani", "cacm"])
+def test_bundled_frames_are_run_pools_graded_by_the_qrels(name):
+    """Vaswani's and CACM's qrels list relevant documents only: the frame is the runs' depth-100
+    pool (judged topics), unlisted documents non-relevant; its truth is above the qrels truth
+    (relevant documents outside the pool count for the qrels only)."""
+    from importlib import resources
+
+    root = resources.files("irsample") / "data" / name
+    files = CollectionFiles.of(str(root / "runs"), str(root / "qrels.gz"))
+    data = load(files)
+    frame = data.frame(data.info.pooled_runs, 100)
+    pool = Pool.from_runs(data.collection, list(data.info.pooled_runs), depth=100)
+    topic, _ = data.collection.lookup(data.qrels.qid, data.qrels.docno)
+    judged_topics = np.unique(topic[topic >= 0])
+    assert len(frame) == int(np.isin(pool.topic, judged_topics).sum())
+    assert 0 < int((frame.rel > 0).sum()) < int((data.qrels.rel > 0).sum())
+    framed = data.frame_truth(data.info.pooled_runs, 100, ("AP",)).summary[:, 0]
+    complete = data.truth(("AP",)).summary[:, 0]
+    assert np.all(framed >= complete) and 0.03 < np.mean(framed - complete) < 0.1

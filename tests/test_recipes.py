@@ -22,11 +22,13 @@ EXPECTED = {
                     ["depth_pools.png"]),
     "xinfap-terabyte": (["## Agreement with true MAP", "xinfAP tau", "infAP rms", "3.5%"],
                         ["xinfap_terabyte.png"]),
-    "ci-coverage": (["## Coverage and KS pass rate", "ks_pass", "## Estimates vs truth"],
-                    ["estimate_vs_truth.png"]),
+    "ci-coverage": (["## Coverage, half-width, bias, RMS, tau", "halfwidth", "planned",
+                     "## Estimates vs truth", "## Pool bias"], ["estimate_vs_truth.png"]),
     "voorhees14": (["## Judgments per topic", "## Accuracy of significant pairs", "2strata",
                     "## R^ vs true R"], ["r_hat.png"]),
     "four-strata": (["## Designs", "## Agreement with the truth"], []),
+    "comparisons": (["## Type-I error on pairs with equal frame truth", "t-test(xinfAP)",
+                     "## Accuracy of significant pairs"], []),
     "residuals": (["## Separability", "## Recanted decisions", "XM"], ["separability.png"]),
     "planner": (["## Planned vs 2strata", "plan-xinfAP", "## Predicted vs observed half-widths"],
                 []),
@@ -34,7 +36,7 @@ EXPECTED = {
 SMALL = {"infap-random": {"percents": "10,50,100", "estimator": "infAP(c=1.5)"}, "depth-pools": {"depths": "1,4,20"},
          "xinfap-terabyte": {"depths": "1,2,30"}, "ci-coverage": {"percents": "20,40"},
          "voorhees14": {}, "four-strata": {"depths": "1,5"}, "residuals": {"sizes": "50,200"},
-         "planner": {"budgets": "60,120"}}
+         "planner": {"budgets": "60,120"}, "comparisons": {"percents": "30"}}
 
 
 @pytest.fixture(scope="module")

@@ -134,7 +134,14 @@ def _plan(args, previous, steps) -> str:
     else:
         result = plan(pool, model, budget, **kw)
     lines.append(result.summary().rstrip("\n"))
+    lines.append(interval_note(args.measure))  # the estimator measured to be calibrated
     return _write(args, result.design(before=judged_keys(pool, judged)), pool, depth, lines)
+
+
+def interval_note(estimator: str) -> str:
+    from .calibration import interval_note as note
+
+    return note(estimator)
 
 
 def _write(args, design, pool, depth, lines) -> str:

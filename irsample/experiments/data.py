@@ -3,10 +3,25 @@
 Simulation tasks travel between processes as small values; the collection itself (TREC-8:
 6.3 million ranked positions) is named by a :class:`CollectionFiles` and parsed at most once in
 each process (:func:`load`, a per-process cache; worker initializers call it before the first
-task). What every trial of a process shares is computed once and cached there too: the truth
-(measures under the complete qrels), its significance decisions per run set, the sampling frames
-of the splits' pools (a few at a time: random halves make a new pool every trial), and
-sub-collections of the evaluated runs.
+task). What every trial of a process shares is computed once and cached there too: the two
+truths and their significance decisions per run set, the sampling frames of the splits' pools (a
+few at a time: random halves make a new pool every trial), and sub-collections of the evaluated
+runs.
+
+Two truths, two questions:
+
+- the **frame truth** (:meth:`LoadedCollection.frame_truth`): the measure under the complete
+  judgments restricted to the sampling frame, i.e. what judging the whole pool a design samples
+  from would give (documents outside the frame non-relevant). A sample can only estimate this;
+  estimate minus frame truth is the sampling error, and it is what every simulation compares
+  with. For a run outside the pool (random halves, leave-one-group-out, unpooled runs) it is
+  still the frame truth: the run is scored on the judgments the pool can provide.
+- the **qrels truth** (:meth:`LoadedCollection.truth`): the measure under the complete qrels.
+  Frame truth minus qrels truth is the pool's own bias (documents relevant but outside the
+  pool), not a sampling error; estimate minus qrels truth mixes both. TREC-8's qrels are exactly
+  the depth-100 pool of its pooled runs, so there the two truths agree for depth-100 frames of
+  the pooled runs; on Vaswani and CACM (qrels from other sources) and for frames of fewer runs
+  or shallower pools they differ.
 """
 
 from __future__ import annotations
@@ -20,7 +35,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..design import SamplingFrame
+from ..design import Pool, SamplingFrame
 from ..evaluation import Evaluation, evaluate_collection
 from ..io import load_qrels, load_runs
 from ..measures import Measure, parse
@@ -99,6 +114,8 @@ class LoadedCollection:
         self._lock = threading.RLock()
         self._truth: dict = {}
         self._decisions: dict = {}
+        self._frame_truths: OrderedDict = OrderedDict()
+        self._frame_decisions: OrderedDict = OrderedDict()
         self._pool_frames: OrderedDict = OrderedDict()
         self._frames: OrderedDict = OrderedDict()
         self._subsets: OrderedDict = OrderedDict()
@@ -124,13 +141,36 @@ class LoadedCollection:
                 self._decisions[key] = decisions(values, alpha=alpha)
             return self._decisions[key]
 
-    def frame(self, pool: tuple[int, ...], depth: float) -> SamplingFrame:
-        """The sampling frame of the qrels over the runs ``pool``: qrels entries whose best
-        rank over those runs is at most ``depth`` (inf: every entry, retrieved or not).
+    def frame_truth(self, pool: tuple[int, ...], depth: float,
+                    measures: Sequence[str]) -> Evaluation:
+        """``measures`` of every run under the complete judgments of the frame of ``pool`` at
+        ``depth`` (:meth:`frame`), unjudged = outside the frame = non-relevant: the truth a
+        sample of that frame estimates (module docstring)."""
+        key = (tuple(pool), float(depth), tuple(measures))
+        with self._lock:
+            return _lru(self._frame_truths, key, lambda: evaluate_collection(
+                self.collection, self.frame(pool, depth).judgments(),
+                [parse_one(m) for m in key[2]]))
 
-        Entries beyond the depth are outside the simulated pool: never judged, they count as
-        non-relevant for every estimator, as unpooled documents do. Documents the pool runs
-        rank within the depth but the qrels lack cannot be judged and are outside it too.
+    def frame_decisions(self, pool: tuple[int, ...], depth: float, measures: Sequence[str],
+                        j: int, runs: tuple[int, ...], alpha: float) -> PairDecisions:
+        """As :meth:`truth_decisions`, for the frame truth of ``pool`` at ``depth``."""
+        key = (tuple(pool), float(depth), tuple(measures), j, runs, alpha)
+        with self._lock:
+            return _lru(self._frame_decisions, key, lambda: decisions(
+                self.frame_truth(pool, depth, measures).values[list(runs), :, j], alpha=alpha))
+
+    def frame(self, pool: tuple[int, ...], depth: float) -> SamplingFrame:
+        """The sampling frame over the runs ``pool`` at ``depth``: the depth-``depth`` pool of
+        those runs, graded by the qrels (inf: every qrels entry, retrieved or not).
+
+        Rows: the qrels entries whose best rank over the pool runs is at most ``depth``, and the
+        documents those runs rank within ``depth`` that the qrels do not list, as non-relevant
+        (grade 0: trec_eval's reading of complete qrels, e.g. Vaswani's and CACM's, which list
+        relevant documents only), for topics the qrels judge (a topic without qrels is never
+        evaluated). Entries beyond the depth are outside the simulated pool: never judged, they
+        count as non-relevant for every estimator, as unpooled documents do. On TREC-8 the
+        depth-100 pool of the pooled runs is exactly the qrels (no added rows).
         """
         with self._lock:
             return _lru(self._frames, (pool, float(depth)), lambda: self._cut(pool, depth))
@@ -141,9 +181,18 @@ class LoadedCollection:
         if np.isinf(depth):
             return base
         keep = base.best_rank <= depth
+        pooled = Pool.from_runs(self.collection, list(pool), depth=int(depth))
+        listed = np.zeros(self.collection.n_tdi, dtype=bool)
+        listed[base.tdi[base.tdi >= 0]] = True
+        judged_topic = np.zeros(self.collection.n_topics, dtype=bool)
+        judged_topic[base.topic] = True
+        extra = ~listed[pooled.tdi] & judged_topic[pooled.topic]
         return SamplingFrame(
-            self.collection, base.topic[keep], base.tdi[keep], base.rel[keep],
-            base.best_rank[keep], base.runs, f"{base.source} (depth {int(depth)})",
+            self.collection, np.concatenate([base.topic[keep], pooled.topic[extra]]),
+            np.concatenate([base.tdi[keep], pooled.tdi[extra]]),
+            np.concatenate([base.rel[keep], np.zeros(int(extra.sum()), dtype=np.int64)]),
+            np.concatenate([base.best_rank[keep], pooled.best_rank[extra].astype(np.float64)]),
+            base.runs, f"{base.source} (depth {int(depth)})",
         )
 
     def subcollection(self, runs: tuple[int, ...]) -> Collection:

@@ -19,7 +19,8 @@ What the paper leaves open, and our choice (documented here and in :func:`four_s
 
 Per trial and k one draw from the pooled runs' depth-100 pool; every run evaluated; per
 (trial, k, estimator): Kendall tau, RMS error and Pearson rho between the runs' estimates and
-their true MAP / nDCG (complete qrels).
+their true MAP / nDCG (the frame truth: the depth-100 pool judged completely; on TREC-8 the
+complete qrels).
 """
 
 from __future__ import annotations

@@ -5,12 +5,14 @@ protocol.)
 1. **Planned vs 2strata** (:func:`run_planner_vs_fixed`). Paper 002's protocol
    (:mod:`~irsample.experiments.voorhees14`): ``trials`` random halves of the pooled runs, the
    half's depth-100 pool sampled, every run evaluated, MAP by xinfAP and nDCG by infNDCG, paired
-   t-tests at ``alpha`` on all run pairs against the complete qrels. At each budget B, per half:
+   t-tests at ``alpha`` on all run pairs against the frame truth (the half's depth-100 pool
+   judged completely; ``*_qrels`` columns: against the complete qrels, pool bias included).
+   At each budget B, per half:
    ``2strata@B`` (ranks 1-10 judged, 20% of 11-100, scaled to B judgments: irsample's preset)
    and the planner (:class:`~irsample.design.sequential.PlannedDesign`: a pilot of 10% of B,
    then the rest planned for xinfAP, or for infNDCG; optionally in ``batches``). Reported per
    strategy, budget and measure, means over trials: accuracy of the significant pairs, RMS
-   error and Kendall's tau against the true MAP / nDCG.
+   error and Kendall's tau against the true (frame) MAP / nDCG.
 2. **Predicted vs observed** (:func:`run_halfwidths`). The official pool (the pooled runs,
    depth 100), ``trials`` independent plans and draws per budget, each as a root mean square over
    the pooled runs: the plan's predicted 95% half-width of a run's mean estimate
@@ -56,7 +58,7 @@ def run_planner_vs_fixed(files: CollectionFiles, *, budgets=BUDGETS, trials: int
                          workers: int = 2, executor: str = "processes",
                          progress: bool = False) -> dict:
     """Step 1 of the module docstring. Returns ``summary`` (budget x strategy x measure:
-    accuracy, rms, kendall_tau, bias, judged; means over trials), ``trials`` (per trial) and
+    accuracy, rms, kendall_tau, bias, judged and the *_qrels columns; means over trials), ``trials`` (per trial) and
     ``seconds``."""
     start = time.perf_counter()
     tables = []
@@ -69,7 +71,8 @@ def run_planner_vs_fixed(files: CollectionFiles, *, budgets=BUDGETS, trials: int
     tr = pd.concat(tables, ignore_index=True)
     tr["measure_name"] = tr.target.map(TARGET_NAMES).fillna(tr.target)
     summary = (tr.groupby(["budget", "measure_name", "strategy"], sort=False)
-               [["accuracy", "rms", "kendall_tau", "bias", "judged"]].mean())
+               [["accuracy", "rms", "kendall_tau", "bias", "judged", "accuracy_qrels",
+                 "rms_qrels", "kendall_tau_qrels"]].mean())
     return {"summary": summary, "trials": tr, "seconds": time.perf_counter() - start}
 
 

@@ -6,14 +6,20 @@ percents=1,5,10``) returning a :class:`~irsample.experiments.report.Report`. The
 on the experiment runner (:class:`~irsample.experiments.Experiment`, pool = the originally pooled
 runs, every run evaluated, depth-100 pool), so every draw has its own recorded seed.
 
+"True MAP" below is the frame truth: MAP on the complete judgments of the depth-100 pool the
+samples are drawn from (what judging the whole pool gives); each report adds the pool's own
+bias against the complete qrels as a separate section (:mod:`~irsample.experiments.pool_bias`).
+On TREC-8 the two agree (its qrels are that pool); on Vaswani and CACM they do not.
+
 - ``infap-random``: infAP on uniform random samples of the pool (Yilmaz & Aslam, "Estimating
   average precision when judgments are incomplete", KAIS/IR 2008, §5.1, Figs. 16 and 18).
 - ``depth-pools``: infAP and induced AP on depth-k pools (same paper, §5.2, Fig. 23).
 - ``xinfap-terabyte``: xinfAP and infAP on depth-k + equal-size random samples (Yilmaz,
   Kanoulas & Aslam, "A simple and efficient sampling method for estimating AP and NDCG",
   SIGIR 2008, §4, Figs. 3-4).
-- ``ci-coverage``: coverage of the 95% intervals and a Kolmogorov-Smirnov test of the
-  standardised errors (same SIGIR 2008 paper, §3; also ``benchmarks/ci_coverage.py``).
+- ``ci-coverage``: coverage, half-width, bias, RMS and tau of the 95% intervals of run means
+  (same SIGIR 2008 paper, §3; :mod:`~irsample.experiments.coverage`; also
+  ``benchmarks/ci_coverage.py``).
 """
 
 from __future__ import annotations
@@ -26,9 +32,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..design import Design, SamplingFrame, stratified, terabyte, uniform
+from ..design import Design, SamplingFrame, terabyte, uniform
 from ..design.sampling import _allocate, _draw
 from ..stats import intervals
+from . import pool_bias
 from .data import CollectionFiles, load
 from .report import Report, Section
 from .runner import Experiment, ExperimentResult
@@ -162,7 +169,7 @@ def infap_random(context: Context, p: dict) -> Report:
     shown.insert(0, "percent", [100 * float(s) for s in shown.pop("setting")])
     key = shown[shown["percent"].isin([1.0, 5.0, 10.0])][["percent", "rms"]]
     text = (f"Uniform random samples of each topic's depth-100 pool (pooled runs); "
-            f"{p['estimator']} of every run against its true MAP (infAP: trec_eval's, smoothing "
+            f"{p['estimator']} of every run against its true MAP (the frame truth; infAP: trec_eval's, smoothing "
             "c = 2; `--param estimator=infAP(c=1.5)` for the paper's other choice). Means over "
             "trials.")
     points = ", ".join(f"{r.percent:g}%: {r.rms:.4f}" for r in key.itertuples()) or "-"
@@ -173,6 +180,7 @@ def infap_random(context: Context, p: dict) -> Report:
                       Section("infAP RMS error at 1%, 5%, 10%", f"Ours: {points}. Paper 001 (§5, "
                               "Fig. 23) reports an infAP RMS error <= 0.05 even at 1% "
                               "judged; its other values are read off figures only."),
+                      pool_bias.section(result.runs),
                   ], table.assign(recipe="infap-random"), result.execution)
 
 
@@ -232,6 +240,7 @@ def depth_pools(context: Context, p: dict) -> Report:
                       Section("Agreement with true MAP", text, shown, "depth_pools.png",
                               lambda path: _figure(table, path, ("tau", "rms"))),
                       Section("Paper vs ours", compare),
+                      pool_bias.section(result.runs),
                   ], table.assign(recipe="depth-pools"), result.execution)
 
 
@@ -261,6 +270,7 @@ def xinfap_terabyte(context: Context, p: dict) -> Report:
                       Section("Agreement with true MAP", text, shown, "xinfap_terabyte.png",
                               lambda path: _figure(table, path, ("tau", "rms", "rho"))),
                       Section("Paper vs ours", compare),
+                      pool_bias.section(result.runs),
                   ], table.assign(recipe="xinfap-terabyte"), result.execution)
 
 
@@ -284,54 +294,6 @@ def interval_checks(est, truth, sd, *, level: float = 0.95, ks_alpha: float = 0.
                 np.mean(est.std(axis=0, ddof=1))) if est.shape[0] > 1 else math.nan}
 
 
-@recipe("ci-coverage", "coverage of 95% intervals and KS pass rate of the standardised errors",
-        PAPER_000 + ", §3", trials=100, percents=(10.0, 20.0, 30.0))
-def ci_coverage(context: Context, p: dict) -> Report:
-    fractions = [x / 100.0 for x in p["percents"]]
-    designs = [strategy("uniform", uniform, settings=fractions),
-               strategy("2strata", lambda f: stratified(f"1-20:{min(1.0, 2 * f):g},21-:{f / 2:g}"),
-                        settings=fractions)]
-    measures = {"infAP": "AP", "xinfAP": "AP", "infNDCG": "nDCG"}
-    level = 0.95
-    result = _run(context, p, designs, measures, ci=level)
-    z = intervals.z(level)  # the intervals' half-width is z sd
-    rows = []
-    for (strat, setting, measure), g in result.runs.groupby(
-            ["strategy", "setting", "measure"], sort=False):
-        g = g.sort_values(["trial", "run"])
-        shape = (g["trial"].nunique(), -1)
-        est, truth = g["estimate"].to_numpy().reshape(shape), g["truth"].to_numpy().reshape(shape)
-        sd = ((g["high"] - g["low"]).to_numpy() / (2 * z)).reshape(shape)
-        rows.append({"strategy": strat, "percent": 100 * float(setting), "measure": measure}
-                    | interval_checks(est, truth, sd))
-    table = pd.DataFrame(rows)
-    middle = fractions[len(fractions) // 2]
-    label = f"{middle:g}"
-    first = result.runs[(result.runs["trial"] == 0) & (result.runs["setting"] == label)]
-    panels = [(f"{s}: {m} vs {g['target'].iloc[0]}", g["truth"].to_numpy(),
-               g["estimate"].to_numpy(), g["low"].to_numpy(), g["high"].to_numpy())
-              for (s, m), g in first.groupby(["strategy", "measure"], sort=False)
-              if (s, m) in (("uniform", "infAP"), ("2strata", "xinfAP"), ("2strata", "infNDCG"))]
-
-    def draw(path):
-        from ..plots import estimate_vs_truth
-        return estimate_vs_truth(panels, path, title=f"trial 0, {100 * middle:g}% judged")
-
-    text = ("Per judged percentage: uniform(f) samples and a 2-strata design (ranks 1-20 at "
-            "min(1, 2f), the rest at f/2). Coverage: share of runs x trials whose 95% interval "
-            "covers the true value (nominal 0.95); KS pass: share of runs whose standardised "
-            "errors over the trials pass a Kolmogorov-Smirnov test against N(0, 1) at 5%. "
-            "infAP with the 2-strata design (and xinfAP on uniform samples) is shown for "
-            "completeness.")
-    return Report("ci-coverage", "Confidence intervals: coverage and normality (paper 000 §3)",
-                  PAPER_000, {}, [
-                      Section("Coverage and KS pass rate", text, table),
-                      Section("Estimates vs truth, one trial",
-                              "Paper 000 reports ~95% coverage and 90% of the systems passing "
-                              "the KS test for infAP.", figure="estimate_vs_truth.png",
-                              draw=draw),
-                  ], table.assign(recipe="ci-coverage"), result.execution)
-
-
-# the recipes of papers 002, 000 §6 and 004 register themselves on import (kept apart: size)
-from . import paper_recipes  # noqa: E402,F401
+# ci-coverage and the recipes of papers 002, 000 §6 and 004 register themselves on import
+# (kept apart: size)
+from . import comparisons, coverage, paper_recipes  # noqa: E402,F401

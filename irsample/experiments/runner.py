@@ -7,7 +7,10 @@ split, holding every strategy x setting; :mod:`irsample.experiments.trial`), run
 sequentially, on local processes or on a Dask cluster, and returns two tidy tables:
 
 - ``runs``: one row per trial x split x strategy x setting x evaluated run x measure, with the
-  estimate, the truth and the interval (``low``, ``high``; NaN without a variance estimator);
+  estimate, the truth (the frame truth: the measure on the complete judgments of the pool the
+  design samples from; :mod:`irsample.experiments.trial`), ``truth_qrels`` (on the complete
+  qrels; the difference is the pool's bias) and the interval (``low``, ``high``; NaN without a
+  variance estimator);
 - ``trials``: one row per trial x split x strategy x setting x measure, with the pool size, the
   judgments drawn, Kendall's tau, RMS error, bias, largest error, interval coverage and the
   run-pair classes with paper 002's accuracy.
@@ -48,7 +51,9 @@ class Experiment:
     measure it estimates, e.g. ``{"xinfAP": "AP", "infNDCG": "nDCG", "iP@10": "P@10"}``;
     ``ci`` is the level of the intervals (``None``: no variances); ``alpha`` the level of the
     paired t-tests of the run-pair classification (``None``: no pairs); ``pool_depth`` the
-    default depth of a simulated pool (TREC-8's pools are depth 100)."""
+    default depth of a simulated pool (TREC-8's pools are depth 100), and the least depth of
+    the frame whose complete judgments are the truth (a depth-10 pool strategy samples the
+    depth-100 pool: its truth is the depth-100 pool's)."""
 
     collection: CollectionFiles
     strategies: tuple[Strategy, ...]
@@ -100,9 +105,11 @@ class Experiment:
             for family in self.splits:
                 for split in family.splits(runs, trial=trial, seed=self.seed):
                     cells = tuple(
-                        Cell(s.name, label, design, s.depth_of(design, self.pool_depth),
-                             derived_seed(self.seed, "draw", s.name, label, split.name, trial))
+                        Cell(s.name, label, design, depth,
+                             derived_seed(self.seed, "draw", s.name, label, split.name, trial),
+                             max(depth, float(self.pool_depth)))
                         for s in self.strategies for label, design in s.designs
+                        for depth in (s.depth_of(design, self.pool_depth),)
                     )
                     tasks.append(Task(len(tasks), trial, split, cells))
         return tasks

@@ -9,13 +9,21 @@ collection once (:mod:`irsample.experiments.data`):
 2. the draw: ``design.sample(frame, rng=default_rng(seed))`` with the cell's own seed;
 3. the estimates: every estimator for every evaluated run, per topic and as means over
    topics, with normal-theory intervals at level ``ci`` where the estimator has a variance;
-4. the comparison with the truth (the target measure under the complete qrels): per run the
-   estimate, truth and interval; per (cell, measure) over the evaluated runs Kendall's tau-b
-   between truth and estimate (Kendall 1945; ``scipy.stats.kendalltau``), the RMS error
-   sqrt(mean_r (est_r - truth_r)^2), the bias mean_r (est_r - truth_r), the largest error, the
-   coverage of the intervals (over runs with a finite interval), and, with ``alpha``, the
-   classes of all run pairs under paired t-tests of the per-topic values (paper 002;
-   :mod:`irsample.stats.pairs`).
+4. the comparison with the truth. ``truth`` is the **frame truth**: the target measure under
+   the complete judgments of the frame the design samples from (the split's pool at
+   ``truth_depth`` = max(the cell's depth, the experiment's pool depth), documents outside it
+   non-relevant; :meth:`LoadedCollection.frame_truth`), what judging that whole pool would
+   give. It is the truth for every evaluated run, pooled or not: estimate - truth is the
+   sampling error. ``truth_qrels`` is the measure under the complete qrels; truth -
+   truth_qrels is the pool's own bias, reported apart (:func:`pool_bias`). Per run the
+   estimate, both truths and the interval; per (cell, measure) over the evaluated runs
+   Kendall's tau-b between truth and estimate (Kendall 1945; ``scipy.stats.kendalltau``), the
+   RMS error sqrt(mean_r (est_r - truth_r)^2), the bias mean_r (est_r - truth_r), the largest
+   error, the coverage of the intervals (over runs with a finite interval), and, with
+   ``alpha``, the classes of all run pairs under paired t-tests of the per-topic values
+   against the frame truth's tests (paper 002; :mod:`irsample.stats.pairs`); ``*_qrels``
+   columns: tau, RMS error and pair accuracy against the qrels truth (sampling + pool bias,
+   paper 002's gold standard).
 
 Numba runs single-threaded inside a task: tasks are what runs in parallel, and each kernel call
 is too small to gain from threads on a shared machine.
@@ -40,10 +48,11 @@ from .data import CollectionFiles, load, parse_one
 from .splits import Split
 
 RUN_COLUMNS = ("strategy", "setting", "design", "split", "trial", "seed", "run", "pooled",
-               "measure", "target", "estimate", "truth", "low", "high")
+               "measure", "target", "estimate", "truth", "truth_qrels", "low", "high")
 TRIAL_COLUMNS = ("strategy", "setting", "design", "split", "trial", "seed", "measure", "target",
                  "runs", "pool_size", "judged", "kendall_tau", "rms", "bias", "max_error",
-                 "coverage", *CLASSES, "accuracy")
+                 "coverage", *CLASSES, "accuracy", "kendall_tau_qrels", "rms_qrels",
+                 "accuracy_qrels")
 
 
 @dataclass(frozen=True)
@@ -92,13 +101,16 @@ def strategy(name: str, design: Design | Callable[[object], Design], *,
 
 @dataclass(frozen=True)
 class Cell:
-    """One strategy x setting of a task, with its resolved depth and draw seed."""
+    """One strategy x setting of a task, with its resolved depth and draw seed;
+    ``truth_depth``: the depth of the frame whose complete judgments are the truth (default
+    ``depth``)."""
 
     strategy: str
     setting: str
     design: Design
     depth: float
     seed: int
+    truth_depth: float | None = None
 
 
 @dataclass(frozen=True)
@@ -152,9 +164,7 @@ def _run_task(config: TrialConfig, task: Task) -> dict:
     split = task.split
     evaluate = list(split.evaluate)
     sub = data.subcollection(split.evaluate)
-    truth = data.truth(config.targets)
-    true_values = truth.values[evaluate]  # (runs, topics, measures)
-    true_means = truth.summary[evaluate]
+    qrels_means = data.truth(config.targets).summary[evaluate]
     measures = [parse_one(m) for m in config.estimators]
     has_variance = [m.variance_method is not None for m in measures]
     names = np.array([data.info.names[r] for r in evaluate], dtype=object)
@@ -163,6 +173,9 @@ def _run_task(config: TrialConfig, task: Task) -> dict:
     runs_out, trials_out = _columns(RUN_COLUMNS), _columns(TRIAL_COLUMNS)
     for cell in task.cells:
         frame = data.frame(split.pool, cell.depth)
+        truth_depth = cell.depth if cell.truth_depth is None else cell.truth_depth
+        truth = data.frame_truth(split.pool, truth_depth, config.targets)
+        true_means = truth.summary[evaluate]
         judgments = cell.design.sample(frame, rng=np.random.default_rng(cell.seed))
         ev = evaluate_collection(sub, judgments, measures, ci=config.ci)
         if config.ci is not None:
@@ -181,11 +194,17 @@ def _run_task(config: TrialConfig, task: Task) -> dict:
                 kind = object if isinstance(value, str) else np.int64
                 runs_out[key].append(np.full(n_runs, value, dtype=kind))
             for key, value in (("run", names), ("pooled", in_pool), ("estimate", est),
-                               ("truth", true), ("low", lo), ("high", hi)):
+                               ("truth", true), ("truth_qrels", qrels_means[:, j]),
+                               ("low", lo), ("high", hi)):
                 runs_out[key].append(value)
             summary = row | {"runs": n_runs, "pool_size": len(frame), "judged": judged}
             summary |= _compare(est, true, lo, hi, has_variance[j])
-            summary |= _pairs(data, config, j, split, ev.values[:, :, j], true_values[:, :, j])
+            qrels = _compare(est, qrels_means[:, j], lo, hi, False)
+            summary |= {"kendall_tau_qrels": qrels["kendall_tau"], "rms_qrels": qrels["rms"]}
+            gold = (None if config.alpha is None or len(evaluate) < 2 else
+                    data.frame_decisions(split.pool, truth_depth, config.targets, j,
+                                         split.evaluate, config.alpha))
+            summary |= _pairs(data, config, j, split, ev.values[:, :, j], gold)
             for key in TRIAL_COLUMNS:
                 trials_out[key].append(summary[key])
     return {"runs": {k: _concat(v) for k, v in runs_out.items()},
@@ -225,11 +244,15 @@ def _compare(est: np.ndarray, true: np.ndarray, low, high, has_interval: bool) -
     }
 
 
-def _pairs(data, config: TrialConfig, j: int, split: Split, est_values, true_values) -> dict:
-    """Class counts of all pairs of evaluated runs (NaN without ``alpha`` or pairs)."""
-    if config.alpha is None or len(split.evaluate) < 2:
-        return {name: math.nan for name in (*CLASSES, "accuracy")}
-    truth = data.truth_decisions(config.targets, j, split.evaluate, config.alpha)
+def _pairs(data, config: TrialConfig, j: int, split: Split, est_values, gold) -> dict:
+    """Class counts of all pairs of evaluated runs against the frame truth's decisions
+    ``gold``, and ``accuracy_qrels`` against the qrels truth's (NaN without ``alpha`` or
+    pairs)."""
+    if gold is None:
+        return {name: math.nan for name in (*CLASSES, "accuracy", "accuracy_qrels")}
     estimate = decisions(est_values, alpha=config.alpha)
-    counts = PairCounts.of(classify_decisions(truth, estimate))
-    return {k: float(v) for k, v in counts.as_dict().items()}
+    counts = PairCounts.of(classify_decisions(gold, estimate))
+    qrels = data.truth_decisions(config.targets, j, split.evaluate, config.alpha)
+    accuracy_qrels = PairCounts.of(classify_decisions(qrels, estimate)).as_dict()["accuracy"]
+    return {k: float(v) for k, v in counts.as_dict().items()} | {
+        "accuracy_qrels": float(accuracy_qrels)}

@@ -7,14 +7,21 @@ Protocol, as in the paper's TREC-8 part:
    half's runs build the pool, every run of the collection is evaluated;
 2. per half and strategy, one draw of judgments from the half's pool (depth 100);
 3. per measure, the per-topic estimates of every run; the gold standard is the paired t-test
-   at alpha = 0.05 on the complete judgments over all run pairs; each pair is a true positive,
+   at alpha = 0.05 on the truth over all run pairs; each pair is a true positive,
    true negative, miss, false alarm or inversion (:mod:`irsample.stats.pairs`) and
 
        accuracy = (TP + TN) / (TP + TN + miss + false alarm + 2 inversion);
 
+   the truth is the frame truth, the measure on the complete judgments of the half's depth-100
+   pool (the pool actually sampled from; for the runs outside the half as for those in it),
+   so ``accuracy`` measures what sampling loses; ``accuracy_qrels`` uses the complete qrels
+   (paper 002's gold standard: sampling and the half pool's bias against unpooled runs
+   together);
+
 4. per topic, the estimate R^ of the number of relevant documents (``inum_rel``: the number
    of judged relevant documents, each weighted by its inverse inclusion probability; for a
-   pool, the judged relevant count) against the true R (``num_rel`` of the complete qrels);
+   pool, the judged relevant count) against the true R, the relevant documents of the half's
+   depth-100 pool (``r_qrels``: of the complete qrels, kept for comparison);
    per trial the Pearson correlation over topics (paper 002's Table 3), and per topic the
    min / mean / max of R^ over trials (paper 002's Fig. 1).
 
@@ -68,7 +75,8 @@ def run_voorhees14(files: CollectionFiles, *, trials: int = 50, seed: int = 2014
     """Run paper 002's experiment (module docstring) on ``files``.
 
     Returns a dict of pandas tables and paths: ``accuracy`` (strategy x measure: mean, min,
-    max accuracy over trials), ``classes`` (mean pair counts per class), ``judged`` (mean
+    max accuracy over trials, against the frame truth), ``accuracy_qrels`` (the same against
+    the complete qrels), ``classes`` (mean pair counts per class), ``judged`` (mean
     judgments per topic per strategy), ``r_correlation`` (strategy: mean, min, max over trials
     of Pearson r between R^ and R per topic), ``r_hat`` (trial x strategy x topic: R^ and R),
     ``trials`` (the runner's per-trial table), ``seconds`` (wall time of the grid, t-tests
@@ -88,6 +96,8 @@ def run_voorhees14(files: CollectionFiles, *, trials: int = 50, seed: int = 2014
     order = list(specs)
     accuracy = (tr.groupby(["strategy", "measure_name"]).accuracy.agg(["mean", "min", "max"])
                 .unstack("measure_name").reindex(order))
+    accuracy_qrels = (tr.groupby(["strategy", "measure_name"]).accuracy_qrels
+                      .agg(["mean", "min", "max"]).unstack("measure_name").reindex(order))
     classes = tr.groupby(["strategy", "measure_name"])[list(CLASSES)].mean().reindex(
         order, level="strategy")
     n_topics = load(files).collection.n_topics
@@ -100,37 +110,40 @@ def run_voorhees14(files: CollectionFiles, *, trials: int = 50, seed: int = 2014
     r_corr = (r_hat.groupby(["strategy", "trial"])
               .apply(lambda g: np.corrcoef(g.r_true, g.r_hat)[0, 1], include_groups=False)
               .groupby("strategy").agg(["mean", "min", "max"]).reindex(order))
-    out_dict = {"accuracy": accuracy, "classes": classes, "judged": judged,
-                "r_correlation": r_corr, "r_hat": r_hat, "trials": result.trials,
+    out_dict = {"accuracy": accuracy, "accuracy_qrels": accuracy_qrels, "classes": classes, "judged": judged,
+                "r_correlation": r_corr, "r_hat": r_hat, "trials": result.trials, "runs": result.runs,
                 "seconds": seconds, "figures": []}
     if out is not None:
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
         chosen = [s for s in figure_strategies if s in specs] or order[:2]
         out_dict["figures"].append(r_hat_figure(r_hat, chosen, out / "r_hat.png"))
-        for name in ("accuracy", "classes", "judged", "r_correlation"):
+        for name in ("accuracy", "accuracy_qrels", "classes", "judged", "r_correlation"):
             out_dict[name].to_csv(out / f"{name}.csv")
     return out_dict
 
 
 def estimated_r(exp: Experiment) -> pd.DataFrame:
     """R^ (``inum_rel``) per trial x strategy x topic, from the same draws as ``exp.run``
-    (each cell's seed is redrawn in this process), with the true R (``num_rel``)."""
+    (each cell's seed is redrawn in this process), with the true R of the frame (``r_true``:
+    relevant documents of the pool sampled from) and of the complete qrels (``r_qrels``)."""
     data = load(exp.collection)
     col = data.collection
     num_rel, inum_rel = parse_one("num_rel"), parse_one("inum_rel")
-    truth = evaluate_collection(col, data.judgments, [num_rel]).values[0, :, 0]
+    r_qrels = evaluate_collection(col, data.judgments, [num_rel]).values[0, :, 0]
     rows = []
     for task in exp.tasks(data.info):
         split = task.split
         one = data.subcollection(split.pool[:1])  # R^ is a per-topic quantity: one run suffices
         for cell in task.cells:
             frame = data.frame(split.pool, cell.depth)
+            whole = data.frame(split.pool, cell.truth_depth)
+            r_true = np.bincount(whole.topic[whole.rel > 0], minlength=col.n_topics)
             judgments = cell.design.sample(frame, rng=np.random.default_rng(cell.seed))
             est = evaluate_collection(one, judgments, [inum_rel]).values[0, :, 0]
             rows.append(pd.DataFrame({
                 "trial": task.trial, "strategy": cell.strategy, "topic": col.topics,
-                "r_hat": est, "r_true": truth}))
+                "r_hat": est, "r_true": r_true.astype(float), "r_qrels": r_qrels}))
     return pd.concat(rows, ignore_index=True)
 
 

@@ -1,0 +1,163 @@
+"""Recipe ``ci-coverage``: are the 95% intervals of a run's mean calibrated against the truth?
+
+Yilmaz, Kanoulas & Aslam, SIGIR 2008 (paper 000) §3 check their intervals by coverage and a
+Kolmogorov-Smirnov test of the standardised errors. Here, per design and judged percentage, the
+experiment runner (:mod:`irsample.experiments.runner`) draws ``trials`` samples of the pooled
+runs' depth-100 pool, every run is estimated by every estimator with its 95% interval of the
+mean over topics, and each estimate is compared with the **frame truth** (the target measure on
+the complete judgments of that pool: what judging all of it would give; the pool's own bias
+against the complete qrels is a separate section, :mod:`irsample.experiments.pool_bias`).
+
+Designs, at equal judgments B = round(f x pool size) for each percentage f:
+
+- ``uniform``: uniform(f), a simple random sample of f of every topic's pool;
+- ``2strata``: best rank 1-20 at four times the rate of ranks 21-100 (``1-20:0.8,21-100:0.2``)
+  scaled to B judgments (:mod:`irsample.design.budget`);
+- ``planned``: the design planner (:class:`~irsample.design.sequential.PlannedDesign`), a pilot
+  of 10% of B then the rest Neyman-allocated for ``plan_for`` (xinfAP).
+
+Columns, over runs x trials of a cell (strategy, percent, estimator): ``coverage`` = share of
+intervals [low, high] holding the truth (nominal 0.95); ``halfwidth`` = mean (high - low) / 2;
+``bias`` = mean (estimate - truth); ``rms`` = sqrt(mean (estimate - truth)^2); ``tau`` = mean
+over trials of Kendall's tau-b between the runs' estimates and truths; ``sd_ratio`` = predicted
+SD (half-width / z) over the SD observed across trials, averaged over runs; ``ks_pass`` = share
+of runs whose standardised errors pass a KS test against N(0, 1) at 5%.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from ..design import parse_design, uniform
+from ..design.sequential import PlannedDesign
+from ..errors import MeasureError
+from ..stats import intervals
+from . import pool_bias
+from .data import parse_one
+from .recipes import PAPER_000, Context, _pool_size, _run, interval_checks, recipe
+from .report import Report, Section
+from .trial import strategy
+
+#: estimator -> target measure; ht(...) are the design-based (Horvitz-Thompson) estimators
+ESTIMATORS = {"infAP": "AP", "xinfAP": "AP", "infNDCG": "nDCG",
+              "ht(AP)": "AP", "ht(nDCG)": "nDCG", "ht(P@10)": "P@10"}
+
+
+def available(names) -> tuple[list[str], list[str]]:
+    """(estimators this build knows, estimators it does not), in the given order."""
+    known, unknown = [], []
+    for name in names:
+        try:
+            parse_one(name)
+            known.append(name)
+        except (MeasureError, ValueError):  # an unknown measure name: reported, not run
+            unknown.append(name)
+    return known, unknown
+
+
+def designs(pool_size: int, percents, plan_for: str = "xinfAP"):
+    """The three strategies of the module docstring at the judged ``percents``."""
+    budget = {f"{p:g}": max(1, round(p / 100.0 * pool_size)) for p in percents}
+    return [
+        strategy("uniform", uniform, settings=[p / 100.0 for p in percents]),
+        strategy("2strata", lambda p: parse_design(f"1-20:0.8,21-100:0.2@{budget[f'{p:g}']}"),
+                 settings=list(percents), depth=100),
+        strategy("planned", lambda p: PlannedDesign(budget[f"{p:g}"], plan_for),
+                 settings=list(percents), depth=100),
+    ]
+
+
+def coverage_table(result, level: float = 0.95) -> pd.DataFrame:
+    """The module docstring's columns per strategy x setting x estimator."""
+    z = intervals.z(level)
+    runs, trials = result.runs, result.trials
+    tau = trials.groupby(["strategy", "setting", "measure"], sort=False).kendall_tau.mean()
+    judged = trials.groupby(["strategy", "setting"], sort=False).apply(
+        lambda g: float((g.judged / g.pool_size).mean()), include_groups=False)
+    rows = []
+    for (strat, setting, measure), g in runs.groupby(["strategy", "setting", "measure"],
+                                                      sort=False):
+        g = g.sort_values(["trial", "run"])
+        shape = (g["trial"].nunique(), -1)
+        est = g["estimate"].to_numpy().reshape(shape)
+        truth = g["truth"].to_numpy().reshape(shape)
+        half = ((g["high"] - g["low"]).to_numpy() / 2).reshape(shape)
+        checks = interval_checks(est, truth, half / z, level=level)
+        observed = est.std(axis=0, ddof=1) if est.shape[0] > 1 else np.full(est.shape[1], np.nan)
+        with np.errstate(invalid="ignore", divide="ignore"):  # runs with no spread: NaN
+            ratio = np.where(observed > 0, half.mean(0) / z / observed, np.nan)
+        ratio = float(np.nanmean(ratio)) if np.isfinite(ratio).any() else math.nan
+        rows.append({"strategy": strat, "percent": _percent(strat, setting),
+                     "judged_pct": 100 * judged.loc[(strat, setting)],
+                     "estimator": measure, "target": g["target"].iloc[0],
+                     "coverage": checks["coverage"], "halfwidth": float(np.mean(half)),
+                     "bias": checks["bias"], "rms": checks["rms"],
+                     "tau": float(tau.loc[(strat, setting, measure)]),
+                     "sd_ratio": ratio, "ks_pass": checks["ks_pass"]})
+    return pd.DataFrame(rows)
+
+
+def _percent(strat: str, setting: str) -> float:
+    value = float(setting)
+    return 100 * value if strat == "uniform" else value
+
+
+@recipe("ci-coverage", "coverage, half-width, bias, RMS and tau of 95% intervals of run means "
+        "against the frame truth, for uniform, 2strata and planned designs",
+        PAPER_000 + ", §3", trials=100, percents=(5.0, 10.0, 20.0, 30.0),
+        estimators="infAP,xinfAP,infNDCG,ht(AP),ht(nDCG),ht(P@10)", plan_for="xinfAP")
+def ci_coverage(context: Context, p: dict) -> Report:
+    names = [n.strip() for n in str(p["estimators"]).split(",") if n.strip()]
+    for name in names:
+        if name not in ESTIMATORS:
+            raise ValueError(f"ci-coverage: unknown estimator {name!r}; known: "
+                             f"{', '.join(ESTIMATORS)}")
+    known, missing = available(names)
+    if not known:
+        raise ValueError(f"ci-coverage: none of {', '.join(names)} is available")
+    pool = _pool_size(context)
+    result = _run(context, p, designs(pool, p["percents"], p["plan_for"]),
+                  {n: ESTIMATORS[n] for n in known}, ci=0.95)
+    table = coverage_table(result)
+    cells = table[table.percent >= 10]
+    worst = (cells.groupby("estimator").coverage.agg(["min", "max"]) if len(cells) else None)
+    summary = ("" if worst is None else "Coverage from 10% judged up (min-max over designs and "
+               "percentages): " + "; ".join(f"{e} {r['min']:.2f}-{r['max']:.2f}"
+                                            for e, r in worst.iterrows()) + ".")
+    text = (f"Depth-100 pool of the pooled runs ({pool:,} documents); designs at equal "
+            "judgments (module irsample.experiments.coverage): uniform(f); 2strata = ranks "
+            "1-20 at four times the rate of 21-100, scaled to the budget; planned = the design "
+            f"planner for {p['plan_for']} (pilot 10%). Truth: each run's measure on the complete "
+            "judgments of the pool (frame truth). Over runs x trials: coverage of the 95% "
+            "interval of the mean over topics, mean half-width, bias, RMS error; tau: mean "
+            "Kendall tau-b per trial; sd_ratio: predicted / observed SD. " + summary)
+    if missing:
+        text += (f" Not in this build, so not run: {', '.join(missing)}.")
+    first = result.runs[result.runs["trial"] == 0]
+    middle = f"{p['percents'][len(p['percents']) // 2]:g}"
+    shown = [(s, m) for s in ("2strata",) for m in known[:6]]
+    panels = []
+    for (s, setting, m), g in first.groupby(["strategy", "setting", "measure"], sort=False):
+        if (s, m) in shown and _percent(s, setting) == float(middle):
+            panels.append((f"{s}: {m} vs {g['target'].iloc[0]}", g["truth"].to_numpy(),
+                           g["estimate"].to_numpy(), g["low"].to_numpy(), g["high"].to_numpy()))
+
+    def draw(path):
+        from ..plots import estimate_vs_truth
+        return estimate_vs_truth(panels, path, title=f"trial 0, {middle}% judged (2strata)")
+
+    return Report("ci-coverage", "Confidence intervals of run means: coverage against the "
+                  "frame truth", PAPER_000, {}, [
+                      Section("Coverage, half-width, bias, RMS, tau", text, table),
+                      Section("Estimates vs truth, one trial",
+                              "Paper 000 reports ~95% coverage and 90% of the systems passing "
+                              "the KS test for infAP (TREC-8, uniform samples).",
+                              figure="estimate_vs_truth.png", draw=draw),
+                      pool_bias.section(result.runs),
+                  ], table.assign(recipe="ci-coverage"), result.execution)
+
+
+__all__ = ["ESTIMATORS", "available", "ci_coverage", "coverage_table", "designs"]

@@ -1,0 +1,94 @@
+"""Tie-preserving twins and the type-I error experiment (irsample.experiments.comparisons) on
+the small collection of tests/experiment_data.py."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from irsample.design import SamplingFrame, uniform
+from irsample.evaluation import evaluate_collection
+from irsample.experiments import CollectionFiles, load
+from irsample.experiments.comparisons import add_twins, t_test, twin_order, type_one_error
+from irsample.measures import parse_all
+
+from .experiment_data import write_collection
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    paths = write_collection(tmp_path_factory.mktemp("twins"))
+    return CollectionFiles.of(paths["runs"], paths["qrels"], pooled=paths["pooled"])
+
+
+def test_twin_order_keeps_each_rank_grade():
+    rng = np.random.default_rng(1)
+    tdi = np.arange(50)
+    grade = rng.integers(-1, 3, 50)
+    twin = twin_order(tdi, grade, rng)
+    assert sorted(twin) == list(tdi) and not np.array_equal(twin, tdi)
+    assert np.array_equal(grade[twin], grade)  # document at rank i has the grade of rank i
+
+
+def test_twins_have_the_frame_truth_of_their_runs_but_other_rankings(files):
+    data = load(files)
+    frame = data.frame(data.info.pooled_runs, 100)
+    runs = [0, 3, 7]
+    twins = add_twins(data.collection, frame, runs, np.random.default_rng(2))
+    assert twins.run_names[-3:] == ("r0~twin", "r3~twin", "r7~twin")
+    same = SamplingFrame(twins, frame.topic, frame.tdi, frame.rel, frame.best_rank, frame.runs)
+    measures = parse_all(["AP", "nDCG", "P@10", "nDCG@10", "Rprec", "recall@20"])
+    values = evaluate_collection(twins, same.judgments(), measures).values
+    n = data.collection.n_runs
+    np.testing.assert_array_equal(values[runs], values[n:])
+    for k, r in enumerate(runs):
+        assert twins.ranking(n + k, 0) != twins.ranking(r, 0)
+        assert sorted(twins.ranking(n + k, 0)) == sorted(twins.ranking(r, 0))
+    # a sample sees them differently
+    judged = uniform(0.3).sample(same, rng=3)
+    est = evaluate_collection(twins, judged, parse_all(["xinfAP"])).values[:, :, 0]
+    assert not np.allclose(est[runs], est[n:])
+
+
+def test_type_one_error_counts_rejections(files):
+    out = type_one_error(files, {"uniform": uniform(0.4)}, {"t": t_test("xinfAP")}, trials=4,
+                         seed=5, runs=[1, 2, 5, 6])
+    s = out["summary"].iloc[0]
+    assert s.pairs == 16 and 0 <= s.rejections <= 16
+    assert s.type_one_error == pytest.approx(s.rejections / 16)
+    assert out["max_truth_difference"] == 0.0
+    again = type_one_error(files, {"uniform": uniform(0.4)}, {"t": t_test("xinfAP")}, trials=4,
+                           seed=5, runs=[1, 2, 5, 6])
+    assert again["trials"].equals(out["trials"])
+
+
+def test_pair_accuracy_classifies_every_pair(files):
+    from irsample.design import stratified
+    from irsample.experiments.comparisons import pair_accuracy
+
+    out = pair_accuracy(files, {"2strata": stratified("1-5:1,6-100:0.3"),
+                                "all": stratified("1-100:1")},
+                        {"t": t_test("xinfAP")}, trials=2, seed=3)
+    s = out["summary"].set_index("strategy")
+    n = 8 * 7 / 2
+    classes = ["true_positive", "true_negative", "miss", "false_alarm", "inversion"]
+    assert np.allclose(s[classes].sum(axis=1), n)
+    # judging the whole frame decides exactly as the frame truth does
+    assert s.loc["all", "accuracy"] == pytest.approx(1.0)
+    assert 0 <= s.loc["2strata", "accuracy"] <= 1
+    assert 0 <= s.loc["all", "accuracy_qrels"] <= 1
+
+
+def test_ht_test_matches_compare_collection(files):
+    from irsample.comparison import compare_collection
+    from irsample.experiments.comparisons import ht_test
+
+    data = load(files)
+    frame = data.frame(data.info.pooled_runs, 100)
+    judged = uniform(0.4).sample(frame, rng=4)
+    first, second = np.array([0, 5, 3]), np.array([2, 1, 3 + 1])
+    p, diff = ht_test("ht(AP)", "design")(data.collection, judged, first, second)
+    table = compare_collection(data.collection, judged, "ht(AP)", correction="none")
+    row = table[(table.run_a == "r1") & (table.run_b == "r5")].iloc[0]
+    assert p[1] == pytest.approx(row.p) and diff[1] == pytest.approx(-row["diff"])
+    assert np.all((p >= 0) & (p <= 1))
