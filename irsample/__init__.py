@@ -7,27 +7,66 @@ The Python API (see :mod:`irsample.api`)::
     ev.frame()   # tidy table: run, topic, measure, value
     est = irsample.estimate("sampled.qrels", ["run.gz"], ["infAP", "xinfAP"], ci=0.95)
     est.frame()  # ... plus variance, low, high
+
+The names below are imported on first use (PEP 562), so ``import irsample`` and the command line
+start without loading numba, pandas or the measures.
+
+numba's on-disk cache of compiled kernels goes to a per-user folder, ``$NUMBA_CACHE_DIR`` if the
+user set it, else ``$XDG_CACHE_HOME/irsample/numba`` (``~/.cache/irsample/numba``): numba's
+default writes ``__pycache__`` folders next to the installed sources, which ``pip uninstall``
+leaves behind and which then shadow a later editable install of the package.
 """
 
-from .api import estimate, evaluate, load, measures_from
-from .errors import InputError, IrsampleError, MeasureError
-from .evaluation import Evaluation
-from .measures import Measure, parse
-from .model import Collection, Judgments
+from __future__ import annotations
+
+import os
+import sys
+from importlib import import_module
+from pathlib import Path
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "Collection",
-    "Evaluation",
-    "InputError",
-    "IrsampleError",
-    "Judgments",
-    "Measure",
-    "MeasureError",
-    "estimate",
-    "evaluate",
-    "load",
-    "measures_from",
-    "parse",
-]
+
+def numba_cache_dir() -> str:
+    """The folder of irsample's compiled-kernel cache (module docstring)."""
+    chosen = os.environ.get("NUMBA_CACHE_DIR")
+    if chosen:
+        return chosen
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return os.path.join(base, "irsample", "numba")
+
+
+def _use_cache_dir() -> None:
+    folder = numba_cache_dir()
+    os.environ.setdefault("NUMBA_CACHE_DIR", folder)
+    numba = sys.modules.get("numba")
+    if numba is not None and not numba.config.CACHE_DIR:
+        # numba was imported first and read its configuration without the variable: the
+        # locator reads config.CACHE_DIR when each kernel is decorated, so set it there too
+        numba.config.CACHE_DIR = folder
+
+
+_use_cache_dir()
+
+#: public name -> module defining it
+_EXPORTS = {
+    "estimate": "api", "evaluate": "api", "load": "api", "measures_from": "api",
+    "InputError": "errors", "IrsampleError": "errors", "MeasureError": "errors",
+    "Evaluation": "evaluation", "Measure": "measures", "parse": "measures",
+    "Collection": "model", "Judgments": "model",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'irsample' has no attribute {name!r}")
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_EXPORTS))

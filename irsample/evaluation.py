@@ -14,7 +14,6 @@ from statistics import NormalDist
 from typing import Sequence
 
 import numpy as np
-import pandas as pd
 
 from .measures.base import DEFAULT_VARIANCE, VARIANCE_METHODS, Measure
 from .measures.context import EvalContext
@@ -78,6 +77,8 @@ class Evaluation:
 
         ``measure`` is the trec_eval name; string measures are left out (see ``strings``).
         """
+        import pandas as pd  # only tidy tables need pandas
+
         parts = []
         numeric = [i for i, m in enumerate(self.measures) if m.value_type != "str"]
         names = np.array([self.measures[i].trec_name for i in numeric], dtype=object)
@@ -139,6 +140,7 @@ class Evaluation:
 
     def table(self) -> pd.DataFrame:
         """Summary values as a wide table: one row per run, one column per measure."""
+        import pandas as pd
         numeric = [i for i, m in enumerate(self.measures) if m.value_type != "str"]
         return pd.DataFrame(
             self.summary[:, numeric],

@@ -30,15 +30,22 @@ def new_figure(n: int, width: float, height: float):
 
 
 def save_figure(fig, path: str | Path, *, title: str = "", dpi: int = 120) -> Path:
-    """Lay out ``fig`` (with ``title`` above its panels), write it as PNG, close it; its path."""
+    """Lay out ``fig`` (with ``title`` above its panels), write it as PNG (all or nothing, see
+    :func:`irsample.io.writers.write_atomic`), close it; its path."""
+    import io
+
     import matplotlib.pyplot as plt
+
+    from .io.writers import write_atomic
 
     if title:
         fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     path = Path(path)
-    fig.savefig(path, dpi=dpi)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, dpi=dpi, format="png")
     plt.close(fig)
+    write_atomic(path, buffer.getvalue())
     return path
 
 

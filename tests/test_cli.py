@@ -71,7 +71,7 @@ def test_trec_format_exact_text_two_runs_per_topic(files, capsys):
     rc, out, err = cli(
         capsys,
         "eval", files["qrels"], files["run1"], files["run2"],
-        "-q", "-m", "P.5", "num_rel_ret", "map", "runid", "num_ret",
+        "-q", "-m", "P.5", "-m", "num_rel_ret", "-m", "map", "-m", "runid", "-m", "num_ret",
     )
     assert rc == 0 and err == ""
     expected = [
@@ -108,7 +108,7 @@ def test_trec_format_exact_text_two_runs_per_topic(files, capsys):
 
 
 def test_trec_format_summary_only(files, capsys):
-    rc, out, _ = cli(capsys, "eval", files["qrels"], files["run1"], "-m", "map", "P.5", "num_q")
+    rc, out, _ = cli(capsys, "eval", files["qrels"], files["run1"], "-m", "map", "-m", "P.5", "-m", "num_q")
     assert rc == 0
     assert out == (
         "num_q                 \tall\t2\n"
@@ -118,13 +118,14 @@ def test_trec_format_summary_only(files, capsys):
 
 
 def test_measures_in_trec_eval_order_whatever_the_m_order(files, capsys):
-    _, a, _ = cli(capsys, "eval", files["qrels"], files["run1"], "-m", "P.10", "map")
+    _, a, _ = cli(capsys, "eval", files["qrels"], files["run1"], "-m", "P.10", "-m", "map")
     _, b, _ = cli(capsys, "eval", files["qrels"], files["run1"], "-m", "map", "-m", "P.10")
     assert a == b
     assert [ln.split("\t")[0].strip() for ln in a.splitlines()] == ["map", "P_10"]
     _, c, _ = cli(
         capsys, "eval", files["qrels"], files["run1"],
-        "-m", "ndcg_cut.5", "recip_rank", "P.5", "bpref", "num_rel", "Rprec", "map", "runid",
+        "-m", "ndcg_cut.5", "-m", "recip_rank", "-m", "P.5", "-m", "bpref", "-m", "num_rel",
+        "-m", "Rprec", "-m", "map", "-m", "runid",
     )
     names = [ln.split("\t")[0].strip() for ln in c.splitlines()]
     assert names == ["runid", "num_rel", "map", "Rprec", "bpref", "recip_rank", "P_5", "ndcg_cut_5"]
@@ -173,7 +174,8 @@ def test_trec_layout_on_bundled_data(capsys):
 def test_tsv_format(files, capsys):
     rc, out, _ = cli(
         capsys, "eval", files["qrels"], files["run1"], files["run2"],
-        "-q", "-m", "map", "P.5", "num_rel", "runid", "--format", "tsv",
+        "-q", "-m", "map", "-m", "P.5", "-m", "num_rel", "-m", "runid", "--format", "tsv",
+        "--places", "exact",
     )
     assert rc == 0
     rows = parse_tsv(out)
@@ -189,8 +191,8 @@ def test_tsv_format(files, capsys):
 
 
 def test_json_has_same_numbers_as_tsv(files, capsys):
-    args = ["eval", files["qrels"], files["run1"], files["run2"], "-q", "-m", "map", "P.5,10",
-            "ndcg", "num_ret", "recip_rank"]
+    args = ["eval", files["qrels"], files["run1"], files["run2"], "-q", "-m", "map", "-m", "P.5,10",
+            "-m", "ndcg", "-m", "num_ret", "-m", "recip_rank"]
     _, tsv, _ = cli(capsys, *args, "--format", "tsv")
     rc, js, _ = cli(capsys, *args, "--format", "json")
     assert rc == 0
@@ -211,7 +213,7 @@ def test_json_has_same_numbers_as_tsv(files, capsys):
 
 def test_latex_format(files, capsys):
     rc, out, _ = cli(
-        capsys, "eval", files["qrels"], files["run1"], files["run2"], "-m", "map", "P.5",
+        capsys, "eval", files["qrels"], files["run1"], files["run2"], "-m", "map", "-m", "P.5",
         "--format", "latex",
     )
     assert rc == 0
@@ -224,7 +226,7 @@ def test_latex_format(files, capsys):
 
 
 def test_places(files, capsys):
-    base = ["eval", files["qrels"], files["run1"], "-m", "map", "num_ret"]
+    base = ["eval", files["qrels"], files["run1"], "-m", "map", "-m", "num_ret"]
     _, trec2, _ = cli(capsys, *base, "--places", "2")
     assert trec2 == line("num_ret", "all", "7") + "\n" + line("map", "all", "0.67") + "\n"
     _, trec6, _ = cli(capsys, *base, "--places", "6")
@@ -254,8 +256,9 @@ EXPECTED = {
 
 def summary(capsys, files, *options):
     rc, out, err = cli(
-        capsys, "eval", files["qrels"], files["run1"], "--format", "tsv",
-        "-m", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "P.2,5", *options,
+        capsys, "eval", files["qrels"], files["run1"], "--format", "tsv", "--places", "exact",
+        "-m", "num_q", "-m", "num_ret", "-m", "num_rel", "-m", "num_rel_ret", "-m", "map",
+        "-m", "P.2,5", *options,
     )
     assert rc == 0, err
     return {m: float(v) for (run, topic, m), v in parse_tsv(out).items() if topic == "all"}
@@ -296,7 +299,7 @@ def test_per_topic_with_complete_lists_missing_topic(files, capsys):
 
 # ---- output file and errors ------------------------------------------------------------------------
 def test_output_file(files, capsys, tmp_path):
-    args = ["eval", files["qrels"], files["run1"], files["run2"], "-q", "-m", "map", "P.5"]
+    args = ["eval", files["qrels"], files["run1"], files["run2"], "-q", "-m", "map", "-m", "P.5"]
     _, stdout_text, _ = cli(capsys, *args)
     target = tmp_path / "out" / "result.txt"
     target.parent.mkdir()
@@ -362,7 +365,7 @@ def test_run_sharing_no_topic_with_qrels(files, capsys, tmp_path):
 
 
 def test_unknown_measure(files, capsys):
-    rc, out, err = cli(capsys, "eval", files["qrels"], files["run1"], "-m", "map", "bogus_measure")
+    rc, out, err = cli(capsys, "eval", files["qrels"], files["run1"], "-m", "map", "-m", "bogus_measure")
     assert rc != 0 and out == ""
     assert "unknown measure" in err and "bogus_measure" in err
 

@@ -166,14 +166,14 @@ def test_estimate_api(sampled_files):
 
 def test_cli_ci_in_every_format(sampled_files, capsys):
     qrels, runs = sampled_files
-    assert main(["eval", qrels, *runs, "-m", "infAP", "map", "--ci", "0.95"]) == 0
+    assert main(["eval", qrels, *runs, "-m", "infAP", "-m", "map", "--ci", "0.95"]) == 0
     lines = capsys.readouterr().out.splitlines()
     names = [line.split("\t")[0].strip() for line in lines]
     assert names[:4] == ["map", "infAP", "infAP_low", "infAP_high"]
     value, low, high = (float(line.split("\t")[2]) for line in lines[1:4])
     assert low < value < high
 
-    assert main(["eval", qrels, *runs, "-m", "infAP", "map", "--ci", "0.9", "--format", "tsv"]) == 0
+    assert main(["eval", qrels, *runs, "-m", "infAP", "-m", "map", "--ci", "0.9", "--format", "tsv"]) == 0
     rows = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
     assert rows[0] == ["run", "topic", "measure", "value", "low", "high"]
     by_measure = {row[2]: row for row in rows[1:] if row[0] == "run0"}

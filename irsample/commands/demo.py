@@ -19,6 +19,8 @@ import time
 from importlib import resources
 from pathlib import Path
 
+from .notices import Steps, add_progress_option, progress_enabled
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
@@ -32,7 +34,8 @@ def add_parser(sub) -> None:
     p.add_argument("--fraction", type=float, default=0.1, help="share of the pool judged (0.1)")
     p.add_argument("--seed", type=int, default=2008)
     p.add_argument("--plot", default="irsample-demo.png", help="figure path (irsample-demo.png)")
-    p.set_defaults(run=run)
+    add_progress_option(p)
+    p.set_defaults(run=run, output_files=("plot",))
 
 
 def bundled() -> tuple[str, list[str]]:
@@ -53,15 +56,7 @@ def top_depth(best_rank, share: float, depth: int) -> int:
 
 
 def run(args) -> str:
-    import numpy as np
-    from scipy.stats import kendalltau
-
-    from ..api import load
-    from ..design import Pool, SamplingFrame, parse_design
     from ..errors import InputError
-    from ..evaluation import evaluate_collection
-    from ..measures import parse_all
-    from ..plots import estimate_vs_truth
 
     if not 0 < args.fraction <= 1:
         raise InputError(f"--fraction must be in (0, 1], not {args.fraction}")
@@ -69,7 +64,24 @@ def run(args) -> str:
     qrels, runs = (args.qrels, args.runs) if args.qrels else bundled()
     if not runs:
         raise InputError("no runs given")
+    with Steps(["reading runs and qrels", "pooling and sampling", "evaluating",
+                "drawing the figure"], progress_enabled(args)) as steps:
+        steps.next()
+        return _demo(args, qrels, runs, steps, start)
+
+
+def _demo(args, qrels, runs, steps, start) -> str:
+    import numpy as np
+    from scipy.stats import kendalltau
+
+    from ..api import load
+    from ..design import Pool, SamplingFrame, parse_design
+    from ..evaluation import evaluate_collection
+    from ..measures import parse_all
+    from ..plots import estimate_vs_truth
+
     collection, complete = load(qrels, runs)
+    steps.next()
     pool = Pool.from_runs(collection, depth=args.depth)
     rel = np.maximum(complete.grade[pool.tdi], 0).astype(np.int64)  # unlisted: non-relevant
     frame = SamplingFrame.from_arrays(collection, pool.topic, pool.tdi, rel, source="pool")
@@ -78,6 +90,7 @@ def run(args) -> str:
     design = parse_design(f"1-{top}:1,{top + 1}-{args.depth}:0.5@{budget}" if top < args.depth
                           else f"1-{args.depth}:1@{budget}")
     judgments = design.sample(frame, rng=args.seed)
+    steps.next()
 
     truth = evaluate_collection(collection, frame.judgments(), parse_all(["map", "ndcg"]))
     est = evaluate_collection(collection, judgments, parse_all(["xinfAP", "infNDCG"]), ci=0.95)
@@ -100,6 +113,7 @@ def run(args) -> str:
             f"[{low[r, 1]:7.4f}, {high[r, 1]:7.4f}]"
         )
     lines.append("")
+    steps.next()
     for j, (name, true) in enumerate((("xinfAP", true_map), ("infNDCG", true_ndcg))):
         covered = int(((low[:, j] <= true) & (true <= high[:, j])).sum())
         tau = kendalltau(est.summary[:, j], true).statistic

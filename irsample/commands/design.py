@@ -65,7 +65,7 @@ def add_parser(sub) -> None:
     sa.add_argument("--runs-from", metavar="FILE", help="pool only the runs named in FILE")
     sa.add_argument("-o", dest="outdir", required=True, metavar="DIR",
                     help="folder for to_judge.tsv and design.json (created if missing)")
-    sa.set_defaults(run=cmd_sample)
+    sa.set_defaults(run=cmd_sample, output_folders=("outdir",))
 
     me = sub.add_parser("merge", help="merge judgments back into a design",
                         description="Combine a design file and the judgments of its sample "
@@ -74,6 +74,8 @@ def add_parser(sub) -> None:
     me.add_argument("judgments", help="TREC qrels of the judged documents (partial allowed)")
     me.add_argument("--format", required=True, choices=("strata", "prels", "trec"))
     me.add_argument("-o", "--output", help="write to this file instead of standard output")
+    me.add_argument("-v", "--verbose", action="store_true",
+                    help="report per topic on standard error (default: one summary line)")
     me.set_defaults(run=cmd_merge)
 
 
@@ -168,9 +170,7 @@ def cmd_sample(args) -> str:
     record = DesignRecord.from_sample(pool, design, sample, seed=args.seed)
     files = {"design.json": record.to_json(), "to_judge.tsv": record.to_judge_tsv()}
     out = Path(args.outdir)
-    if out.exists() and not out.is_dir():
-        raise InputError("not a folder", str(out))
-    out.mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)  # checked before any work (cli.check_outputs)
     for name, data in files.items():
         write_atomic(out / name, data)
     lines = [f"{design.name}: depth-{depth} pool of {len(pool.runs)} runs, seed {args.seed}",
@@ -195,5 +195,19 @@ def cmd_merge(args) -> str:
     record = DesignRecord.read(args.design)
     merged = merge(record, read_qrels(args.judgments))
     text = merged.render(args.format).decode("utf-8", "surrogateescape")
-    sys.stderr.write(merged.report())
+    sys.stderr.write(merged.report() if args.verbose else merge_summary(merged))
     return text
+
+
+def merge_summary(merged) -> str:
+    """One line: topics, pool, selected, judged and still unjudged documents (the per-topic
+    table is ``merged.report()``, printed with ``-v``)."""
+    rec = merged.record
+    unjudged = int(merged.unjudged.sum())
+    line = (f"merge: {len(set(rec.qid))} topics, {len(rec.qid)} pool documents, "
+            f"{int(rec.selected.sum())} selected, {int(merged.judged.sum())} judged, "
+            f"{unjudged} selected documents not judged yet")
+    if unjudged:
+        first = next(i for i in range(len(rec.qid)) if merged.unjudged[i])
+        line += f" (first: {rec.qid[first]}/{rec.docno[first]}; -v lists them per topic)"
+    return line + "\n"

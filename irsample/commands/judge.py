@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ..design.adaptive import METHODS
 from .arguments import number
+from .notices import add_progress_option, bar, progress_enabled
 
 
 _at_least_one = number(int, minimum=1)
@@ -46,7 +47,23 @@ def add_parser(sub) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the tie-breaking (default 0)")
     p.add_argument("-l", "--level", type=_at_least_one, default=1,
                    help="lowest relevant grade (default 1)")
-    p.set_defaults(run=run)
+    add_progress_option(p)
+    p.set_defaults(run=run, output_folders=("state",))
+
+
+class Counted:
+    """An assessor that counts the documents it judges on a progress bar."""
+
+    def __init__(self, assessor, progress):
+        self.assessor, self.progress = assessor, progress
+
+    def judge(self, topic, docs):
+        grades = self.assessor.judge(topic, docs)
+        self.progress.update(len(docs))
+        return grades
+
+    def __getattr__(self, name):
+        return getattr(self.assessor, name)
 
 
 def run(args) -> str:
@@ -75,7 +92,11 @@ def run(args) -> str:
                    rng=args.seed, rel_level=args.level)
     assessor = QrelsAssessor(collection, qrels) if qrels is not None else FileAssessor(collection, state)
     history = assessor.history() if qrels is None else None
-    result = judge_adaptively(collection, method, assessor, history=history, **options)
+    total = args.budget * (collection.n_topics if args.per_topic else 1)
+    with bar(progress_enabled(args) and qrels is not None, total=total, unit="doc",
+             desc=f"judging ({method.name})") as progress:
+        watched = Counted(assessor, progress) if qrels is not None else assessor
+        result = judge_adaptively(collection, method, watched, history=history, **options)
     write_state(state, result, config, batch_file=qrels is None)
 
     judged = int((~result.pending).sum())

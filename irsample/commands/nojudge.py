@@ -10,6 +10,7 @@ import numpy as np
 
 from ..errors import DesignError, InputError
 from .arguments import number
+from .notices import Steps, add_progress_option, bar, progress_enabled
 
 METHODS = ("soboroff", "refcount", "condorcet")
 
@@ -46,6 +47,7 @@ def add_parser(sub) -> None:
     nj.add_argument("--measure", default="AP", help="soboroff/condorcet: measure (default AP)")
     nj.add_argument("--format", choices=("tsv", "table"), default="tsv")
     nj.add_argument("-o", "--output", help="write to this file instead of standard output")
+    add_progress_option(nj)
     nj.set_defaults(run=cmd_nojudge)
 
     inf = sub.add_parser(
@@ -70,6 +72,7 @@ def add_parser(sub) -> None:
     inf.add_argument("--seed", type=int, default=0, help="random rounding: seed (default 0)")
     inf.add_argument("--qrels-format", choices=("trec", "strata"), default=None)
     inf.add_argument("-o", "--output", required=True, help="inferred qrels file")
+    add_progress_option(inf)
     inf.set_defaults(run=cmd_infer_qrels)
 
 
@@ -82,19 +85,22 @@ def cmd_nojudge(args) -> str:
         raise DesignError(
             "soboroff needs --mean and --sd (the fraction of relevant documents in a pool)"
         )
-    collection = Collection.build(load_runs(args.runs))
-    if args.method == "soboroff":
-        scores = nojudge.soboroff(
-            collection, mean=args.mean, sd=args.sd, rng=args.seed, depth=args.depth,
-            trials=args.trials, measure=args.measure,
-        )
-    elif args.method == "refcount":
-        scores = nojudge.refcount(collection, depth=args.depth, weighted=args.weighted)
-    else:
-        scores = nojudge.condorcet(
-            collection, depth=args.depth, fraction=args.fraction, select=args.select,
-            measure=args.measure,
-        )
+    with Steps(["reading runs", f"scoring ({args.method})"], progress_enabled(args)) as steps:
+        steps.next()
+        collection = Collection.build(load_runs(args.runs))
+        steps.next()
+        if args.method == "soboroff":
+            scores = nojudge.soboroff(
+                collection, mean=args.mean, sd=args.sd, rng=args.seed, depth=args.depth,
+                trials=args.trials, measure=args.measure,
+            )
+        elif args.method == "refcount":
+            scores = nojudge.refcount(collection, depth=args.depth, weighted=args.weighted)
+        else:
+            scores = nojudge.condorcet(
+                collection, depth=args.depth, fraction=args.fraction, select=args.select,
+                measure=args.measure,
+            )
     frame = scores.frame()
     if args.format == "tsv":
         lines = ["run\tscore\trank"] + [
@@ -155,16 +161,22 @@ def cmd_infer_qrels(args) -> str:
     from ..api import check_common_topics, load
     from ..design.infer import estimated_relevant, estimates_from_sample, infer_relevance
 
-    collection, judgments = load(args.qrels, args.runs, qrels_format=args.qrels_format)
-    check_common_topics(collection, judgments)
-    if args.estimates is not None:
-        ap = read_estimates(args.estimates, collection)
-        r_hat = estimated_relevant(judgments)
-    else:
-        estimator = args.estimator or ("xinfAP" if len(judgments.stratum_labels) > 1 else "infAP")
-        ap, r_hat = estimates_from_sample(collection, judgments, measure=estimator)
-    inferred = infer_relevance(
-        collection, judgments, ap, r_hat, rounding=args.rounding,
-        rng=args.seed if args.rounding == "random" else None,
-    )
+    enabled = progress_enabled(args)
+    with Steps(["reading runs and judgments", "estimating AP"], enabled) as steps:
+        steps.next()
+        collection, judgments = load(args.qrels, args.runs, qrels_format=args.qrels_format)
+        check_common_topics(collection, judgments)
+        steps.next()
+        if args.estimates is not None:
+            ap = read_estimates(args.estimates, collection)
+            r_hat = estimated_relevant(judgments)
+        else:
+            estimator = args.estimator or (
+                "xinfAP" if len(judgments.stratum_labels) > 1 else "infAP")
+            ap, r_hat = estimates_from_sample(collection, judgments, measure=estimator)
+    with bar(enabled, total=collection.n_topics, unit="topic", desc="fitting") as progress:
+        inferred = infer_relevance(
+            collection, judgments, ap, r_hat, rounding=args.rounding,
+            rng=args.seed if args.rounding == "random" else None, progress=progress.update,
+        )
     return inferred.qrels_text()

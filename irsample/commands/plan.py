@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from ..errors import DesignError
 from .arguments import number
+from .notices import Steps, add_progress_option, progress_enabled
 
 DEFAULT_DEPTH = 100
 ESTIMATORS = ("xinfAP", "infNDCG", "statAP")
@@ -52,18 +53,12 @@ def add_parser(sub) -> None:
                     help="confidence level of the predicted half-width (default 0.95)")
     pl.add_argument("-o", dest="plan_out", required=True, metavar="FILE",
                     help="the design file to write")
-    pl.set_defaults(run=cmd_plan)
+    add_progress_option(pl)
+    pl.set_defaults(run=cmd_plan, output_files=("plan_out",))
 
 
 def cmd_plan(args) -> str:
-    import numpy as np
-
-    from ..design import DesignRecord, Pool
-    from ..design.planner import budget_for_halfwidth, pilot, plan
-    from ..design.relevance_model import fit_relevance
-    from ..design.sequential import default_pilot, judged_keys, judged_sample
-    from ..io import read_qrels
-    from .design import _collection, _pooled_runs
+    from ..design import DesignRecord
 
     if args.budget is None and args.target_halfwidth is None:
         raise DesignError("give --budget N, --target-halfwidth W, or both")
@@ -71,12 +66,30 @@ def cmd_plan(args) -> str:
         raise DesignError("--design and --judged go together: the drawn design file and the "
                           "judgments of its documents")
     previous = DesignRecord.read(args.design) if args.design is not None else None
+    with Steps(["reading runs", "pooling", "fitting the relevance model", "planning"],
+               progress_enabled(args)) as steps:
+        steps.next()
+        return _plan(args, previous, steps)
+
+
+def _plan(args, previous, steps) -> str:
+    import numpy as np
+
+    from ..design import Pool
+    from ..design.planner import budget_for_halfwidth, pilot, plan
+    from ..design.relevance_model import fit_relevance
+    from ..design.sequential import default_pilot, judged_keys, judged_sample
+    from ..io import read_qrels
+    from .design import _collection, _pooled_runs
+
     collection = _collection(args.runs)
+    steps.next()
     runs = _pooled_runs(collection, args.runs_from, previous.runs if previous else None,
                         previous.source if previous else None)
     depth = args.depth or (int(previous.depth) if previous and previous.depth else DEFAULT_DEPTH)
     pool = Pool.from_runs(collection, runs, depth=depth)
     gains = args.measure == "infNDCG"
+    steps.next()
     lines = [f"pool: depth {depth}, {len(pool.runs)} runs, {len(pool)} documents, "
              f"{collection.n_topics} topics"]
     if previous is None:
@@ -100,6 +113,7 @@ def cmd_plan(args) -> str:
                      f"({int((grade[judged] > 0).sum())} relevant)"
                      + (f"; {sample.extra} other judgments not used" if sample.extra else ""))
     model = fit_relevance(pool, judged, grade, gains=gains)
+    steps.next()
     kw = dict(estimator=args.measure, judged=judged, required=required,
               max_strata=args.max_strata, level=args.level)
     budget = args.budget

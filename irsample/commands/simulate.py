@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from .arguments import number
+from .notices import add_progress_option, progress_enabled
 
 TREC8 = Path("..") / "shared" / "data" / "trec8-adhoc"  #: default data, relative to cwd
 
@@ -40,9 +41,9 @@ def add_parser(sub) -> None:
                    help="recipe parameter (lists comma-separated), e.g. percents=1,5,10")
     p.add_argument("--format", choices=("parquet", "csv"), default="parquet",
                    help="results table format (default parquet)")
-    p.add_argument("--progress", action="store_true", help="show a progress bar")
+    add_progress_option(p)
     p.add_argument("-o", "--output", dest="outdir", required=True, help="output directory")
-    p.set_defaults(run=cmd_simulate)
+    p.set_defaults(run=cmd_simulate, output_folders=("outdir",))
 
 
 def collection_files(args):
@@ -69,12 +70,13 @@ def collection_files(args):
 def _all_pooled(args):
     """Without --pooled every run is pooled: a flags file written next to the output."""
     from ..io import load_runs
+    from ..io.writers import write_atomic
 
     names = sorted({r.name for r in load_runs(_run_paths(args.runs))})
     out = Path(args.outdir)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "pooled.txt"
-    path.write_text("".join(f"{n} judged\n" for n in names))
+    write_atomic(path, "".join(f"{n} judged\n" for n in names).encode())
     return path
 
 
@@ -97,7 +99,8 @@ def cmd_simulate(args) -> str:
         params[key.strip()] = value.strip()
     context = Context(collection_files(args), trials=args.trials, seed=args.seed,
                       executor="sequential" if args.workers == 1 else "processes",
-                      workers=args.workers, scheduler=args.scheduler, progress=args.progress)
+                      workers=args.workers, scheduler=args.scheduler,
+                      progress=progress_enabled(args))
     try:
         report = run_recipe(args.recipe, context, params)
     except ValueError as err:

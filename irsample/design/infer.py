@@ -27,6 +27,13 @@ construction (one p per document). Solved with an augmented Lagrangian on the eq
 with fewer runs than documents, underdetermined: the fit is *a* minimiser, the nearest in the
 sense of L-BFGS-B's path from the uniform start.
 
+Speed: L-BFGS-B's own work per iteration is a few vector operations of length n (the topic's
+unjudged pool documents, ~1,700 on TREC-8); scipy >= 1.15 hands them to a multithreaded BLAS,
+whose thread start-up then dominates (about 10x slower than one thread for these sizes). The
+fits therefore run with BLAS limited to one thread (threadpoolctl), the objective skips the
+documents fixed at p = 0 (exactly, see :func:`_live_positions`), and topics, independent fits,
+run on a pool of threads: the same arithmetic per topic, so the same path and minimiser.
+
 Rounding into binary qrels: ``threshold`` (relevant iff p >= 0.5), ``top`` (per topic the
 round(target) unjudged documents of largest p, ties by docno), or ``random`` (randomised
 rounding, relevant with probability p: the tutorial's choice; needs ``rng``).
@@ -35,10 +42,11 @@ rounding, relevant with probability p: the tutorial's choice; needs ``rng``).
 from __future__ import annotations
 
 import math
+import os
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 
 import numpy as np
-import scipy.optimize
 from numba import njit
 
 from ..errors import DesignError
@@ -91,6 +99,39 @@ def _objective(p_free, slot, offsets, target, inv_r):
             if v < n:
                 grad[v] += scale * ((1.0 + above) / (i + 1.0) + below)
             below += pi / (i + 1.0)
+    return f, grad
+
+
+@njit(cache=True, nogil=True)
+def _objective_live(p_free, slot, denominator, offsets, target, inv_r):
+    """:func:`_objective` over the positions of :func:`_live_positions` (``denominator``: the
+    rank i + 1 of each in its ranking); the same arithmetic in the same order."""
+    n = p_free.shape[0]
+    p = np.empty(n + 2)
+    p[:n] = p_free
+    p[n] = 0.0
+    p[n + 1] = 1.0
+    f = 0.0
+    grad = np.zeros(n)
+    for s in range(offsets.shape[0] - 1):
+        a, b = offsets[s], offsets[s + 1]
+        above = 0.0
+        e = 0.0
+        for k in range(a, b):
+            pi = p[slot[k]]
+            e += pi * (1.0 + above) / denominator[k]
+            above += pi
+        diff = e * inv_r - target[s]
+        f += diff * diff
+        scale = 2.0 * diff * inv_r
+        below = 0.0
+        for k in range(b - 1, a - 1, -1):
+            pi = p[slot[k]]
+            above -= pi
+            v = slot[k]
+            if v < n:
+                grad[v] += scale * ((1.0 + above) / denominator[k] + below)
+            below += pi / denominator[k]
     return f, grad
 
 
@@ -157,10 +198,18 @@ def _pool_rows(judgments: Judgments) -> np.ndarray:
 
 def infer_relevance(
     collection: Collection, judgments: Judgments, ap, r_hat, *, rounding: str = "threshold",
-    rng=None, rel_level: int = 1,
+    rng=None, rel_level: int = 1, progress=None,
 ) -> InferredRelevance:
     """Fit p to the AP estimates ``ap[run, topic]`` (NaN: no estimate) and ``r_hat[topic]``, then
-    round (module docstring). The pool is every document of ``judgments`` (judged or -1)."""
+    round (module docstring). The pool is every document of ``judgments`` (judged or -1).
+    ``progress``, if given, is called with 1 after each topic."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _infer(collection, judgments, ap, r_hat, rounding, rng, rel_level, progress)
+
+
+def _infer(collection, judgments, ap, r_hat, rounding, rng, rel_level, progress):
     if rounding not in ROUNDINGS:
         raise DesignError(f"rounding must be one of {', '.join(ROUNDINGS)}, not {rounding!r}")
     n_runs, n_topics = collection.n_runs, collection.n_topics
@@ -180,6 +229,7 @@ def infer_relevance(
     free_topic = collection.tdi_topic[free_all]
     bounds = np.searchsorted(free_topic, np.arange(n_topics + 1))
     fitted = np.zeros(collection.n_tdi)
+    tasks = {}
     for t in range(n_topics):
         free = free_all[bounds[t] : bounds[t + 1]]
         if not judgments.has_topic[t]:
@@ -188,10 +238,19 @@ def infer_relevance(
         runs = np.flatnonzero(np.isfinite(ap[:, t]))
         if len(free) == 0 or r_hat[t] <= 0 or len(runs) == 0:
             continue
-        p, rms[t] = _fit_topic(
-            collection, judgments, t, free, runs, ap[runs, t], r_hat[t], target[t], rel_level
-        )
-        fitted[free] = p
+        tasks[t] = (collection, judgments, t, free, runs, ap[runs, t], r_hat[t], target[t],
+                    rel_level)
+    if progress is not None and n_topics - len(tasks):
+        progress(n_topics - len(tasks))  # topics with nothing to fit
+    # topics are independent fits: threads share them out (the objective releases the GIL)
+    workers = max(1, min(len(tasks), os.cpu_count() or 1, 8))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = {pool.submit(_fit_topic, *args): t for t, args in tasks.items()}
+        for future in as_completed(futures):
+            t = futures[future]
+            fitted[tasks[t][3]], rms[t] = future.result()
+            if progress is not None:
+                progress(1)
     prob = np.where(judged, known_rel.astype(np.float64), fitted[tdi])
     relevant = _round(prob, judged, known_rel, topic, target, rounding, rng, n_topics)
     grade = np.where(judged, judgments.grade[tdi], relevant.astype(np.int64))
@@ -208,6 +267,8 @@ def _relevant_topics(judgments: Judgments, rel_level: int) -> np.ndarray:
 
 
 def _fit_topic(collection, judgments, t, free, runs, estimates, r_hat, target, rel_level):
+    import scipy.optimize
+
     n = len(free)
     local = np.full(collection.n_tdi, -1, dtype=np.int64)
     local[free] = np.arange(n)
@@ -219,7 +280,7 @@ def _fit_topic(collection, judgments, t, free, runs, estimates, r_hat, target, r
     docs = collection.rank_tdi[pos]
     fixed_rel = (judgments.state[docs] == JUDGED) & (judgments.grade[docs] >= rel_level)
     slot = np.where(local[docs] >= 0, local[docs], np.where(fixed_rel, n + 1, n))
-    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    slot, denominator, offsets = _live_positions(slot, lengths, n)
     inv_r = 1.0 / r_hat
     target_ap = np.ascontiguousarray(estimates)
     scale = max(target, 1.0)
@@ -227,7 +288,7 @@ def _fit_topic(collection, judgments, t, free, runs, estimates, r_hat, target, r
     p = np.full(n, target / n)
 
     def fun(x):
-        f, g = _objective(x, slot, offsets, target_ap, inv_r)
+        f, g = _objective_live(x, slot, denominator, offsets, target_ap, inv_r)
         c = (x.sum() - target) / scale
         return f + lam * c + 0.5 * mu * c * c, g + (lam + mu * c) / scale
 
@@ -241,8 +302,24 @@ def _fit_topic(collection, judgments, t, free, runs, estimates, r_hat, target, r
         if abs(c) <= 1e-3:
             break
         lam += mu * c
-    f, _ = _objective(p, slot, offsets, target_ap, inv_r)
+    f, _ = _objective_live(p, slot, denominator, offsets, target_ap, inv_r)
     return p, math.sqrt(f / len(runs))
+
+
+def _live_positions(slot, lengths, zero):
+    """The positions whose p can be non-zero (slot != ``zero``), with the float rank i + 1 of
+    each within its ranking, and the offsets of the rankings among them. A document with p = 0
+    adds exactly 0.0 to E[AP], to the running sums and to the gradient (:func:`_objective`), so
+    :func:`_objective_live` over these positions gives the same objective and gradient bit for
+    bit, with about half the work on TREC-8 (56% of a topic's ranked documents lie outside its
+    pool)."""
+    ends = np.cumsum(lengths)
+    rank = np.arange(int(ends[-1]) if len(ends) else 0) - np.repeat(ends - lengths, lengths)
+    live = slot != zero
+    segment = np.repeat(np.arange(len(lengths)), lengths)
+    counts = np.bincount(segment[live], minlength=len(lengths))
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    return slot[live], rank[live] + 1.0, offsets
 
 
 def _round(prob, judged, known_rel, topic, target, rounding, rng, n_topics):

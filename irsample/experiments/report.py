@@ -8,6 +8,7 @@ one tidy results table. :func:`write_report` writes ``report.md``, the figures a
 
 from __future__ import annotations
 
+import io
 import json
 import math
 from dataclasses import dataclass, field
@@ -16,6 +17,8 @@ from typing import Callable
 
 import numpy as np
 import pandas as pd
+
+from ..io.writers import write_atomic
 
 
 @dataclass
@@ -90,15 +93,17 @@ def write_report(report: Report, outdir, *, format: str = "parquet") -> list[Pat
             s.draw(outdir / s.figure)
             written.append(outdir / s.figure)
     path = outdir / "report.md"
-    path.write_text(render(report) + "\n")
+    write_atomic(path, (render(report) + "\n").encode())
     written.append(path)
     if format == "parquet":
         try:
-            report.results.to_parquet(outdir / "results.parquet", index=False)
+            buffer = io.BytesIO()
+            report.results.to_parquet(buffer, index=False)
+            write_atomic(outdir / "results.parquet", buffer.getvalue())
             written.append(outdir / "results.parquet")
             return written
         except ImportError:
             pass
-    report.results.to_csv(outdir / "results.csv", index=False)
+    write_atomic(outdir / "results.csv", report.results.to_csv(index=False).encode())
     written.append(outdir / "results.csv")
     return written

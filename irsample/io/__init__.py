@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import io
 import os
+import sys
 from concurrent.futures import ThreadPoolExecutor
-import pandas as pd
 
 from ..errors import InputError
-from .frames import qrels_from_frame, read_parquet, run_to_frame, runs_from_frame
 from .strata import QRELS_FORMATS, detect_qrels_format, read_prels, read_strata_qrels
 from .trec import QrelsTable, RunTable, read_bytes, read_qrels, read_run
 from .writers import write_qrels, write_run
@@ -33,13 +32,33 @@ __all__ = [
 ]
 
 
+_FRAMES = ("qrels_from_frame", "read_parquet", "run_to_frame", "runs_from_frame")
+
+
+def __getattr__(name: str):
+    """The DataFrame functions of :mod:`.frames`, imported on first use (they need pandas,
+    which the plain file path never imports)."""
+    if name in _FRAMES:
+        from . import frames
+
+        return getattr(frames, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _is_frame(src) -> bool:
+    """Whether ``src`` is a pandas DataFrame (without importing pandas: if it is not imported,
+    nothing is a DataFrame)."""
+    pd = sys.modules.get("pandas")
+    return pd is not None and isinstance(src, pd.DataFrame)
+
+
 def _is_parquet(src) -> bool:
     return isinstance(src, (str, os.PathLike)) and str(src).endswith(".parquet")
 
 
 def load_runs(sources) -> list[RunTable]:
     """Parse runs from paths, DataFrames or tables; files are read in parallel threads."""
-    if isinstance(sources, (str, os.PathLike, pd.DataFrame, RunTable)):
+    if isinstance(sources, (str, os.PathLike, RunTable)) or _is_frame(sources):
         sources = [sources]
     sources = list(sources)
     if not sources:
@@ -50,10 +69,11 @@ def load_runs(sources) -> list[RunTable]:
     def one(src) -> list[RunTable]:
         if isinstance(src, RunTable):
             return [src]
-        if isinstance(src, pd.DataFrame):
-            return runs_from_frame(src)
-        if _is_parquet(src):
-            return runs_from_frame(read_parquet(src), str(src))
+        if _is_frame(src) or _is_parquet(src):
+            from .frames import read_parquet, runs_from_frame
+
+            return runs_from_frame(src) if _is_frame(src) else runs_from_frame(
+                read_parquet(src), str(src))
         return [read_run(src)]
 
     paths = sum(1 for s in sources if isinstance(s, (str, os.PathLike)))
@@ -75,9 +95,11 @@ def load_qrels(source, fmt: str | None = None) -> QrelsTable:
     """
     if isinstance(source, QrelsTable):
         return source
-    if isinstance(source, pd.DataFrame):
-        return qrels_from_frame(source)
-    if _is_parquet(source):
+    if _is_frame(source) or _is_parquet(source):
+        from .frames import qrels_from_frame, read_parquet
+
+        if _is_frame(source):
+            return qrels_from_frame(source)
         return qrels_from_frame(read_parquet(source), str(source))
     if fmt is not None and fmt not in QRELS_FORMATS:
         raise InputError(f"unknown qrels format {fmt!r} (one of {', '.join(QRELS_FORMATS)})")

@@ -1,0 +1,7 @@
+"""``python -m irsample``: the command line (:func:`irsample.cli.main`)."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,191 @@
+"""The assessment app's parts without a server: documents and topics readers, highlighting,
+the design order and overlap, the store (idempotent saves, undo, skip, leases), and the
+adaptive orders handing out exactly what the adaptive methods choose one judgment at a time."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import time
+
+import numpy as np
+import pytest
+
+pytest.importorskip("jinja2")
+
+from irsample.assess.documents import read_documents
+from irsample.assess.order import overlap_flags, static_order
+from irsample.assess.pages import highlight
+from irsample.assess.session import Session, parse_grades
+from irsample.assess.store import Store
+from irsample.assess.topics import query_terms, read_topics
+from irsample.errors import InputError
+
+from .test_assess_helpers import sample, tiny_data
+
+SGML = """<DOC>
+<DOCNO> FT1-1 </DOCNO>
+<HEADLINE>Oil &amp; gas</HEADLINE>
+<TEXT>
+Prices rose.
+</TEXT>
+</DOC>
+<DOC><DOCNO>FT1-2</DOCNO><TEXT>Second.</TEXT></DOC>
+"""
+
+
+def test_documents_from_sgml_gzip_jsonl_and_folders(tmp_path):
+    (tmp_path / "a.sgml").write_text(SGML)
+    with gzip.open(tmp_path / "b.gz", "wt") as f:
+        f.write(SGML.replace("FT1-", "FT2-"))
+    (tmp_path / "c.jsonl").write_text(json.dumps({"docno": "J1", "text": "<i>x</i>"}) + "\n\n")
+    docs = read_documents(tmp_path / "a.sgml")
+    assert docs == {"FT1-1": "Oil & gas\n\nPrices rose.", "FT1-2": "Second."}
+    assert read_documents(tmp_path / "b.gz", {"FT2-2"}) == {"FT2-2": "Second."}
+    folder = tmp_path / "f"
+    (folder / "sub").mkdir(parents=True)
+    for name in ("a.sgml", "b.gz", "c.jsonl"):
+        (folder / "sub" / name).write_bytes((tmp_path / name).read_bytes())
+    (folder / "PLAIN-7.txt").write_text("plain text")
+    docs = read_documents(folder)
+    assert set(docs) == {"FT1-1", "FT1-2", "FT2-1", "FT2-2", "J1", "PLAIN-7"}
+    assert docs["J1"] == "<i>x</i>" and docs["PLAIN-7"] == "plain text"
+
+
+@pytest.mark.parametrize("content, message", [
+    ("<DOC><TEXT>x</TEXT></DOC>", ":1: a <DOC> without <DOCNO>"),
+    ("no documents here", "no <DOC> blocks"),
+    ('{"docno": "a", "text": "b"}\n{"docno": 3}\n', ':2: expected {"docno"'),
+    ('{"docno": "a", "text": "b"}\n{oops\n', ":2: not a JSON object"),
+])
+def test_document_errors_name_file_and_line(tmp_path, content, message):
+    path = tmp_path / "docs"
+    path.write_text(content)
+    with pytest.raises(InputError, match=message.replace("{", r"\{").replace("(", r"\(")):
+        read_documents(path)
+    with pytest.raises(InputError, match="no such file"):
+        read_documents(tmp_path / "missing")
+
+
+def test_topics_trec_and_tsv(tmp_path):
+    trec = tmp_path / "t.trec"
+    trec.write_text("<top>\n<num> Number: 401\n<title> foreign minorities, Germany\n\n<desc> "
+                    "Description:\nWhat language?\n\n<narr> Narrative:\nA relevant document "
+                    "will focus on...\n</top>\n<top><num>2</num><title>\nBINARY MACHINES\n"
+                    "</title>\n</top>\n")
+    topics = read_topics(trec)
+    assert topics["401"].title == "foreign minorities, Germany"
+    assert topics["401"].description == "What language?"
+    assert topics["401"].narrative == "A relevant document will focus on..."
+    assert topics["2"].title == "BINARY MACHINES" and topics["2"].description == ""
+    assert query_terms(topics["401"]) == ("foreign", "minorities", "germany")
+    tsv = tmp_path / "t.tsv"
+    tsv.write_text("qid\ttitle\n7\tthe tea\n8\tcoffee\tdesc\tnarr\n")
+    assert read_topics(tsv)["8"].narrative == "narr" and query_terms(read_topics(tsv)["7"]) == ("tea",)
+    tsv.write_text("7\ttea\n7\tagain\n")
+    with pytest.raises(InputError, match=":2: topic '7' given twice"):
+        read_topics(tsv)
+    tsv.write_text("7\n")
+    with pytest.raises(InputError, match=":1: expected qid<TAB>title"):
+        read_topics(tsv)
+
+
+def test_highlight_escapes_everything_and_marks_terms():
+    html = str(highlight("Tea & <script>alert(1)</script> teas, TEA-time", ("tea", "script")))
+    assert html == ("<mark>Tea</mark> &amp; &lt;<mark>script</mark>&gt;alert(1)&lt;/"
+                    "<mark>script</mark>&gt; <mark>teas</mark>, <mark>TEA</mark>-time")
+
+
+def test_design_order_is_stratum_by_stratum_and_seeded():
+    rows = [(q, f"d{i}", "s", s) for i, (q, s) in enumerate(
+        [("1", 1), ("2", 0), ("1", 0), ("2", 1), ("1", 0), ("2", 0)])]
+    seq = static_order(rows, "design", 4)
+    assert sorted(seq) == list(range(6)) and np.array_equal(seq, static_order(rows, "design", 4))
+    assert {rows[i][3] for i in np.argsort(seq)[:4]} == {0}  # stratum 0 first
+    by_topic = static_order(rows, "topic", 4)
+    assert [(rows[i][0], rows[i][3]) for i in np.argsort(by_topic)] == [
+        ("1", 0), ("1", 0), ("1", 1), ("2", 0), ("2", 0), ("2", 1)]
+    assert any(not np.array_equal(static_order(rows, "design", s), seq) for s in range(5, 15))
+    flags = overlap_flags(40, 0.25, 9)
+    assert flags.sum() == 10 and np.array_equal(flags, overlap_flags(40, 0.25, 9))
+    assert parse_grades("0-3") == (0, 1, 2, 3) and parse_grades("1,0") == (0, 1)
+    for bad in ("3", "a-b", "0-12", "0"):
+        with pytest.raises(InputError):
+            parse_grades(bad)
+
+
+def test_store_saves_once_undoes_skips_and_leases(tmp_path):
+    store = Store(tmp_path / "s.db", lease_seconds=0.2)
+    store.setup([("1", f"d{i}", "s", i, 2 if i == 0 else 1) for i in range(3)], {"x": 1})
+    store.set_positions([it.id for it in store.items()])
+    a, b = (store.assessor_by_token(store.add_assessor(n)).id for n in ("a", "b"))
+    first = store.current(a)
+    assert first.docno == "d0" and store.current(a) == first  # kept until judged
+    assert store.current(b).docno == "d0"  # needs two assessors
+    assert store.judge(a, first.id, 1) == "saved" and store.judge(a, first.id, 1) == "unchanged"
+    assert store.judge(a, first.id, 2, "n") == "updated"
+    assert store.item(first.id).judged == 1
+    second = store.current(a)
+    assert second.docno == "d1"
+    c = store.assessor_by_token(store.add_assessor("c")).id
+    assert store.current(c).docno == "d2"  # d1 is leased to a
+    store.skip(c, store.current(c).id)
+    time.sleep(0.25)  # b's lease on d0 and a's on d1 ran out
+    assert store.current(c).docno == "d0"
+    store.judge(c, store.current(c).id, 0)
+    assert store.current(c).docno == "d1"
+    assert store.undo(a).docno == "d0" and store.item(first.id).judged == 1  # c's is left
+    assert store.current(a).docno == "d0"
+    assert store.undo(a) is None
+    with pytest.raises(InputError, match="exists already"):
+        store.add_assessor("a")
+    with pytest.raises(InputError, match="assessor names"):
+        store.add_assessor("bad name")
+    with pytest.raises(InputError, match="other settings"):
+        store.setup([], {"x": 2})
+
+
+@pytest.mark.parametrize("method", ["mtf", "mtf-global", "hedge"])
+def test_adaptive_order_hands_out_what_the_method_chooses(tmp_path, method):
+    """One assessor judging through the session gets the documents in exactly the order
+    judge_adaptively chooses them with batch 1 and the same grades (the order re-ranks after
+    every saved judgment)."""
+    from irsample.design.adaptive import parse_method
+    from irsample.design.assessor import QrelsAssessor
+    from irsample.design.judging import judge_adaptively
+    from irsample.io import load_runs, read_qrels
+    from irsample.model import Collection
+
+    data = tiny_data(tmp_path / "data", n_docs=30)
+    design = sample(data["runs"], tmp_path / "design", design="1-20:1")
+    session = Session.open(design, data["docs"], data["topics"], tmp_path / "a.db",
+                           order=method, runs=data["runs"], seed=5, grades=(0, 1, 2))
+    a = session.store.assessor_by_token(session.store.add_assessor("a")).id
+    handed = []
+    while (item := session.next_item(a)) is not None:
+        handed.append((item.topic, item.docno))
+        session.judge(a, item.id, data["qrels"][(item.topic, item.docno)])
+    collection = Collection.build(load_runs(data["runs"]))
+    result = judge_adaptively(collection, parse_method(method),
+                              QrelsAssessor(collection, read_qrels(str(data["qrels_file"]))),
+                              budget=len(handed), batch=1, rng=5)
+    expected = [(collection.topics[t], d) for t, d in zip(result.topic, result.docnos())]
+    assert handed == expected and len(set(handed)) == len(handed)
+
+
+def test_adaptive_order_covers_exactly_a_sampled_design(tmp_path):
+    data = tiny_data(tmp_path / "data")
+    design = sample(data["runs"], tmp_path / "design")
+    session = Session.open(design, data["docs"], data["topics"], tmp_path / "h.db",
+                           order="hedge", runs=data["runs"])
+    a = session.store.assessor_by_token(session.store.add_assessor("a")).id
+    handed = []
+    while (item := session.next_item(a)) is not None:
+        handed.append((item.topic, item.docno))
+        session.judge(a, item.id, data["qrels"][(item.topic, item.docno)])
+    expected = [tuple(x.split("\t")) for x in (design / "to_judge.tsv").read_text().split("\n")[1:] if x]
+    assert sorted(handed) == sorted(expected) and len(handed) == len(set(handed))
+    with pytest.raises(InputError, match="needs the design's runs"):
+        Session.open(design, data["docs"], data["topics"], tmp_path / "m.db", order="mtf")
+    with pytest.raises(InputError, match="other settings"):
+        Session.open(design, data["docs"], data["topics"], tmp_path / "h.db", order="design")

@@ -1,0 +1,100 @@
+"""trec_eval's habits (issue 11, item 4) and the stratified-qrels warning (item 7): ``-m``
+takes one value and repeats; ``-q`` is honoured or refused in every format; 4 decimals in every
+format unless ``--places``; infAP on stratified qrels warns once."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from irsample.cli import main
+from irsample.formats import FORMATS
+
+QRELS = "1 0 d1 1\n1 0 d2 0\n1 0 d3 1\n2 0 e1 1\n"
+RUN = "1 Q0 d2 1 3 r1\n1 Q0 d1 2 2 r1\n1 Q0 d3 3 1 r1\n2 Q0 e1 1 1 r1\n"
+# topic 1: AP = (1/2 + 2/3) / 2 = 7/12; topic 2: AP = 1; map = 19/24 = 0.791666...
+# stratified qrels: two strata, one sampled fully, one half
+STRATA = "1 0 d1 s1 1\n1 0 d2 s1 0\n1 0 d3 s2 1\n1 0 d4 s2 -1\n2 0 e1 s1 1\n"
+
+
+@pytest.fixture
+def files(tmp_path):
+    for name, text in {"qrels": QRELS, "run": RUN, "strata": STRATA}.items():
+        (tmp_path / name).write_text(text)
+    return tmp_path
+
+
+def cli(capsys, *argv):
+    rc = main([str(a) for a in argv])
+    return (rc, *capsys.readouterr())
+
+
+def test_m_all_trec_before_the_files(files, capsys):
+    rc, out, err = cli(capsys, "eval", "-m", "all_trec", files / "qrels", files / "run")
+    assert rc == 0, err
+    names = {line.split("\t")[0].strip() for line in out.splitlines()}
+    assert {"map", "P_10", "ndcg_cut_20", "set_F", "bpref"} <= names
+
+
+def test_m_repeats_one_value_each(files, capsys):
+    rc, out, _ = cli(capsys, "eval", "-m", "map", "-m", "P.1,2", files / "qrels", files / "run")
+    assert rc == 0
+    assert out == ("map                   \tall\t0.7917\nP_1                   \tall\t0.5000\n"
+                   "P_2                   \tall\t0.5000\n")  # (1/2 + 1/2) / 2
+    # a second value after -m is a file, as in trec_eval
+    rc, out, err = cli(capsys, "eval", "-m", "map", "P.10", files / "qrels", files / "run")
+    assert rc == 1 and "P.10" in err and out == ""
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_q_is_honoured_or_refused_in_every_format(files, capsys, fmt):
+    measure = "xinfAP" if fmt == "sample_eval" else "map"
+    rc, out, err = cli(capsys, "eval", "-q", "-m", measure, "--format", fmt,
+                       files / "qrels", files / "run")
+    if fmt in ("latex", "table"):
+        assert rc == 1 and out == ""
+        assert err.startswith("irsample: -q: --format") and "no per-topic lines" in err
+        return
+    assert rc == 0, err
+    if fmt == "json":
+        assert set(json.loads(out)["r1"]) == {"1", "2", "all"}
+    else:
+        lines = out.splitlines()[1 if fmt == "tsv" else 0:]  # tsv: a header
+        topics = {[f for f in line.split("\t") if f][1].strip() for line in lines}
+        assert {"1", "2", "all"} <= topics, out
+
+
+@pytest.mark.parametrize("fmt, text", [
+    ("trec", "0.7917"), ("tsv", "0.7917"), ("json", "0.7917"), ("table", "0.7917"),
+    ("latex", "0.7917"),
+])
+def test_four_places_by_default_in_every_format(files, capsys, fmt, text):
+    rc, out, _ = cli(capsys, "eval", "-m", "map", "--format", fmt, files / "qrels",
+                     files / "run")
+    assert rc == 0 and text in out and "0.79166" not in out
+
+
+def test_places_override_and_exact(files, capsys):
+    base = ["eval", "-m", "map", files / "qrels", files / "run"]
+    _, tsv, _ = cli(capsys, *base, "--format", "tsv", "--places", "6")
+    assert tsv.splitlines()[1] == "r1\tall\tmap\t0.791667"
+    _, tsv, _ = cli(capsys, *base, "--format", "tsv", "--places", "exact")
+    assert tsv.splitlines()[1] == f"r1\tall\tmap\t{19 / 24!r}"
+    _, js, _ = cli(capsys, *base, "--format", "json", "--places", "exact")
+    assert json.loads(js)["r1"]["all"]["map"] == 19 / 24
+    rc, out, err = cli(capsys, *base, "--places", "exact")
+    assert rc == 1 and out == "" and "--places exact: only with --format tsv or json" in err
+
+
+def test_infap_on_stratified_qrels_warns_once(files, capsys):
+    rc, out, err = cli(capsys, "eval", "-m", "infAP", "-m", "infAP(c=1.5)", "-m", "map",
+                       files / "strata", files / "run")
+    assert rc == 0 and out
+    assert err == ("irsample: warning: infAP ignores the 2 strata of these stratified qrels "
+                   "(it takes the sample as uniform); xinfAP estimates from stratified "
+                   "samples\n")
+    rc, _, err = cli(capsys, "eval", "-m", "xinfAP", files / "strata", files / "run")
+    assert rc == 0 and err == ""
+    rc, _, err = cli(capsys, "eval", "-m", "infAP", files / "qrels", files / "run")
+    assert rc == 0 and err == ""  # plain qrels: one stratum

@@ -1,0 +1,161 @@
+"""Start-up of the command line (issue 11, items 1, 2 and 4): the numba cache folder, lazy
+subcommands, which modules the plain ``eval`` path imports, ``--version`` and
+``python -m irsample``. Not timings: which modules a process holds, and what it prints."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from importlib import import_module
+from pathlib import Path
+
+import pytest
+
+import irsample
+from irsample.cli import COMMANDS, build_parser
+
+ROOT = Path(irsample.__file__).resolve().parents[1]
+
+QRELS = "1 0 d1 1\n1 0 d2 0\n2 0 e1 1\n"
+RUN = "1 Q0 d2 1 2 r1\n1 Q0 d1 2 1 r1\n2 Q0 e1 1 1 r1\n"
+
+#: never imported by `irsample eval -m map QRELS RUN` (scipy itself and scipy.linalg are
+#: imported by numba, whatever irsample does: numba/__init__.py and numba/np/linalg.py)
+HEAVY = ("matplotlib", "scipy.stats", "scipy.optimize", "scipy.special", "tqdm", "dask",
+         "irsample.design", "irsample.experiments", "irsample.stats", "irsample.plots",
+         "irsample.commands.demo", "irsample.commands.design", "irsample.commands.judge",
+         "irsample.commands.nojudge", "irsample.commands.plan", "irsample.commands.simulate")
+
+
+def python(code: str, *, env=None, cwd=None) -> subprocess.CompletedProcess:
+    base = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    base["PYTHONPATH"] = os.pathsep.join([str(ROOT), base.get("PYTHONPATH", "")])
+    base.update(env or {})
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=base, cwd=cwd, timeout=600)
+
+
+def modules_after(argv, *, cwd) -> tuple[set[str], str]:
+    code = (
+        "import json, sys\n"
+        "from irsample.cli import main\n"
+        "try:\n"
+        f"    rc = main({argv!r})\n"
+        "except SystemExit as exc:\n"
+        "    rc = exc.code\n"
+        "sys.stderr.write(json.dumps([rc, sorted(sys.modules)]))\n"
+    )
+    done = python(code, cwd=cwd)
+    rc, modules = json.loads(done.stderr.splitlines()[-1])
+    assert rc == 0, done.stderr
+    return set(modules), done.stdout
+
+
+@pytest.fixture
+def files(tmp_path):
+    (tmp_path / "qrels").write_text(QRELS)
+    (tmp_path / "run").write_text(RUN)
+    return tmp_path
+
+
+def test_help_lists_every_command_without_importing_any(tmp_path):
+    modules, out = modules_after(["--help"], cwd=tmp_path)
+    for name, (_, help_text) in COMMANDS.items():
+        assert name in out
+    assert not {m for m in modules if m.startswith("irsample.commands.") and
+                m != "irsample.commands"}
+    assert not {"numba", "pandas", "pyarrow", "scipy", "irsample.measures"} & modules
+
+
+def test_plain_eval_imports_no_heavy_module(files):
+    modules, out = modules_after(["eval", "-m", "map", str(files / "qrels"), str(files / "run")],
+                                 cwd=files)
+    assert out == "map                   \tall\t0.7500\n"  # (1/2 + 1) / 2
+    assert not set(HEAVY) & modules
+    assert "numba" in modules  # the kernels
+
+
+@pytest.mark.xfail(strict=True, reason="pyarrow (26) imports pandas inside pa.array and "
+                   "Array.to_numpy, which loading runs and qrels calls; irsample's own modules "
+                   "import pandas only for DataFrame input and tidy tables")
+def test_plain_eval_imports_no_pandas(files):
+    modules, _ = modules_after(["eval", "-m", "map", str(files / "qrels"), str(files / "run")],
+                               cwd=files)
+    assert "pandas" not in modules
+
+
+def test_table_of_commands_matches_the_modules():
+    """Each command module registers exactly the subcommands the table assigns to it, with the
+    table's help line: `irsample --help` (built from the table alone) tells the truth."""
+    import argparse
+
+    by_module = {}
+    for name, (module, help_text) in COMMANDS.items():
+        by_module.setdefault(module, {})[name] = help_text
+    for module, names in by_module.items():
+        if module is None:
+            continue
+        parser = argparse.ArgumentParser()
+        sub = parser.add_subparsers()
+        import_module(f"irsample.commands.{module}").add_parser(sub)
+        assert set(sub.choices) == set(names), module
+        helps = {a.dest: a.help for a in sub._choices_actions}
+        assert helps == names, module
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_each_command_builds_alone(name):
+    parser = build_parser(name)
+    with pytest.raises(SystemExit) as exc:
+        parser.parse_args([name, "--help"])
+    assert exc.value.code == 0
+
+
+def test_version_and_python_dash_m(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "irsample", "--version"], capture_output=True,
+                          text=True, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0
+    assert done.stdout == f"irsample {irsample.__version__}\n"
+
+
+def test_numba_cache_goes_to_a_per_user_folder(tmp_path):
+    """Not next to the installed sources (site-packages), where `pip uninstall` leaves the
+    folders behind to shadow a later editable install."""
+    code = "import irsample, numba; print(numba.config.CACHE_DIR)"
+    done = python(code, env={"XDG_CACHE_HOME": str(tmp_path)})
+    assert done.stdout.strip() == str(tmp_path / "irsample" / "numba")
+    done = python(code, env={"NUMBA_CACHE_DIR": str(tmp_path / "mine")})
+    assert done.stdout.strip() == str(tmp_path / "mine")  # the user's choice wins
+    # numba imported before irsample: the kernels still go to the per-user folder
+    done = python("import numba, irsample.measures.kernels as k; print(numba.config.CACHE_DIR)",
+                  env={"XDG_CACHE_HOME": str(tmp_path)})
+    assert done.stdout.strip() == str(tmp_path / "irsample" / "numba"), done.stderr
+
+
+def test_importing_every_module_compiles_no_kernel():
+    """Kernels compile on first call only (no signatures given to @njit, no warm-up calls):
+    a command compiles the kernels it runs and no others."""
+    from numba.core import event
+
+    seen = []
+
+    class Record(event.Listener):
+        def on_start(self, ev):
+            seen.append(ev.data["dispatcher"].py_func.__qualname__)
+
+        def on_end(self, ev):
+            pass
+
+    listener = Record()
+    event.register("numba:compile", listener)
+    try:
+        for path in sorted((ROOT / "irsample").rglob("*.py")):
+            name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+            if name.endswith("__main__"):
+                continue
+            import_module(name.removesuffix(".__init__"))
+    finally:
+        event.unregister("numba:compile", listener)
+    assert seen == []
