@@ -18,13 +18,15 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import sys
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
 
-from .errors import InputError
+from .errors import InputError, InputWarning
 from .io import load_qrels, load_runs
 from .io.trec import read_run
 from .model import Collection, Judgments
@@ -113,7 +115,9 @@ def evaluate_in_batches(
     ``measures`` are :class:`~irsample.measures.Measure` objects; ``options`` are those of
     :func:`~irsample.evaluation.evaluate_collection` (``rel_level``, ``judged_only``,
     ``max_docs``, ``complete``, ``compat``, ``ci``, ``variance``). ``judgments_hook`` is
-    called once with the judgments of the first batch (e.g. to warn about them). Raises
+    called once with the judgments of the first batch (e.g. to warn about them). Warnings
+    about the input (:class:`~irsample.errors.InputWarning`, e.g. prels records statAP skips)
+    are printed on standard error as ``irsample: warning: FILE:LINE: ...``. Raises
     :class:`InputError` for bad input, including a run sharing no topic with the qrels.
     """
     from .api import check_common_topics
@@ -129,7 +133,14 @@ def evaluate_in_batches(
         # read the first run files while the qrels load (and numba starts up) in this thread
         early = _read_ahead(pool, batches[0], PREFETCH_BYTES)
         try:
-            table = load_qrels(qrels, qrels_format)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", InputWarning)
+                table = load_qrels(qrels, qrels_format)
+            for w in caught:
+                if issubclass(w.category, InputWarning):
+                    print(f"irsample: warning: {w.message}", file=sys.stderr)
+                else:
+                    warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         except BaseException:
             for future in early.values():
                 future.cancel()

@@ -130,3 +130,11 @@ def test_prels_outside_unit_interval_skipped_with_one_warning(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # rel -999 alone is the format's own mark: no warning
         read_prels(write(tmp_path / "p2", b"1 a 1 1 0.5\n1 f -999 1 0.5\n"))
+
+
+def test_cli_prints_the_prels_warning_once(tmp_path, capsys):
+    prels = write(tmp_path / "p", b"1 a 1 1 0.5\n1 b 1 1 0\n1 c 0 1 0.25\n")
+    code, out, err = cli(capsys, "eval", prels, write(tmp_path / "r", b"1 Q0 a 1 3 t\n"), "-m", "statAP")
+    assert code == 0 and out.startswith("statAP")
+    assert err == (f"irsample: warning: {prels}:2: skipped 1 record(s) whose inclusion probability "
+                   "is outside (0, 1] (as statAP does), the first: 0\n")

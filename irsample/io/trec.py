@@ -119,8 +119,11 @@ def read_bytes(source: Source) -> np.ndarray:
             raw = _gzip.decompress(raw)
         except (OSError, EOFError, ValueError, zlib.error, _deflate_error) as exc:
             raise InputError(f"corrupt gzip data ({exc})", name) from None
-    if raw[:3] == _UTF8_BOM:  # a byte-order mark is not part of the first qid
-        raw = memoryview(raw)[3:]
+    skip = 0
+    while raw[skip : skip + 3] == _UTF8_BOM:  # byte-order marks are not part of the first qid
+        skip += 3
+    if skip:
+        raw = memoryview(raw)[skip:]
     return np.frombuffer(raw, dtype=np.uint8)
 
 
@@ -224,16 +227,24 @@ def check_utf8(values: pa.Array, lineno: np.ndarray, name: str, what: str) -> No
         raise InputError(
             f"{what} is not UTF-8 text: {text_of(values[bad].as_py())!r}", name, int(lineno[bad])
         )
+    starts = offsets[:-1][np.diff(offsets) >= 3]  # U+FEFF first: lost when written back first
+    bom = (data[starts] == 0xEF) & (data[starts + 1] == 0xBB) & (data[starts + 2] == 0xBF)
+    if bom.any():
+        row = int(np.flatnonzero(np.diff(offsets) >= 3)[np.argmax(bom)])
+        raise InputError(f"{what} starts with a byte-order mark (U+FEFF)", name, int(lineno[row]))
 
 
 def decode_utf8(raw: bytes, name: str, line: int, what: str) -> str:
     """``raw`` as text, or an error naming the line when it is not UTF-8."""
     try:
-        return raw.decode("utf-8")
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise InputError(
             f"{what} is not UTF-8 text: {text_of(raw)!r}", name, line
         ) from None
+    if text.lstrip().startswith("\ufeff"):
+        raise InputError(f"{what} starts with a byte-order mark (U+FEFF)", name, line)
+    return text
 
 
 def text_of(value: bytes) -> str:
