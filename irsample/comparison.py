@@ -20,6 +20,7 @@ from .measures.context import EvalContext
 from .measures.design_based import HT
 from .measures.ht_pairs import pair_estimates
 from .model import Collection, Judgments
+from .stats import intervals
 from .stats.multiple import adjust
 
 COLUMNS = ["run_a", "run_b", "measure", "diff", "se", "low", "high", "p", "p_adjusted", "decided"]
@@ -50,7 +51,7 @@ def compare_collection(
         stat = np.divide(pe.diff, se, out=np.zeros_like(se), where=se > 0)
         p = 2.0 * stats.t.sf(np.abs(stat), df)
     else:
-        quantile = stats.norm.ppf(0.5 + ci / 2.0)
+        quantile = intervals.z(ci)
         stat = np.divide(pe.diff, se, out=np.zeros_like(se), where=se > 0)
         p = 2.0 * stats.norm.sf(np.abs(stat))
     p = np.where((se == 0) & (pe.diff != 0), 0.0, np.where(se == 0, 1.0, p))
