@@ -333,3 +333,6 @@ def ci_coverage(context: Context, p: dict) -> Report:
 
 # the recipes of papers 002, 000 §6 and 004 register themselves on import (kept apart: size)
 from . import paper_recipes  # noqa: E402,F401
+
+# the model-assisted (prediction-powered) recipe registers itself on import
+from . import model_assisted  # noqa: E402,F401
