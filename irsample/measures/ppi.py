@@ -73,7 +73,6 @@ from ..model import JUDGED, UNPOOLED
 from .context import safe_divide
 from .ppi_kernels import ap_walk, linear_walk
 
-LAMBDA_GRID = np.round(np.linspace(0.0, 1.0, 21), 10)
 TUNINGS = ("run", "topic")
 KINDS = ("AP", "nDCG", "P", "num_rel")
 
@@ -155,24 +154,43 @@ def _cell_moments(design, r0, r1, n_topics, extra_r0=None):
     return out
 
 
-def _variance(lam, theta, den, moments, rmom, size, taken, ratio):
-    """Stratified variance of the influences for each lambda: arrays (L, n_seg[, H])."""
-    L = lam[:, None, None]
-    M = moments[None]
-    R = rmom[None]
+def _stratified(size, taken, spread_sum):
+    """sum_h N_h^2 (1 - n_h/N_h) / n_h * (a per-stratum sample (co)variance)."""
+    return (size * size * (1.0 - safe_divide(taken, size)) * safe_divide(spread_sum, taken)).sum(axis=-1)
+
+
+def _variance(lam, lam_b, theta, den, moments, rmom, size, taken, ratio):
+    """Per segment, the stratified variance of the influences a_d = (u_d(lam) - theta
+    b_d(lam_b)) / den (module docstring); ``lam``, ``theta``, ``den`` per segment."""
+    L, B = lam[:, None], lam_b
+    M, R = moments, rmom
     sa = M[..., 0] + L * M[..., 1]
     sa2 = M[..., 2] + 2 * L * M[..., 3] + L * L * M[..., 4]
     if ratio:
-        th = theta[:, :, None]
-        sa = sa - th * (R[..., 0] + L * R[..., 1])
-        sa2 = (sa2 - 2 * th * (M[..., 5] + L * (M[..., 6] + M[..., 7]) + L * L * M[..., 8])
-               + th * th * (R[..., 2] + 2 * L * R[..., 3] + L * L * R[..., 4]))
-        d2 = (den * den)[:, :, None]
-        sa, sa2 = safe_divide(sa, den[:, :, None]), safe_divide(sa2, d2)
-    n = taken[None]
-    spread = np.maximum(sa2 - safe_divide(sa * sa, n), 0.0)
-    s2 = np.where(n >= 2, safe_divide(spread, n - 1.0), 0.0)
-    return (size * size * (1.0 - safe_divide(n, size)) * safe_divide(s2, n)).sum(axis=2)
+        th = theta[:, None]
+        sa = sa - th * (R[..., 0] + B * R[..., 1])
+        sa2 = (sa2 - 2 * th * (M[..., 5] + B * M[..., 6] + L * M[..., 7] + L * B * M[..., 8])
+               + th * th * (R[..., 2] + 2 * B * R[..., 3] + B * B * R[..., 4]))
+        sa, sa2 = safe_divide(sa, den[:, None]), safe_divide(sa2, (den * den)[:, None])
+    spread = np.maximum(sa2 - safe_divide(sa * sa, taken), 0.0)
+    return _stratified(size, taken, np.where(taken >= 2, safe_divide(spread, taken - 1.0), 0.0))
+
+
+def _tuning_terms(theta, moments, rmom, size, taken, ratio):
+    """Per segment, V_11 = var(sum_S u1/pi) and V_01 = cov(sum_S (u0 - theta b)/pi, sum_S u1/pi)
+    (stratified estimates; b at lambda = 1): the variance of the mean is minimised by
+    lambda = -sum V_01 / sum V_11."""
+    M, R = moments, rmom
+    th = theta[:, None] if ratio else 0.0
+    s0 = M[..., 0] - th * (R[..., 0] + R[..., 1])
+    s1 = M[..., 1]
+    s01 = M[..., 3] - th * (M[..., 7] + M[..., 8])
+
+    def spread(cross, a, b):
+        return np.where(taken >= 2, safe_divide(cross - safe_divide(a * b, taken), taken - 1.0), 0.0)
+
+    return (_stratified(size, taken, np.maximum(spread(M[..., 4], s1, s1), 0.0)),
+            _stratified(size, taken, spread(s01, s0, s1)))
 
 
 def discount_sum(x, k=None):
@@ -221,6 +239,7 @@ def ppi_estimate(ctx, labels: AutoLabels, kind: str, k: int | None = None, *,
         ex = d.extra[:, :, level:].sum(axis=2) if d.extra.shape[2] > level else np.zeros(d.size.shape)
         extra = (ex, ex)
         r_ht = _topic_sum(y * inv, d.topic, n_topics, d.sampled) + (weight * ex).sum(axis=1)
+        seen = _topic_sum(y, d.topic, n_topics, d.sampled) + ex.sum(axis=1)
         f_all = _topic_sum(f, d.topic, n_topics, frame)
         r_slope = f_all - _topic_sum(f * inv, d.topic, n_topics, d.sampled)
     else:  # nDCG: gains = grades; b_d = sum_g D'(C_g) (1[y >= g] - lambda f_>=g)
@@ -233,6 +252,8 @@ def ppi_estimate(ctx, labels: AutoLabels, kind: str, k: int | None = None, *,
                  for g in range(1, top + 1)]
         c0 = np.stack([_topic_sum(a * inv, d.topic, n_topics, d.sampled) + (weight * e).sum(axis=1)
                        for a, e in zip(ge_y, ex_ge)], axis=1)  # (T, G)
+        seen = np.stack([_topic_sum(a, d.topic, n_topics, d.sampled) + e.sum(axis=1)
+                         for a, e in zip(ge_y, ex_ge)], axis=1)
         c1 = np.stack([_topic_sum(b, d.topic, n_topics, frame)
                        - _topic_sum(b * inv, d.topic, n_topics, d.sampled) for b in ge_f], axis=1)
         slope = discount_slope(c0 + c1, k)  # (T, G) at lambda = 1
@@ -247,41 +268,52 @@ def ppi_estimate(ctx, labels: AutoLabels, kind: str, k: int | None = None, *,
     rmom = _cell_moments(d, r0, r1, n_topics, extra)
     seg_rmom = rmom[ctx.seg_topic]
     if kind == "AP":
-        same = d.same
-        known, ht_y, ht_f, moments = ap_walk(*args, y, f, *design_args, same, r0, r1, n_strata)
+        known, ht_y, ht_f, moments = ap_walk(*args, y, f, *design_args, d.same, r0, r1, n_strata)
     elif kind == "P":
         if k is None:
             raise MeasureError("ppi(P) needs a cut-off, e.g. ppi(P@10)")
         known, ht_y, ht_f, moments = linear_walk(*args, y, f, *design_args, r0, r1, n_strata, k, 0)
     elif kind == "nDCG":
         cut = np.iinfo(np.int64).max if k is None else k
-        known, ht_y, ht_f, moments = linear_walk(*args, y, f, *design_args, r0, r1, n_strata, cut, 1)
+        known, ht_y, ht_f, moments = linear_walk(*args, y, f, *design_args, r0, r1, n_strata,
+                                                 cut, 1)
     else:  # num_rel: the influences are b itself
         known = f_all[ctx.seg_topic]
         ht_y, ht_f = r_ht[ctx.seg_topic], (f_all - r_slope)[ctx.seg_topic]
         moments = np.zeros((ctx.n_seg, n_strata, 9))
         moments[:, :, [0, 1, 2, 3, 4]] = seg_rmom
 
-    lam = LAMBDA_GRID
-    num = ht_y[None] + lam[:, None] * (known - ht_f)[None]  # (L, n_seg)
     ratio = kind in ("AP", "nDCG")
+    seg = ctx.seg_topic
+    size, taken = d.size[seg], d.taken[seg]
+
+    def denominator(lam_b):  # per segment
+        if kind == "AP":  # R >= the relevant documents seen: a bound that only cuts the error
+            return np.maximum(r_ht[seg] + lam_b * r_slope[seg], seen[seg])
+        if kind == "nDCG":
+            counts = np.maximum(c0[seg] + lam_b * c1[seg], seen[seg])
+            return discount_sum(counts, k).sum(axis=1)
+        return np.ones(ctx.n_seg)
+
+    def estimate(lam, lam_b):
+        num = ht_y + lam * (known - ht_f)
+        den = denominator(lam_b)
+        theta = safe_divide(num, den) if ratio else num
+        return theta, _variance(lam, lam_b, theta, den, moments, seg_rmom, size, taken, ratio)
+
+    ht, ht_var = estimate(np.zeros(ctx.n_seg), 0.0)
+    theta1, _ = estimate(np.ones(ctx.n_seg), 1.0)
+    v11, v01 = _tuning_terms(theta1, moments, seg_rmom, size, taken, ratio)
+    lam = _choose(v11, -v01, tuning, ctx.n_runs, n_topics)
+    value, var = estimate(lam, 1.0 if ratio else 0.0)
     if kind == "AP":
-        den_t = r_ht[None] + lam[:, None] * r_slope[None]  # (L, T)
         auto_den = f_all
     elif kind == "nDCG":
-        den_t = np.stack([discount_sum(c0 + a * c1, k).sum(axis=1) for a in lam])
         auto_den = discount_sum(c1 + _frame_totals_minus(c1, ge_f, inv, d, n_topics), k).sum(axis=1)
     else:
-        den_t = np.ones((len(lam), n_topics))
         auto_den = np.ones(n_topics)
-    den = den_t[:, ctx.seg_topic]
-    theta = safe_divide(num, den) if ratio else num
-    var = _variance(lam, theta, den, moments, seg_rmom, d.size[ctx.seg_topic],
-                    d.taken[ctx.seg_topic], ratio)
-    pick = _choose(var, tuning, ctx.n_runs, n_topics)
-    cols = np.arange(ctx.n_seg)
-    auto = safe_divide(known, auto_den[ctx.seg_topic]) if ratio else known
-    return PPIEstimate(theta[pick, cols], var[pick, cols], lam[pick], theta[0], var[0], auto)
+    auto = safe_divide(known, auto_den[seg]) if ratio else known
+    return PPIEstimate(value, var, lam, ht, ht_var, auto)
 
 
 def _frame_totals_minus(c1, ge_f, inv, d, n_topics):
@@ -289,16 +321,18 @@ def _frame_totals_minus(c1, ge_f, inv, d, n_topics):
     return np.stack([_topic_sum(b * inv, d.topic, n_topics, d.sampled) for b in ge_f], axis=1)
 
 
-def _choose(var, tuning, n_runs, n_topics) -> np.ndarray:
-    """Index into the lambda grid per segment."""
-    n_seg = var.shape[1]
+def _choose(v_ff, v_yf, tuning, n_runs, n_topics) -> np.ndarray:
+    """lambda per segment: V_yf / V_ff clipped to [0, 1], summed over a run's topics
+    (``"run"``) or per segment (``"topic"``); or the fixed number ``tuning``."""
+    n_seg = v_ff.shape[0]
     if isinstance(tuning, (int, float)) and not isinstance(tuning, bool):
         if not 0.0 <= tuning <= 1.0:
             raise MeasureError(f"lambda must be in [0, 1], not {tuning}")
-        return np.full(n_seg, int(np.argmin(np.abs(LAMBDA_GRID - tuning))))
+        return np.full(n_seg, float(tuning))
     if tuning == "topic":
-        return np.argmin(var, axis=0)
+        return np.clip(safe_divide(v_yf, v_ff), 0.0, 1.0)
     if tuning == "run":
-        per_run = var.reshape(len(LAMBDA_GRID), n_runs, n_topics).sum(axis=2)
-        return np.repeat(np.argmin(per_run, axis=0), n_topics)
+        num = v_yf.reshape(n_runs, n_topics).sum(axis=1)
+        den = v_ff.reshape(n_runs, n_topics).sum(axis=1)
+        return np.repeat(np.clip(safe_divide(num, den), 0.0, 1.0), n_topics)
     raise MeasureError(f"tuning must be one of {TUNINGS} or a number in [0, 1], not {tuning!r}")

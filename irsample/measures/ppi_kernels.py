@@ -12,6 +12,7 @@ frame F (the pool) with automatic labels f on every document of F:
 
 The formulas (linear measures and AP) are in ``ppi.py``'s docstring; here only the walks.
 Moment columns: 0 Su0, 1 Su1, 2 Su0u0, 3 Su0u1, 4 Su1u1, 5 Su0r0, 6 Su0r1, 7 Su1r0, 8 Su1r1.
+
 """
 
 from __future__ import annotations
