@@ -20,7 +20,7 @@ from .io.writers import write_atomic
 #: further subcommands: modules of :mod:`irsample.commands`, each with ``add_parser(sub)``
 #: registering its parser(s) with ``set_defaults(run=handler)``; ``handler(args) -> str`` returns
 #: the text to write (or writes files itself and returns a report).
-COMMANDS: tuple[str, ...] = ("demo", "design", "judge", "nojudge", "plan", "simulate")
+COMMANDS: tuple[str, ...] = ("demo", "design", "judge", "judge_report", "nojudge", "plan", "simulate")
 
 
 _positive_int = number(int, minimum=0)
@@ -80,6 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
         "nominal coverage on TREC-8), covariance (linearised, with the covariances of the "
         "precisions) or paper (Yilmaz, Kanoulas & Aslam 2008, precisions independent)",
     )
+    ev.add_argument("--auto-labels", metavar="FILE|fusion", default=None,
+                    help="automatic labels (topic Q0 docno value) for ppi(M) and auto(M), or "
+                    "'fusion' for the built-in labeller fitted on the judged sample")
     ev.add_argument("-o", "--output", help="write to this file instead of standard output")
 
     sub.add_parser("measures", help="list every measure with its formula and citation")
@@ -97,6 +100,9 @@ def cmd_eval(args) -> str:
     measures = measures_from(args.measure or default)
     collection, judgments = load(args.qrels, args.runs, qrels_format=args.qrels_format)
     check_common_topics(collection, judgments)
+    from .commands.judge_report import eval_labels
+
+    labels = eval_labels(args, measures, collection, judgments)
     ev = evaluate_collection(
         collection,
         judgments,
@@ -108,6 +114,7 @@ def cmd_eval(args) -> str:
         compat=args.compat,
         ci=args.ci,
         variance=args.variance,
+        auto_labels=labels,
     )
     return render(ev, args.format, per_topic=args.per_topic, places=args.places)
 

@@ -79,3 +79,15 @@ def fusion_labels(collection, judgments, *, rel_level: int = 1, folds: int = 5, 
     value = np.full(collection.n_tdi, np.nan)
     value[rows.tdi] = prob
     return AutoLabels(value, "probability", "fusion")
+
+
+def resolve_labels(spec, collection, judgments, *, rel_level: int = 1, seed: int = 0):
+    """Automatic labels from ``spec``: an :class:`AutoLabels`, ``"fusion"`` (the cross-fitted
+    built-in labeller, folds drawn with ``seed``) or the path of a label file."""
+    if spec is None or isinstance(spec, AutoLabels):
+        return spec
+    if str(spec) == "fusion":
+        return fusion_labels(collection, judgments, rel_level=rel_level, rng=seed)
+    from ..io.labels import read_labels
+
+    return read_labels(spec, collection)

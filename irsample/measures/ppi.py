@@ -162,7 +162,7 @@ def _stratified(size, taken, spread_sum):
 def _variance(lam, lam_b, theta, den, moments, rmom, size, taken, ratio):
     """Per segment, the stratified variance of the influences a_d = (u_d(lam) - theta
     b_d(lam_b)) / den (module docstring); ``lam``, ``theta``, ``den`` per segment."""
-    L, B = lam[:, None], lam_b
+    L, B = lam[:, None], np.broadcast_to(np.asarray(lam_b, dtype=np.float64), lam.shape)[:, None]
     M, R = moments, rmom
     sa = M[..., 0] + L * M[..., 1]
     sa2 = M[..., 2] + 2 * L * M[..., 3] + L * L * M[..., 4]
@@ -176,21 +176,33 @@ def _variance(lam, lam_b, theta, den, moments, rmom, size, taken, ratio):
     return _stratified(size, taken, np.where(taken >= 2, safe_divide(spread, taken - 1.0), 0.0))
 
 
+def _spread(cross, a, b, n):
+    """Per stratum sample covariance from sums (0 where n < 2)."""
+    return np.where(n >= 2, safe_divide(cross - safe_divide(a * b, n), n - 1.0), 0.0)
+
+
 def _tuning_terms(theta, moments, rmom, size, taken, ratio):
     """Per segment, V_11 = var(sum_S u1/pi) and V_01 = cov(sum_S (u0 - theta b)/pi, sum_S u1/pi)
-    (stratified estimates; b at lambda = 1): the variance of the mean is minimised by
-    lambda = -sum V_01 / sum V_11."""
+    (stratified estimates): the variance is minimised by lambda = -V_01 / V_11."""
     M, R = moments, rmom
     th = theta[:, None] if ratio else 0.0
     s0 = M[..., 0] - th * (R[..., 0] + R[..., 1])
-    s1 = M[..., 1]
     s01 = M[..., 3] - th * (M[..., 7] + M[..., 8])
+    return (_stratified(size, taken, np.maximum(_spread(M[..., 4], M[..., 1], M[..., 1], taken), 0.0)),
+            _stratified(size, taken, _spread(s01, s0, M[..., 1], taken)))
 
-    def spread(cross, a, b):
-        return np.where(taken >= 2, safe_divide(cross - safe_divide(a * b, taken), taken - 1.0), 0.0)
 
-    return (_stratified(size, taken, np.maximum(spread(M[..., 4], s1, s1), 0.0)),
-            _stratified(size, taken, spread(s01, s0, s1)))
+def _denominator_lambda(rmom, size, taken):
+    """Per topic, the PPI++ weight of the denominator's total (R, or the ideal DCG's counts):
+    lambda_t = cov^(y-part, f-part) / var^(f-part) of its HT estimates, clipped to [0, 1]."""
+    var_f = _stratified(size, taken, np.maximum(_spread(rmom[..., 4], rmom[..., 1], rmom[..., 1],
+                                                        taken), 0.0))
+    cov = -_stratified(size, taken, _spread(rmom[..., 3], rmom[..., 0], rmom[..., 1], taken))
+    return np.where(var_f > 0, np.clip(safe_divide(cov, var_f), 0.0, 1.0), 1.0)
+
+
+def _fixed(tuning) -> bool:
+    return isinstance(tuning, (int, float)) and not isinstance(tuning, bool)
 
 
 def discount_sum(x, k=None):
@@ -291,7 +303,7 @@ def ppi_estimate(ctx, labels: AutoLabels, kind: str, k: int | None = None, *,
         if kind == "AP":  # R >= the relevant documents seen: a bound that only cuts the error
             return np.maximum(r_ht[seg] + lam_b * r_slope[seg], seen[seg])
         if kind == "nDCG":
-            counts = np.maximum(c0[seg] + lam_b * c1[seg], seen[seg])
+            counts = np.maximum(c0[seg] + lam_b[:, None] * c1[seg], seen[seg])
             return discount_sum(counts, k).sum(axis=1)
         return np.ones(ctx.n_seg)
 
@@ -301,11 +313,15 @@ def ppi_estimate(ctx, labels: AutoLabels, kind: str, k: int | None = None, *,
         theta = safe_divide(num, den) if ratio else num
         return theta, _variance(lam, lam_b, theta, den, moments, seg_rmom, size, taken, ratio)
 
-    ht, ht_var = estimate(np.zeros(ctx.n_seg), 0.0)
-    theta1, _ = estimate(np.ones(ctx.n_seg), 1.0)
-    v11, v01 = _tuning_terms(theta1, moments, seg_rmom, size, taken, ratio)
-    lam = _choose(v11, -v01, tuning, ctx.n_runs, n_topics)
-    value, var = estimate(lam, 1.0 if ratio else 0.0)
+    zeros = np.zeros(ctx.n_seg)
+    ht, ht_var = estimate(zeros, zeros)
+    if ratio and not _fixed(tuning):  # one lambda per topic, tuned on the denominator
+        lam = _denominator_lambda(rmom, d.size, d.taken)[seg]
+        value, var = estimate(lam, lam)
+    else:
+        v11, v01 = _tuning_terms(zeros, moments, seg_rmom, size, taken, False)
+        lam = _choose(v11, -v01, tuning, ctx.n_runs, n_topics)
+        value, var = estimate(lam, lam)
     if kind == "AP":
         auto_den = f_all
     elif kind == "nDCG":
@@ -330,9 +346,11 @@ def _choose(v_ff, v_yf, tuning, n_runs, n_topics) -> np.ndarray:
             raise MeasureError(f"lambda must be in [0, 1], not {tuning}")
         return np.full(n_seg, float(tuning))
     if tuning == "topic":
-        return np.clip(safe_divide(v_yf, v_ff), 0.0, 1.0)
-    if tuning == "run":
-        num = v_yf.reshape(n_runs, n_topics).sum(axis=1)
-        den = v_ff.reshape(n_runs, n_topics).sum(axis=1)
-        return np.repeat(np.clip(safe_divide(num, den), 0.0, 1.0), n_topics)
-    raise MeasureError(f"tuning must be one of {TUNINGS} or a number in [0, 1], not {tuning!r}")
+        num, den = v_yf, v_ff
+    elif tuning == "run":
+        num = np.repeat(v_yf.reshape(n_runs, n_topics).sum(axis=1), n_topics)
+        den = np.repeat(v_ff.reshape(n_runs, n_topics).sum(axis=1), n_topics)
+    else:
+        raise MeasureError(f"tuning must be one of {TUNINGS} or a number in [0, 1], not {tuning!r}")
+    # f constant on the sample: lambda does not change the variance; use the labels fully
+    return np.where(den > 0, np.clip(safe_divide(num, den), 0.0, 1.0), 1.0)
