@@ -181,15 +181,19 @@ def _spread(cross, a, b, n):
     return np.where(n >= 2, safe_divide(cross - safe_divide(a * b, n), n - 1.0), 0.0)
 
 
-def _tuning_terms(theta, moments, rmom, size, taken, ratio):
-    """Per segment, V_11 = var(sum_S u1/pi) and V_01 = cov(sum_S (u0 - theta b)/pi, sum_S u1/pi)
-    (stratified estimates): the variance is minimised by lambda = -V_01 / V_11."""
+def _tuning_terms(theta, den, moments, rmom, size, taken):
+    """Per segment, V_11 = var(sum_S a1/pi) and V_01 = cov(sum_S a0/pi, sum_S a1/pi) for the
+    influences a(lambda) = a0 + lambda a1 = (u0 - theta r0 + lambda (u1 - theta r1)) / den at a
+    fixed ``theta`` and ``den`` (stratified estimates; linear measures: theta = 0, den = 1).
+    The variance is minimised by lambda = -V_01 / V_11."""
     M, R = moments, rmom
-    th = theta[:, None] if ratio else 0.0
-    s0 = M[..., 0] - th * (R[..., 0] + R[..., 1])
-    s01 = M[..., 3] - th * (M[..., 7] + M[..., 8])
-    return (_stratified(size, taken, np.maximum(_spread(M[..., 4], M[..., 1], M[..., 1], taken), 0.0)),
-            _stratified(size, taken, _spread(s01, s0, M[..., 1], taken)))
+    th, d2 = theta[:, None], (den * den)[:, None]
+    s0 = safe_divide(M[..., 0] - th * R[..., 0], den[:, None])
+    s1 = safe_divide(M[..., 1] - th * R[..., 1], den[:, None])
+    s11 = safe_divide(M[..., 4] - 2 * th * M[..., 8] + th * th * R[..., 4], d2)
+    s01 = safe_divide(M[..., 3] - th * (M[..., 6] + M[..., 7]) + th * th * R[..., 3], d2)
+    return (_stratified(size, taken, np.maximum(_spread(s11, s1, s1, taken), 0.0)),
+            _stratified(size, taken, _spread(s01, s0, s1, taken)))
 
 
 def _denominator_lambda(rmom, size, taken):
@@ -315,13 +319,17 @@ def ppi_estimate(ctx, labels: AutoLabels, kind: str, k: int | None = None, *,
 
     zeros = np.zeros(ctx.n_seg)
     ht, ht_var = estimate(zeros, zeros)
-    if ratio and not _fixed(tuning):  # one lambda per topic, tuned on the denominator
-        lam = _denominator_lambda(rmom, d.size, d.taken)[seg]
-        value, var = estimate(lam, lam)
+    if ratio:  # at most the topic's denominator weight: R^ stays away from a noisy 0
+        cap = _denominator_lambda(rmom, d.size, d.taken)[seg]
+        theta, _ = estimate(cap, cap)
+        den = denominator(cap)
     else:
-        v11, v01 = _tuning_terms(zeros, moments, seg_rmom, size, taken, False)
-        lam = _choose(v11, -v01, tuning, ctx.n_runs, n_topics)
-        value, var = estimate(lam, lam)
+        cap, theta, den = np.ones(ctx.n_seg), zeros, np.ones(ctx.n_seg)
+    v11, v01 = _tuning_terms(theta, den, moments, seg_rmom, size, taken)
+    lam = np.minimum(_choose(v11, -v01, tuning, ctx.n_runs, n_topics), cap)
+    if _fixed(tuning):
+        lam = np.full(ctx.n_seg, float(tuning))
+    value, var = estimate(lam, lam)
     if kind == "AP":
         auto_den = f_all
     elif kind == "nDCG":

@@ -43,13 +43,13 @@ def confusion(reference, labels, grades=None) -> tuple[np.ndarray, np.ndarray]:
     if grades is None:
         grades = np.union1d(reference, labels)
     grades = np.asarray(grades, dtype=np.int64)
-    index = {int(g): i for i, g in enumerate(grades)}
-    try:
-        r = np.array([index[int(v)] for v in reference], dtype=np.int64)
-        c = np.array([index[int(v)] for v in labels], dtype=np.int64)
-    except KeyError as exc:
-        raise ValueError(f"grade {exc.args[0]} not among {list(grades)}") from None
     k = len(grades)
+    r = np.searchsorted(grades, reference)
+    c = np.searchsorted(grades, labels)
+    for idx, v in ((r, reference), (c, labels)):
+        bad = (idx >= k) | (grades[np.minimum(idx, k - 1)] != v)
+        if bad.any():
+            raise ValueError(f"grade {int(v[bad][0])} not among {list(grades)}")
     counts = np.bincount(r * k + c, minlength=k * k).reshape(k, k)
     return grades, counts
 
