@@ -45,16 +45,29 @@ b_d of the denominator (AP: b_d = y_d - lambda f_d; nDCG: b_d = sum_g D'_k(C_g)(
 lambda f_{d,>=g}), D' taken at the lambda = 1 counts). For AP's quadratic numerator, the
 Hoeffding projection gives u_d = (y_d - lambda f_d)/k_d + sum_{e != d} (y_d y_e - lambda f_d f_e)
 / max(k_d, k_e) over the retrieved e, whose sum over e is itself estimated PPI-style, f over F
-plus y - lambda f over S weighted 1/pi_e. u and b are affine in lambda, so one walk stores their
-moments per stratum and the variance is a quadratic form for every lambda of the grid.
+plus y - lambda f over S weighted 1/pi_e. u and b are affine in lambda (u = u0 + lambda u1), so
+one walk stores their moments per stratum and the variance is a quadratic form in lambda.
 Labels equal to the truth give u = b = 0 at lambda = 1: the estimate is the full-judgment
-measure with variance 0. Labels all 0 leave every lambda with the HT estimate.
+measure with variance 0. Labels all 0 leave every lambda with the HT estimate and variance.
 
-Power tuning. lambda is chosen on the grid 0, 0.05, ..., 1 per run (``tuning="run"``: the
-lambda minimising the estimated variance of the run's mean over topics, sum_t V_t / Q^2) or per
-run and topic (``"topic"``); lambda = 0 is on the grid, so the chosen variance never exceeds
-HT's estimated variance. Choosing lambda on the sample makes the estimator slightly data
-dependent (O(1/n), PPI++ §3); one lambda per run pools all topics, so the effect is small.
+Power tuning (PPI++). For a linear total, var(lambda) = V00 + 2 lambda V01 + lambda^2 V11 in the
+stratified estimates of the influences' (co)variances, minimised by lambda = -V01/V11 (clipped
+to [0, 1]; the labels are used fully, lambda = 1, where they are constant on the sample). One
+lambda per run (``tuning="run"``, the default) sums V01 and V11 over its topics: it minimises the
+variance of the run's mean over topics, and pooling the topics keeps the selection noise small
+(PPI++ §3: choosing lambda on the sample costs O(1/n)). ``"topic"`` tunes each (run, topic);
+a number fixes lambda. For the ratios (AP, nDCG) numerator and denominator share lambda, and a
+denominator whose labels do not track the sample is dangerous: R^ = lambda sum_F f + sum_S (y -
+lambda f)/pi can come close to 0 where the labels call many non-relevant documents relevant
+(a topic with few relevant documents), and AP^ = Num^/R^ then explodes. So each topic first gets
+the PPI++ weight of its own denominator total, lambda_t = cov^(y, f)/var^(f) of its HT parts
+(clipped to [0, 1]; near 0 where the labels do not track the judged documents, and then the
+estimator stays close to HT, which degrades gracefully: AP^ = 0 when no relevant document is
+sampled); the run's lambda minimises the linearised variance of the ratio at that topic's
+estimate, and the topic uses min(lambda_run, lambda_t). R^ is also bounded below by the
+relevant documents the sample has seen (a bound that can only cut the error). Because the
+run's lambda is chosen at a different linearisation point than HT's, the estimated variance is
+not guaranteed below HT's for the ratios; the model-assisted recipe measures the ratio.
 
 Documents of a stratum with n_h = 1 have no sampled pairs (pi_jj' = 0): their pair terms are
 left out (the estimate is then biased; designs here sample at least 2 where they can). Judged
