@@ -67,7 +67,9 @@ sampled); the run's lambda minimises the linearised variance of the ratio at tha
 estimate, and the topic uses min(lambda_run, lambda_t). R^ is also bounded below by the
 relevant documents the sample has seen (a bound that can only cut the error). Because the
 run's lambda is chosen at a different linearisation point than HT's, the estimated variance is
-not guaranteed below HT's for the ratios; the model-assisted recipe measures the ratio.
+not guaranteed below HT's for the ratios: with ``guard`` (the default) a run whose estimated
+variance of the mean exceeds HT's falls back to HT (lambda = 0) on all its topics, a choice
+between two estimators by their estimated variances over all topics of the run.
 
 Documents of a stratum with n_h = 1 have no sampled pairs (pi_jj' = 0): their pair terms are
 left out (the estimate is then biased; designs here sample at least 2 where they can). Judged
@@ -241,10 +243,13 @@ def discount_slope(x, k=None):
 
 
 def ppi_estimate(ctx, labels: AutoLabels, kind: str, k: int | None = None, *,
-                 tuning: str | float = "run", design: DesignArrays | None = None) -> PPIEstimate:
+                 tuning: str | float = "run", design: DesignArrays | None = None,
+                 guard: bool = True) -> PPIEstimate:
     """PPI estimates of ``kind`` (one of :data:`KINDS`; ``k`` its cut-off) for every segment
     of the :class:`~irsample.measures.context.EvalContext` ``ctx`` (module docstring).
-    ``tuning``: ``"run"``, ``"topic"`` or a fixed lambda in [0, 1]."""
+    ``tuning``: ``"run"``, ``"topic"`` or a fixed lambda in [0, 1]. ``guard`` (with a tuned
+    lambda): a run whose estimated variance of the mean over topics exceeds HT's takes HT
+    (lambda = 0) on all its topics, so its interval is never wider than HT's."""
     if kind not in KINDS:
         raise MeasureError(f"no PPI estimator for {kind!r} (estimators for {', '.join(KINDS)})")
     collection, judgments = ctx.collection, ctx.judgments
@@ -343,6 +348,12 @@ def ppi_estimate(ctx, labels: AutoLabels, kind: str, k: int | None = None, *,
     if _fixed(tuning):
         lam = np.full(ctx.n_seg, float(tuning))
     value, var = estimate(lam, lam)
+    if guard and not _fixed(tuning):
+        worse = (var.reshape(ctx.n_runs, n_topics).sum(axis=1)
+                 > ht_var.reshape(ctx.n_runs, n_topics).sum(axis=1))
+        worse = np.repeat(worse, n_topics)
+        value, var, lam = (np.where(worse, ht, value), np.where(worse, ht_var, var),
+                           np.where(worse, 0.0, lam))
     if kind == "AP":
         auto_den = f_all
     elif kind == "nDCG":
