@@ -9,7 +9,7 @@ The Python API (see :mod:`irsample.api`)::
     est.frame()  # ... plus variance, low, high
 """
 
-from .api import estimate, evaluate, load, measures_from
+from .api import compare, estimate, evaluate, load, measures_from
 from .errors import InputError, IrsampleError, MeasureError
 from .evaluation import Evaluation
 from .measures import Measure, parse
@@ -25,6 +25,7 @@ __all__ = [
     "Judgments",
     "Measure",
     "MeasureError",
+    "compare",
     "estimate",
     "evaluate",
     "load",

@@ -120,6 +120,28 @@ def estimate(
     )
 
 
+def compare(
+    judgments, runs, measure: str | Measure = "ht(AP)", *, ci: float = 0.95,
+    correction: str = "holm", variance: str = "design", qrels_format: str | None = None,
+    rel_level: int = 1,
+):
+    """Every pair of ``runs`` compared on one judged sample with a design-based measure
+    (``ht(AP)``, ``ht(nDCG@10)``, ...): a tidy table with run_a, run_b, diff (mean of a - b),
+    se, low, high (level ``ci``), p, p_adjusted (``correction``: ``holm``, ``bh`` or ``none``)
+    and decided (p_adjusted < 1 - ci). ``variance="design"`` treats the topics as fixed,
+    ``"topics"`` adds topic-to-topic variance (see :mod:`irsample.comparison`).
+
+    >>> irsample.compare("sample.qrels", ["a.run", "b.run", "c.run"], "ht(AP)", correction="bh")
+    """
+    from .comparison import comparison_measure, compare_collection
+
+    chosen = comparison_measure(measure)
+    collection, judged = load(judgments, runs, qrels_format=qrels_format)
+    check_common_topics(collection, judged)
+    return compare_collection(collection, judged, chosen, ci=ci, correction=correction,
+                              variance=variance, rel_level=rel_level)
+
+
 def check_common_topics(collection: Collection, judgments: Judgments) -> None:
     """Every run must share at least one topic with the judgments."""
     shared = (collection.segment_lengths() > 0) & judgments.has_topic

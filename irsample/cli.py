@@ -20,7 +20,9 @@ from .io.writers import write_atomic
 #: further subcommands: modules of :mod:`irsample.commands`, each with ``add_parser(sub)``
 #: registering its parser(s) with ``set_defaults(run=handler)``; ``handler(args) -> str`` returns
 #: the text to write (or writes files itself and returns a report).
-COMMANDS: tuple[str, ...] = ("demo", "design", "judge", "judge_report", "nojudge", "plan", "simulate")
+COMMANDS: tuple[str, ...] = (
+    "compare", "demo", "design", "judge", "judge_report", "nojudge", "plan", "simulate"
+)
 
 
 _positive_int = number(int, minimum=0)

@@ -217,7 +217,7 @@ def evaluate_collection(
         if ci is not None and m.variance_method is not None:
             var = np.asarray(m.variance(ctx, variance), dtype=np.float64).reshape(n_runs, n_topics)
             variances[:, :, j] = np.where(evaluated, var, np.nan)
-            summary_variance[:, j] = summarise(var, evaluated, "variance_of_mean")
+            summary_variance[:, j] = summarise(var, evaluated, "sum" if m.summary == "sum" else "variance_of_mean")
     return Evaluation(
         collection, tuple(measures), values, evaluated, summary, strings,
         ci, variances, summary_variance, variance if ci is not None else None,

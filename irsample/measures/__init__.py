@@ -7,6 +7,7 @@ from . import (  # noqa: F401  (importing registers the families)
     average_precision,
     condensed,
     counts,
+    design_based,
     gain,
     inferred,
     interpolated,

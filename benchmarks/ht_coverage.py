@@ -1,0 +1,111 @@
+"""Coverage of ht(M)'s 95% intervals of the mean over topics, against the frame's truth.
+
+The frame is the depth-100 pool of the collection's runs, with grades from the qrels (documents
+the qrels do not list are non-relevant); the truth of a run is M on the complete judgments of that
+frame (what judging the whole pool would give). Designs: uniform(f) (an SRS of f of every topic's
+pool) and 2strata (1-10 exhaustive, 11-100 sampled) under a total budget of f x pool size. For
+each design, fraction and trial (seeded), every run's mean of ht(M) over topics gets a 95%
+interval mean +- 1.96 sqrt(sum var_q / Q^2); printed per measure: coverage over runs x trials,
+bias and RMS of the mean against the truth, mean half-width, and predicted against observed SD.
+
+Usage: python benchmarks/ht_coverage.py [--collection vaswani|trec8|cacm] [--trials 100]
+       [--fractions 0.05,0.1,0.2,0.3] [--designs uniform,2strata] [--seed 12]
+       [--measures 'ht(AP),ht(nDCG),ht(P@10)']
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def load(name: str, shared: Path):
+    from irsample.design import Pool, SamplingFrame
+    from irsample.io import load_qrels, load_runs
+    from irsample.model import JUDGED, Collection, Judgments
+
+    if name == "vaswani":
+        qrels, runs = ROOT / "irsample/data/vaswani/qrels.gz", sorted(glob.glob(str(ROOT / "irsample/data/vaswani/runs/*.gz")))
+    elif name == "trec8":
+        base = shared / "data/trec8-adhoc"
+        qrels, runs = base / "qrels.trec8.adhoc", sorted(glob.glob(str(base / "runs/*")))
+    elif name == "cacm":
+        base = shared / "data/cacm"
+        qrels, runs = base / "qrels", sorted(glob.glob(str(base / "runs/*")))
+    else:
+        raise SystemExit(f"unknown collection {name}")
+    q = load_qrels(str(qrels))
+    col = Collection.build(load_runs([str(r) for r in runs]), [q])
+    pool = Pool.from_runs(col, list(range(col.n_runs)), depth=100)
+    full = Judgments.from_qrels(col, q)
+    rel = np.where(full.state[pool.tdi] == JUDGED, np.maximum(full.grade[pool.tdi], 0), 0)
+    frame = SamplingFrame.from_arrays(col, pool.topic, pool.tdi, rel, runs=list(pool.runs))
+    return col, frame
+
+
+def design_for(kind: str, fraction: float, frame):
+    from irsample.design import Budget, Stratified, parse_strata, uniform
+
+    if kind == "uniform":
+        return uniform(fraction)
+    if kind == "2strata":
+        return Stratified(parse_strata("1-10:1,11-100:0.2"), Budget(int(round(fraction * len(frame)))))
+    raise SystemExit(f"unknown design {kind}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--collection", default="vaswani")
+    parser.add_argument("--shared", default=str(ROOT.parent / "shared"))
+    parser.add_argument("--trials", type=int, default=100)
+    parser.add_argument("--fractions", default="0.05,0.1,0.2,0.3")
+    parser.add_argument("--designs", default="uniform,2strata")
+    parser.add_argument("--seed", type=int, default=12)
+    parser.add_argument("--measures", default="ht(AP),ht(nDCG),ht(P@10)")
+    args = parser.parse_args()
+    sys.path.insert(0, str(ROOT))
+    from irsample.evaluation import evaluate_collection
+    from irsample.measures import parse_all
+
+    col, frame = load(args.collection, Path(args.shared))
+    measures = parse_all([m.strip() for m in args.measures.split(",")])
+    inner = [m.inner for m in measures]
+    truth = evaluate_collection(col, frame.judgments(), inner).summary  # (runs, measures)
+    print(f"{args.collection}: {col.n_runs} runs, {col.n_topics} topics, frame {len(frame)} "
+          f"documents, seed {args.seed}, {args.trials} trials")
+    print(f"{'design':9} {'f':>5} {'measure':12} {'judged':>7} {'cover':>6} {'bias':>8} {'rms':>7} "
+          f"{'halfw':>7} {'sd_pred':>7} {'sd_obs':>7}")
+    seeds = np.random.SeedSequence(args.seed)
+    for kind in args.designs.split(","):
+        for f in [float(x) for x in args.fractions.split(",")]:
+            design = design_for(kind, f, frame)
+            est = np.zeros((args.trials, col.n_runs, len(measures)))
+            var = np.zeros_like(est)
+            judged = 0
+            start = time.perf_counter()
+            for t, child in enumerate(seeds.spawn(args.trials)):
+                judgments = design.sample(frame, rng=np.random.default_rng(child))
+                judged += int(np.count_nonzero(judgments.state == 2))
+                e = evaluate_collection(col, judgments, measures, ci=0.95)
+                est[t], var[t] = e.summary, e.summary_variance
+            ms = (time.perf_counter() - start) / args.trials * 1000
+            half = 1.959964 * np.sqrt(var)
+            cover = np.abs(est - truth) <= half
+            for j, m in enumerate(measures):
+                err = est[:, :, j] - truth[:, j]
+                print(f"{kind:9} {f:5.2f} {m.name:12} {judged / args.trials / len(frame):7.3f} "
+                      f"{cover[:, :, j].mean():6.3f} {err.mean():8.4f} {np.sqrt((err ** 2).mean()):7.4f} "
+                      f"{half[:, :, j].mean():7.4f} {np.sqrt(var[:, :, j].mean()):7.4f} "
+                      f"{est[:, :, j].std(axis=0).mean():7.4f}")
+            print(f"   ({ms:.0f} ms per trial)", flush=True)
+
+
+if __name__ == "__main__":
+    main()

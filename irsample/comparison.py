@@ -1,0 +1,63 @@
+"""Comparisons of runs evaluated on one judged sample: all pairs, with intervals and decisions.
+
+For a design-based measure ``ht(M)``, :func:`compare_collection` estimates for every pair of runs
+the difference of their means over topics with its own variance (shared sampled documents:
+:mod:`irsample.measures.ht_pairs`), a normal interval at level ``ci`` (a t interval on Q - 1
+degrees of freedom with ``variance="topics"``), a two-sided p-value, the p-value adjusted over
+all pairs (Holm or Benjamini-Hochberg, :mod:`irsample.stats.multiple`) and whether the pair is
+decided (adjusted p < 1 - ci).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from .errors import MeasureError
+from .measures import Measure, parse
+from .measures.context import EvalContext
+from .measures.design_based import HT
+from .measures.ht_pairs import pair_estimates
+from .model import Collection, Judgments
+from .stats.multiple import adjust
+
+COLUMNS = ["run_a", "run_b", "measure", "diff", "se", "low", "high", "p", "p_adjusted", "decided"]
+
+
+def comparison_measure(measure: str | Measure) -> HT:
+    """The ``ht(...)`` measure to compare with (a :class:`MeasureError` otherwise)."""
+    found = [measure] if isinstance(measure, Measure) else parse(measure)
+    if len(found) != 1 or not isinstance(found[0], HT):
+        raise MeasureError(f"compare needs one design-based measure such as ht(AP), not {measure!r}")
+    return found[0]
+
+
+def compare_collection(
+    collection: Collection, judgments: Judgments, measure: str | Measure = "ht(AP)", *,
+    ci: float = 0.95, correction: str = "holm", variance: str = "design", rel_level: int = 1,
+) -> pd.DataFrame:
+    """One row per pair of runs (module docstring); columns :data:`COLUMNS`."""
+    if not 0.0 < ci < 1.0:
+        raise ValueError(f"ci must be in (0, 1), got {ci}")
+    m = comparison_measure(measure)
+    ctx = EvalContext(collection, judgments, rel_level=rel_level)
+    pe = pair_estimates(ctx, m.inner, variance=variance)
+    se = np.sqrt(pe.variance)
+    if variance == "topics":
+        df = np.maximum(pe.topics - 1, 1)
+        quantile = stats.t.ppf(0.5 + ci / 2.0, df)
+        stat = np.divide(pe.diff, se, out=np.zeros_like(se), where=se > 0)
+        p = 2.0 * stats.t.sf(np.abs(stat), df)
+    else:
+        quantile = stats.norm.ppf(0.5 + ci / 2.0)
+        stat = np.divide(pe.diff, se, out=np.zeros_like(se), where=se > 0)
+        p = 2.0 * stats.norm.sf(np.abs(stat))
+    p = np.where((se == 0) & (pe.diff != 0), 0.0, np.where(se == 0, 1.0, p))
+    adjusted = adjust(p, correction)
+    names = np.array(collection.run_names, dtype=object)
+    return pd.DataFrame({
+        "run_a": names[pe.first], "run_b": names[pe.second], "measure": m.name,
+        "diff": pe.diff, "se": se, "low": pe.diff - quantile * se, "high": pe.diff + quantile * se,
+        "p": p, "p_adjusted": adjusted, "decided": adjusted < 1.0 - ci,
+    }, columns=COLUMNS)

@@ -1,0 +1,335 @@
+"""Design-based estimators ``ht(M)``: Horvitz-Thompson estimates of M on the sampling frame.
+
+Reference-semantics §3.6. The truth is M on the complete judgments restricted to the frame (the
+pool); documents outside the frame are non-relevant. From the judged sample S and the inclusion
+probabilities of ``ht_design.py`` (pi_d; pi_de = pi_d pi_e g_d g_e within a cell):
+
+- linear totals T = sum_F y_d are estimated by sum_S y_d / pi_d (unbiased): R (``num_rel``),
+  P@k = (1/k) sum_{r<=k} rel_r, RBP(p) = (1-p) sum_r p^(r-1) gain_r (trec_eval's gain scaling),
+  DCG@k = sum_{r<=k} gain_r / log2(r+1), the relevant retrieved in the top k;
+- AP's numerator N = sum_k rel_k/k + sum_{j<k} rel_j rel_k/k (ranks j < k of the run, at most
+  ``k`` for AP@k) by sum_S rel_k/(k pi_k) + sum_{j<k in S} rel_j rel_k/(k pi_jk) (unbiased), in
+  one pass per ranking (``ht_kernels.ap_walk``);
+- ratios theta = X / Y (AP = N/R, recall@k = RelRet@k / R, nDCG = DCG / IDCG, Rprec) by
+  theta^ = X^/Y^ with the second-order (Taylor) correction of its bias,
+  theta^_bc = theta^ - (theta^ v(Y^) - c(X^, Y^)) / Y^^2 (Cochran, *Sampling Techniques* §6.8;
+  Särndal, Swensson & Wretman §5.6), with v and c from the design (below). IDCG is the ideal DCG
+  of the estimated counts per grade, extended to real counts by linear interpolation of the
+  cumulative discount; R-prec cuts at round(R^).
+
+Variances: X^ linearised by its first-order influence (for AP, u_d = prec(d) + sum of
+rel_e/rank_e over relevant e ranked below d, the Hoeffding projection of the quadratic form),
+then the cell formula of ``ht_design.py``; a ratio's variance is that of
+z_d = (u_d - theta y_d)/Y over the sample, divided by Y^^2. With every frame document judged
+(pi = 1) every estimate equals M and every variance is 0.
+
+Sparse topics (ratios only). A sample that holds one or two relevant documents of a topic
+fits theta^ to them: the plug-in linearised variance at theta^ is then near 0 (with one
+relevant document z_d = u_d - theta^ = 0 exactly) although the estimate is far from certain. Measured
+on Vaswani (benchmarks/ht_coverage.py), the linearised variance evaluated at the true theta is
+unbiased, at theta^ it is a third of the observed. So the variance is evaluated at the run's mean
+over its identified topics (theta~, not fitted to the topic's own sample):
+v = (v(X^) - 2 theta~ c(X^, Y^) + theta~^2 v(Y^)) / Y^^2. A topic whose sample holds no relevant
+document (Y^ = 0) is unidentified: its value is the mean of the run's identified topics
+(missing at random over topics) and its variance the topic-to-topic variance s^2 of those
+topics times (1 + 1/k), k identified topics. A topic judged completely (no sampling) keeps 0.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import MeasureError
+from ..model import JUDGED, POOLED
+from .average_precision import AP
+from .base import Measure, parse
+from .context import safe_divide
+from .counts import NumRel
+from .gain import NDCG, gain_tables, position_gains
+from .ht_design import HTDesign, TopicTotal, cell_variance, ht_design, topic_total
+from .ht_kernels import ap_walk, cell_sums, weighted_prefix
+from .precision import P, Recall, Rprec
+from .residual import RBP, rbp_gain_table
+
+SUPPORTED = (AP, NDCG, P, Recall, Rprec, RBP, NumRel)
+_NO_CUTOFF = np.iinfo(np.int64).max
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Per segment: the bias-corrected estimate, its variance, the plain ratio X^/Y^, and the
+    parts (X^, Y^ per segment, v(X^), c(X^, Y^), v(Y^)); Y^ = 1, c = v(Y^) = 0 for totals.
+    ``x`` is the linearised numerator variable of every ranked position (0 where not sampled),
+    ``centre`` the theta~ the variance is evaluated at, ``known`` whether Y^ > 0 (or a
+    total), ``present`` whether the segment is evaluated (topic judged and answered)."""
+
+    value: np.ndarray
+    variance: np.ndarray
+    plain: np.ndarray
+    num: np.ndarray
+    den: np.ndarray
+    var_num: np.ndarray
+    cov: np.ndarray
+    var_den: np.ndarray
+    x: np.ndarray | None = None
+    centre: np.ndarray | None = None
+    known: np.ndarray | None = None
+
+
+def estimate(ctx, inner: Measure) -> Estimate:
+    """The design-based estimate of ``inner`` (one of :data:`SUPPORTED`), cached per context."""
+    return ctx.shared(("ht", inner, ctx.rel_level), lambda: _estimate(ctx, inner))
+
+
+def _estimate(ctx, m: Measure) -> Estimate:
+    d = ht_design(ctx)
+    if isinstance(m, NumRel):
+        r = _relevant_total(ctx, d)
+        vy = _variance_of_total(d, ctx.n_topics, r)
+        z = np.zeros(ctx.n_topics)
+        est = _total_estimate(r.value, vy)
+        return Estimate(*(a[ctx.seg_topic] for a in (est.value, est.variance, est.plain, est.num,
+                                                        est.den, est.var_num, z, z)))
+    if isinstance(m, P):
+        weight = np.full(m.k, 1.0 / m.k)
+        num, term = weighted_prefix(ctx.offsets, ctx.rel().astype(np.float64), d.pos_pi, weight, m.k)
+        return _linear(ctx, d, num, term)
+    if isinstance(m, RBP):
+        if m.point != "B":
+            raise MeasureError("ht(RBP) estimates RBP itself (point=B)")
+        table = rbp_gain_table(ctx, m.gains)
+        gain = np.where(ctx.pos_state == JUDGED, table[np.repeat(ctx.seg_topic, ctx.seg_len),
+                                                      np.maximum(ctx.pos_grade, 0)], 0.0)
+        longest = int(ctx.seg_len.max(initial=0))
+        weight = (1.0 - m.p) * m.p ** np.arange(longest, dtype=np.float64)
+        num, term = weighted_prefix(ctx.offsets, gain, d.pos_pi, weight, _NO_CUTOFF)
+        return _linear(ctx, d, num, term)
+    rel = ctx.rel().astype(np.float64)
+    r = _relevant_total(ctx, d)
+    tdi_rel = _tdi_relevant(ctx)
+    if isinstance(m, AP):
+        cutoff = _NO_CUTOFF if m.k is None else m.k
+        num, _, influence = ap_walk(
+            ctx.offsets, ctx.seg_topic, ctx.rel(), d.pos_pi, d.pos_cell, d.pos_g, d.n_cells, cutoff
+        )
+        return _ratio(ctx, d, num, influence, r, tdi_rel)
+    if isinstance(m, Recall):
+        weight = np.ones(m.k)
+        num, term = weighted_prefix(ctx.offsets, rel, d.pos_pi, weight, m.k)
+        return _ratio(ctx, d, num, term, r, tdi_rel)
+    if isinstance(m, Rprec):
+        k = np.floor(r.value + 0.5).astype(np.int64)[ctx.seg_topic]
+        rank = ctx.rank
+        seg = np.repeat(np.arange(ctx.n_seg), ctx.seg_len)
+        inside = rank <= k[seg]
+        term = np.where(inside & (d.pos_pi > 0), rel * safe_divide(1.0, k[seg]), 0.0)
+        num = np.bincount(seg, weights=safe_divide(term, d.pos_pi), minlength=ctx.n_seg)
+        return _linear(ctx, d, num, term)
+    if isinstance(m, NDCG):
+        return _ndcg(ctx, d, m)
+    raise MeasureError(f"ht() does not estimate {m.name} (supported: {supported_text()})")
+
+
+def supported_text() -> str:
+    return "AP, AP@k, nDCG, nDCG@k, P@k, Rprec, RBP(p), R@k, num_rel"
+
+
+# ---- totals over the frame ---------------------------------------------------------------------
+def _tdi_relevant(ctx) -> np.ndarray:
+    j = ctx.judgments
+    return ((j.state == JUDGED) & (j.grade >= ctx.rel_level)).astype(np.float64)
+
+
+def _relevant_total(ctx, d: HTDesign) -> TopicTotal:
+    def build():
+        n_grades = ctx.judgments.stratum_grades.shape[2]
+        by_grade = (np.arange(n_grades) >= ctx.rel_level).astype(np.float64)
+        return topic_total(ctx, d, _tdi_relevant(ctx), np.tile(by_grade, (ctx.n_topics, 1)))
+
+    return ctx.shared(("ht_relevant", ctx.rel_level), build)
+
+
+def _variance_of_total(d: HTDesign, n_topics: int, total: TopicTotal) -> np.ndarray:
+    return cell_variance(d, np.arange(n_topics), total.sx, total.swx, total.swxx)
+
+
+def _total_estimate(value, variance) -> Estimate:
+    one, zero = np.ones_like(value), np.zeros_like(value)
+    return Estimate(value, variance, value, value, one, variance, zero, zero)
+
+
+def _linear(ctx, d: HTDesign, num, term) -> Estimate:
+    zero = np.zeros(ctx.collection.n_tdi)
+    sx, swx, swxx, _ = cell_sums(ctx.offsets, term, d.pos_pi, d.pos_cell, ctx.pos_tdi, zero, d.n_cells)
+    est = _total_estimate(num, cell_variance(d, ctx.seg_topic, sx, swx, swxx))
+    ones = np.ones(len(num), dtype=bool)
+    return Estimate(est.value, est.variance, est.plain, est.num, est.den, est.var_num, est.cov,
+                    est.var_den, term, np.zeros(len(num)), ones)
+
+
+def _ratio(ctx, d: HTDesign, num, influence, den: TopicTotal, tdi_den, *, correct: bool = True) -> Estimate:
+    """theta^ = X^/Y^ and its bias correction and variance (module docstring); ``influence``:
+    per position the linearised numerator variable, ``tdi_den`` the denominator's y_d."""
+    sx, swx, swxx, swxy = cell_sums(
+        ctx.offsets, influence, d.pos_pi, d.pos_cell, ctx.pos_tdi, tdi_den, d.n_cells
+    )
+    t = ctx.seg_topic
+    sy, swy, swyy = den.sx[t], den.swx[t], den.swxx[t]
+    y = den.value[t]
+    var_x = cell_variance(d, t, sx, swx, swxx)
+    var_y = cell_variance(d, t, sy, swy, swyy)
+    # covariance: (v(X + Y) - v(X) - v(Y)) / 2 by the same bilinear form
+    var_sum = cell_variance(d, t, sx + sy, swx + swy, swxx + 2.0 * swxy + swyy)
+    cov = 0.5 * (var_sum - var_x - var_y)
+    theta = safe_divide(num, y)
+    est = _sparse_aware(ctx, d, theta, num, y, var_x, cov, var_y, correct)
+    return Estimate(est.value, est.variance, theta, num, y, var_x, cov, var_y, influence,
+                    est.centre, y > 0)
+
+
+def _sparse_aware(ctx, d: HTDesign, theta, num, y, var_x, cov, var_y, correct) -> Estimate:
+    """Per-topic ratio estimates and variances that stay honest when a topic's sample holds few
+    or no relevant documents (module docstring, "Sparse topics")."""
+    n_runs, n_topics = ctx.n_runs, ctx.n_topics
+    shape = (n_runs, n_topics)
+    present = (ctx.judgments.has_topic[ctx.seg_topic] & (ctx.seg_len > 0)).reshape(shape)
+    known = present & (y > 0).reshape(shape)
+    # an unidentified topic (no sampled relevant document) takes the mean of the run's
+    # identified topics (missing at random over topics), with their topic-to-topic variance plus
+    # the variance of that mean as its variance (module docstring, "Sparse topics")
+    y2 = y * y
+    corrected = theta - safe_divide(theta * var_y - cov, y2) if correct else theta
+    plain = corrected.reshape(shape)
+    k = known.sum(axis=1)
+    mean = safe_divide(np.where(known, plain, 0.0).sum(axis=1), k)
+    spread = safe_divide(np.where(known, (plain - mean[:, None]) ** 2, 0.0).sum(axis=1), k - 1.0)
+    missing = present & ~known & ~_census(ctx, d)[ctx.seg_topic].reshape(shape)
+    value = np.where(missing, mean[:, None], np.where(known, plain, 0.0))
+    var = np.where(missing, (spread * (1.0 + safe_divide(1.0, k)))[:, None], 0.0)
+    centre = np.broadcast_to(mean[:, None], shape)
+    ref = centre.ravel()
+    lin = safe_divide(np.maximum(var_x - 2.0 * ref * cov + ref * ref * var_y, 0.0), y2)
+    flat_known = known.ravel()
+    value = np.where(flat_known, corrected, value.ravel())
+    var = np.where(flat_known, lin, var.ravel())
+    return Estimate(value, var, theta, num, y, var_x, cov, var_y, None, ref)
+
+
+
+# ---- nDCG ---------------------------------------------------------------------------------------
+def _ndcg(ctx, d: HTDesign, m: NDCG) -> Estimate:
+    if m.gains:
+        raise MeasureError("ht(nDCG) uses the grades as gains (no gains= parameter)")
+    cutoff = _NO_CUTOFF if m.k is None else m.k
+    longest = int(ctx.seg_len.max(initial=0))
+    discount = 1.0 / np.log2(np.arange(2, longest + 2, dtype=np.float64))
+    num, term = weighted_prefix(ctx.offsets, position_gains(ctx, ()), d.pos_pi, discount, cutoff)
+    j = ctx.judgments
+    gain_of_level = gain_tables(ctx, ())[0]  # (T, levels)
+    n_grades = j.stratum_grades.shape[2]
+    levels = np.arange(1, n_grades)
+    counts = np.zeros((ctx.n_topics, n_grades))
+    sampled = (j.state == JUDGED) & (j.grade > 0)
+    for v in levels:
+        grade_value = np.zeros((ctx.n_topics, n_grades))
+        grade_value[:, v] = 1.0
+        counts[:, v] = topic_total(ctx, d, (sampled & (j.grade == v)).astype(np.float64),
+                                   grade_value).value
+    gains = np.zeros((ctx.n_topics, n_grades))
+    width = min(gain_of_level.shape[1], n_grades)
+    gains[:, :width] = gain_of_level[:, :width]
+    ideal = _ideal(counts, gains, cutoff)
+    # linearised ideal: one more document of grade v changes the ideal DCG by D[t, v]
+    slope = np.zeros_like(counts)
+    for v in levels:
+        bumped = counts.copy()
+        bumped[:, v] += 1.0
+        slope[:, v] = _ideal(bumped, gains, cutoff) - ideal
+    grade = np.clip(j.grade, 0, n_grades - 1)
+    tdi_slope = np.where(sampled, slope[ctx.collection.tdi_topic, grade], 0.0)
+    den = topic_total(ctx, d, tdi_slope, slope)
+    den = TopicTotal(ideal, den.sx, den.swx, den.swxx)
+    return _ratio(ctx, d, num, term, den, tdi_slope, correct=False)
+
+
+def _cumulative_discount(x: np.ndarray, cutoff: int) -> np.ndarray:
+    """sum_{i <= x} 1/log2(i+1) for real x >= 0 (linear between integers), x capped at cutoff."""
+    x = np.minimum(x, cutoff)
+    whole = np.floor(x).astype(np.int64)
+    top = int(whole.max(initial=0)) + 2
+    table = np.concatenate([[0.0], np.cumsum(1.0 / np.log2(np.arange(2, top + 2, dtype=np.float64)))])
+    return table[whole] + (x - whole) * (table[whole + 1] - table[whole])
+
+
+def _ideal(counts: np.ndarray, gains: np.ndarray, cutoff: int) -> np.ndarray:
+    """Ideal DCG per topic of ``counts[t, v]`` documents of each level, highest gain first."""
+    order = np.argsort(-gains, axis=1, kind="stable")
+    start = np.zeros(counts.shape[0])
+    total = np.zeros(counts.shape[0])
+    rows = np.arange(counts.shape[0])
+    for col in range(counts.shape[1]):
+        v = order[:, col]
+        g = gains[rows, v]
+        c = np.where(g > 0, counts[rows, v], 0.0)
+        end = start + c
+        total += g * (_cumulative_discount(end, cutoff) - _cumulative_discount(start, cutoff))
+        start = end
+    return total
+
+
+# ---- the measure family -------------------------------------------------------------------------
+@dataclass(frozen=True)
+class HT(Measure):
+    """``ht(M)``: the design-based estimate of M on the sampling frame (module docstring), with
+    its design variance. M is one of AP, AP@k, nDCG, nDCG@k, P@k, Rprec, RBP(p), R@k, num_rel.
+
+    Horvitz & Thompson, JASA 1952; Aslam, Pavlu & Yilmaz, SIGIR 2006 (AP as a ratio of HT
+    estimates); Särndal, Swensson & Wretman, *Model Assisted Survey Sampling* (1992)."""
+
+    of: str = "AP"
+    family = "ht"
+    estimator = True
+    at_param = "_none"
+    citation = "Horvitz & Thompson 1952; Aslam, Pavlu & Yilmaz, SIGIR 2006; Särndal et al. 1992"
+    variance_method = "design variance, linearised (measures/ht_design.py)"
+
+    @classmethod
+    def from_params(cls, text):
+        if not text:
+            raise MeasureError(f"ht needs a measure: ht(AP), ht(P@10), ... ({supported_text()})")
+        return {"of": text}
+
+    def __post_init__(self):
+        inner = self.inner
+        object.__setattr__(self, "of", inner.name)
+
+    @property
+    def inner(self) -> Measure:
+        found = parse(self.of) if isinstance(self.of, str) else [self.of]
+        if len(found) != 1 or not isinstance(found[0], SUPPORTED):
+            raise MeasureError(f"ht() does not estimate {self.of!r} (supported: {supported_text()})")
+        return found[0]
+
+    @property
+    def name(self) -> str:
+        return f"ht({self.of})"
+
+    @property
+    def summary(self):  # type: ignore[override]
+        return "sum" if isinstance(self.inner, NumRel) else "mean"
+
+    def compute(self, ctx):
+        return estimate(ctx, self.inner).value
+
+    def variance(self, ctx, method=None):  # one estimator: ``method`` is ignored
+        return estimate(ctx, self.inner).variance
+
+
+def _census(ctx, d: HTDesign) -> np.ndarray:
+    """Per topic: whether every frame document was judged with certainty (no sampling error)."""
+    j = ctx.judgments
+    uncertain = (j.state == POOLED) | ((d.tdi_pi > 0) & (d.tdi_pi < 1.0))
+    return np.bincount(ctx.collection.tdi_topic[uncertain], minlength=ctx.n_topics) == 0

@@ -1,0 +1,129 @@
+"""Numba walks behind the design-based (Horvitz-Thompson) estimators of ``design_based.py``.
+
+Every ranked position carries its document's first-order inclusion probability ``pi`` (0: not
+sampled, i.e. not judged), its cell (stratum of the topic) and a pair factor ``g`` such that two
+distinct documents d, e of one cell are both sampled with probability
+pi_de = pi_d pi_e g_d g_e (documents of different cells: pi_d pi_e). For a simple random sample
+of n of N documents, g^2 = (n - 1) N / (n (N - 1)) exactly; see ``ht_design.py``.
+
+The walks are O(n x strata) per ranking: the pairwise sums of average precision's quadratic form
+are running sums by cell, never loops over pairs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def ap_walk(offsets, seg_topic, pos_rel, pos_pi, pos_cell, pos_g, n_cells, cutoff):
+    """Per position of a sampled relevant document d at rank k <= ``cutoff``:
+
+    - ``prec[i]`` = (1/k) (1 + sum over sampled relevant j above d of 1/pi_{j|d}), with
+      pi_{j|d} = pi_jd / pi_d (the estimated precision at d given that d is sampled: unbiased
+      for prec(d) = (1/k) * (relevant documents at or above k));
+    - ``influence[i]`` = prec[i] + sum over sampled relevant e below d (rank m <= cutoff) of
+      1 / (m pi_{e|d}): d's first-order (Hoeffding) influence on the numerator
+      N = sum_k rel_k/k + sum_{j<k} rel_j rel_k / k of AP.
+
+    The numerator's Horvitz-Thompson estimate is N^ = sum_d prec[d] / pi_d (returned per
+    segment). 0 at every other position.
+    """
+    n_pos = pos_rel.shape[0]
+    prec = np.zeros(n_pos)
+    influence = np.zeros(n_pos)
+    num = np.zeros(offsets.shape[0] - 1)
+    for s in prange(offsets.shape[0] - 1):
+        a = offsets[s]
+        n = min(offsets[s + 1] - a, cutoff)
+        plain = np.zeros(n_cells)  # sum of rel/pi by cell, above
+        scaled = np.zeros(n_cells)  # sum of rel/(pi g) by cell, above
+        total = 0.0
+        acc = 0.0
+        for i in range(n):
+            p = pos_pi[a + i]
+            if p <= 0.0 or pos_rel[a + i] == 0:
+                continue
+            c = pos_cell[a + i]
+            g = pos_g[a + i]
+            pair = total - plain[c]
+            if g > 0.0:
+                pair += scaled[c] / g
+            v = (1.0 + pair) / (i + 1.0)
+            prec[a + i] = v
+            acc += v / p
+            total += 1.0 / p
+            plain[c] += 1.0 / p
+            if g > 0.0:
+                scaled[c] += 1.0 / (p * g)
+        num[s] = acc
+        plain[:] = 0.0
+        scaled[:] = 0.0
+        total = 0.0
+        for i in range(n - 1, -1, -1):
+            p = pos_pi[a + i]
+            if p <= 0.0 or pos_rel[a + i] == 0:
+                continue
+            c = pos_cell[a + i]
+            g = pos_g[a + i]
+            below = total - plain[c]
+            if g > 0.0:
+                below += scaled[c] / g
+            influence[a + i] = prec[a + i] + below
+            w = 1.0 / (p * (i + 1.0))
+            total += w
+            plain[c] += w
+            if g > 0.0:
+                scaled[c] += w / g
+    return num, prec, influence
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def cell_sums(offsets, pos_value, pos_pi, pos_cell, pos_tdi, tdi_other, n_cells):
+    """Per segment and cell, over the sampled positions with 0 < pi < 1 (certain documents add no
+    variance) with x = value / pi:
+    sum x, sum (1 - pi) x, sum (1 - pi) x^2 and sum (1 - pi) x y, y = tdi_other[tdi] / pi (the
+    document's value in a second, topic-level total such as R)."""
+    n_seg = offsets.shape[0] - 1
+    sx = np.zeros((n_seg, n_cells))
+    swx = np.zeros((n_seg, n_cells))
+    swxx = np.zeros((n_seg, n_cells))
+    swxy = np.zeros((n_seg, n_cells))
+    for s in prange(n_seg):
+        for i in range(offsets[s], offsets[s + 1]):
+            p = pos_pi[i]
+            v = pos_value[i]
+            if p <= 0.0 or p >= 1.0 or v == 0.0:
+                continue
+            c = pos_cell[i]
+            x = v / p
+            w = 1.0 - p
+            sx[s, c] += x
+            swx[s, c] += w * x
+            swxx[s, c] += w * x * x
+            swxy[s, c] += w * x * tdi_other[pos_tdi[i]] / p
+    return sx, swx, swxx, swxy
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def weighted_prefix(offsets, pos_value, pos_pi, weight_of_rank, cutoff):
+    """Per segment: sum over sampled positions at rank r <= cutoff of
+    value * weight_of_rank[r - 1] / pi (a linear Horvitz-Thompson total), and the per-position
+    terms value * weight_of_rank[r - 1] (0 beyond the cut-off or where not sampled)."""
+    n_seg = offsets.shape[0] - 1
+    total = np.zeros(n_seg)
+    term = np.zeros(pos_value.shape[0])
+    for s in prange(n_seg):
+        a = offsets[s]
+        n = min(offsets[s + 1] - a, cutoff, weight_of_rank.shape[0])
+        acc = 0.0
+        for i in range(n):
+            p = pos_pi[a + i]
+            if p <= 0.0:
+                continue
+            t = pos_value[a + i] * weight_of_rank[i]
+            term[a + i] = t
+            acc += t / p
+        total[s] = acc
+    return total, term
