@@ -196,6 +196,40 @@ def _spread(cross, a, b, n):
     return np.where(n >= 2, safe_divide(cross - safe_divide(a * b, n), n - 1.0), 0.0)
 
 
+def _ratio(num, den, lam, lam_b, moments, rmom, size, taken, live, n_runs, n_topics,
+           correct=True):
+    """theta = X^/Y^ per segment with the second-order bias correction, its variance evaluated
+    at the run's mean theta~ over its identified topics, and unidentified topics (Y^ = 0)
+    imputed (module docstring, "Ratios")."""
+    L = lam[:, None]
+    B = np.broadcast_to(np.asarray(lam_b, dtype=np.float64), lam.shape)[:, None]
+    M, R = moments, rmom
+    su, sb = M[..., 0] + L * M[..., 1], R[..., 0] + B * R[..., 1]
+    suu = M[..., 2] + 2 * L * M[..., 3] + L * L * M[..., 4]
+    sbb = R[..., 2] + 2 * B * R[..., 3] + B * B * R[..., 4]
+    sub = M[..., 5] + B * M[..., 6] + L * M[..., 7] + L * B * M[..., 8]
+    v_x = _stratified(size, taken, np.maximum(_spread(suu, su, su, taken), 0.0))
+    v_y = _stratified(size, taken, np.maximum(_spread(sbb, sb, sb, taken), 0.0))
+    c_xy = _stratified(size, taken, _spread(sub, su, sb, taken))
+    known = den > 0
+    d2 = den * den
+    plain = safe_divide(num, den)
+    value = np.where(known, plain - (safe_divide(plain * v_y - c_xy, d2) if correct else 0.0), 0.0)
+    ok = (known & live).reshape(n_runs, n_topics)
+    vals = value.reshape(n_runs, n_topics)
+    count = ok.sum(axis=1)
+    centre = safe_divide(np.where(ok, vals, 0.0).sum(axis=1), count)
+    spread = safe_divide(np.where(ok, (vals - centre[:, None]) ** 2, 0.0).sum(axis=1), count - 1)
+    c = np.repeat(centre, n_topics)
+    var = np.where(known, safe_divide(v_x - 2 * c * c_xy + c * c * v_y, d2), 0.0)
+    # HT (lambda = 0) saw no relevant document: unidentified, imputed; with labels (lambda > 0)
+    # R^ = 0 means labels and sample agree on no relevant document: 0 stands
+    fill = live & ~known & (B[:, 0] == 0) & correct
+    value = np.where(fill, c, value)
+    var = np.where(fill, np.repeat(spread * (1 + safe_divide(1.0, count)), n_topics), var)
+    return value, np.maximum(var, 0.0)
+
+
 def _tuning_terms(theta, den, moments, rmom, size, taken):
     """Per segment, V_11 = var(sum_S a1/pi) and V_01 = cov(sum_S a0/pi, sum_S a1/pi) for the
     influences a(lambda) = a0 + lambda a1 = (u0 - theta r0 + lambda (u1 - theta r1)) / den at a
@@ -290,7 +324,7 @@ def ppi_estimate(ctx, labels: AutoLabels, kind: str, k: int | None = None, *,
                          for a, e in zip(ge_y, ex_ge)], axis=1)
         c1 = np.stack([_topic_sum(b, d.topic, n_topics, frame)
                        - _topic_sum(b * inv, d.topic, n_topics, d.sampled) for b in ge_f], axis=1)
-        slope = discount_slope(c0 + c1, k)  # (T, G) at lambda = 1
+        slope = discount_slope(c0, k)  # (T, G) at the HT counts: HT's own linearisation
         per_doc = slope[d.topic]
         r0 = sum(per_doc[:, j] * ge_y[j] for j in range(top))
         r1 = -sum(per_doc[:, j] * ge_f[j] for j in range(top))
@@ -329,20 +363,24 @@ def ppi_estimate(ctx, labels: AutoLabels, kind: str, k: int | None = None, *,
             return discount_sum(counts, k).sum(axis=1)
         return np.ones(ctx.n_seg)
 
+    live = (d.taken.sum(axis=1) > 0)[seg] & (ctx.seg_len > 0)  # judged topic, answered
+
     def estimate(lam, lam_b):
         num = ht_y + lam * (known - ht_f)
+        if not ratio:
+            return num, _variance(lam, lam_b, zeros, ones, moments, seg_rmom, size, taken, False)
         den = denominator(lam_b)
-        theta = safe_divide(num, den) if ratio else num
-        return theta, _variance(lam, lam_b, theta, den, moments, seg_rmom, size, taken, ratio)
+        return _ratio(num, den, lam, lam_b, moments, seg_rmom, size, taken, live, ctx.n_runs,
+                      n_topics, correct=kind == "AP")
 
-    zeros = np.zeros(ctx.n_seg)
+    zeros, ones = np.zeros(ctx.n_seg), np.ones(ctx.n_seg)
     ht, ht_var = estimate(zeros, zeros)
     if ratio:  # at most the topic's denominator weight: R^ stays away from a noisy 0
         cap = _denominator_lambda(rmom, d.size, d.taken)[seg]
         theta, _ = estimate(cap, cap)
         den = denominator(cap)
     else:
-        cap, theta, den = np.ones(ctx.n_seg), zeros, np.ones(ctx.n_seg)
+        cap, theta, den = ones, zeros, ones
     v11, v01 = _tuning_terms(theta, den, moments, seg_rmom, size, taken)
     lam = np.minimum(_choose(v11, -v01, tuning, ctx.n_runs, n_topics), cap)
     if _fixed(tuning):
