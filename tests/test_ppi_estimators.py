@@ -198,3 +198,29 @@ def test_judgments_without_strata_are_one_uniform_stratum(world):
     a = ppi_estimate(EvalContext(collection, sample), labels, "AP")
     b = ppi_estimate(EvalContext(collection, plain), labels, "AP")
     np.testing.assert_allclose(a.value, b.value)
+
+
+def test_every_target_name_parses():
+    for name in ("ppi(AP)", "ppi(map)", "ppi(nDCG)", "ppi(ndcg_cut_10)", "ppi(P@5)",
+                 "ppi(num_rel)", "ppi(NumRel)", "auto(P_10)"):
+        m = parse(name)[0]
+        assert parse(m.name) == [m]
+    assert parse("ppi(num_rel)")[0].summary == "sum"
+
+
+@pytest.mark.parametrize("design", [uniform(0.25), stratified("1-5:1,6-:0.2")],
+                         ids=["uniform", "2strata"])
+def test_zero_labels_equal_design_based_ht_for_linear_measures(world, design):
+    """ppi(M) with labels all 0 is ht(M) (issue 12's estimators) for the linear measures: the
+    same values and variances. (AP and nDCG: both are HT ratios, but ht(M) corrects and imputes
+    its ratios its own way; see the module docstring of ppi.py.)"""
+    collection, frame, _ = world
+    sample = design.sample(frame, rng=21)
+    zero = _labels(collection, frame, np.zeros(len(frame)))
+    names = ["ht(P@10)", "ppi(P@10)", "ht(num_rel)", "ppi(num_rel)"]
+    ev = evaluate_collection(collection, sample, [m for n in names for m in parse(n)], ci=0.95,
+                             auto_labels=zero)
+    for j in (0, 2):
+        np.testing.assert_allclose(ev.values[:, :, j + 1], ev.values[:, :, j], equal_nan=True)
+        np.testing.assert_allclose(ev.variance[:, :, j + 1], ev.variance[:, :, j], rtol=1e-9,
+                                   equal_nan=True)

@@ -49,7 +49,7 @@ def _target(text: str):
         return "nDCG", k
     if m.family == "P" and k is not None:
         return "P", k
-    if m.family == "num_rel":
+    if m.family == "NumRel":
         return "num_rel", None
     raise MeasureError(f"no prediction-powered estimator of {text!r} (AP, nDCG, nDCG@k, P@k, "
                        "num_rel)")
