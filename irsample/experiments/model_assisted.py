@@ -14,7 +14,10 @@ the complete judgments restricted to F (mean over topics):
 2. each design (``uniform``; ``2strata``: ranks 1-10 at rate 1 and 11-``depth`` at 0.2, scaled
    to the budget) draws ``percent``% of F for human judgment;
 3. ht (lambda = 0), ppi (lambda tuned per run) and auto-only (labels as judgments) estimate every
-   run's mean, with 95% intervals for ht and ppi (:mod:`irsample.measures.ppi`).
+   run's mean, with 95% intervals for ht and ppi (:mod:`irsample.measures.ppi`). "ht" here is
+   ppi's own lambda = 0 estimator on the same draw (for P@k and num_rel it is ht(M) exactly; for
+   AP and nDCG ratios ht(M) of :mod:`irsample.measures.design_based` corrects and imputes its
+   ratios in its own way).
 
 results: per (strategy, percent, labels, measure) over trials and runs: coverage of ppi's
 intervals, mean half-width, halfwidth_ratio = ppi's mean half-width / ht's (same draws), bias
