@@ -78,6 +78,8 @@ def synthetic():
 NEEDS_PRELS = parse_all(["statAP", "statAP_var", "statRprec", "statP", "statnum_rel"])
 #: estimators that need automatic labels; see tests/test_ppi_estimators.py
 NEEDS_LABELS = parse_all(["ppi(AP)", "auto(nDCG@10)"])
+#: design-based estimators of a sample (tests/test_ht_estimators.py)
+NEEDS_LABELS += parse_all(["ht(AP)"])
 
 
 def test_every_family_documented_and_round_trips():
