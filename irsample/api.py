@@ -80,8 +80,14 @@ def estimate(
     rel_level: int = 1,
     complete: bool = False,
     variance: str = DEFAULT_VARIANCE,
+    auto_labels=None,
 ) -> Evaluation:
     """Estimate measures from sampled ``judgments`` with confidence intervals.
+
+    ``auto_labels``: automatic labels for the prediction-powered estimators ``ppi(AP)``,
+    ``ppi(nDCG@10)``, ...: a label file (``topic Q0 docno value``), ``"fusion"`` (a labeller
+    fitted on the judged sample from the runs, cross-fitted by topic) or
+    :class:`~irsample.io.labels.AutoLabels`.
 
     ``judgments``: TREC qrels with -1 for pooled-but-unjudged documents (infAP), stratified
     qrels (xinfAP, infNDCG) or prels (statAP), detected or named by ``qrels_format``. Every
@@ -105,9 +111,12 @@ def estimate(
         )
     collection, judged = load(judgments, runs, qrels_format=qrels_format)
     check_common_topics(collection, judged)
+    from .design.fusion_labels import resolve_labels
+
+    labels = resolve_labels(auto_labels, collection, judged, rel_level=rel_level)
     return evaluate_collection(
         collection, judged, chosen, rel_level=rel_level, complete=complete, ci=ci,
-        variance=variance,
+        variance=variance, auto_labels=labels,
     )
 
 

@@ -39,6 +39,8 @@ COMMANDS: dict[str, tuple[str | None, str]] = {
     "demo": ("demo", "judge 10%% of a pool, estimate MAP/nDCG with intervals, compare with the "
              "truth"),
     "simulate": ("simulate", "rerun a seed paper's experiment (recipe) and write a report"),
+    "judge-report": ("judge_report", "agreement of automatic labels with the human sample, and "
+                     "the runs they favour"),
     "compare": ("compare", "compare every pair of runs on one judged sample (ht measures)"),
     "assess": ("assess", "judge a design's documents in a browser (web app)"),
 }
@@ -143,6 +145,9 @@ def _add_eval(sub) -> None:
         "nominal coverage on TREC-8), covariance (linearised, with the covariances of the "
         "precisions) or paper (Yilmaz, Kanoulas & Aslam 2008, precisions independent)",
     )
+    ev.add_argument("--auto-labels", metavar="FILE|fusion", default=None,
+                    help="automatic labels (topic Q0 docno value) for ppi(M) and auto(M), or "
+                    "'fusion' for the built-in labeller fitted on the judged sample")
     ev.add_argument("-o", "--output", help="write to this file instead of standard output")
     ev.set_defaults(run=cmd_eval)
 
@@ -153,9 +158,8 @@ def _add_measures(sub) -> None:
 
 def cmd_eval(args) -> str:
     from .api import measures_from
-    from .formats import render
     from .commands.notices import warn_ignored_strata
-    from .streaming import evaluate_in_batches
+    from .formats import render
 
     if args.per_topic and args.format in _SUMMARY_ONLY:
         raise IrsampleError(f"-q: --format {args.format} has no per-topic lines (use trec, tsv, "
@@ -164,20 +168,25 @@ def cmd_eval(args) -> str:
         raise IrsampleError(f"--places exact: only with --format {' or '.join(_EXACT)}")
     default = ["sample_eval"] if args.format == "sample_eval" else ["official"]
     measures = measures_from(args.measure or default)
-    ev = evaluate_in_batches(  # runs read and evaluated a batch at a time (bounded memory)
-        args.qrels,
-        args.runs,
-        measures,
-        qrels_format=args.qrels_format,
-        rel_level=args.level,
-        judged_only=args.judged_only,
-        max_docs=args.max_docs,
-        complete=args.complete,
-        compat=args.compat,
-        ci=args.ci,
-        variance=args.variance,
-        judgments_hook=lambda judgments: warn_ignored_strata(measures, judgments),
-    )
+    options = dict(rel_level=args.level, judged_only=args.judged_only, max_docs=args.max_docs,
+                   complete=args.complete, compat=args.compat, ci=args.ci,
+                   variance=args.variance)
+    if args.auto_labels is None:
+        from .streaming import evaluate_in_batches
+
+        ev = evaluate_in_batches(  # runs read and evaluated a batch at a time (bounded memory)
+            args.qrels, args.runs, measures, qrels_format=args.qrels_format,
+            judgments_hook=lambda judgments: warn_ignored_strata(measures, judgments), **options)
+    else:  # automatic labels (the fusion labeller reads every run): all runs at once
+        from .api import check_common_topics, load
+        from .commands.judge_report import eval_labels
+        from .evaluation import evaluate_collection
+
+        collection, judgments = load(args.qrels, args.runs, qrels_format=args.qrels_format)
+        check_common_topics(collection, judgments)
+        warn_ignored_strata(measures, judgments)
+        labels = eval_labels(args, measures, collection, judgments)
+        ev = evaluate_collection(collection, judgments, measures, auto_labels=labels, **options)
     places = 4 if args.places is None else args.places  # trec_eval's precision in every format
     return render(ev, args.format, per_topic=args.per_topic,
                   places=None if places == "exact" else places)

@@ -161,8 +161,12 @@ def evaluate_collection(
     compat: str = "10",
     ci: float | None = None,
     variance: str = DEFAULT_VARIANCE,
+    auto_labels=None,
 ) -> Evaluation:
     """Compute ``measures`` for every run and topic and summarise them per run.
+
+    ``auto_labels`` (:class:`~irsample.io.labels.AutoLabels`) are the automatic labels the
+    prediction-powered measures ``ppi(M)`` and ``auto(M)`` read.
 
     ``compat`` selects the trec_eval version ("10" or "9.0.8") whose interpolated-precision
     rounding ``iprec_at_recall`` and ``11pt_avg`` follow. With a confidence level ``ci`` (in
@@ -189,6 +193,10 @@ def evaluate_collection(
         compat=compat,
     )
     ctx.requested = tuple(measures)
+    if auto_labels is not None:
+        from .measures.ppi_measures import attach_labels
+
+        attach_labels(ctx, auto_labels)
     n_runs, n_topics = collection.n_runs, collection.n_topics
     retrieved = collection.segment_lengths() > 0
     evaluated = np.broadcast_to(judgments.has_topic, (n_runs, n_topics)).copy()

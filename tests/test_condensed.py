@@ -347,13 +347,17 @@ def test_bad_names(name, message):
 def test_estimator_families():
     assert ESTIMATORS == {
         "infAP", "xinfAP", "infNDCG", "iP", "inum_rel", "inum_rel_ret", "iIPrec", "statAP",
-        "statAP_var", "statRprec", "statP", "statnum_rel", "subAP", "ht",
+        "statAP_var", "statRprec", "statP", "statnum_rel", "subAP", "ht", "ppi", "auto",
     }
+
+
+#: families whose names need an inner measure
+EXAMPLE = {"ht": "ht(AP)", "ppi": "ppi(AP)", "auto": "auto(AP)"}
 
 
 @pytest.mark.parametrize("family", sorted(ESTIMATORS))
 def test_estimators_cannot_be_wrapped(family):
-    inner = parse("ht(AP)" if family == "ht" else family)[0]
+    inner = parse(EXAMPLE.get(family, family))[0]
     for wrapper in (Induced, Condensed):
         with pytest.raises(MeasureError, match="estimator"):
             wrapper(inner)

@@ -81,16 +81,20 @@ def synthetic():
 
 #: estimators that need prels (inclusion probabilities); see tests/test_estimator_invariants.py
 NEEDS_PRELS = parse_all(["statAP", "statAP_var", "statRprec", "statP", "statnum_rel"])
+#: estimators that need automatic labels; see tests/test_ppi_estimators.py
+NEEDS_LABELS = parse_all(["ppi(AP)", "auto(nDCG@10)"])
+#: design-based estimators of a sample (tests/test_ht_estimators.py)
+NEEDS_LABELS += parse_all(["ht(AP)"])
 
 
 def test_every_family_documented_and_round_trips():
-    families = {type(m) for m in ALL + NEEDS_PRELS}
+    families = {type(m) for m in ALL + NEEDS_PRELS + NEEDS_LABELS}
     missing = set(REGISTRY.values()) - families
     assert not missing, f"families not covered by the invariant tests: {missing}"
     for cls in REGISTRY.values():
         assert cls.__doc__ and len(cls.__doc__.strip()) > 40, cls
         assert cls.citation, cls
-    for m in ALL + NEEDS_PRELS:
+    for m in ALL + NEEDS_PRELS + NEEDS_LABELS:
         assert parse(m.name) == [m], m.name
         assert parse(m.trec_name) == [m], m.trec_name
 

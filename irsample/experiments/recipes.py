@@ -297,3 +297,6 @@ def interval_checks(est, truth, sd, *, level: float = 0.95, ks_alpha: float = 0.
 # ci-coverage and the recipes of papers 002, 000 §6 and 004 register themselves on import
 # (kept apart: size)
 from . import comparisons, coverage, paper_recipes  # noqa: E402,F401
+
+# the model-assisted (prediction-powered) recipe registers itself on import
+from . import model_assisted  # noqa: E402,F401

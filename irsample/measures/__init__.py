@@ -12,6 +12,7 @@ from . import (  # noqa: F401  (importing registers the families)
     inferred,
     interpolated,
     judged,
+    ppi_measures,
     precision,
     residual,
     sampled,

@@ -1,0 +1,123 @@
+"""``irsample judge-report``: how far automatic labels can be trusted, checked against the human
+sample.
+
+1. Agreement on the judged documents (the human sample): Cohen's kappa of the labels with its
+   95% interval (Fleiss, Cohen & Everitt 1969) and the confusion by grade, each grade's share of
+   agreeing labels with a Wilson interval (:mod:`irsample.stats.agreement`). Probability labels
+   count as relevant at p >= 0.5.
+2. Per run and measure: the auto-only value (labels as judgments, uncorrected), the ppi estimate
+   with its interval, and their difference auto - ppi with the interval of ppi (the auto-only
+   value is fixed given the labels, so the difference varies with the sample exactly as ppi
+   does). A run whose interval lies above 0 is flagged ``favoured`` (the labels inflate it),
+   below 0 ``disfavoured``.
+
+``irsample eval`` with ``auto(M)`` measures warns on standard error that the values are
+uncorrected (:func:`eval_labels`).
+"""
+
+from __future__ import annotations
+
+import sys
+from statistics import NormalDist
+
+import numpy as np
+
+from .arguments import number
+
+_level = number(float, above=0.0, below=1.0)
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "judge-report",
+        help="agreement of automatic labels with the human sample, and the runs they favour",
+        description="Check automatic labels against the judged sample: Cohen's kappa and the "
+        "confusion by grade with intervals, and per run the auto-only value minus the "
+        "prediction-powered estimate with its interval (runs the labels favour are flagged).",
+    )
+    p.add_argument("qrels", help="sampled judgments (qrels with -1 for pooled unjudged, or "
+                   "stratified qrels)")
+    p.add_argument("runs", nargs="+", help="run files")
+    p.add_argument("--auto-labels", required=True, metavar="FILE|fusion",
+                   help="label file (topic Q0 docno value) or 'fusion'")
+    p.add_argument("-m", "--measure", action="extend", nargs="+", default=None,
+                   metavar="MEASURE", help="measures to compare (default AP nDCG)")
+    p.add_argument("-l", "--level", type=int, default=1, help="relevance level (default 1)")
+    p.add_argument("--ci", type=_level, default=0.95, metavar="LEVEL", help="default 0.95")
+    p.add_argument("--qrels-format", default=None, help="as for irsample eval")
+    p.add_argument("-o", "--output", help="write to this file instead of standard output")
+    p.set_defaults(run=cmd_judge_report)
+
+
+def eval_labels(args, measures, collection, judgments):
+    """The labels of ``irsample eval --auto-labels`` (None without), with a warning on standard
+    error when an uncorrected ``auto(M)`` measure is asked for."""
+    from ..design.fusion_labels import resolve_labels
+
+    if any(m.family == "auto" for m in measures):
+        print("irsample: warning: auto(M) values use the automatic labels alone, uncorrected by "
+              "the human sample: biased wherever the labels are (use ppi(M))", file=sys.stderr)
+    spec = getattr(args, "auto_labels", None)
+    return resolve_labels(spec, collection, judgments, rel_level=args.level)
+
+
+def agreement_lines(collection, judgments, labels, level: float, rel_level: int = 1):
+    from ..model import JUDGED
+    from ..stats.agreement import cohen_kappa, confusion_by_grade
+
+    judged = np.flatnonzero((judgments.state == JUDGED) & np.isfinite(labels.value))
+    human = np.maximum(judgments.grade[judged], 0)
+    if labels.kind == "probability":
+        human = (human >= rel_level).astype(np.int64)
+        auto = (labels.value[judged] >= 0.5).astype(np.int64)
+    else:
+        auto = labels.value[judged].astype(np.int64)
+    if not len(judged):
+        return ["no judged document has a label: no agreement to report"]
+    k = cohen_kappa(human, auto, level=level)
+    lines = [f"agreement on {k.n} judged documents with labels ({labels.source})",
+             f"cohen_kappa\t{k.kappa:.4f}\t[{k.low:.4f}, {k.high:.4f}]",
+             f"observed_agreement\t{k.observed:.4f}", f"chance_agreement\t{k.expected:.4f}",
+             "confusion (rows: human grade, columns: label)"]
+    grades, counts, share, low, high = confusion_by_grade(human, auto, level=level)
+    lines.append("grade\t" + "\t".join(f"label={g}" for g in grades) + "\tagree\tlow\thigh")
+    for i, g in enumerate(grades):
+        lines.append(f"{g}\t" + "\t".join(str(int(c)) for c in counts[i])
+                     + f"\t{share[i]:.4f}\t{low[i]:.4f}\t{high[i]:.4f}")
+    return lines
+
+
+def cmd_judge_report(args) -> str:
+    from ..api import check_common_topics, load, measures_from
+    from ..design.fusion_labels import resolve_labels
+    from ..errors import InputError
+    from ..evaluation import evaluate_collection
+
+    names = args.measure or ["AP", "nDCG"]
+    collection, judgments = load(args.qrels, args.runs, qrels_format=args.qrels_format)
+    check_common_topics(collection, judgments)
+    labels = resolve_labels(args.auto_labels, collection, judgments, rel_level=args.level)
+    pairs = [(measures_from([f"ppi({n})"])[0], measures_from([f"auto({n})"])[0]) for n in names]
+    if not pairs:
+        raise InputError("no measure given")
+    ev = evaluate_collection(collection, judgments, [m for p in pairs for m in p],
+                             rel_level=args.level, ci=args.ci, auto_labels=labels)
+    z = NormalDist().inv_cdf(0.5 + args.ci / 2.0)
+    lines = agreement_lines(collection, judgments, labels, args.ci, args.level)
+    lines += ["", f"per run: auto-only - ppi with the {args.ci:g} interval of ppi",
+              "run\tmeasure\tauto\tppi\tppi_low\tppi_high\tdifference\tlow\thigh\tflag"]
+    for j, (ppi, _) in enumerate(pairs):
+        for r, run in enumerate(collection.run_names):
+            est, auto = ev.summary[r, 2 * j], ev.summary[r, 2 * j + 1]
+            half = z * float(np.sqrt(max(ev.summary_variance[r, 2 * j], 0.0)))
+            diff = auto - est
+            flag = "favoured" if diff - half > 0 else "disfavoured" if diff + half < 0 else "-"
+            lines.append(f"{run}\t{ppi.target}\t{auto:.4f}\t{est:.4f}\t{est - half:.4f}\t"
+                         f"{est + half:.4f}\t{diff:.4f}\t{diff - half:.4f}\t{diff + half:.4f}\t{flag}")
+    text = "\n".join(lines) + "\n"
+    if args.output:
+        from pathlib import Path
+
+        Path(args.output).write_text(text)
+        return ""
+    return text

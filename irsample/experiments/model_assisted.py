@@ -1,0 +1,243 @@
+"""Recipe ``model-assisted``: human judgments + automatic labels (prediction-powered estimators)
+against design-based estimators alone, on a collection with complete judgments.
+
+Per trial, on the frame F = the depth-``depth`` pool of the pooled runs (grades from the qrels,
+a pooled document missing from them non-relevant), with the truth = AP and nDCG of every run on
+the complete judgments restricted to F (mean over topics):
+
+1. each label source labels every document of F: noisy copies of the truth at Cohen's kappa
+   0.3, 0.5, 0.7 (:mod:`irsample.design.labels_sim`, sigma calibrated once per collection, fresh
+   noise each trial), an adversarial source (the kappa-0.7 labels with the top ``adv_depth``
+   documents of ``adv_runs`` runs, chosen at the quartiles of the true MAP, raised to relevant),
+   and the fusion predictor fitted on the trial's human sample (:mod:`irsample.design.
+   fusion_labels`, cross-fitted by topic);
+2. each design (``uniform``; ``2strata``: ranks 1-10 at rate 1 and 11-``depth`` at 0.2, scaled
+   to the budget) draws ``percent``% of F for human judgment;
+3. ht (lambda = 0), ppi (lambda tuned per run) and auto-only (labels as judgments) estimate every
+   run's mean, with 95% intervals for ht and ppi (:mod:`irsample.measures.ppi`). "ht" here is
+   ppi's own lambda = 0 estimator on the same draw (for P@k and num_rel it is ht(M) exactly; for
+   AP and nDCG ratios ht(M) of :mod:`irsample.measures.design_based` corrects and imputes its
+   ratios in its own way).
+
+results: per (strategy, percent, labels, measure) over trials and runs: coverage of ppi's
+intervals, mean half-width, halfwidth_ratio = ppi's mean half-width / ht's (same draws), bias
+and RMS error of ppi; ht's coverage and half-width; Kendall's tau against the truth of ppi, ht
+and auto-only; the mean lambda and the realised kappa.
+"""
+
+from __future__ import annotations
+
+import time
+from statistics import NormalDist
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ..design import SamplingFrame, stratified, uniform
+from ..design.budget import Budget
+from ..design.frame import _best_rank
+from ..design.fusion_labels import PoolRows, fusion_labels
+from ..design.labels_sim import calibrate_sigma, favoured_documents, noisy_grades, over_label
+from ..evaluation import evaluate_collection
+from ..io.labels import AutoLabels
+from ..measures import EvalContext, parse
+from ..measures.ppi import design_arrays, ppi_estimate
+from ..stats.agreement import cohen_kappa
+from .data import load
+from .recipes import Context, recipe
+from .report import Report, Section
+
+SOURCES = "Angelopoulos et al., Science 2023 (PPI); Angelopoulos, Duchi & Zrnic 2023 (PPI++); " \
+          "Zrnic & Candes, PNAS 2024 (cross-prediction)"
+MEASURES = (("AP", None), ("nDCG", None))
+
+
+def build_frame(data, depth: float) -> SamplingFrame:
+    """The depth-``depth`` pool of the pooled runs, with complete grades (0 if unjudged)."""
+    c = data.collection
+    runs = np.array(data.info.pooled_runs, dtype=np.int64)
+    best = _best_rank(c.rank_offsets, c.rank_tdi, c.n_topics, runs, c.n_tdi)
+    tdi = np.flatnonzero(best <= depth)
+    j = data.judgments
+    rel = np.where(j.state[tdi] == 2, np.maximum(j.grade[tdi], 0), 0)
+    return SamplingFrame.from_arrays(c, c.tdi_topic[tdi], tdi, rel, runs=tuple(runs))
+
+
+def _designs(strategies, percents, pool):
+    out = []
+    for s in strategies:
+        for p in percents:
+            budget = Budget(max(1, int(round(p / 100.0 * pool))))
+            if s == "uniform":
+                design = uniform(min(1.0, p / 100.0))
+            elif s == "2strata":
+                design = stratified("1-10:1,11-100:0.2", budget=budget)
+            else:
+                raise ValueError(f"unknown strategy {s!r} (uniform, 2strata)")
+            out.append((s, p, design))
+    return out
+
+
+def run_model_assisted(files, *, trials=100, seed=2024, percents=(5, 10, 20),
+                       strategies=("uniform", "2strata"), kappas=(0.3, 0.5, 0.7),
+                       adv_runs=3, adv_depth=20, depth=100.0, folds=5, progress=False):
+    """Per-trial summaries (one row per trial x cell x label source x measure) and setup facts."""
+    data = load(files)
+    c = data.collection
+    frame = build_frame(data, depth)
+    truth_j = frame.judgments()
+    measures = [parse("AP")[0], parse("nDCG")[0]]
+    truth = evaluate_collection(c, truth_j, measures)
+    evaluated = truth.evaluated
+    q = evaluated.sum(axis=1)
+    truth_mean = truth.summary  # (runs, measures)
+    grade_tdi = np.full(c.n_tdi, np.nan)
+    grade_tdi[frame.tdi] = frame.rel
+    sigmas = {k: calibrate_sigma(frame.rel, k, rng=seed) for k in kappas}
+    order = np.argsort(truth_mean[:, 0], kind="stable")
+    picks = [order[int(round(x * (len(order) - 1)))] for x in np.linspace(0.25, 0.75, adv_runs)]
+    in_frame = np.zeros(c.n_tdi, dtype=bool)
+    in_frame[frame.tdi] = True
+    favoured = favoured_documents(c, picks, adv_depth, in_frame)
+    rows = PoolRows(c, frame.topic, frame.tdi, frame.best_rank, frame.runs, depth)
+    z = NormalDist().inv_cdf(0.975)
+    cells = _designs(strategies, percents, len(frame))
+    out = []
+    started = time.time()
+    for trial in range(trials):
+        ss = np.random.SeedSequence([seed, trial])
+        noise_seed, *cell_seeds = ss.spawn(1 + len(cells))
+        noise = np.random.default_rng(noise_seed).standard_normal(len(frame))
+        labels = {}
+        for k, sigma in sigmas.items():
+            v = np.full(c.n_tdi, np.nan)
+            v[frame.tdi] = noisy_grades(frame.rel, sigma, noise)
+            labels[f"kappa{k:g}"] = v
+        base = labels[f"kappa{max(kappas):g}"]
+        labels["adversarial"] = over_label(base, favoured)
+        for (strategy, percent, design), cseed in zip(cells, cell_seeds):
+            draw_seed, fold_seed = cseed.spawn(2)
+            sample = design.sample(frame, rng=np.random.default_rng(draw_seed))
+            ctx = EvalContext(c, sample)
+            d = design_arrays(c, sample)
+            sources = {n: AutoLabels(v, "grade", n) for n, v in labels.items()}
+            sources["fusion"] = fusion_labels(c, sample, folds=folds, rows=rows,
+                                              rng=np.random.default_rng(fold_seed))
+            judged = sample.state[frame.tdi] == 2
+            for name, lab in sources.items():
+                if lab.kind == "grade":
+                    kap = cohen_kappa(frame.rel, lab.value[frame.tdi].astype(np.int64)).kappa
+                else:
+                    kap = cohen_kappa(frame.rel, (lab.value[frame.tdi] >= 0.5).astype(np.int64)).kappa
+                for j, (kind, k) in enumerate(MEASURES):
+                    e = ppi_estimate(ctx, lab, kind, k, design=d)
+                    res = _summarise(e, evaluated, q, truth_mean[:, j], z, c.n_runs, picks)
+                    out.append(dict(trial=trial, strategy=strategy, percent=percent,
+                                    labels=name, measure=kind, judged=int(judged.sum()),
+                                    kappa=kap, **res))
+        if progress:
+            print(f"trial {trial + 1}/{trials} ({time.time() - started:.0f}s)", flush=True)
+    facts = dict(frame_size=len(frame), runs=c.n_runs, topics=c.n_topics,
+                 sigmas={f"{k:g}": round(s, 4) for k, s in sigmas.items()},
+                 favoured_runs=[c.run_names[p] for p in picks],
+                 seconds=time.time() - started)
+    return pd.DataFrame(out), facts
+
+
+def _means(values, evaluated, q, n_runs):
+    v = np.where(evaluated, values.reshape(n_runs, -1), 0.0)
+    return v.sum(axis=1) / np.maximum(q, 1)
+
+
+def _summarise(e, evaluated, q, truth, z, n_runs, picks):
+    est = _means(e.value, evaluated, q, n_runs)
+    ht = _means(e.ht, evaluated, q, n_runs)
+    auto = _means(e.auto, evaluated, q, n_runs)
+    var = _means(e.variance, evaluated, q, n_runs) / np.maximum(q, 1)  # sum_t var_t / Q^2
+    hvar = _means(e.ht_variance, evaluated, q, n_runs) / np.maximum(q, 1)
+    half, hhalf = z * np.sqrt(var), z * np.sqrt(hvar)
+    err, herr = est - truth, ht - truth
+    lam = e.lam.reshape(n_runs, -1)[:, 0]
+
+    def tau(x):
+        return float(stats.kendalltau(truth, x).statistic)
+
+    return dict(coverage=float(np.mean(np.abs(err) <= half)), halfwidth=float(half.mean()),
+                bias=float(err.mean()), sq_error=float(np.mean(err * err)),
+                ht_coverage=float(np.mean(np.abs(herr) <= hhalf)), ht_halfwidth=float(hhalf.mean()),
+                ht_sq_error=float(np.mean(herr * herr)), auto_bias=float(np.mean(auto - truth)),
+                auto_favoured_bias=float(np.mean((auto - truth)[picks])),
+                ppi_favoured_bias=float(np.mean(err[picks])),
+                tau_ppi=tau(est), tau_ht=tau(ht), tau_auto=tau(auto), lam=float(lam.mean()))
+
+
+def summarise(trials: pd.DataFrame) -> pd.DataFrame:
+    """Per (strategy, percent, labels, measure): the results columns (module docstring)."""
+    keys = ["strategy", "percent", "labels", "measure"]
+    g = trials.groupby(keys, sort=False)
+    out = g.agg(coverage=("coverage", "mean"), halfwidth=("halfwidth", "mean"),
+                ht_halfwidth=("ht_halfwidth", "mean"), bias=("bias", "mean"),
+                mse=("sq_error", "mean"), ht_coverage=("ht_coverage", "mean"),
+                ht_mse=("ht_sq_error", "mean"), auto_bias=("auto_bias", "mean"),
+                auto_favoured_bias=("auto_favoured_bias", "mean"),
+                ppi_favoured_bias=("ppi_favoured_bias", "mean"),
+                tau_ppi=("tau_ppi", "mean"), tau_ht=("tau_ht", "mean"),
+                tau_auto=("tau_auto", "mean"), lam=("lam", "mean"), kappa=("kappa", "mean"),
+                judged=("judged", "mean"), trials=("trial", "nunique")).reset_index()
+    out["halfwidth_ratio"] = out["halfwidth"] / out["ht_halfwidth"]
+    out["rms"] = np.sqrt(out.pop("mse"))
+    out["ht_rms"] = np.sqrt(out.pop("ht_mse"))
+    first = ["strategy", "percent", "labels", "measure", "coverage", "halfwidth",
+             "halfwidth_ratio", "bias", "rms"]
+    return out[first + [c for c in out.columns if c not in first]]
+
+
+def halfwidth_figure(table: pd.DataFrame, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    panels = list(table.groupby(["strategy", "measure"], sort=False))
+    fig, axes = plt.subplots(1, len(panels), figsize=(4 * len(panels), 3.6), squeeze=False)
+    for ax, ((strategy, measure), g) in zip(axes[0], panels):
+        for name, h in g.groupby("labels", sort=False):
+            ax.plot(h["percent"], h["halfwidth"], marker="o", label=f"ppi {name}")
+        ht = g.groupby("percent")["ht_halfwidth"].mean()
+        ax.plot(ht.index, ht.values, "k--", marker="s", label="ht (humans only)")
+        ax.set_title(f"{measure}, {strategy}")
+        ax.set_xlabel("human judgments (% of pool)")
+        ax.set_ylabel("mean 95% half-width of a run's mean")
+    axes[0][0].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+@recipe("model-assisted", "human judgments + automatic labels (ppi) vs humans only (ht): "
+        "coverage, half-widths, Kendall tau", SOURCES, trials=100, percents=(5, 10, 20),
+        strategies=("uniform", "2strata"), kappas=(0.3, 0.5, 0.7), adv_runs=3, adv_depth=20,
+        depth=100.0, folds=5)
+def model_assisted(context: Context, p: dict) -> Report:
+    trials, facts = run_model_assisted(
+        context.files, trials=p["trials"], seed=p["seed"], percents=p["percents"],
+        strategies=p["strategies"], kappas=p["kappas"], adv_runs=p["adv_runs"],
+        adv_depth=p["adv_depth"], depth=p["depth"], folds=p["folds"], progress=context.progress)
+    table = summarise(trials)
+    text = (f"Frame: {facts['frame_size']} pooled documents, {facts['runs']} runs, "
+            f"{facts['topics']} topics; noise sigma per kappa {facts['sigmas']}; adversarial "
+            f"source favours {', '.join(facts['favoured_runs'])}. Coverage, half-width, bias and "
+            "RMS are ppi's, over trials and runs; ht_* are the same draws with humans only; tau_* "
+            "are Kendall's tau between the runs' estimated and true means.")
+    short = table[["strategy", "percent", "labels", "measure", "coverage", "ht_coverage",
+                   "halfwidth", "halfwidth_ratio", "bias", "rms", "tau_ppi", "tau_ht",
+                   "tau_auto", "lam", "kappa"]]
+    return Report("model-assisted", "Human judgments + automatic labels (prediction-powered)",
+                  SOURCES, {}, [
+                      Section("Coverage and half-widths", text, short),
+                      Section("Half-width vs human budget", "Mean 95% half-width of a run's "
+                              "mean per label source; dashed: humans only (ht).",
+                              figure="halfwidth.png",
+                              draw=lambda path: halfwidth_figure(table, path)),
+                  ], table, {"seconds": facts["seconds"]})

@@ -1,0 +1,105 @@
+"""``irsample eval --auto-labels`` and ``irsample judge-report`` on the bundled Vaswani runs with a
+simulated half-judged pool (no ../shared)."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import irsample
+from irsample.cli import main
+
+VASWANI = Path(irsample.__file__).resolve().parent / "data" / "vaswani"
+RUNS = [VASWANI / "runs" / "bm25_k1.2_b0.75.run.gz", VASWANI / "runs" / "tf_raw.run.gz",
+        VASWANI / "runs" / "coord.run.gz"]
+
+
+def _read(path):
+    with gzip.open(path, "rt") as fh:
+        return [line.split() for line in fh if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """Sampled qrels (half of the depth-20 pool judged, -1 for the rest), true-grade labels, and
+    labels that also call every top-5 document of tf_raw relevant."""
+    out = tmp_path_factory.mktemp("ppi")
+    relevant = {(q, d) for q, _, d, r in _read(VASWANI / "qrels.gz") if int(r) > 0}
+    pool, tf_top = {}, set()
+    for path in RUNS:
+        for q, _, d, rank, *_ in _read(path):
+            if int(rank) <= 20 and int(q) <= 30:
+                pool.setdefault((q, d), int((q, d) in relevant))
+            if path.name.startswith("tf_raw") and int(rank) <= 5 and int(q) <= 30:
+                tf_top.add((q, d))
+    rng = np.random.default_rng(0)
+    keys = sorted(pool)
+    judged = rng.random(len(keys)) < 0.5
+    (out / "sample.qrels").write_text("".join(
+        f"{q} 0 {d} {pool[(q, d)] if j else -1}\n" for (q, d), j in zip(keys, judged)))
+    (out / "true.labels").write_text("".join(f"{q} Q0 {d} {pool[(q, d)]}\n" for q, d in keys))
+    (out / "biased.labels").write_text("".join(
+        f"{q} Q0 {d} {1 if (q, d) in tf_top else pool[(q, d)]}\n" for q, d in keys))
+    (out / "bad.labels").write_text("1 Q0 doc1 0.5\n1 Q0 doc2 7.5\n")
+    return out
+
+
+def cli(capsys, *argv):
+    rc = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_eval_with_true_labels_gives_the_pool_measure_with_a_zero_width_interval(files, capsys):
+    rc, out, err = cli(capsys, "eval", files / "sample.qrels", *RUNS, "-m", "ppi(AP)", "P@10",
+                       "--auto-labels", files / "true.labels", "--ci", "0.95")
+    assert rc == 0, err
+    values = {}
+    for line in out.splitlines():
+        name, _, value = line.split()
+        values.setdefault(name, []).append(float(value))
+    assert len(values["ppi(AP)"]) == 3
+    np.testing.assert_allclose(values["ppi(AP)_low"], values["ppi(AP)"])
+    np.testing.assert_allclose(values["ppi(AP)_high"], values["ppi(AP)"])
+
+
+def test_eval_auto_only_warns_that_it_is_uncorrected(files, capsys):
+    rc, out, err = cli(capsys, "eval", files / "sample.qrels", *RUNS, "-m", "auto(AP)",
+                       "--auto-labels", files / "biased.labels")
+    assert rc == 0
+    assert "uncorrected" in err and "auto(AP)" in out
+
+
+def test_eval_with_fusion_labels(files, capsys):
+    rc, out, err = cli(capsys, "eval", files / "sample.qrels", *RUNS, "-m", "ppi(nDCG@10)",
+                       "--auto-labels", "fusion", "--ci", "0.9")
+    assert rc == 0, err
+    assert "ppi(nDCG@10)_low" in out
+
+
+def test_ppi_without_labels_and_bad_labels_are_errors(files, capsys):
+    rc, _, err = cli(capsys, "eval", files / "sample.qrels", *RUNS, "-m", "ppi(AP)")
+    assert rc == 1 and "automatic labels" in err
+    rc, out, err = cli(capsys, "eval", files / "sample.qrels", *RUNS, "-m", "ppi(AP)",
+                       "--auto-labels", files / "bad.labels")
+    assert rc == 1 and out == "" and f"{files / 'bad.labels'}:2" in err
+
+
+def test_judge_report_agreement_and_flags(files, capsys):
+    rc, out, err = cli(capsys, "judge-report", files / "sample.qrels", *RUNS,
+                       "--auto-labels", files / "true.labels", "-m", "AP")
+    assert rc == 0, err
+    assert "cohen_kappa\t1.0000" in out
+    assert "favoured" not in out.split("per run")[1]
+    rc, out, err = cli(capsys, "judge-report", files / "sample.qrels", *RUNS,
+                       "--auto-labels", files / "biased.labels", "-m", "AP", "P@10")
+    assert rc == 0, err
+    kappa = float(out.split("cohen_kappa\t")[1].split("\t")[0])
+    assert kappa < 1.0
+    lines = [line.split("\t") for line in out.split("per run")[1].splitlines()[2:]]
+    flags = {(cells[0], cells[1]): cells[-1] for cells in lines}
+    assert flags[("tf_raw", "P@10")] == "favoured"
+    assert float(next(c for c in lines if c[:2] == ["tf_raw", "P@10"])[6]) > 0
