@@ -54,7 +54,7 @@ def cli(capsys, *argv):
 
 
 def test_eval_with_true_labels_gives_the_pool_measure_with_a_zero_width_interval(files, capsys):
-    rc, out, err = cli(capsys, "eval", files / "sample.qrels", *RUNS, "-m", "ppi(AP)", "P@10",
+    rc, out, err = cli(capsys, "eval", files / "sample.qrels", *RUNS, "-m", "ppi(AP)", "-m", "P@10",
                        "--auto-labels", files / "true.labels", "--ci", "0.95")
     assert rc == 0, err
     values = {}
@@ -95,7 +95,7 @@ def test_judge_report_agreement_and_flags(files, capsys):
     assert "cohen_kappa\t1.0000" in out
     assert "favoured" not in out.split("per run")[1]
     rc, out, err = cli(capsys, "judge-report", files / "sample.qrels", *RUNS,
-                       "--auto-labels", files / "biased.labels", "-m", "AP", "P@10")
+                       "--auto-labels", files / "biased.labels", "-m", "AP", "-m", "P@10")
     assert rc == 0, err
     kappa = float(out.split("cohen_kappa\t")[1].split("\t")[0])
     assert kappa < 1.0

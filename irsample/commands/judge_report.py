@@ -40,8 +40,8 @@ def add_parser(sub) -> None:
     p.add_argument("runs", nargs="+", help="run files")
     p.add_argument("--auto-labels", required=True, metavar="FILE|fusion",
                    help="label file (topic Q0 docno value) or 'fusion'")
-    p.add_argument("-m", "--measure", action="extend", nargs="+", default=None,
-                   metavar="MEASURE", help="measures to compare (default AP nDCG)")
+    p.add_argument("-m", "--measure", action="append", default=None, metavar="MEASURE",
+                   help="a measure to compare; repeat for more, as eval's -m (default AP, nDCG)")
     p.add_argument("-l", "--level", type=int, default=1, help="relevance level (default 1)")
     p.add_argument("--ci", type=_level, default=0.95, metavar="LEVEL", help="default 0.95")
     p.add_argument("--qrels-format", default=None, help="as for irsample eval")
