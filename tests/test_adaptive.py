@@ -12,7 +12,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from irsample.design import (
-    DepthOrder, FileAssessor, Hedge, MoveToFront, QrelsAssessor, judge_adaptively, parse_method,
+    DepthOrder,
+    Hedge,
+    MoveToFront,
+    QrelsAssessor,
+    judge_adaptively,
+    parse_method,
 )
 from irsample.design.adaptive import JudgingProblem
 from irsample.design.judging import budget_caps, water_fill

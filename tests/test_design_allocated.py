@@ -16,7 +16,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from irsample.design import (
-    Allocated, DesignRecord, Pool, SamplingFrame, allocated, merge, parse_design,
+    Allocated,
+    DesignRecord,
+    Pool,
+    SamplingFrame,
+    allocated,
+    merge,
+    parse_design,
 )
 from irsample.errors import DesignError, InputError
 from irsample.io import load_runs, read_qrels

@@ -8,7 +8,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from irsample.design import (
-    PRESETS, Budget, Pool, SamplingFrame, parse_design, preset, stratified, terabyte, uniform,
+    PRESETS,
+    Budget,
+    Pool,
+    SamplingFrame,
+    parse_design,
+    preset,
+    stratified,
+    terabyte,
+    uniform,
 )
 from irsample.design.budget import sizes_under_budget
 from irsample.errors import DesignError

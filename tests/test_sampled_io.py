@@ -7,10 +7,10 @@ import io
 import pytest
 
 from irsample.errors import InputError
+from irsample.evaluation import evaluate_collection
 from irsample.io import load_qrels, load_runs
 from irsample.io.strata import detect_qrels_format, read_prels, read_strata_qrels
 from irsample.measures import parse_all
-from irsample.evaluation import evaluate_collection
 from irsample.model import Collection, Judgments
 
 STRATA = b"1 0 a s1 1\n1 0 b s1 0\n1 0 c s2 -1\n1 0 d s2 1\n1 0 e s2 0\n"

@@ -16,7 +16,6 @@ from ..design.adaptive import METHODS
 from .arguments import add_seed, number
 from .notices import add_progress_option, bar, progress_enabled
 
-
 _at_least_one = number(int, minimum=1)
 
 
@@ -69,7 +68,12 @@ class Counted:
 def run(args) -> str:
     from ..design.adaptive import parse_method
     from ..design.assessor import (
-        BATCH, JUDGMENTS, FileAssessor, QrelsAssessor, check_config, write_state,
+        BATCH,
+        JUDGMENTS,
+        FileAssessor,
+        QrelsAssessor,
+        check_config,
+        write_state,
     )
     from ..design.judging import judge_adaptively
     from ..io import load_qrels, load_runs

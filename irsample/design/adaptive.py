@@ -56,8 +56,8 @@ replayed from its judgments (see :class:`~irsample.design.assessor.FileAssessor`
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 
@@ -85,7 +85,7 @@ class JudgingProblem:
 
     @classmethod
     def build(cls, collection: Collection, *, runs: Sequence[int] | None = None,
-              depth: int | None = None) -> "JudgingProblem":
+              depth: int | None = None) -> JudgingProblem:
         runs = tuple(range(collection.n_runs)) if runs is None else tuple(int(r) for r in runs)
         if not runs or len(set(runs)) != len(runs) or not all(0 <= r < collection.n_runs for r in runs):
             raise DesignError(f"runs must be distinct run indices in [0, {collection.n_runs})")

@@ -51,7 +51,7 @@ class Budget:
         return f"{self.total}/topic" if self.per_topic else f"{self.total}"
 
     @classmethod
-    def parse(cls, text: str) -> "Budget":
+    def parse(cls, text: str) -> Budget:
         m = re.fullmatch(r"\s*(\d+)\s*(/\s*topic)?\s*", text)
         if m is None:
             raise DesignError(f"budget: expected 'N' or 'N/topic', got {text!r}")

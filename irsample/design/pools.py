@@ -24,8 +24,8 @@ the pool depends on single runs and groups (Zobel, SIGIR 1998).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -165,7 +165,7 @@ class Pool:
     @classmethod
     def from_runs(
         cls, collection: Collection, runs=None, *, depth, groups: Mapping[str, str] | None = None,
-    ) -> "Pool":
+    ) -> Pool:
         """The depth-``depth`` pool of ``runs`` (indices or names; default every run).
 
         ``depth``: an integer >= 1, or None for whole rankings. ``groups`` maps run names to

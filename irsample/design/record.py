@@ -83,7 +83,7 @@ class DesignRecord:
     has_rows: bool = False
 
     @classmethod
-    def from_sample(cls, units, design: Design, sample: Sample, *, seed=None) -> "DesignRecord":
+    def from_sample(cls, units, design: Design, sample: Sample, *, seed=None) -> DesignRecord:
         """The record of ``sample`` drawn by ``design`` over a pool or frame ``units``."""
         rows = np.flatnonzero(sample.stratum >= 0)
         col = units.collection
@@ -144,7 +144,7 @@ class DesignRecord:
         return "".join(out).encode("utf-8", "surrogateescape")
 
     @classmethod
-    def read(cls, source) -> "DesignRecord":
+    def read(cls, source) -> DesignRecord:
         """Read a design file (:class:`InputError` with the file and line on bad content)."""
         name = source_name(source)
         text = read_bytes(source).tobytes().decode("utf-8", "surrogateescape")

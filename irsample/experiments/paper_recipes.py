@@ -7,9 +7,9 @@ Markdown report with the experiment's tables and figure.
 
 from __future__ import annotations
 
+from . import pool_bias
 from .four_strata import run_four_strata
 from .planner_study import BUDGETS, run_halfwidths, run_planner_vs_fixed
-from . import pool_bias
 from .recipes import Context, recipe
 from .report import Report, Section
 from .residuals import SIZES, run_residuals, separability_figure

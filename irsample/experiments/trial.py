@@ -33,9 +33,9 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable, Iterable
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Callable, Iterable
 
 import numba
 import numpy as np

@@ -18,8 +18,8 @@ import numpy as np
 from numba import njit, prange
 
 from ..errors import MeasureError
-from .base import DEFAULT_CUTOFFS, Measure, format_number
 from ..model import JUDGED
+from .base import DEFAULT_CUTOFFS, Measure, format_number
 from .context import safe_divide
 from .kernels import segment_cumsum
 

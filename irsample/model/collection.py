@@ -12,9 +12,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Sequence
 
 import numba
 import numpy as np
@@ -25,7 +25,6 @@ from .._build import find_docs, gather_strings, intern_strings, intern_topic_doc
 from .._rank import group_rows, rank_runs
 from ..errors import InputError
 from ..io.trec import QrelsTable, RunTable, text_of
-
 
 
 def _intern_sorted(arrays: Sequence[pa.Array]) -> tuple[pa.Array, list[np.ndarray]]:
@@ -152,7 +151,7 @@ class Collection:
         return list(_decode(self.tdi_docno.take(pa.array(tdi))))
 
     @classmethod
-    def build(cls, runs: Sequence[RunTable], qrels: Sequence[QrelsTable] = ()) -> "Collection":
+    def build(cls, runs: Sequence[RunTable], qrels: Sequence[QrelsTable] = ()) -> Collection:
         """Intern topics and documents of ``runs`` and ``qrels`` and rank every run.
 
         Raises :class:`InputError` naming the file and line of a document repeated within a
