@@ -39,8 +39,9 @@ import requests
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from irsample.assess.store import Store
-from irsample.cli import main
+# imported after the checkout is put on sys.path
+from irsample.assess.store import Store  # noqa: E402
+from irsample.cli import main  # noqa: E402
 
 
 def make_design(folder: Path, budget: int, seed: int) -> tuple[Path, Path, Path]:

@@ -39,7 +39,7 @@ def irsample_cmd(qrels: Path, runs: list[Path]) -> list[str]:
     return cmd
 
 
-PYTREC_SCRIPT = """
+PYTREC_SCRIPT = f"measures = {PYTREC_MEASURES!r}\n" + """
 import gzip, sys, pytrec_eval
 qrels, runs = sys.argv[1], sys.argv[2:]
 judgments = {}
@@ -47,7 +47,7 @@ with open(qrels) as fh:
     for line in fh:
         qid, _, doc, rel = line.split()
         judgments.setdefault(qid, {})[doc] = int(rel)
-evaluator = pytrec_eval.RelevanceEvaluator(judgments, %r)
+evaluator = pytrec_eval.RelevanceEvaluator(judgments, measures)
 for path in runs:
     run = {}
     with gzip.open(path, "rt") as fh:
@@ -55,7 +55,7 @@ for path in runs:
             f = line.split()
             run.setdefault(f[0], {})[f[2]] = float(f[4])
     evaluator.evaluate(run)
-""" % (PYTREC_MEASURES,)
+"""
 
 
 def timed(cmd: list[str]) -> tuple[float, float]:

@@ -204,7 +204,7 @@ def merge_evaluations(parts):
         sources += list(ev.collection.run_sources)
         at += ev.collection.n_runs
     runs = EvaluatedRuns(tuple(topics), _unique(names, sources), tuple(sources))
-    for (r, t, m), text in list(strings.items()):
+    for r, t, m in list(strings):
         if t is None and m.family == "runid":
             strings[(r, t, m)] = runs.run_names[r]
     summary_variance = None

@@ -206,9 +206,11 @@ def test_properties_of_every_method(data, budget, batch, per_topic, depth, seed)
     problem = JudgingProblem.build(collection, depth=depth)
     relevant = QrelsAssessor(collection, qrels)._grade >= 1
     for method in METHODS:
-        run = lambda b=budget, **kw: judge_adaptively(  # noqa: E731
-            collection, method, QrelsAssessor(collection, qrels), budget=b, per_topic=per_topic,
-            depth=depth, batch=batch, rng=seed, **kw)
+        def run(b=budget, method=method, **kw):
+            return judge_adaptively(
+                collection, method, QrelsAssessor(collection, qrels), budget=b,
+                per_topic=per_topic, depth=depth, batch=batch, rng=seed, **kw)
+
         result = run()
         n = problem.n_candidates
         expected = np.minimum(budget, n).sum() if per_topic else min(budget, n.sum())

@@ -20,7 +20,8 @@ import pytest
 
 requests = pytest.importorskip("requests")
 
-from irsample.cli import main
+# imported after the optional dependencies are checked
+from irsample.cli import main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = "<script>alert('x')</script>"

@@ -18,9 +18,10 @@ pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 pytest.importorskip("jinja2")
 
-from irsample.cli import main
+# imported after the optional dependencies are checked
+from irsample.cli import main  # noqa: E402
 
-from .test_assess_helpers import (
+from .test_assess_helpers import (  # noqa: E402
     SCRIPT,
     Api,
     Server,

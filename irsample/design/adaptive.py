@@ -119,10 +119,11 @@ class _Policy(ABC):
     def propose(self, k: int, known: np.ndarray, caps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Up to ``k`` documents to judge next, as (topic, tdi) arrays."""
 
-    def update(self, topics: np.ndarray, docs: np.ndarray, grades: np.ndarray) -> None:
+    # optional hooks: the default is to do nothing, so they are not abstract
+    def update(self, topics: np.ndarray, docs: np.ndarray, grades: np.ndarray) -> None:  # noqa: B027
         """Learn from the grades of proposed documents (default: nothing to learn)."""
 
-    def resume_after(self, topic: int) -> None:
+    def resume_after(self, topic: int) -> None:  # noqa: B027
         """Continue after a history whose last document belongs to ``topic`` (default: no-op)."""
 
 

@@ -21,7 +21,7 @@ import sys
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Union
+from typing import BinaryIO
 
 import numpy as np
 import pyarrow as pa
@@ -46,7 +46,7 @@ from ._scan import (
     scan_run,
 )
 
-Source = Union[str, os.PathLike, BinaryIO]
+Source = str | os.PathLike | BinaryIO
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _UTF8_BOM = b"\xef\xbb\xbf"

@@ -78,7 +78,7 @@ def gain_tables(ctx, gains: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
         # trec_eval tests the top entry's gain before looking at its count: a top gain <= 0
         # (possible when the truncating comparator ranks a 0 gain above 0.5) means no ideal
         top = entries[-1][1] if entries else 0.0
-        for level, g, count in reversed(entries if top > 0 else []):
+        for _level, g, count in reversed(entries if top > 0 else []):
             if count == 0:
                 continue
             if g <= 0:
