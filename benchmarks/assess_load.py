@@ -167,8 +167,11 @@ def main_(argv=None) -> int:
         ok = sorted(rows) == sorted(acked) and len(set(rows)) == len(rows)
         items = {i for i, _ in rows}
         print(f"judged {len(acked)} in {elapsed:.1f} s: {len(acked) / elapsed:.1f} judgments/s")
-        print(f"latency of a judgment (POST, after commit): p50 {np.percentile(judge_lat, 50) * 1e3:.1f} ms, "
-              f"p99 {np.percentile(judge_lat, 99) * 1e3:.1f} ms")
+        print(
+            "latency of a judgment (POST, after commit): "
+            f"p50 {np.percentile(judge_lat, 50) * 1e3:.1f} ms, "
+            f"p99 {np.percentile(judge_lat, 99) * 1e3:.1f} ms"
+        )
         print(f"latency of next + judgment: p50 {np.percentile(cycle_lat, 50) * 1e3:.1f} ms, "
               f"p99 {np.percentile(cycle_lat, 99) * 1e3:.1f} ms")
         print(f"acknowledged = stored, none doubled: {ok}; documents judged {len(items)} of {n} "

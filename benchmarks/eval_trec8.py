@@ -80,7 +80,9 @@ def fresh_process(args: list[str]) -> tuple[float, int]:
         "print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, rc)"
     )
     start = time.perf_counter()
-    out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, check=True
+    )
     wall = time.perf_counter() - start
     _, rss, rc = out.stdout.split()
     assert rc == "0", out.stderr

@@ -21,7 +21,9 @@ from pathlib import Path
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--shared", default=str(Path(__file__).resolve().parents[1].parent / "shared"))
+    parser.add_argument(
+        "--shared", default=str(Path(__file__).resolve().parents[1].parent / "shared")
+    )
     parser.add_argument("--trials", type=int, default=50)
     args = parser.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))

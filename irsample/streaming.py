@@ -179,7 +179,8 @@ def merge_evaluations(parts):
         return ev
     first = parts[0][0]
     topics = sorted(
-        {t for ev, _ in parts for t in ev.topics}, key=lambda t: t.encode("utf-8", "surrogateescape")
+        {t for ev, _ in parts for t in ev.topics},
+        key=lambda t: t.encode("utf-8", "surrogateescape"),
     )
     where = {t: i for i, t in enumerate(topics)}
     n_runs = sum(ev.collection.n_runs for ev, _ in parts)

@@ -35,7 +35,9 @@ GRADES = dict(a=1, b=0, c=1, d=0, e=1, f=0, g=0, h=1)
 def collection_of(runs: dict[str, str], grades: dict[str, int], topic="1"):
     rows = [(topic, d, 10.0 - i, tag) for tag, docs in runs.items() for i, d in enumerate(docs)]
     tables = load_runs(pd.DataFrame(rows, columns=["qid", "docno", "score", "tag"]))
-    qrels = load_qrels(pd.DataFrame({"qid": topic, "docno": list(grades), "rel": list(grades.values())}))
+    qrels = load_qrels(
+        pd.DataFrame({"qid": topic, "docno": list(grades), "rel": list(grades.values())})
+    )
     return Collection.build(tables, [qrels]), qrels
 
 
@@ -103,9 +105,18 @@ def test_local_methods_go_round_robin_and_global_mtf_follows_relevance():
     runs = {"A": "abcd", "B": "bcda"}
     rows = [(t, f"{t}{d}", 10.0 - i, tag) for t in "12" for tag, docs in runs.items()
             for i, d in enumerate(docs)]
-    collection = Collection.build(load_runs(pd.DataFrame(rows, columns=["qid", "docno", "score", "tag"])))
-    qrels = load_qrels(pd.DataFrame({"qid": list("11112222"), "docno": [f"{t}{d}" for t in "12" for d in "abcd"],
-                                     "rel": [1, 1, 1, 1, 0, 0, 0, 0]}))
+    collection = Collection.build(
+        load_runs(pd.DataFrame(rows, columns=["qid", "docno", "score", "tag"]))
+    )
+    qrels = load_qrels(
+        pd.DataFrame(
+            {
+                "qid": list("11112222"),
+                "docno": [f"{t}{d}" for t in "12" for d in "abcd"],
+                "rel": [1, 1, 1, 1, 0, 0, 0, 0],
+            }
+        )
+    )
     assessor = QrelsAssessor(collection, qrels)
     local = judge_adaptively(collection, MoveToFront(), assessor, budget=4, rng=1)
     assert local.topic.tolist() == [0, 1, 0, 1]
@@ -132,7 +143,10 @@ def test_budgets_are_exact_and_water_filled():
 
 
 def test_methods_and_options_are_validated(tiny):
-    assert parse_method("hedge", beta=0.5) == Hedge(0.5) and parse_method("mtf-global").name == "mtf-global"
+    assert (
+        parse_method("hedge", beta=0.5) == Hedge(0.5)
+        and parse_method("mtf-global").name == "mtf-global"
+    )
     with pytest.raises(DesignError, match="beta is a parameter of hedge"):
         parse_method("mtf", beta=0.5)
     with pytest.raises(DesignError, match="unknown judging method"):
@@ -149,7 +163,9 @@ def test_methods_and_options_are_validated(tiny):
 
 def test_result_as_judgments_qrels_and_order(tiny):
     collection, qrels = tiny
-    result = judge_adaptively(collection, Hedge(), QrelsAssessor(collection, qrels), budget=3, rng=0)
+    result = judge_adaptively(
+        collection, Hedge(), QrelsAssessor(collection, qrels), budget=3, rng=0
+    )
     judgments = result.judgments()
     judged = np.flatnonzero(judgments.state == JUDGED)
     assert sorted(judged.tolist()) == sorted(result.tdi.tolist())

@@ -37,7 +37,12 @@ def test_prels_reader_skips_unsampled_records():
 
 @pytest.mark.parametrize(
     "data, fmt",
-    [(b"1 0 a 1\n", "trec"), (STRATA, "strata"), (PRELS, "prels"), (b"1 a 1 1 1\n1 b 0 1 0.5\n", "prels")],
+    [
+        (b"1 0 a 1\n", "trec"),
+        (STRATA, "strata"),
+        (PRELS, "prels"),
+        (b"1 a 1 1 1\n1 b 0 1 0.5\n", "prels"),
+    ],
 )
 def test_format_detection(data, fmt):
     assert detect_qrels_format(stream(data)) == fmt

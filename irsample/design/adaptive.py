@@ -87,7 +87,11 @@ class JudgingProblem:
     def build(cls, collection: Collection, *, runs: Sequence[int] | None = None,
               depth: int | None = None) -> JudgingProblem:
         runs = tuple(range(collection.n_runs)) if runs is None else tuple(int(r) for r in runs)
-        if not runs or len(set(runs)) != len(runs) or not all(0 <= r < collection.n_runs for r in runs):
+        if (
+            not runs
+            or len(set(runs)) != len(runs)
+            or not all(0 <= r < collection.n_runs for r in runs)
+        ):
             raise DesignError(f"runs must be distinct run indices in [0, {collection.n_runs})")
         if depth is not None and depth < 1:
             raise DesignError(f"depth must be at least 1, not {depth}")
@@ -284,9 +288,12 @@ class Method(ABC):
         """A fresh policy (seeded by ``rng``) over ``problem``."""
 
     def _per_topic(self, problem, build) -> _RoundRobin:
-        return _RoundRobin([
-            build(t) if problem.n_candidates[t] else None for t in range(problem.collection.n_topics)
-        ])
+        return _RoundRobin(
+            [
+                build(t) if problem.n_candidates[t] else None
+                for t in range(problem.collection.n_topics)
+            ]
+        )
 
 
 @dataclass(frozen=True)
@@ -330,7 +337,9 @@ class Hedge(Method):
 
     def policy(self, problem, *, rng, rel_level):
         rng = generator(rng)
-        return self._per_topic(problem, lambda t: _HedgeTopic(problem, t, self.beta, rel_level, rng))
+        return self._per_topic(
+            problem, lambda t: _HedgeTopic(problem, t, self.beta, rel_level, rng)
+        )
 
 
 @dataclass(frozen=True)

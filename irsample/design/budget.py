@@ -65,7 +65,9 @@ def round_half_up(target: np.ndarray, size: np.ndarray) -> np.ndarray:
     return np.where(size > 0, np.clip(k, 1, size), 0)
 
 
-def sizes_under_budget(size: np.ndarray, target: np.ndarray, budget: Budget, topics=None) -> np.ndarray:
+def sizes_under_budget(
+    size: np.ndarray, target: np.ndarray, budget: Budget, topics=None
+) -> np.ndarray:
     """Integer sample sizes ``(T, S)`` for cell sizes ``size`` and targets ``target`` (both
     ``(T, S)``) under ``budget`` (see the module docstring); ``topics`` names the topics in
     messages."""

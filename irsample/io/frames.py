@@ -30,7 +30,8 @@ def _column(df: pd.DataFrame, names, what: str, source: str, required=True):
             return df[n]
     if required:
         raise InputError(
-            f"no {what} column (expected one of {', '.join(names)}; found {', '.join(map(str, df.columns))})",
+            f"no {what} column (expected one of {', '.join(names)}; "
+            f"found {', '.join(map(str, df.columns))})",
             source,
         )
     return None

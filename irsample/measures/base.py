@@ -147,7 +147,11 @@ class Measure:
         (``P.5,10`` is ``[P@5, P@10]``) and families without parameters.
         """
         if "k" in {f.name for f in fields(cls)}:
-            values = cls.trec_defaults if params is None else split_values(params, _atol, cls.trec or cls.family)
+            values = (
+                cls.trec_defaults
+                if params is None
+                else split_values(params, _atol, cls.trec or cls.family)
+            )
             return [cls(k=v) for v in values]
         if params is not None:
             raise MeasureError(f"{cls.trec} takes no parameters (got {params!r})")

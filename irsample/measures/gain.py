@@ -408,7 +408,9 @@ class G(_GainMeasure):
 
     def compute(self, ctx):
         _, ideal_offsets, ideal, _ = _tables(ctx, self.gains)
-        return _g_kernel(ctx.offsets, ctx.seg_topic, position_gains(ctx, self.gains), ideal_offsets, ideal)
+        return _g_kernel(
+            ctx.offsets, ctx.seg_topic, position_gains(ctx, self.gains), ideal_offsets, ideal
+        )
 
 
 @dataclass(frozen=True)
