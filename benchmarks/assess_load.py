@@ -39,8 +39,9 @@ import requests
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from irsample.assess.store import Store
-from irsample.cli import main
+# imported after the checkout is put on sys.path
+from irsample.assess.store import Store  # noqa: E402
+from irsample.cli import main  # noqa: E402
 
 
 def make_design(folder: Path, budget: int, seed: int) -> tuple[Path, Path, Path]:
@@ -166,8 +167,11 @@ def main_(argv=None) -> int:
         ok = sorted(rows) == sorted(acked) and len(set(rows)) == len(rows)
         items = {i for i, _ in rows}
         print(f"judged {len(acked)} in {elapsed:.1f} s: {len(acked) / elapsed:.1f} judgments/s")
-        print(f"latency of a judgment (POST, after commit): p50 {np.percentile(judge_lat, 50) * 1e3:.1f} ms, "
-              f"p99 {np.percentile(judge_lat, 99) * 1e3:.1f} ms")
+        print(
+            "latency of a judgment (POST, after commit): "
+            f"p50 {np.percentile(judge_lat, 50) * 1e3:.1f} ms, "
+            f"p99 {np.percentile(judge_lat, 99) * 1e3:.1f} ms"
+        )
         print(f"latency of next + judgment: p50 {np.percentile(cycle_lat, 50) * 1e3:.1f} ms, "
               f"p99 {np.percentile(cycle_lat, 99) * 1e3:.1f} ms")
         print(f"acknowledged = stored, none doubled: {ok}; documents judged {len(items)} of {n} "

@@ -30,8 +30,8 @@ planned designs at equal judgments, on any collection, against the frame truth, 
 pool-bias section; both use :func:`irsample.experiments.recipes.interval_checks` for the
 coverage and the KS pass rate.
 
-Usage: python benchmarks/ci_coverage.py [--shared ../shared] [--trials 100] [--fractions 0.1,0.2,0.3]
-       [--seed 2008] [--methods jackknife,covariance,paper]
+Usage: python benchmarks/ci_coverage.py [--shared ../shared] [--trials 100]
+       [--fractions 0.1,0.2,0.3] [--seed 2008] [--methods jackknife,covariance,paper]
 """
 
 from __future__ import annotations
@@ -46,7 +46,9 @@ import numpy as np
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--shared", default=str(Path(__file__).resolve().parents[1].parent / "shared"))
+    parser.add_argument(
+        "--shared", default=str(Path(__file__).resolve().parents[1].parent / "shared")
+    )
     parser.add_argument("--trials", type=int, default=100)
     parser.add_argument("--fractions", default="0.1,0.2,0.3")
     parser.add_argument("--seed", type=int, default=2008)
@@ -90,7 +92,10 @@ def main() -> None:
         for key, design in designs.items():
             names, truths = cases[key]
             measures = parse_all(names)
-            order = [next(i for i, m in enumerate(measures) if m.name == parse_all([n])[0].name) for n in names]
+            order = [
+                next(i for i, m in enumerate(measures) if m.name == parse_all([n])[0].name)
+                for n in names
+            ]
             estimates = np.empty((args.trials, collection.n_runs, len(names)))
             variances = {m: np.empty_like(estimates) for m in methods}
             judged = np.empty(args.trials)

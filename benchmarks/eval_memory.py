@@ -57,7 +57,9 @@ def main() -> None:
           f"measures: {' '.join(args.measures)}")
     print(f" 1 run : {one['wall']:7.2f} s  peak RSS {one['rss_kib'] / 1024:8.1f} MiB")
     print(f"10 runs: {ten['wall']:7.2f} s  peak RSS {ten['rss_kib'] / 1024:8.1f} MiB")
-    print(f"ratio 10 runs / 1 run (peak RSS): {ten['rss_kib'] / one['rss_kib']:.2f}  (target <= 1.5)")
+    print(
+        f"ratio 10 runs / 1 run (peak RSS): {ten['rss_kib'] / one['rss_kib']:.2f}  (target <= 1.5)"
+    )
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ def irsample_cmd(qrels: Path, runs: list[Path]) -> list[str]:
     return cmd
 
 
-PYTREC_SCRIPT = """
+PYTREC_SCRIPT = f"measures = {PYTREC_MEASURES!r}\n" + """
 import gzip, sys, pytrec_eval
 qrels, runs = sys.argv[1], sys.argv[2:]
 judgments = {}
@@ -47,7 +47,7 @@ with open(qrels) as fh:
     for line in fh:
         qid, _, doc, rel = line.split()
         judgments.setdefault(qid, {})[doc] = int(rel)
-evaluator = pytrec_eval.RelevanceEvaluator(judgments, %r)
+evaluator = pytrec_eval.RelevanceEvaluator(judgments, measures)
 for path in runs:
     run = {}
     with gzip.open(path, "rt") as fh:
@@ -55,7 +55,7 @@ for path in runs:
             f = line.split()
             run.setdefault(f[0], {})[f[2]] = float(f[4])
     evaluator.evaluate(run)
-""" % (PYTREC_MEASURES,)
+"""
 
 
 def timed(cmd: list[str]) -> tuple[float, float]:
@@ -80,7 +80,9 @@ def fresh_process(args: list[str]) -> tuple[float, int]:
         "print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, rc)"
     )
     start = time.perf_counter()
-    out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, check=True
+    )
     wall = time.perf_counter() - start
     _, rss, rc = out.stdout.split()
     assert rc == "0", out.stderr

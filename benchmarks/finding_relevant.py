@@ -32,7 +32,9 @@ import numpy as np
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--shared", default=str(Path(__file__).resolve().parents[1].parent / "shared"))
+    parser.add_argument(
+        "--shared", default=str(Path(__file__).resolve().parents[1].parent / "shared")
+    )
     parser.add_argument("--runs", choices=("pooled", "all"), default="pooled")
     parser.add_argument("--fractions", default="0.05,0.1,0.2")
     parser.add_argument("--seed", type=int, default=1998)

@@ -32,7 +32,10 @@ def load(name: str, shared: Path):
     from irsample.model import JUDGED, Collection, Judgments
 
     if name == "vaswani":
-        qrels, runs = ROOT / "irsample/data/vaswani/qrels.gz", sorted(glob.glob(str(ROOT / "irsample/data/vaswani/runs/*.gz")))
+        qrels, runs = (
+            ROOT / "irsample/data/vaswani/qrels.gz",
+            sorted(glob.glob(str(ROOT / "irsample/data/vaswani/runs/*.gz"))),
+        )
     elif name == "trec8":
         base = shared / "data/trec8-adhoc"
         qrels, runs = base / "qrels.trec8.adhoc", sorted(glob.glob(str(base / "runs/*")))
@@ -56,7 +59,9 @@ def design_for(kind: str, fraction: float, frame):
     if kind == "uniform":
         return uniform(fraction)
     if kind == "2strata":
-        return Stratified(parse_strata("1-10:1,11-100:0.2"), Budget(int(round(fraction * len(frame)))))
+        return Stratified(
+            parse_strata("1-10:1,11-100:0.2"), Budget(int(round(fraction * len(frame))))
+        )
     raise SystemExit(f"unknown design {kind}")
 
 
@@ -100,10 +105,13 @@ def main() -> None:
             cover = np.abs(est - truth) <= half + 1e-12
             for j, m in enumerate(measures):
                 err = est[:, :, j] - truth[:, j]
-                print(f"{kind:9} {f:5.2f} {m.name:12} {judged / args.trials / len(frame):7.3f} "
-                      f"{cover[:, :, j].mean():6.3f} {err.mean():8.4f} {np.sqrt((err ** 2).mean()):7.4f} "
-                      f"{half[:, :, j].mean():7.4f} {np.sqrt(var[:, :, j].mean()):7.4f} "
-                      f"{est[:, :, j].std(axis=0).mean():7.4f}")
+                print(
+                    f"{kind:9} {f:5.2f} {m.name:12} {judged / args.trials / len(frame):7.3f} "
+                    f"{cover[:, :, j].mean():6.3f} {err.mean():8.4f} "
+                    f"{np.sqrt((err**2).mean()):7.4f} "
+                    f"{half[:, :, j].mean():7.4f} {np.sqrt(var[:, :, j].mean()):7.4f} "
+                    f"{est[:, :, j].std(axis=0).mean():7.4f}"
+                )
             print(f"   ({ms:.0f} ms per trial)", flush=True)
 
 

@@ -30,7 +30,9 @@ PUBLISHED = [(0.017, 0.5562, 0.3833, 0.4171), (0.041, 0.5919, 0.5495, 0.5332),
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--shared", default=str(Path(__file__).resolve().parents[1].parent / "shared"))
+    parser.add_argument(
+        "--shared", default=str(Path(__file__).resolve().parents[1].parent / "shared")
+    )
     parser.add_argument("--seeds", type=int, nargs="+", default=[0])
     args = parser.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))

@@ -24,7 +24,9 @@ import pyarrow.csv as csv
 N_PASSAGES = 8_841_823
 
 
-def candidates(n_topics: int, depth: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def candidates(
+    n_topics: int, depth: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
     """(qids (n_topics,), candidate passage ids (n_topics, depth)), distinct within a topic."""
     qids = np.sort(rng.choice(1_100_000, size=n_topics, replace=False)) + 1
     span = depth * 7

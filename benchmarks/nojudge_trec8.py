@@ -21,7 +21,9 @@ from pathlib import Path
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--shared", default=str(Path(__file__).resolve().parents[1].parent / "shared"))
+    parser.add_argument(
+        "--shared", default=str(Path(__file__).resolve().parents[1].parent / "shared")
+    )
     parser.add_argument("--trials", type=int, default=50)
     args = parser.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -43,33 +45,32 @@ def main() -> None:
           f"relevant fraction of the pool: mean {mean:.4f}, sd {sd:.4f}")
     print(f"{'method':58s} {'tau-b':>6s} {'tau_ap':>6s} {'r':>6s} {'s':>6s}")
 
-    def row(label, call):
+    def row(label, estimator, **options):
         start = time.perf_counter()
-        scores = call()
+        scores = estimator(collection, **options)
         took = time.perf_counter() - start
         print(f"{label:58s} {kendall_tau(true_map, scores.score).statistic:6.3f} "
               f"{tau_ap(true_map, scores.score).statistic:6.3f} "
               f"{pearson(true_map, scores.score).statistic:6.3f} {took:6.1f}", flush=True)
 
     for seed in (0, 1, 2):
-        row(f"soboroff depth 100, seed {seed}" + (" *" if seed == 0 else ""), lambda: nojudge.soboroff(
-            collection, mean=mean, sd=sd, rng=seed, depth=100, trials=args.trials))
-    row("soboroff depth 10, seed 0", lambda: nojudge.soboroff(
-        collection, mean=mean, sd=sd, rng=0, depth=10, trials=args.trials))
+        row(f"soboroff depth 100, seed {seed}" + (" *" if seed == 0 else ""), nojudge.soboroff,
+            mean=mean, sd=sd, rng=seed, depth=100, trials=args.trials)
+    row("soboroff depth 10, seed 0", nojudge.soboroff,
+        mean=mean, sd=sd, rng=0, depth=10, trials=args.trials)
     for depth in (10, 100, 1000):
         for weighted in (False, True):
             label = f"refcount depth {depth}{' weighted' if weighted else ' basic'}"
             row(label + (" *" if depth == 100 and not weighted else ""),
-                lambda: nojudge.refcount(collection, depth=depth, weighted=weighted))
+                nojudge.refcount, depth=depth, weighted=weighted)
     for depth in (30, 100):
         for fraction in (0.05, 0.1, 0.2):
             for select in (None, 0.5, 0.2):
                 label = f"condorcet depth {depth}, top {fraction:.0%}" + (
                     f", {select:.0%} most biased runs" if select else ", all runs")
                 star = depth == 100 and fraction == 0.1 and select is None
-                row(label + (" *" if star else ""), lambda: nojudge.condorcet(
-                    collection, depth=depth, fraction=fraction, select=select))
-
+                row(label + (" *" if star else ""), nojudge.condorcet,
+                    depth=depth, fraction=fraction, select=select)
 
 if __name__ == "__main__":
     main()

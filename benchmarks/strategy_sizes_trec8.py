@@ -31,7 +31,9 @@ import numpy as np
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--shared", default=str(Path(__file__).resolve().parents[1].parent / "shared"))
+    parser.add_argument(
+        "--shared", default=str(Path(__file__).resolve().parents[1].parent / "shared")
+    )
     parser.add_argument("--trials", type=int, default=50)
     parser.add_argument("--seed", type=int, default=2014)
     parser.add_argument("--extra", nargs="*", default=["terabyte(10)", "importance(0.15)"],

@@ -20,8 +20,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.test_assess_browser import ARGS, CHROMIUM
-from tests.test_assess_helpers import Api, Server, add_assessor, sample, selected
+# imported after the checkout is put on sys.path
+from tests.test_assess_browser import ARGS, CHROMIUM  # noqa: E402
+from tests.test_assess_helpers import Api, Server, add_assessor, sample, selected  # noqa: E402
 
 
 def main(argv=None) -> int:

@@ -101,7 +101,9 @@ def to_trec(ev: Evaluation, *, per_topic: bool = False, places: int = 4, runs=No
         bounds = limits.get(r, topic, m)
         if bounds is not None:
             for suffix, bound in zip(("_low", "_high"), bounds):
-                lines.append(f"{m.trec_name + suffix:<22s}\t{topic}\t{bound:{places + 2}.{places}f}")
+                lines.append(
+                    f"{m.trec_name + suffix:<22s}\t{topic}\t{bound:{places + 2}.{places}f}"
+                )
     return "\n".join(lines) + ("\n" if lines else "")
 
 
@@ -147,7 +149,15 @@ def to_json(ev: Evaluation, *, per_topic: bool = False, places: int | None = Non
     return json.dumps(out, indent=1) + "\n"
 
 
-_LATEX_SPECIALS = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}"}
+_LATEX_SPECIALS = {
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+}
 
 
 def _latex_escape(text: str) -> str:
@@ -193,7 +203,10 @@ def to_table(ev: Evaluation, *, per_topic: bool = False, places: int | None = No
     rows = [["run"] + names] + [[name] + row for name, row in zip(ev.run_names, cells)]
     widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
     lines = [
-        "  ".join(cell.ljust(w) if c == 0 else cell.rjust(w) for c, (cell, w) in enumerate(zip(row, widths)))
+        "  ".join(
+            cell.ljust(w) if c == 0 else cell.rjust(w)
+            for c, (cell, w) in enumerate(zip(row, widths))
+        )
         for row in rows
     ]
     return "\n".join(lines) + "\n"
@@ -219,10 +232,13 @@ def to_sample_eval(
     def rank(m):
         key = m.trec_family or m.family
         key = "iP" if m.family == "iP" else ("iprec_rec" if m.family == "iIPrec" else key)
-        return _SAMPLE_EVAL_ORDER.index(key) if key in _SAMPLE_EVAL_ORDER else len(_SAMPLE_EVAL_ORDER)
+        return (
+            _SAMPLE_EVAL_ORDER.index(key) if key in _SAMPLE_EVAL_ORDER else len(_SAMPLE_EVAL_ORDER)
+        )
 
     numeric = sorted(
-        [(j, m) for j, m in enumerate(ev.measures) if m.value_type != "str"], key=lambda jm: rank(jm[1])
+        [(j, m) for j, m in enumerate(ev.measures) if m.value_type != "str"],
+        key=lambda jm: rank(jm[1]),
     )
     topics = list(range(len(ev.topics)))
     if all(t.isdigit() for t in ev.topics):

@@ -11,8 +11,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -69,9 +69,17 @@ def estimate_vs_truth(
         for mask, color in ((covered, "tab:blue"), (~covered, "tab:red")):
             if mask.any():
                 ax.errorbar(
-                    truth[mask], estimate[mask],
-                    yerr=[estimate[mask] - np.asarray(low)[mask], np.asarray(high)[mask] - estimate[mask]],
-                    fmt="o", markersize=3, color=color, capsize=2, linewidth=1,
+                    truth[mask],
+                    estimate[mask],
+                    yerr=[
+                        estimate[mask] - np.asarray(low)[mask],
+                        np.asarray(high)[mask] - estimate[mask],
+                    ],
+                    fmt="o",
+                    markersize=3,
+                    color=color,
+                    capsize=2,
+                    linewidth=1,
                 )
         ax.set_xlim(0, top)
         ax.set_ylim(0, top)

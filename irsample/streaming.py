@@ -20,9 +20,9 @@ import dataclasses
 import os
 import sys
 import warnings
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 import numpy as np
 
@@ -179,7 +179,8 @@ def merge_evaluations(parts):
         return ev
     first = parts[0][0]
     topics = sorted(
-        {t for ev, _ in parts for t in ev.topics}, key=lambda t: t.encode("utf-8", "surrogateescape")
+        {t for ev, _ in parts for t in ev.topics},
+        key=lambda t: t.encode("utf-8", "surrogateescape"),
     )
     where = {t: i for i, t in enumerate(topics)}
     n_runs = sum(ev.collection.n_runs for ev, _ in parts)
@@ -204,7 +205,7 @@ def merge_evaluations(parts):
         sources += list(ev.collection.run_sources)
         at += ev.collection.n_runs
     runs = EvaluatedRuns(tuple(topics), _unique(names, sources), tuple(sources))
-    for (r, t, m), text in list(strings.items()):
+    for r, t, m in list(strings):
         if t is None and m.family == "runid":
             strings[(r, t, m)] = runs.run_names[r]
     summary_variance = None

@@ -12,7 +12,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from irsample.design import (
-    DepthOrder, FileAssessor, Hedge, MoveToFront, QrelsAssessor, judge_adaptively, parse_method,
+    DepthOrder,
+    Hedge,
+    MoveToFront,
+    QrelsAssessor,
+    judge_adaptively,
+    parse_method,
 )
 from irsample.design.adaptive import JudgingProblem
 from irsample.design.judging import budget_caps, water_fill
@@ -30,7 +35,9 @@ GRADES = dict(a=1, b=0, c=1, d=0, e=1, f=0, g=0, h=1)
 def collection_of(runs: dict[str, str], grades: dict[str, int], topic="1"):
     rows = [(topic, d, 10.0 - i, tag) for tag, docs in runs.items() for i, d in enumerate(docs)]
     tables = load_runs(pd.DataFrame(rows, columns=["qid", "docno", "score", "tag"]))
-    qrels = load_qrels(pd.DataFrame({"qid": topic, "docno": list(grades), "rel": list(grades.values())}))
+    qrels = load_qrels(
+        pd.DataFrame({"qid": topic, "docno": list(grades), "rel": list(grades.values())})
+    )
     return Collection.build(tables, [qrels]), qrels
 
 
@@ -98,9 +105,18 @@ def test_local_methods_go_round_robin_and_global_mtf_follows_relevance():
     runs = {"A": "abcd", "B": "bcda"}
     rows = [(t, f"{t}{d}", 10.0 - i, tag) for t in "12" for tag, docs in runs.items()
             for i, d in enumerate(docs)]
-    collection = Collection.build(load_runs(pd.DataFrame(rows, columns=["qid", "docno", "score", "tag"])))
-    qrels = load_qrels(pd.DataFrame({"qid": list("11112222"), "docno": [f"{t}{d}" for t in "12" for d in "abcd"],
-                                     "rel": [1, 1, 1, 1, 0, 0, 0, 0]}))
+    collection = Collection.build(
+        load_runs(pd.DataFrame(rows, columns=["qid", "docno", "score", "tag"]))
+    )
+    qrels = load_qrels(
+        pd.DataFrame(
+            {
+                "qid": list("11112222"),
+                "docno": [f"{t}{d}" for t in "12" for d in "abcd"],
+                "rel": [1, 1, 1, 1, 0, 0, 0, 0],
+            }
+        )
+    )
     assessor = QrelsAssessor(collection, qrels)
     local = judge_adaptively(collection, MoveToFront(), assessor, budget=4, rng=1)
     assert local.topic.tolist() == [0, 1, 0, 1]
@@ -127,7 +143,10 @@ def test_budgets_are_exact_and_water_filled():
 
 
 def test_methods_and_options_are_validated(tiny):
-    assert parse_method("hedge", beta=0.5) == Hedge(0.5) and parse_method("mtf-global").name == "mtf-global"
+    assert (
+        parse_method("hedge", beta=0.5) == Hedge(0.5)
+        and parse_method("mtf-global").name == "mtf-global"
+    )
     with pytest.raises(DesignError, match="beta is a parameter of hedge"):
         parse_method("mtf", beta=0.5)
     with pytest.raises(DesignError, match="unknown judging method"):
@@ -144,7 +163,9 @@ def test_methods_and_options_are_validated(tiny):
 
 def test_result_as_judgments_qrels_and_order(tiny):
     collection, qrels = tiny
-    result = judge_adaptively(collection, Hedge(), QrelsAssessor(collection, qrels), budget=3, rng=0)
+    result = judge_adaptively(
+        collection, Hedge(), QrelsAssessor(collection, qrels), budget=3, rng=0
+    )
     judgments = result.judgments()
     judged = np.flatnonzero(judgments.state == JUDGED)
     assert sorted(judged.tolist()) == sorted(result.tdi.tolist())
@@ -201,9 +222,11 @@ def test_properties_of_every_method(data, budget, batch, per_topic, depth, seed)
     problem = JudgingProblem.build(collection, depth=depth)
     relevant = QrelsAssessor(collection, qrels)._grade >= 1
     for method in METHODS:
-        run = lambda b=budget, **kw: judge_adaptively(  # noqa: E731
-            collection, method, QrelsAssessor(collection, qrels), budget=b, per_topic=per_topic,
-            depth=depth, batch=batch, rng=seed, **kw)
+        def run(b=budget, method=method, **kw):
+            return judge_adaptively(
+                collection, method, QrelsAssessor(collection, qrels), budget=b,
+                per_topic=per_topic, depth=depth, batch=batch, rng=seed, **kw)
+
         result = run()
         n = problem.n_candidates
         expected = np.minimum(budget, n).sum() if per_topic else min(budget, n.sum())

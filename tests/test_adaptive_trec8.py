@@ -23,7 +23,9 @@ pytestmark = pytest.mark.shared
 def trec8(shared):
     base = shared / "data" / "trec8-adhoc"
     flags = dict(line.split() for line in (base / "run-pooled-flag.txt").read_text().splitlines())
-    runs = load_runs([base / "runs" / f"input.{n}.gz" for n in sorted(flags) if flags[n] == "judged"])
+    runs = load_runs(
+        [base / "runs" / f"input.{n}.gz" for n in sorted(flags) if flags[n] == "judged"]
+    )
     qrels = load_qrels(str(base / "qrels.trec8.adhoc"))
     return Collection.build(runs, [qrels]), qrels
 

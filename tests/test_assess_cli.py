@@ -66,7 +66,9 @@ def test_add_assessor_and_export(data, tmp_path, capsys):
         assert rc == 0, err
         assert f"{2 * len(pairs)} judgments of {len(pairs)} documents; {len(pairs)} judged by " \
                f"several assessors" in err
-        grades = {(q, d_): int(g) for q, _, d_, g in (x.split() for x in out.read_text().splitlines())}
+        grades = {
+            (q, d_): int(g) for q, _, d_, g in (x.split() for x in out.read_text().splitlines())
+        }
         assert grades == {p: pick(d["qrels"][p]) for p in pairs}
     assert {x.split()[1] for x in (tmp_path / "first.qrels").read_text().splitlines()} <= {"b", "c"}
     details = (tmp_path / "details.tsv").read_text().splitlines()
@@ -113,7 +115,9 @@ def test_two_planner_rounds_through_the_app(data, tmp_path, capsys):
     session = Session.open(tmp_path / "round1", d["docs"], d["topics"], tmp_path / "r1.db")
     judge_everything(session, d["qrels"])
     capsys.readouterr()
-    rc, _, err = run(capsys, "assess", "export", "--db", tmp_path / "r1.db", "-o", tmp_path / "r1.qrels")
+    rc, _, err = run(
+        capsys, "assess", "export", "--db", tmp_path / "r1.db", "-o", tmp_path / "r1.qrels"
+    )
     assert rc == 0, err
     rc, _, err = run(capsys, "plan", *runs, "--budget", "60", "--design",
                      tmp_path / "round1" / "design.json", "--judged", tmp_path / "r1.qrels",

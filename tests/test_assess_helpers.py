@@ -20,7 +20,8 @@ import pytest
 
 requests = pytest.importorskip("requests")
 
-from irsample.cli import main
+# imported after the optional dependencies are checked
+from irsample.cli import main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = "<script>alert('x')</script>"
@@ -51,7 +52,9 @@ def tiny_data(folder: Path, *, n_topics=3, n_runs=4, depth=20, n_docs=40, seed=5
                 lines.append(f"{q} Q0 D{t}-{d:03d} {i + 1} {100 - i} run{r}\n")
         runs.append(folder / f"run{r}.txt")
         runs[-1].write_text("".join(lines))
-    (folder / "qrels").write_text("".join(f"{q} 0 {d} {g}\n" for (q, d), g in sorted(qrels.items())))
+    (folder / "qrels").write_text(
+        "".join(f"{q} 0 {d} {g}\n" for (q, d), g in sorted(qrels.items()))
+    )
     (folder / "docs.jsonl").write_text("".join(json.dumps({"docno": k, "text": v}) + "\n"
                                                for k, v in docs.items()))
     (folder / "topics.tsv").write_text("qid\ttitle\tdescription\tnarrative\n" + "".join(

@@ -18,9 +18,10 @@ pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 pytest.importorskip("jinja2")
 
-from irsample.cli import main
+# imported after the optional dependencies are checked
+from irsample.cli import main  # noqa: E402
 
-from .test_assess_helpers import (
+from .test_assess_helpers import (  # noqa: E402
     SCRIPT,
     Api,
     Server,
@@ -68,9 +69,13 @@ def test_every_route_needs_a_valid_token(served):
         r = requests.request(method, server.url + path, allow_redirects=False)
         assert r.status_code == 401, (method, path, r.status_code)
         assert r.text.strip()
-        bad = requests.request(method, server.url + path + ("?token=nope" if path == "/login" else ""),
-                               headers={"Authorization": "Bearer nope"},
-                               cookies={"irsample_assess": "nope"}, allow_redirects=False)
+        bad = requests.request(
+            method,
+            server.url + path + ("?token=nope" if path == "/login" else ""),
+            headers={"Authorization": "Bearer nope"},
+            cookies={"irsample_assess": "nope"},
+            allow_redirects=False,
+        )
         assert bad.status_code == 403, (method, path, bad.status_code)
 
 
@@ -144,19 +149,26 @@ def test_undo_skip_and_repeated_judgments(served):
 
 
 BAD = [
-    ("/api/judge", b"{not json", 400), ("/api/judge", b"[1, 2]", 400),
-    ("/api/judge", b"{}", 400), ("/api/judge", b'{"item": "x", "grade": 1}', 400),
+    ("/api/judge", b"{not json", 400),
+    ("/api/judge", b"[1, 2]", 400),
+    ("/api/judge", b"{}", 400),
+    ("/api/judge", b'{"item": "x", "grade": 1}', 400),
     ("/api/judge", b'{"item": 1.5, "grade": 1}', 400),
     ("/api/judge", b'{"item": 99999999999999999999999, "grade": 1}', 400),
     ("/api/judge", b'{"item": 999999, "grade": 1}', 404),
-    ("/api/judge", b'{"item": 1, "grade": 7}', 400), ("/api/judge", b'{"item": 1, "grade": "2"}', 200),
+    ("/api/judge", b'{"item": 1, "grade": 7}', 400),
+    ("/api/judge", b'{"item": 1, "grade": "2"}', 200),
     ("/api/judge", b'{"item": 1, "grade": true}', 400),
     ("/api/judge", b'{"item": 1, "grade": 1, "note": 5}', 400),
     ("/api/judge", b'{"item": 1, "grade": 1, "note": "' + b"n" * 3000 + b'"}', 400),
-    ("/api/judge", b"\xff\xfe", 400), ("/api/judge", b"x" * 70000, 413),
-    ("/api/skip", b'{"item": -3}', 404), ("/api/skip", b'{"item": null}', 400),
-    ("/judge", b"item=1&item=2&grade=1", 400), ("/judge", b"item=1&grade=%ff", 400),
-    ("/judge", b"===&&&", 400), ("/judge", b"item=&grade=1", 400),
+    ("/api/judge", b"\xff\xfe", 400),
+    ("/api/judge", b"x" * 70000, 413),
+    ("/api/skip", b'{"item": -3}', 404),
+    ("/api/skip", b'{"item": null}', 400),
+    ("/judge", b"item=1&item=2&grade=1", 400),
+    ("/judge", b"item=1&grade=%ff", 400),
+    ("/judge", b"===&&&", 400),
+    ("/judge", b"item=&grade=1", 400),
 ]
 
 
@@ -296,10 +308,12 @@ def test_random_requests_never_get_a_500(served):
                         st.text(max_size=30))
     bodies = st.one_of(
         st.binary(max_size=200),
-        st.dictionaries(st.sampled_from(["item", "grade", "note", "csrf", "x"]),
-                        scalars, max_size=4).map(lambda d: json.dumps(d).encode()),
-        st.dictionaries(st.sampled_from(["item", "grade", "note", "csrf"]), st.text(max_size=20),
-                        max_size=4).map(lambda d: "&".join(f"{k}={v}" for k, v in d.items()).encode()),
+        st.dictionaries(
+            st.sampled_from(["item", "grade", "note", "csrf", "x"]), scalars, max_size=4
+        ).map(lambda d: json.dumps(d).encode()),
+        st.dictionaries(
+            st.sampled_from(["item", "grade", "note", "csrf"]), st.text(max_size=20), max_size=4
+        ).map(lambda d: "&".join(f"{k}={v}" for k, v in d.items()).encode()),
     )
     paths = st.sampled_from(["/api/judge", "/api/skip", "/api/undo", "/judge", "/skip", "/undo",
                              "/api/next", "/progress", "/login", "/static/x"])

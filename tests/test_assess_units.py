@@ -81,7 +81,9 @@ def test_topics_trec_and_tsv(tmp_path):
     assert query_terms(topics["401"]) == ("foreign", "minorities", "germany")
     tsv = tmp_path / "t.tsv"
     tsv.write_text("qid\ttitle\n7\tthe tea\n8\tcoffee\tdesc\tnarr\n")
-    assert read_topics(tsv)["8"].narrative == "narr" and query_terms(read_topics(tsv)["7"]) == ("tea",)
+    assert read_topics(tsv)["8"].narrative == "narr" and query_terms(read_topics(tsv)["7"]) == (
+        "tea",
+    )
     tsv.write_text("7\ttea\n7\tagain\n")
     with pytest.raises(InputError, match=":2: topic '7' given twice"):
         read_topics(tsv)
@@ -183,7 +185,9 @@ def test_adaptive_order_covers_exactly_a_sampled_design(tmp_path):
     while (item := session.next_item(a)) is not None:
         handed.append((item.topic, item.docno))
         session.judge(a, item.id, data["qrels"][(item.topic, item.docno)])
-    expected = [tuple(x.split("\t")) for x in (design / "to_judge.tsv").read_text().split("\n")[1:] if x]
+    expected = [
+        tuple(x.split("\t")) for x in (design / "to_judge.tsv").read_text().split("\n")[1:] if x
+    ]
     assert sorted(handed) == sorted(expected) and len(handed) == len(set(handed))
     with pytest.raises(InputError, match="needs the design's runs"):
         Session.open(design, data["docs"], data["topics"], tmp_path / "m.db", order="mtf")

@@ -27,7 +27,16 @@ def _run(name, rows):
 
 def _tricky_docnos(rng, n):
     """Docnos that share long prefixes, are prefixes of each other, hold NUL and non-UTF-8 bytes."""
-    stems = [b"", b"a", b"LA010189-", b"clueweb09-en0000-00-", b"\x00", b"\xff\xfe", b"x" * 15, b"x" * 16]
+    stems = [
+        b"",
+        b"a",
+        b"LA010189-",
+        b"clueweb09-en0000-00-",
+        b"\x00",
+        b"\xff\xfe",
+        b"x" * 15,
+        b"x" * 16,
+    ]
     out = set()
     while len(out) < n:
         tail = bytes(rng.choice(b"\x00\x01az09-\xe9\xff") for _ in range(rng.randint(0, 20)))
@@ -81,7 +90,9 @@ def test_lookup_handles_absent_topics_and_documents():
     names = coll.tdi_docno.to_pylist()
     assert [names[i] if i >= 0 else None for i in tdi] == [b"d10", b"d1", None, None, None, b"d1"]
     # a sliced string array works the same
-    topic2, tdi2 = coll.lookup(pa.array(["0", "1", "1"]).slice(1), pa.array(["x", "d1", "d10"]).slice(1))
+    topic2, tdi2 = coll.lookup(
+        pa.array(["0", "1", "1"]).slice(1), pa.array(["x", "d1", "d10"]).slice(1)
+    )
     assert topic2.tolist() == [0, 0] and tdi2.tolist() == tdi[[1, 0]].tolist()
 
 
@@ -96,8 +107,15 @@ def test_duplicate_reports_the_first_run_and_later_line(tmp_path):
 
 
 def test_scores_with_trailing_zeros_parse_exactly(tmp_path):
-    tokens = ["136.90608242222712000000000000000000", "1.50000000000000000000000e3", "100.5", "0.000",
-              "-0", "9.58617e-269", "12345678901234567890.5"]
+    tokens = [
+        "136.90608242222712000000000000000000",
+        "1.50000000000000000000000e3",
+        "100.5",
+        "0.000",
+        "-0",
+        "9.58617e-269",
+        "12345678901234567890.5",
+    ]
     path = tmp_path / "run"
     path.write_text("".join(f"1 Q0 d{i} {i} {t} tag\n" for i, t in enumerate(tokens)))
     got = read_run(path).score
@@ -107,7 +125,11 @@ def test_scores_with_trailing_zeros_parse_exactly(tmp_path):
 def test_hash_tables_grow_past_their_initial_size():
     rng = random.Random(7)
     docs = [f"D{i:05d}".encode() for i in range(3000)]
-    rows = [(str(q).encode(), d, float(rng.randint(0, 5))) for q in range(40) for d in rng.sample(docs, 800)]
+    rows = [
+        (str(q).encode(), d, float(rng.randint(0, 5)))
+        for q in range(40)
+        for d in rng.sample(docs, 800)
+    ]
     rng.shuffle(rows)
     coll = Collection.build([_run("r", rows), _run("s", rows[::-1])])
     assert coll.topics == tuple(sorted(str(q) for q in range(40)))

@@ -66,7 +66,7 @@ def parse_tsv(text):
     return out
 
 
-# ---- trec format --------------------------------------------------------------------------------
+# ---- trec format ---------------------------------------------------------------------------------
 def test_trec_format_exact_text_two_runs_per_topic(files, capsys):
     rc, out, err = cli(
         capsys,
@@ -108,7 +108,9 @@ def test_trec_format_exact_text_two_runs_per_topic(files, capsys):
 
 
 def test_trec_format_summary_only(files, capsys):
-    rc, out, _ = cli(capsys, "eval", files["qrels"], files["run1"], "-m", "map", "-m", "P.5", "-m", "num_q")
+    rc, out, _ = cli(
+        capsys, "eval", files["qrels"], files["run1"], "-m", "map", "-m", "P.5", "-m", "num_q"
+    )
     assert rc == 0
     assert out == (
         "num_q                 \tall\t2\n"
@@ -170,7 +172,7 @@ def test_trec_layout_on_bundled_data(capsys):
     assert lines[summary_start[0] + 1].endswith("\t93")
 
 
-# ---- other formats ------------------------------------------------------------------------------
+# ---- other formats -------------------------------------------------------------------------------
 def test_tsv_format(files, capsys):
     rc, out, _ = cli(
         capsys, "eval", files["qrels"], files["run1"], files["run2"],
@@ -297,7 +299,7 @@ def test_per_topic_with_complete_lists_missing_topic(files, capsys):
     )
 
 
-# ---- output file and errors ------------------------------------------------------------------------
+# ---- output file and errors ----------------------------------------------------------------------
 def test_output_file(files, capsys, tmp_path):
     args = ["eval", files["qrels"], files["run1"], files["run2"], "-q", "-m", "map", "-m", "P.5"]
     _, stdout_text, _ = cli(capsys, *args)
@@ -365,7 +367,9 @@ def test_run_sharing_no_topic_with_qrels(files, capsys, tmp_path):
 
 
 def test_unknown_measure(files, capsys):
-    rc, out, err = cli(capsys, "eval", files["qrels"], files["run1"], "-m", "map", "-m", "bogus_measure")
+    rc, out, err = cli(
+        capsys, "eval", files["qrels"], files["run1"], "-m", "map", "-m", "bogus_measure"
+    )
     assert rc != 0 and out == ""
     assert "unknown measure" in err and "bogus_measure" in err
 
@@ -413,7 +417,7 @@ def test_measures_lists_every_family_with_citation(capsys):
             assert head == family
 
 
-# ---- the real command -------------------------------------------------------------------------------
+# ---- the real command ----------------------------------------------------------------------------
 def run_module(*args, cwd):
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(

@@ -32,7 +32,9 @@ def files(tmp_path_factory):
             s = r * collection.n_topics + t
             a, b = collection.rank_offsets[s], collection.rank_offsets[s + 1]
             for i, doc in enumerate(collection.ranking(r, t)):
-                lines.append(f"{topic} Q0 {doc} {i + 1} {float(collection.rank_score[a + i])!r} {name}\n")
+                lines.append(
+                    f"{topic} Q0 {doc} {i + 1} {float(collection.rank_score[a + i])!r} {name}\n"
+                )
             assert len(lines) and b - a == len(collection.ranking(r, t))
         runs.append(folder / f"{name}.run")
         runs[-1].write_text("".join(lines))
@@ -60,8 +62,12 @@ def test_pool_lists_and_counts(capsys, files, tmp_path):
     rc, out, _ = cli(capsys, "pool", *runs, "--depth", 10, "--groups", groups, "--stats", "summary")
     summary = [line.split("\t") for line in out.splitlines()]
     assert summary[0] == ["topic", "size", "unique_run", "unique_group"] and summary[-1][0] == "all"
-    pool = Pool.from_runs(collection, depth=10, groups={"r0": "g1", "r1": "g1", "r2": "g2", "r3": "g2"})
-    assert int(summary[-1][1]) == len(pool) and int(summary[-1][3]) == int((pool.n_groups == 1).sum())
+    pool = Pool.from_runs(
+        collection, depth=10, groups={"r0": "g1", "r1": "g1", "r2": "g2", "r3": "g2"}
+    )
+    assert int(summary[-1][1]) == len(pool) and int(summary[-1][3]) == int(
+        (pool.n_groups == 1).sum()
+    )
     rc, out, _ = cli(capsys, "pool", *runs, "--depth", 5, "--runs-from", flags, "--stats", "depth")
     rows = [line.split("\t") for line in out.splitlines()]
     assert rows[0] == ["topic", "depth", "size"] and len(rows) == 1 + 3 * 5
@@ -96,7 +102,9 @@ def test_sample_judge_merge_round_trip(capsys, files, tmp_path, design, formats)
     measures = {"strata": ["xinfAP", "infNDCG"], "prels": ["statAP"], "trec": ["infAP"]}
     for fmt in formats:
         merged = tmp_path / f"merged.{fmt}"
-        rc, _, err = cli(capsys, "merge", out / "design.json", judged, "--format", fmt, "-o", merged)
+        rc, _, err = cli(
+            capsys, "merge", out / "design.json", judged, "--format", fmt, "-o", merged
+        )
         assert rc == 0 and len(err.splitlines()) == 1 and err.startswith("merge: "), err
         ms = parse_all(measures[fmt])
         got = load_qrels(str(merged), fmt)
@@ -123,15 +131,23 @@ def test_a_design_file_can_be_drawn_again(capsys, files, tmp_path):
     rc, _, err = cli(capsys, "sample", *runs, "--design", tmp_path / "a" / "design.json",
                      "--seed", 1, "-o", tmp_path / "b")
     assert rc == 0, err
-    assert (tmp_path / "a" / "design.json").read_text() == (tmp_path / "b" / "design.json").read_text()
+    assert (tmp_path / "a" / "design.json").read_text() == (
+        tmp_path / "b" / "design.json"
+    ).read_text()
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--design", "2strata", "--budget", 100000], "budget of 100000 judgments is larger than the pool"),
-    (["--design", "1-10:1,11-:1.5"], r"rate must be a number in \(0, 1\]"),
-    (["--design", "uniform(0.2)", "--per-topic"], "--per-topic needs --budget"),
-    (["--design", "nonsense"], "cannot read design"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (
+            ["--design", "2strata", "--budget", 100000],
+            "budget of 100000 judgments is larger than the pool",
+        ),
+        (["--design", "1-10:1,11-:1.5"], r"rate must be a number in \(0, 1\]"),
+        (["--design", "uniform(0.2)", "--per-topic"], "--per-topic needs --budget"),
+        (["--design", "nonsense"], "cannot read design"),
+    ],
+)
 def test_bad_samples_fail_and_write_nothing(capsys, files, tmp_path, args, message):
     _, _, runs, _ = files
     out = tmp_path / "out"

@@ -40,13 +40,26 @@ def test_nojudge_refcount_tsv_and_table(capsys, runs):
     rc, out, _ = cli(capsys, "nojudge", *runs, "--method", "refcount", "--depth", "2")
     assert rc == 0
     assert out == "run\tscore\trank\nr1\t1.5\t1\nr2\t1.0\t2\nr3\t0.5\t3\n"
-    rc, out, _ = cli(capsys, "nojudge", *runs, "--method", "refcount", "--depth", "2", "--format", "table")
+    rc, out, _ = cli(
+        capsys, "nojudge", *runs, "--method", "refcount", "--depth", "2", "--format", "table"
+    )
     assert out.splitlines()[0] == "# refcount(depth=2)"
     assert out.splitlines()[2].split() == ["r1", "1.500000", "1"]
 
 
 def test_nojudge_soboroff_and_condorcet(capsys, runs, tmp_path):
-    argv = ["nojudge", *runs, "--method", "soboroff", "--mean", "0.3", "--sd", "0.1", "--trials", "5"]
+    argv = [
+        "nojudge",
+        *runs,
+        "--method",
+        "soboroff",
+        "--mean",
+        "0.3",
+        "--sd",
+        "0.1",
+        "--trials",
+        "5",
+    ]
     rc, first, _ = cli(capsys, *argv, "--seed", "3")
     assert rc == 0 and first.splitlines()[0] == "run\tscore\trank" and len(first.splitlines()) == 4
     assert cli(capsys, *argv, "--seed", "3")[1] == first
@@ -60,7 +73,9 @@ def test_nojudge_errors_write_nothing(capsys, runs, tmp_path):
     out = tmp_path / "out.tsv"
     rc, _, err = cli(capsys, "nojudge", *runs, "--method", "soboroff", "-o", out)
     assert rc == 1 and "needs --mean and --sd" in err and not out.exists()
-    rc, _, err = cli(capsys, "nojudge", *runs, "--method", "condorcet", "--fraction", "1.5", "-o", out)
+    rc, _, err = cli(
+        capsys, "nojudge", *runs, "--method", "condorcet", "--fraction", "1.5", "-o", out
+    )
     assert rc == 1 and "fraction" in err and not out.exists()
     rc, _, err = cli(capsys, "nojudge", tmp_path / "missing", "--method", "refcount", "-o", out)
     assert rc == 1 and "no such file" in err and not out.exists()
@@ -83,7 +98,9 @@ def sample(tmp_path):
     for k, c in enumerate(chosen):
         order = perms[c]
         path = tmp_path / f"run{k:02d}"
-        path.write_text("".join(f"1 Q0 {d} {i + 1} {10 - i} r{k:02d}\n" for i, d in enumerate(order)))
+        path.write_text(
+            "".join(f"1 Q0 {d} {i + 1} {10 - i} r{k:02d}\n" for i, d in enumerate(order))
+        )
         runs.append(path)
         lines.append(f"r{k:02d}\t1\t{expected_ap([TRUTH[d] for d in order], 3.0)!r}\n")
     qrels = tmp_path / "sample.qrels"

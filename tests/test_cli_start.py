@@ -64,7 +64,7 @@ def files(tmp_path):
 
 def test_help_lists_every_command_without_importing_any(tmp_path):
     modules, out = modules_after(["--help"], cwd=tmp_path)
-    for name, (_, help_text) in COMMANDS.items():
+    for name, (_, _help_text) in COMMANDS.items():
         assert name in out
     assert not {m for m in modules if m.startswith("irsample.commands.") and
                 m != "irsample.commands"}

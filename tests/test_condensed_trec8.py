@@ -28,7 +28,11 @@ def trec8(shared):
     full = load_qrels(base / "qrels.trec8.adhoc")
     sample = load_qrels(shared / "golden" / "trec8" / "random10.trec_eval.qrels.gz")
     collection = Collection.build(runs, [full])
-    return collection, Judgments.from_qrels(collection, full), Judgments.from_qrels(collection, sample)
+    return (
+        collection,
+        Judgments.from_qrels(collection, full),
+        Judgments.from_qrels(collection, sample),
+    )
 
 
 def values(collection, judgments, names, **options):

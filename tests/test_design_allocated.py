@@ -16,7 +16,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from irsample.design import (
-    Allocated, DesignRecord, Pool, SamplingFrame, allocated, merge, parse_design,
+    Allocated,
+    DesignRecord,
+    Pool,
+    SamplingFrame,
+    allocated,
+    merge,
+    parse_design,
 )
 from irsample.errors import DesignError, InputError
 from irsample.io import load_runs, read_qrels
@@ -44,7 +50,7 @@ def pool_of_cells(size: np.ndarray, beyond: int = 3) -> Pool:
     """A pool with exactly ``size[t, s]`` rows in cell (topic t, stratum s), best ranks inside
     the stratum, plus ``beyond`` rows per topic with best rank 40 (outside the design)."""
     topic, docno, rank = [], [], []
-    for t, qid in enumerate(TOPICS):
+    for t, _qid in enumerate(TOPICS):
         ranks = [EDGES[s] + j % 5 for s in range(len(EDGES)) for j in range(size[t, s])]
         ranks += [40] * beyond
         topic += [t] * len(ranks)

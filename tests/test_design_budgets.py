@@ -8,7 +8,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from irsample.design import (
-    PRESETS, Budget, Pool, SamplingFrame, parse_design, preset, stratified, terabyte, uniform,
+    PRESETS,
+    Budget,
+    Pool,
+    SamplingFrame,
+    parse_design,
+    preset,
+    stratified,
+    terabyte,
+    uniform,
 )
 from irsample.design.budget import sizes_under_budget
 from irsample.errors import DesignError
@@ -86,8 +94,10 @@ def test_budget_examples_by_hand():
 def test_budgeted_designs_judge_exactly_the_budget(frame):
     n = frame.pool_size()
     for design, per_topic in [
-        (uniform(0.1, budget=100), False), (stratified("1-10:1,11-:0.1", budget=Budget(60, True)), True),
-        (terabyte(5, budget=150), False), (preset("3strata", budget=Budget(40, True)), True),
+        (uniform(0.1, budget=100), False),
+        (stratified("1-10:1,11-:0.1", budget=Budget(60, True)), True),
+        (terabyte(5, budget=150), False),
+        (preset("3strata", budget=Budget(40, True)), True),
     ]:
         for seed in range(5):
             s = design.select(frame, rng=seed)
@@ -145,11 +155,20 @@ def test_design_names_parse_back(name):
     assert parse_design(parse_design(name).name) == parse_design(name)
 
 
-@pytest.mark.parametrize("text, message", [
-    ("uniform(0)", r"\(0, 1\]"), ("uniform(x)", "not a number"), ("importance(1.5)", r"\(0, 1\]"),
-    ("1-10:1,11-:1.2", r"\(0, 1\]"), ("terabyte(2.5)", "integer"), ("2strata@0", "budget"),
-    ("2strata@x", "budget: expected"), ("nonsense", "cannot read design"), ("pool0", "unknown strategy .pool0."),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("uniform(0)", r"\(0, 1\]"),
+        ("uniform(x)", "not a number"),
+        ("importance(1.5)", r"\(0, 1\]"),
+        ("1-10:1,11-:1.2", r"\(0, 1\]"),
+        ("terabyte(2.5)", "integer"),
+        ("2strata@0", "budget"),
+        ("2strata@x", "budget: expected"),
+        ("nonsense", "cannot read design"),
+        ("pool0", "unknown strategy .pool0."),
+    ],
+)
 def test_bad_design_names_are_rejected(text, message):
     with pytest.raises(DesignError, match=message):
         parse_design(text)

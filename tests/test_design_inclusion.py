@@ -42,9 +42,16 @@ def assert_frequencies_match(samples, pi):
     assert np.abs(z).max() <= NormalDist().inv_cdf(1 - 0.001 / (2 * max(ok.sum(), 1)))
 
 
-@pytest.mark.parametrize("name", [
-    "terabyte(5)", "uniform(0.2)@150", "1-10:1,11-30:0.3,31-:0.1@30/topic", "3strata", "1stratum@90",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "terabyte(5)",
+        "uniform(0.2)@150",
+        "1-10:1,11-30:0.3,31-:0.1@30/topic",
+        "3strata",
+        "1stratum@90",
+    ],
+)
 def test_srs_designs_include_each_stratum_at_its_rate(frame, name):
     """Per (topic, stratum) cell: exactly k documents in every draw; the share of the first half
     of the cell's rows within 3 SE of pi = k/N; every document within a Bonferroni bound."""
@@ -76,7 +83,9 @@ def test_importance_sampling_includes_each_document_with_its_probability(frame, 
     samples = draws(design, frame)
     pi = design.select(frame, rng=0).inclusion
     assert_frequencies_match(samples, pi)
-    per_topic = np.stack([samples[:, frame.topic == t].sum(axis=1) for t in range(frame.n_topics)], 1)
+    per_topic = np.stack(
+        [samples[:, frame.topic == t].sum(axis=1) for t in range(frame.n_topics)], 1
+    )
     expected = np.array([pi[frame.topic == t].sum() for t in range(frame.n_topics)])
     if design.budget is not None and not design.budget.per_topic:
         assert np.all(per_topic.sum(axis=1) == design.budget.total)  # exactly the budget
@@ -129,7 +138,9 @@ def test_ap_prior_by_hand():
     assert w["b"] == pytest.approx((11 / 36 + z2[1]) / 2)
     assert w["c"] == pytest.approx(8 / 36 / 2) and w["d"] == pytest.approx(z2[2] / 2)
     assert sum(w.values()) == pytest.approx(1.0)
-    cut = dict(zip(*[Pool.from_runs(col, depth=1).docnos(), ap_prior(Pool.from_runs(col, depth=1))]))
+    cut = dict(
+        zip(*[Pool.from_runs(col, depth=1).docnos(), ap_prior(Pool.from_runs(col, depth=1))])
+    )
     assert cut == {"a": 0.5, "b": 0.5}  # Z = 1: w(1) = (1 + 1) / 2
 
 

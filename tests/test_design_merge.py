@@ -72,16 +72,27 @@ def test_a_planned_design_file_has_no_rows(tmp_path):
         merge(plan, load_qrels(pd.DataFrame({"qid": ["1"], "docno": ["a"], "rel": [1]})))
 
 
-@pytest.mark.parametrize("edit, message", [
-    (lambda t: t.replace('"rows": [', '"rows": [[', 1), "invalid JSON"),
-    (lambda t: t.replace("irsample-design", "other"), ":1: not a design file"),
-    (lambda t: t.replace('"version": 1', '"version": 9'), "unsupported design file version"),
-    (lambda t: t.replace("stratified(1-1:1,2-:0.5)", "stratified(1-1:2)"), r":1: design: .*\(0, 1\]"),
-    (lambda t: t.replace('["1", "b", 2, "2-", 0.5, 0]', '["1", "b", 2, "2-", 1.5, 0]'), r":6: expected"),
-    (lambda t: t.replace('["1", "b", 2, "2-", 0.5, 0]', '["1", "a", 2, "2-", 0.5, 0]'),
-     ":6: document 'a' of topic '1' listed twice"),
-    (lambda t: t.replace('"depth": 2', '"depth": 0'), ":1: depth must be"),
-])
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda t: t.replace('"rows": [', '"rows": [[', 1), "invalid JSON"),
+        (lambda t: t.replace("irsample-design", "other"), ":1: not a design file"),
+        (lambda t: t.replace('"version": 1', '"version": 9'), "unsupported design file version"),
+        (
+            lambda t: t.replace("stratified(1-1:1,2-:0.5)", "stratified(1-1:2)"),
+            r":1: design: .*\(0, 1\]",
+        ),
+        (
+            lambda t: t.replace('["1", "b", 2, "2-", 0.5, 0]', '["1", "b", 2, "2-", 1.5, 0]'),
+            r":6: expected",
+        ),
+        (
+            lambda t: t.replace('["1", "b", 2, "2-", 0.5, 0]', '["1", "a", 2, "2-", 0.5, 0]'),
+            ":6: document 'a' of topic '1' listed twice",
+        ),
+        (lambda t: t.replace('"depth": 2', '"depth": 0'), ":1: depth must be"),
+    ],
+)
 def test_bad_design_files_name_file_and_line(tmp_path, drawn, edit, message):
     _, _, record = drawn
     text = record.to_json().decode()
@@ -96,7 +107,9 @@ def test_merge_writes_three_formats_and_reports_unjudged(tmp_path, drawn):
     _, _, record = drawn
     chosen = [(q, d) for q, d, s in zip(record.qid, record.docno, record.selected) if s]
     partial = chosen[:-1]  # the last selected document is not judged yet
-    merged = merge(record, read_qrels(qrels_file(tmp_path, [(q, d, TRUTH[q, d]) for q, d in partial])))
+    merged = merge(
+        record, read_qrels(qrels_file(tmp_path, [(q, d, TRUTH[q, d]) for q, d in partial]))
+    )
     assert merged.unjudged.sum() == 1
     report = merged.report()
     assert report.splitlines()[-2] == "all\t6\t5\t4\t1"
@@ -119,7 +132,9 @@ def test_merge_errors_name_the_judgments_line(tmp_path, drawn):
     _, _, record = drawn
     unselected = [(q, d) for q, d, s in zip(record.qid, record.docno, record.selected) if not s][0]
     bad = qrels_file(tmp_path, [("1", "a", 1), ("1", "zz", 0)])
-    with pytest.raises(InputError, match=r"judged:2: document 'zz' of topic '1' is not in the design"):
+    with pytest.raises(
+        InputError, match=r"judged:2: document 'zz' of topic '1' is not in the design"
+    ):
         merge(record, read_qrels(bad))
     bad = qrels_file(tmp_path, [("1", "a", 1), (*unselected, 0)])
     with pytest.raises(InputError, match="judged:2: .* was not selected for judging"):

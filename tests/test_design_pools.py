@@ -110,7 +110,9 @@ def test_pools_agree_with_a_brute_force_oracle(case):
             assert stats.size_by_depth[t, k - 1] == sum(
                 1 for (qq, _), v in expected.items() if qq == q and v[0] <= k
             )
-        assert stats.unique_run[t] == sum(1 for (qq, _), v in expected.items() if qq == q and v[1] == 1)
+        assert stats.unique_run[t] == sum(
+            1 for (qq, _), v in expected.items() if qq == q and v[1] == 1
+        )
         assert stats.unique_group[t] == sum(
             1 for (qq, _), v in expected.items() if qq == q and len(v[2]) == 1
         )
@@ -142,14 +144,21 @@ def test_run_lists_and_group_maps(tmp_path):
     flags.write_text("A judged\nD judged\n")
     with pytest.raises(InputError, match=r"flags:2: unknown run 'D'"):
         runs_from_list(col, read_run_list(flags), str(flags))
-    for text, message in [("A maybe\n", ":1: expected a run name"), ("A\nA\n", ":2: run 'A' listed twice"),
-                          ("# none\n", "empty file")]:
+    for text, message in [
+        ("A maybe\n", ":1: expected a run name"),
+        ("A\nA\n", ":2: run 'A' listed twice"),
+        ("# none\n", "empty file"),
+    ]:
         flags.write_text(text)
         with pytest.raises(InputError, match=message):
             read_run_list(flags)
     table = tmp_path / "table"
     table.write_text("A:city:x@y:adhoc\nB:city:z\nC : ucla\n")
-    assert {k: v[0] for k, v in read_group_map(table).items()} == {"A": "city", "B": "city", "C": "ucla"}
+    assert {k: v[0] for k, v in read_group_map(table).items()} == {
+        "A": "city",
+        "B": "city",
+        "C": "ucla",
+    }
     pids = tmp_path / "pids"
     pids.write_text("A city\nB  ucla\n")
     assert read_group_map(pids) == {"A": ("city", 1), "B": ("ucla", 2)}
@@ -172,5 +181,7 @@ def test_frame_from_pool_keeps_the_pool_rows_in_order():
     truth = frame.judgments()
     assert truth.judged_grades.tolist() == [2, 1, 1, 0, 0, 1, 1, 0]  # g, q: not in the pool
     assert truth.grade_offsets.tolist() == [0, 5, 8]
-    with pytest.raises(DesignError, match="1 documents of the pool have no judgment, e.g. topic 1 document d"):
+    with pytest.raises(
+        DesignError, match="1 documents of the pool have no judgment, e.g. topic 1 document d"
+    ):
         SamplingFrame.from_pool(Pool.from_runs(col, depth=4), qrels)

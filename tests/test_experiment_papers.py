@@ -10,7 +10,13 @@ from irsample.experiments import CollectionFiles
 from irsample.experiments.residuals import COLUMNS, run_residuals
 from irsample.experiments.voorhees14 import run_voorhees14
 from irsample.stats.pairs import (
-    FALSE_ALARM, INVERSION, MISS, TRUE_NEGATIVE, TRUE_POSITIVE, PairCounts, classify,
+    FALSE_ALARM,
+    INVERSION,
+    MISS,
+    TRUE_NEGATIVE,
+    TRUE_POSITIVE,
+    PairCounts,
+    classify,
     pair_accuracy,
 )
 

@@ -17,8 +17,16 @@ from irsample.design import Pool, stratified, uniform
 from irsample.errors import InputError, MeasureError
 from irsample.evaluation import evaluate_collection
 from irsample.experiments import (
-    CollectionFiles, Experiment, ExperimentResult, LeaveOneGroupOut, RandomHalves, derived_seed,
-    load, read_pooled_flags, read_run_groups, strategy,
+    CollectionFiles,
+    Experiment,
+    ExperimentResult,
+    LeaveOneGroupOut,
+    RandomHalves,
+    derived_seed,
+    load,
+    read_pooled_flags,
+    read_run_groups,
+    strategy,
 )
 from irsample.experiments.data import parse_one, restrict_runs
 from irsample.experiments.splits import run_info

@@ -59,7 +59,8 @@ def test_objective_value_and_gradient():
     f, grad = _objective(p, slot, offsets, target, 1 / 3)
     full = np.concatenate([p, [0.0, 1.0]])
     want = sum(
-        (expected_ap(full[slot[a:b]], 3.0) - t) ** 2 for a, b, t in zip(offsets[:-1], offsets[1:], target)
+        (expected_ap(full[slot[a:b]], 3.0) - t) ** 2
+        for a, b, t in zip(offsets[:-1], offsets[1:], target)
     )
     assert f == pytest.approx(want)
     h = 1e-6
@@ -79,7 +80,11 @@ def permutation_collection(rel_values, n_runs=30, seed=0):
     """One topic, ``n_runs`` random orders of six documents; qrels with the given values."""
     perms = list(itertools.permutations(DOCS))
     chosen = np.random.default_rng(seed).choice(len(perms), n_runs, replace=False)
-    rows = [("1", d, 10.0 - i, f"r{k:02d}") for k, c in enumerate(chosen) for i, d in enumerate(perms[c])]
+    rows = [
+        ("1", d, 10.0 - i, f"r{k:02d}")
+        for k, c in enumerate(chosen)
+        for i, d in enumerate(perms[c])
+    ]
     runs = load_runs(pd.DataFrame(rows, columns=["qid", "docno", "score", "tag"]))
     table = load_qrels(pd.DataFrame({"qid": "1", "docno": DOCS, "rel": rel_values}))
     col = Collection.build(runs, [table])
@@ -87,7 +92,9 @@ def permutation_collection(rel_values, n_runs=30, seed=0):
 
 
 def true_ap(col):
-    return np.array([[expected_ap([TRUTH[d] for d in col.ranking(r, 0)], 3.0)] for r in range(col.n_runs)])
+    return np.array(
+        [[expected_ap([TRUTH[d] for d in col.ranking(r, 0)], 3.0)] for r in range(col.n_runs)]
+    )
 
 
 def test_inference_recovers_identifiable_relevance():
@@ -99,7 +106,9 @@ def test_inference_recovers_identifiable_relevance():
     assert inferred.probability == pytest.approx([TRUTH[d.decode()] for d in docnos], abs=1e-3)
     assert inferred.rms[0] < 1e-4 and inferred.target[0] == 3.0
     assert inferred.qrels_text() == "".join(f"1 0 {d} {TRUTH[d]}\n" for d in DOCS)
-    full = Judgments.from_qrels(col, load_qrels(pd.DataFrame({"qid": "1", "docno": DOCS, "rel": list(TRUTH.values())})))
+    full = Judgments.from_qrels(
+        col, load_qrels(pd.DataFrame({"qid": "1", "docno": DOCS, "rel": list(TRUTH.values())}))
+    )
     assert agreement(inferred, full).mean == (1.0, 1.0, 1.0)
 
 
@@ -126,7 +135,10 @@ def test_rounding_rules():
     # with estimates, top-R^ keeps exactly round(target) unjudged documents
     top = infer_relevance(col, judgments, true_ap(col), np.array([3.0]), rounding="top")
     assert top.relevant[2:].sum() == 2
-    runs = [infer_relevance(col, judgments, true_ap(col), np.array([3.0]), rounding="random", rng=s) for s in (1, 1)]
+    runs = [
+        infer_relevance(col, judgments, true_ap(col), np.array([3.0]), rounding="random", rng=s)
+        for s in (1, 1)
+    ]
     assert np.array_equal(runs[0].relevant, runs[1].relevant)
     with pytest.raises(DesignError, match="rng"):
         infer_relevance(col, judgments, ap, np.array([3.0]), rounding="random")
@@ -152,8 +164,12 @@ def test_agreement_by_hand():
     only (c..f, as a and b were judged): inferred {c, d}, truth {c, f} -> 1/2 each."""
     col, judgments = permutation_collection([1, 0, -1, -1, -1, -1])
     inferred = infer_relevance(col, judgments, np.full((col.n_runs, 1), np.nan), np.array([3.0]))
-    inferred = type(inferred)(**{**inferred.__dict__, "relevant": np.array([1, 0, 1, 1, 0, 0], bool)})
-    truth = Judgments.from_qrels(col, load_qrels(pd.DataFrame({"qid": "1", "docno": DOCS, "rel": list(TRUTH.values())})))
+    inferred = type(inferred)(
+        **{**inferred.__dict__, "relevant": np.array([1, 0, 1, 1, 0, 0], bool)}
+    )
+    truth = Judgments.from_qrels(
+        col, load_qrels(pd.DataFrame({"qid": "1", "docno": DOCS, "rel": list(TRUTH.values())}))
+    )
     assert agreement(inferred, truth).mean == pytest.approx((2 / 3, 2 / 3, 2 / 3))
     assert agreement(inferred, truth, unjudged_only=True).mean == pytest.approx((0.5, 0.5, 0.5))
 
@@ -163,7 +179,10 @@ def test_rounded_reuses_the_fit():
     fit = infer_relevance(col, judgments, true_ap(col), np.array([3.0]), rounding="threshold")
     top = fit.rounded("top")
     assert np.array_equal(top.probability, fit.probability) and top.rounding == "top"
-    assert np.array_equal(top.relevant, infer_relevance(col, judgments, true_ap(col), np.array([3.0]), rounding="top").relevant)
+    assert np.array_equal(
+        top.relevant,
+        infer_relevance(col, judgments, true_ap(col), np.array([3.0]), rounding="top").relevant,
+    )
     assert top.grade[:2].tolist() == [1, 0]
     with pytest.raises(DesignError, match="rng"):
         fit.rounded("random")

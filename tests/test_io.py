@@ -30,7 +30,7 @@ from irsample.model import JUDGED, POOLED, UNPOOLED, Collection, Judgments
 VASWANI = Path(irsample.__file__).resolve().parent / "data" / "vaswani"
 
 
-# ---- helpers ---------------------------------------------------------------------------------
+# ---- helpers -------------------------------------------------------------------------------------
 def write(path: Path, text: str | bytes) -> Path:
     path.write_bytes(text.encode() if isinstance(text, str) else text)
     return path
@@ -94,7 +94,7 @@ def check_qrels(qrels, source: str) -> None:
     assert qrels.lineno.tolist() == [1, 2, 3]
 
 
-# ---- sources: plain, gzip, streams, stdin ----------------------------------------------------
+# ---- sources: plain, gzip, streams, stdin --------------------------------------------------------
 def test_plain_text(tmp_path):
     run_path = write(tmp_path / "run.txt", RUN_TEXT)
     qrels_path = write(tmp_path / "qrels.txt", QRELS_TEXT)
@@ -175,7 +175,7 @@ def test_stdin_only_once(monkeypatch, tmp_path):
         load_runs(["-", "-"])
 
 
-# ---- whitespace, line endings, comments, fields ------------------------------------------------
+# ---- whitespace, line endings, comments, fields --------------------------------------------------
 def test_tabs_and_multiple_spaces(tmp_path):
     run_path = write(
         tmp_path / "run",
@@ -239,7 +239,9 @@ def test_more_than_six_run_fields_accepted(tmp_path):
 
 
 def test_run_tag_is_tag_of_last_line(tmp_path):
-    path = write(tmp_path / "run", "1 Q0 d1 1 3 first\n1 Q0 d2 2 2 middle\n2 Q0 d1 1 1 last\n# z\n\n")
+    path = write(
+        tmp_path / "run", "1 Q0 d1 1 3 first\n1 Q0 d2 2 2 middle\n2 Q0 d1 1 1 last\n# z\n\n"
+    )
     assert read_run(path).name == "last"
 
 
@@ -270,7 +272,7 @@ def test_negative_rel_is_pooled_unjudged(tmp_path):
     assert grades_of(coll, j, "1") == [1]
 
 
-# ---- round trip (property) ----------------------------------------------------------------------
+# ---- round trip (property) -----------------------------------------------------------------------
 _TOKEN_CHARS = st.characters(min_codepoint=33, max_codepoint=126)
 QIDS = st.text(_TOKEN_CHARS, min_size=1, max_size=3).filter(lambda s: not s.startswith("#"))
 DOCNOS = st.text(_TOKEN_CHARS, min_size=1, max_size=4)
@@ -374,7 +376,11 @@ def frame_of(text: str, names=("qid", "docno", "score", "tag")) -> pd.DataFrame:
 def qrels_frame(names=("qid", "docno", "rel")) -> pd.DataFrame:
     rows = [line.split() for line in QRELS_SMALL.splitlines()]
     return pd.DataFrame(
-        {names[0]: [r[0] for r in rows], names[1]: [r[2] for r in rows], names[2]: [int(r[3]) for r in rows]}
+        {
+            names[0]: [r[0] for r in rows],
+            names[1]: [r[2] for r in rows],
+            names[2]: [int(r[3]) for r in rows],
+        }
     )
 
 
@@ -424,7 +430,9 @@ def test_parquet_round_trip(tmp_path):
     assert_same_collection(coll, coll_txt)
     # and the evaluation agrees with the text files
     ev_pq = irsample.evaluate(qrels_pq, [run_pq], ["map", "P.5", "ndcg"])
-    ev_txt = irsample.evaluate(tmp_path / "qrels", [tmp_path / "runA", tmp_path / "runB"], ["map", "P.5", "ndcg"])
+    ev_txt = irsample.evaluate(
+        tmp_path / "qrels", [tmp_path / "runA", tmp_path / "runB"], ["map", "P.5", "ndcg"]
+    )
     assert np.array_equal(ev_pq.summary, ev_txt.summary)
 
 
@@ -442,9 +450,11 @@ def test_bundled_run_as_dataframe_and_parquet(tmp_path):
     assert_same_collection(ref, Collection.build([from_pq], [qrels]))
 
 
-# ---- Judgments ---------------------------------------------------------------------------------
+# ---- Judgments -----------------------------------------------------------------------------------
 def doc_facts(coll, judgments, qid, docnos):
-    _, tdi = coll.lookup(pa.array([qid.encode()] * len(docnos)), pa.array([d.encode() for d in docnos]))
+    _, tdi = coll.lookup(
+        pa.array([qid.encode()] * len(docnos)), pa.array([d.encode() for d in docnos])
+    )
     assert (tdi >= 0).all()
     return judgments.state[tdi].tolist(), judgments.grade[tdi].tolist()
 
@@ -455,7 +465,10 @@ def grades_of(coll, judgments, qid):
     return judgments.judged_grades[o[t] : o[t + 1]].tolist()
 
 
-JUDGE_RUN = "1 Q0 d4 1 5 r\n1 Q0 d1 2 4 r\n1 Q0 d5 3 3 r\n1 Q0 d3 4 2 r\n1 Q0 d2 5 1 r\n2 Q0 e1 1 2 r\n4 Q0 g1 1 1 r\n"
+JUDGE_RUN = (
+    "1 Q0 d4 1 5 r\n1 Q0 d1 2 4 r\n1 Q0 d5 3 3 r\n1 Q0 d3 4 2 r\n1 Q0 d2 5 1 r\n"
+    "2 Q0 e1 1 2 r\n4 Q0 g1 1 1 r\n"
+)
 JUDGE_QRELS = "1 0 d1 1\n1 0 d2 0\n1 0 d3 2\n1 0 d4 -1\n1 0 d6 1\n2 0 e1 1\n3 0 f1 3\n"
 
 
@@ -505,7 +518,7 @@ def test_judged_documents_count_without_qrels_in_collection(tmp_path):
     assert ev.values[0, t, names.index("num_rel")] == 3
 
 
-# ---- bad input -------------------------------------------------------------------------------------
+# ---- bad input -----------------------------------------------------------------------------------
 def raises_at(path, line, fn, *args):
     with pytest.raises(InputError) as info:
         fn(*args)
@@ -699,9 +712,14 @@ def test_non_utf8_docnos_are_read_byte_exact(tmp_path):
 @settings(max_examples=50, deadline=None, derandomize=True)
 @given(
     st.lists(
-        st.tuples(st.sampled_from(["1", "2", "10"]), st.from_regex(r"[A-Za-z0-9\-]{1,8}", fullmatch=True),
-                  st.integers(-1000, 1000)),
-        min_size=1, max_size=40, unique_by=lambda r: (r[0], r[1]),
+        st.tuples(
+            st.sampled_from(["1", "2", "10"]),
+            st.from_regex(r"[A-Za-z0-9\-]{1,8}", fullmatch=True),
+            st.integers(-1000, 1000),
+        ),
+        min_size=1,
+        max_size=40,
+        unique_by=lambda r: (r[0], r[1]),
     )
 )
 def test_writers_round_trip(tmp_path_factory, rows):

@@ -56,18 +56,26 @@ EDGE = [
 ]
 ID = st.one_of(
     st.sampled_from([b"1", b"2", b"10", b"401", b"q1", b"d1", b"d2", b"FBIS3-1", b"doc", b"s1"]),
-    st.binary(min_size=1, max_size=4).map(lambda b: bytes(c for c in b if c not in b" \t\n\r\v\f") or b"x"),
+    st.binary(min_size=1, max_size=4).map(
+        lambda b: bytes(c for c in b if c not in b" \t\n\r\v\f") or b"x"
+    ),
 )
 TOKEN = st.one_of(st.sampled_from(EDGE), ID, st.integers(-5, 5).map(lambda i: str(i).encode()),
                   st.floats(allow_nan=True, allow_infinity=True).map(lambda f: repr(f).encode()))
 SEP = st.sampled_from([b" ", b" ", b" ", b"\t", b"  ", b"\x0b", b"\x0c", b"\r"])
-GOOD_ID = st.sampled_from([b"1", b"2", b"10", b"q1", b"d1", b"d2", b"d3", b"FBIS3-1", b"s1", b"\xc3\xa9"])
-INT = st.one_of(st.integers(-2, 4).map(lambda i: str(i).encode()), st.sampled_from([b"1.0", b"-999"]))
+GOOD_ID = st.sampled_from(
+    [b"1", b"2", b"10", b"q1", b"d1", b"d2", b"d3", b"FBIS3-1", b"s1", b"\xc3\xa9"]
+)
+INT = st.one_of(
+    st.integers(-2, 4).map(lambda i: str(i).encode()), st.sampled_from([b"1.0", b"-999"])
+)
 NUM = st.one_of(
     st.floats(allow_nan=False, allow_infinity=False, width=64).map(lambda f: repr(f).encode()),
     st.integers(-1000, 1000).map(lambda i: str(i).encode()),
 )
-PROB = st.one_of(st.floats(0.0, 1.0).map(lambda f: repr(f).encode()), st.sampled_from([b"1", b"0.5"]))
+PROB = st.one_of(
+    st.floats(0.0, 1.0).map(lambda f: repr(f).encode()), st.sampled_from([b"1", b"0.5"])
+)
 #: per format, the pool of each field when a line is drawn "typed" (mostly valid)
 SHAPES = {
     "run": [GOOD_ID, st.just(b"Q0"), GOOD_ID, INT, NUM, st.sampled_from([b"t", b"run", b"u"])],
@@ -197,7 +205,9 @@ def test_prels_reader(data):
     assert np.all((prels.prob > 0) & (prels.prob <= 1))
     if len(prels) == 0:  # every record skipped (not sampled): nothing to write back
         return
-    again = read_prels(stream(format_prels(text(prels.qid), text(prels.docno), prels.rel, prels.prob)))
+    again = read_prels(
+        stream(format_prels(text(prels.qid), text(prels.docno), prels.rel, prels.prob))
+    )
     assert strings(again.qid) == strings(prels.qid)
     assert strings(again.docno) == strings(prels.docno)
     assert again.rel.tolist() == prels.rel.tolist()
@@ -214,7 +224,9 @@ def test_detected_qrels_reader(data):
     if len(qrels) == 0:
         return
     if qrels.prob is not None:
-        again = read_prels(stream(format_prels(text(qrels.qid), text(qrels.docno), qrels.rel, qrels.prob)))
+        again = read_prels(
+            stream(format_prels(text(qrels.qid), text(qrels.docno), qrels.rel, qrels.prob))
+        )
     elif qrels.stratum is not None:
         again = read_strata_qrels(stream(format_strata_qrels(
             text(qrels.qid), text(qrels.docno), text(qrels.stratum), qrels.rel)))

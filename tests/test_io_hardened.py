@@ -55,11 +55,17 @@ def test_non_finite_scores_refused(tmp_path, capsys, score):
     (read_prels, b"1 b 1.5 1 0.5\n"),
 ])
 def test_fractional_relevance_refused(tmp_path, reader, line):
-    good = {read_qrels: b"1 0 a 1\n", read_strata_qrels: b"1 0 a s 1\n", read_prels: b"1 a 1 1 0.5\n"}
+    good = {
+        read_qrels: b"1 0 a 1\n",
+        read_strata_qrels: b"1 0 a s 1\n",
+        read_prels: b"1 a 1 1 0.5\n",
+    }
     path = write(tmp_path / "q", good[reader] + line)
     with pytest.raises(InputError, match=r":2: relevance must be a whole number, not '1.5'"):
         reader(path)
-    assert reader(write(tmp_path / "ok", good[reader] + line.replace(b"1.5", b"2.0"))).rel.tolist() == [1, 2]
+    assert reader(
+        write(tmp_path / "ok", good[reader] + line.replace(b"1.5", b"2.0"))
+    ).rel.tolist() == [1, 2]
 
 
 def test_relevance_range_messages(tmp_path):
@@ -125,7 +131,9 @@ def test_prels_outside_unit_interval_skipped_with_one_warning(tmp_path):
         table = read_prels(path)
     assert len(caught) == 1
     message = str(caught[0].message)
-    assert message.startswith(f"{path}:2: skipped 3 record(s) whose inclusion probability is outside (0, 1]")
+    assert message.startswith(
+        f"{path}:2: skipped 3 record(s) whose inclusion probability is outside (0, 1]"
+    )
     assert table.docno.to_pylist() == [b"a", b"e"] and table.prob.tolist() == [0.5, 1.0]
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # rel -999 alone is the format's own mark: no warning
@@ -134,7 +142,9 @@ def test_prels_outside_unit_interval_skipped_with_one_warning(tmp_path):
 
 def test_cli_prints_the_prels_warning_once(tmp_path, capsys):
     prels = write(tmp_path / "p", b"1 a 1 1 0.5\n1 b 1 1 0\n1 c 0 1 0.25\n")
-    code, out, err = cli(capsys, "eval", prels, write(tmp_path / "r", b"1 Q0 a 1 3 t\n"), "-m", "statAP")
+    code, out, err = cli(
+        capsys, "eval", prels, write(tmp_path / "r", b"1 Q0 a 1 3 t\n"), "-m", "statAP"
+    )
     assert code == 0 and out.startswith("statAP")
     assert err == (f"irsample: warning: {prels}:2: skipped 1 record(s) whose inclusion probability "
                    "is outside (0, 1] (as statAP does), the first: 0\n")

@@ -37,7 +37,9 @@ def test_batches_follow_the_byte_budget(tmp_path):
 @pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize("per_topic", [False, True])
 def test_one_run_per_batch_prints_what_all_at_once_prints(fmt, per_topic):
-    measures = measures_from(["sample_eval"] if fmt == "sample_eval" else ["official", "ndcg", "infAP"])
+    measures = measures_from(
+        ["sample_eval"] if fmt == "sample_eval" else ["official", "ndcg", "infAP"]
+    )
     whole = render(in_memory(QRELS, RUNS, measures), fmt, per_topic=per_topic)
     batched = evaluate_in_batches(QRELS, RUNS, measures, batch_bytes=1)
     assert render(batched, fmt, per_topic=per_topic) == whole

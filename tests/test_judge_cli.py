@@ -68,7 +68,9 @@ def test_a_person_judges_in_batches_and_resumes_from_partial_judgments(capsys, f
     rc, out, _ = judge(capsys, files, *args)
     assert rc == 0 and "2 of 7 documents judged" in out
     assert rows(state / "batch.tsv") == batch[2:]  # the missing one again, nothing new
-    assert [r[3] for r in rows(state / "order.tsv")] == [str(GRADE[q, d]) for q, d in batch[:2]] + [""]
+    assert [r[3] for r in rows(state / "order.tsv")] == [str(GRADE[q, d]) for q, d in batch[:2]] + [
+        ""
+    ]
     for _ in range(5):  # judge whatever is handed out until the budget is spent
         with (state / "judgments").open("a") as fh:
             fh.writelines(f"{q} 0 {d} {GRADE[q, d]}\n" for q, d in rows(state / "batch.tsv"))
@@ -121,7 +123,9 @@ def test_bad_state_options_or_input_write_nothing(capsys, files):
     rc, _, err = judge(capsys, files, "--method", "mtf", "--beta", "0.5", "--budget", "3",
                        "--state", fresh)
     assert rc == 1 and "beta is a parameter of hedge" in err and not fresh.exists()
-    rc = main(["judge", str(files / "missing"), "--method", "mtf", "--budget", "3", "--state", str(fresh)])
+    rc = main(
+        ["judge", str(files / "missing"), "--method", "mtf", "--budget", "3", "--state", str(fresh)]
+    )
     assert rc == 1 and not fresh.exists()
     assert "no such file" in capsys.readouterr().err
 
@@ -137,4 +141,7 @@ def test_negative_grades_mean_not_judged_yet_and_repeated_hand_outs_are_errors(c
     order = (state / "order.tsv").read_text()
     (state / "order.tsv").write_text(order + f"3\t{q1}\t{d1}\t\n")
     rc, _, err = judge(capsys, files, *args)
-    assert rc == 1 and f"{state / 'order.tsv'}:4: document {d1!r} of topic {q1!r} is handed out twice" in err
+    assert (
+        rc == 1
+        and f"{state / 'order.tsv'}:4: document {d1!r} of topic {q1!r} is handed out twice" in err
+    )

@@ -139,18 +139,28 @@ def test_soboroff_duplicates_are_weights():
 
 
 def test_soboroff_scores_are_seeded_means_over_trials():
-    col = collection({
-        "r1": {"1": "a b c", "2": "x y"}, "r2": {"1": "b a d", "2": "y z"}, "r3": {"1": "e a b", "2": "z"},
-    })
+    col = collection(
+        {
+            "r1": {"1": "a b c", "2": "x y"},
+            "r2": {"1": "b a d", "2": "y z"},
+            "r3": {"1": "e a b", "2": "z"},
+        }
+    )
     one = nojudge.soboroff(col, mean=0.4, sd=0.2, rng=7, depth=2, trials=20)
-    assert np.array_equal(one.score, nojudge.soboroff(col, mean=0.4, sd=0.2, rng=7, depth=2, trials=20).score)
-    assert not np.array_equal(one.score, nojudge.soboroff(col, mean=0.4, sd=0.2, rng=8, depth=2, trials=20).score)
+    assert np.array_equal(
+        one.score, nojudge.soboroff(col, mean=0.4, sd=0.2, rng=7, depth=2, trials=20).score
+    )
+    assert not np.array_equal(
+        one.score, nojudge.soboroff(col, mean=0.4, sd=0.2, rng=8, depth=2, trials=20).score
+    )
     assert one.per_topic.mean(axis=1) == pytest.approx(one.score)
     # sd = 0, mean 1: every pooled document is relevant in every trial; depth 1 pool {a, b, e}
     # (topic 1), {x, y, z} (topic 2). AP topic 1: r1 a b c -> (1 + 1) / 3, r2 b a d -> 2/3,
     # r3 e a b -> 1; topic 2: r1 x y -> 2/3, r2 y z -> 2/3, r3 z -> 1/3
     all_rel = nojudge.soboroff(col, mean=1.0, sd=0.0, rng=0, depth=1, trials=3)
-    assert all_rel.per_topic == pytest.approx(np.array([[2 / 3, 2 / 3], [2 / 3, 2 / 3], [1, 1 / 3]]))
+    assert all_rel.per_topic == pytest.approx(
+        np.array([[2 / 3, 2 / 3], [2 / 3, 2 / 3], [1, 1 / 3]])
+    )
 
 
 def test_relevant_fraction():
@@ -158,7 +168,10 @@ def test_relevant_fraction():
         "qid": ["1", "1", "1", "1", "2", "2"], "docno": ["a", "b", "c", "d", "x", "y"],
         "rel": [1, 0, 0, 0, 2, 0],
     }))
-    col = Collection.build(load_runs(pd.DataFrame({"qid": ["1", "2"], "docno": ["a", "x"], "score": 1.0, "tag": "r"})), [table])
+    col = Collection.build(
+        load_runs(pd.DataFrame({"qid": ["1", "2"], "docno": ["a", "x"], "score": 1.0, "tag": "r"})),
+        [table],
+    )
     mean, sd = nojudge.relevant_fraction(Judgments.from_qrels(col, table))
     assert (mean, sd) == pytest.approx((0.375, np.std([0.25, 0.5], ddof=1)))
 

@@ -21,7 +21,14 @@ from scipy.special import expit
 from irsample.design import Pool, SamplingFrame
 from irsample.design.infer import expected_ap
 from irsample.design.planner import (
-    EDGE_GRID, PILOT_EDGE, budget_for_halfwidth, candidate_edges, neyman, pilot, plan, plan_with,
+    EDGE_GRID,
+    PILOT_EDGE,
+    budget_for_halfwidth,
+    candidate_edges,
+    neyman,
+    pilot,
+    plan,
+    plan_with,
 )
 from irsample.design.relevance_model import RelevanceModel, features, fit_relevance
 from irsample.design.sequential import BatchLog, PlannedDesign, default_pilot, judge_in_batches

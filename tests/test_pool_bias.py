@@ -33,7 +33,11 @@ def test_per_run_and_summary():
     assert s.loc["all", "bias"] == pytest.approx(np.mean([0.35 / 3, 0.38 / 3]))
     rms = np.mean([np.sqrt((0.05**2 + 0.3**2) / 3), np.sqrt((0.06**2 + 0.01**2 + 0.31**2) / 3)])
     assert s.loc["all", "rms"] == pytest.approx(rms)
-    assert s.loc["unpooled", "n_runs"] == 1.0 and s.loc["all", "n_runs"] == 3.0 and np.isnan(s.loc["unpooled", "kendall_tau"])
+    assert (
+        s.loc["unpooled", "n_runs"] == 1.0
+        and s.loc["all", "n_runs"] == 3.0
+        and np.isnan(s.loc["unpooled", "kendall_tau"])
+    )
     assert s.loc["pooled", "kendall_tau"] == pytest.approx(1.0)
 
 

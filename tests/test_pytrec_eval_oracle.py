@@ -119,7 +119,7 @@ def collections(draw):
             qrels[q] = dict(zip(judged, grades))
         if kind == "qrels_only":
             continue
-        for tag, run in runs.items():
+        for run in runs.values():
             if i > 0 and not draw(st.booleans()):
                 continue  # this topic is missing from this run only
             if draw(st.integers(0, 5)) == 0:
@@ -248,7 +248,7 @@ def _record_features(qrels, runs, opts):
     run_topics = {q for run in runs.values() for q in run}
     f["topic only in qrels"] += any(q not in run_topics for q in qrels)
     f["topic only in a run"] += any(q not in qrels for q in run_topics)
-    for q, grades in qrels.items():
+    for grades in qrels.values():
         f["topic without relevant doc"] += max(grades.values()) < opts["rel_level"]
         f["qrels -1"] += -1 in grades.values()
         f["qrels -2"] += -2 in grades.values()

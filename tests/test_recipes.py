@@ -33,10 +33,17 @@ EXPECTED = {
     "planner": (["## Planned vs 2strata", "plan-xinfAP", "## Predicted vs observed half-widths"],
                 []),
 }
-SMALL = {"infap-random": {"percents": "10,50,100", "estimator": "infAP(c=1.5)"}, "depth-pools": {"depths": "1,4,20"},
-         "xinfap-terabyte": {"depths": "1,2,30"}, "ci-coverage": {"percents": "20,40"},
-         "voorhees14": {}, "four-strata": {"depths": "1,5"}, "residuals": {"sizes": "50,200"},
-         "planner": {"budgets": "60,120"}, "comparisons": {"percents": "30"}}
+SMALL = {
+    "infap-random": {"percents": "10,50,100", "estimator": "infAP(c=1.5)"},
+    "depth-pools": {"depths": "1,4,20"},
+    "xinfap-terabyte": {"depths": "1,2,30"},
+    "ci-coverage": {"percents": "20,40"},
+    "voorhees14": {},
+    "four-strata": {"depths": "1,5"},
+    "residuals": {"sizes": "50,200"},
+    "planner": {"budgets": "60,120"},
+    "comparisons": {"percents": "30"},
+}
 
 
 @pytest.fixture(scope="module")

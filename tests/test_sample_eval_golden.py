@@ -20,7 +20,15 @@ from irsample.model import Collection, Judgments
 pytestmark = pytest.mark.shared
 
 DESIGNS = ["random10", "depth10_equal", "strata_1-10at1_11-25at0.5_26-50at0.2_51-100at0.1"]
-MEASURES = ["xinfAP", "infNDCG", "iP.10,50,1000", "inum_rel_ret", "inum_rel", "num_ret", "iprec_rec"]
+MEASURES = [
+    "xinfAP",
+    "infNDCG",
+    "iP.10,50,1000",
+    "inum_rel_ret",
+    "inum_rel",
+    "num_ret",
+    "iprec_rec",
+]
 
 
 def golden_blocks(path):

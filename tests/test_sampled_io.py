@@ -7,10 +7,10 @@ import io
 import pytest
 
 from irsample.errors import InputError
+from irsample.evaluation import evaluate_collection
 from irsample.io import load_qrels, load_runs
 from irsample.io.strata import detect_qrels_format, read_prels, read_strata_qrels
 from irsample.measures import parse_all
-from irsample.evaluation import evaluate_collection
 from irsample.model import Collection, Judgments
 
 STRATA = b"1 0 a s1 1\n1 0 b s1 0\n1 0 c s2 -1\n1 0 d s2 1\n1 0 e s2 0\n"
@@ -37,7 +37,12 @@ def test_prels_reader_skips_unsampled_records():
 
 @pytest.mark.parametrize(
     "data, fmt",
-    [(b"1 0 a 1\n", "trec"), (STRATA, "strata"), (PRELS, "prels"), (b"1 a 1 1 1\n1 b 0 1 0.5\n", "prels")],
+    [
+        (b"1 0 a 1\n", "trec"),
+        (STRATA, "strata"),
+        (PRELS, "prels"),
+        (b"1 a 1 1 1\n1 b 0 1 0.5\n", "prels"),
+    ],
 )
 def test_format_detection(data, fmt):
     assert detect_qrels_format(stream(data)) == fmt

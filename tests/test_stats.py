@@ -10,12 +10,28 @@ import pytest
 from scipy import stats
 
 from irsample.stats.pairs import (
-    CLASSES, FALSE_ALARM, INVERSION, MISS, TRUE_NEGATIVE, TRUE_POSITIVE, PairCounts, classify,
-    classify_decisions, decisions, pair_accuracy,
+    CLASSES,
+    FALSE_ALARM,
+    INVERSION,
+    MISS,
+    TRUE_NEGATIVE,
+    TRUE_POSITIVE,
+    PairCounts,
+    classify,
+    classify_decisions,
+    decisions,
+    pair_accuracy,
 )
 from irsample.stats.tests import (
-    all_pairs, benjamini_hochberg, bootstrap_mean, holm, ks_test, paired_randomization,
-    paired_t, pairwise, sign_flips,
+    all_pairs,
+    benjamini_hochberg,
+    bootstrap_mean,
+    holm,
+    ks_test,
+    paired_randomization,
+    paired_t,
+    pairwise,
+    sign_flips,
 )
 
 

@@ -51,7 +51,9 @@ def _tau_ap_no_ties(truth, order):
 
 def _brute_force(truth, estimate):
     """Mean of the no-tie formula over every order consistent with the estimate's ties."""
-    groups = [list(np.flatnonzero(np.asarray(estimate) == v)) for v in sorted(set(estimate), reverse=True)]
+    groups = [
+        list(np.flatnonzero(np.asarray(estimate) == v)) for v in sorted(set(estimate), reverse=True)
+    ]
     values = [
         _tau_ap_no_ties(truth, [i for g in perms for i in g])
         for perms in itertools.product(*(itertools.permutations(g) for g in groups))

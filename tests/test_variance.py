@@ -115,8 +115,12 @@ def test_mean_variance_and_limits():
     )
     z = 1.6448536269514722
     low, high = ev.interval()
-    np.testing.assert_allclose(high[:, :2] - ev.summary[:, :2], z * np.sqrt(ev.summary_variance[:, :2]))
-    np.testing.assert_allclose(ev.summary[:, :2] - low[:, :2], z * np.sqrt(ev.summary_variance[:, :2]))
+    np.testing.assert_allclose(
+        high[:, :2] - ev.summary[:, :2], z * np.sqrt(ev.summary_variance[:, :2])
+    )
+    np.testing.assert_allclose(
+        ev.summary[:, :2] - low[:, :2], z * np.sqrt(ev.summary_variance[:, :2])
+    )
     with_ap = evaluate_ci(table, runs, ["map"])
     assert np.isnan(with_ap.summary_variance).all()  # AP has no variance estimator
     frame = ev.frame()
@@ -173,12 +177,19 @@ def test_cli_ci_in_every_format(sampled_files, capsys):
     value, low, high = (float(line.split("\t")[2]) for line in lines[1:4])
     assert low < value < high
 
-    assert main(["eval", qrels, *runs, "-m", "infAP", "-m", "map", "--ci", "0.9", "--format", "tsv"]) == 0
+    assert (
+        main(["eval", qrels, *runs, "-m", "infAP", "-m", "map", "--ci", "0.9", "--format", "tsv"])
+        == 0
+    )
     rows = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
     assert rows[0] == ["run", "topic", "measure", "value", "low", "high"]
     by_measure = {row[2]: row for row in rows[1:] if row[0] == "run0"}
     assert by_measure["map"][4:] == ["", ""]
-    assert float(by_measure["infAP"][4]) < float(by_measure["infAP"][3]) < float(by_measure["infAP"][5])
+    assert (
+        float(by_measure["infAP"][4])
+        < float(by_measure["infAP"][3])
+        < float(by_measure["infAP"][5])
+    )
 
     assert main(["eval", qrels, *runs, "-m", "infAP", "--ci", "0.95", "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)

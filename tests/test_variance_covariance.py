@@ -129,7 +129,7 @@ def direct_linearised(ranking, rel, stratum, sampled, level=1, c=None):
              for _, _, cd, cm, cq in cuts]
     v2 = 0.0
     for x, (j, sj, dj, mj, _) in enumerate(cuts):
-        for y, (k, sk, dk, mk, _) in enumerate(cuts):
+        for k, sk, dk, mk, _ in cuts:
             if j <= k:  # cov(PC_j, PC_k) = (1/(jk)) sum_u d_j d_k (m_j/m_k) var(p^_j)
                 ratio = np.where(mk > 0, mj / np.maximum(mk, 1), 0.0)
                 cov = (dj * dk * ratio * var_p[x]).sum() / (j * k)

@@ -198,7 +198,9 @@ def create_app(session: Session) -> Starlette:
 
     async def api_judge(request):
         assessor, fields = await authorised(request, post=True)
-        return JSONResponse({"status": await act(assessor, fields, "judge"), "item": fields["item"]})
+        return JSONResponse(
+            {"status": await act(assessor, fields, "judge"), "item": fields["item"]}
+        )
 
     async def api_skip(request):
         assessor, fields = await authorised(request, post=True)
@@ -235,13 +237,20 @@ def create_app(session: Session) -> Starlette:
         return PlainTextResponse(f"{exc.detail}\n", exc.status_code, headers=headers)
 
     routes = [
-        Route("/healthz", healthz), Route("/login", login), Route("/", home),
-        Route("/judge", judge_get, methods=["GET"]), Route("/judge", judge_post, methods=["POST"]),
-        Route("/skip", skip_post, methods=["POST"]), Route("/undo", undo_post, methods=["POST"]),
+        Route("/healthz", healthz),
+        Route("/login", login),
+        Route("/", home),
+        Route("/judge", judge_get, methods=["GET"]),
+        Route("/judge", judge_post, methods=["POST"]),
+        Route("/skip", skip_post, methods=["POST"]),
+        Route("/undo", undo_post, methods=["POST"]),
         Route("/progress", progress_get),
-        Route("/api/next", api_next), Route("/api/judge", api_judge, methods=["POST"]),
-        Route("/api/skip", api_skip, methods=["POST"]), Route("/api/undo", api_undo, methods=["POST"]),
-        Route("/api/progress", api_progress), Route("/static/{name}", static),
+        Route("/api/next", api_next),
+        Route("/api/judge", api_judge, methods=["POST"]),
+        Route("/api/skip", api_skip, methods=["POST"]),
+        Route("/api/undo", api_undo, methods=["POST"]),
+        Route("/api/progress", api_progress),
+        Route("/static/{name}", static),
     ]
     app = Starlette(routes=routes, exception_handlers={HTTPException: http_error})
     return SecurityHeaders(app)

@@ -37,7 +37,9 @@ def parse_grades(text: str) -> tuple[int, ...]:
         else:
             grades = tuple(sorted({int(v) for v in text.split(",")}))
     except ValueError:
-        raise InputError(f"grades are a range like 0-3 or a list like 0,1,2, not {text!r}") from None
+        raise InputError(
+            f"grades are a range like 0-3 or a list like 0,1,2, not {text!r}"
+        ) from None
     if len(grades) < 2 or not all(0 <= g <= 9 for g in grades):
         raise InputError(f"grades must be at least two single digits 0-9, not {text!r}")
     return grades

@@ -111,8 +111,10 @@ def judge_op(con, assessor: int, item_id: int, grade: int, note: str) -> str:
     else:
         return "unchanged"
     con.execute("DELETE FROM skips WHERE assessor=? AND item=?", (assessor, item_id))
-    con.execute("INSERT INTO log(assessor, item, action, grade, note, at) VALUES (?, ?, ?, ?, ?, ?)",
-                (assessor, item_id, status, grade, note, now))
+    con.execute(
+        "INSERT INTO log(assessor, item, action, grade, note, at) VALUES (?, ?, ?, ?, ?, ?)",
+        (assessor, item_id, status, grade, note, now),
+    )
     return status
 
 
@@ -178,7 +180,9 @@ class Store:
                             "VALUES (?, ?, ?, ?)",
                             (name, _hash(token), secrets.token_urlsafe(24), time.time()))
         except sqlite3.IntegrityError:
-            raise InputError(f"an assessor called {name!r} exists already", str(self.path)) from None
+            raise InputError(
+                f"an assessor called {name!r} exists already", str(self.path)
+            ) from None
         return token
 
     def assessor_by_token(self, token: str) -> Assessor | None:

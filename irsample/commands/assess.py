@@ -124,7 +124,9 @@ def cmd_serve(args) -> str:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # inherited by connections
         sock.bind(info[4])
     except OSError as exc:
-        raise InputError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
+        raise InputError(
+            f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}"
+        ) from None
     host, port = sock.getsockname()[:2]
     try:
         loopback = ipaddress.ip_address(host).is_loopback

@@ -7,8 +7,8 @@ Vaswani and CACM) and ``irsample simulate ci-coverage`` (:mod:`irsample.experime
 REPRODUCTION.md, "Intervals of run means": per design and judged percentage, the share of
 runs x trials whose 95% interval of a run's mean covers the frame truth). For each measure the
 chosen estimator is the one whose coverage is closest to 0.95 on the demo's design, provided it
-reaches at least 0.93; ``None`` when none does (the demo then prints point estimates only). Update this table
-and :data:`EVIDENCE` together with the measurement, never by hand-picking.
+reaches at least 0.93; ``None`` when none does (the demo then prints point estimates only).
+Update this table and :data:`EVIDENCE` together with the measurement, never by hand-picking.
 """
 
 from __future__ import annotations

@@ -23,11 +23,9 @@ from importlib import resources
 from pathlib import Path
 
 from .arguments import add_seed
-from .notices import Steps, add_progress_option, progress_enabled
-
 from .calibration import EVIDENCE
 from .calibration import INTERVALS as CALIBRATED
-
+from .notices import Steps, add_progress_option, progress_enabled
 
 #: estimators shown per target measure (point estimates)
 ESTIMATORS = {"AP": ("xinfAP", "ht(AP)"), "nDCG": ("infNDCG", "ht(nDCG)")}

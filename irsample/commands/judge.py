@@ -16,7 +16,6 @@ from ..design.adaptive import METHODS
 from .arguments import add_seed, number
 from .notices import add_progress_option, bar, progress_enabled
 
-
 _at_least_one = number(int, minimum=1)
 
 
@@ -34,8 +33,12 @@ def add_parser(sub) -> None:
     p.add_argument("runs", nargs="+", help="run files (plain, .gz, .parquet)")
     p.add_argument("--method", choices=METHODS, required=True)
     p.add_argument("--beta", type=float, default=None, help="Hedge's beta in (0, 1] (default 0.1)")
-    p.add_argument("--budget", type=_at_least_one, required=True,
-                   help="judgments in all (shared out over the topics), or per topic with --per-topic")
+    p.add_argument(
+        "--budget",
+        type=_at_least_one,
+        required=True,
+        help="judgments in all (shared out over the topics), or per topic with --per-topic",
+    )
     p.add_argument("--per-topic", action="store_true", help="the budget is per topic")
     p.add_argument("--state", required=True, metavar="DIR",
                    help="directory of the session's files (created if missing)")
@@ -69,7 +72,12 @@ class Counted:
 def run(args) -> str:
     from ..design.adaptive import parse_method
     from ..design.assessor import (
-        BATCH, JUDGMENTS, FileAssessor, QrelsAssessor, check_config, write_state,
+        BATCH,
+        JUDGMENTS,
+        FileAssessor,
+        QrelsAssessor,
+        check_config,
+        write_state,
     )
     from ..design.judging import judge_adaptively
     from ..io import load_qrels, load_runs
@@ -90,7 +98,9 @@ def run(args) -> str:
     check_config(state, config)
     options = dict(budget=args.budget, per_topic=args.per_topic, depth=args.depth, batch=batch,
                    rng=args.seed, rel_level=args.level)
-    assessor = QrelsAssessor(collection, qrels) if qrels is not None else FileAssessor(collection, state)
+    assessor = (
+        QrelsAssessor(collection, qrels) if qrels is not None else FileAssessor(collection, state)
+    )
     history = assessor.history() if qrels is None else None
     total = args.budget * (collection.n_topics if args.per_topic else 1)
     with bar(progress_enabled(args) and qrels is not None, total=total, unit="doc",
@@ -113,6 +123,7 @@ def run(args) -> str:
         return head + f"done: the judged set is in {state / 'qrels'}\n"
     pending = int(result.pending.sum())
     return head + (
-        f"{pending} document{'s' if pending != 1 else ''} to judge in {state / BATCH}: add their grades to "
+        f"{pending} document{'s' if pending != 1 else ''} to judge in {state / BATCH}: "
+        "add their grades to "
         f"{state / JUDGMENTS} as 'topic 0 docno grade' lines and run this command again\n"
     )

@@ -56,8 +56,8 @@ replayed from its judgments (see :class:`~irsample.design.assessor.FileAssessor`
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 
@@ -85,9 +85,13 @@ class JudgingProblem:
 
     @classmethod
     def build(cls, collection: Collection, *, runs: Sequence[int] | None = None,
-              depth: int | None = None) -> "JudgingProblem":
+              depth: int | None = None) -> JudgingProblem:
         runs = tuple(range(collection.n_runs)) if runs is None else tuple(int(r) for r in runs)
-        if not runs or len(set(runs)) != len(runs) or not all(0 <= r < collection.n_runs for r in runs):
+        if (
+            not runs
+            or len(set(runs)) != len(runs)
+            or not all(0 <= r < collection.n_runs for r in runs)
+        ):
             raise DesignError(f"runs must be distinct run indices in [0, {collection.n_runs})")
         if depth is not None and depth < 1:
             raise DesignError(f"depth must be at least 1, not {depth}")
@@ -119,10 +123,11 @@ class _Policy(ABC):
     def propose(self, k: int, known: np.ndarray, caps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Up to ``k`` documents to judge next, as (topic, tdi) arrays."""
 
-    def update(self, topics: np.ndarray, docs: np.ndarray, grades: np.ndarray) -> None:
+    # optional hooks: the default is to do nothing, so they are not abstract
+    def update(self, topics: np.ndarray, docs: np.ndarray, grades: np.ndarray) -> None:  # noqa: B027
         """Learn from the grades of proposed documents (default: nothing to learn)."""
 
-    def resume_after(self, topic: int) -> None:
+    def resume_after(self, topic: int) -> None:  # noqa: B027
         """Continue after a history whose last document belongs to ``topic`` (default: no-op)."""
 
 
@@ -283,9 +288,12 @@ class Method(ABC):
         """A fresh policy (seeded by ``rng``) over ``problem``."""
 
     def _per_topic(self, problem, build) -> _RoundRobin:
-        return _RoundRobin([
-            build(t) if problem.n_candidates[t] else None for t in range(problem.collection.n_topics)
-        ])
+        return _RoundRobin(
+            [
+                build(t) if problem.n_candidates[t] else None
+                for t in range(problem.collection.n_topics)
+            ]
+        )
 
 
 @dataclass(frozen=True)
@@ -329,7 +337,9 @@ class Hedge(Method):
 
     def policy(self, problem, *, rng, rel_level):
         rng = generator(rng)
-        return self._per_topic(problem, lambda t: _HedgeTopic(problem, t, self.beta, rel_level, rng))
+        return self._per_topic(
+            problem, lambda t: _HedgeTopic(problem, t, self.beta, rel_level, rng)
+        )
 
 
 @dataclass(frozen=True)

@@ -39,8 +39,8 @@ from __future__ import annotations
 
 import numbers
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa

@@ -40,7 +40,13 @@ from ..io.trec import QrelsTable, read_qrels
 from ..io.writers import write_atomic
 from ..model import Collection
 
-CONFIG, ORDER, BATCH, JUDGMENTS, QRELS = "config.json", "order.tsv", "batch.tsv", "judgments", "qrels"
+CONFIG, ORDER, BATCH, JUDGMENTS, QRELS = (
+    "config.json",
+    "order.tsv",
+    "batch.tsv",
+    "judgments",
+    "qrels",
+)
 ORDER_HEADER = "step\ttopic\tdocno\tgrade"
 
 
@@ -108,16 +114,24 @@ class FileAssessor(Assessor):
                 continue
             fields = text.rstrip("\r").split("\t")
             if len(fields) != 4:
-                raise InputError(f"expected 4 tab-separated fields ({ORDER_HEADER.replace(chr(9), ' ')}), "
-                                 f"found {len(fields)}", str(path), number)
+                raise InputError(
+                    f"expected 4 tab-separated fields ({ORDER_HEADER.replace(chr(9), ' ')}), "
+                    f"found {len(fields)}",
+                    str(path),
+                    number,
+                )
             if fields[0] != str(len(qids) + 1):
-                raise InputError(f"expected step {len(qids) + 1}, found {fields[0]!r}", str(path), number)
+                raise InputError(
+                    f"expected step {len(qids) + 1}, found {fields[0]!r}", str(path), number
+                )
             qids.append(fields[1])
             docnos.append(fields[2])
             linenos.append(number)
         if not qids:
             return empty, empty
-        topic, tdi = self.collection.lookup(pa.array(qids, pa.binary()), pa.array(docnos, pa.binary()))
+        topic, tdi = self.collection.lookup(
+            pa.array(qids, pa.binary()), pa.array(docnos, pa.binary())
+        )
         for i in np.flatnonzero(tdi < 0)[:1]:
             raise InputError(f"document {docnos[i]!r} of topic {qids[i]!r} is not in the runs",
                              str(path), linenos[i])

@@ -51,7 +51,7 @@ class Budget:
         return f"{self.total}/topic" if self.per_topic else f"{self.total}"
 
     @classmethod
-    def parse(cls, text: str) -> "Budget":
+    def parse(cls, text: str) -> Budget:
         m = re.fullmatch(r"\s*(\d+)\s*(/\s*topic)?\s*", text)
         if m is None:
             raise DesignError(f"budget: expected 'N' or 'N/topic', got {text!r}")
@@ -65,7 +65,9 @@ def round_half_up(target: np.ndarray, size: np.ndarray) -> np.ndarray:
     return np.where(size > 0, np.clip(k, 1, size), 0)
 
 
-def sizes_under_budget(size: np.ndarray, target: np.ndarray, budget: Budget, topics=None) -> np.ndarray:
+def sizes_under_budget(
+    size: np.ndarray, target: np.ndarray, budget: Budget, topics=None
+) -> np.ndarray:
     """Integer sample sizes ``(T, S)`` for cell sizes ``size`` and targets ``target`` (both
     ``(T, S)``) under ``budget`` (see the module docstring); ``topics`` names the topics in
     messages."""

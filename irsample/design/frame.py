@@ -24,8 +24,8 @@ frame is a pool's rows plus their complete grades, and a :class:`~irsample.desig
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 from numba import njit
@@ -90,7 +90,7 @@ class SamplingFrame:
     @classmethod
     def from_qrels(
         cls, collection: Collection, table: QrelsTable, *, runs: Sequence[int] | None = None
-    ) -> "SamplingFrame":
+    ) -> SamplingFrame:
         """The frame of complete qrels ``table`` over ``collection``.
 
         Entries of topics outside the collection are dropped (they are never evaluated).
@@ -114,7 +114,7 @@ class SamplingFrame:
     def from_arrays(
         cls, collection: Collection, topic, tdi, rel, *, runs: Sequence[int] | None = None,
         source: str = "<frame>",
-    ) -> "SamplingFrame":
+    ) -> SamplingFrame:
         """The frame of per-row arrays (``topic`` >= 0, ``tdi`` >= -1, ``rel`` >= 0)."""
         topic = np.asarray(topic, dtype=np.int64)
         tdi = np.asarray(tdi, dtype=np.int64)
@@ -136,7 +136,7 @@ class SamplingFrame:
         return frame
 
     @classmethod
-    def from_pool(cls, pool, table: QrelsTable) -> "SamplingFrame":
+    def from_pool(cls, pool, table: QrelsTable) -> SamplingFrame:
         """The frame of a :class:`~irsample.design.pools.Pool`'s rows, in the pool's order, with
         their grades from complete qrels ``table`` (documents the qrels judge outside the pool
         are left out: they are unpooled for every design over this pool). Raises

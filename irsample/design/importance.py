@@ -185,5 +185,6 @@ class Importance(Design):
 
 
 def importance(fraction: float, *, budget=None) -> Importance:
-    """AP-prior importance sampling of ``fraction`` of each topic's pool (see :class:`Importance`)."""
+    """AP-prior importance sampling of ``fraction`` of each topic's pool
+    (see :class:`Importance`)."""
     return Importance(fraction, budget)

@@ -172,7 +172,7 @@ class InferredRelevance:
     rms: np.ndarray
     rounding: str
 
-    def rounded(self, rounding: str, *, rng=None) -> "InferredRelevance":
+    def rounded(self, rounding: str, *, rng=None) -> InferredRelevance:
         """The same fit rounded another way (see :func:`infer_relevance`)."""
         if rounding not in ROUNDINGS:
             raise DesignError(f"rounding must be one of {', '.join(ROUNDINGS)}, not {rounding!r}")

@@ -13,8 +13,8 @@ judgments (UNPOOLED), as they would be from the qrels file of the judged set.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 import pyarrow as pa

@@ -36,8 +36,8 @@ returns :class:`SystemScores`: a score per run (higher = better) and the system 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 import pandas as pd

@@ -24,8 +24,9 @@ judgments. The planner answers it with classical survey design (Cochran, *Sampli
 
 The predicted variance of run r's mean estimate is V_r = sum_c W_{r,c} (1/n_c - 1/N_c) and the
 predicted half-width of its interval z_{(1+level)/2} sqrt(V_r); :attr:`Plan.halfwidth` is
-z sqrt(mean_r V_r), the runs' root-mean-square half-width (the mean variance is the objective). :func:`budget_for_halfwidth` finds the smallest budget whose plan meets a
-half-width by bisection (the optimum's variance falls as B grows).
+z sqrt(mean_r V_r), the runs' root-mean-square half-width (the mean variance is the objective).
+:func:`budget_for_halfwidth` finds the smallest budget whose plan meets a half-width by
+bisection (the optimum's variance falls as B grows).
 """
 
 from __future__ import annotations
@@ -87,12 +88,15 @@ class Plan:
 
     def summary(self) -> str:
         """A readable table: per stratum pool size, judged so far, planned and rate."""
-        lines = [f"plan for {self.estimator}: {self.budget} judgments over {len(self.topics)} "
-                 f"topics, strata {', '.join(self.labels)} of the depth-{self.depth} pool",
-                 f"predicted {self.level:.0%} half-width of a run's mean {self.estimator}: "
-                 f"{self.halfwidth:.4f} (root mean square over {len(self.variance)} runs; largest "
-                 f"{float(z(self.level) * np.sqrt(self.variance.max())) if len(self.variance) else 0:.4f})",
-                 "stratum\tpool\tjudged\tplanned\trate\ttopic rates (min-max)"]
+        largest = float(z(self.level) * np.sqrt(self.variance.max())) if len(self.variance) else 0
+        lines = [
+            f"plan for {self.estimator}: {self.budget} judgments over {len(self.topics)} "
+            f"topics, strata {', '.join(self.labels)} of the depth-{self.depth} pool",
+            f"predicted {self.level:.0%} half-width of a run's mean {self.estimator}: "
+            f"{self.halfwidth:.4f} (root mean square over {len(self.variance)} runs; largest "
+            f"{largest:.4f})",
+            "stratum\tpool\tjudged\tplanned\trate\ttopic rates (min-max)",
+        ]
         for s, label in enumerate(self.labels):
             n, k = self.size[:, s], self.take[:, s]
             rates = (k / np.maximum(n, 1))[n > 0]
@@ -169,7 +173,9 @@ def candidate_edges(depth: int, max_strata: int, required=()) -> list[tuple[int,
     grid = [e for e in EDGE_GRID if e <= depth and e not in required]
     free = max_strata - 1 - len(required)
     if free < 0:
-        raise DesignError(f"{len(required) + 1} strata are fixed already; max_strata is {max_strata}")
+        raise DesignError(
+            f"{len(required) + 1} strata are fixed already; max_strata is {max_strata}"
+        )
     out = []
     for k in range(free + 1):
         for extra in itertools.combinations(grid, k):
@@ -194,7 +200,9 @@ def plan_with(vm: VarianceModel, units, budget: int, *, estimator: str, judged=N
               min_take: int = 1) -> Plan:
     """:func:`plan` with a prebuilt :class:`VarianceModel` (budget searches reuse it)."""
     judged = np.zeros(len(units.topic), bool) if judged is None else np.asarray(judged, bool)
-    choices = [tuple(edges)] if edges is not None else candidate_edges(vm.depth, max_strata, required)
+    choices = (
+        [tuple(edges)] if edges is not None else candidate_edges(vm.depth, max_strata, required)
+    )
     best = None
     for cand in choices:
         size, weight = vm.cells(cand)

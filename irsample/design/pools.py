@@ -24,8 +24,8 @@ the pool depends on single runs and groups (Zobel, SIGIR 1998).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -74,7 +74,11 @@ def select_runs(collection: Collection, runs=None) -> tuple[int, ...]:
             if r not in index:
                 raise DesignError(f"unknown run {r!r} (runs: {_names(collection.run_names)})")
             r = index[r]
-        elif isinstance(r, bool) or not isinstance(r, (int, np.integer)) or not 0 <= r < collection.n_runs:
+        elif (
+            isinstance(r, bool)
+            or not isinstance(r, (int, np.integer))
+            or not 0 <= r < collection.n_runs
+        ):
             raise DesignError(f"run index must be in [0, {collection.n_runs}), got {r!r}")
         out.append(int(r))
     if len(set(out)) != len(out) or not out:
@@ -103,7 +107,9 @@ def _check_depth(depth) -> float:
     if depth is None or (isinstance(depth, float) and math.isinf(depth)):
         return WHOLE
     if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
-        raise DesignError(f"pool depth must be an integer >= 1 (or None: whole rankings), got {depth!r}")
+        raise DesignError(
+            f"pool depth must be an integer >= 1 (or None: whole rankings), got {depth!r}"
+        )
     return float(depth)
 
 
@@ -123,7 +129,11 @@ class PoolStats:
 
     @property
     def size(self) -> np.ndarray:
-        return self.size_by_depth[:, -1] if self.size_by_depth.shape[1] else np.zeros(len(self.topics), np.int64)
+        return (
+            self.size_by_depth[:, -1]
+            if self.size_by_depth.shape[1]
+            else np.zeros(len(self.topics), np.int64)
+        )
 
     def summary(self) -> pd.DataFrame:
         """One row per topic: ``topic, size, unique_run, unique_group``."""
@@ -165,7 +175,7 @@ class Pool:
     @classmethod
     def from_runs(
         cls, collection: Collection, runs=None, *, depth, groups: Mapping[str, str] | None = None,
-    ) -> "Pool":
+    ) -> Pool:
         """The depth-``depth`` pool of ``runs`` (indices or names; default every run).
 
         ``depth``: an integer >= 1, or None for whole rankings. ``groups`` maps run names to

@@ -83,7 +83,7 @@ class DesignRecord:
     has_rows: bool = False
 
     @classmethod
-    def from_sample(cls, units, design: Design, sample: Sample, *, seed=None) -> "DesignRecord":
+    def from_sample(cls, units, design: Design, sample: Sample, *, seed=None) -> DesignRecord:
         """The record of ``sample`` drawn by ``design`` over a pool or frame ``units``."""
         rows = np.flatnonzero(sample.stratum >= 0)
         col = units.collection
@@ -144,14 +144,16 @@ class DesignRecord:
         return "".join(out).encode("utf-8", "surrogateescape")
 
     @classmethod
-    def read(cls, source) -> "DesignRecord":
+    def read(cls, source) -> DesignRecord:
         """Read a design file (:class:`InputError` with the file and line on bad content)."""
         name = source_name(source)
         text = read_bytes(source).tobytes().decode("utf-8", "surrogateescape")
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise InputError(f"not a design file: invalid JSON ({exc.msg})", name, exc.lineno) from None
+            raise InputError(
+                f"not a design file: invalid JSON ({exc.msg})", name, exc.lineno
+            ) from None
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise InputError(f"not a design file: expected \"format\": \"{FORMAT}\"", name, 1)
         if data.get("version") != VERSION:
@@ -163,7 +165,9 @@ class DesignRecord:
         if design is None:
             design = _plan(data["plan"], text, name)
         seed, runs, depth = data.get("seed"), data.get("runs"), data.get("depth")
-        if runs is not None and (not isinstance(runs, list) or not all(isinstance(r, str) for r in runs)):
+        if runs is not None and (
+            not isinstance(runs, list) or not all(isinstance(r, str) for r in runs)
+        ):
             raise InputError("runs must be a list of run names", name, _line_of(text, '"runs"'))
         if depth is not None and (not isinstance(depth, int) or depth < 1):
             raise InputError(f"depth must be an integer >= 1 or null, got {depth!r}", name,

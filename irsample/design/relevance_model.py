@@ -15,9 +15,10 @@ judgments). The fit maximises the penalised log-likelihood of the judged rows (L
 relevant documents' mean grade and mean squared grade (one pair for the collection).
 
 Judged rows keep what they are (p = 1 or 0, gain known): the model only fills in the rest.
-Without both relevant and non-relevant judgments it falls back on a prior that makes the expected number of relevant documents
-per topic ``prior_fraction`` of the pool, tilted by the same features with b = 1 and c = 0 (the
-AP prior's own shape: the runs' consensus), so the planner can still size a pilot.
+Without both relevant and non-relevant judgments it falls back on a prior that makes the
+expected number of relevant documents per topic ``prior_fraction`` of the pool, tilted by the
+same features with b = 1 and c = 0 (the AP prior's own shape: the runs' consensus), so the
+planner can still size a pilot.
 """
 
 from __future__ import annotations

@@ -20,8 +20,8 @@ compare it with fixed designs at the same budget.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 

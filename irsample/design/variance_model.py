@@ -115,7 +115,7 @@ class VarianceModel:
     n_topics: int
 
     @classmethod
-    def build(cls, units, model, estimator: str) -> "VarianceModel":
+    def build(cls, units, model, estimator: str) -> VarianceModel:
         """The sums for the rows of ``units`` (Pool or SamplingFrame; its runs are the runs
         whose variance counts) under relevance ``model``, for ``estimator`` in
         :data:`INFLUENCE`."""

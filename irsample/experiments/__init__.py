@@ -24,8 +24,15 @@ the comparisons), :mod:`~.splits` (pooled / leave-one-group-out / random halves)
 from .data import CollectionFiles, LoadedCollection, load
 from .runner import EXECUTORS, Experiment, ExperimentResult
 from .splits import (
-    LeaveOneGroupOut, PooledRuns, RandomHalves, RunInfo, Split, SplitFamily, derived_seed,
-    read_pooled_flags, read_run_groups,
+    LeaveOneGroupOut,
+    PooledRuns,
+    RandomHalves,
+    RunInfo,
+    Split,
+    SplitFamily,
+    derived_seed,
+    read_pooled_flags,
+    read_run_groups,
 )
 from .trial import Strategy, strategy
 

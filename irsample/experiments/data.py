@@ -29,9 +29,9 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -58,7 +58,7 @@ class CollectionFiles:
     groups: str | None = None
 
     @classmethod
-    def of(cls, runs, qrels, *, pooled=None, groups=None) -> "CollectionFiles":
+    def of(cls, runs, qrels, *, pooled=None, groups=None) -> CollectionFiles:
         """From paths; a directory in ``runs`` stands for its files (sorted by name)."""
         if isinstance(runs, (str, Path)):
             runs = [runs]

@@ -7,9 +7,9 @@ Markdown report with the experiment's tables and figure.
 
 from __future__ import annotations
 
+from . import pool_bias
 from .four_strata import run_four_strata
 from .planner_study import BUDGETS, run_halfwidths, run_planner_vs_fixed
-from . import pool_bias
 from .recipes import Context, recipe
 from .report import Report, Section
 from .residuals import SIZES, run_residuals, separability_figure
@@ -111,16 +111,30 @@ def planner(context: Context, p: dict) -> Report:
                                    executor=executor, **_workers(context))
     widths = run_halfwidths(context.files, budgets=budgets, trials=min(p["trials"], 30),
                             seed=p["seed"], executor=executor, **_workers(context))
-    return Report("planner", "The design planner vs 2strata (paper 002's protocol)",
-                  PAPER_000_OPEN, {}, [
-                      Section("Planned vs 2strata", "Random halves of the pooled runs; means "
-                              "over trials of the accuracy of significant pairs (paired t-test "
-                              f"at {p['alpha']}), RMS error and Kendall tau against the frame truth "
-                              "(the half's depth-100 pool judged completely); *_qrels: the same "
-                              "against the complete qrels.", compare["summary"].reset_index()),
-                      Section("Predicted vs observed half-widths", "The official pool; the "
-                              "plan's predicted 95% half-width of a pooled run's mean, the "
-                              "jackknife intervals' half-width, and 1.96 x the standard "
-                              "deviation across trials.", widths["halfwidths"].reset_index()),
-                  ], compare["trials"].assign(recipe="planner"),
-                  {"seconds": compare["seconds"] + widths["seconds"]})
+    return Report(
+        "planner",
+        "The design planner vs 2strata (paper 002's protocol)",
+        PAPER_000_OPEN,
+        {},
+        [
+            Section(
+                "Planned vs 2strata",
+                "Random halves of the pooled runs; means "
+                "over trials of the accuracy of significant pairs (paired t-test "
+                f"at {p['alpha']}), RMS error and Kendall tau against the frame truth "
+                "(the half's depth-100 pool judged completely); *_qrels: the same "
+                "against the complete qrels.",
+                compare["summary"].reset_index(),
+            ),
+            Section(
+                "Predicted vs observed half-widths",
+                "The official pool; the "
+                "plan's predicted 95% half-width of a pooled run's mean, the "
+                "jackknife intervals' half-width, and 1.96 x the standard "
+                "deviation across trials.",
+                widths["halfwidths"].reset_index(),
+            ),
+        ],
+        compare["trials"].assign(recipe="planner"),
+        {"seconds": compare["seconds"] + widths["seconds"]},
+    )

@@ -58,8 +58,8 @@ def run_planner_vs_fixed(files: CollectionFiles, *, budgets=BUDGETS, trials: int
                          workers: int = 2, executor: str = "processes",
                          progress: bool = False) -> dict:
     """Step 1 of the module docstring. Returns ``summary`` (budget x strategy x measure:
-    accuracy, rms, kendall_tau, bias, judged and the *_qrels columns; means over trials), ``trials`` (per trial) and
-    ``seconds``."""
+    accuracy, rms, kendall_tau, bias, judged and the *_qrels columns; means over trials),
+    ``trials`` (per trial) and ``seconds``."""
     start = time.perf_counter()
     tables = []
     for budget in budgets:

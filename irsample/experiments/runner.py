@@ -27,10 +27,10 @@ from __future__ import annotations
 import json
 import multiprocessing
 import time
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -39,7 +39,14 @@ from .. import __version__
 from .data import CollectionFiles, load, parse_one
 from .splits import PooledRuns, RunInfo, SplitFamily, derived_seed, split_family
 from .trial import (
-    RUN_COLUMNS, TRIAL_COLUMNS, Cell, Strategy, Task, TrialConfig, init_worker, run_task,
+    RUN_COLUMNS,
+    TRIAL_COLUMNS,
+    Cell,
+    Strategy,
+    Task,
+    TrialConfig,
+    init_worker,
+    run_task,
 )
 
 EXECUTORS = ("sequential", "processes", "dask")
@@ -136,7 +143,7 @@ class Experiment:
         }
 
     def run(self, *, executor: str = "processes", workers: int | None = None,
-            scheduler=None, progress: bool = True) -> "ExperimentResult":
+            scheduler=None, progress: bool = True) -> ExperimentResult:
         """Run every task: ``executor`` is ``sequential`` (this process), ``processes``
         (``workers`` local processes, default 2) or ``dask`` (``scheduler``: an address
         ``tcp://host:port`` or a ``distributed.Client``; without one a
@@ -273,7 +280,7 @@ class ExperimentResult:
         return written + [path]
 
     @classmethod
-    def read(cls, prefix, *, format: str = "parquet") -> "ExperimentResult":
+    def read(cls, prefix, *, format: str = "parquet") -> ExperimentResult:
         """Read what :meth:`write` wrote."""
         prefix = Path(prefix)
         reader = pd.read_parquet if format == "parquet" else pd.read_csv

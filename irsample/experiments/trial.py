@@ -33,9 +33,9 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable, Iterable
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Callable, Iterable
 
 import numba
 import numpy as np
@@ -169,7 +169,7 @@ def _run_task(config: TrialConfig, task: Task) -> dict:
     has_variance = [m.variance_method is not None for m in measures]
     names = np.array([data.info.names[r] for r in evaluate], dtype=object)
     in_pool = np.isin(np.array(evaluate), np.array(split.pool))
-    n_runs, n_measures = len(evaluate), len(measures)
+    n_runs = len(evaluate)
     runs_out, trials_out = _columns(RUN_COLUMNS), _columns(TRIAL_COLUMNS)
     for cell in task.cells:
         frame = data.frame(split.pool, cell.depth)

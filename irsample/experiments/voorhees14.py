@@ -110,9 +110,18 @@ def run_voorhees14(files: CollectionFiles, *, trials: int = 50, seed: int = 2014
     r_corr = (r_hat.groupby(["strategy", "trial"])
               .apply(lambda g: np.corrcoef(g.r_true, g.r_hat)[0, 1], include_groups=False)
               .groupby("strategy").agg(["mean", "min", "max"]).reindex(order))
-    out_dict = {"accuracy": accuracy, "accuracy_qrels": accuracy_qrels, "classes": classes, "judged": judged,
-                "r_correlation": r_corr, "r_hat": r_hat, "trials": result.trials, "runs": result.runs,
-                "seconds": seconds, "figures": []}
+    out_dict = {
+        "accuracy": accuracy,
+        "accuracy_qrels": accuracy_qrels,
+        "classes": classes,
+        "judged": judged,
+        "r_correlation": r_corr,
+        "r_hat": r_hat,
+        "trials": result.trials,
+        "runs": result.runs,
+        "seconds": seconds,
+        "figures": [],
+    }
     if out is not None:
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)

@@ -30,7 +30,8 @@ def _column(df: pd.DataFrame, names, what: str, source: str, required=True):
             return df[n]
     if required:
         raise InputError(
-            f"no {what} column (expected one of {', '.join(names)}; found {', '.join(map(str, df.columns))})",
+            f"no {what} column (expected one of {', '.join(names)}; "
+            f"found {', '.join(map(str, df.columns))})",
             source,
         )
     return None
@@ -54,9 +55,10 @@ def runs_from_frame(df: pd.DataFrame, source: str = "<DataFrame>", name: str | N
     score_col = _column(df, SCORE, "score", source)
     try:
         score = pd.to_numeric(score_col, errors="raise").to_numpy(dtype=np.float64)
-    except (ValueError, TypeError):
+    except (ValueError, TypeError) as err:
         bad = int(np.flatnonzero(pd.to_numeric(score_col, errors="coerce").isna())[0])
-        raise InputError(f"score is not a number: {score_col.iloc[bad]!r}", source, bad + 2)
+        raise InputError(f"score is not a number: {score_col.iloc[bad]!r}", source,
+                         bad + 2) from err
     if np.isnan(score).any():
         raise InputError("score is missing", source, int(np.flatnonzero(np.isnan(score))[0]) + 2)
     tags = _column(df, TAG, "tag", source, required=False)

@@ -59,7 +59,9 @@ def read_group_map(source: Source) -> dict[str, tuple[str, int]]:
             raise InputError("expected 'run group' or 'run:group:...'", name, lineno)
         run, group = fields[0].strip(), fields[1].strip()
         if run in out:
-            raise InputError(f"run {run!r} listed twice (first at line {out[run][1]})", name, lineno)
+            raise InputError(
+                f"run {run!r} listed twice (first at line {out[run][1]})", name, lineno
+            )
         out[run] = (group, lineno)
     if not out:
         raise InputError("empty file: no runs", name)

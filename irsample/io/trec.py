@@ -21,7 +21,7 @@ import sys
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Union
+from typing import BinaryIO
 
 import numpy as np
 import pyarrow as pa
@@ -46,7 +46,7 @@ from ._scan import (
     scan_run,
 )
 
-Source = Union[str, os.PathLike, BinaryIO]
+Source = str | os.PathLike | BinaryIO
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _UTF8_BOM = b"\xef\xbb\xbf"
@@ -132,7 +132,10 @@ def binary_array(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> pa.Ar
     if len(starts) and int((ends - starts).sum()) >= 2**31:
         half = len(starts) // 2  # int32 offsets: split very large columns
         return pa.concat_arrays(
-            [binary_array(buf, starts[:half], ends[:half]), binary_array(buf, starts[half:], ends[half:])]
+            [
+                binary_array(buf, starts[:half], ends[:half]),
+                binary_array(buf, starts[half:], ends[half:]),
+            ]
         )
     offsets, data = gather_spans(buf, starts, ends)
     return pa.Array.from_buffers(
@@ -221,7 +224,9 @@ def check_utf8(values: pa.Array, lineno: np.ndarray, name: str, what: str) -> No
     _, offsets, data = values.buffers()
     dtype = np.int64 if values.type == pa.large_binary() else np.int32
     offsets = np.frombuffer(offsets, dtype)[values.offset : values.offset + len(values) + 1]
-    data = np.frombuffer(data, np.uint8) if data is not None and data.size else np.zeros(1, np.uint8)
+    data = (
+        np.frombuffer(data, np.uint8) if data is not None and data.size else np.zeros(1, np.uint8)
+    )
     bad = first_invalid_utf8(offsets, data)
     if bad >= 0:
         raise InputError(

@@ -15,8 +15,9 @@ Three name syntaxes parse to the same objects (:func:`parse`):
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, ClassVar, Iterable
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
@@ -44,9 +45,9 @@ VARIANCE_METHODS = ("jackknife", "covariance", "paper")
 #: the default: closest to nominal coverage of 95% intervals on TREC-8 (benchmarks/ci_coverage.py)
 DEFAULT_VARIANCE = "jackknife"
 
-REGISTRY: dict[str, type["Measure"]] = {}  # irsample family name -> class
-TREC_REGISTRY: dict[str, type["Measure"]] = {}  # trec_eval family name -> class
-ALIASES: dict[str, type["Measure"]] = {}  # lower-cased aliases -> class
+REGISTRY: dict[str, type[Measure]] = {}  # irsample family name -> class
+TREC_REGISTRY: dict[str, type[Measure]] = {}  # trec_eval family name -> class
+ALIASES: dict[str, type[Measure]] = {}  # lower-cased aliases -> class
 
 
 @dataclass(frozen=True)
@@ -137,7 +138,7 @@ class Measure:
 
     # ---- construction from trec_eval syntax ---------------------------------------------
     @classmethod
-    def from_trec(cls, params: str | None, name: str | None = None) -> list["Measure"]:
+    def from_trec(cls, params: str | None, name: str | None = None) -> list[Measure]:
         """Measures named by ``name[.params]`` in trec_eval syntax; ``None``: the defaults.
 
         ``name`` is the trec_eval family name used (one of ``trec`` and ``trec_extra``).
@@ -146,18 +147,22 @@ class Measure:
         (``P.5,10`` is ``[P@5, P@10]``) and families without parameters.
         """
         if "k" in {f.name for f in fields(cls)}:
-            values = cls.trec_defaults if params is None else split_values(params, _atol, cls.trec or cls.family)
+            values = (
+                cls.trec_defaults
+                if params is None
+                else split_values(params, _atol, cls.trec or cls.family)
+            )
             return [cls(k=v) for v in values]
         if params is not None:
             raise MeasureError(f"{cls.trec} takes no parameters (got {params!r})")
         return [cls()]
 
     # ---- evaluation ------------------------------------------------------------------------
-    def compute(self, ctx: "EvalContext") -> np.ndarray:  # pragma: no cover - abstract
+    def compute(self, ctx: EvalContext) -> np.ndarray:  # pragma: no cover - abstract
         """Per-segment values (one per run x topic, ``ctx.n_seg``)."""
         raise NotImplementedError
 
-    def variance(self, ctx: "EvalContext", method: str = DEFAULT_VARIANCE) -> np.ndarray:
+    def variance(self, ctx: EvalContext, method: str = DEFAULT_VARIANCE) -> np.ndarray:
         """Per-segment estimated sampling variance of :meth:`compute`'s values over the random
         choice of judged documents (families with a ``variance_method`` only); ``method`` is one
         of :data:`VARIANCE_METHODS` (families with one formula ignore it)."""

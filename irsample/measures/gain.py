@@ -18,8 +18,8 @@ import numpy as np
 from numba import njit, prange
 
 from ..errors import MeasureError
-from .base import DEFAULT_CUTOFFS, Measure, format_number
 from ..model import JUDGED
+from .base import DEFAULT_CUTOFFS, Measure, format_number
 from .context import safe_divide
 from .kernels import segment_cumsum
 
@@ -78,7 +78,7 @@ def gain_tables(ctx, gains: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
         # trec_eval tests the top entry's gain before looking at its count: a top gain <= 0
         # (possible when the truncating comparator ranks a 0 gain above 0.5) means no ideal
         top = entries[-1][1] if entries else 0.0
-        for level, g, count in reversed(entries if top > 0 else []):
+        for _level, g, count in reversed(entries if top > 0 else []):
             if count == 0:
                 continue
             if g <= 0:
@@ -408,7 +408,9 @@ class G(_GainMeasure):
 
     def compute(self, ctx):
         _, ideal_offsets, ideal, _ = _tables(ctx, self.gains)
-        return _g_kernel(ctx.offsets, ctx.seg_topic, position_gains(ctx, self.gains), ideal_offsets, ideal)
+        return _g_kernel(
+            ctx.offsets, ctx.seg_topic, position_gains(ctx, self.gains), ideal_offsets, ideal
+        )
 
 
 @dataclass(frozen=True)

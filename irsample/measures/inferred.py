@@ -106,7 +106,9 @@ class InfAP(Measure):
     family = "infAP"
     trec = "infAP"
     estimator = True
-    citation = "Yilmaz & Aslam, CIKM 2006; Information Retrieval 2008 (smoothing c); trec_eval infAP"
+    citation = (
+        "Yilmaz & Aslam, CIKM 2006; Information Retrieval 2008 (smoothing c); trec_eval infAP"
+    )
 
     c: float = 2.0
 

@@ -35,7 +35,8 @@ class P(Measure):
 
 @dataclass(frozen=True)
 class Recall(Measure):
-    """Recall at k: rel(k) / R, R counting judged relevant documents retrieved or not; 0 if R = 0."""
+    """Recall at k: rel(k) / R, R counting judged relevant documents retrieved or not;
+    0 if R = 0."""
 
     k: int | None = None
     family = "R"

@@ -340,7 +340,7 @@ def compare_intervals(low1, high1, low2, high2) -> np.ndarray:
     return out
 
 
-def interval_outcomes(ev: "Evaluation", low, high) -> np.ndarray:
+def interval_outcomes(ev: Evaluation, low, high) -> np.ndarray:
     """``outcome[i, j, t]``: :func:`compare_intervals` of run i against run j on topic t.
 
     ``low`` and ``high`` name (or are) two measures of ``ev``, e.g. ``"SDCG@10"`` and
@@ -350,7 +350,7 @@ def interval_outcomes(ev: "Evaluation", low, high) -> np.ndarray:
     return compare_intervals(lo[:, None], hi[:, None], lo[None], hi[None])
 
 
-def _column(ev: "Evaluation", measure) -> np.ndarray:
+def _column(ev: Evaluation, measure) -> np.ndarray:
     from .base import parse
 
     found = parse(measure) if isinstance(measure, str) else [measure]

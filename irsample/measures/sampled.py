@@ -7,9 +7,10 @@ r_s relevant (rel > 0); R^ = sum over s with n_s > 0 of r_s N_s / n_s.
 
 One walk over each ranking (its first ``depth`` = 1000 documents; the walk of ``stratified.py``)
 keeps, before the document at rank k is counted, d_s (documents of s above k), m_s (sampled
-among them), q_s (relevant among them) and D = sum d_s. At a relevant document (rel > 0) of stratum s it adds to SAP_s the
-estimated precision  1/k + (D/k) * sum_s' (d_s'/D) (q_s' + 1e-5)/(m_s' + 3e-5)  and to the
-stratum's gain rel / log2(k + 1). After each rank, E_k = sum_s d_s (q_s + 1e-5)/(m_s + 3e-5)
+among them), q_s (relevant among them) and D = sum d_s. At a relevant document (rel > 0) of
+stratum s it adds to SAP_s the estimated precision
+1/k + (D/k) * sum_s' (d_s'/D) (q_s' + 1e-5)/(m_s' + 3e-5)  and to the stratum's gain
+rel / log2(k + 1). After each rank, E_k = sum_s d_s (q_s + 1e-5)/(m_s + 3e-5)
 estimates the relevant documents retrieved so far. Documents outside every stratum count in
 k only.
 """
@@ -143,7 +144,8 @@ class XInfAP(Measure):
 
     def variance(self, ctx, method=DEFAULT_VARIANCE):
         """``"paper"``: the stratified two-stage formula of ``sampled_variance.py`` (precisions at
-        different cut-offs independent); ``"covariance"`` and ``"jackknife"``: ``ap_variance.py``."""
+        different cut-offs independent); ``"covariance"`` and ``"jackknife"``:
+        ``ap_variance.py``."""
         if method == "paper":
             return xinfap_variance(ctx, self.compute(ctx))
         return ap_variance(ctx, method, self.compute(ctx))
@@ -323,7 +325,9 @@ class InfIPrec(Measure):
 
     def __post_init__(self):
         if self.recall not in ELEVEN_POINTS:
-            raise MeasureError(f"iIPrec is defined at recall 0, 0.1, ..., 1 only, not {self.recall}")
+            raise MeasureError(
+                f"iIPrec is defined at recall 0, 0.1, ..., 1 only, not {self.recall}"
+            )
 
     @classmethod
     def from_trec(cls, params, name=None):

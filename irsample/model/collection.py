@@ -3,7 +3,8 @@
 - Topics are numbered in byte-wise (``strcmp``) order of their ids.
 - Documents are interned *per topic*: the pairs (topic, document) that occur in any run or in
   the judgments form one index space, ``tdi`` ("topic-document index"), ordered by topic and then
-  by docno byte-wise. Topic ``t`` owns ``tdi`` in ``[topic_doc_offsets[t], topic_doc_offsets[t+1])``.
+  by docno byte-wise. Topic ``t`` owns ``tdi`` in
+  ``[topic_doc_offsets[t], topic_doc_offsets[t+1])``.
 - A run's ranking for a topic is a segment of ``rank_tdi`` (CSR: segment ``s = run * T + topic``
   spans ``rank_offsets[s]:rank_offsets[s+1]``), already in trec_eval order: score descending,
   ties broken by docno descending (reference-semantics §1). The rank column of the file never
@@ -12,9 +13,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Sequence
 
 import numba
 import numpy as np
@@ -27,7 +28,6 @@ from ..errors import InputError
 from ..io.trec import QrelsTable, RunTable, text_of
 
 
-
 def _intern_sorted(arrays: Sequence[pa.Array]) -> tuple[pa.Array, list[np.ndarray]]:
     """Intern binary strings: the sorted distinct values and each array's indices into them.
 
@@ -36,7 +36,9 @@ def _intern_sorted(arrays: Sequence[pa.Array]) -> tuple[pa.Array, list[np.ndarra
     """
     if not arrays:
         return pa.array([], pa.binary()), []
-    chunks = pc.dictionary_encode(pa.chunked_array([a.cast(pa.binary()) for a in arrays], pa.binary())).chunks
+    chunks = pc.dictionary_encode(
+        pa.chunked_array([a.cast(pa.binary()) for a in arrays], pa.binary())
+    ).chunks
     dictionary = max((c.dictionary for c in chunks), key=len)
     order = pc.sort_indices(dictionary).to_numpy()
     rank = np.empty(len(order), dtype=np.int32)
@@ -57,7 +59,9 @@ def _binary_parts(values) -> tuple[np.ndarray, np.ndarray]:
         return np.zeros(1, dtype), np.zeros(0, np.uint8)
     _, offsets, data = values.buffers()
     offsets = np.frombuffer(offsets, dtype)[values.offset : values.offset + len(values) + 1]
-    data = np.frombuffer(data, np.uint8) if data is not None and data.size else np.zeros(0, np.uint8)
+    data = (
+        np.frombuffer(data, np.uint8) if data is not None and data.size else np.zeros(0, np.uint8)
+    )
     return offsets, data
 
 
@@ -66,7 +70,9 @@ def _binary_from(offsets: np.ndarray, data: np.ndarray) -> pa.Array:
     large = offsets[-1] >= 2**31
     typ = pa.large_binary() if large else pa.binary()
     offsets = offsets if large else offsets.astype(np.int32)
-    return pa.Array.from_buffers(typ, len(offsets) - 1, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+    return pa.Array.from_buffers(
+        typ, len(offsets) - 1, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+    )
 
 
 def _intern_topics(tables) -> tuple[pa.Array, np.ndarray]:
@@ -76,7 +82,9 @@ def _intern_topics(tables) -> tuple[pa.Array, np.ndarray]:
     global dictionary only sees each table's few distinct qids.
     """
     local = [intern_strings(*_binary_parts(t.qid)) for t in tables]
-    values, maps = _intern_sorted([t.qid.take(pa.array(first)) for t, (_, first) in zip(tables, local)])
+    values, maps = _intern_sorted(
+        [t.qid.take(pa.array(first)) for t, (_, first) in zip(tables, local)]
+    )
     row_topic = np.empty(sum(len(ids) for ids, _ in local), dtype=np.int32)
     at = 0
     for (ids, _), m in zip(local, maps):
@@ -152,7 +160,7 @@ class Collection:
         return list(_decode(self.tdi_docno.take(pa.array(tdi))))
 
     @classmethod
-    def build(cls, runs: Sequence[RunTable], qrels: Sequence[QrelsTable] = ()) -> "Collection":
+    def build(cls, runs: Sequence[RunTable], qrels: Sequence[QrelsTable] = ()) -> Collection:
         """Intern topics and documents of ``runs`` and ``qrels`` and rank every run.
 
         Raises :class:`InputError` naming the file and line of a document repeated within a
@@ -166,7 +174,9 @@ class Collection:
         base[1:] = np.cumsum([len(t) for t in tables])
         grp, seg_offsets = group_rows(row_topic, base, n_topics)
         del row_topic
-        parts = [_binary_parts(t.docno) for t in tables] or [(np.zeros(1, np.int32), np.zeros(0, np.uint8))]
+        parts = [_binary_parts(t.docno) for t in tables] or [
+            (np.zeros(1, np.int32), np.zeros(0, np.uint8))
+        ]
         data_base = np.zeros(len(parts), dtype=np.int64)
         data_base[1:] = np.cumsum(np.array([o[-1] - o[0] for o, _ in parts], dtype=np.int64))[:-1]
         data_base -= np.array([o[0] for o, _ in parts], dtype=np.int64)
@@ -180,7 +190,9 @@ class Collection:
         n_rows = int(base[len(runs)])
         rank_tdi = np.empty(n_rows, dtype=np.int32)
         rank_score = np.empty(n_rows, dtype=np.float64)
-        score = np.concatenate([np.asarray(r.score, dtype=np.float64) for r in runs] or [np.zeros(0)])
+        score = np.concatenate(
+            [np.asarray(r.score, dtype=np.float64) for r in runs] or [np.zeros(0)]
+        )
         n_chunks = min(max(n_topics, 1), n_threads)
         dup_run, dup_row = rank_runs(
             score, base, grp, seg_offsets, row_local, topic_doc_offsets, len(runs), n_chunks,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -98,7 +98,7 @@ class Judgments:
             )
 
     @classmethod
-    def from_qrels(cls, collection: Collection, table: QrelsTable) -> "Judgments":
+    def from_qrels(cls, collection: Collection, table: QrelsTable) -> Judgments:
         """Map a qrels table onto ``collection`` (documents no run retrieved still count)."""
         topic, tdi = collection.lookup(table.qid, table.docno)
         labels, row_stratum = _stratum_ids(table)
@@ -120,7 +120,7 @@ class Judgments:
         prob: np.ndarray | None = None,
         source: str = "<arrays>",
         lines: np.ndarray | None = None,
-    ) -> "Judgments":
+    ) -> Judgments:
         """Judgments from per-row integer arrays, one row per qrels entry.
 
         ``topic`` is the topic index (-1: a topic outside the collection; the row is ignored),

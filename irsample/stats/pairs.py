@@ -99,7 +99,7 @@ class PairCounts:
     inversion: int
 
     @classmethod
-    def of(cls, codes) -> "PairCounts":
+    def of(cls, codes) -> PairCounts:
         counts = np.bincount(np.asarray(codes, dtype=np.int64).ravel(), minlength=len(CLASSES))
         return cls(*(int(c) for c in counts[: len(CLASSES)]))
 
