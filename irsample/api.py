@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from .errors import InputError, MeasureError
 from .evaluation import Evaluation, evaluate_collection
@@ -53,7 +53,8 @@ def evaluate(
 
     ``rel_level`` is trec_eval's ``-l``, ``judged_only`` ``-J``, ``max_docs`` ``-M`` and
     ``complete`` ``-c``; ``compat`` ("10" or "9.0.8") the
-    trec_eval version whose iprec_at_recall/11pt_avg rounding to follow. Raises :class:`~irsample.errors.InputError` for bad input, including
+    trec_eval version whose iprec_at_recall/11pt_avg rounding to follow. Raises
+    :class:`~irsample.errors.InputError` for bad input, including
     runs that share no topic with the qrels.
     """
     collection, judgments = load(qrels, runs)
@@ -107,7 +108,8 @@ def estimate(
 
         have = sorted(name for name, cls in REGISTRY.items() if cls.variance_method)
         raise MeasureError(
-            f"no variance estimator for {', '.join(lacking)} (estimators with one: {', '.join(have)})"
+            f"no variance estimator for {', '.join(lacking)} "
+            f"(estimators with one: {', '.join(have)})"
         )
     collection, judged = load(judgments, runs, qrels_format=qrels_format)
     check_common_topics(collection, judged)
@@ -133,7 +135,7 @@ def compare(
 
     >>> irsample.compare("sample.qrels", ["a.run", "b.run", "c.run"], "ht(AP)", correction="bh")
     """
-    from .comparison import comparison_measure, compare_collection
+    from .comparison import compare_collection, comparison_measure
 
     chosen = comparison_measure(measure)
     collection, judged = load(judgments, runs, qrels_format=qrels_format)

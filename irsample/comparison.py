@@ -30,7 +30,8 @@ def comparison_measure(measure: str | Measure) -> HT:
     """The ``ht(...)`` measure to compare with (a :class:`MeasureError` otherwise)."""
     found = [measure] if isinstance(measure, Measure) else parse(measure)
     if len(found) != 1 or not isinstance(found[0], HT):
-        raise MeasureError(f"compare needs one design-based measure such as ht(AP), not {measure!r}")
+        raise MeasureError(
+            f"compare needs one design-based measure such as ht(AP), not {measure!r}")
     return found[0]
 
 

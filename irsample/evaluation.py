@@ -9,8 +9,9 @@ exp(mean(log(max(x, 1e-5)))) for ``gm_*`` measures.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -18,6 +19,9 @@ from .measures.base import DEFAULT_VARIANCE, VARIANCE_METHODS, Measure
 from .measures.context import EvalContext
 from .model import Collection, Judgments
 from .stats.intervals import Interval, normal_interval
+
+if TYPE_CHECKING:  # pragma: no cover - pandas is imported only where a table is built
+    import pandas as pd
 
 GM_FLOOR = 1e-5  #: trec_eval's MIN_GEO_MEAN
 
@@ -55,7 +59,10 @@ class Evaluation:
         limits. Not clipped to the measure's range."""
         if self.ci is None:
             raise ValueError("evaluated without a confidence level (ci=None)")
-        value, var = (self.summary, self.summary_variance) if summary else (self.values, self.variance)
+        if summary:
+            value, var = self.summary, self.summary_variance
+        else:
+            value, var = self.values, self.variance
         method = f"normal, {self.variance_method} variance"
         return normal_interval(value, var, self.ci, method=method)
 
@@ -219,7 +226,8 @@ def evaluate_collection(
         if ci is not None and m.variance_method is not None:
             var = np.asarray(m.variance(ctx, variance), dtype=np.float64).reshape(n_runs, n_topics)
             variances[:, :, j] = np.where(evaluated, var, np.nan)
-            summary_variance[:, j] = summarise(var, evaluated, "sum" if m.summary == "sum" else "variance_of_mean")
+            how = "sum" if m.summary == "sum" else "variance_of_mean"
+            summary_variance[:, j] = summarise(var, evaluated, how)
     return Evaluation(
         collection, tuple(measures), values, evaluated, summary, strings,
         ci, variances, summary_variance, variance if ci is not None else None,

@@ -34,11 +34,22 @@ def files(tmp_path):
 
 
 def test_api_gives_one_row_per_pair(files):
-    table = irsample.compare(files["qrels"], [files["r0"], files["r1"], files["r2"]], "ht(AP)",
-                             correction="bh")
+    table = irsample.compare(
+        files["qrels"], [files["r0"], files["r1"], files["r2"]], "ht(AP)", correction="bh"
+    )
     assert len(table) == 3
-    assert list(table.columns) == ["run_a", "run_b", "measure", "diff", "se", "low", "high", "p",
-                                   "p_adjusted", "decided"]
+    assert list(table.columns) == [
+        "run_a",
+        "run_b",
+        "measure",
+        "diff",
+        "se",
+        "low",
+        "high",
+        "p",
+        "p_adjusted",
+        "decided",
+    ]
     assert (table.low <= table["diff"]).all() and (table["diff"] <= table.high).all()
     assert (table.p_adjusted >= table.p - 1e-15).all()
     assert (table.decided == (table.p_adjusted < 0.05)).all()
@@ -48,12 +59,26 @@ def test_api_gives_one_row_per_pair(files):
 
 
 def test_cli_text_csv_and_errors(files, capsys):
-    rc = main(["compare", str(files["qrels"]), str(files["r0"]), str(files["r1"]), "-m",
-               "ht(P@10)", "--format", "csv", "--correction", "holm"])
+    rc = main(
+        [
+            "compare",
+            str(files["qrels"]),
+            str(files["r0"]),
+            str(files["r1"]),
+            "-m",
+            "ht(P@10)",
+            "--format",
+            "csv",
+            "--correction",
+            "holm",
+        ]
+    )
     out, _ = capsys.readouterr()
     assert rc in (0, None)
     table = pd.read_csv(io.StringIO(out))
     assert len(table) == 1 and table.measure.iloc[0] == "ht(P@10)"
-    assert main(["compare", str(files["qrels"]), str(files["r0"]), str(files["r1"]), "-m", "AP"]) == 1
+    assert (
+        main(["compare", str(files["qrels"]), str(files["r0"]), str(files["r1"]), "-m", "AP"]) == 1
+    )
     assert "design-based" in capsys.readouterr().err
     assert main(["compare", str(files["qrels"]), str(files["r0"])]) == 1

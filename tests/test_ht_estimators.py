@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 from irsample.design import Budget, SamplingFrame, Stratified, importance, parse_strata, uniform
+from irsample.errors import MeasureError
 from irsample.evaluation import evaluate_collection
 from irsample.io import load_qrels, load_runs
 from irsample.measures import parse, parse_all
@@ -25,7 +26,18 @@ from irsample.measures.ht_pairs import pair_estimates
 from irsample.model import Collection
 from irsample.stats.multiple import benjamini_hochberg, holm
 
-MEASURES = ["AP", "AP@20", "nDCG", "nDCG@10", "P@10", "P@5", "Rprec", "RBP(p=0.8)", "R@50", "num_rel"]
+MEASURES = [
+    "AP",
+    "AP@20",
+    "nDCG",
+    "nDCG@10",
+    "P@10",
+    "P@5",
+    "Rprec",
+    "RBP(p=0.8)",
+    "R@50",
+    "num_rel",
+]
 
 
 def synthetic(seed=0, n_topics=6, n_docs=150, n_runs=4, depth=60, grades=(0, 0, 0, 0, 1, 1, 2)):
@@ -56,13 +68,19 @@ DESIGNS = {
 
 
 def test_names_parse_and_print():
-    for text, name in [("ht(AP)", "ht(AP)"), ("ht(nDCG@10)", "ht(nDCG@10)"), ("ht(P@10)", "ht(P@10)"),
-                       ("ht(RBP(p=0.9))", "ht(RBP(p=0.9))"), ("ht(map)", "ht(AP)"), ("ht(R@100)", "ht(R@100)")]:
+    for text, name in [
+        ("ht(AP)", "ht(AP)"),
+        ("ht(nDCG@10)", "ht(nDCG@10)"),
+        ("ht(P@10)", "ht(P@10)"),
+        ("ht(RBP(p=0.9))", "ht(RBP(p=0.9))"),
+        ("ht(map)", "ht(AP)"),
+        ("ht(R@100)", "ht(R@100)"),
+    ]:
         (m,) = parse(text)
         assert isinstance(m, HT) and m.name == name
         assert parse(m.name) == [m]
     for bad in ("ht(bpref)", "ht()", "ht(P)"):
-        with pytest.raises(Exception):
+        with pytest.raises(MeasureError):
             parse(bad)
 
 
@@ -80,7 +98,9 @@ def test_complete_judgments_equal_the_measure(seed, design):
     for m in ev.measures:
         if isinstance(m, HT):
             ref = index[m.inner.name]
-            np.testing.assert_allclose(ev.values[..., index[m.name]], ev.values[..., ref], rtol=1e-12, atol=1e-14)
+            np.testing.assert_allclose(
+                ev.values[..., index[m.name]], ev.values[..., ref], rtol=1e-12, atol=1e-14
+            )
             np.testing.assert_allclose(ev.summary[:, index[m.name]], ev.summary[:, ref], rtol=1e-12)
             assert np.nanmax(np.abs(ev.variance[..., index[m.name]])) == 0.0
 
@@ -88,7 +108,9 @@ def test_complete_judgments_equal_the_measure(seed, design):
 def _monte_carlo(col, frame, design, inner, draws, seed):
     parts = []
     for child in np.random.SeedSequence(seed).spawn(draws):
-        e = estimate(EvalContext(col, design.sample(frame, rng=np.random.default_rng(child))), inner)
+        e = estimate(
+            EvalContext(col, design.sample(frame, rng=np.random.default_rng(child))), inner
+        )
         parts.append((e.num, e.den, e.plain, e.value, e.variance))
     return [np.array(p) for p in zip(*parts)]
 
@@ -123,7 +145,13 @@ def test_ratio_bias_is_small_against_its_standard_error_at_ten_percent():
         *_, plain, value, variance = _monte_carlo(col, frame, uniform(0.1), m, 2000, 11)
         sd = value.std(axis=0)
         bias = value.mean(axis=0) - true
-        print(inner, "bias/SE corrected", np.round(bias / sd, 3), "plain", np.round((plain.mean(0) - true) / plain.std(0), 3))
+        print(
+            inner,
+            "bias/SE corrected",
+            np.round(bias / sd, 3),
+            "plain",
+            np.round((plain.mean(0) - true) / plain.std(0), 3),
+        )
         assert np.max(np.abs(bias) / sd) < 0.25
 
 

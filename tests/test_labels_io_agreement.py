@@ -14,13 +14,20 @@ from hypothesis import strategies as st
 from irsample.design import SamplingFrame, uniform
 from irsample.design.fusion_labels import fusion_labels, topic_folds
 from irsample.design.labels_sim import (
-    calibrate_sigma, favoured_documents, noisy_grades, over_label,
+    calibrate_sigma,
+    favoured_documents,
+    noisy_grades,
+    over_label,
 )
 from irsample.errors import InputError
 from irsample.io.labels import read_labels
 from irsample.model import Judgments
 from irsample.stats.agreement import (
-    cohen_kappa, confusion, confusion_by_grade, kappa_from_counts, wilson,
+    cohen_kappa,
+    confusion,
+    confusion_by_grade,
+    kappa_from_counts,
+    wilson,
 )
 
 from .synthetic import pooled_collection

@@ -22,11 +22,27 @@ from irsample.model import Collection, Judgments
 
 #: design-based estimators (tests/test_ht_estimators.py has their own checks); ht(num_rel), a
 #: topic property like inum_rel, is left out of the topic-set checks
-HT_NAMES = ["ht(AP)", "ht(AP@10)", "ht(nDCG)", "ht(nDCG@10)", "ht(P@5)", "ht(Rprec)", "ht(RBP(p=0.9))",
-            "ht(R@10)"]
+HT_NAMES = [
+    "ht(AP)",
+    "ht(AP@10)",
+    "ht(nDCG)",
+    "ht(nDCG@10)",
+    "ht(P@5)",
+    "ht(Rprec)",
+    "ht(RBP(p=0.9))",
+    "ht(R@10)",
+]
 ALL = parse_all(
     ["all_trec", "Judged@10", "Judged@5", "nDCG(gains={1:3,2:9,3:0.5})", "relstring"]
-    + ["xinfAP", "infNDCG", "infNDCG(gains={1:1,2:5})", "iP", "inum_rel", "inum_rel_ret", "iprec_rec"]
+    + [
+        "xinfAP",
+        "infNDCG",
+        "infNDCG(gains={1:1,2:5})",
+        "iP",
+        "inum_rel",
+        "inum_rel_ret",
+        "iprec_rec",
+    ]
     + ["RBP(point=XM)", "RBP(p=0.5,gains={1:-1,3:7},point=XI)", "rbp.p=0.95,2=0.5"]
     + ["RBP(point=T)"]
     + ["SDCG@10", "SDCG(point=XI)@5", "SDCG(point=T)@30", "PInterval(point=XM)@10"]
@@ -36,7 +52,15 @@ ALL = parse_all(
     + HT_NAMES
 )
 NUMERIC = [m for m in ALL if m.value_type != "str"]
-UNBOUNDED = {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "utility", "runid"}
+UNBOUNDED = {
+    "num_q",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "num_nonrel_judged_ret",
+    "utility",
+    "runid",
+}
 UNBOUNDED |= {"induced(NumRet)"}
 # estimates that may leave [0, 1] by design (sampling error), and estimated counts
 UNBOUNDED |= {"infNDCG", "inum_rel", "inum_rel_ret"} | set(HT_NAMES)
@@ -71,7 +95,9 @@ def evaluate_frames(qrels, run, measures, **options):
     qt = load_qrels(qrels)
     runs = load_runs(run)
     collection = Collection.build(runs, [qt])
-    return evaluate_collection(collection, Judgments.from_qrels(collection, qt), measures, **options)
+    return evaluate_collection(
+        collection, Judgments.from_qrels(collection, qt), measures, **options
+    )
 
 
 @pytest.fixture(scope="module")
@@ -99,8 +125,9 @@ def test_every_family_documented_and_round_trips():
         assert parse(m.trec_name) == [m], m.trec_name
 
 
-@pytest.mark.parametrize("options", [{}, {"complete": True}, {"judged_only": True},
-                                     {"rel_level": 2}, {"max_docs": 7}])
+@pytest.mark.parametrize(
+    "options", [{}, {"complete": True}, {"judged_only": True}, {"rel_level": 2}, {"max_docs": 7}]
+)
 def test_no_nan_and_bounded(synthetic, options):
     qrels, run = synthetic
     ev = evaluate_frames(qrels, run, ALL, **options)
@@ -187,6 +214,8 @@ def test_complete_judgments_infap_equals_ap(seed):
 
 def test_bpref_defined_without_judged_nonrelevant():
     qrels = pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"], "rel": [1, 1]})
-    run = pd.DataFrame({"qid": ["1"] * 3, "docno": ["x", "a", "y"], "score": [3.0, 2.0, 1.0], "tag": "t"})
+    run = pd.DataFrame(
+        {"qid": ["1"] * 3, "docno": ["x", "a", "y"], "score": [3.0, 2.0, 1.0], "tag": "t"}
+    )
     ev = evaluate_frames(qrels, run, parse_all(["bpref"]))
     assert ev.values[0, 0, 0] == 0.5  # one of two relevant retrieved, no judged non-relevant

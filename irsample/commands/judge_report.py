@@ -113,7 +113,8 @@ def cmd_judge_report(args) -> str:
             diff = auto - est
             flag = "favoured" if diff - half > 0 else "disfavoured" if diff + half < 0 else "-"
             lines.append(f"{run}\t{ppi.target}\t{auto:.4f}\t{est:.4f}\t{est - half:.4f}\t"
-                         f"{est + half:.4f}\t{diff:.4f}\t{diff - half:.4f}\t{diff + half:.4f}\t{flag}")
+                         f"{est + half:.4f}\t{diff:.4f}\t{diff - half:.4f}\t"
+                         f"{diff + half:.4f}\t{flag}")
     text = "\n".join(lines) + "\n"
     if args.output:
         from pathlib import Path

@@ -46,7 +46,7 @@ class PoolRows:
     depth: float = np.inf
 
     @classmethod
-    def of(cls, collection, judgments) -> "PoolRows":
+    def of(cls, collection, judgments) -> PoolRows:
         tdi = np.flatnonzero(judgments.state != UNPOOLED)
         runs = np.arange(collection.n_runs, dtype=np.int64)
         best = _best_rank(collection.rank_offsets, collection.rank_tdi, collection.n_topics,

@@ -129,7 +129,8 @@ def run_model_assisted(files, *, trials=100, seed=2024, percents=(5, 10, 20),
                 if lab.kind == "grade":
                     kap = cohen_kappa(frame.rel, lab.value[frame.tdi].astype(np.int64)).kappa
                 else:
-                    kap = cohen_kappa(frame.rel, (lab.value[frame.tdi] >= 0.5).astype(np.int64)).kappa
+                    binary = (lab.value[frame.tdi] >= 0.5).astype(np.int64)
+                    kap = cohen_kappa(frame.rel, binary).kappa
                 for j, (kind, k) in enumerate(MEASURES):
                     e = ppi_estimate(ctx, lab, kind, k, design=d)
                     res = _summarise(e, evaluated, q, truth_mean[:, j], z, c.n_runs, picks)

@@ -25,8 +25,8 @@ On TREC-8 the two agree (its qrels are that pool); on Vaswani and CACM they do n
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -169,9 +169,9 @@ def infap_random(context: Context, p: dict) -> Report:
     shown.insert(0, "percent", [100 * float(s) for s in shown.pop("setting")])
     key = shown[shown["percent"].isin([1.0, 5.0, 10.0])][["percent", "rms"]]
     text = (f"Uniform random samples of each topic's depth-100 pool (pooled runs); "
-            f"{p['estimator']} of every run against its true MAP (the frame truth; infAP: trec_eval's, smoothing "
-            "c = 2; `--param estimator=infAP(c=1.5)` for the paper's other choice). Means over "
-            "trials.")
+            f"{p['estimator']} of every run against its true MAP (the frame truth; infAP: "
+            "trec_eval's, smoothing c = 2; `--param estimator=infAP(c=1.5)` for the paper's other "
+            "choice). Means over trials.")
     points = ", ".join(f"{r.percent:g}%: {r.rms:.4f}" for r in key.itertuples()) or "-"
     return Report("infap-random", "infAP on random samples of the pool (paper 001 §5.1)",
                   PAPER_001, {}, [
@@ -296,7 +296,10 @@ def interval_checks(est, truth, sd, *, level: float = 0.95, ks_alpha: float = 0.
 
 # ci-coverage and the recipes of papers 002, 000 §6 and 004 register themselves on import
 # (kept apart: size)
-from . import comparisons, coverage, paper_recipes  # noqa: E402,F401
-
 # the model-assisted (prediction-powered) recipe registers itself on import
-from . import model_assisted  # noqa: E402,F401
+from . import (  # noqa: E402,F401
+    comparisons,
+    coverage,
+    model_assisted,  # noqa: E402,F401
+    paper_recipes,
+)

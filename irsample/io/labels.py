@@ -43,7 +43,9 @@ class AutoLabels:
     def relevance(self, level: int = 1) -> np.ndarray:
         """f_d for binary relevance: the probability, or 1[grade >= level]; 0 without a label."""
         v = np.nan_to_num(self.value, nan=0.0)
-        return v.astype(np.float64) if self.kind == "probability" else (v >= level).astype(np.float64)
+        if self.kind == "probability":
+            return v.astype(np.float64)
+        return (v >= level).astype(np.float64)
 
     def at_least(self, grade: int) -> np.ndarray:
         """f_d for the indicator 1[y_d >= grade] (grade >= 1): a probability counts towards
@@ -66,8 +68,9 @@ class AutoLabels:
 def _open(path: Path):
     with open(path, "rb") as fh:
         magic = fh.read(2)
-    return gzip.open(path, "rt", encoding="utf-8", errors="surrogateescape") if magic == b"\x1f\x8b" \
-        else open(path, encoding="utf-8", errors="surrogateescape")
+    if magic == b"\x1f\x8b":
+        return gzip.open(path, "rt", encoding="utf-8", errors="surrogateescape")
+    return open(path, encoding="utf-8", errors="surrogateescape")
 
 
 def read_labels(path, collection, *, kind: str | None = None) -> AutoLabels:
@@ -92,7 +95,8 @@ def read_labels(path, collection, *, kind: str | None = None) -> AutoLabels:
             try:
                 value = float(fields[3])
             except ValueError:
-                raise InputError(f"label value {fields[3]!r} is not a number", source, lineno) from None
+                raise InputError(f"label value {fields[3]!r} is not a number", source,
+                                 lineno) from None
             if not math.isfinite(value):
                 raise InputError(f"label value {fields[3]!r} is not finite", source, lineno)
             qids.append(fields[0])

@@ -22,4 +22,6 @@ from . import (  # noqa: F401  (importing registers the families)
 from .base import MEASURE_SETS, REGISTRY, TREC_REGISTRY, Measure, parse, parse_all
 from .context import EvalContext
 
-__all__ = ["EvalContext", "MEASURE_SETS", "Measure", "REGISTRY", "TREC_REGISTRY", "parse", "parse_all"]
+__all__ = [
+    "EvalContext", "MEASURE_SETS", "Measure", "REGISTRY", "TREC_REGISTRY", "parse", "parse_all",
+]

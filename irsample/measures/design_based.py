@@ -28,7 +28,8 @@ z_d = (u_d - theta y_d)/Y over the sample, divided by Y^^2. With every frame doc
 
 Sparse topics (ratios only). A sample that holds one or two relevant documents of a topic
 fits theta^ to them: the plug-in linearised variance at theta^ is then near 0 (with one
-relevant document z_d = u_d - theta^ = 0 exactly) although the estimate is far from certain. Measured
+relevant document z_d = u_d - theta^ = 0 exactly) although the estimate is far from certain.
+Measured
 on Vaswani (benchmarks/ht_coverage.py), the linearised variance evaluated at the true theta is
 unbiased, at theta^ it is a third of the observed. So the variance is evaluated at the run's mean
 over its identified topics (theta~, not fitted to the topic's own sample):
@@ -41,7 +42,6 @@ the topic-to-topic variance of the truths. A topic judged completely (no samplin
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -101,7 +101,8 @@ def _estimate(ctx, m: Measure) -> Estimate:
                                                         est.den, est.var_num, z, z)))
     if isinstance(m, P):
         weight = np.full(m.k, 1.0 / m.k)
-        num, term = weighted_prefix(ctx.offsets, ctx.rel().astype(np.float64), d.pos_pi, weight, m.k)
+        rel = ctx.rel().astype(np.float64)
+        num, term = weighted_prefix(ctx.offsets, rel, d.pos_pi, weight, m.k)
         return _linear(ctx, d, num, term)
     if isinstance(m, RBP):
         if m.point != "B":
@@ -184,7 +185,8 @@ def _total_estimate(value, variance) -> Estimate:
 
 def _linear(ctx, d: HTDesign, num, term) -> Estimate:
     zero = np.zeros(ctx.collection.n_tdi)
-    sx, swx, swxx, _ = cell_sums(ctx.offsets, term, d.pos_pi, d.pos_cell, ctx.pos_tdi, zero, d.n_cells)
+    sx, swx, swxx, _ = cell_sums(ctx.offsets, term, d.pos_pi, d.pos_cell, ctx.pos_tdi, zero,
+                                 d.n_cells)
     est = _total_estimate(num, cell_variance(d, ctx.seg_topic, sx, swx, swxx))
     ones = np.ones(len(num), dtype=bool)
     return Estimate(est.value, est.variance, est.plain, est.num, est.den, est.var_num, est.cov,
@@ -212,7 +214,8 @@ def _ratio(ctx, d: HTDesign, num, influence, den: TopicTotal, tdi_den, *, correc
                     est.centre, y > 0)
 
 
-def _sparse_aware(ctx, d: HTDesign, theta, num, y, var_x, cov, var_y, correct, own=None) -> Estimate:
+def _sparse_aware(ctx, d: HTDesign, theta, num, y, var_x, cov, var_y, correct,
+                  own=None) -> Estimate:
     """Per-topic ratio estimates and variances that stay honest when a topic's sample holds few
     or no relevant documents (module docstring, "Sparse topics"); ``own``: the identified
     topics' variances (default: linearised at the run's mean over topics)."""
@@ -304,7 +307,8 @@ def _cumulative_discount(x: np.ndarray, cutoff: int) -> np.ndarray:
     x = np.minimum(x, cutoff)
     whole = np.floor(x).astype(np.int64)
     top = int(whole.max(initial=0)) + 2
-    table = np.concatenate([[0.0], np.cumsum(1.0 / np.log2(np.arange(2, top + 2, dtype=np.float64)))])
+    discounts = 1.0 / np.log2(np.arange(2, top + 2, dtype=np.float64))
+    table = np.concatenate([[0.0], np.cumsum(discounts)])
     return table[whole] + (x - whole) * (table[whole + 1] - table[whole])
 
 
@@ -354,7 +358,8 @@ class HT(Measure):
     def inner(self) -> Measure:
         found = parse(self.of) if isinstance(self.of, str) else [self.of]
         if len(found) != 1 or not isinstance(found[0], SUPPORTED):
-            raise MeasureError(f"ht() does not estimate {self.of!r} (supported: {supported_text()})")
+            raise MeasureError(
+                f"ht() does not estimate {self.of!r} (supported: {supported_text()})")
         return found[0]
 
     @property

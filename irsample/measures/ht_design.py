@@ -87,7 +87,8 @@ def _build(ctx) -> HTDesign:
     outside_pi = np.where(outside_n > 0, rate, 0.0)
     n_prime = sampled - count(certain) - np.where(outside_pi >= 1.0, outside_n, 0)
     n_doc = n_prime.ravel()[flat]
-    g = np.where(certain, 1.0, np.sqrt(np.maximum(safe_divide(np.maximum(n_doc - 1, 0), n_doc - pi), 0.0)))
+    g2 = safe_divide(np.maximum(n_doc - 1, 0), n_doc - pi)
+    g = np.where(certain, 1.0, np.sqrt(np.maximum(g2, 0.0)))
     w = count(~certain, 1.0 - pi) + np.where(outside_pi < 1.0, outside_n * (1.0 - outside_pi), 0.0)
     grades = j.stratum_grades.astype(np.float64)  # (T, S, G): entries with rel = g, g >= 1
     n_grades = grades.shape[2]
@@ -120,7 +121,9 @@ class TopicTotal:
     swxx: np.ndarray
 
 
-def topic_total(ctx, design: HTDesign, tdi_value: np.ndarray, grade_value: np.ndarray) -> TopicTotal:
+def topic_total(
+    ctx, design: HTDesign, tdi_value: np.ndarray, grade_value: np.ndarray
+) -> TopicTotal:
     """The total of ``tdi_value`` (per document; ``grade_value[t, g]`` the same value by topic and
     grade, for sampled documents outside the collection)."""
     n_topics, n_cells = ctx.n_topics, design.n_cells

@@ -138,7 +138,8 @@ def ap_replicates(ctx, design, cutoff: int):
     tdi = np.concatenate([tdi, np.full(int(reps.sum()), -1)])
     order = np.argsort(topic, kind="stable")
     topic, cell, pi, tdi = topic[order], cell[order], pi[order], tdi[order]
-    offsets = np.concatenate([[0], np.cumsum(np.bincount(topic, minlength=ctx.n_topics))]).astype(np.int64)
+    counts = np.bincount(topic, minlength=ctx.n_topics)
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     local = np.full(col.n_tdi, -1, dtype=np.int64)
     inside = tdi >= 0
     local[tdi[inside]] = (np.arange(len(tdi)) - offsets[topic])[inside]

@@ -171,7 +171,8 @@ def _cell_moments(design, r0, r1, n_topics, extra_r0=None):
 
 def _stratified(size, taken, spread_sum):
     """sum_h N_h^2 (1 - n_h/N_h) / n_h * (a per-stratum sample (co)variance)."""
-    return (size * size * (1.0 - safe_divide(taken, size)) * safe_divide(spread_sum, taken)).sum(axis=-1)
+    unsampled = 1.0 - safe_divide(taken, size)
+    return (size * size * unsampled * safe_divide(spread_sum, taken)).sum(axis=-1)
 
 
 def _variance(lam, lam_b, theta, den, moments, rmom, size, taken, ratio):
@@ -304,7 +305,10 @@ def ppi_estimate(ctx, labels: AutoLabels, kind: str, k: int | None = None, *,
         y = np.where(d.sampled, grade >= level, 0).astype(np.float64)
         f = np.where(frame, labels.relevance(level), 0.0)
         r0, r1 = y, -f
-        ex = d.extra[:, :, level:].sum(axis=2) if d.extra.shape[2] > level else np.zeros(d.size.shape)
+        if d.extra.shape[2] > level:
+            ex = d.extra[:, :, level:].sum(axis=2)
+        else:
+            ex = np.zeros(d.size.shape)
         extra = (ex, ex)
         r_ht = _topic_sum(y * inv, d.topic, n_topics, d.sampled) + (weight * ex).sum(axis=1)
         seen = _topic_sum(y, d.topic, n_topics, d.sampled) + ex.sum(axis=1)
