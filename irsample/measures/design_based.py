@@ -52,7 +52,8 @@ from .average_precision import AP
 from .base import Measure, parse
 from .context import safe_divide
 from .counts import NumRel
-from .gain import NDCG, gain_tables, position_gains
+from .gain import NDCG
+from .gain_tables import gain_tables, position_gains
 from .ht_design import HTDesign, TopicTotal, cell_variance, ht_design, topic_total
 from .ht_jackknife import ap_replicates, jackknife_variance
 from .ht_kernels import ap_walk, cell_sums, weighted_prefix

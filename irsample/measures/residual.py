@@ -28,7 +28,7 @@ from numba import njit, prange
 from ..errors import MeasureError
 from ..model import JUDGED
 from .base import Measure, format_number
-from .gain import gain_tables, gains_text
+from .gain_tables import gain_tables, gains_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..evaluation import Evaluation

@@ -28,7 +28,7 @@ from . import stratified
 from .ap_variance import ap_variance
 from .base import DEFAULT_VARIANCE, Measure, split_values
 from .context import safe_divide
-from .gain import gains_text, parse_gains
+from .gain_tables import gains_text, parse_gains
 from .interpolated import ELEVEN_POINTS
 from .sampled_variance import infndcg_variance, xinfap_variance
 from .stratified import DOCS, SAMPLE_EVAL_DEPTH, SAMPLED
