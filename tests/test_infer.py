@@ -11,7 +11,8 @@ import pyarrow as pa
 import pytest
 
 from irsample.design.infer import (
-    _objective,
+    _live_positions,
+    _objective_live,
     agreement,
     estimated_relevant,
     estimates_from_sample,
@@ -45,6 +46,12 @@ def test_expected_ap_equals_exact_enumeration(seed):
 def test_expected_ap_hand_value():
     # p = (1/2, 1, 0, 1/2), R = 2: (1/2 * 1 + 1/2 * (1 + 1/2) + 0 + 1/8 * (1 + 3/2)) / 2
     assert expected_ap([0.5, 1.0, 0.0, 0.5], 2.0) == pytest.approx((0.5 + 0.75 + 0.3125) / 2)
+
+
+def _objective(p, slot, offsets, target, inv_r):
+    """The fitted objective over every position of the rankings ``offsets`` delimits."""
+    live, denominator, live_offsets = _live_positions(slot, np.diff(offsets), len(p))
+    return _objective_live(p, live, denominator, live_offsets, target, inv_r)
 
 
 def test_objective_value_and_gradient():

@@ -13,12 +13,12 @@ import pytest
 import scipy.optimize
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from numba import njit
 
 from irsample.design import SamplingFrame, uniform
 from irsample.design.infer import (
     _LBFGSB,
     _live_positions,
-    _objective,
     _objective_live,
     estimates_from_sample,
     infer_relevance,
@@ -26,6 +26,40 @@ from irsample.design.infer import (
 from irsample.model import JUDGED, POOLED
 
 from .synthetic import pooled_collection
+
+
+@njit(nogil=True)
+def _objective(p_free, slot, offsets, target, inv_r):
+    """The objective before the speed-up, over every position: sum_s (E[AP_s] - target_s)^2 and
+    its gradient in the free p; ``slot`` maps a position to
+    a free variable (< n) or to the fixed values n (p = 0) and n + 1 (p = 1)."""
+    n = p_free.shape[0]
+    p = np.empty(n + 2)
+    p[:n] = p_free
+    p[n] = 0.0
+    p[n + 1] = 1.0
+    f = 0.0
+    grad = np.zeros(n)
+    for s in range(offsets.shape[0] - 1):
+        a, b = offsets[s], offsets[s + 1]
+        above = 0.0
+        e = 0.0
+        for i in range(b - a):
+            pi = p[slot[a + i]]
+            e += pi * (1.0 + above) / (i + 1.0)
+            above += pi
+        diff = e * inv_r - target[s]
+        f += diff * diff
+        scale = 2.0 * diff * inv_r
+        below = 0.0  # sum over i > k of p_i / i
+        for i in range(b - a - 1, -1, -1):
+            pi = p[slot[a + i]]
+            above -= pi  # now the sum over j < i
+            v = slot[a + i]
+            if v < n:
+                grad[v] += scale * ((1.0 + above) / (i + 1.0) + below)
+            below += pi / (i + 1.0)
+    return f, grad
 
 
 @settings(max_examples=300, deadline=None)
