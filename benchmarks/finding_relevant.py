@@ -41,9 +41,9 @@ def main() -> None:
     parser.add_argument("--beta", type=float, default=0.1)
     args = parser.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from irsample.design.adaptive import DepthOrder, Hedge, JudgingProblem, MoveToFront
-    from irsample.design.assessor import QrelsAssessor
-    from irsample.design.judging import judge_adaptively
+    from irsample.design.adaptive.assessor import QrelsAssessor
+    from irsample.design.adaptive.judging import judge_adaptively
+    from irsample.design.adaptive.methods import DepthOrder, Hedge, JudgingProblem, MoveToFront
     from irsample.io import load_qrels, load_runs
     from irsample.model import Collection
 

@@ -3,7 +3,7 @@ qrels from actual qrels"; Aslam & Yilmaz, CIKM 2007).
 
 For each fraction of the pool judged (uniform samples per topic, k = round(f N_t), seeded), AP of
 all 129 runs per topic is estimated by infAP and R^ by sample_eval's estimator; relevance
-probabilities of the unjudged pool documents are fitted (:mod:`irsample.design.infer`) and
+probabilities of the unjudged pool documents are fitted (:mod:`irsample.design.nojudge.infer`) and
 rounded three ways. Precision, recall and F1 of the inferred relevant set against the official
 qrels are per-topic means (topics with relevant documents; all 50), over the whole pool (judged
 documents included, as qrels) and over the unjudged documents only. An "oracle" row fits the
@@ -37,7 +37,7 @@ def main() -> None:
     args = parser.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from irsample.design import SamplingFrame, uniform
-    from irsample.design.infer import agreement, estimates_from_sample, infer_relevance
+    from irsample.design.nojudge.infer import agreement, estimates_from_sample, infer_relevance
     from irsample.evaluation import evaluate_collection
     from irsample.io import load_qrels, load_runs
     from irsample.measures import parse_all

@@ -1,6 +1,7 @@
 """Benchmark: system rankings without relevance judgments on TREC-8 (129 runs, 50 topics).
 
-For every method of :mod:`irsample.design.nojudge`, the correlation of its system ranking with
+For every method of :mod:`irsample.design.nojudge.methods`, the correlation of its system ranking
+with
 the true one (MAP on the official qrels, which are the complete depth-100 pool): Kendall's tau-b,
 tau_AP (Yilmaz, Aslam & Robertson 2008; truth = true MAP) and Pearson's r, plus the time taken.
 Soboroff's normal parameters are TREC-8's own (mean and sd over topics of R_t / |pool_t|), as the

@@ -4,7 +4,8 @@ Voorhees, "The effect of sampling strategy on inferred measures", SIGIR 2014: th
 (pooled) runs are split at random into halves, only one half is pooled and sampled, and the
 size of the judgment set is averaged over 50 trials. Here: the 71 pooled TREC-8 runs
 (``run-pooled-flag.txt``), 50 seeded splits, the first 35 runs of each random permutation
-pooled to depth 100; each strategy (irsample.design.named.PRESETS, and the ``--extra`` designs)
+pooled to depth 100; each strategy (irsample.design.sampling.named.PRESETS, and the ``--extra``
+designs)
 draws once per split (seed = split number) from that pool. The official qrels are the complete
 depth-100 pool of all 71 runs, so every document selected has a judgment: no selection is lost,
 unlike on the paper's TREC 2012 collection.

@@ -113,7 +113,7 @@ def estimate(
         )
     collection, judged = load(judgments, runs, qrels_format=qrels_format)
     check_common_topics(collection, judged)
-    from .design.fusion_labels import resolve_labels
+    from .design.labels.fusion import resolve_labels
 
     labels = resolve_labels(auto_labels, collection, judged, rel_level=rel_level)
     return evaluate_collection(

@@ -19,8 +19,8 @@ from irsample.design import (
     judge_adaptively,
     parse_method,
 )
-from irsample.design.adaptive import JudgingProblem
-from irsample.design.judging import budget_caps, water_fill
+from irsample.design.adaptive.judging import budget_caps, water_fill
+from irsample.design.adaptive.methods import JudgingProblem
 from irsample.errors import DesignError
 from irsample.io import load_qrels, load_runs
 from irsample.model import JUDGED, UNPOOLED, Collection

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from irsample.design import DepthOrder, Hedge, MoveToFront, QrelsAssessor, judge_adaptively
-from irsample.design.adaptive import JudgingProblem
+from irsample.design.adaptive.methods import JudgingProblem
 from irsample.io import load_qrels, load_runs
 from irsample.model import Collection
 

@@ -152,9 +152,9 @@ def test_adaptive_order_hands_out_what_the_method_chooses(tmp_path, method):
     """One assessor judging through the session gets the documents in exactly the order
     judge_adaptively chooses them with batch 1 and the same grades (the order re-ranks after
     every saved judgment)."""
-    from irsample.design.adaptive import parse_method
-    from irsample.design.assessor import QrelsAssessor
-    from irsample.design.judging import judge_adaptively
+    from irsample.design.adaptive.assessor import QrelsAssessor
+    from irsample.design.adaptive.judging import judge_adaptively
+    from irsample.design.adaptive.methods import parse_method
     from irsample.io import load_runs, read_qrels
     from irsample.model import Collection
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from irsample.cli import main
-from irsample.design.infer import expected_ap
+from irsample.design.nojudge.infer import expected_ap
 
 # topic 1: r1 a b c, r2 b c d, r3 a d e; topic 2: r1 x, r2 x (see test_nojudge.REF)
 RUNS = {

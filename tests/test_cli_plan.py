@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from irsample.design import DesignRecord, Pool
-from irsample.design.planner import pilot as pilot_design
+from irsample.design.planner.plan import pilot as pilot_design
 from irsample.io import read_qrels
 
 from .test_cli_design import cli, files  # noqa: F401 - the shared synthetic files fixture

@@ -18,7 +18,7 @@ from irsample.design import (
     terabyte,
     uniform,
 )
-from irsample.design.budget import sizes_under_budget
+from irsample.design.sampling.budget import sizes_under_budget
 from irsample.errors import DesignError
 
 from .synthetic import pooled_collection

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from irsample.design import Budget, Pool, SamplingFrame, ap_prior, importance, parse_design
-from irsample.design.importance import inclusion_probabilities
+from irsample.design.sampling.importance import inclusion_probabilities
 from irsample.io import load_runs
 from irsample.model import Collection
 

@@ -10,7 +10,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from irsample.design.infer import (
+from irsample.design.nojudge.infer import (
     _live_positions,
     _objective_live,
     agreement,

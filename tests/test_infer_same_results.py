@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from numba import njit
 
 from irsample.design import SamplingFrame, uniform
-from irsample.design.infer import (
+from irsample.design.nojudge.infer import (
     _LBFGSB,
     _live_positions,
     _objective_live,

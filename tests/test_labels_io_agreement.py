@@ -1,6 +1,6 @@
 """Automatic labels: the reader (irsample.io.labels), Cohen's kappa and the confusion by grade
-(irsample.stats.agreement), the simulated labellers (irsample.design.labels_sim) and the
-cross-fitted fusion labeller (irsample.design.fusion_labels)."""
+(irsample.stats.agreement), the simulated labellers (irsample.design.labels.simulated) and the
+cross-fitted fusion labeller (irsample.design.labels.fusion)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from irsample.design import SamplingFrame, uniform
-from irsample.design.fusion_labels import fusion_labels, topic_folds
-from irsample.design.labels_sim import (
+from irsample.design.labels.fusion import fusion_labels, topic_folds
+from irsample.design.labels.simulated import (
     calibrate_sigma,
     favoured_documents,
     noisy_grades,

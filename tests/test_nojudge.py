@@ -10,7 +10,7 @@ import pyarrow as pa
 import pytest
 
 from irsample.design import nojudge
-from irsample.design.fusion import condorcet_order
+from irsample.design.nojudge.fusion import condorcet_order
 from irsample.errors import DesignError
 from irsample.io import load_qrels, load_runs
 from irsample.model import Collection, Judgments

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from irsample.design import SamplingFrame, nojudge, uniform
-from irsample.design.infer import agreement, estimates_from_sample, infer_relevance
+from irsample.design.nojudge.infer import agreement, estimates_from_sample, infer_relevance
 from irsample.evaluation import evaluate_collection
 from irsample.io import load_qrels, load_runs
 from irsample.measures import parse_all

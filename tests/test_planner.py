@@ -1,4 +1,5 @@
-"""The design planner (irsample.design.relevance_model, variance_model, planner, sequential) on
+"""The design planner (irsample.design.planner.relevance_model, variance_model, planner,
+sequential) on
 synthetic collections: Neyman allocation against exhaustive search, the variance model against
 the stratified-SRS variance of the true influences and against Monte-Carlo draws, plans and
 their bounds, the budget for a half-width, the pilot, planning in batches and the relevance
@@ -19,8 +20,8 @@ from hypothesis import strategies as st
 from scipy.special import expit
 
 from irsample.design import Pool, SamplingFrame
-from irsample.design.infer import expected_ap
-from irsample.design.planner import (
+from irsample.design.nojudge.infer import expected_ap
+from irsample.design.planner.plan import (
     EDGE_GRID,
     PILOT_EDGE,
     budget_for_halfwidth,
@@ -30,9 +31,14 @@ from irsample.design.planner import (
     plan,
     plan_with,
 )
-from irsample.design.relevance_model import RelevanceModel, features, fit_relevance
-from irsample.design.sequential import BatchLog, PlannedDesign, default_pilot, judge_in_batches
-from irsample.design.variance_model import VarianceModel, _expected_idcg, pool_depth
+from irsample.design.planner.relevance_model import RelevanceModel, features, fit_relevance
+from irsample.design.planner.sequential import (
+    BatchLog,
+    PlannedDesign,
+    default_pilot,
+    judge_in_batches,
+)
+from irsample.design.planner.variance_model import VarianceModel, _expected_idcg, pool_depth
 from irsample.errors import DesignError
 from irsample.evaluation import evaluate_collection
 from irsample.io import load_runs

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from irsample.design.sequential import BatchLog, judge_in_batches
+from irsample.design.planner.sequential import BatchLog, judge_in_batches
 from irsample.evaluation import evaluate_collection
 from irsample.experiments import CollectionFiles, load
 from irsample.experiments.data import parse_one

@@ -4,10 +4,12 @@
   shuffled within a stratum over all topics by a seeded permutation; stopping early leaves a
   simple random subsample of the last stratum, not its best-ranked documents.
 - ``topic``: the same, one topic after another (an assessor keeps a topic in mind).
-- ``mtf``, ``mtf-global``, ``hedge``: :mod:`irsample.design.adaptive` over the design's selected
+- ``mtf``, ``mtf-global``, ``hedge``: :mod:`irsample.design.adaptive.methods` over the design's
+  selected
   documents only: each run's list is its ranking restricted to them. After every saved or
   withdrawn judgment the method is replayed from the judgments (its state is a function of the
-  judged documents, :func:`~irsample.design.judging.judge_adaptively`) and ranks the documents
+  judged documents, :func:`~irsample.design.adaptive.judging.judge_adaptively`) and ranks the
+  documents
   still to judge; several assessors take the first open ones of that ranking.
 
 Whatever the order, the set judged is the design's sample: the inclusion probabilities in the
@@ -75,7 +77,7 @@ class AdaptiveOrder:
 
     def __init__(self, method: str, runs, pairs, *, record_runs=None, seed: int = 0,
                  rel_level: int = 1, beta: float | None = None):
-        from ..design.adaptive import parse_method
+        from ..design.adaptive.methods import parse_method
         from ..model import Collection
 
         if method not in ADAPTIVE_ORDERS:
@@ -113,7 +115,7 @@ class AdaptiveOrder:
     def ranking(self, first_grades) -> list[tuple[str, str]]:
         """The (topic, docno) pairs not judged yet in the method's order, given
         ``first_grades`` [((topic, docno), grade)] of the judged ones in judging order."""
-        from ..design.judging import judge_adaptively
+        from ..design.adaptive.judging import judge_adaptively
 
         done = [(i, g) for i, g in first_grades if i in self.tdi]
         history = (np.array([self.topic[i] for i, _ in done], np.int64),

@@ -4,7 +4,7 @@ With ``--qrels`` the qrels answer (a simulation): the command judges up to the b
 ``DIR/qrels`` (the judged set) and ``DIR/order.tsv`` (step, topic, docno, grade). Without, a
 person judges: each invocation writes the next batch to ``DIR/batch.tsv`` and exits; the person
 adds ``topic 0 docno grade`` lines to ``DIR/judgments`` and runs the same command again, which
-continues from the files (see :mod:`irsample.design.assessor`). Bad input stops the command
+continues from the files (see :mod:`irsample.design.adaptive.assessor`). Bad input stops the command
 before anything is written.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..design.adaptive import METHODS
+from ..design.adaptive.methods import METHODS
 from .arguments import add_seed, number
 from .notices import add_progress_option, bar, progress_enabled
 
@@ -70,8 +70,7 @@ class Counted:
 
 
 def run(args) -> str:
-    from ..design.adaptive import parse_method
-    from ..design.assessor import (
+    from ..design.adaptive.assessor import (
         BATCH,
         JUDGMENTS,
         FileAssessor,
@@ -79,7 +78,8 @@ def run(args) -> str:
         check_config,
         write_state,
     )
-    from ..design.judging import judge_adaptively
+    from ..design.adaptive.judging import judge_adaptively
+    from ..design.adaptive.methods import parse_method
     from ..io import load_qrels, load_runs
     from ..model import Collection
 

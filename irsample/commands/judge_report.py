@@ -52,7 +52,7 @@ def add_parser(sub) -> None:
 def eval_labels(args, measures, collection, judgments):
     """The labels of ``irsample eval --auto-labels`` (None without), with a warning on standard
     error when an uncorrected ``auto(M)`` measure is asked for."""
-    from ..design.fusion_labels import resolve_labels
+    from ..design.labels.fusion import resolve_labels
 
     if any(m.family == "auto" for m in measures):
         print("irsample: warning: auto(M) values use the automatic labels alone, uncorrected by "
@@ -89,7 +89,7 @@ def agreement_lines(collection, judgments, labels, level: float, rel_level: int 
 
 def cmd_judge_report(args) -> str:
     from ..api import check_common_topics, load, measures_from
-    from ..design.fusion_labels import resolve_labels
+    from ..design.labels.fusion import resolve_labels
     from ..errors import InputError
     from ..evaluation import evaluate_collection
 

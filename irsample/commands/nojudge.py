@@ -1,6 +1,6 @@
 """``irsample nojudge`` (rank runs without judgments) and ``irsample infer-qrels`` (complete a
-judged sample into qrels): thin wrappers of :mod:`irsample.design.nojudge` and
-:mod:`irsample.design.infer`."""
+judged sample into qrels): thin wrappers of :mod:`irsample.design.nojudge.methods` and
+:mod:`irsample.design.nojudge.infer`."""
 
 from __future__ import annotations
 
@@ -159,7 +159,7 @@ def read_estimates(path: str, collection) -> np.ndarray:
 
 def cmd_infer_qrels(args) -> str:
     from ..api import check_common_topics, load
-    from ..design.infer import estimated_relevant, estimates_from_sample, infer_relevance
+    from ..design.nojudge.infer import estimated_relevant, estimates_from_sample, infer_relevance
 
     enabled = progress_enabled(args)
     with Steps(["reading runs and judgments", "estimating AP"], enabled) as steps:

@@ -1,4 +1,4 @@
-"""``irsample plan``: plan where to spend a judging budget (:mod:`irsample.design.planner`).
+"""``irsample plan``: plan where to spend a judging budget (:mod:`irsample.design.planner.plan`).
 
 Rounds, each a design file that ``irsample sample --design FILE`` draws:
 
@@ -77,9 +77,9 @@ def _plan(args, previous, steps) -> str:
     import numpy as np
 
     from ..design import Pool
-    from ..design.planner import budget_for_halfwidth, pilot, plan
-    from ..design.relevance_model import fit_relevance
-    from ..design.sequential import default_pilot, judged_keys, judged_sample
+    from ..design.planner.plan import budget_for_halfwidth, pilot, plan
+    from ..design.planner.relevance_model import fit_relevance
+    from ..design.planner.sequential import default_pilot, judged_keys, judged_sample
     from ..io import read_qrels
     from .design import _collection, _pooled_runs
 

@@ -1,9 +1,13 @@
 """Judgment-set design: pools of runs, sampling frames built from complete judgments, designs
-that draw samples of documents to judge, design files, and merging judgments back (see
-:mod:`irsample.design.pools`, :mod:`~irsample.design.frame`, :mod:`~irsample.design.sampling`,
-:mod:`~irsample.design.importance`, :mod:`~irsample.design.allocated`,
-:mod:`~irsample.design.budget`, :mod:`~irsample.design.named`, :mod:`~irsample.design.record`,
-:mod:`~irsample.design.merge`).
+that draw samples of documents to judge, design files, and merging judgments back.
+
+The rooms: :mod:`~irsample.design.frame` (the sampling frame and the Design/Sample base),
+:mod:`~irsample.design.pools` (depth-k pools), :mod:`~irsample.design.record` (design files),
+:mod:`~irsample.design.merge` (judgments back into a design), and five sub-rooms:
+:mod:`~irsample.design.sampling` (probability designs), :mod:`~irsample.design.adaptive`
+(move-to-front, Hedge), :mod:`~irsample.design.planner` (Neyman allocation from a pilot),
+:mod:`~irsample.design.nojudge` (pseudo-qrels, inferred relevance) and
+:mod:`~irsample.design.labels` (automatic labels).
 
     pool = Pool.from_runs(collection, pooled_runs, depth=100)        # real judging: no qrels
     sample = parse_design("2strata@2000").select(pool, rng=42)
@@ -11,15 +15,15 @@ that draw samples of documents to judge, design files, and merging judgments bac
     judgments = stratified("1-10:1,11-100:0.2,101-:0.05").sample(frame, rng=42)
 """
 
-from .allocated import Allocated, allocated
-from .budget import Budget
 from .frame import NOT_RETRIEVED, Design, Sample, SamplingFrame, generator
-from .importance import Importance, ap_prior, importance
 from .merge import MERGE_FORMATS, Merged, merge
-from .named import PRESETS, parse_design, preset
 from .pools import Pool, PoolStats, select_runs
 from .record import DesignRecord
-from .sampling import (
+from .sampling.allocated import Allocated, allocated
+from .sampling.budget import Budget
+from .sampling.importance import Importance, ap_prior, importance
+from .sampling.named import PRESETS, parse_design, preset
+from .sampling.stratified import (
     RankStratum,
     Stratified,
     Terabyte,
@@ -62,10 +66,10 @@ __all__ = [
     "uniform",
 ]
 
-# Adaptive judging: move-to-front pooling and Hedge against an assessor (irsample.design.judging).
-from .adaptive import DepthOrder, Hedge, MoveToFront, parse_method  # noqa: E402
-from .assessor import Assessor, FileAssessor, QrelsAssessor  # noqa: E402
-from .judging import JudgingResult, judge_adaptively  # noqa: E402
+# Adaptive judging: move-to-front pooling and Hedge against an assessor (irsample.design.adaptive).
+from .adaptive.assessor import Assessor, FileAssessor, QrelsAssessor  # noqa: E402
+from .adaptive.judging import JudgingResult, judge_adaptively  # noqa: E402
+from .adaptive.methods import DepthOrder, Hedge, MoveToFront, parse_method  # noqa: E402
 
 __all__ += [
     "Assessor", "DepthOrder", "FileAssessor", "Hedge", "JudgingResult", "MoveToFront",
@@ -73,9 +77,9 @@ __all__ += [
 ]
 
 # The design planner: Neyman allocation over topics and rank strata (irsample.design.planner).
-from .planner import Plan, budget_for_halfwidth, pilot, plan  # noqa: E402
-from .relevance_model import RelevanceModel, fit_relevance  # noqa: E402
-from .sequential import PlannedDesign, judge_in_batches  # noqa: E402
+from .planner.plan import Plan, budget_for_halfwidth, pilot, plan  # noqa: E402
+from .planner.relevance_model import RelevanceModel, fit_relevance  # noqa: E402
+from .planner.sequential import PlannedDesign, judge_in_batches  # noqa: E402
 
 __all__ += [
     "Plan", "PlannedDesign", "RelevanceModel", "budget_for_halfwidth", "fit_relevance",

@@ -28,8 +28,8 @@ import numpy as np
 from ..errors import InputError
 from ..io.trec import QrelsTable
 from ..io.writers import format_prels, format_strata_qrels, format_trec_qrels
-from .importance import Importance
 from .record import DesignRecord
+from .sampling.importance import Importance
 
 MERGE_FORMATS = ("strata", "prels", "trec")
 

@@ -9,7 +9,8 @@ judging effort can plan its sample before any judgment exists.
 
 Pools and sampling frames share one shape, the **pool rows**: per row (one pooled document of a
 topic) ``topic``, ``tdi`` and ``best_rank``, with the ``runs`` and ``depth`` they come from.
-Designs (:mod:`irsample.design.sampling`, :mod:`irsample.design.importance`) select over pool
+Designs (:mod:`irsample.design.sampling.stratified`, :mod:`irsample.design.sampling.importance`)
+select over pool
 rows, so the same design draws the documents to judge from a :class:`Pool` (real judging) or
 from a :class:`~irsample.design.frame.SamplingFrame` (simulation: pool rows plus their complete
 grades); :meth:`SamplingFrame.from_pool` makes a frame whose rows are exactly a pool's, in the

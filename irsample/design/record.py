@@ -3,7 +3,7 @@
 A design file is JSON (UTF-8), one document row per line so it diffs and greps well::
 
     {"format": "irsample-design", "version": 1,
-     "design": "2strata@1000",          # a design name (irsample.design.named.parse_design)
+     "design": "2strata@1000",          # a design name (design.sampling.named.parse_design)
      "seed": 42,                        # the seed of the draw (null: not drawn)
      "runs": ["runA", "runB"],          # the pooled runs (names)
      "depth": 100,                      # pool depth (null: whole rankings)
@@ -21,7 +21,8 @@ written by a planner) describes a design to draw with ``irsample sample --design
 needs the rows. ``budget`` is part of the design name; ``runs`` and ``depth``, when given, say
 which pool to build. ``strata`` is a summary (sizes and selections over all topics).
 
-A planned design (:class:`~irsample.design.allocated.Allocated`: fixed sample sizes per topic
+A planned design (:class:`~irsample.design.sampling.allocated.Allocated`: fixed sample sizes per
+topic
 and stratum, topping up documents judged before) cannot be named, so its file carries it in a
 ``plan`` block after ``depth``, one topic and one judged document a line; the ``design`` name
 is then only informative (the plan is read, the name is not parsed)::
@@ -52,9 +53,9 @@ import numpy as np
 
 from ..errors import DesignError, InputError
 from ..io.trec import read_bytes, source_name
-from .allocated import Allocated
 from .frame import Design, Sample
-from .named import parse_design
+from .sampling.allocated import Allocated
+from .sampling.named import parse_design
 
 FORMAT, VERSION = "irsample-design", 1
 COLUMNS = ["topic", "docno", "best_rank", "stratum", "inclusion", "selected"]

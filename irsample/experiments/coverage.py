@@ -12,8 +12,9 @@ Designs, at equal judgments B = round(f x pool size) for each percentage f:
 
 - ``uniform``: uniform(f), a simple random sample of f of every topic's pool;
 - ``2strata``: best rank 1-20 at four times the rate of ranks 21-100 (``1-20:0.8,21-100:0.2``)
-  scaled to B judgments (:mod:`irsample.design.budget`);
-- ``planned``: the design planner (:class:`~irsample.design.sequential.PlannedDesign`), a pilot
+  scaled to B judgments (:mod:`irsample.design.sampling.budget`);
+- ``planned``: the design planner (:class:`~irsample.design.planner.sequential.PlannedDesign`), a
+  pilot
   of 10% of B then the rest Neyman-allocated for ``plan_for`` (xinfAP).
 
 Columns, over runs x trials of a cell (strategy, percent, estimator): ``coverage`` = share of
@@ -32,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from ..design import parse_design, uniform
-from ..design.sequential import PlannedDesign
+from ..design.planner.sequential import PlannedDesign
 from ..errors import MeasureError
 from ..stats import intervals
 from . import pool_bias

@@ -6,7 +6,8 @@ a pooled document missing from them non-relevant), with the truth = AP and nDCG 
 the complete judgments restricted to F (mean over topics):
 
 1. each label source labels every document of F: noisy copies of the truth at Cohen's kappa
-   0.3, 0.5, 0.7 (:mod:`irsample.design.labels_sim`, sigma calibrated once per collection, fresh
+   0.3, 0.5, 0.7 (:mod:`irsample.design.labels.simulated`, sigma calibrated once per collection,
+   fresh
    noise each trial), an adversarial source (the kappa-0.7 labels with the top ``adv_depth``
    documents of ``adv_runs`` runs, chosen at the quartiles of the true MAP, raised to relevant),
    and the fusion predictor fitted on the trial's human sample (:mod:`irsample.design.
@@ -35,10 +36,10 @@ import pandas as pd
 from scipy import stats
 
 from ..design import SamplingFrame, stratified, uniform
-from ..design.budget import Budget
 from ..design.frame import _best_rank
-from ..design.fusion_labels import PoolRows, fusion_labels
-from ..design.labels_sim import calibrate_sigma, favoured_documents, noisy_grades, over_label
+from ..design.labels.fusion import PoolRows, fusion_labels
+from ..design.labels.simulated import calibrate_sigma, favoured_documents, noisy_grades, over_label
+from ..design.sampling.budget import Budget
 from ..evaluation import evaluate_collection
 from ..io.labels import AutoLabels
 from ..measures import EvalContext, parse

@@ -1,5 +1,5 @@
 """Does the design planner beat a fixed design at the same budget, and are its predicted
-half-widths right? (:mod:`irsample.design.planner`; paper 000's open problem, paper 002's
+half-widths right? (:mod:`irsample.design.planner.plan`; paper 000's open problem, paper 002's
 protocol.)
 
 1. **Planned vs 2strata** (:func:`run_planner_vs_fixed`). Paper 002's protocol
@@ -9,14 +9,14 @@ protocol.)
    judged completely; ``*_qrels`` columns: against the complete qrels, pool bias included).
    At each budget B, per half:
    ``2strata@B`` (ranks 1-10 judged, 20% of 11-100, scaled to B judgments: irsample's preset)
-   and the planner (:class:`~irsample.design.sequential.PlannedDesign`: a pilot of 10% of B,
+   and the planner (:class:`~irsample.design.planner.sequential.PlannedDesign`: a pilot of 10% of B,
    then the rest planned for xinfAP, or for infNDCG; optionally in ``batches``). Reported per
    strategy, budget and measure, means over trials: accuracy of the significant pairs, RMS
    error and Kendall's tau against the true (frame) MAP / nDCG.
 2. **Predicted vs observed** (:func:`run_halfwidths`). The official pool (the pooled runs,
    depth 100), ``trials`` independent plans and draws per budget, each as a root mean square over
    the pooled runs: the plan's predicted 95% half-width of a run's mean estimate
-   (:attr:`~irsample.design.planner.Plan.halfwidth`; mean over 5 plans), the jackknife
+   (:attr:`~irsample.design.planner.plan.Plan.halfwidth`; mean over 5 plans), the jackknife
    intervals' half-width after judging, and the spread observed across the trials, z x the
    standard deviation of each run's mean estimate over trials (all three at ``level``; z =
    :func:`~irsample.stats.intervals.z`, 1.96 for 0.95).
@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from ..design import parse_design
-from ..design.sequential import BatchLog, PlannedDesign, judge_in_batches
+from ..design.planner.sequential import BatchLog, PlannedDesign, judge_in_batches
 from ..stats.intervals import z
 from ..stats.random import derived_seed
 from .data import CollectionFiles, load

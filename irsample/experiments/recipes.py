@@ -33,7 +33,7 @@ import pandas as pd
 from scipy import stats
 
 from ..design import Design, SamplingFrame, terabyte, uniform
-from ..design.sampling import _allocate, _draw
+from ..design.sampling.stratified import _allocate, _draw
 from ..stats import intervals
 from . import pool_bias
 from .data import CollectionFiles, load

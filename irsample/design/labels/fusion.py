@@ -1,7 +1,8 @@
 """The built-in automatic labeller (``--auto-labels fusion``): a relevance model of where the
 runs put each pooled document, fitted on the human sample only and cross-fitted by topic.
 
-The model is the planner's (:mod:`irsample.design.relevance_model`): a logistic regression of
+The model is the planner's (:mod:`irsample.design.planner.relevance_model`): a logistic regression
+of
 relevance on the document's rank-fusion prior over the runs (the AP prior, a reciprocal-rank
 style consensus score) and its best rank, with a shrunken topic offset. It needs no document
 text and no external model.
@@ -28,10 +29,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..io.labels import AutoLabels
-from ..model import JUDGED, UNPOOLED
-from .frame import _best_rank, generator
-from .relevance_model import fit_relevance
+from ...io.labels import AutoLabels
+from ...model import JUDGED, UNPOOLED
+from ..frame import _best_rank, generator
+from ..planner.relevance_model import fit_relevance
 
 
 @dataclass(frozen=True, eq=False)
@@ -88,6 +89,6 @@ def resolve_labels(spec, collection, judgments, *, rel_level: int = 1, seed: int
         return spec
     if str(spec) == "fusion":
         return fusion_labels(collection, judgments, rel_level=rel_level, rng=seed)
-    from ..io.labels import read_labels
+    from ...io.labels import read_labels
 
     return read_labels(spec, collection)

@@ -35,10 +35,10 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from ..errors import DesignError, InputError
-from ..io.trec import QrelsTable, read_qrels
-from ..io.writers import write_atomic
-from ..model import Collection
+from ...errors import DesignError, InputError
+from ...io.trec import QrelsTable, read_qrels
+from ...io.writers import write_atomic
+from ...model import Collection
 
 CONFIG, ORDER, BATCH, JUDGMENTS, QRELS = (
     "config.json",

@@ -4,13 +4,14 @@ Where the other designs derive their sample sizes from rates or a budget, a plan
 that spreads judgments over topics and strata by a pilot's variances, Neyman-style: Cochran,
 *Sampling Techniques*, §5.5) fixes them itself: :class:`Allocated` takes, per topic, the number
 k_ts of documents to judge in each rank stratum s, and the documents already judged (the
-pilot, ``before``). Strata are by best rank as in :class:`~irsample.design.sampling.Stratified`:
+pilot, ``before``). Strata are by best rank as in
+:class:`~irsample.design.sampling.stratified.Stratified`:
 stratum s holds best ranks edges[s] .. edges[s+1] - 1, the last one up to ``last`` (``inf``:
 open-ended); documents beyond ``last`` are outside the design (stratum -1, unpooled).
 
 In a cell (topic t, stratum s) of N pool documents, m of them already judged, with planned size
 k, the sample is the m judged documents plus a simple random sample without replacement (SRS;
-Algorithm S, as in :mod:`irsample.design.sampling`) of max(0, min(k, N) - m) of the other
+Algorithm S, as in :mod:`irsample.design.sampling.stratified`) of max(0, min(k, N) - m) of the other
 N - m, and every document of the cell gets the inclusion probability
 
     pi = max(min(k, N), m) / N.
@@ -31,7 +32,8 @@ Cochran ch. 12). A pilot that was not an SRS (e.g. a judged depth-k pool coverin
 cell) breaks the argument altogether.
 
 A non-empty cell with k = 0 and no judged document is an error: an empty stratum sample cannot
-be estimated (see :mod:`irsample.design.sampling`). Planned designs are not parseable by name;
+be estimated (see :mod:`irsample.design.sampling.stratified`). Planned designs are not parseable by
+name;
 they live in their design file (:mod:`irsample.design.record`, key ``plan``).
 """
 
@@ -45,9 +47,9 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from ..errors import DesignError
-from .frame import NOT_RETRIEVED, Design, Sample
-from .sampling import RankStratum, _Allocation, _draw
+from ...errors import DesignError
+from ..frame import NOT_RETRIEVED, Design, Sample
+from .stratified import RankStratum, _Allocation, _draw
 
 _LABEL = re.compile(r"[A-Za-z][\w.-]*")
 

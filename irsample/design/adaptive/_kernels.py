@@ -1,4 +1,5 @@
-"""Numba kernels of the adaptive judging methods (algorithms in :mod:`irsample.design.adaptive`).
+"""Numba kernels of the adaptive judging methods (algorithms in
+:mod:`irsample.design.adaptive.methods`).
 
 Documents are ``tdi`` (the collection's per-topic document ids); a run's list for a topic is the
 segment ``rank_tdi[start : start + length]`` (trec_eval order, truncated at the depth considered).

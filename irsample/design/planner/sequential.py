@@ -3,13 +3,13 @@
 :func:`judge_in_batches` runs the loop against an assessor (a function from pool rows to their
 grades: the complete qrels in a simulation, people otherwise):
 
-1. judge a pilot (:func:`~irsample.design.planner.pilot`: strata 1-10 and 11-depth, equal
+1. judge a pilot (:func:`~irsample.design.planner.plan.pilot`: strata 1-10 and 11-depth, equal
    shares per topic) unless documents are judged already;
 2. for each of ``batches`` batches: fit the relevance model to everything judged, plan the
    budget spent so far plus the batch (:func:`~irsample.design.planner.plan`, the earlier
    batches' strata kept as boundaries), and judge the plan's new documents (the earlier ones
    stay in the sample: within each cell they are an SRS conditionally on their number, so the
-   union is an SRS of the planned size; :mod:`irsample.design.allocated`).
+   union is an SRS of the planned size; :mod:`irsample.design.sampling.allocated`).
 
 The last batch's draw is the sample; its inclusion probabilities are the final cells' n_c/N_c.
 :class:`PlannedDesign` wraps the loop as a :class:`~irsample.design.frame.Design` over a
@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import DesignError
-from .allocated import binary_strings
-from .frame import Design, Sample, SamplingFrame, generator
-from .planner import PILOT_EDGE, Plan, pilot, plan
+from ...errors import DesignError
+from ..frame import Design, Sample, SamplingFrame, generator
+from ..sampling.allocated import binary_strings
+from .plan import PILOT_EDGE, Plan, pilot, plan
 from .relevance_model import fit_relevance
 from .variance_model import INFLUENCE
 
@@ -154,7 +154,7 @@ def judged_sample(pool, record, qrels) -> JudgedSample:
     (:class:`~irsample.io.trec.QrelsTable`). Raises :class:`InputError` (the design file) if
     the design has no rows or is not stratified by best rank, and if a selected document of the
     pool has no judgment."""
-    from ..errors import InputError
+    from ...errors import InputError
 
     if not record.has_rows:
         raise InputError("the design file has no drawn rows: give the design.json that "

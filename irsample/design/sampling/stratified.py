@@ -6,8 +6,10 @@ replacement (SRS) of k of the cell's N pool documents, with
     k = max(1, floor(rate * N + 0.5))   for N > 0   (rate * N rounded half up, at least one),
 
 so every document of the cell has inclusion probability pi = k / N (Cochran, *Sampling
-Techniques*, ch. 2 and 5). With a :class:`~irsample.design.budget.Budget` the k are set by the
-budget instead, the rates giving their proportions (see :mod:`irsample.design.budget`). These
+Techniques*, ch. 2 and 5). With a :class:`~irsample.design.sampling.budget.Budget` the k are set by
+the
+budget instead, the rates giving their proportions (see :mod:`irsample.design.sampling.budget`).
+These
 are the designs of the inferred estimators:
 
 - :func:`uniform` (one stratum per topic): infAP's design, a uniform random subset of the
@@ -44,9 +46,9 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ..errors import DesignError
+from ...errors import DesignError
+from ..frame import NOT_RETRIEVED, Design, Sample, SamplingFrame, generator
 from .budget import Budget, round_half_up, sizes_under_budget
-from .frame import NOT_RETRIEVED, Design, Sample, SamplingFrame, generator
 
 
 @njit(cache=True, nogil=True)

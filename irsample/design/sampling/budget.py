@@ -15,7 +15,8 @@ min(N_depth-k, N_c) for the rest), the budget's sample sizes k_c are found in tw
    the mu < 1 making them sum to B.
 
 Every non-empty cell keeps at least one document (an empty stratum sample cannot be estimated;
-see :mod:`irsample.design.sampling`). The real-valued k_c are rounded to integers summing exactly
+see :mod:`irsample.design.sampling.stratified`). The real-valued k_c are rounded to integers
+summing exactly
 to B by largest remainders (Hamilton's method; ties to the earlier cell), within [1, N_c]; each
 document of a cell then has pi = k_c / N_c. Errors: B larger than the pool of the scope (there is
 nothing more to judge), or smaller than its number of non-empty cells.
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import DesignError
+from ...errors import DesignError
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """A model of which pool documents are relevant, from the runs and a few judgments: the
-planner's picture of the population it designs a sample for (:mod:`irsample.design.planner`).
+planner's picture of the population it designs a sample for (:mod:`irsample.design.planner.plan`).
 
 Per pool row d of topic t, the probability of relevance (grade >= ``rel_level``) is a logistic
 regression on where the runs put the document,
@@ -29,8 +29,8 @@ import numpy as np
 import scipy.optimize
 from scipy.special import expit
 
-from ..errors import DesignError
-from .importance import ap_prior
+from ...errors import DesignError
+from ..sampling.importance import ap_prior
 
 
 @dataclass(frozen=True, eq=False)

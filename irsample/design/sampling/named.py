@@ -27,11 +27,11 @@ from __future__ import annotations
 
 import re
 
-from ..errors import DesignError
+from ...errors import DesignError
+from ..frame import Design
 from .budget import Budget
-from .frame import Design
 from .importance import Importance
-from .sampling import Stratified, Terabyte, Uniform, parse_strata
+from .stratified import Stratified, Terabyte, Uniform, parse_strata
 
 #: paper 002's strategies as strata specs (rates ours; see the module docstring)
 PRESETS: dict[str, str] = {

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..stats.agreement import cohen_kappa
-from .frame import generator
+from ...stats.agreement import cohen_kappa
+from ..frame import generator
 
 
 def noisy_grades(grade: np.ndarray, sigma: float, noise: np.ndarray, top: int | None = None):

@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
-from ..errors import DesignError
-from ..model import Collection, Judgments
-from .adaptive import UNJUDGED, JudgingProblem, Method
+from ...errors import DesignError
+from ...model import Collection, Judgments
 from .assessor import Assessor
+from .methods import UNJUDGED, JudgingProblem, Method
 
 
 def water_fill(total: int, n: np.ndarray) -> np.ndarray:
@@ -49,7 +49,8 @@ def _integer(value, what) -> int:
 
 def budget_caps(budget, *, per_topic: bool, n_candidates: np.ndarray, scope: str):
     """(judgments allowed per topic, total judgments) for a budget (see the module docstring of
-    :mod:`irsample.design.adaptive`); ``budget`` may also be a sequence, one budget per topic."""
+    :mod:`irsample.design.adaptive.methods`); ``budget`` may also be a sequence, one budget per
+    topic."""
     n = np.asarray(n_candidates, np.int64)
     if isinstance(budget, (Sequence, np.ndarray)) and not isinstance(budget, str):
         b = np.array([_integer(v, "a topic's budget") for v in budget], np.int64)

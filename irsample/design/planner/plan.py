@@ -7,9 +7,10 @@ design decides the collection's quality, and that topics with many relevant docu
 judgments. The planner answers it with classical survey design (Cochran, *Sampling Techniques*,
 3rd ed., §5.5 and §5A.9; Neyman 1934):
 
-1. **Model.** A :class:`~irsample.design.relevance_model.RelevanceModel` fitted to what is judged
+1. **Model.** A :class:`~irsample.design.planner.relevance_model.RelevanceModel` fitted to what is
+  judged
    (a pilot, :func:`pilot`, when nothing is) predicts every pool document's relevance;
-   :class:`~irsample.design.variance_model.VarianceModel` turns it into each cell's weight
+   :class:`~irsample.design.planner.variance_model.VarianceModel` turns it into each cell's weight
    W_c = N_c^2 S_c^2 / T^2, averaged over the pool's runs, for the target estimator.
 2. **Allocation.** For given strata the sizes minimising sum_c W_c (1/n_c - 1/N_c) under
    sum_c n_c = B, m_c <= n_c <= N_c (m_c documents already judged; at least 1 per non-empty cell)
@@ -37,9 +38,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import DesignError
-from ..stats.intervals import z
-from .allocated import Allocated, allocated
+from ...errors import DesignError
+from ...stats.intervals import z
+from ..sampling.allocated import Allocated, allocated
 from .relevance_model import RelevanceModel
 from .variance_model import VarianceModel, pool_depth
 
@@ -81,7 +82,7 @@ class Plan:
         return float(z(self.level) * np.sqrt(np.mean(self.variance))) if len(self.variance) else 0.0
 
     def design(self, before=frozenset(), label: str = "planned") -> Allocated:
-        """The :class:`~irsample.design.allocated.Allocated` design drawing this plan;
+        """The :class:`~irsample.design.sampling.allocated.Allocated` design drawing this plan;
         ``before`` the (qid, docno) already judged."""
         take = {q: tuple(int(k) for k in row) for q, row in zip(self.topics, self.take)}
         return allocated(self.edges, float(self.depth), take, before=before, label=label)

@@ -38,10 +38,10 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ..errors import DesignError
+from ...errors import DesignError
+from ..frame import Design, Sample, SamplingFrame, generator
 from .budget import Budget
-from .frame import Design, Sample, SamplingFrame, generator
-from .sampling import _check_budget, _check_rate, _suffix, sample_size
+from .stratified import _check_budget, _check_rate, _suffix, sample_size
 
 
 @njit(cache=True, nogil=True)

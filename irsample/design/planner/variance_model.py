@@ -1,5 +1,5 @@
 """Predicted variance of a stratified estimate of mean AP or mean nDCG, for any strata and
-sample sizes: the objective of the planner (:mod:`irsample.design.planner`).
+sample sizes: the objective of the planner (:mod:`irsample.design.planner.plan`).
 
 Setting. Topic t's pool is cut by best rank into strata; cell c = (t, stratum) holds N_c pool
 documents of which an SRS of n_c is judged. The estimators of sample_eval and statAP are, to
@@ -12,7 +12,7 @@ variance of such a total (Cochran, *Sampling Techniques*, 3rd ed., eq. 5.6) is
 
 and the variance of a run's mean over the T topics is the sum over all cells divided by T^2.
 The y_d are unknown before judging; with x_d independent with E[x_d] = mu_d and
-E[x_d^2] = nu_d (a :class:`~irsample.design.relevance_model.RelevanceModel`),
+E[x_d^2] = nu_d (a :class:`~irsample.design.planner.relevance_model.RelevanceModel`),
 
     E[(N_c - 1) S_c^2] = sum u^2 nu - (1/N_c) [ (sum u mu)^2 + sum u^2 (nu - mu^2) ].
 
@@ -21,7 +21,8 @@ ranking counts to rank 1000, as the estimators read it, also below the pool's de
 
 - **AP** (xinfAP, statAP): AP = A / R with A = sum_i (x_i / i)(1 + sum_{j<i} x_j); the gradient
   of E[A] at rank k is w_k = (1 + sum_{j<k} p_j) / k + sum_{i>k} p_i / i (paper 003, Aslam &
-  Yilmaz 2007; :mod:`irsample.design.infer`), and linearising the ratio, u_d = (w_k - AP) / R for
+  Yilmaz 2007; :mod:`irsample.design.nojudge.infer`), and linearising the ratio, u_d = (w_k - AP) /
+  R for
   a document at rank k and u_d = -AP / R for a pool document the run did not retrieve (it only
   counts in R). AP and R are their model expectations.
 - **nDCG** (infNDCG): u_d = 1 / (log2(k + 1) IDCG), x_d the gain, with IDCG the ideal DCG of the
@@ -42,8 +43,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ..errors import DesignError
-from ..measures.sampled import SAMPLE_EVAL_DEPTH
+from ...errors import DesignError
+from ...measures.sampled import SAMPLE_EVAL_DEPTH
 
 #: target estimator -> influence kind
 INFLUENCE = {"xinfAP": "AP", "statAP": "AP", "infNDCG": "nDCG"}

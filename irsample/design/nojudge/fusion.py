@@ -28,7 +28,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ..errors import DesignError
+from ...errors import DesignError
 
 _BELOW = np.iinfo(np.int32).max  #: position of a candidate a run did not retrieve
 
@@ -71,7 +71,8 @@ def condorcet_pseudo_qrels(
     pooled, n_topics: int, *, fraction: float
 ) -> tuple[np.ndarray, np.ndarray]:
     """(candidate ``tdi``, relevant flags): the top ``fraction`` of every topic's Condorcet
-    fusion of the pooled top-k positions ``pooled`` (a :class:`~irsample.design.nojudge.Pool`:
+    fusion of the pooled top-k positions ``pooled`` (a
+    :class:`~irsample.design.nojudge.methods.Pool`:
     arrays ``run``, ``topic``, 1-based ``rank``, ``tdi``; see the module docstring)."""
     if isinstance(fraction, bool) or not 0.0 < float(fraction) <= 1.0:
         raise DesignError(f"condorcet: fraction must be in (0, 1], got {fraction!r}")

@@ -50,7 +50,7 @@ grades are known (Hedge: the b best; MTF: the b next of the queue, each proposed
 as relevant), which is how a human assessor judges; b = 1 is the algorithms as published.
 
 Every method's state is a function of the judged documents alone, so a judging session is
-replayed from its judgments (see :class:`~irsample.design.assessor.FileAssessor`).
+replayed from its judgments (see :class:`~irsample.design.adaptive.assessor.FileAssessor`).
 """
 
 from __future__ import annotations
@@ -61,10 +61,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import DesignError
-from ..model import Collection
-from . import _adaptive_kernels as K
-from .frame import generator
+from ...errors import DesignError
+from ...model import Collection
+from ..frame import generator
+from . import _kernels as K
 
 UNJUDGED = K.UNJUDGED
 

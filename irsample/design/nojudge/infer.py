@@ -49,11 +49,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 from numba import njit
 
-from ..errors import DesignError
-from ..evaluation import evaluate_collection
-from ..measures import parse_all
-from ..model import JUDGED, POOLED, Collection, Judgments
-from .frame import generator
+from ...errors import DesignError
+from ...evaluation import evaluate_collection
+from ...measures import parse_all
+from ...model import JUDGED, POOLED, Collection, Judgments
+from ..frame import generator
 
 ROUNDINGS = ("threshold", "top", "random")
 #: tighter than scipy's defaults (ftol 2.2e-9, gtol 1e-5): on TREC-8 topics with exact AP

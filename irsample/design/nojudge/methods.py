@@ -26,7 +26,8 @@ returns :class:`SystemScores`: a score per run (higher = better) and the system 
   w(i) = (depth + 1 - i) / depth, and the score sums w(i_r(d)) * (W(d) - w(i_r(d))) with
   W(d) the sum of w over all runs retrieving d.
 - :func:`condorcet` (Nuray & Can, IP&M 2006, "Automatic ranking of information retrieval systems
-  using data fusion"): see :mod:`irsample.design.fusion`: the pool of the fused runs is ordered
+  using data fusion"): see :mod:`irsample.design.nojudge.fusion`: the pool of the fused runs is
+  ordered
   by Condorcet fusion, its top ``fraction`` is pseudo-relevant, the rest non-relevant, and every
   run is scored with ``measure``. With ``select`` only that fraction of the runs, those with the
   largest *bias* (Mowshowitz & Kawaguchi's deviation from the norm, :func:`bias`), is fused —
@@ -43,11 +44,11 @@ import numpy as np
 import pandas as pd
 import scipy.stats
 
-from ..errors import DesignError
-from ..evaluation import evaluate_collection
-from ..measures import Measure, parse_all
-from ..model import Collection, Judgments
-from .frame import generator
+from ...errors import DesignError
+from ...evaluation import evaluate_collection
+from ...measures import Measure, parse_all
+from ...model import Collection, Judgments
+from ..frame import generator
 from .fusion import condorcet_pseudo_qrels
 
 
@@ -254,7 +255,7 @@ def condorcet(
     select: float | None = None, measure="AP",
 ) -> SystemScores:
     """Nuray & Can's Condorcet pseudo-qrels (module docstring; fusion in
-    :func:`irsample.design.fusion.condorcet_pseudo_qrels`)."""
+    :func:`irsample.design.nojudge.fusion.condorcet_pseudo_qrels`)."""
     runs = None
     if select is not None:
         if isinstance(select, bool) or not 0.0 < float(select) <= 1.0:
