@@ -27,7 +27,7 @@ evaluate_collection with intervals per method.
 The recipe ``irsample simulate ci-coverage`` (:mod:`irsample.experiments.coverage`) runs the
 default variance methods of these and the design-based ht(M) estimators on uniform, 2strata and
 planned designs at equal judgments, on any collection, against the frame truth, with a
-pool-bias section; both use :func:`irsample.experiments.recipes.interval_checks` for the
+pool-bias section; both use :func:`irsample.experiments.coverage.interval_checks` for the
 coverage and the KS pass rate.
 
 Usage: python benchmarks/ci_coverage.py [--shared ../shared] [--trials 100]
@@ -57,7 +57,7 @@ def main() -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from irsample.design import SamplingFrame, stratified, uniform
     from irsample.evaluation import evaluate_collection
-    from irsample.experiments.recipes import interval_checks
+    from irsample.experiments.coverage import interval_checks
     from irsample.io import load_qrels, load_runs
     from irsample.measures import parse_all
     from irsample.model import Collection

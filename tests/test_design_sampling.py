@@ -11,7 +11,7 @@ import pyarrow as pa
 import pytest
 
 from irsample.design import NOT_RETRIEVED, RankStratum, SamplingFrame, stratified, uniform
-from irsample.design.sampling.stratified import sample_size
+from irsample.design.sampling.cells import sample_size
 from irsample.errors import DesignError
 from irsample.evaluation import evaluate_collection
 from irsample.io import load_qrels, load_runs

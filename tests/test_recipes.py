@@ -10,7 +10,8 @@ import pytest
 
 from irsample.cli import main
 from irsample.experiments import CollectionFiles
-from irsample.experiments.recipes import RECIPES, Context, interval_checks, run_recipe
+from irsample.experiments.coverage import interval_checks
+from irsample.experiments.recipes import RECIPES, Context, run_recipe
 from irsample.experiments.report import markdown_table, write_report
 
 from .experiment_data import write_collection

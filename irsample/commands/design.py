@@ -18,7 +18,6 @@ The pool's depth: ``--depth``, else the design file's, else the design's own (10
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import sys
 from pathlib import Path
@@ -135,7 +134,7 @@ def cmd_pool(args) -> str:
 
 
 def cmd_sample(args) -> str:
-    from ..design import Allocated, Budget, DesignRecord, Pool, parse_design
+    from ..design import Budget, DesignRecord, Pool, parse_design
     from ..io.writers import write_atomic
 
     planned = None
@@ -146,15 +145,8 @@ def cmd_sample(args) -> str:
         design = parse_design(args.design)
     if args.per_topic and args.budget is None:
         raise DesignError("--per-topic needs --budget")
-    if args.budget is not None and isinstance(design, Allocated):
-        raise DesignError(
-            f"{design.name} is a planned design: its sample sizes are fixed per topic and "
-            "stratum by its design file, so --budget does not apply"
-        )
     if args.budget is not None:
-        if not hasattr(design, "budget"):  # pragma: no cover - every design takes a budget
-            raise DesignError(f"{design.name} takes no budget")
-        design = dataclasses.replace(design, budget=Budget(args.budget, args.per_topic))
+        design = design.with_budget(Budget(args.budget, args.per_topic))
     collection = _collection(args.runs)
     runs = _pooled_runs(
         collection, args.runs_from, planned.runs if planned else None,
@@ -180,8 +172,8 @@ def cmd_sample(args) -> str:
         lines.append(f"{s['label']}\t{s['size']}\t{s['sampled']}\t{rate:.4f}")
     lines.append(f"all\t{len(record.qid)}\t{int(record.selected.sum())}\t"
                  f"{record.selected.mean() if len(record.qid) else 0:.4f}")
-    if isinstance(design, Allocated):
-        to_judge = files["to_judge.tsv"].count(b"\n") - 1
+    to_judge = files["to_judge.tsv"].count(b"\n") - 1
+    if to_judge < int(record.selected.sum()):  # a design topping up documents judged before
         lines.append(f"{int(record.selected.sum()) - to_judge} selected documents are judged "
                      f"already; {to_judge} to judge")
     lines.append(f"wrote {out / 'to_judge.tsv'} and {out / 'design.json'}")

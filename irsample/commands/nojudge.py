@@ -4,11 +4,7 @@ judged sample into qrels): thin wrappers of :mod:`irsample.design.nojudge.method
 
 from __future__ import annotations
 
-import math
-
-import numpy as np
-
-from ..errors import DesignError, InputError
+from ..errors import DesignError
 from .arguments import add_seed, number
 from .notices import Steps, add_progress_option, bar, progress_enabled
 
@@ -113,50 +109,6 @@ def cmd_nojudge(args) -> str:
     return "\n".join(lines) + "\n"
 
 
-def read_estimates(path: str, collection) -> np.ndarray:
-    """AP estimates [run, topic] (NaN where absent) from ``path`` (see ``--estimates``)."""
-    from ..io import read_bytes
-
-    runs = {name: i for i, name in enumerate(collection.run_names)}
-    topics = {name: i for i, name in enumerate(collection.topics)}
-    out = np.full((collection.n_runs, collection.n_topics), np.nan)
-    measure = None
-    text = read_bytes(path).tobytes().decode("utf-8", "replace")
-    for lineno, line in enumerate(text.splitlines(), 1):
-        fields = line.split()
-        if not fields or line.startswith("#") or fields[:2] == ["run", "topic"]:
-            continue
-        if len(fields) not in (3, 4):
-            raise InputError(
-                "expected 'run topic value' or 'run topic measure value'", path, lineno
-            )
-        if fields[1] == "all":
-            continue
-        if len(fields) == 4:
-            if measure not in (None, fields[2]):
-                raise InputError(f"more than one measure ({measure}, {fields[2]})", path, lineno)
-            measure = fields[2]
-        if fields[0] not in runs:
-            raise InputError(f"unknown run {fields[0]!r}", path, lineno)
-        if fields[1] not in topics:
-            raise InputError(f"unknown topic {fields[1]!r}", path, lineno)
-        try:
-            value = float(fields[-1])
-        except ValueError:
-            raise InputError(f"not a number: {fields[-1]!r}", path, lineno) from None
-        if not math.isfinite(value) or not 0.0 <= value <= 1.0:
-            raise InputError(f"an AP estimate is in [0, 1], got {fields[-1]}", path, lineno)
-        r, t = runs[fields[0]], topics[fields[1]]
-        if not np.isnan(out[r, t]):
-            raise InputError(
-                f"second estimate for run {fields[0]!r}, topic {fields[1]!r}", path, lineno
-            )
-        out[r, t] = value
-    if np.isnan(out).all():
-        raise InputError("no AP estimate for any run and topic of the collection", path)
-    return out
-
-
 def cmd_infer_qrels(args) -> str:
     from ..api import check_common_topics, load
     from ..design.nojudge.infer import estimated_relevant, estimates_from_sample, infer_relevance
@@ -168,6 +120,8 @@ def cmd_infer_qrels(args) -> str:
         check_common_topics(collection, judgments)
         steps.next()
         if args.estimates is not None:
+            from ..io.estimates import read_estimates
+
             ap = read_estimates(args.estimates, collection)
             r_hat = estimated_relevant(judgments)
         else:

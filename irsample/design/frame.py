@@ -23,9 +23,12 @@ frame is a pool's rows plus their complete grades, and a :class:`~irsample.desig
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 from numba import njit
@@ -206,13 +209,60 @@ def generator(rng) -> np.random.Generator:
     return random.generator(rng, error=DesignError)
 
 
+#: design kind -> its class: every :class:`Design` subclass that sets ``kind`` registers here
+#: (:func:`~irsample.design.sampling.named.parse_design` reads names through it)
+DESIGNS: dict[str, type[Design]] = {}
+
+_KIND = re.compile(r"[a-z][a-z0-9_]*")
+
+
 class Design(ABC):
     """A way of choosing the documents to judge: :meth:`select` draws a :class:`Sample` over a
     frame; :meth:`sample` returns it as :class:`Judgments` ready for the estimators.
 
     Designs are frozen value objects; ``rng`` is keyword-only and required (see
     :func:`generator`), so the same seed gives the same sample on any machine (NumPy's PCG64).
+
+    A design class says in itself how it is named and handled, so adding one is one module:
+
+    - ``kind``: the word its :attr:`name` starts with (``uniform`` in ``uniform(0.3)@500``);
+      setting it registers the class in :data:`DESIGNS`, and :meth:`from_spec` reads the text
+      between the parentheses back (``syntax``, e.g. ``uniform(F)``, shows it in messages;
+      empty for a design that cannot be named);
+    - ``merge_formats``: the formats its judgments merge into
+      (:mod:`irsample.design.merge`; ``merge_note`` says why one is missing);
+    - ``takes_budget``: whether :meth:`with_budget` applies (``irsample sample --budget``);
+    - ``file_key``: a design that cannot be named is written into its design file under this
+      key (:meth:`file_block`, :meth:`from_file_block`; :mod:`irsample.design.record`).
     """
+
+    kind: ClassVar[str] = ""
+    syntax: ClassVar[str] = ""
+    merge_formats: ClassVar[tuple[str, ...]] = ("strata", "prels", "trec")
+    merge_note: ClassVar[str] = ""
+    takes_budget: ClassVar[bool] = True
+    file_key: ClassVar[str | None] = None
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        kind = cls.__dict__.get("kind")
+        if not kind:
+            return
+        if not _KIND.fullmatch(kind):
+            raise TypeError(f"{cls.__qualname__}: design kind {kind!r} is not a lowercase word")
+        known = DESIGNS.get(kind)
+        if known is not None and (known.__module__, known.__qualname__) != (
+            cls.__module__, cls.__qualname__
+        ):
+            raise RuntimeError(f"design kind {kind!r} registered twice ({known.__qualname__}, "
+                               f"{cls.__qualname__})")
+        DESIGNS[kind] = cls
+
+    @classmethod
+    def from_spec(cls, spec: str, budget) -> Design:
+        """The design named ``kind(spec)`` (``@budget``: a
+        :class:`~irsample.design.sampling.budget.Budget` or None)."""
+        raise DesignError(f"{cls.kind} designs cannot be read from a name")
 
     @property
     @abstractmethod
@@ -224,6 +274,35 @@ class Design(ABC):
         """The deepest best rank the design can judge (inf: any); the depth of the pool to
         build for it from runs alone."""
         return NOT_RETRIEVED
+
+    def with_budget(self, budget) -> Design:
+        """The same design with its sample sizes set by ``budget``
+        (:class:`~irsample.design.sampling.budget.Budget`)."""
+        if not self.takes_budget:
+            raise DesignError(f"{self.name} is a {self.kind or type(self).__name__} design: its "
+                              "sample sizes are fixed by the design, so a budget (--budget) "
+                              "does not apply")
+        return dataclasses.replace(self, budget=budget)
+
+    def judged_before(self) -> frozenset[tuple[str, str]]:
+        """(topic, docno) of documents judged before the draw, which it always selects (left
+        out of the to-judge list)."""
+        return frozenset()
+
+    def stratum_labels(self) -> tuple[str, ...] | None:
+        """The design's strata in their order when the design fixes them whatever the pool
+        (a design file's rows are then checked against them), else None."""
+        return None
+
+    def file_block(self) -> str | None:
+        """The design file entry (`` "key": {...}``) of a design that cannot be named."""
+        return None
+
+    @classmethod
+    def from_file_block(cls, block, source: str, locate) -> Design:
+        """The design of a design file's ``file_key`` entry ``block``; errors are
+        :class:`~irsample.errors.InputError` of ``source`` at ``locate(needle)``'s line."""
+        raise DesignError(f"{cls.kind} designs are not read from design files")
 
     @abstractmethod
     def select(self, frame: SamplingFrame, *, rng) -> Sample:

@@ -6,8 +6,8 @@ negative rel means "not judged yet"), :func:`merge` pairs them and writes any of
 
 - ``strata``: sample_eval's stratified qrels ``topic iter docno stratum rel`` for every document
   of the design's pool: rel the judgment, or -1 when not judged (not selected, or selected but
-  not judged yet). For xinfAP and infNDCG. Only for designs whose strata are simple random
-  samples (uniform, stratified, terabyte): sample_eval's estimators assume it.
+  not judged yet). For xinfAP and infNDCG. Only for designs whose strata are samples of equal
+  probability (``"strata" in design.merge_formats``: not importance samples).
 - ``prels``: statAP's ``topic docno rel method probability`` for every judged document, with
   its inclusion probability under the design (``method`` is written as 1).
 - ``trec``: trec_eval qrels ``topic 0 docno rel`` for every document of the design's pool, -1
@@ -29,7 +29,6 @@ from ..errors import InputError
 from ..io.trec import QrelsTable
 from ..io.writers import format_prels, format_strata_qrels, format_trec_qrels
 from .record import DesignRecord
-from .sampling.importance import Importance
 
 MERGE_FORMATS = ("strata", "prels", "trec")
 
@@ -54,13 +53,12 @@ class Merged:
     def render(self, fmt: str) -> bytes:
         """The merged judgments in format ``strata``, ``prels`` or ``trec``."""
         rec = self.record
+        if fmt in MERGE_FORMATS and fmt not in rec.design.merge_formats:
+            raise InputError(
+                f"{rec.design.name} cannot be merged as {fmt}: {rec.design.merge_note}",
+                rec.source,
+            )
         if fmt == "strata":
-            if isinstance(rec.design, Importance):
-                raise InputError(
-                    f"{rec.design.name} is an importance sample, not simple random samples of "
-                    "strata: sample_eval's estimators do not apply; merge it as prels",
-                    rec.source,
-                )
             labels = [rec.labels[s] for s in rec.stratum]
             return format_strata_qrels(rec.qid, rec.docno, labels, self.rel)
         if fmt == "prels":

@@ -21,26 +21,16 @@ written by a planner) describes a design to draw with ``irsample sample --design
 needs the rows. ``budget`` is part of the design name; ``runs`` and ``depth``, when given, say
 which pool to build. ``strata`` is a summary (sizes and selections over all topics).
 
-A planned design (:class:`~irsample.design.sampling.allocated.Allocated`: fixed sample sizes per
-topic
-and stratum, topping up documents judged before) cannot be named, so its file carries it in a
-``plan`` block after ``depth``, one topic and one judged document a line; the ``design`` name
-is then only informative (the plan is read, the name is not parsed)::
-
-     "plan": {
-      "label": "planned", "edges": [1, 6, 21], "last": 100,   # last: null = open-ended
-      "take": {
-       "401": [5, 8, 20],                 # per topic: the sample size of each stratum
-       "402": [5, 6, 12]
-      },
-      "before": [
-       ["401", "FBIS3-10082"]             # (topic, docno) judged before: always selected
-      ]
-     },
+A design that cannot be named (``Design.file_key`` set: a planned design,
+:class:`~irsample.design.sampling.allocated.Allocated`, fixed sample sizes per topic and
+stratum, topping up documents judged before) is carried in its own entry after ``depth``
+(``"plan": {...}``, :mod:`irsample.design.sampling.plan_file`), written by the design's
+``file_block`` and read by its ``from_file_block``; the ``design`` name is then only
+informative (the entry is read, the name is not parsed).
 
 The to-judge list is TSV with a header, ``topic<TAB>docno``, one selected document per line,
-in topic then docno order; documents a planned design's ``before`` lists are already judged and
-left out (its design file's rows keep them as selected).
+in topic then docno order; documents judged before the draw (a planned design's ``before``) are
+left out (the design file's rows keep them as selected).
 """
 
 from __future__ import annotations
@@ -51,10 +41,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import DesignError, InputError
+from ..errors import InputError
 from ..io.trec import read_bytes, source_name
-from .frame import Design, Sample
-from .sampling.allocated import Allocated
+from .frame import DESIGNS, Design, Sample
 from .sampling.named import parse_design
 
 FORMAT, VERSION = "irsample-design", 1
@@ -119,8 +108,9 @@ class DesignRecord:
             "depth": int(self.depth) if self.depth is not None else None,
         }
         parts = ["{" + ", ".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in head.items())]
-        if isinstance(self.design, Allocated):
-            parts.append(_plan_json(self.design))
+        block = self.design.file_block()
+        if block is not None:
+            parts.append(block)
         if self.has_rows:
             parts.append(f' "strata": {json.dumps(self.strata_summary())}')
             parts.append(f' "columns": {json.dumps(COLUMNS)}')
@@ -136,7 +126,7 @@ class DesignRecord:
 
     def to_judge_tsv(self) -> bytes:
         """``topic<TAB>docno`` of the selected documents still to judge, with a header line."""
-        done = self.design.before if isinstance(self.design, Allocated) else frozenset()
+        done = self.design.judged_before()
         order = sorted(
             (i for i in np.flatnonzero(self.selected) if (self.qid[i], self.docno[i]) not in done),
             key=lambda i: (self.qid[i], self.docno[i]),
@@ -159,12 +149,16 @@ class DesignRecord:
             raise InputError(f"not a design file: expected \"format\": \"{FORMAT}\"", name, 1)
         if data.get("version") != VERSION:
             raise InputError(f"unsupported design file version {data.get('version')!r}", name, 1)
-        try:
-            design = parse_design(data.get("design")) if "plan" not in data else None
-        except Exception as exc:  # DesignError: located in the file
-            raise InputError(f"design: {exc}", name, _line_of(text, '"design"')) from None
-        if design is None:
-            design = _plan(data["plan"], text, name)
+        kinds = [cls for cls in DESIGNS.values() if cls.file_key and cls.file_key in data]
+        if kinds:  # a design that cannot be named: its own entry in the file
+            design = kinds[0].from_file_block(
+                data[kinds[0].file_key], name, lambda needle, after=None: _line_of(
+                    text, needle, max(text.find(after), 0) if after else 0))
+        else:
+            try:
+                design = parse_design(data.get("design"))
+            except Exception as exc:  # DesignError: located in the file
+                raise InputError(f"design: {exc}", name, _line_of(text, '"design"')) from None
         seed, runs, depth = data.get("seed"), data.get("runs"), data.get("depth")
         if runs is not None and (
             not isinstance(runs, list) or not all(isinstance(r, str) for r in runs)
@@ -181,8 +175,9 @@ class DesignRecord:
         if "rows" not in data:
             return cls(**common)
         rows = _rows(data, text, name)
-        if isinstance(design, Allocated):
-            rows = _in_plan_order(rows, design.labels, name, _line_of(text, '"rows"'))
+        labels = design.stratum_labels()
+        if labels is not None:
+            rows = _in_design_order(rows, labels, name, _line_of(text, '"rows"'))
         return cls(**common, **rows, has_rows=True)
 
 
@@ -191,81 +186,14 @@ def _line_of(text: str, needle: str, start: int = 0) -> int | None:
     return text.count("\n", 0, at) + 1 if at >= 0 else None
 
 
-def _plan_json(design: Allocated) -> str:
-    """The ``plan`` block of a planned design (one topic, one judged document a line)."""
-    last = None if math.isinf(design.last) else int(design.last)
-    head = {"label": design.label, "edges": list(design.edges), "last": last}
-    take = ",\n".join(f"   {json.dumps(q)}: {json.dumps(list(k))}" for q, k in design.take)
-    before = ",\n".join(f"   {json.dumps(list(p))}" for p in sorted(design.before))
-    return (
-        ' "plan": {\n  ' + ", ".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in head.items())
-        + ',\n  "take": {\n' + take + "\n  },\n"
-        + ('  "before": [\n' + before + "\n  ]" if before else '  "before": []') + "\n }"
-    )
-
-
-_PLAN_KEYS = {"label", "edges", "last", "take", "before"}
-
-
-def _plan(plan, text: str, name: str) -> Allocated:
-    """The planned design of a ``plan`` block, its types checked (:class:`InputError` at the
-    line of the offending entry where it can be found, else of the ``plan`` key)."""
-    at = max(text.find('"plan":'), 0)
-    line = _line_of(text, '"plan":')
-
-    def fail(message, where=None):
-        raise InputError(f"plan: {message}", name, where or line)
-
-    if not isinstance(plan, dict):
-        fail("must be an object with edges, last, take and before")
-    unknown = sorted(set(plan) - _PLAN_KEYS)
-    if unknown or not {"edges", "take"} <= set(plan):
-        fail(f"expected the keys {sorted(_PLAN_KEYS)} (edges and take required), "
-             f"got {sorted(plan)}")
-    edges, last = plan["edges"], plan.get("last")
-    shape = _line_of(text, '"edges":', at)  # the line of label, edges and last, as written
-    if not isinstance(edges, list) or not edges or not all(_is_count(e) for e in edges):
-        fail(f"edges must be a list of integers, got {edges!r}", shape)
-    if last is not None and not _is_count(last):
-        fail(f"last must be an integer or null (open-ended), got {last!r}", shape)
-    take = plan["take"]
-    if not isinstance(take, dict) or not take:
-        fail("take must map topic ids to lists of sample sizes", _line_of(text, '"take":', at))
-    for qid, sizes in take.items():
-        if not (isinstance(sizes, list) and len(sizes) == len(edges)
-                and all(map(_is_count, sizes))):
-            fail(f"topic {qid!r}: expected {len(edges)} sample sizes (integers >= 0), one per "
-                 f"stratum, got {sizes!r}", _line_of(text, json.dumps(qid) + ":", at))
-    before = plan.get("before", [])
-    if not isinstance(before, list):
-        fail("before must be a list of [topic, docno] pairs", _line_of(text, '"before":', at))
-    first = (_line_of(text, '"before":', at) or 0) + 1
-    seen = set()
-    for i, pair in enumerate(before):
-        if not (isinstance(pair, list) and len(pair) == 2
-                and all(isinstance(v, str) for v in pair)):
-            fail(f"before: expected [topic, docno], got {pair!r}", first + i)
-        if tuple(pair) in seen:
-            fail(f"before: document {pair[1]!r} of topic {pair[0]!r} listed twice", first + i)
-        seen.add(tuple(pair))
-    try:
-        return Allocated(tuple(edges), last, take, frozenset(seen), plan.get("label", "planned"))
-    except DesignError as exc:  # edges, last or label
-        fail(str(exc), shape)
-
-
-def _in_plan_order(rows: dict, labels: tuple[str, ...], name: str, line) -> dict:
-    """Rows with their strata indexed in the plan's order (as written), checked to be its."""
+def _in_design_order(rows: dict, labels: tuple[str, ...], name: str, line) -> dict:
+    """Rows with their strata indexed in the design's order, checked to be its."""
     unknown = sorted(set(rows["labels"]) - set(labels))
     if unknown:
-        raise InputError(f"rows have strata {unknown} that the plan does not ({list(labels)})",
+        raise InputError(f"rows have strata {unknown} that the design does not ({list(labels)})",
                          name, line)
     index = np.array([labels.index(label) for label in rows["labels"]], dtype=np.int64)
     return rows | {"labels": labels, "stratum": index[rows["stratum"]]}
-
-
-def _is_count(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def _rows(data: dict, text: str, name: str) -> dict:

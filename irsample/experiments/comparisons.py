@@ -36,7 +36,7 @@ from ..model import Collection
 from ..stats.pairs import CLASSES, PairCounts, PairDecisions, classify_decisions
 from ..stats.tests import all_pairs, pairwise
 from .data import CollectionFiles, load, parse_one
-from .recipes import Context, recipe
+from .registry import Context, recipe
 from .report import Report, Section
 from .splits import RandomHalves, derived_seed
 from .trial import single_threaded

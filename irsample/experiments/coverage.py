@@ -31,6 +31,7 @@ import math
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from ..design import parse_design, uniform
 from ..design.planner.sequential import PlannedDesign
@@ -38,7 +39,7 @@ from ..errors import MeasureError
 from ..stats import intervals
 from . import pool_bias
 from .data import parse_one
-from .recipes import PAPER_000, Context, _pool_size, _run, interval_checks, recipe
+from .registry import PAPER_000, Context, pool_size, recipe, run_experiment
 from .report import Report, Section
 from .trial import strategy
 
@@ -69,6 +70,26 @@ def designs(pool_size: int, percents, plan_for: str = "xinfAP"):
         strategy("planned", lambda p: PlannedDesign(budget[f"{p:g}"], plan_for),
                  settings=list(percents), depth=100),
     ]
+
+
+def interval_checks(est, truth, sd, *, level: float = 0.95, ks_alpha: float = 0.05) -> dict:
+    """Coverage of est -/+ z sd (arrays [trial, run]) and the Kolmogorov-Smirnov pass rate:
+    per run, the standardised errors (est - truth) / sd over the trials against N(0, 1) at
+    ``ks_alpha`` (paper 000 §3 reports 90% of the systems passing for infAP)."""
+    z = intervals.z(level)
+    est, truth, sd = (np.asarray(a, dtype=float) for a in (est, truth, sd))
+    covered = np.abs(est - truth) <= z * sd
+    err = (est - truth) / np.where(sd > 0, sd, np.nan)
+    passes = []
+    for r in range(err.shape[1]):
+        x = err[:, r][np.isfinite(err[:, r])]
+        if len(x) >= 2:
+            passes.append(stats.kstest(x, "norm").pvalue >= ks_alpha)
+    return {"coverage": float(covered.mean()),
+            "ks_pass": float(np.mean(passes)) if passes else math.nan,
+            "bias": float(np.mean(est - truth)), "rms": float(np.sqrt(np.mean((est - truth) ** 2))),
+            "predicted_sd": float(np.mean(sd)), "observed_sd": float(
+                np.mean(est.std(axis=0, ddof=1))) if est.shape[0] > 1 else math.nan}
 
 
 def coverage_table(result, level: float = 0.95) -> pd.DataFrame:
@@ -119,8 +140,8 @@ def ci_coverage(context: Context, p: dict) -> Report:
     known, missing = available(names)
     if not known:
         raise ValueError(f"ci-coverage: none of {', '.join(names)} is available")
-    pool = _pool_size(context)
-    result = _run(context, p, designs(pool, p["percents"], p["plan_for"]),
+    pool = pool_size(context)
+    result = run_experiment(context, p, designs(pool, p["percents"], p["plan_for"]),
                   {n: ESTIMATORS[n] for n in known}, ci=0.95)
     table = coverage_table(result)
     cells = table[table.percent >= 10]
@@ -161,4 +182,5 @@ def ci_coverage(context: Context, p: dict) -> Report:
                   ], table.assign(recipe="ci-coverage"), result.execution)
 
 
-__all__ = ["ESTIMATORS", "available", "ci_coverage", "coverage_table", "designs"]
+__all__ = ["ESTIMATORS", "available", "ci_coverage", "coverage_table", "designs",
+           "interval_checks"]

@@ -46,7 +46,7 @@ from ..measures import EvalContext, parse
 from ..measures.ppi import design_arrays, ppi_estimate
 from ..stats.agreement import cohen_kappa
 from .data import load
-from .recipes import Context, recipe
+from .registry import Context, recipe
 from .report import Report, Section
 
 SOURCES = "Angelopoulos et al., Science 2023 (PPI); Angelopoulos, Duchi & Zrnic 2023 (PPI++); " \

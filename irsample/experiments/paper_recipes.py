@@ -10,7 +10,7 @@ from __future__ import annotations
 from . import pool_bias
 from .four_strata import run_four_strata
 from .planner_study import BUDGETS, run_halfwidths, run_planner_vs_fixed
-from .recipes import Context, recipe
+from .registry import Context, recipe
 from .report import Report, Section
 from .residuals import SIZES, run_residuals, separability_figure
 from .voorhees14 import r_hat_figure, run_voorhees14

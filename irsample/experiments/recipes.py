@@ -25,111 +25,27 @@ On TREC-8 the two agree (its qrels are that pool); on Vaswani and CACM they do n
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
-from ..design import Design, SamplingFrame, terabyte, uniform
-from ..design.sampling.stratified import _allocate, _draw
-from ..stats import intervals
+from ..design import terabyte, uniform
+from ..design.sampling.depth import DepthPool
 from . import pool_bias
-from .data import CollectionFiles, load
+from .registry import (
+    PAPER_000,
+    PAPER_001,
+    RECIPES,
+    Context,
+    load_recipes,
+    pool_size,
+    recipe,
+    run_experiment,
+    run_recipe,
+)
 from .report import Report, Section
-from .runner import Experiment, ExperimentResult
+from .runner import ExperimentResult
 from .trial import strategy
-
-PAPER_001 = ("Yilmaz & Aslam, Estimating average precision when judgments are incomplete, "
-             "Knowledge and Information Systems 16(2), 2008 (paper 001)")
-PAPER_000 = ("Yilmaz, Kanoulas & Aslam, A simple and efficient sampling method for estimating "
-             "AP and NDCG, SIGIR 2008 (paper 000)")
-
-
-@dataclass(frozen=True)
-class Context:
-    """Where and how a recipe runs: ``trials`` None = the recipe's default; ``executor`` as in
-    :meth:`Experiment.run`."""
-
-    files: CollectionFiles
-    trials: int | None = None
-    seed: int = 2008
-    executor: str = "sequential"
-    workers: int | None = None
-    scheduler: object = None
-    progress: bool = False
-
-
-@dataclass(frozen=True)
-class Recipe:
-    name: str
-    summary: str
-    sources: str
-    defaults: dict
-    function: Callable = field(repr=False)
-
-    def params(self, overrides: dict | None = None) -> dict:
-        """The defaults with ``overrides`` (strings are converted to the default's type;
-        tuples from comma-separated lists)."""
-        out = dict(self.defaults)
-        for key, value in (overrides or {}).items():
-            if key not in out:
-                raise ValueError(f"recipe {self.name!r} has no parameter {key!r}; "
-                                 f"parameters: {', '.join(sorted(out))}")
-            out[key] = _convert(out[key], value) if isinstance(value, str) else value
-        return out
-
-
-def _convert(default, text: str):
-    if isinstance(default, tuple):
-        kind = type(default[0]) if default else float
-        return tuple(_convert(kind(), t.strip()) for t in text.split(",") if t.strip())
-    if isinstance(default, bool):
-        return text.lower() in ("1", "true", "yes", "on")
-    if isinstance(default, int):
-        return int(text)
-    if isinstance(default, float):
-        return float(text)
-    return text
-
-
-RECIPES: dict[str, Recipe] = {}
-
-
-def recipe(name: str, summary: str, sources: str, **defaults):
-    def register(function):
-        RECIPES[name] = Recipe(name, summary, sources, defaults, function)
-        return function
-    return register
-
-
-def run_recipe(name: str, context: Context, params: dict | None = None) -> Report:
-    """Run recipe ``name`` (see :data:`RECIPES`) and return its report."""
-    if name not in RECIPES:
-        raise ValueError(f"unknown recipe {name!r}; recipes: {', '.join(sorted(RECIPES))}")
-    r = RECIPES[name]
-    p = r.params(params)
-    if context.trials is not None:
-        p["trials"] = context.trials
-    p["seed"] = context.seed
-    report = r.function(context, p)
-    report.params = p | {"collection": context.files.settings()["run_folders"]
-                         + [context.files.qrels]}
-    return report
-
-
-def _run(context: Context, p: dict, strategies, measures, *, ci=None) -> ExperimentResult:
-    exp = Experiment(collection=context.files, strategies=strategies, measures=measures,
-                     seed=context.seed, trials=p["trials"], ci=ci, alpha=None)
-    executor = "dask" if context.scheduler is not None else context.executor
-    return exp.run(executor=executor, workers=context.workers, scheduler=context.scheduler,
-                   progress=context.progress)
-
-
-def _pool_size(context: Context) -> int:
-    data = load(context.files)
-    return len(data.frame(data.info.pooled_runs, 100.0))
 
 
 def summarise(result: ExperimentResult, pool_size: int | None = None) -> pd.DataFrame:
@@ -162,7 +78,7 @@ def _lines(table: pd.DataFrame, column: str, x: str = "judged_pct", by: str = "m
         percents=(1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 100.0))
 def infap_random(context: Context, p: dict) -> Report:
     fractions = [x / 100.0 for x in p["percents"]]
-    result = _run(context, p, [strategy("uniform", uniform, settings=fractions)],
+    result = run_experiment(context, p, [strategy("uniform", uniform, settings=fractions)],
                   {p["estimator"]: "AP"})
     table = summarise(result)
     shown = table[["setting", "judged_pct", "tau", "tau_sd", "rms", "rho"]].copy()
@@ -192,36 +108,12 @@ def _figure(table, path, columns, references=None, by="measure"):
                         references=references)
 
 
-@dataclass(frozen=True)
-class DepthPool(Design):
-    """The depth-``k`` pool as a sample of the frame: rows with best rank <= k judged (pi = 1),
-    the rest of the frame pooled but never judged (pi = 0): paper 001 §5.2's view of shallow
-    pools as incomplete judgments of the depth-100 pool."""
-
-    k: int
-
-    @property
-    def name(self) -> str:
-        return f"depth({self.k})"
-
-    def select(self, frame: SamplingFrame, *, rng):
-        def allocate():
-            stratum = (frame.best_rank > self.k).astype(np.int64)
-
-            def target(size):
-                return np.stack([size[:, 0], np.zeros_like(size[:, 1])], axis=1)
-
-            return _allocate(frame, stratum, (f"1-{self.k}", f"{self.k + 1}-"), target, None)
-
-        return _draw(frame.memo(self, allocate), rng)
-
-
 @recipe("depth-pools", "infAP and induced AP on depth-k pools vs true MAP",
         PAPER_001 + ", §5.2, Fig. 23", trials=1, depths=(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 20, 50))
 def depth_pools(context: Context, p: dict) -> Report:
     designs = [strategy(f"depth-{k}", DepthPool(int(k)), depth=100)
                for k in p["depths"]]
-    result = _run(context, p, designs, {"infAP": "AP", "induced(AP)": "AP"})
+    result = run_experiment(context, p, designs, {"infAP": "AP", "induced(AP)": "AP"})
     table = summarise(result).assign(depth=lambda t: t["strategy"].str[6:].astype(int))
     shown = table.pivot_table(index=["depth"], columns="measure",
                               values=["judged_pct", "tau", "rms"], sort=False)
@@ -249,8 +141,8 @@ def depth_pools(context: Context, p: dict) -> Report:
         depths=(1, 2, 3, 4, 5, 10, 20, 30, 40, 50))
 def xinfap_terabyte(context: Context, p: dict) -> Report:
     designs = [strategy("terabyte", terabyte, settings=list(p["depths"]))]
-    result = _run(context, p, designs, {"xinfAP": "AP", "infAP": "AP"})
-    table = summarise(result, _pool_size(context))
+    result = run_experiment(context, p, designs, {"xinfAP": "AP", "infAP": "AP"})
+    table = summarise(result, pool_size(context))
     table = table.assign(depth=table["setting"].astype(int))
     shown = table.pivot_table(index="depth", columns="measure", values=["tau", "rms", "rho"],
                               sort=False)
@@ -274,32 +166,8 @@ def xinfap_terabyte(context: Context, p: dict) -> Report:
                   ], table.assign(recipe="xinfap-terabyte"), result.execution)
 
 
-def interval_checks(est, truth, sd, *, level: float = 0.95, ks_alpha: float = 0.05) -> dict:
-    """Coverage of est -/+ z sd (arrays [trial, run]) and the Kolmogorov-Smirnov pass rate:
-    per run, the standardised errors (est - truth) / sd over the trials against N(0, 1) at
-    ``ks_alpha`` (paper 000 §3 reports 90% of the systems passing for infAP)."""
-    z = intervals.z(level)
-    est, truth, sd = (np.asarray(a, dtype=float) for a in (est, truth, sd))
-    covered = np.abs(est - truth) <= z * sd
-    err = (est - truth) / np.where(sd > 0, sd, np.nan)
-    passes = []
-    for r in range(err.shape[1]):
-        x = err[:, r][np.isfinite(err[:, r])]
-        if len(x) >= 2:
-            passes.append(stats.kstest(x, "norm").pvalue >= ks_alpha)
-    return {"coverage": float(covered.mean()),
-            "ks_pass": float(np.mean(passes)) if passes else math.nan,
-            "bias": float(np.mean(est - truth)), "rms": float(np.sqrt(np.mean((est - truth) ** 2))),
-            "predicted_sd": float(np.mean(sd)), "observed_sd": float(
-                np.mean(est.std(axis=0, ddof=1))) if est.shape[0] > 1 else math.nan}
 
 
-# ci-coverage and the recipes of papers 002, 000 §6 and 004 register themselves on import
-# (kept apart: size)
-# the model-assisted (prediction-powered) recipe registers itself on import
-from . import (  # noqa: E402,F401
-    comparisons,
-    coverage,
-    model_assisted,  # noqa: E402,F401
-    paper_recipes,
-)
+load_recipes()  # the other recipe modules too: importing this module gives every recipe
+
+__all__ = ["RECIPES", "Context", "run_recipe", "summarise"]

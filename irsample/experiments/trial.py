@@ -41,7 +41,7 @@ import numba
 import numpy as np
 from scipy import stats
 
-from ..design import Design, Stratified
+from ..design import Design
 from ..evaluation import evaluate_collection
 from ..stats.pairs import CLASSES, PairCounts, classify_decisions, decisions
 from .data import CollectionFiles, load, parse_one
@@ -59,9 +59,10 @@ TRIAL_COLUMNS = ("strategy", "setting", "design", "split", "trial", "seed", "mea
 class Strategy:
     """A named way of choosing judgments: ``designs`` = (setting label, design) pairs, e.g.
     one per judged fraction. ``depth`` bounds the simulated pool: frame rows are the qrels
-    entries with best rank <= depth over the split's pool runs (``None``: the last stratum's
-    last rank for a stratified design ending in a closed stratum, else the experiment's
-    ``pool_depth``; ``inf``: every qrels entry)."""
+    entries with best rank <= depth over the split's pool runs (``None``: the design's own
+    :attr:`~irsample.design.frame.Design.depth` where finite, e.g. the last rank of a
+    stratified design ending in a closed stratum, else the experiment's ``pool_depth``;
+    ``inf``: every qrels entry)."""
 
     name: str
     designs: tuple[tuple[str, Design], ...]
@@ -70,8 +71,8 @@ class Strategy:
     def depth_of(self, design: Design, pool_depth: float) -> float:
         if self.depth is not None:
             return float(self.depth)
-        if isinstance(design, Stratified) and not math.isinf(design.strata[-1].last):
-            return float(design.strata[-1].last)
+        if not math.isinf(design.depth):  # e.g. a stratified design ending in a closed stratum
+            return float(design.depth)
         return float(pool_depth)
 
 

@@ -28,6 +28,7 @@ import numpy as np
 from ...errors import DesignError
 from ..frame import Design, Sample, SamplingFrame, generator
 from ..sampling.allocated import binary_strings
+from ..sampling.budget import Budget
 from .plan import PILOT_EDGE, Plan, pilot, plan
 from .relevance_model import fit_relevance
 from .variance_model import INFLUENCE
@@ -107,7 +108,10 @@ def judged_keys(units, rows_mask) -> frozenset:
 class PlannedDesign(Design):
     """The planner as a design for simulation: a pilot, ``batches`` planned batches, ``budget``
     judgments in all, over a :class:`~irsample.design.frame.SamplingFrame` whose complete
-    grades play the assessor."""
+    grades play the assessor. Named ``plan(ESTIMATOR[,pilot=P][,batches=B])@BUDGET``."""
+
+    kind = "plan"
+    syntax = "plan(ESTIMATOR)@B"
 
     budget: int
     estimator: str = "xinfAP"
@@ -118,9 +122,28 @@ class PlannedDesign(Design):
 
     def __post_init__(self):
         b = self.budget
+        if isinstance(b, Budget):  # with_budget, or a name's @B
+            if b.per_topic:
+                raise DesignError("plan: the planner spends a total budget, not one per topic")
+            b = b.total
+            object.__setattr__(self, "budget", b)
         if isinstance(b, bool) or not isinstance(b, numbers.Integral) or b < 1:
             raise DesignError(f"budget must be an integer >= 1, got {b!r}")
         check_estimator(self.estimator)
+
+    @classmethod
+    def from_spec(cls, spec: str, budget) -> PlannedDesign:
+        """``xinfAP,pilot=40,batches=2`` (the budget, ``@B``, is required)."""
+        estimator, *options = [part.strip() for part in spec.split(",")]
+        given = {}
+        for option in options:
+            key, sep, value = option.partition("=")
+            if not sep or key.strip() not in ("pilot", "batches") or not value.strip().isdigit():
+                raise DesignError(f"plan: expected pilot=N or batches=N, got {option!r}")
+            given[key.strip()] = int(value)
+        if budget is None:
+            raise DesignError(f"plan({spec}) needs a budget: plan({spec})@B")
+        return cls(budget, estimator, **given)
 
     @property
     def name(self) -> str:

@@ -1,12 +1,19 @@
 """Probability samples of a pool: the designs that draw documents to judge, with every
 document's inclusion probability known.
 
+- :mod:`.cells`: the (topic, stratum) cells, their sample sizes k of N and the SRS draw;
+- :mod:`.budget`: how a budget of B judgments sets the sample sizes;
 - :mod:`.stratified`: uniform, stratified by best rank, depth-k + random (the inferred
   estimators' designs), and the strata spec ``"1-10:1,11-100:0.2"``;
-- :mod:`.importance`: importance (Poisson, pi proportional to the AP prior) for statAP;
-- :mod:`.allocated`: fixed sample sizes per (topic, stratum) cell, as a planner sets them;
-- :mod:`.budget`: how a budget of B judgments sets the sample sizes;
+- :mod:`.importance`: importance (systematic PPS, pi proportional to the AP prior) for statAP;
+- :mod:`.allocated`: fixed sample sizes per (topic, stratum) cell, as a planner sets them
+  (:mod:`.plan_file`: its entry in a design file);
+- :mod:`.depth`: the depth-k pool as a sample of a deeper pool (paper 001 §5.2);
 - :mod:`.named`: designs by name (``2strata@2000``) and paper 002's presets.
+
+Every design class registers itself by its ``kind`` when its module is imported
+(:data:`irsample.design.frame.DESIGNS`); the imports below are the list of design modules: a
+new design module is one more line in the block at the end.
 """
 
 from .allocated import Allocated, allocated
@@ -29,3 +36,6 @@ __all__ = [
     "Uniform", "allocated", "ap_prior", "importance", "parse_design", "parse_strata", "preset",
     "stratified", "terabyte", "uniform",
 ]
+
+# the design modules not imported above register their kinds here (one line each)
+from . import depth  # noqa: E402,F401

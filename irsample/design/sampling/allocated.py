@@ -32,9 +32,9 @@ Cochran ch. 12). A pilot that was not an SRS (e.g. a judged depth-k pool coverin
 cell) breaks the argument altogether.
 
 A non-empty cell with k = 0 and no judged document is an error: an empty stratum sample cannot
-be estimated (see :mod:`irsample.design.sampling.stratified`). Planned designs are not parseable by
-name;
-they live in their design file (:mod:`irsample.design.record`, key ``plan``).
+be estimated (see :mod:`irsample.design.sampling.stratified`). Planned designs are not parseable
+by name; they live in their design file (:mod:`irsample.design.record`, key ``plan``;
+:mod:`irsample.design.sampling.plan_file`).
 """
 
 from __future__ import annotations
@@ -49,15 +49,18 @@ import pyarrow as pa
 
 from ...errors import DesignError
 from ..frame import NOT_RETRIEVED, Design, Sample
-from .stratified import RankStratum, _Allocation, _draw
+from . import plan_file
+from .cells import CellAllocation, draw
+from .stratified import RankStratum
 
 _LABEL = re.compile(r"[A-Za-z][\w.-]*")
 
 
 @dataclass(frozen=True, eq=False)
-class _PlannedAllocation(_Allocation):
-    """An :class:`_Allocation` of the not-yet-judged rows (``take``: the top-up size per cell),
-    plus the rows judged before, which every draw selects."""
+class _PlannedAllocation(CellAllocation):
+    """A :class:`~irsample.design.sampling.cells.CellAllocation` of the not-yet-judged rows
+    (``take``: the top-up size per cell), plus the rows judged before, which every draw
+    selects."""
 
     already: np.ndarray  #: (n,) bool
 
@@ -70,8 +73,12 @@ class Allocated(Design):
     ``edges``: first best rank of each stratum (strictly increasing, from 1); ``last``: last rank
     of the last stratum (``inf``: open-ended); ``take``: ``(qid, sizes)`` per topic, one size per
     stratum; ``before``: ``(qid, docno)`` of the documents already judged. Build one with
-    :func:`allocated`.
+    :func:`allocated`. It has no parseable name: its design file carries it (``plan``).
     """
+
+    kind = "planned"
+    takes_budget = False
+    file_key = "plan"
 
     edges: tuple[int, ...]
     last: float
@@ -100,6 +107,26 @@ class Allocated(Design):
                 f"got {self.label!r}"
             )
 
+    @classmethod
+    def from_spec(cls, spec: str, budget):
+        raise DesignError(
+            f"{cls.kind}({spec}) is a planned design (fixed sample sizes per topic and stratum): "
+            "it is read from its design file (irsample sample --design FILE), not from its name"
+        )
+
+    def file_block(self) -> str:
+        return plan_file.plan_json(self)
+
+    @classmethod
+    def from_file_block(cls, block, source: str, locate) -> Allocated:
+        return plan_file.read_plan(cls, block, source, locate)
+
+    def judged_before(self) -> frozenset[tuple[str, str]]:
+        return self.before
+
+    def stratum_labels(self) -> tuple[str, ...]:
+        return self.labels
+
     @property
     def labels(self) -> tuple[str, ...]:
         """Stratum labels, as RankStratum's: ``1-5``, ``6-20``, ``21-100`` (``21-`` if open)."""
@@ -123,7 +150,7 @@ class Allocated(Design):
         """Draw over a :class:`~irsample.design.frame.SamplingFrame` or a
         :class:`~irsample.design.pools.Pool`: the rows judged before plus the top-up SRS."""
         allocation = units.memo(self, lambda: self._allocate(units))
-        sample = _draw(allocation, rng)
+        sample = draw(allocation, rng)
         np.logical_or(sample.judged, allocation.already, out=sample.judged)
         return sample
 

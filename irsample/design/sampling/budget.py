@@ -59,6 +59,20 @@ class Budget:
         return cls(int(m.group(1)), m.group(2) is not None)
 
 
+def as_budget(value) -> Budget | None:
+    """``value`` as a :class:`Budget`: None, a Budget, or an integer (a total budget)."""
+    if value is None or isinstance(value, Budget):
+        return value
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return Budget(int(value))
+    raise DesignError(f"budget must be a Budget or an integer, got {value!r}")
+
+
+def budget_suffix(budget: Budget | None) -> str:
+    """``@500`` or ``@20/topic``: what a budget adds to a design's name (empty without)."""
+    return "" if budget is None else f"@{budget.label}"
+
+
 def round_half_up(target: np.ndarray, size: np.ndarray) -> np.ndarray:
     """Sample sizes without a budget: max(1, floor(k* + 0.5)) within [0, N] (0 for N = 0)."""
     size = np.asarray(size, dtype=np.int64)

@@ -18,9 +18,11 @@ match for the other methods' judgment set sizes on that collection") and 1stratu
 (as in the paper). See ``benchmarks/strategy_sizes_trec8.py`` for the sizes they give.
 
 Design names (each design's :attr:`~irsample.design.frame.Design.name` parses back to it):
-``uniform(0.1)``, ``stratified(1-10:1,11-100:0.2)`` or the bare spec ``1-10:1,11-100:0.2``,
-``terabyte(10)``, ``importance(0.1)``, a preset name; any of them followed by ``@B`` (a budget of
-B judgments in total) or ``@B/topic`` (per topic).
+``KIND(SPEC)`` for every registered design kind (:data:`~irsample.design.frame.DESIGNS`:
+``uniform(0.1)``, ``stratified(1-10:1,11-100:0.2)``, ``terabyte(10)``, ``importance(0.1)``,
+...; each class reads its own SPEC), the bare strata spec ``1-10:1,11-100:0.2``, or a preset
+name; any of them followed by ``@B`` (a budget of B judgments in total) or ``@B/topic`` (per
+topic).
 """
 
 from __future__ import annotations
@@ -28,10 +30,9 @@ from __future__ import annotations
 import re
 
 from ...errors import DesignError
-from ..frame import Design
+from ..frame import DESIGNS, Design
 from .budget import Budget
-from .importance import Importance
-from .stratified import Stratified, Terabyte, Uniform, parse_strata
+from .stratified import Stratified, parse_strata
 
 #: paper 002's strategies as strata specs (rates ours; see the module docstring)
 PRESETS: dict[str, str] = {
@@ -42,7 +43,7 @@ PRESETS: dict[str, str] = {
     "3strata": "1-10:1,11-30:0.4,31-100:0.1",
 }
 
-_CALL = re.compile(r"^(uniform|stratified|terabyte|importance)\((.*)\)$")
+_CALL = re.compile(r"^([a-z][a-z0-9_]*)\((.*)\)$")
 _PLANNED = re.compile(r"^[A-Za-z][\w.-]*\(\s*\d+-\d*(\s*,\s*\d+-\d*)*\s*\)$")
 
 
@@ -66,16 +67,8 @@ def parse_design(text: str) -> Design:
     budget = Budget.parse(budget_text) if budget_text else None
     body = body.strip()
     m = _CALL.match(body)
-    if m is not None:
-        kind, arg = m.group(1), m.group(2).strip()
-        if kind == "stratified":
-            return Stratified(parse_strata(arg), budget)
-        number = _number(arg, kind)
-        if kind == "terabyte":
-            if not float(number).is_integer():
-                raise DesignError(f"terabyte: depth k must be an integer >= 1, got {arg!r}")
-            return Terabyte(int(number), budget)
-        return (Uniform if kind == "uniform" else Importance)(number, budget)
+    if m is not None and m.group(1) in DESIGNS:
+        return DESIGNS[m.group(1)].from_spec(m.group(2).strip(), budget)
     if re.fullmatch(r"pool\d+", body) or body in PRESETS:
         return preset(body, budget=budget)
     if ":" in body and "-" in body:
@@ -85,15 +78,9 @@ def parse_design(text: str) -> Design:
             f"{text.strip()!r} is a planned design (fixed sample sizes per topic and stratum): "
             "it is read from its design file (irsample sample --design FILE), not from its name"
         )
+    kinds = ", ".join(cls.syntax for _, cls in sorted(DESIGNS.items()) if cls.syntax)
     raise DesignError(
-        f"cannot read design {text!r}: expected uniform(F), stratified(SPEC) or a strata spec "
-        f"like '1-10:1,11-100:0.2', terabyte(K), importance(F), or a strategy "
-        f"({', '.join(PRESETS)}, poolK); optionally followed by @N or @N/topic"
+        f"cannot read design {text!r}: expected a strata spec like '1-10:1,11-100:0.2', "
+        f"{kinds}, or a strategy ({', '.join(PRESETS)}, poolK); optionally followed by @N or "
+        "@N/topic"
     )
-
-
-def _number(text: str, kind: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        raise DesignError(f"{kind}: {text!r} is not a number") from None

@@ -6,11 +6,10 @@ replacement (SRS) of k of the cell's N pool documents, with
     k = max(1, floor(rate * N + 0.5))   for N > 0   (rate * N rounded half up, at least one),
 
 so every document of the cell has inclusion probability pi = k / N (Cochran, *Sampling
-Techniques*, ch. 2 and 5). With a :class:`~irsample.design.sampling.budget.Budget` the k are set by
-the
-budget instead, the rates giving their proportions (see :mod:`irsample.design.sampling.budget`).
-These
-are the designs of the inferred estimators:
+Techniques*, ch. 2 and 5). With a :class:`~irsample.design.sampling.budget.Budget` the k are set
+by the budget instead, the rates giving their proportions (see
+:mod:`irsample.design.sampling.budget`). The cells, their sizes and the draw are
+:mod:`irsample.design.sampling.cells`. These are the designs of the inferred estimators:
 
 - :func:`uniform` (one stratum per topic): infAP's design, a uniform random subset of the
   complete judgments (Yilmaz & Aslam, CIKM 2006; paper 001 §4.1, TREC-8 samples of 10-100%).
@@ -31,9 +30,7 @@ stratum ``101-`` covers the rest, including documents the frame's runs never ret
 between strata, or a first stratum after rank 1, are errors (documents there would be silently
 unpooled in the middle of the design's pool).
 
-SRS within a cell is Knuth's selection sampling (TAOCP vol. 2, §3.4.2, Algorithm S): walking the
-cell's rows in frame order, row j is selected with probability (k - selected) / (N - j), one
-uniform per row; every k-subset is equally likely.
+SRS within a cell is Knuth's selection sampling (Algorithm S; :func:`.cells.draw`).
 """
 
 from __future__ import annotations
@@ -44,93 +41,11 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from ...errors import DesignError
-from ..frame import NOT_RETRIEVED, Design, Sample, SamplingFrame, generator
-from .budget import Budget, round_half_up, sizes_under_budget
-
-
-@njit(cache=True, nogil=True)
-def _select_within_cells(cell_offsets, take, order, u, judged):
-    """Algorithm S in every cell: rows ``order[a:b]`` of a cell, ``take`` of them selected."""
-    for c in range(cell_offsets.shape[0] - 1):
-        need = take[c]
-        left = cell_offsets[c + 1] - cell_offsets[c]
-        for i in range(cell_offsets[c], cell_offsets[c + 1]):
-            if need > 0 and u[i] * left < need:
-                judged[order[i]] = True
-                need -= 1
-            left -= 1
-
-
-def sample_size(rate: float, n: np.ndarray) -> np.ndarray:
-    """k = max(1, floor(rate * N + 0.5)) for N > 0, else 0 (see the module docstring)."""
-    n = np.asarray(n, dtype=np.int64)
-    return round_half_up(rate * n, n)
-
-
-@dataclass(frozen=True, eq=False)
-class _Allocation:
-    """A design's fixed part over one frame: rows grouped by cell, and k per cell."""
-
-    stratum: np.ndarray  #: (n,) int64 per row, -1 outside the design
-    labels: tuple[str, ...]
-    order: np.ndarray  #: rows of the design sorted by cell (stable: frame order within a cell)
-    cell_offsets: np.ndarray  #: (T*S+1,) int64
-    take: np.ndarray  #: (T*S,) k per cell
-    inclusion: np.ndarray  #: (n,) k/N of the row's cell, 0 outside the design
-
-
-def _allocate(frame, stratum: np.ndarray, labels, target, budget: Budget | None) -> _Allocation:
-    """Cells of the rows with ``stratum`` >= 0 and their sample sizes: ``target(size)`` gives
-    the real-valued k* per cell ``(T, S)``; k is k* rounded half up or set by ``budget``."""
-    n_strata = len(labels)
-    inside = stratum >= 0
-    cell = frame.topic * n_strata + stratum
-    rows = np.flatnonzero(inside)
-    order = rows[np.argsort(cell[rows], kind="stable")]
-    size = np.bincount(cell[rows], minlength=frame.n_topics * n_strata).reshape(-1, n_strata)
-    goal = target(size)
-    if budget is None:
-        take = round_half_up(goal, size)
-    else:
-        take = sizes_under_budget(size, goal, budget, frame.collection.topics)
-    offsets = np.concatenate([[0], np.cumsum(size.ravel())]).astype(np.int64)
-    inclusion = np.zeros(len(stratum))
-    inclusion[rows] = (take.ravel() / np.maximum(size.ravel(), 1))[cell[rows]]
-    stratum = stratum.astype(np.int64)
-    for shared in (stratum, inclusion):  # handed to every Sample: read-only
-        shared.flags.writeable = False
-    return _Allocation(stratum, tuple(labels), order, offsets, take.ravel(), inclusion)
-
-
-def _draw(allocation: _Allocation, rng) -> Sample:
-    rng = generator(rng)
-    judged = np.zeros(len(allocation.stratum), dtype=bool)
-    _select_within_cells(
-        allocation.cell_offsets, allocation.take, allocation.order,
-        rng.random(len(allocation.order)), judged,
-    )
-    return Sample(judged, allocation.stratum, allocation.labels, allocation.inclusion)
-
-
-def _check_budget(budget) -> Budget | None:
-    if budget is None or isinstance(budget, Budget):
-        return budget
-    if isinstance(budget, numbers.Integral) and not isinstance(budget, bool):
-        return Budget(int(budget))
-    raise DesignError(f"budget must be a Budget or an integer, got {budget!r}")
-
-
-def _suffix(budget: Budget | None) -> str:
-    return "" if budget is None else f"@{budget.label}"
-
-
-def _check_rate(value, what: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value <= 1:
-        raise DesignError(f"{what} must be a number in (0, 1], got {value!r}")
-    return float(value)
+from ..frame import NOT_RETRIEVED, Design, Sample, SamplingFrame
+from .budget import Budget, as_budget, budget_suffix
+from .cells import CellAllocation, allocate, check_rate, draw, spec_number
 
 
 @dataclass(frozen=True)
@@ -139,25 +54,32 @@ class Uniform(Design):
     stratum ``all``, pi = k / N_t. infAP's design (Yilmaz & Aslam, CIKM 2006). With a total
     budget B, k_t is proportional to N_t (k_t = B N_t / sum N, rounded to sum to B)."""
 
+    kind = "uniform"
+    syntax = "uniform(F)"
+
     fraction: float
     budget: Budget | None = None
 
     def __post_init__(self):
-        object.__setattr__(self, "fraction", _check_rate(self.fraction, "uniform: fraction"))
-        object.__setattr__(self, "budget", _check_budget(self.budget))
+        object.__setattr__(self, "fraction", check_rate(self.fraction, "uniform: fraction"))
+        object.__setattr__(self, "budget", as_budget(self.budget))
+
+    @classmethod
+    def from_spec(cls, spec: str, budget) -> Uniform:
+        return cls(spec_number(spec, cls.kind), budget)
 
     @property
     def name(self) -> str:
-        return f"uniform({self.fraction:g}){_suffix(self.budget)}"
+        return f"uniform({self.fraction:g}){budget_suffix(self.budget)}"
 
     def select(self, frame: SamplingFrame, *, rng) -> Sample:
-        def allocate():
-            return _allocate(
+        def build():
+            return allocate(
                 frame, np.zeros(len(frame), np.int64), ("all",),
                 lambda size: self.fraction * size, self.budget,
             )
 
-        return _draw(frame.memo(self, allocate), rng)
+        return draw(frame.memo(self, build), rng)
 
 
 @dataclass(frozen=True)
@@ -184,7 +106,7 @@ class RankStratum:
             )
         object.__setattr__(self, "first", int(first))
         object.__setattr__(self, "last", last)
-        object.__setattr__(self, "rate", _check_rate(self.rate, f"stratum {self.label}: rate"))
+        object.__setattr__(self, "rate", check_rate(self.rate, f"stratum {self.label}: rate"))
 
     @property
     def label(self) -> str:
@@ -222,12 +144,19 @@ class Stratified(Design):
     xinfAP's / infNDCG's design (Yilmaz, Kanoulas & Aslam, SIGIR 2008). ``alias`` names a
     preset (``2strata``) in :attr:`name`."""
 
+    kind = "stratified"
+    syntax = "stratified(SPEC)"
+
     strata: tuple[RankStratum, ...]
     budget: Budget | None = None
     alias: str = ""
 
+    @classmethod
+    def from_spec(cls, spec: str, budget) -> Stratified:
+        return cls(parse_strata(spec), budget)
+
     def __post_init__(self):
-        object.__setattr__(self, "budget", _check_budget(self.budget))
+        object.__setattr__(self, "budget", as_budget(self.budget))
         strata = tuple(self.strata)
         if not strata:
             raise DesignError("stratified: at least one stratum is needed")
@@ -246,16 +175,17 @@ class Stratified(Design):
 
     @property
     def name(self) -> str:
-        return (self.alias or f"stratified({self.spec})") + _suffix(self.budget)
+        return (self.alias or f"stratified({self.spec})") + budget_suffix(self.budget)
 
     @property
     def depth(self) -> float:
         return self.strata[-1].last
 
     def select(self, frame: SamplingFrame, *, rng) -> Sample:
-        return _draw(frame.memo(self, lambda: self._allocate(frame)), rng)
+        return draw(frame.memo(self, lambda: self.allocate(frame)), rng)
 
-    def _allocate(self, frame: SamplingFrame) -> _Allocation:
+    def allocate(self, frame: SamplingFrame) -> CellAllocation:
+        """The cells of the strata over ``frame`` (a frame or pool) and their sample sizes."""
         first = np.array([s.first for s in self.strata], dtype=np.float64)
         last = np.array([s.last for s in self.strata])
         stratum = np.searchsorted(first, frame.best_rank, side="right") - 1
@@ -270,7 +200,7 @@ class Stratified(Design):
                 "start at rank 1 and leave no gap"
             )
         rates = np.array([s.rate for s in self.strata])
-        return _allocate(
+        return allocate(
             frame, np.where(beyond, -1, stratum), [s.label for s in self.strata],
             lambda size: rates * size, self.budget,
         )
@@ -284,30 +214,40 @@ class Terabyte(Design):
     stratum stays exhaustive while possible and the random part takes the rest of the budget,
     proportionally to the topics' depth-k pool sizes."""
 
+    kind = "terabyte"
+    syntax = "terabyte(K)"
+
     k: int
     budget: Budget | None = None
+
+    @classmethod
+    def from_spec(cls, spec: str, budget) -> Terabyte:
+        number = spec_number(spec, cls.kind)
+        if not number.is_integer():
+            raise DesignError(f"terabyte: depth k must be an integer >= 1, got {spec!r}")
+        return cls(int(number), budget)
 
     def __post_init__(self):
         if isinstance(self.k, bool) or not isinstance(self.k, numbers.Integral) or self.k < 1:
             raise DesignError(f"terabyte: depth k must be an integer >= 1, got {self.k!r}")
         object.__setattr__(self, "k", int(self.k))
-        object.__setattr__(self, "budget", _check_budget(self.budget))
+        object.__setattr__(self, "budget", as_budget(self.budget))
 
     @property
     def name(self) -> str:
-        return f"terabyte({self.k}){_suffix(self.budget)}"
+        return f"terabyte({self.k}){budget_suffix(self.budget)}"
 
     def select(self, frame: SamplingFrame, *, rng) -> Sample:
-        def allocate():
+        def build():
             stratum = (frame.best_rank > self.k).astype(np.int64)
             labels = (f"1-{self.k}", f"{self.k + 1}-")
 
             def target(size):
                 return np.stack([size[:, 0], np.minimum(size[:, 0], size[:, 1])], axis=1)
 
-            return _allocate(frame, stratum, labels, target, self.budget)
+            return allocate(frame, stratum, labels, target, self.budget)
 
-        return _draw(frame.memo(self, allocate), rng)
+        return draw(frame.memo(self, build), rng)
 
 
 def uniform(fraction: float, *, budget=None) -> Uniform:
