@@ -33,6 +33,8 @@ EXPECTED = {
     "residuals": (["## Separability", "## Recanted decisions", "XM"], ["separability.png"]),
     "planner": (["## Planned vs 2strata", "plan-xinfAP", "## Predicted vs observed half-widths"],
                 []),
+    "designs": (["## Coverage, half-width, bias, RMS, tau", "systematic(1-10:1,11-100:0.2)",
+                 "sd_ratio", "## Pool bias"], []),
 }
 SMALL = {
     "infap-random": {"percents": "10,50,100", "estimator": "infAP(c=1.5)"},
@@ -44,6 +46,7 @@ SMALL = {
     "residuals": {"sizes": "50,200"},
     "planner": {"budgets": "60,120"},
     "comparisons": {"percents": "30"},
+    "designs": {"designs": "2strata;systematic(1-10:1,11-100:0.2);depth(5);plan(xinfAP)@60"},
 }
 
 

@@ -15,7 +15,7 @@ The rooms: :mod:`~irsample.design.frame` (the sampling frame and the Design/Samp
     judgments = stratified("1-10:1,11-100:0.2,101-:0.05").sample(frame, rng=42)
 """
 
-from .frame import NOT_RETRIEVED, Design, Sample, SamplingFrame, generator
+from .frame import DESIGNS, NOT_RETRIEVED, Design, Sample, SamplingFrame, generator
 from .merge import MERGE_FORMATS, Merged, merge
 from .pools import Pool, PoolStats, select_runs
 from .record import DesignRecord
@@ -35,6 +35,7 @@ from .sampling.stratified import (
 )
 
 __all__ = [
+    "DESIGNS",
     "MERGE_FORMATS",
     "NOT_RETRIEVED",
     "PRESETS",

@@ -20,6 +20,8 @@ On TREC-8 the two agree (its qrels are that pool); on Vaswani and CACM they do n
 - ``ci-coverage``: coverage, half-width, bias, RMS and tau of the 95% intervals of run means
   (same SIGIR 2008 paper, §3; :mod:`~irsample.experiments.coverage`; also
   ``benchmarks/ci_coverage.py``).
+- ``designs``: the same checks for any designs given by name (``--param
+  designs="2strata;systematic(1-10:1,11-100:0.2)"``), every registered design kind included.
 """
 
 from __future__ import annotations
@@ -29,9 +31,11 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..design import terabyte, uniform
+from ..design import parse_design, terabyte, uniform
 from ..design.sampling.depth import DepthPool
+from ..stats import intervals
 from . import pool_bias
+from .coverage import ESTIMATORS, interval_checks
 from .registry import (
     PAPER_000,
     PAPER_001,
@@ -166,6 +170,59 @@ def xinfap_terabyte(context: Context, p: dict) -> Report:
                   ], table.assign(recipe="xinfap-terabyte"), result.execution)
 
 
+
+
+def design_table(result: ExperimentResult, level: float = 0.95) -> pd.DataFrame:
+    """Per design x estimator, over runs x trials: % of the pool judged, coverage of the
+    intervals, mean half-width, bias, RMS error, mean Kendall tau per trial, and ``sd_ratio`` =
+    predicted SD (half-width / z) over the SD observed across trials (means over runs)."""
+    z = intervals.z(level)
+    rows = []
+    for (name, measure), g in result.runs.groupby(["strategy", "measure"], sort=False):
+        g = g.sort_values(["trial", "run"])
+        shape = (g["trial"].nunique(), -1)
+        est, truth = (g[c].to_numpy().reshape(shape) for c in ("estimate", "truth"))
+        half = ((g["high"] - g["low"]).to_numpy() / 2).reshape(shape)
+        checks = interval_checks(est, truth, half / z, level=level)
+        t = result.trials[(result.trials["strategy"] == name)
+                          & (result.trials["measure"] == measure)]
+        rows.append({"design": name, "estimator": measure,
+                     "judged_pct": float(100 * (t["judged"] / t["pool_size"]).mean()),
+                     "coverage": checks["coverage"], "halfwidth": float(np.nanmean(half)),
+                     "bias": checks["bias"], "rms": checks["rms"],
+                     "tau": float(t["kendall_tau"].mean()),
+                     "sd_ratio": checks["predicted_sd"] / checks["observed_sd"]
+                     if checks["observed_sd"] > 0 else math.nan})  # nan: no spread
+    return pd.DataFrame(rows)
+
+
+@recipe("designs", "any designs by name (e.g. systematic(1-10:1,11-100:0.2)): coverage, "
+        "half-width, bias, RMS and tau of the 95% intervals of run means vs the frame truth",
+        PAPER_000 + ", §3 (the coverage protocol)", trials=20,
+        designs="2strata;systematic(1-10:1,11-100:0.2)", estimators="ht(AP),xinfAP")
+def named_designs(context: Context, p: dict) -> Report:
+    names = [n.strip() for n in str(p["designs"]).split(";") if n.strip()]
+    estimators = [e.strip() for e in str(p["estimators"]).split(",") if e.strip()]
+    unknown = [e for e in estimators if e not in ESTIMATORS]
+    if not names or not estimators or unknown:
+        raise ValueError(f"designs: give designs=NAME;NAME... and estimators among "
+                         f"{', '.join(ESTIMATORS)} (unknown: {', '.join(unknown) or '-'})")
+    designs = [parse_design(name) for name in names]
+    strategies = [strategy(d.name, d) for d in designs]
+    result = run_experiment(context, p, strategies, {e: ESTIMATORS[e] for e in estimators},
+                            ci=0.95)
+    table = design_table(result)
+    text = ("Designs by name (irsample.design.sampling.named: any registered kind, presets, "
+            "strata specs), drawn over the pooled runs' pool (depth: the design's own, else "
+            "100); truth: each run's measure on the complete judgments of that pool. Over runs "
+            "x trials: coverage of the 95% interval of the mean over topics, mean half-width, "
+            "bias, RMS error; tau: mean Kendall tau-b per trial; sd_ratio: predicted / "
+            "observed SD of the estimates.")
+    return Report("designs", "Named designs: intervals of run means against the frame truth",
+                  PAPER_000, {}, [
+                      Section("Coverage, half-width, bias, RMS, tau", text, table),
+                      pool_bias.section(result.runs),
+                  ], table.assign(recipe="designs"), result.execution)
 
 
 load_recipes()  # the other recipe modules too: importing this module gives every recipe

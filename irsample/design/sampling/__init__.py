@@ -12,8 +12,8 @@ document's inclusion probability known.
 - :mod:`.named`: designs by name (``2strata@2000``) and paper 002's presets.
 
 Every design class registers itself by its ``kind`` when its module is imported
-(:data:`irsample.design.frame.DESIGNS`); the imports below are the list of design modules: a
-new design module is one more line in the block at the end.
+(:data:`irsample.design.frame.DESIGNS`); a new design module adds its name to the last import
+line below (docs/adding-a-design.md).
 """
 
 from .allocated import Allocated, allocated
@@ -37,5 +37,5 @@ __all__ = [
     "stratified", "terabyte", "uniform",
 ]
 
-# the design modules not imported above register their kinds here (one line each)
-from . import depth  # noqa: E402,F401
+# the design modules imported only to register their kinds: a new design adds its name here
+from . import depth, systematic  # noqa: E402,F401
