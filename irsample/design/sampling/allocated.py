@@ -49,8 +49,8 @@ import pyarrow as pa
 
 from ...errors import DesignError
 from ..frame import NOT_RETRIEVED, Design, Sample
-from . import plan_file
 from .cells import CellAllocation, draw
+from .plan_file import plan_json, read_plan
 from .stratified import RankStratum
 
 _LABEL = re.compile(r"[A-Za-z][\w.-]*")
@@ -115,11 +115,11 @@ class Allocated(Design):
         )
 
     def file_block(self) -> str:
-        return plan_file.plan_json(self)
+        return plan_json(self)
 
     @classmethod
     def from_file_block(cls, block, source: str, locate) -> Allocated:
-        return plan_file.read_plan(cls, block, source, locate)
+        return read_plan(cls, block, source, locate)
 
     def judged_before(self) -> frozenset[tuple[str, str]]:
         return self.before
