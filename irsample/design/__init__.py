@@ -13,6 +13,9 @@ The rooms: :mod:`~irsample.design.frame` (the sampling frame and the Design/Samp
     sample = parse_design("2strata@2000").select(pool, rng=42)
     frame = SamplingFrame.from_qrels(collection, qrels_table)        # simulation
     judgments = stratified("1-10:1,11-100:0.2,101-:0.05").sample(frame, rng=42)
+
+Every design class registers itself under its ``kind`` (:data:`DESIGNS`), which names and design
+files are read through; adding a design is one module (docs/adding-a-design.md).
 """
 
 from .frame import DESIGNS, NOT_RETRIEVED, Design, Sample, SamplingFrame, generator

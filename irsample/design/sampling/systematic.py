@@ -19,20 +19,30 @@ Assisted Survey Sampling*, ch. 3). The arithmetic is on integers, so it is exact
 j = 0..k-1, so pi_i = k / N exactly (the same pi as the SRS of the stratified design), and
 every sample has exactly k documents.
 
-**Second order.** Documents d and e are selected together for the starts in A_d ∩ A_e,
-A_i = {(ik + j) mod N : 0 <= j < k}: pi_de = |A_d ∩ A_e| / N for a given order. When N / k is an
-integer L this is k/N for two documents on the same systematic path (i = i' mod L) and 0
-otherwise; in general every pair whose arcs do not overlap (e.g. neighbours in the order
-whenever 2k <= N) has pi_de = 0. The Sen-Yates-Grundy (and Horvitz-Thompson) variance
-estimators need pi_de > 0 for every pair (Särndal et al., ch. 2-3), so **the design's
-variance cannot be estimated without bias from one sample**. irsample's variances treat every
-cell as a simple random sample of k of N (ht(M)'s per-cell Hájek form in
-:mod:`irsample.measures.ht_design`; sample_eval's xinfAP variance): the usual approximation
-for a systematic sample, which ignores the implicit stratification by rank that the ordering
-gives. Where relevance decreases with rank (ranked lists) the systematic sample spreads over
-the ranks as a finer stratification would and its true variance is expected to be smaller than
-the SRS formula says (Cochran ch. 8, populations with a linear trend), i.e. the intervals to be
-conservative; a relevance pattern periodic with step N/k would make them too narrow.
+**Second order.** For a given order of the cell, documents d and e are selected together for
+the starts in A_d ∩ A_e, A_i = {(ik + j) mod N : 0 <= j < k}: pi_de = |A_d ∩ A_e| / N. When
+N / k is an integer L this is k/N for two documents on the same systematic path (i = i' mod L)
+and 0 otherwise; in general every pair whose arcs do not overlap (e.g. neighbours in the order
+whenever 2k <= N) has pi_de = 0. (Ties in best rank are ordered at random anew for each draw,
+so averaged over that order more pairs have pi_de > 0, but pi_de stays far from the SRS's
+k(k-1) / (N(N-1)).) The Sen-Yates-Grundy (and Horvitz-Thompson) variance estimators need
+pi_de > 0 for every pair (Särndal et al., ch. 2-3), so **the design's variance cannot be
+estimated without bias from one sample**. irsample's variances treat every cell as a simple
+random sample of k of N (ht(M)'s per-cell Hájek form in :mod:`irsample.measures.ht_design`;
+sample_eval's xinfAP variance): the usual approximation for a systematic sample, which ignores
+the implicit stratification by rank that the ordering gives (Cochran ch. 8: for a population
+with a linear trend the systematic sample beats the SRS, so the approximation is conservative;
+for a periodic one it can be too narrow). ht(M) of a measure with pair terms (AP: y_d y_e /
+pi_de) also uses the SRS form of pi_de in its point estimate, so under this design it is only
+approximately unbiased; for linear measures (P@k) only pi matters.
+
+Measured, not assumed (``irsample simulate designs --trials 100 --seed 2008 --param
+"designs=1-100:0.2;systematic(1-100:0.2)"``, the pooled runs' depth-100 pool, ht(AP) run
+means): the SD observed across trials was 0.0323 (systematic) vs 0.0304 (SRS) on Vaswani and
+0.0536 vs 0.0528 on CACM (each known to about 7% from 100 trials), i.e. no precision gain from
+the ordering on these collections; the predicted / observed SD ratio 0.93 vs 1.08 (Vaswani) and
+0.97 vs 1.05 (CACM); coverage of the 95% intervals 0.90 vs 0.97 and 0.79 vs 0.85; bias -0.005
+vs +0.011 and -0.046 vs -0.039.
 
 Merge formats: pi is equal within a cell (k/N), so stratified qrels (sample_eval's estimators
 and ht(M) read pi = n_h/N_h) and prels (pi written) both carry the exact pi; their variances are
