@@ -102,14 +102,20 @@ class NDCG(_GainMeasure):
         return safe_divide(got, idcg)
 
 
+@njit(inline="always")
+def ideal_span(ideal_offsets, topic):
+    """Start and length of ``topic``'s ideal ranking in the ideal-gains array (see
+    :func:`~irsample.measures.gain_tables.gain_tables`)."""
+    a = ideal_offsets[topic]
+    return a, ideal_offsets[topic + 1] - a
+
+
 @njit(cache=True, nogil=True)
 def _ndcg_rel_kernel(offsets, seg_topic, gain, ideal_offsets, ideal):
     n_seg = offsets.shape[0] - 1
     out = np.zeros(n_seg)
     for s in range(n_seg):
-        t = seg_topic[s]
-        a = ideal_offsets[t]
-        m = ideal_offsets[t + 1] - a
+        a, m = ideal_span(ideal_offsets, seg_topic[s])
         dcg = 0.0
         idcg = 0.0
         total = 0.0
@@ -162,11 +168,9 @@ def _rndcg_kernel(offsets, seg_topic, gain, ideal_offsets, ideal, top_gain, num_
     for s in range(n_seg):
         if num_rel[s] == 0:
             continue
-        t = seg_topic[s]
-        a = ideal_offsets[t]
-        m = ideal_offsets[t + 1] - a
+        a, m = ideal_span(ideal_offsets, seg_topic[s])
         n = offsets[s + 1] - offsets[s]
-        ig = top_gain[t]
+        ig = top_gain[seg_topic[s]]
         old = ig
         dcg = 0.0
         idcg = 0.0
@@ -236,9 +240,7 @@ def _g_kernel(offsets, seg_topic, gain, ideal_offsets, ideal):
     n_seg = offsets.shape[0] - 1
     out = np.zeros(n_seg)
     for s in range(n_seg):
-        t = seg_topic[s]
-        a = ideal_offsets[t]
-        m = ideal_offsets[t + 1] - a
+        a, m = ideal_span(ideal_offsets, seg_topic[s])
         ideal_sum = 0.0
         for i in range(m):
             ideal_sum += ideal[a + i]
