@@ -8,7 +8,17 @@ from __future__ import annotations
 
 
 class IrsampleError(Exception):
-    """Base class of all errors irsample raises on purpose."""
+    """Base class of all errors irsample raises on purpose.
+
+    Examples
+    --------
+    >>> import irsample
+    >>> try:
+    ...     irsample.measures_from("nDCG@ten")
+    ... except irsample.IrsampleError as error:
+    ...     print(type(error).__name__, error)
+    MeasureError unknown measure 'nDCG@ten' (see `irsample measures`)
+    """
 
 
 class _Located:

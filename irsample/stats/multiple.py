@@ -22,7 +22,33 @@ CORRECTIONS = ("holm", "bh", "none")
 
 
 def adjust(p, correction: str) -> np.ndarray:
-    """Adjusted p-values by ``correction`` (one of :data:`CORRECTIONS`)."""
+    """Adjusted p-values by ``correction``.
+
+    Parameters
+    ----------
+    p : array_like
+        p-values in [0, 1] (NaN: not tested; stays NaN and does not count in m).
+    correction : {"holm", "bh", "none"}
+        Holm's step-down (family-wise error rate), Benjamini-Hochberg's step-up (false
+        discovery rate), or none.
+
+    Returns
+    -------
+    numpy.ndarray
+        The adjusted p-values, in the order of ``p``.
+
+    Raises
+    ------
+    ValueError
+        An unknown correction, or p-values outside [0, 1].
+
+    Examples
+    --------
+    >>> adjust([0.01, 0.04, 0.03, 0.005], "holm")
+    array([0.03, 0.06, 0.06, 0.02])
+    >>> adjust([0.01, 0.04, 0.03, 0.005], "bh")
+    array([0.02, 0.04, 0.04, 0.02])
+    """
     if correction == "holm":
         return holm(p)
     if correction == "bh":
