@@ -54,6 +54,13 @@ class _GainMeasure(Measure):
         base = self.trec_family
         return base if not self.gains else f"{base}_{gains_text(self.gains)}"
 
+    def walk_ideal(self, ctx, kernel, *extra):
+        """``kernel(offsets, seg_topic, gain per position, ideal_offsets, ideal, *extra)``: the
+        walk of a measure that compares each ranking with its topic's ideal ranking."""
+        _, ideal_offsets, ideal, _ = shared_gain_tables(ctx, self.gains)
+        return kernel(ctx.offsets, ctx.seg_topic, position_gains(ctx, self.gains),
+                      ideal_offsets, ideal, *extra)
+
 
 @dataclass(frozen=True)
 class NDCG(_GainMeasure):
@@ -155,10 +162,7 @@ class NDCGRel(_GainMeasure):
     citation = "trec_eval ndcg_rel; " + _JK
 
     def compute(self, ctx):
-        _, ideal_offsets, ideal, _ = shared_gain_tables(ctx, self.gains)
-        return _ndcg_rel_kernel(
-            ctx.offsets, ctx.seg_topic, position_gains(ctx, self.gains), ideal_offsets, ideal
-        )
+        return self.walk_ideal(ctx, _ndcg_rel_kernel)
 
 
 @njit(cache=True, nogil=True)
@@ -228,11 +232,8 @@ class RNDCG(_GainMeasure):
     citation = "trec_eval Rndcg; " + _JK
 
     def compute(self, ctx):
-        _, ideal_offsets, ideal, top_gain = shared_gain_tables(ctx, self.gains)
-        return _rndcg_kernel(
-            ctx.offsets, ctx.seg_topic, position_gains(ctx, self.gains),
-            ideal_offsets, ideal, top_gain, ctx.num_rel(),
-        )
+        top_gain = shared_gain_tables(ctx, self.gains)[3]
+        return self.walk_ideal(ctx, _rndcg_kernel, top_gain, ctx.num_rel())
 
 
 @njit(cache=True, nogil=True)
@@ -274,10 +275,7 @@ class G(_GainMeasure):
     citation = "trec_eval G"
 
     def compute(self, ctx):
-        _, ideal_offsets, ideal, _ = shared_gain_tables(ctx, self.gains)
-        return _g_kernel(
-            ctx.offsets, ctx.seg_topic, position_gains(ctx, self.gains), ideal_offsets, ideal
-        )
+        return self.walk_ideal(ctx, _g_kernel)
 
 
 @dataclass(frozen=True)
