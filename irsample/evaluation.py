@@ -40,23 +40,9 @@ class Evaluation:
     ``variance_method`` names the estimator used for infAP and xinfAP (see
     :func:`evaluate_collection`).
 
+    ``measures`` (in output order) index the last axis, ``collection`` the runs and topics.
     Built by :func:`irsample.evaluate`, :func:`irsample.estimate` or
     :func:`evaluate_collection`, not by hand.
-
-    Attributes
-    ----------
-    collection : Collection
-        The runs and topics evaluated.
-    measures : tuple of Measure
-        The measures, in output order (the last axis of ``values`` and ``summary``).
-    values : numpy.ndarray, shape (runs, topics, measures)
-        Per-topic values; NaN where a topic is not evaluated for a run.
-    evaluated : numpy.ndarray of bool, shape (runs, topics)
-        The topics that count for each run.
-    summary : numpy.ndarray, shape (runs, measures)
-        Mean over evaluated topics (sum for counts, geometric mean for ``gm_*``).
-    ci : float or None
-        The confidence level of the intervals (None: no variances).
 
     Examples
     --------

@@ -25,10 +25,8 @@ identical whatever the executor, the number of workers or the order tasks comple
 from __future__ import annotations
 
 import json
-import multiprocessing
 import time
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,6 +35,7 @@ import pandas as pd
 
 from .. import __version__
 from .data import CollectionFiles, load, parse_one
+from .executors import EXECUTORS, run_tasks
 from .splits import PooledRuns, RunInfo, SplitFamily, derived_seed, split_family
 from .trial import (
     RUN_COLUMNS,
@@ -45,11 +44,7 @@ from .trial import (
     Strategy,
     Task,
     TrialConfig,
-    init_worker,
-    run_task,
 )
-
-EXECUTORS = ("sequential", "processes", "dask")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -247,19 +242,8 @@ class Experiment:
         start = time.perf_counter()
         tasks = self.tasks(load(self.collection).info)
         config = self.config
-        bar = _progress(len(tasks), progress)
-        try:
-            if executor == "sequential":
-                results = []
-                for task in tasks:
-                    results.append(run_task(config, task))
-                    bar.update()
-            elif executor == "processes":
-                results = _run_processes(config, tasks, workers or 2, bar)
-            else:
-                results = _run_dask(config, tasks, workers or 2, scheduler, bar)
-        finally:
-            bar.close()
+        results = run_tasks(config, tasks, executor=executor, workers=workers or 2,
+                            scheduler=scheduler, progress=progress)
         execution = {"executor": executor,
                      "workers": 1 if executor == "sequential" else workers or 2,
                      "tasks": len(tasks), "seconds": time.perf_counter() - start,
@@ -276,56 +260,6 @@ def _describe(family: SplitFamily) -> dict:
     if groups is not None:
         out["groups"] = list(groups)
     return out
-
-
-def _progress(total: int, enabled: bool):
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, disable=not enabled, desc="tasks", unit="task")
-
-
-def _run_processes(config: TrialConfig, tasks: Sequence[Task], workers: int, bar) -> list:
-    results: list = [None] * len(tasks)
-    context = multiprocessing.get_context("spawn")  # no fork of a process with numba threads
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=init_worker,
-                             initargs=(config.files,)) as pool:
-        futures = {pool.submit(run_task, config, task): task.index for task in tasks}
-        for future in as_completed(futures):
-            results[futures[future]] = future.result()
-            bar.update()
-    return results
-
-
-def _run_dask(config: TrialConfig, tasks: Sequence[Task], workers: int, scheduler, bar) -> list:
-    try:
-        from distributed import Client, LocalCluster
-        from distributed import as_completed as dask_completed
-    except ImportError as err:  # pragma: no cover - the dask extra is optional
-        raise ImportError(
-            "executor='dask' needs the dask extra: pip install 'irsample[dask]'") from err
-    cluster = None
-    if scheduler is None:
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None)
-        client = Client(cluster)
-    elif isinstance(scheduler, Client):
-        client = scheduler
-    else:
-        client = Client(scheduler)
-    try:
-        client.run(init_worker, config.files)
-        futures = client.map(run_task, [config] * len(tasks), tasks, pure=False)
-        index = {future.key: task.index for future, task in zip(futures, tasks)}
-        results: list = [None] * len(tasks)
-        for future in dask_completed(futures):
-            results[index[future.key]] = future.result()
-            bar.update()
-        return results
-    finally:
-        if client is not scheduler:
-            client.close()
-        if cluster is not None:
-            cluster.close()
 
 
 def _table(results: list, part: str, columns: Sequence[str]) -> pd.DataFrame:

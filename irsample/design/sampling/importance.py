@@ -196,7 +196,7 @@ def importance(fraction: float, *, budget=None) -> Importance:
     ----------
     fraction : float
         The judged fraction, in (0, 1].
-    budget : Budget, int or str, optional
+    budget : Budget or int, optional
         A budget of judgments that sets the sample sizes instead of ``fraction``.
 
     Returns

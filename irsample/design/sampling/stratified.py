@@ -311,18 +311,14 @@ class Terabyte(Design):
 
 
 def uniform(fraction: float, *, budget=None) -> Uniform:
-    r"""A uniform design judging ``fraction`` of every topic's pool (see :class:`Uniform`).
-
-    Per topic, a simple random sample of k = max(1, round(fraction N_t)) of the N_t pool
-    documents, pi = k / N_t: infAP's design (Yilmaz & Aslam, CIKM 2006).
+    """A uniform design judging ``fraction`` of every topic's pool (formula: :class:`Uniform`).
 
     Parameters
     ----------
     fraction : float
         The judged fraction, in (0, 1].
-    budget : Budget, int or str, optional
-        A budget of judgments (``2000`` in total, ``"50/topic"``) that sets the sample sizes
-        instead of ``fraction``.
+    budget : Budget or int, optional
+        Judgments in all, or per topic (``Budget(50, per_topic=True)``): sets the sizes.
 
     Returns
     -------
@@ -335,37 +331,22 @@ def uniform(fraction: float, *, budget=None) -> Uniform:
 
     Examples
     --------
-    Six pool documents of topic 7 ranked 1 to 6; three of them drawn, each with pi = 1/2:
-
-    >>> from io import BytesIO
-    >>> import irsample
-    >>> from irsample.design import SamplingFrame, uniform
-    >>> from irsample.io import load_qrels
-    >>> qrels = load_qrels(BytesIO(b"7 0 a 1\n7 0 b 0\n7 0 c 0\n7 0 d 1\n7 0 e 0\n7 0 f 0\n"))
-    >>> ranked = BytesIO(b"7 Q0 a 1 6 r\n7 Q0 b 2 5 r\n7 Q0 c 3 4 r\n"
-    ...                 b"7 Q0 d 4 3 r\n7 Q0 e 5 2 r\n7 Q0 f 6 1 r\n")
-    >>> frame = SamplingFrame.from_qrels(irsample.load(qrels, [ranked])[0], qrels)
-    >>> sample = uniform(0.5).select(frame, rng=3)
-    >>> sample.judged, sample.inclusion
-    (array([ True,  True, False, False,  True, False]), array([0.5, 0.5, 0.5, 0.5, 0.5, 0.5]))
+    >>> uniform(0.1).name, uniform(0.1, budget=2000).name
+    ('uniform(0.1)', 'uniform(0.1)@2000')
     """
     return Uniform(fraction, budget)
 
 
 def stratified(spec, *, budget=None) -> Stratified:
-    r"""A design stratified by best rank (see :class:`Stratified`).
-
-    Each stratum is a simple random sample per topic of k = max(1, round(rate N_s)) of its N_s
-    documents, pi = k / N_s: xinfAP's and infNDCG's design (Yilmaz, Kanoulas & Aslam, SIGIR
-    2008).
+    """A design stratified by best rank (formula: :class:`Stratified`).
 
     Parameters
     ----------
-    spec : str or sequence of RankStratum or (first, last, rate) tuples
-        ``"1-10:1.0,11-30:0.5,31-:0.1"``: first-last ranks and rate per stratum (``last`` empty,
-        None or inf: open-ended). Strata start at rank 1 and leave no gap.
-    budget : Budget, int or str, optional
-        A budget of judgments that sets the sample sizes instead of the rates.
+    spec : str or sequence of RankStratum or (first, last, rate)
+        ``"1-10:1,11-30:0.5,31-:0.1"``: ranks and rate per stratum, from rank 1, no gaps
+        (``last`` empty, None or inf: open-ended).
+    budget : Budget or int, optional
+        A budget of judgments setting the sample sizes instead of the rates.
 
     Returns
     -------
@@ -374,28 +355,12 @@ def stratified(spec, *, budget=None) -> Stratified:
     Raises
     ------
     DesignError
-        Overlapping or gapped strata, rates outside (0, 1], or an invalid budget.
+        Overlapping or gapped strata, a rate outside (0, 1], or an invalid budget.
 
     Examples
     --------
-    Ranks 1-2 judged exhaustively, a quarter of the rest (one of four documents):
-
-    >>> from io import BytesIO
-    >>> import irsample
-    >>> from irsample.design import SamplingFrame, stratified
-    >>> from irsample.io import load_qrels
-    >>> qrels = load_qrels(BytesIO(b"7 0 a 1\n7 0 b 0\n7 0 c 0\n7 0 d 1\n7 0 e 0\n7 0 f 0\n"))
-    >>> ranked = BytesIO(b"7 Q0 a 1 6 r\n7 Q0 b 2 5 r\n7 Q0 c 3 4 r\n"
-    ...                 b"7 Q0 d 4 3 r\n7 Q0 e 5 2 r\n7 Q0 f 6 1 r\n")
-    >>> frame = SamplingFrame.from_qrels(irsample.load(qrels, [ranked])[0], qrels)
-    >>> design = stratified("1-2:1,3-:0.25")
-    >>> design.name == stratified([(1, 2, 1.0), (3, None, 0.25)]).name
+    >>> stratified("1-10:1,11-:0.2") == stratified([(1, 10, 1.0), (11, None, 0.2)])
     True
-    >>> sample = design.select(frame, rng=3)
-    >>> sample.labels, sample.stratum, sample.inclusion
-    (('1-2', '3-'), array([0, 0, 1, 1, 1, 1]), array([1.  , 1.  , 0.25, 0.25, 0.25, 0.25]))
-    >>> sample.judged
-    array([ True,  True, False, False,  True, False])
     """
     if isinstance(spec, str):
         return Stratified(parse_strata(spec), budget)
@@ -409,16 +374,13 @@ def stratified(spec, *, budget=None) -> Stratified:
 
 
 def terabyte(k: int, *, budget=None) -> Terabyte:
-    r"""Depth-``k`` pool plus an equal-size random sample of the rest (see :class:`Terabyte`).
-
-    TREC 2006 Terabyte's design: strata ``1-k`` (pi = 1) and ``k+1-`` (pi = k_t / N_rest, k_t
-    the topic's depth-k pool size).
+    """Depth-``k`` pool plus an equal-size random sample of the rest (see :class:`Terabyte`).
 
     Parameters
     ----------
     k : int
         The depth judged exhaustively, >= 1.
-    budget : Budget, int or str, optional
+    budget : Budget or int, optional
         A budget of judgments; the depth-k stratum stays exhaustive while possible.
 
     Returns
@@ -432,18 +394,7 @@ def terabyte(k: int, *, budget=None) -> Terabyte:
 
     Examples
     --------
-    Ranks 1-2 judged, then two of the four deeper documents (pi = 2/4):
-
-    >>> from io import BytesIO
-    >>> import irsample
-    >>> from irsample.design import SamplingFrame, terabyte
-    >>> from irsample.io import load_qrels
-    >>> qrels = load_qrels(BytesIO(b"7 0 a 1\n7 0 b 0\n7 0 c 0\n7 0 d 1\n7 0 e 0\n7 0 f 0\n"))
-    >>> ranked = BytesIO(b"7 Q0 a 1 6 r\n7 Q0 b 2 5 r\n7 Q0 c 3 4 r\n"
-    ...                 b"7 Q0 d 4 3 r\n7 Q0 e 5 2 r\n7 Q0 f 6 1 r\n")
-    >>> frame = SamplingFrame.from_qrels(irsample.load(qrels, [ranked])[0], qrels)
-    >>> sample = terabyte(2).select(frame, rng=3)
-    >>> sample.judged, sample.inclusion
-    (array([ True,  True, False,  True,  True, False]), array([1. , 1. , 0.5, 0.5, 0.5, 0.5]))
+    >>> terabyte(10).name, terabyte(10, budget=500).name
+    ('terabyte(10)', 'terabyte(10)@500')
     """
     return Terabyte(k, budget)
