@@ -1,9 +1,14 @@
 """The Python API: load runs and judgments, evaluate measures, get tidy tables.
 
->>> import irsample
->>> result = irsample.evaluate("qrels.txt", ["run1.gz", "run2.gz"], ["AP", "P@10", "ndcg_cut.10"])
->>> result.frame()      # tidy: run, topic, measure, value (topic "all" = summary)
->>> result.table()      # one row per run, one column per measure
+::
+
+    import irsample
+    result = irsample.evaluate("qrels.txt", ["run1.gz", "run2.gz"], ["AP", "P@10", "ndcg_cut.10"])
+    result.frame()      # tidy: run, topic, measure, value (topic "all" = summary)
+    result.table()      # one row per run, one column per measure
+
+Inputs are paths (plain or ``.gz``), ``-`` (standard input), parquet files, pandas DataFrames or
+binary file objects; the examples below read small in-memory files.
 """
 
 from __future__ import annotations
@@ -19,10 +24,41 @@ from .model import Collection, Judgments
 
 
 def load(qrels, runs, *, qrels_format: str | None = None) -> tuple[Collection, Judgments]:
-    """Parse ``runs`` and ``qrels`` (paths, ``-``, DataFrames, parquet) into arrays.
+    r"""Parse ``runs`` and ``qrels`` into the columnar arrays every measure works on.
 
-    ``qrels_format`` (``trec``, ``strata``, ``prels``) overrides the detection of the judgments'
-    format."""
+    Parameters
+    ----------
+    qrels : path, ``"-"``, DataFrame, parquet path or binary file object
+        The judgments: TREC qrels (``qid iter docno rel``; -1 = pooled, not judged), stratified
+        qrels (sample_eval) or prels (statAP).
+    runs : path, DataFrame or file object, or a sequence of them
+        TREC runs (``qid Q0 docno rank score tag``); one file may hold several tags.
+    qrels_format : {"trec", "strata", "prels"}, optional
+        Overrides the detection of the judgments' format.
+
+    Returns
+    -------
+    collection : Collection
+        The runs' rankings (trec_eval's order: score descending, docno descending on ties),
+        with document ids interned per topic.
+    judgments : Judgments
+        The grades of the collection's documents.
+
+    Raises
+    ------
+    InputError
+        Malformed input, naming the file and line.
+
+    Examples
+    --------
+    >>> from io import BytesIO
+    >>> import irsample
+    >>> collection, judgments = irsample.load(
+    ...     BytesIO(b"1 0 a 1\n1 0 b 0\n2 0 c 1\n"),
+    ...     [BytesIO(b"1 Q0 b 1 2.0 bm25\n1 Q0 a 2 1.0 bm25\n2 Q0 c 1 1.0 bm25\n")])
+    >>> collection.run_names, collection.topics
+    (('bm25',), ('1', '2'))
+    """
     qrels_table = load_qrels(qrels, qrels_format)
     run_tables = load_runs(runs)
     collection = Collection.build(run_tables, [qrels_table])
@@ -30,7 +66,35 @@ def load(qrels, runs, *, qrels_format: str | None = None) -> tuple[Collection, J
 
 
 def measures_from(names: Iterable[str | Measure] | str) -> list[Measure]:
-    """Measures from names (any syntax) or objects, in trec_eval's output order."""
+    """Measures from names (any syntax) or objects, in trec_eval's output order.
+
+    Parameters
+    ----------
+    names : str, Measure or iterable of them
+        irsample names (``AP``, ``P@10``, ``nDCG@10``), trec_eval names (``map``, ``P.5,10``,
+        ``ndcg_cut.10``), ir_measures names, the sets ``official`` and ``all_trec``, or
+        :class:`~irsample.measures.Measure` objects.
+
+    Returns
+    -------
+    list of Measure
+        Without repeats, in the order trec_eval prints them.
+
+    Raises
+    ------
+    MeasureError
+        An unknown name or invalid parameters.
+
+    Examples
+    --------
+    >>> import irsample
+    >>> irsample.measures_from(["P@10", "map", "ndcg_cut.10"])
+    [AP(k=None), P(k=10), NDCG(gains=(), k=10)]
+    >>> irsample.measures_from("AP@x")
+    Traceback (most recent call last):
+    ...
+    irsample.errors.MeasureError: unknown measure 'AP@x' (see `irsample measures`)
+    """
     if isinstance(names, (str, Measure)):
         names = [names]
     objects = [n for n in names if isinstance(n, Measure)]
@@ -49,13 +113,62 @@ def evaluate(
     complete: bool = False,
     compat: str = "10",
 ) -> Evaluation:
-    """Evaluate ``runs`` against ``qrels`` as trec_eval does.
+    r"""Evaluate ``runs`` against ``qrels`` as trec_eval does.
 
-    ``rel_level`` is trec_eval's ``-l``, ``judged_only`` ``-J``, ``max_docs`` ``-M`` and
-    ``complete`` ``-c``; ``compat`` ("10" or "9.0.8") the
-    trec_eval version whose iprec_at_recall/11pt_avg rounding to follow. Raises
-    :class:`~irsample.errors.InputError` for bad input, including
-    runs that share no topic with the qrels.
+    Every measure is trec_eval's, number for number (each measure's docstring gives its formula
+    and source; ``irsample measures`` lists them).
+
+    Parameters
+    ----------
+    qrels : path, ``"-"``, DataFrame, parquet path or binary file object
+        The judgments (see :func:`load`).
+    runs : path, DataFrame or file object, or a sequence of them
+        The runs (see :func:`load`).
+    measures : str, Measure or sequence of them, default ``("official",)``
+        Measure names in any syntax (see :func:`measures_from`).
+    rel_level : int, default 1
+        trec_eval's ``-l``: the lowest grade counted relevant.
+    judged_only : bool, default False
+        trec_eval's ``-J``: drop unjudged documents from the rankings.
+    max_docs : int, optional
+        trec_eval's ``-M``: keep each ranking's first ``max_docs`` documents.
+    complete : bool, default False
+        trec_eval's ``-c``: a topic of the qrels that a run lacks counts as an empty ranking.
+    compat : {"10", "9.0.8"}, default "10"
+        The trec_eval version whose ``iprec_at_recall``/``11pt_avg`` rounding to follow.
+
+    Returns
+    -------
+    Evaluation
+        Per-topic values and per-run summaries; :meth:`Evaluation.frame` and
+        :meth:`Evaluation.table` give pandas tables.
+
+    Raises
+    ------
+    InputError
+        Bad input, including runs that share no topic with the qrels.
+    MeasureError
+        An unknown measure name.
+
+    Examples
+    --------
+    Topic 1 has its relevant documents at ranks 1 and 3, AP = (1/1 + 2/3) / 2; topic 2 one of
+    its two relevant documents at rank 2, AP = (1/2) / 2:
+
+    >>> from io import BytesIO
+    >>> import irsample
+    >>> qrels = BytesIO(b"1 0 a 1\n1 0 b 0\n1 0 c 2\n2 0 x 1\n2 0 y 0\n2 0 z 1\n")
+    >>> run = BytesIO(b"1 Q0 a 1 3 bm25\n1 Q0 b 2 2 bm25\n1 Q0 c 3 1 bm25\n"
+    ...               b"2 Q0 y 1 2 bm25\n2 Q0 x 2 1 bm25\n")
+    >>> ev = irsample.evaluate(qrels, [run], ["AP", "P@2"])
+    >>> ev.frame()
+        run topic measure     value
+    0  bm25     1     map  0.833333
+    1  bm25     1     P_2  0.500000
+    2  bm25     2     map  0.250000
+    3  bm25     2     P_2  0.500000
+    4  bm25   all     map  0.541667
+    5  bm25   all     P_2  0.500000
     """
     collection, judgments = load(qrels, runs)
     check_common_topics(collection, judgments)
@@ -83,23 +196,71 @@ def estimate(
     variance: str = DEFAULT_VARIANCE,
     auto_labels=None,
 ) -> Evaluation:
-    """Estimate measures from sampled ``judgments`` with confidence intervals.
+    r"""Estimate measures from sampled ``judgments`` with confidence intervals.
 
-    ``auto_labels``: automatic labels for the prediction-powered estimators ``ppi(AP)``,
-    ``ppi(nDCG@10)``, ...: a label file (``topic Q0 docno value``), ``"fusion"`` (a labeller
-    fitted on the judged sample from the runs, cross-fitted by topic) or
-    :class:`~irsample.io.labels.AutoLabels`.
+    The result holds per-topic estimates and their means with their estimated sampling
+    variances (the mean's: sum of var_q / Q^2, topics sampled independently) and normal-theory
+    limits value -/+ z(ci) sqrt(variance).
 
-    ``judgments``: TREC qrels with -1 for pooled-but-unjudged documents (infAP), stratified
-    qrels (xinfAP, infNDCG) or prels (statAP), detected or named by ``qrels_format``. Every
-    measure must have a variance estimator (``Measure.variance_method``). The result holds
-    per-topic values and means with their variances; ``result.interval()`` and
-    ``result.frame()`` (columns ``variance``, ``low``, ``high``) give the limits at level ``ci``.
-    ``variance`` names the variance estimator of infAP and xinfAP: ``"jackknife"`` (default),
-    ``"covariance"`` or ``"paper"`` (see :func:`~irsample.evaluation.evaluate_collection`).
+    Parameters
+    ----------
+    judgments : path, ``"-"``, DataFrame, parquet path or binary file object
+        TREC qrels with -1 for pooled-but-unjudged documents (infAP), stratified qrels
+        (xinfAP, infNDCG) or prels (statAP), detected or named by ``qrels_format``.
+    runs : path, DataFrame or file object, or a sequence of them
+        The runs (see :func:`load`).
+    measures : str, Measure or sequence of them, default ``("infAP",)``
+        Estimators; every one must have a variance estimator (``Measure.variance_method``).
+    ci : float, default 0.95
+        Confidence level of the intervals, in (0, 1).
+    qrels_format : {"trec", "strata", "prels"}, optional
+        Overrides the detection of the judgments' format.
+    rel_level : int, default 1
+        The lowest grade counted relevant.
+    complete : bool, default False
+        A topic of the judgments that a run lacks counts as an empty ranking.
+    variance : {"jackknife", "covariance", "paper"}, default "jackknife"
+        The variance estimator of infAP and xinfAP (see
+        :func:`~irsample.evaluation.evaluate_collection`).
+    auto_labels : path, ``"fusion"`` or AutoLabels, optional
+        Automatic labels for the prediction-powered estimators ``ppi(AP)``, ``ppi(nDCG@10)``,
+        ...: a label file (``topic Q0 docno value``), ``"fusion"`` (a labeller fitted on the
+        judged sample from the runs, cross-fitted by topic) or
+        :class:`~irsample.io.labels.AutoLabels`.
 
-    >>> est = irsample.estimate("sampled.qrels", ["run.gz"], ["xinfAP", "infNDCG"], ci=0.95)
-    >>> est.frame()
+    Returns
+    -------
+    Evaluation
+        With ``ci`` set: :meth:`Evaluation.interval` and the ``variance``, ``low``, ``high``
+        columns of :meth:`Evaluation.frame`.
+
+    Raises
+    ------
+    MeasureError
+        A measure without a variance estimator, or an unknown name.
+    InputError
+        Bad input, including runs that share no topic with the judgments.
+
+    Examples
+    --------
+    A sample with one pooled document per topic left unjudged (-1), infAP of two runs:
+
+    >>> from io import BytesIO
+    >>> import irsample
+    >>> sample = BytesIO(b"1 0 a 1\n1 0 b -1\n1 0 c 0\n1 0 d 1\n2 0 x 1\n2 0 y -1\n2 0 z 0\n")
+    >>> runs = [BytesIO(b"1 Q0 a 1 4 r1\n1 Q0 b 2 3 r1\n1 Q0 c 3 2 r1\n1 Q0 d 4 1 r1\n"
+    ...                 b"2 Q0 x 1 2 r1\n2 Q0 y 2 1 r1\n"),
+    ...         BytesIO(b"1 Q0 c 1 4 r2\n1 Q0 d 2 3 r2\n1 Q0 a 3 2 r2\n"
+    ...                 b"2 Q0 z 1 2 r2\n2 Q0 y 2 1 r2\n2 Q0 x 3 0 r2\n")]
+    >>> est = irsample.estimate(sample, runs, ["infAP"], ci=0.95)
+    >>> est.frame(per_topic=False).round(4)
+      run topic measure   value  variance    low    high
+    0  r1   all   infAP  0.9062    0.0365  0.532  1.2805
+    1  r2   all   infAP  0.4583    0.0157  0.213  0.7037
+    >>> irsample.estimate(sample, runs, ["AP"])
+    Traceback (most recent call last):
+    ...
+    irsample.errors.MeasureError: no variance estimator for AP (estimators with one: ...)
     """
     chosen = measures_from(measures)
     lacking = [m.name for m in chosen if m.variance_method is None]
@@ -127,13 +288,57 @@ def compare(
     correction: str = "holm", variance: str = "design", qrels_format: str | None = None,
     rel_level: int = 1,
 ):
-    """Every pair of ``runs`` compared on one judged sample with a design-based measure
-    (``ht(AP)``, ``ht(nDCG@10)``, ...): a tidy table with run_a, run_b, diff (mean of a - b),
-    se, low, high (level ``ci``), p, p_adjusted (``correction``: ``holm``, ``bh`` or ``none``)
-    and decided (p_adjusted < 1 - ci). ``variance="design"`` treats the topics as fixed,
-    ``"topics"`` adds topic-to-topic variance (see :mod:`irsample.comparison`).
+    r"""Every pair of ``runs`` compared on one judged sample with a design-based measure.
 
-    >>> irsample.compare("sample.qrels", ["a.run", "b.run", "c.run"], "ht(AP)", correction="bh")
+    The difference of two runs' Horvitz-Thompson estimates is estimated on the same sample, so
+    its variance comes from the paired per-document contributions (see
+    :mod:`irsample.comparison` for the formula and its sources).
+
+    Parameters
+    ----------
+    judgments : path, ``"-"``, DataFrame, parquet path or binary file object
+        The judged sample: qrels (-1: pooled, not judged), stratified qrels or prels.
+    runs : sequence
+        At least two runs (see :func:`load`).
+    measure : str or Measure, default "ht(AP)"
+        A design-based measure: ``ht(AP)``, ``ht(nDCG@10)``, ...
+    ci : float, default 0.95
+        Confidence level of the intervals; a pair is decided when p_adjusted < 1 - ci.
+    correction : {"holm", "bh", "none"}, default "holm"
+        Adjustment of the p-values for the many pairs (Holm 1979; Benjamini & Hochberg 1995).
+    variance : {"design", "topics"}, default "design"
+        ``design`` treats the topics as fixed; ``topics`` adds topic-to-topic variance.
+    qrels_format : {"trec", "strata", "prels"}, optional
+        Overrides the detection of the judgments' format.
+    rel_level : int, default 1
+        The lowest grade counted relevant.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per pair: run_a, run_b, measure, diff (mean of a - b), se, low, high, p,
+        p_adjusted, decided.
+
+    Raises
+    ------
+    MeasureError
+        A measure that is not design-based.
+    InputError
+        Bad input, including runs that share no topic with the judgments.
+
+    Examples
+    --------
+    >>> from io import BytesIO
+    >>> import irsample
+    >>> sample = BytesIO(b"1 0 a 1\n1 0 b -1\n1 0 c 0\n1 0 d 1\n2 0 x 1\n2 0 y -1\n2 0 z 0\n")
+    >>> runs = [BytesIO(b"1 Q0 a 1 4 r1\n1 Q0 b 2 3 r1\n1 Q0 c 3 2 r1\n1 Q0 d 4 1 r1\n"
+    ...                 b"2 Q0 x 1 2 r1\n2 Q0 y 2 1 r1\n"),
+    ...         BytesIO(b"1 Q0 c 1 4 r2\n1 Q0 d 2 3 r2\n1 Q0 a 3 2 r2\n"
+    ...                 b"2 Q0 z 1 2 r2\n2 Q0 y 2 1 r2\n2 Q0 x 3 0 r2\n")]
+    >>> pairs = irsample.compare(sample, runs, "ht(AP)")
+    >>> pairs[["run_a", "run_b", "diff", "p", "decided"]].round(4)
+      run_a run_b    diff       p  decided
+    0    r1    r2  0.4043  0.0139     True
     """
     from .comparison import compare_collection, comparison_measure
 

@@ -8,11 +8,22 @@ from __future__ import annotations
 
 
 class IrsampleError(Exception):
-    """Base class of all errors irsample raises on purpose."""
+    """Base class of all errors irsample raises on purpose.
+
+    Examples
+    --------
+    >>> import irsample
+    >>> try:
+    ...     irsample.measures_from("nDCG@ten")
+    ... except irsample.IrsampleError as error:
+    ...     print(type(error).__name__, error)
+    MeasureError unknown measure 'nDCG@ten' (see `irsample measures`)
+    """
 
 
-class InputError(IrsampleError):
-    """Malformed or inconsistent input, located by ``source`` and (1-based) ``line``."""
+class _Located:
+    """A message about input, located by ``source`` and (1-based) ``line``; printed as
+    ``source:line: message`` (``<input>`` when the source has no name)."""
 
     def __init__(self, message: str, source: str | None = None, line: int | None = None):
         self.message = message
@@ -27,18 +38,19 @@ class InputError(IrsampleError):
         return f"{where}: {self.message}"
 
 
-class InputWarning(UserWarning):
+class InputError(_Located, IrsampleError):
+    """Malformed or inconsistent input, located by ``source`` and (1-based) ``line``.
+
+    Examples
+    --------
+    >>> str(InputError("expected 6 fields, got 4", "run.txt", 12))
+    'run.txt:12: expected 6 fields, got 4'
+    """
+
+
+class InputWarning(_Located, UserWarning):
     """Input that is used with part of it left out (e.g. prels records statAP skips), located
     by ``source`` and (1-based) ``line`` like :class:`InputError`."""
-
-    def __init__(self, message: str, source: str | None = None, line: int | None = None):
-        self.message = message
-        self.source = source
-        self.line = line
-        super().__init__(str(self))
-
-    def __str__(self) -> str:
-        return InputError.__str__(self)
 
 
 class MeasureError(IrsampleError):

@@ -28,7 +28,7 @@ GM_FLOOR = 1e-5  #: trec_eval's MIN_GEO_MEAN
 
 @dataclass(frozen=True, eq=False)
 class Evaluation:
-    """Per-topic values ``values[run, topic, measure]`` and per-run ``summary[run, measure]``.
+    r"""Per-topic values ``values[run, topic, measure]`` and per-run ``summary[run, measure]``.
 
     ``evaluated[run, topic]`` tells which topics count for a run; values elsewhere are NaN.
     String-valued measures (``runid``, ``relstring``) are in ``strings[(run, topic, measure)]``.
@@ -39,6 +39,22 @@ class Evaluation:
     NaN for measures without a variance estimator. :meth:`interval` gives normal-theory limits.
     ``variance_method`` names the estimator used for infAP and xinfAP (see
     :func:`evaluate_collection`).
+
+    ``measures`` (in output order) index the last axis, ``collection`` the runs and topics.
+    Built by :func:`irsample.evaluate`, :func:`irsample.estimate` or
+    :func:`evaluate_collection`, not by hand.
+
+    Examples
+    --------
+    >>> from io import BytesIO
+    >>> import irsample
+    >>> ev = irsample.evaluate(BytesIO(b"1 0 a 1\n1 0 b 0\n2 0 c 1\n2 0 d 1\n"),
+    ...                        [BytesIO(b"1 Q0 b 1 2 r1\n1 Q0 a 2 1 r1\n2 Q0 c 1 1 r1\n")],
+    ...                        ["AP"])
+    >>> ev.values[:, :, 0]     # run r1, topics 1 and 2: AP = 1/2 and (1/1) / 2
+    array([[0.5, 0.5]])
+    >>> ev.summary
+    array([[0.5]])
     """
 
     collection: Collection
@@ -53,10 +69,44 @@ class Evaluation:
     variance_method: str | None = None
 
     def interval(self, *, summary: bool = True) -> Interval:
-        """Normal-theory intervals value -/+ z(ci) sqrt(variance) (z = 1.96 for 0.95; see
-        :func:`~irsample.stats.intervals.normal_interval`) of the summaries (``[run, measure]``)
-        or per topic (``[run, topic, measure]``); ``low, high = ev.interval()`` unpacks the
-        limits. Not clipped to the measure's range."""
+        r"""Normal-theory intervals value -/+ z(ci) sqrt(variance).
+
+        z = 1.96 for ci = 0.95 (see :func:`~irsample.stats.intervals.normal_interval`). The
+        limits are not clipped to the measure's range.
+
+        Parameters
+        ----------
+        summary : bool, default True
+            Intervals of the summaries (arrays ``[run, measure]``); False: per topic
+            (``[run, topic, measure]``).
+
+        Returns
+        -------
+        Interval
+            ``estimate``, ``low``, ``high``, ``level``, ``method`` and ``standard_error``;
+            ``low, high = ev.interval()`` unpacks the limits. NaN for measures without a
+            variance estimator.
+
+        Raises
+        ------
+        ValueError
+            The evaluation has no confidence level (``ci=None``).
+
+        Examples
+        --------
+        >>> from io import BytesIO
+        >>> import irsample
+        >>> est = irsample.estimate(
+        ...     BytesIO(b"1 0 a 1\n1 0 b -1\n1 0 c 0\n2 0 x 1\n2 0 y -1\n2 0 z 0\n"),
+        ...     [BytesIO(b"1 Q0 a 1 3 r\n1 Q0 b 2 2 r\n1 Q0 c 3 1 r\n"
+        ...              b"2 Q0 y 1 2 r\n2 Q0 x 2 1 r\n")],
+        ...     ["infAP"], ci=0.9)
+        >>> est.summary, est.summary_variance
+        (array([[0.875]]), array([[0.03255208]]))
+        >>> low, high = est.interval()
+        >>> low.round(4), high.round(4)
+        (array([[0.5782]]), array([[1.1718]]))
+        """
         if self.ci is None:
             raise ValueError("evaluated without a confidence level (ci=None)")
         if summary:
@@ -68,21 +118,51 @@ class Evaluation:
 
     @property
     def has_interval(self) -> np.ndarray:
-        """Per measure: whether it has a variance estimator (and so an interval)."""
+        """Per measure: whether it has a variance estimator (and so an interval).
+
+        Returns
+        -------
+        numpy.ndarray of bool, shape (measures,)
+        """
         return np.array([m.variance_method is not None for m in self.measures], dtype=bool)
 
     @property
     def run_names(self) -> tuple[str, ...]:
+        """The runs' names (tags), in the order of the first axis of ``values``."""
         return self.collection.run_names
 
     @property
     def topics(self) -> tuple[str, ...]:
+        """The topic ids, in the order of the second axis of ``values``."""
         return self.collection.topics
 
     def frame(self, *, summary: bool = True, per_topic: bool = True) -> pd.DataFrame:
-        """Tidy table: ``run, topic, measure, value`` (topic ``all`` for summaries).
+        r"""Tidy table: ``run, topic, measure, value`` (topic ``all`` for summaries).
 
-        ``measure`` is the trec_eval name; string measures are left out (see ``strings``).
+        Parameters
+        ----------
+        summary : bool, default True
+            Include the per-run summaries (topic ``all``).
+        per_topic : bool, default True
+            Include the per-topic values.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``run``, ``topic``, ``measure`` (the trec_eval name), ``value``, and with a
+            confidence level ``variance``, ``low``, ``high``. String measures are left out (see
+            ``strings``).
+
+        Examples
+        --------
+        >>> from io import BytesIO
+        >>> import irsample
+        >>> ev = irsample.evaluate(BytesIO(b"1 0 a 1\n1 0 b 0\n"),
+        ...                        [BytesIO(b"1 Q0 b 1 2 r1\n1 Q0 a 2 1 r1\n")], ["AP", "P@1"])
+        >>> ev.frame(per_topic=False)
+          run topic measure  value
+        0  r1   all     map    0.5
+        1  r1   all     P_1    0.0
         """
         import pandas as pd  # only tidy tables need pandas
 
@@ -146,7 +226,28 @@ class Evaluation:
         return frame.assign(variance=extra[:, 0], low=extra[:, 1], high=extra[:, 2])
 
     def table(self) -> pd.DataFrame:
-        """Summary values as a wide table: one row per run, one column per measure."""
+        r"""Summary values as a wide table: one row per run, one column per measure.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed by run; columns are the measures' trec_eval names (string measures left
+            out).
+
+        Examples
+        --------
+        >>> from io import BytesIO
+        >>> import irsample
+        >>> ev = irsample.evaluate(
+        ...     BytesIO(b"1 0 a 1\n1 0 b 0\n2 0 c 1\n2 0 d 1\n"),
+        ...     [BytesIO(b"1 Q0 b 1 2 r1\n1 Q0 a 2 1 r1\n2 Q0 c 1 1 r1\n"),
+        ...      BytesIO(b"1 Q0 a 1 2 r2\n2 Q0 d 1 2 r2\n2 Q0 c 2 1 r2\n")], ["AP", "num_ret"])
+        >>> ev.table()
+             num_ret  map
+        run
+        r1       3.0  0.5
+        r2       3.0  1.0
+        """
         import pandas as pd
         numeric = [i for i, m in enumerate(self.measures) if m.value_type != "str"]
         return pd.DataFrame(
@@ -170,7 +271,7 @@ def evaluate_collection(
     variance: str = DEFAULT_VARIANCE,
     auto_labels=None,
 ) -> Evaluation:
-    """Compute ``measures`` for every run and topic and summarise them per run.
+    r"""Compute ``measures`` for every run and topic and summarise them per run.
 
     ``auto_labels`` (:class:`~irsample.io.labels.AutoLabels`) are the automatic labels the
     prediction-powered measures ``ppi(M)`` and ``auto(M)`` read.
@@ -186,6 +287,40 @@ def evaluate_collection(
     of the precisions at different cut-offs and of the two stages) or ``"paper"`` (Yilmaz,
     Kanoulas & Aslam 2008 §3, precisions at different cut-offs taken as independent; its
     standard errors are about half the observed spread). infNDCG and statAP have one estimator.
+
+    Parameters
+    ----------
+    collection, judgments : Collection, Judgments
+        As :func:`irsample.load` returns them (or a design's draw of judgments).
+    measures : sequence of Measure
+        The measures, in output order (see :func:`irsample.measures_from`).
+    rel_level, judged_only, max_docs, complete, compat
+        trec_eval's ``-l``, ``-J``, ``-M``, ``-c`` and version (see :func:`irsample.evaluate`).
+    ci : float, optional
+        Confidence level in (0, 1): compute variances and intervals.
+    variance : {"jackknife", "covariance", "paper"}, default "jackknife"
+        The variance estimator of infAP and xinfAP.
+    auto_labels : AutoLabels, optional
+        Labels for ``ppi(M)`` and ``auto(M)``.
+
+    Returns
+    -------
+    Evaluation
+
+    Raises
+    ------
+    ValueError
+        ``ci`` outside (0, 1) or an unknown ``variance``.
+
+    Examples
+    --------
+    >>> from io import BytesIO
+    >>> import irsample
+    >>> collection, judgments = irsample.load(BytesIO(b"1 0 a 1\n1 0 b 0\n"),
+    ...                                       [BytesIO(b"1 Q0 b 1 2 r\n1 Q0 a 2 1 r\n")])
+    >>> ev = evaluate_collection(collection, judgments, irsample.measures_from(["AP", "P@1"]))
+    >>> ev.summary
+    array([[0.5, 0. ]])
     """
     if ci is not None and not 0.0 < ci < 1.0:
         raise ValueError(f"ci must be a confidence level in (0, 1), not {ci!r}")

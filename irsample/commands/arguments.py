@@ -34,3 +34,20 @@ def number(kind=int, *, minimum=None, above=None, below=None):
         return value
 
     return parse
+
+
+def add_runs(parser, what: str = "run files (plain, .gz, .parquet)") -> None:
+    """The positional ``runs``: one or more run files."""
+    parser.add_argument("runs", nargs="+", help=what)
+
+
+def add_output(parser) -> None:
+    """``-o/--output``: the file to write instead of standard output (the commands write it
+    only once the whole result is computed)."""
+    parser.add_argument("-o", "--output", help="write to this file instead of standard output")
+
+
+def add_level(parser) -> None:
+    """``-l/--level``: the lowest grade counted relevant, an integer >= 1 (default 1)."""
+    parser.add_argument("-l", "--level", type=number(int, minimum=1), default=1,
+                        help="lowest relevant grade (default 1)")

@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 from ..errors import DesignError, InputError
-from .arguments import add_seed, number
+from .arguments import add_output, add_runs, add_seed, number
 
 DEFAULT_DEPTH = 100
 
@@ -35,7 +35,7 @@ def add_parser(sub) -> None:
     po = sub.add_parser("pool", help="the depth-k pool of runs, or its statistics",
                         description="List the depth-K pool of the runs with each document's "
                         "best rank, or per-topic pool statistics.")
-    po.add_argument("runs", nargs="+", help="run files")
+    add_runs(po)
     po.add_argument("--depth", type=_depth, required=True, help="pool depth K")
     po.add_argument("--runs-from", metavar="FILE",
                     help="pool only the runs named in FILE (one per line; 'run notjudged' lines "
@@ -46,13 +46,13 @@ def add_parser(sub) -> None:
     po.add_argument("--stats", choices=("summary", "depth"), default=None,
                     help="summary: per topic size, unique_run, unique_group; depth: per topic "
                     "and depth k = 1..K the pool size")
-    po.add_argument("-o", "--output", help="write to this file instead of standard output")
+    add_output(po)
     po.set_defaults(run=cmd_pool)
 
     sa = sub.add_parser("sample", help="draw the documents to judge from a pool",
                         description="Draw a sample of the runs' pool to judge; writes "
                         "DIR/to_judge.tsv and DIR/design.json.")
-    sa.add_argument("runs", nargs="+", help="run files")
+    add_runs(sa)
     sa.add_argument("--design", required=True,
                     help="design name (2strata, pool25, uniform(0.1), 1-10:1,11-100:0.2, "
                     "terabyte(10), importance(0.1), ...) or a design file")
@@ -72,7 +72,7 @@ def add_parser(sub) -> None:
     me.add_argument("design", help="design file written by irsample sample")
     me.add_argument("judgments", help="TREC qrels of the judged documents (partial allowed)")
     me.add_argument("--format", required=True, choices=("strata", "prels", "trec"))
-    me.add_argument("-o", "--output", help="write to this file instead of standard output")
+    add_output(me)
     me.add_argument("-v", "--verbose", action="store_true",
                     help="report per topic on standard error (default: one summary line)")
     me.set_defaults(run=cmd_merge)

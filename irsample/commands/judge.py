@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..design.adaptive.methods import METHODS
-from .arguments import add_seed, number
+from .arguments import add_level, add_runs, add_seed, number
 from .notices import add_progress_option, bar, progress_enabled
 
 _at_least_one = number(int, minimum=1)
@@ -30,7 +30,7 @@ def add_parser(sub) -> None:
         "and the command runs to the budget; without, it writes the next batch to DIR/batch.tsv: "
         "add 'topic 0 docno grade' lines to DIR/judgments and run it again.",
     )
-    p.add_argument("runs", nargs="+", help="run files (plain, .gz, .parquet)")
+    add_runs(p)
     p.add_argument("--method", choices=METHODS, required=True)
     p.add_argument("--beta", type=float, default=None, help="Hedge's beta in (0, 1] (default 0.1)")
     p.add_argument(
@@ -48,8 +48,7 @@ def add_parser(sub) -> None:
     p.add_argument("--depth", type=_at_least_one, default=None,
                    help="consider only each run's first N documents (default: all)")
     add_seed(p, "seed of the tie-breaking")
-    p.add_argument("-l", "--level", type=_at_least_one, default=1,
-                   help="lowest relevant grade (default 1)")
+    add_level(p)
     add_progress_option(p)
     p.set_defaults(run=run, output_folders=("state",))
 

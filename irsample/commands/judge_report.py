@@ -22,7 +22,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from .arguments import number
+from .arguments import add_output, add_runs, number
 
 _level = number(float, above=0.0, below=1.0)
 
@@ -37,7 +37,7 @@ def add_parser(sub) -> None:
     )
     p.add_argument("qrels", help="sampled judgments (qrels with -1 for pooled unjudged, or "
                    "stratified qrels)")
-    p.add_argument("runs", nargs="+", help="run files")
+    add_runs(p)
     p.add_argument("--auto-labels", required=True, metavar="FILE|fusion",
                    help="label file (topic Q0 docno value) or 'fusion'")
     p.add_argument("-m", "--measure", action="append", default=None, metavar="MEASURE",
@@ -45,7 +45,7 @@ def add_parser(sub) -> None:
     p.add_argument("-l", "--level", type=int, default=1, help="relevance level (default 1)")
     p.add_argument("--ci", type=_level, default=0.95, metavar="LEVEL", help="default 0.95")
     p.add_argument("--qrels-format", default=None, help="as for irsample eval")
-    p.add_argument("-o", "--output", help="write to this file instead of standard output")
+    add_output(p)
     p.set_defaults(run=cmd_judge_report)
 
 

@@ -5,7 +5,7 @@ judged sample into qrels): thin wrappers of :mod:`irsample.design.nojudge.method
 from __future__ import annotations
 
 from ..errors import DesignError
-from .arguments import add_seed, number
+from .arguments import add_output, add_runs, add_seed, number
 from .notices import Steps, add_progress_option, bar, progress_enabled
 
 METHODS = ("soboroff", "refcount", "condorcet")
@@ -25,7 +25,7 @@ def add_parser(sub) -> None:
         "the other runs retrieve a run's top-K documents (Wu & Crestani 2003); condorcet: MAP "
         "against the top --fraction of the Condorcet fusion of the runs (Nuray & Can 2006).",
     )
-    nj.add_argument("runs", nargs="+", help="run files (plain, .gz, .parquet)")
+    add_runs(nj)
     nj.add_argument("--method", choices=METHODS, required=True)
     nj.add_argument("--depth", type=_positive(int), default=100, help="pool depth K (default 100)")
     nj.add_argument("--trials", type=_positive(int), default=50,
@@ -42,7 +42,7 @@ def add_parser(sub) -> None:
                     help="condorcet: fuse only this fraction of the runs, those of largest bias")
     nj.add_argument("--measure", default="AP", help="soboroff/condorcet: measure (default AP)")
     nj.add_argument("--format", choices=("tsv", "table"), default="tsv")
-    nj.add_argument("-o", "--output", help="write to this file instead of standard output")
+    add_output(nj)
     add_progress_option(nj)
     nj.set_defaults(run=cmd_nojudge)
 
@@ -56,7 +56,7 @@ def add_parser(sub) -> None:
         "that the expected APs match, then rounded. Output: qrels of the whole pool.",
     )
     inf.add_argument("qrels", help="sampled judgments (-1 = pooled, not judged)")
-    inf.add_argument("runs", nargs="+", help="run files")
+    add_runs(inf)
     inf.add_argument("--estimates", default=None,
                      help="AP estimates instead of the sample's: lines 'run topic value' or "
                      "'run topic measure value' (irsample eval --format tsv -q); 'all' rows "

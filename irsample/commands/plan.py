@@ -17,7 +17,7 @@ estimate is at most W (``--budget`` then caps it). The summary goes to standard 
 from __future__ import annotations
 
 from ..errors import DesignError
-from .arguments import number
+from .arguments import add_runs, number
 from .notices import Steps, add_progress_option, progress_enabled
 
 DEFAULT_DEPTH = 100
@@ -30,7 +30,7 @@ def add_parser(sub) -> None:
         description="Plan strata over best rank and per-topic sample sizes that minimise the "
         "predicted variance of the mean estimate (Neyman allocation from a relevance model "
         "fitted to a pilot); writes a design file for `irsample sample --design`.")
-    pl.add_argument("runs", nargs="+", help="run files")
+    add_runs(pl)
     pl.add_argument("--measure", choices=ESTIMATORS, default="xinfAP",
                     help="the estimator to plan for (default xinfAP)")
     pl.add_argument("--budget", type=number(int, minimum=1), default=None, metavar="N",

@@ -18,74 +18,19 @@ Every design class registers itself under its ``kind`` (:data:`DESIGNS`), which 
 files are read through; adding a design is one module (docs/adding-a-design.md).
 """
 
+from . import adaptive, planner, sampling
+from .adaptive import *  # noqa: F403  (names listed once, in adaptive.__all__)
 from .frame import DESIGNS, NOT_RETRIEVED, Design, Sample, SamplingFrame, generator
 from .merge import MERGE_FORMATS, Merged, merge
+from .planner import *  # noqa: F403  (names listed once, in planner.__all__)
 from .pools import Pool, PoolStats, select_runs
 from .record import DesignRecord
-from .sampling.allocated import Allocated, allocated
-from .sampling.budget import Budget
-from .sampling.importance import Importance, ap_prior, importance
-from .sampling.named import PRESETS, parse_design, preset
-from .sampling.stratified import (
-    RankStratum,
-    Stratified,
-    Terabyte,
-    Uniform,
-    parse_strata,
-    stratified,
-    terabyte,
-    uniform,
-)
+from .sampling import *  # noqa: F403  (names listed once, in sampling.__all__)
 
+#: this package's own names, then those of the sub-rooms: probability designs (sampling),
+#: move-to-front and Hedge against an assessor (adaptive), the Neyman-allocation planner
 __all__ = [
-    "DESIGNS",
-    "MERGE_FORMATS",
-    "NOT_RETRIEVED",
-    "PRESETS",
-    "Allocated",
-    "Budget",
-    "Design",
-    "DesignRecord",
-    "Importance",
-    "Merged",
-    "Pool",
-    "PoolStats",
-    "RankStratum",
-    "Sample",
-    "SamplingFrame",
-    "Stratified",
-    "Terabyte",
-    "Uniform",
-    "allocated",
-    "ap_prior",
-    "generator",
-    "importance",
-    "merge",
-    "parse_design",
-    "parse_strata",
-    "preset",
-    "select_runs",
-    "stratified",
-    "terabyte",
-    "uniform",
-]
-
-# Adaptive judging: move-to-front pooling and Hedge against an assessor (irsample.design.adaptive).
-from .adaptive.assessor import Assessor, FileAssessor, QrelsAssessor  # noqa: E402
-from .adaptive.judging import JudgingResult, judge_adaptively  # noqa: E402
-from .adaptive.methods import DepthOrder, Hedge, MoveToFront, parse_method  # noqa: E402
-
-__all__ += [
-    "Assessor", "DepthOrder", "FileAssessor", "Hedge", "JudgingResult", "MoveToFront",
-    "QrelsAssessor", "judge_adaptively", "parse_method",
-]
-
-# The design planner: Neyman allocation over topics and rank strata (irsample.design.planner).
-from .planner.plan import Plan, budget_for_halfwidth, pilot, plan  # noqa: E402
-from .planner.relevance_model import RelevanceModel, fit_relevance  # noqa: E402
-from .planner.sequential import PlannedDesign, judge_in_batches  # noqa: E402
-
-__all__ += [
-    "Plan", "PlannedDesign", "RelevanceModel", "budget_for_halfwidth", "fit_relevance",
-    "judge_in_batches", "pilot", "plan",
+    "DESIGNS", "MERGE_FORMATS", "NOT_RETRIEVED", "Design", "DesignRecord", "Merged", "Pool",
+    "PoolStats", "Sample", "SamplingFrame", "generator", "merge", "select_runs",
+    *sampling.__all__, *adaptive.__all__, *planner.__all__,
 ]

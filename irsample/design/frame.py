@@ -72,12 +72,40 @@ class Sample:
 
 @dataclass(frozen=True, eq=False)
 class SamplingFrame:
-    """Complete judgments of a collection's pools as per-row arrays (one row per qrels entry).
+    r"""Complete judgments of a collection's pools as per-row arrays (one row per qrels entry).
 
     ``topic`` and ``tdi`` index the collection (``tdi`` = -1 for a judged document no run
     retrieved, when the collection was built without the qrels), ``rel`` is the complete grade
     (>= 0), ``best_rank`` the smallest rank over the runs ``runs`` (``inf`` if none retrieved it).
-    Build one with :meth:`from_qrels`; it is reused for every draw.
+    Build one with :meth:`from_qrels` (or :meth:`from_pool`); it is reused for every draw, and a
+    design's draw becomes judgments with :meth:`judgments`.
+
+    Attributes
+    ----------
+    collection : Collection
+        The runs whose rankings define the best ranks.
+    topic, tdi, rel, best_rank : numpy.ndarray, shape (rows,)
+        Per row: topic index, document index, complete grade, best rank over ``runs``.
+    runs : tuple of int
+        The runs (indices) that define best ranks, e.g. the pooled runs only.
+
+    Examples
+    --------
+    Four judged documents of topic 1, three of them retrieved; half of them drawn uniformly,
+    the others become pooled but unjudged (-1):
+
+    >>> from io import BytesIO
+    >>> import irsample
+    >>> from irsample.design import SamplingFrame, uniform
+    >>> from irsample.io import load_qrels
+    >>> qrels = load_qrels(BytesIO(b"1 0 a 1\n1 0 b 0\n1 0 c 1\n1 0 d 0\n"))
+    >>> run = BytesIO(b"1 Q0 a 1 3 r\n1 Q0 b 2 2 r\n1 Q0 c 3 1 r\n")
+    >>> collection, _ = irsample.load(qrels, [run])
+    >>> frame = SamplingFrame.from_qrels(collection, qrels)
+    >>> len(frame), frame.best_rank
+    (4, array([ 1.,  2.,  3., inf]))
+    >>> frame.judgments(uniform(0.5).select(frame, rng=1)).grade
+    array([-1, -1,  1,  0], dtype=int32)
     """
 
     collection: Collection
@@ -97,9 +125,25 @@ class SamplingFrame:
         """The frame of complete qrels ``table`` over ``collection``.
 
         Entries of topics outside the collection are dropped (they are never evaluated).
-        ``runs`` (run indices; default all) are the runs whose rankings define best ranks, e.g.
-        the pooled runs only. Raises :class:`DesignError` if an entry is not judged (rel < 0):
-        a frame must hold complete judgments to simulate an assessor.
+
+        Parameters
+        ----------
+        collection : Collection
+            The runs (see :func:`irsample.load`).
+        table : QrelsTable
+            Complete judgments (:func:`irsample.io.load_qrels`).
+        runs : sequence of int, optional
+            The runs whose rankings define best ranks (default: all), e.g. the pooled runs only.
+
+        Returns
+        -------
+        SamplingFrame
+
+        Raises
+        ------
+        DesignError
+            An entry is not judged (rel < 0): a frame must hold complete judgments to simulate
+            an assessor.
         """
         topic, tdi = collection.lookup(table.qid, table.docno)
         keep = topic >= 0

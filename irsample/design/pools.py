@@ -155,11 +155,41 @@ class PoolStats:
 
 @dataclass(frozen=True, eq=False)
 class Pool:
-    """The depth-``depth`` pool of runs ``runs`` of a collection, as pool rows.
+    r"""The depth-``depth`` pool of runs ``runs`` of a collection, as pool rows.
 
     Rows are ordered by topic, then by docno (byte-wise: the ``tdi`` order). ``n_runs`` and
     ``n_groups`` count, per row, the runs and the groups whose top ``depth`` retrieved it.
-    Build one with :meth:`from_runs`.
+    Build one with :meth:`from_runs`; a design selects from it with ``design.select(pool,
+    rng=...)``, before any judgment exists.
+
+    Attributes
+    ----------
+    collection : Collection
+        The runs.
+    runs : tuple of int
+        The pooled runs (indices).
+    depth : float
+        The pool depth (``inf``: whole rankings).
+    topic, tdi, best_rank, n_runs : numpy.ndarray, shape (rows,)
+        Per row: topic index, document index, best rank over the pooled runs, and how many of
+        them retrieved the document within ``depth``.
+
+    Examples
+    --------
+    The depth-2 pool of two runs: ``c`` is at rank 3 of r1 but rank 1 of r2.
+
+    >>> from io import BytesIO
+    >>> import irsample
+    >>> from irsample.design import Pool
+    >>> collection, _ = irsample.load(
+    ...     BytesIO(b"1 0 a 1\n"),
+    ...     [BytesIO(b"1 Q0 a 1 3 r1\n1 Q0 b 2 2 r1\n1 Q0 c 3 1 r1\n"),
+    ...      BytesIO(b"1 Q0 c 1 2 r2\n1 Q0 d 2 1 r2\n")])
+    >>> pool = Pool.from_runs(collection, depth=2)
+    >>> pool.docnos(), pool.best_rank
+    (['a', 'b', 'c', 'd'], array([1., 2., 1., 2.]))
+    >>> Pool.from_runs(collection, ["r2"], depth=1).docnos()
+    ['c']
     """
 
     collection: Collection
@@ -177,10 +207,29 @@ class Pool:
     def from_runs(
         cls, collection: Collection, runs=None, *, depth, groups: Mapping[str, str] | None = None,
     ) -> Pool:
-        """The depth-``depth`` pool of ``runs`` (indices or names; default every run).
+        """The depth-``depth`` pool of ``runs``.
 
-        ``depth``: an integer >= 1, or None for whole rankings. ``groups`` maps run names to
-        group names (see :func:`irsample.io.lists.read_group_map`); every pooled run needs one.
+        Parameters
+        ----------
+        collection : Collection
+            The runs (see :func:`irsample.load`).
+        runs : sequence of int or str, optional
+            Run indices or names (default: every run).
+        depth : int or None
+            An integer >= 1, or None for whole rankings.
+        groups : mapping of str to str, optional
+            Run name -> group name (see :func:`irsample.io.lists.read_group_map`); every pooled
+            run needs one. Gives ``n_groups``.
+
+        Returns
+        -------
+        Pool
+
+        Raises
+        ------
+        DesignError
+            An unknown run, a depth that is not an integer >= 1, or a pooled run without a
+            group.
         """
         runs = select_runs(collection, runs)
         depth = _check_depth(depth)

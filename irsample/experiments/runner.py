@@ -25,10 +25,8 @@ identical whatever the executor, the number of workers or the order tasks comple
 from __future__ import annotations
 
 import json
-import multiprocessing
 import time
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,6 +35,7 @@ import pandas as pd
 
 from .. import __version__
 from .data import CollectionFiles, load, parse_one
+from .executors import EXECUTORS, run_tasks
 from .splits import PooledRuns, RunInfo, SplitFamily, derived_seed, split_family
 from .trial import (
     RUN_COLUMNS,
@@ -45,22 +44,67 @@ from .trial import (
     Strategy,
     Task,
     TrialConfig,
-    init_worker,
-    run_task,
 )
-
-EXECUTORS = ("sequential", "processes", "dask")
 
 
 @dataclass(frozen=True, kw_only=True)
 class Experiment:
-    """A simulation grid (see the module docstring). ``measures`` maps each estimator to the
-    measure it estimates, e.g. ``{"xinfAP": "AP", "infNDCG": "nDCG", "iP@10": "P@10"}``;
-    ``ci`` is the level of the intervals (``None``: no variances); ``alpha`` the level of the
-    paired t-tests of the run-pair classification (``None``: no pairs); ``pool_depth`` the
-    default depth of a simulated pool (TREC-8's pools are depth 100), and the least depth of
-    the frame whose complete judgments are the truth (a depth-10 pool strategy samples the
-    depth-100 pool: its truth is the depth-100 pool's)."""
+    """A simulation grid (see the module docstring).
+
+    Parameters
+    ----------
+    collection : CollectionFiles
+        A collection with complete judgments (:meth:`CollectionFiles.of`).
+    strategies : sequence of Strategy
+        Named designs, possibly one per setting (:func:`~irsample.experiments.trial.strategy`),
+        with distinct names.
+    measures : mapping or sequence of (estimator, measure)
+        Each estimator with the measure it estimates, e.g. ``{"xinfAP": "AP", "infNDCG":
+        "nDCG", "iP@10": "P@10"}``.
+    seed : int
+        The experiment's seed; every draw's seed is derived from it (module docstring).
+    splits : sequence of SplitFamily or str, default ``(PooledRuns(),)``
+        Run splits: ``"pooled"``, ``"logo"`` (leave one group out), ``"halves"``.
+    trials : int, default 1
+        Trials per split.
+    ci : float or None, default 0.95
+        Level of the intervals (None: no variances).
+    alpha : float or None, default 0.05
+        Level of the paired t-tests of the run-pair classification (None: no pairs).
+    pool_depth : float, default 100
+        The default depth of a simulated pool (TREC-8's pools are depth 100), and the least
+        depth of the frame whose complete judgments are the truth (a depth-10 pool strategy
+        samples the depth-100 pool: its truth is the depth-100 pool's).
+
+    Raises
+    ------
+    ValueError
+        No measure or strategy, repeated strategy names, a seed that is not an int, trials
+        < 1, or ``ci``/``alpha`` outside (0, 1).
+    MeasureError
+        An unknown estimator or measure name.
+
+    Examples
+    --------
+    Two trials of infAP on a uniform 30% sample of the bundled Vaswani collection's pools (11
+    runs, complete judgments), run in this process:
+
+    >>> from importlib.resources import files
+    >>> from irsample.design import uniform
+    >>> from irsample.experiments import CollectionFiles, Experiment, strategy
+    >>> vaswani = files("irsample") / "data" / "vaswani"
+    >>> exp = Experiment(
+    ...     collection=CollectionFiles.of(str(vaswani / "runs"), str(vaswani / "qrels.gz")),
+    ...     strategies=[strategy("uniform", uniform, settings=[0.3])],
+    ...     measures={"infAP": "AP"}, trials=2, seed=7)
+    >>> result = exp.run(executor="sequential", progress=False)
+    >>> result.trials[["trial", "setting", "judged", "kendall_tau", "rms"]].round(4)
+       trial setting  judged  kendall_tau     rms
+    0      0     0.3    7002       0.9273  0.0565
+    1      1     0.3    7002       0.9636  0.0259
+    >>> result.runs.shape   # 2 trials x 11 runs x 1 measure
+    (22, 15)
+    """
 
     collection: CollectionFiles
     strategies: tuple[Strategy, ...]
@@ -101,12 +145,26 @@ class Experiment:
 
     @property
     def config(self) -> TrialConfig:
+        """What every task needs besides its cells: the collection's files, the estimators and
+        their measures, ``ci`` and ``alpha``."""
         return TrialConfig(self.collection, tuple(e for e, _ in self.measures),
                            tuple(t for _, t in self.measures), self.ci, self.alpha)
 
     def tasks(self, runs: RunInfo) -> list[Task]:
         """The grid as tasks, in output order: trial, split family, split; cells in strategy
-        and setting order."""
+        and setting order.
+
+        Parameters
+        ----------
+        runs : RunInfo
+            The collection's runs, pooled flags and groups (``load(collection).info``).
+
+        Returns
+        -------
+        list of Task
+            Each with its index, trial, split and cells (strategy, setting, design, depth and
+            derived seed).
+        """
         tasks = []
         for trial in range(self.trials):
             for family in self.splits:
@@ -122,7 +180,14 @@ class Experiment:
         return tasks
 
     def settings(self) -> dict:
-        """Every setting of the experiment, JSON-ready (written next to the tables)."""
+        """Every setting of the experiment, JSON-ready (written next to the tables).
+
+        Returns
+        -------
+        dict
+            Versions, collection files, strategies, measures, splits, trials, seed, ci, alpha,
+            the pair test and the pool depth.
+        """
         return {
             "irsample": __version__,
             "numpy": np.__version__,
@@ -144,29 +209,41 @@ class Experiment:
 
     def run(self, *, executor: str = "processes", workers: int | None = None,
             scheduler=None, progress: bool = True) -> ExperimentResult:
-        """Run every task: ``executor`` is ``sequential`` (this process), ``processes``
-        (``workers`` local processes, default 2) or ``dask`` (``scheduler``: an address
-        ``tcp://host:port`` or a ``distributed.Client``; without one a
-        ``distributed.LocalCluster`` of ``workers`` single-threaded processes is started and
-        closed). Workers read the collection's files themselves, once each."""
+        """Run every task and collect the tidy tables (example: :class:`Experiment`).
+
+        The tables are identical whatever the executor, the number of workers or the order
+        tasks complete in. Workers read the collection's files themselves, once each.
+
+        Parameters
+        ----------
+        executor : {"sequential", "processes", "dask"}, default "processes"
+            ``sequential``: this process; ``processes``: ``workers`` local processes; ``dask``:
+            a Dask cluster (the ``irsample[dask]`` extra).
+        workers : int, optional
+            Worker processes (default 2).
+        scheduler : str or distributed.Client, optional
+            For ``dask``: an address ``tcp://host:port`` or a client; without one a
+            ``distributed.LocalCluster`` of ``workers`` single-threaded processes is started
+            and closed.
+        progress : bool, default True
+            Show a progress bar on standard error.
+
+        Returns
+        -------
+        ExperimentResult
+
+        Raises
+        ------
+        ValueError
+            An unknown executor.
+        """
         if executor not in EXECUTORS:
             raise ValueError(f"executor must be one of {EXECUTORS}, not {executor!r}")
         start = time.perf_counter()
         tasks = self.tasks(load(self.collection).info)
         config = self.config
-        bar = _progress(len(tasks), progress)
-        try:
-            if executor == "sequential":
-                results = []
-                for task in tasks:
-                    results.append(run_task(config, task))
-                    bar.update()
-            elif executor == "processes":
-                results = _run_processes(config, tasks, workers or 2, bar)
-            else:
-                results = _run_dask(config, tasks, workers or 2, scheduler, bar)
-        finally:
-            bar.close()
+        results = run_tasks(config, tasks, executor=executor, workers=workers or 2,
+                            scheduler=scheduler, progress=progress)
         execution = {"executor": executor,
                      "workers": 1 if executor == "sequential" else workers or 2,
                      "tasks": len(tasks), "seconds": time.perf_counter() - start,
@@ -185,56 +262,6 @@ def _describe(family: SplitFamily) -> dict:
     return out
 
 
-def _progress(total: int, enabled: bool):
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, disable=not enabled, desc="tasks", unit="task")
-
-
-def _run_processes(config: TrialConfig, tasks: Sequence[Task], workers: int, bar) -> list:
-    results: list = [None] * len(tasks)
-    context = multiprocessing.get_context("spawn")  # no fork of a process with numba threads
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=init_worker,
-                             initargs=(config.files,)) as pool:
-        futures = {pool.submit(run_task, config, task): task.index for task in tasks}
-        for future in as_completed(futures):
-            results[futures[future]] = future.result()
-            bar.update()
-    return results
-
-
-def _run_dask(config: TrialConfig, tasks: Sequence[Task], workers: int, scheduler, bar) -> list:
-    try:
-        from distributed import Client, LocalCluster
-        from distributed import as_completed as dask_completed
-    except ImportError as err:  # pragma: no cover - the dask extra is optional
-        raise ImportError(
-            "executor='dask' needs the dask extra: pip install 'irsample[dask]'") from err
-    cluster = None
-    if scheduler is None:
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None)
-        client = Client(cluster)
-    elif isinstance(scheduler, Client):
-        client = scheduler
-    else:
-        client = Client(scheduler)
-    try:
-        client.run(init_worker, config.files)
-        futures = client.map(run_task, [config] * len(tasks), tasks, pure=False)
-        index = {future.key: task.index for future, task in zip(futures, tasks)}
-        results: list = [None] * len(tasks)
-        for future in dask_completed(futures):
-            results[index[future.key]] = future.result()
-            bar.update()
-        return results
-    finally:
-        if client is not scheduler:
-            client.close()
-        if cluster is not None:
-            cluster.close()
-
-
 def _table(results: list, part: str, columns: Sequence[str]) -> pd.DataFrame:
     data = {c: np.concatenate([r[part][c] for r in results]) for c in columns}
     frame = pd.DataFrame(data, columns=list(columns))
@@ -245,7 +272,23 @@ def _table(results: list, part: str, columns: Sequence[str]) -> pd.DataFrame:
 class ExperimentResult:
     """The ``runs`` and ``trials`` tables, the experiment's ``settings`` and how it ran
     (``execution``: executor, workers, tasks, wall ``seconds`` and the tasks' summed
-    ``task_cpu_seconds``; not part of the results)."""
+    ``task_cpu_seconds``; not part of the results).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import pandas as pd
+    >>> result = ExperimentResult(pd.DataFrame({"run": ["bm25"], "estimate": [0.25]}),
+    ...                           pd.DataFrame({"trial": [0], "rms": [0.02]}), {"seed": 7})
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     written = result.write(Path(folder) / "exp")
+    ...     again = ExperimentResult.read(Path(folder) / "exp")
+    >>> [path.name for path in written]
+    ['exp.runs.parquet', 'exp.trials.parquet', 'exp.settings.json']
+    >>> again.runs.equals(result.runs), again.settings
+    (True, {'seed': 7})
+    """
 
     runs: pd.DataFrame
     trials: pd.DataFrame
@@ -253,9 +296,26 @@ class ExperimentResult:
     execution: dict = field(default_factory=dict)
 
     def write(self, prefix, *, format: str = "parquet") -> list[Path]:
-        """Write ``<prefix>.runs.<ext>``, ``<prefix>.trials.<ext>`` (``parquet`` or ``csv``)
-        and ``<prefix>.settings.json`` (settings and execution); parquet files also carry the
-        settings in their schema metadata (key ``irsample.settings``)."""
+        """Write ``<prefix>.runs.<ext>``, ``<prefix>.trials.<ext>`` and
+        ``<prefix>.settings.json`` (settings and execution); parquet files also carry the
+        settings in their schema metadata (key ``irsample.settings``).
+
+        Parameters
+        ----------
+        prefix : str or path
+            Path prefix of the files; missing folders are created.
+        format : {"parquet", "csv"}, default "parquet"
+
+        Returns
+        -------
+        list of Path
+            The files written.
+
+        Raises
+        ------
+        ValueError
+            An unknown format.
+        """
         if format not in ("parquet", "csv"):
             raise ValueError(f"format must be 'parquet' or 'csv', not {format!r}")
         prefix = Path(prefix)
@@ -281,7 +341,18 @@ class ExperimentResult:
 
     @classmethod
     def read(cls, prefix, *, format: str = "parquet") -> ExperimentResult:
-        """Read what :meth:`write` wrote."""
+        """Read what :meth:`write` wrote (example: :class:`ExperimentResult`).
+
+        Parameters
+        ----------
+        prefix : str or path
+            The prefix given to :meth:`write`.
+        format : {"parquet", "csv"}, default "parquet"
+
+        Returns
+        -------
+        ExperimentResult
+        """
         prefix = Path(prefix)
         reader = pd.read_parquet if format == "parquet" else pd.read_csv
         tables = [reader(prefix.with_name(f"{prefix.name}.{n}.{format}"))

@@ -78,11 +78,35 @@ class Strategy:
 
 def strategy(name: str, design: Design | Callable[[object], Design], *,
              settings: Iterable | None = None, depth: float | None = None) -> Strategy:
-    """A :class:`Strategy` of one ``design``, or of ``design(s)`` for each of ``settings``
-    (labelled ``f"{s:g}"`` for numbers, ``str(s)`` otherwise).
+    """A :class:`Strategy` of one ``design``, or of ``design(s)`` for each of ``settings``.
 
-    >>> strategy("uniform", uniform, settings=[0.1, 0.2, 0.3])
-    >>> strategy("2strata", stratified("1-10:1,11-100:0.2"))
+    Parameters
+    ----------
+    name : str
+        The strategy's name in the result tables.
+    design : Design or callable
+        A design, or a function of a setting returning one (``uniform``, ``importance``).
+    settings : iterable, optional
+        The settings, each labelled ``f"{s:g}"`` for numbers, ``str(s)`` otherwise.
+    depth : float, optional
+        Bound of the simulated pool (see :class:`Strategy`).
+
+    Returns
+    -------
+    Strategy
+
+    Raises
+    ------
+    TypeError
+        ``design`` is a function but no settings are given.
+
+    Examples
+    --------
+    >>> from irsample.design import stratified, uniform
+    >>> [label for label, _ in strategy("uniform", uniform, settings=[0.1, 0.2]).designs]
+    ['0.1', '0.2']
+    >>> strategy("2strata", stratified("1-10:1,11-100:0.2")).designs[0][1].name
+    'stratified(1-10:1,11-100:0.2)'
     """
     if settings is None:
         if not isinstance(design, Design):

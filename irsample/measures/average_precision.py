@@ -7,6 +7,7 @@ relevant documents in the top k, ``R`` judged relevant documents of the topic.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 from numba import njit, prange
@@ -78,7 +79,21 @@ class AP(Measure):
 
 
 @dataclass(frozen=True)
-class GMAP(Measure):
+class _GeometricMean(Measure):
+    """The per-topic values of measure ``of``, summarised by their geometric mean
+    exp(mean(log(max(value, 1e-5)))) instead of the arithmetic one (no ``family``: the registry
+    skips this base)."""
+
+    of: ClassVar[type[Measure]]
+    summary = "gmean"
+    per_topic = False
+
+    def compute(self, ctx):
+        return self.of().compute(ctx)
+
+
+@dataclass(frozen=True)
+class GMAP(_GeometricMean):
     """AP summarised by the geometric mean exp(mean(log(max(AP, 1e-5)))) (trec_eval gm_map).
 
     Robertson, "On GMAP", CIKM 2006; Voorhees, TREC 2004 Robust track overview.
@@ -86,12 +101,8 @@ class GMAP(Measure):
 
     family = "GMAP"
     trec = "gm_map"
-    summary = "gmean"
-    per_topic = False
+    of = AP
     citation = "Voorhees, TREC 2004 Robust track; Robertson, CIKM 2006"
-
-    def compute(self, ctx):
-        return AP().compute(ctx)
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -139,14 +150,10 @@ class Bpref(Measure):
 
 
 @dataclass(frozen=True)
-class GMBpref(Measure):
+class GMBpref(_GeometricMean):
     """bpref summarised by the geometric mean exp(mean(log(max(bpref, 1e-5))))."""
 
     family = "GMBpref"
     trec = "gm_bpref"
-    summary = "gmean"
-    per_topic = False
+    of = Bpref
     citation = "Buckley & Voorhees, SIGIR 2004; trec_eval gm_bpref"
-
-    def compute(self, ctx):
-        return Bpref().compute(ctx)

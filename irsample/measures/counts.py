@@ -27,76 +27,71 @@ class RunId(Measure):
 
 
 @dataclass(frozen=True)
-class NumQ(Measure):
+class _Count(Measure):
+    """A count per topic, summed over topics on the summary line (no ``family``: not a
+    measure of its own, so the registry skips it)."""
+
+    summary = "sum"
+    value_type = "int"
+    citation = _TREC
+
+
+@dataclass(frozen=True)
+class NumQ(_Count):
     """Number of topics evaluated: 1 per topic, summed."""
 
     family = "NumQ"
     trec = "num_q"
     aliases = ("num_q",)
-    summary = "sum"
-    value_type = "int"
     per_topic = False
-    citation = _TREC
 
     def compute(self, ctx):
         return np.ones(ctx.n_seg)
 
 
 @dataclass(frozen=True)
-class NumRet(Measure):
+class NumRet(_Count):
     """Number of documents retrieved, n (after ``-M`` and ``-J``); summed over topics."""
 
     family = "NumRet"
     trec = "num_ret"
     aliases = ("num_ret",)
-    summary = "sum"
-    value_type = "int"
-    citation = _TREC
 
     def compute(self, ctx):
         return ctx.seg_len.astype(np.float64)
 
 
 @dataclass(frozen=True)
-class NumRel(Measure):
+class NumRel(_Count):
     """Number of judged relevant documents of the topic, R, retrieved or not; summed."""
 
     family = "NumRel"
     trec = "num_rel"
     aliases = ("num_rel",)
-    summary = "sum"
-    value_type = "int"
-    citation = _TREC
 
     def compute(self, ctx):
         return ctx.num_rel().astype(np.float64)
 
 
 @dataclass(frozen=True)
-class NumRelRet(Measure):
+class NumRelRet(_Count):
     """Number of relevant documents retrieved; summed over topics."""
 
     family = "NumRelRet"
     trec = "num_rel_ret"
     aliases = ("num_rel_ret",)
-    summary = "sum"
-    value_type = "int"
-    citation = _TREC
 
     def compute(self, ctx):
         return ctx.total(ctx.cum_rel()).astype(np.float64)
 
 
 @dataclass(frozen=True)
-class NumNonrelJudgedRet(Measure):
+class NumNonrelJudgedRet(_Count):
     """Number of retrieved documents judged non-relevant (0 <= grade < level); summed."""
 
     family = "NumNonrelJudgedRet"
     trec = "num_nonrel_judged_ret"
     aliases = ("num_nonrel_judged_ret",)
-    summary = "sum"
-    value_type = "int"
-    citation = _TREC
 
     def compute(self, ctx):
         judged = ctx.total(ctx.cum_judged)

@@ -54,6 +54,13 @@ class _GainMeasure(Measure):
         base = self.trec_family
         return base if not self.gains else f"{base}_{gains_text(self.gains)}"
 
+    def walk_ideal(self, ctx, kernel, *extra):
+        """``kernel(offsets, seg_topic, gain per position, ideal_offsets, ideal, *extra)``: the
+        walk of a measure that compares each ranking with its topic's ideal ranking."""
+        _, ideal_offsets, ideal, _ = shared_gain_tables(ctx, self.gains)
+        return kernel(ctx.offsets, ctx.seg_topic, position_gains(ctx, self.gains),
+                      ideal_offsets, ideal, *extra)
+
 
 @dataclass(frozen=True)
 class NDCG(_GainMeasure):
@@ -102,14 +109,20 @@ class NDCG(_GainMeasure):
         return safe_divide(got, idcg)
 
 
+@njit(inline="always")
+def ideal_span(ideal_offsets, topic):
+    """Start and length of ``topic``'s ideal ranking in the ideal-gains array (see
+    :func:`~irsample.measures.gain_tables.gain_tables`)."""
+    a = ideal_offsets[topic]
+    return a, ideal_offsets[topic + 1] - a
+
+
 @njit(cache=True, nogil=True)
 def _ndcg_rel_kernel(offsets, seg_topic, gain, ideal_offsets, ideal):
     n_seg = offsets.shape[0] - 1
     out = np.zeros(n_seg)
     for s in range(n_seg):
-        t = seg_topic[s]
-        a = ideal_offsets[t]
-        m = ideal_offsets[t + 1] - a
+        a, m = ideal_span(ideal_offsets, seg_topic[s])
         dcg = 0.0
         idcg = 0.0
         total = 0.0
@@ -149,10 +162,7 @@ class NDCGRel(_GainMeasure):
     citation = "trec_eval ndcg_rel; " + _JK
 
     def compute(self, ctx):
-        _, ideal_offsets, ideal, _ = shared_gain_tables(ctx, self.gains)
-        return _ndcg_rel_kernel(
-            ctx.offsets, ctx.seg_topic, position_gains(ctx, self.gains), ideal_offsets, ideal
-        )
+        return self.walk_ideal(ctx, _ndcg_rel_kernel)
 
 
 @njit(cache=True, nogil=True)
@@ -162,11 +172,9 @@ def _rndcg_kernel(offsets, seg_topic, gain, ideal_offsets, ideal, top_gain, num_
     for s in range(n_seg):
         if num_rel[s] == 0:
             continue
-        t = seg_topic[s]
-        a = ideal_offsets[t]
-        m = ideal_offsets[t + 1] - a
+        a, m = ideal_span(ideal_offsets, seg_topic[s])
         n = offsets[s + 1] - offsets[s]
-        ig = top_gain[t]
+        ig = top_gain[seg_topic[s]]
         old = ig
         dcg = 0.0
         idcg = 0.0
@@ -224,11 +232,8 @@ class RNDCG(_GainMeasure):
     citation = "trec_eval Rndcg; " + _JK
 
     def compute(self, ctx):
-        _, ideal_offsets, ideal, top_gain = shared_gain_tables(ctx, self.gains)
-        return _rndcg_kernel(
-            ctx.offsets, ctx.seg_topic, position_gains(ctx, self.gains),
-            ideal_offsets, ideal, top_gain, ctx.num_rel(),
-        )
+        top_gain = shared_gain_tables(ctx, self.gains)[3]
+        return self.walk_ideal(ctx, _rndcg_kernel, top_gain, ctx.num_rel())
 
 
 @njit(cache=True, nogil=True)
@@ -236,9 +241,7 @@ def _g_kernel(offsets, seg_topic, gain, ideal_offsets, ideal):
     n_seg = offsets.shape[0] - 1
     out = np.zeros(n_seg)
     for s in range(n_seg):
-        t = seg_topic[s]
-        a = ideal_offsets[t]
-        m = ideal_offsets[t + 1] - a
+        a, m = ideal_span(ideal_offsets, seg_topic[s])
         ideal_sum = 0.0
         for i in range(m):
             ideal_sum += ideal[a + i]
@@ -272,10 +275,7 @@ class G(_GainMeasure):
     citation = "trec_eval G"
 
     def compute(self, ctx):
-        _, ideal_offsets, ideal, _ = shared_gain_tables(ctx, self.gains)
-        return _g_kernel(
-            ctx.offsets, ctx.seg_topic, position_gains(ctx, self.gains), ideal_offsets, ideal
-        )
+        return self.walk_ideal(ctx, _g_kernel)
 
 
 @dataclass(frozen=True)

@@ -84,27 +84,36 @@ def _fraction_text(p: float) -> str:
 
 
 @dataclass(frozen=True)
-class IPrec(Measure):
+class _AtPoint(Measure):
+    """A measure at one value of its parameter ``at_param``, which trec_eval prints as
+    ``<trec>_<value, 2 decimals>`` and, given no parameters, computes at every value of
+    ``trec_defaults`` (no ``family``: the registry skips this base)."""
+
+    @classmethod
+    def from_trec(cls, params, name=None):
+        points = cls.trec_defaults if params is None else sorted(
+            split_values(params, float, cls.trec))
+        return [cls(**{cls.at_param: p}) for p in points]
+
+    @property
+    def trec_name(self):
+        return f"{self.trec}_{getattr(self, self.at_param):3.2f}"
+
+
+@dataclass(frozen=True)
+class IPrec(_AtPoint):
     """Interpolated precision at recall fraction ``recall`` (see the module docstring)."""
 
     recall: float = 0.0
     family = "IPrec"
     trec = "iprec_at_recall"
     at_param = "recall"
+    trec_defaults = ELEVEN_POINTS
     citation = _SM
 
     def __post_init__(self):
         if not 0.0 <= self.recall <= 1.0:
             raise MeasureError(f"IPrec: recall must be in [0, 1], got {self.recall}")
-
-    @classmethod
-    def from_trec(cls, params, name=None):
-        points = ELEVEN_POINTS if params is None else sorted(split_values(params, float, cls.trec))
-        return [cls(recall=p) for p in points]
-
-    @property
-    def trec_name(self):
-        return f"iprec_at_recall_{self.recall:3.2f}"
 
     def compute(self, ctx):
         return interpolated_precision(ctx, self.recall)
@@ -138,7 +147,7 @@ class ElevenPointAP(Measure):
 
 
 @dataclass(frozen=True)
-class RprecMult(Measure):
+class RprecMult(_AtPoint):
     """Precision at rank c = trunc(m * R + 0.9) for a multiple m of R: rel(c) / c; 0 if c = 0.
 
     trec_eval ``Rprec_mult`` (the +0.9 rounding is the same in trec_eval 9 and 10).
@@ -148,16 +157,8 @@ class RprecMult(Measure):
     family = "Rprec_mult"
     trec = "Rprec_mult"
     at_param = "multiple"
+    trec_defaults = R_MULTIPLES
     citation = "trec_eval Rprec_mult"
-
-    @classmethod
-    def from_trec(cls, params, name=None):
-        values = R_MULTIPLES if params is None else sorted(split_values(params, float, cls.trec))
-        return [cls(multiple=m) for m in values]
-
-    @property
-    def trec_name(self):
-        return f"Rprec_mult_{self.multiple:3.2f}"
 
     def compute(self, ctx):
         cut = np.trunc(self.multiple * ctx.num_rel() + 0.9).astype(np.int64)

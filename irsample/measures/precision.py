@@ -19,64 +19,64 @@ _TREC = "trec_eval (NIST), https://github.com/usnistgov/trec_eval"
 
 
 @dataclass(frozen=True)
-class P(Measure):
-    """Precision at k: rel(k) / k — also when the run retrieved fewer than k documents."""
+class _AtCutoff(Measure):
+    """A function of rel(k), the relevant documents in the top ``k``, per segment (no
+    ``family``: the registry skips this base); ``of_rel_at_k`` gives the function."""
 
     k: int | None = None
+    trec_defaults = DEFAULT_CUTOFFS
+    citation = _TREC
+
+    def compute(self, ctx):
+        return self.of_rel_at_k(ctx.at_cutoff(ctx.cum_rel(), self.k), ctx)
+
+
+@dataclass(frozen=True)
+class P(_AtCutoff):
+    """Precision at k: rel(k) / k — also when the run retrieved fewer than k documents."""
+
     family = "P"
     trec = "P"
     aliases = ("Precision",)
-    trec_defaults = DEFAULT_CUTOFFS
-    citation = _TREC
 
-    def compute(self, ctx):
-        return ctx.at_cutoff(ctx.cum_rel(), self.k) / self.k
+    def of_rel_at_k(self, rel_k, ctx):
+        return rel_k / self.k
 
 
 @dataclass(frozen=True)
-class Recall(Measure):
+class Recall(_AtCutoff):
     """Recall at k: rel(k) / R, R counting judged relevant documents retrieved or not;
     0 if R = 0."""
 
-    k: int | None = None
     family = "R"
     trec = "recall"
     aliases = ("Recall",)
-    trec_defaults = DEFAULT_CUTOFFS
-    citation = _TREC
 
-    def compute(self, ctx):
-        return safe_divide(ctx.at_cutoff(ctx.cum_rel(), self.k), ctx.num_rel())
+    def of_rel_at_k(self, rel_k, ctx):
+        return safe_divide(rel_k, ctx.num_rel())
 
 
 @dataclass(frozen=True)
-class RelativeP(Measure):
+class RelativeP(_AtCutoff):
     """Relative precision at k: rel(k) / min(k, R) (0 when R = 0)."""
 
-    k: int | None = None
     family = "RelativeP"
     trec = "relative_P"
-    trec_defaults = DEFAULT_CUTOFFS
-    citation = _TREC
 
-    def compute(self, ctx):
-        return safe_divide(
-            ctx.at_cutoff(ctx.cum_rel(), self.k), np.minimum(self.k, ctx.num_rel())
-        )
+    def of_rel_at_k(self, rel_k, ctx):
+        return safe_divide(rel_k, np.minimum(self.k, ctx.num_rel()))
 
 
 @dataclass(frozen=True)
-class Success(Measure):
+class Success(_AtCutoff):
     """Success at k: 1 if a relevant document is in the top k, else 0."""
 
-    k: int | None = None
     family = "Success"
     trec = "success"
     trec_defaults = (1, 5, 10)
-    citation = _TREC
 
-    def compute(self, ctx):
-        return (ctx.at_cutoff(ctx.cum_rel(), self.k) > 0).astype(np.float64)
+    def of_rel_at_k(self, rel_k, ctx):
+        return (rel_k > 0).astype(np.float64)
 
 
 @dataclass(frozen=True)
@@ -122,39 +122,41 @@ class RR(Measure):
 
 
 @dataclass(frozen=True)
-class SetP(Measure):
+class _SetRatio(Measure):
+    """Relevant retrieved / a denominator given by ``denominator`` (0 when it is 0); no
+    ``family``: the registry skips this base."""
+
+    citation = _TREC
+
+    def compute(self, ctx):
+        return safe_divide(ctx.total(ctx.cum_rel()), self.denominator(ctx))
+
+
+@dataclass(frozen=True)
+class SetP(_SetRatio):
     """Set precision: relevant retrieved / n (0 when nothing is retrieved)."""
 
     family = "SetP"
     trec = "set_P"
-    citation = _TREC
-
-    def compute(self, ctx):
-        return safe_divide(ctx.total(ctx.cum_rel()), ctx.seg_len)
+    denominator = staticmethod(lambda ctx: ctx.seg_len)
 
 
 @dataclass(frozen=True)
-class SetR(Measure):
+class SetR(_SetRatio):
     """Set recall: relevant retrieved / R (0 when R = 0)."""
 
     family = "SetR"
     trec = "set_recall"
-    citation = _TREC
-
-    def compute(self, ctx):
-        return safe_divide(ctx.total(ctx.cum_rel()), ctx.num_rel())
+    denominator = staticmethod(lambda ctx: ctx.num_rel())
 
 
 @dataclass(frozen=True)
-class SetRelativeP(Measure):
+class SetRelativeP(_SetRatio):
     """Relative set precision: relevant retrieved / min(n, R) (0 when that is 0)."""
 
     family = "SetRelativeP"
     trec = "set_relative_P"
-    citation = _TREC
-
-    def compute(self, ctx):
-        return safe_divide(ctx.total(ctx.cum_rel()), np.minimum(ctx.seg_len, ctx.num_rel()))
+    denominator = staticmethod(lambda ctx: np.minimum(ctx.seg_len, ctx.num_rel()))
 
 
 @dataclass(frozen=True)

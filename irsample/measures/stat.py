@@ -22,6 +22,7 @@ positive (with few samples the cross term can exceed the rest). Ties follow trec
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 from numba import njit
@@ -137,77 +138,74 @@ def estimated_relevant(ctx) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class StatAP(Measure):
+class _StatEstimate(Measure):
+    """An estimate from a statAP-style sample (no ``family``: the registry skips this base);
+    ``walk_output`` names the output of :func:`stat_walk` it reports, if it is one."""
+
+    estimator = True
+    citation = _APY
+    walk_output: ClassVar[int]
+
+    def compute(self, ctx):
+        return stat_walk(ctx)[self.walk_output]
+
+
+@dataclass(frozen=True)
+class StatAP(_StatEstimate):
     """statAP = (1/R^) * sum over sampled relevant retrieved d of prec_r / pi_d (module docstring).
 
     Aslam, Pavlu & Yilmaz, SIGIR 2006; the Million Query track's statAP."""
 
     family = "statAP"
     trec = "statAP"
-    estimator = True
-    citation = _APY
+    walk_output = 0
     variance_method = "statAP_MQ_eval v3 estimator (module docstring)"
-
-    def compute(self, ctx):
-        return stat_walk(ctx)[0]
 
     def variance(self, ctx, method=None):  # one estimator: ``method`` is ignored
         return stat_walk(ctx)[1]
 
 
 @dataclass(frozen=True)
-class StatAPVariance(Measure):
+class StatAPVariance(_StatEstimate):
     """The sampling variance of statAP estimated from the sample (module docstring); the mean
     over topics of the variances divided by the number of topics is the variance of statMAP."""
 
     family = "statAP_var"
     trec = "statAP_var"
-    estimator = True
+    walk_output = 1
     summary = "variance_of_mean"
-    citation = _APY
-
-    def compute(self, ctx):
-        return stat_walk(ctx)[1]
 
 
 @dataclass(frozen=True)
-class StatRprec(Measure):
+class StatRprec(_StatEstimate):
     """stat R-precision: S(round(R^)) / round(R^); S(n)/R^ when the run is shorter."""
 
     family = "statRprec"
     trec = "statRprec"
-    estimator = True
-    citation = _APY
-
-    def compute(self, ctx):
-        return stat_walk(ctx)[2]
+    walk_output = 2
 
 
 @dataclass(frozen=True)
-class StatP(Measure):
+class StatP(_StatEstimate):
     """stat P@k = S(k)/k, S the sum of 1/pi over sampled relevant documents in the top k."""
 
     k: int | None = None
     family = "statP"
     trec = "statP"
-    estimator = True
     trec_defaults = (10, 30, 100)
-    citation = _APY
 
     def compute(self, ctx):
         return stat_walk(ctx, (self.k,))[3][:, 0]
 
 
 @dataclass(frozen=True)
-class StatNumRel(Measure):
+class StatNumRel(_StatEstimate):
     """R^: the estimated number of relevant documents, sum of 1/pi over sampled relevant
     documents; summed over topics."""
 
     family = "statnum_rel"
     trec = "statnum_rel"
-    estimator = True
     summary = "sum"
-    citation = _APY
 
     def compute(self, ctx):
         return estimated_relevant(ctx)[ctx.seg_topic]

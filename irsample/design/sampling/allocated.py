@@ -226,8 +226,48 @@ def allocated(
     edges: Sequence[int], last: float | None, take: Mapping[str, Sequence[int]],
     before: Iterable[tuple[str, str]] = (), label: str = "planned",
 ) -> Allocated:
-    """A planned design (see :class:`Allocated`) from ``take``: qid -> one size per stratum;
-    ``last`` None or inf: the last stratum is open-ended."""
+    r"""A planned design (see :class:`Allocated`): fixed sample sizes per topic and stratum.
+
+    Parameters
+    ----------
+    edges : sequence of int
+        The first best rank of each stratum, strictly increasing from 1.
+    last : float or None
+        The last rank of the last stratum (None or inf: open-ended).
+    take : mapping of str to sequence of int
+        Topic id -> one sample size per stratum (documents judged ``before`` count towards it).
+    before : iterable of (qid, docno), optional
+        Documents already judged (a pilot), topped up rather than drawn again.
+    label : str, default "planned"
+        The name's prefix.
+
+    Returns
+    -------
+    Allocated
+
+    Raises
+    ------
+    DesignError
+        Sizes that do not match the strata, or ``take`` not a mapping.
+
+    Examples
+    --------
+    Two documents of ranks 1-2 and one of the four deeper ones:
+
+    >>> from io import BytesIO
+    >>> import irsample
+    >>> from irsample.design import SamplingFrame, allocated
+    >>> from irsample.io import load_qrels
+    >>> qrels = load_qrels(BytesIO(b"7 0 a 1\n7 0 b 0\n7 0 c 0\n7 0 d 1\n7 0 e 0\n7 0 f 0\n"))
+    >>> ranked = BytesIO(b"7 Q0 a 1 6 r\n7 Q0 b 2 5 r\n7 Q0 c 3 4 r\n"
+    ...                 b"7 Q0 d 4 3 r\n7 Q0 e 5 2 r\n7 Q0 f 6 1 r\n")
+    >>> frame = SamplingFrame.from_qrels(irsample.load(qrels, [ranked])[0], qrels)
+    >>> design = allocated([1, 3], None, {"7": [2, 1]})
+    >>> design.name
+    'planned(1-2,3-)@3'
+    >>> design.select(frame, rng=3).inclusion
+    array([1.  , 1.  , 0.25, 0.25, 0.25, 0.25])
+    """
     if not isinstance(take, Mapping):
         raise DesignError(f"planned: take must map topic ids to sizes, got {type(take).__name__}")
     return Allocated(tuple(edges), last, take, frozenset(before), label)

@@ -195,6 +195,43 @@ class Importance(Design):
 
 
 def importance(fraction: float, *, budget=None) -> Importance:
-    """AP-prior importance sampling of ``fraction`` of each topic's pool
-    (see :class:`Importance`)."""
+    r"""AP-prior importance sampling of ``fraction`` of each topic's pool (see
+    :class:`Importance`).
+
+    n_t = max(1, round(fraction N_t)) documents per topic with inclusion probabilities
+    pi_i = min(1, c w_i) proportional to the AP prior w_i averaged over the pool's runs (the
+    module docstring; Aslam, Pavlu & Yilmaz, SIGIR 2006): statAP's design.
+
+    Parameters
+    ----------
+    fraction : float
+        The judged fraction, in (0, 1].
+    budget : Budget or int, optional
+        A budget of judgments that sets the sample sizes instead of ``fraction``.
+
+    Returns
+    -------
+    Importance
+
+    Raises
+    ------
+    DesignError
+        A fraction outside (0, 1] or an invalid budget.
+
+    Examples
+    --------
+    Higher ranks get larger inclusion probabilities; they sum to the sample size, 3:
+
+    >>> from io import BytesIO
+    >>> import irsample
+    >>> from irsample.design import SamplingFrame, importance
+    >>> from irsample.io import load_qrels
+    >>> qrels = load_qrels(BytesIO(b"7 0 a 1\n7 0 b 0\n7 0 c 0\n7 0 d 1\n7 0 e 0\n7 0 f 0\n"))
+    >>> ranked = BytesIO(b"7 Q0 a 1 6 r\n7 Q0 b 2 5 r\n7 Q0 c 3 4 r\n"
+    ...                 b"7 Q0 d 4 3 r\n7 Q0 e 5 2 r\n7 Q0 f 6 1 r\n")
+    >>> frame = SamplingFrame.from_qrels(irsample.load(qrels, [ranked])[0], qrels)
+    >>> sample = importance(0.5).select(frame, rng=3)
+    >>> sample.inclusion.round(3), float(sample.inclusion.sum())
+    (array([0.862, 0.612, 0.488, 0.404, 0.342, 0.292]), 3.0)
+    """
     return Importance(fraction, budget)

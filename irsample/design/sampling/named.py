@@ -60,7 +60,39 @@ def preset(name: str, *, budget=None) -> Stratified:
 
 
 def parse_design(text: str) -> Design:
-    """A design from its name (see the module docstring); :class:`DesignError` otherwise."""
+    """A design from its name (see the module docstring).
+
+    Parameters
+    ----------
+    text : str
+        ``uniform(F)``, ``stratified(SPEC)`` or a bare strata spec, ``terabyte(K)``,
+        ``importance(F)``, a preset (``pool15``, ``2strata``, ``poolK``, ...), optionally
+        followed by ``@B`` (a budget of B judgments) or ``@B/topic``.
+
+    Returns
+    -------
+    Design
+        Its :attr:`~irsample.design.frame.Design.name` parses back to it.
+
+    Raises
+    ------
+    DesignError
+        A name that is none of these.
+
+    Examples
+    --------
+    >>> from irsample.design import parse_design
+    >>> parse_design("1-10:1,11-100:0.2").name
+    'stratified(1-10:1,11-100:0.2)'
+    >>> parse_design("terabyte(10)@50/topic").name
+    'terabyte(10)@50/topic'
+    >>> parse_design("2strata@2000").strata[1]
+    RankStratum(first=11, last=100.0, rate=0.2)
+    >>> parse_design("no-such-design")
+    Traceback (most recent call last):
+    ...
+    irsample.errors.DesignError: cannot read design 'no-such-design': ...
+    """
     if not isinstance(text, str):
         raise DesignError(f"a design name must be a string, got {text!r}")
     body, _, budget_text = text.strip().partition("@")

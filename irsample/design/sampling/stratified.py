@@ -251,13 +251,57 @@ class Terabyte(Design):
 
 
 def uniform(fraction: float, *, budget=None) -> Uniform:
-    """A uniform design judging ``fraction`` of every topic's pool (see :class:`Uniform`)."""
+    """A uniform design judging ``fraction`` of every topic's pool (formula: :class:`Uniform`).
+
+    Parameters
+    ----------
+    fraction : float
+        The judged fraction, in (0, 1].
+    budget : Budget or int, optional
+        Judgments in all, or per topic (``Budget(50, per_topic=True)``): sets the sizes.
+
+    Returns
+    -------
+    Uniform
+
+    Raises
+    ------
+    DesignError
+        A fraction outside (0, 1] or an invalid budget.
+
+    Examples
+    --------
+    >>> uniform(0.1).name, uniform(0.1, budget=2000).name
+    ('uniform(0.1)', 'uniform(0.1)@2000')
+    """
     return Uniform(fraction, budget)
 
 
 def stratified(spec, *, budget=None) -> Stratified:
-    """A stratified design from ``"1-10:1.0,11-30:0.5,31-:0.1"`` or a sequence of
-    :class:`RankStratum` / ``(first, last, rate)`` tuples (``last`` = None or inf: open)."""
+    """A design stratified by best rank (formula: :class:`Stratified`).
+
+    Parameters
+    ----------
+    spec : str or sequence of RankStratum or (first, last, rate)
+        ``"1-10:1,11-30:0.5,31-:0.1"``: ranks and rate per stratum, from rank 1, no gaps
+        (``last`` empty, None or inf: open-ended).
+    budget : Budget or int, optional
+        A budget of judgments setting the sample sizes instead of the rates.
+
+    Returns
+    -------
+    Stratified
+
+    Raises
+    ------
+    DesignError
+        Overlapping or gapped strata, a rate outside (0, 1], or an invalid budget.
+
+    Examples
+    --------
+    >>> stratified("1-10:1,11-:0.2") == stratified([(1, 10, 1.0), (11, None, 0.2)])
+    True
+    """
     if isinstance(spec, str):
         return Stratified(parse_strata(spec), budget)
     strata = []
@@ -270,5 +314,27 @@ def stratified(spec, *, budget=None) -> Stratified:
 
 
 def terabyte(k: int, *, budget=None) -> Terabyte:
-    """Depth-``k`` pool plus an equal-size random sample of the rest (see :class:`Terabyte`)."""
+    """Depth-``k`` pool plus an equal-size random sample of the rest (see :class:`Terabyte`).
+
+    Parameters
+    ----------
+    k : int
+        The depth judged exhaustively, >= 1.
+    budget : Budget or int, optional
+        A budget of judgments; the depth-k stratum stays exhaustive while possible.
+
+    Returns
+    -------
+    Terabyte
+
+    Raises
+    ------
+    DesignError
+        ``k`` is not an integer >= 1, or an invalid budget.
+
+    Examples
+    --------
+    >>> terabyte(10).name, terabyte(10, budget=500).name
+    ('terabyte(10)', 'terabyte(10)@500')
+    """
     return Terabyte(k, budget)

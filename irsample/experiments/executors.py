@@ -1,0 +1,91 @@
+"""Where an experiment's tasks run: this process, local processes or a Dask cluster.
+
+Every executor returns the tasks' results in task order, whatever order they complete in, so an
+experiment's tables do not depend on the executor or the number of workers. Workers read the
+collection's files themselves, once each (:func:`~irsample.experiments.trial.init_worker`);
+local processes are spawned, not forked (no fork of a process with numba threads).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+
+from .trial import Task, TrialConfig, init_worker, run_task
+
+EXECUTORS = ("sequential", "processes", "dask")
+
+
+def run_tasks(config: TrialConfig, tasks: Sequence[Task], *, executor: str, workers: int,
+              scheduler=None, progress: bool = True) -> list:
+    """The results of ``tasks`` in task order, run by ``executor`` (one of :data:`EXECUTORS`;
+    see :meth:`~irsample.experiments.runner.Experiment.run` for the arguments)."""
+    if executor not in EXECUTORS:
+        raise ValueError(f"executor must be one of {EXECUTORS}, not {executor!r}")
+    bar = _progress(len(tasks), progress)
+    try:
+        if executor == "sequential":
+            results = []
+            for task in tasks:
+                results.append(run_task(config, task))
+                bar.update()
+            return results
+        if executor == "processes":
+            return _run_processes(config, tasks, workers, bar)
+        return _run_dask(config, tasks, workers, scheduler, bar)
+    finally:
+        bar.close()
+
+
+def _progress(total: int, enabled: bool):
+    """A progress bar of ``total`` tasks on standard error (hidden unless ``enabled``)."""
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, disable=not enabled, desc="tasks", unit="task")
+
+
+def _run_processes(config: TrialConfig, tasks: Sequence[Task], workers: int, bar) -> list:
+    """``workers`` spawned local processes, each reading the collection once."""
+    results: list = [None] * len(tasks)
+    context = multiprocessing.get_context("spawn")  # no fork of a process with numba threads
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=init_worker,
+                             initargs=(config.files,)) as pool:
+        futures = {pool.submit(run_task, config, task): task.index for task in tasks}
+        for future in as_completed(futures):
+            results[futures[future]] = future.result()
+            bar.update()
+    return results
+
+
+def _run_dask(config: TrialConfig, tasks: Sequence[Task], workers: int, scheduler, bar) -> list:
+    """A Dask cluster: ``scheduler`` (address or client), or a LocalCluster of ``workers``."""
+    try:
+        from distributed import Client, LocalCluster
+        from distributed import as_completed as dask_completed
+    except ImportError as err:  # pragma: no cover - the dask extra is optional
+        raise ImportError(
+            "executor='dask' needs the dask extra: pip install 'irsample[dask]'") from err
+    cluster = None
+    if scheduler is None:
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                               dashboard_address=None)
+        client = Client(cluster)
+    elif isinstance(scheduler, Client):
+        client = scheduler
+    else:
+        client = Client(scheduler)
+    try:
+        client.run(init_worker, config.files)
+        futures = client.map(run_task, [config] * len(tasks), tasks, pure=False)
+        index = {future.key: task.index for future, task in zip(futures, tasks)}
+        results: list = [None] * len(tasks)
+        for future in dask_completed(futures):
+            results[index[future.key]] = future.result()
+            bar.update()
+        return results
+    finally:
+        if client is not scheduler:
+            client.close()
+        if cluster is not None:
+            cluster.close()
