@@ -193,3 +193,18 @@ def test_adaptive_order_covers_exactly_a_sampled_design(tmp_path):
         Session.open(design, data["docs"], data["topics"], tmp_path / "m.db", order="mtf")
     with pytest.raises(InputError, match="other settings"):
         Session.open(design, data["docs"], data["topics"], tmp_path / "h.db", order="design")
+
+
+def test_every_page_title_is_plain_text():
+    """A template's title block is the browser tab's text: no markup may end up there (the
+    progress page once carried its whole per-stratum table in it)."""
+    pytest.importorskip("jinja2")
+    import re
+
+    from irsample.assess.pages import ENV
+
+    for name in ENV.list_templates(filter_func=lambda n: n.endswith(".html")):
+        source = ENV.loader.get_source(ENV, name)[0]
+        title = re.search(r"{% block title %}(.*?){% endblock %}", source, re.S)
+        if title:
+            assert "<" not in title.group(1), name
