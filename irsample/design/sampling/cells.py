@@ -37,8 +37,8 @@ import numpy as np
 from numba import njit
 
 from ...errors import DesignError
-from ..frame import Sample, generator
-from .budget import Budget, round_half_up, sizes_under_budget
+from ..frame import Design, Sample, generator
+from .budget import Budget, as_budget, budget_suffix, round_half_up, sizes_under_budget
 
 
 def check_rate(value, what: str) -> float:
@@ -55,6 +55,28 @@ def spec_number(text: str, kind: str) -> float:
         return float(text)
     except ValueError:
         raise DesignError(f"{kind}: {text!r} is not a number") from None
+
+
+@dataclass(frozen=True)
+class FractionDesign(Design):
+    """A design set by one sampling fraction F in (0, 1] of every topic's pool, or by a budget
+    whose sizes F only shapes: named ``kind(F)[@B]`` (uniform, importance). No ``kind`` here:
+    the subclasses register."""
+
+    fraction: float
+    budget: Budget | None = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "fraction", check_rate(self.fraction, f"{self.kind}: fraction"))
+        object.__setattr__(self, "budget", as_budget(self.budget))
+
+    @classmethod
+    def from_spec(cls, spec: str, budget) -> FractionDesign:
+        return cls(spec_number(spec, cls.kind), budget)
+
+    @property
+    def name(self) -> str:
+        return f"{self.kind}({self.fraction:g}){budget_suffix(self.budget)}"
 
 
 def sample_size(rate: float, n: np.ndarray) -> np.ndarray:

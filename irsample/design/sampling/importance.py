@@ -39,9 +39,8 @@ import numpy as np
 from numba import njit
 
 from ...errors import DesignError
-from ..frame import Design, Sample, SamplingFrame, generator
-from .budget import Budget, as_budget, budget_suffix
-from .cells import check_rate, sample_size, spec_number
+from ..frame import Sample, SamplingFrame, generator
+from .cells import FractionDesign, sample_size
 
 
 @njit(cache=True, nogil=True)
@@ -118,7 +117,7 @@ def _systematic(order, pi, group_offsets, u, judged):
 
 
 @dataclass(frozen=True)
-class Importance(Design):
+class Importance(FractionDesign):
     """Sampling proportional to the AP prior averaged over the pool's runs (see the module
     docstring): n_t = max(1, round(fraction N_t)) per topic, or sizes set by a ``budget``; one
     stratum ``prior``; pi_i = min(1, c w_i). For statAP (prels)."""
@@ -128,21 +127,6 @@ class Importance(Design):
     merge_formats = ("prels", "trec")
     merge_note = ("an importance sample, not simple random samples of strata: sample_eval's "
                   "estimators do not apply; merge it as prels")
-
-    fraction: float
-    budget: Budget | None = None
-
-    def __post_init__(self):
-        object.__setattr__(self, "fraction", check_rate(self.fraction, "importance: fraction"))
-        object.__setattr__(self, "budget", as_budget(self.budget))
-
-    @classmethod
-    def from_spec(cls, spec: str, budget) -> Importance:
-        return cls(spec_number(spec, cls.kind), budget)
-
-    @property
-    def name(self) -> str:
-        return f"importance({self.fraction:g}){budget_suffix(self.budget)}"
 
     def select(self, frame: SamplingFrame, *, rng) -> Sample:
         pi, order, offsets, stratum = frame.memo(self, lambda: self._allocate(frame))

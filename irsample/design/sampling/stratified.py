@@ -45,32 +45,17 @@ import numpy as np
 from ...errors import DesignError
 from ..frame import NOT_RETRIEVED, Design, Sample, SamplingFrame
 from .budget import Budget, as_budget, budget_suffix
-from .cells import CellAllocation, allocate, check_rate, draw, spec_number
+from .cells import CellAllocation, FractionDesign, allocate, check_rate, draw, spec_number
 
 
 @dataclass(frozen=True)
-class Uniform(Design):
+class Uniform(FractionDesign):
     """Per topic, an SRS of k = max(1, round(fraction * N_t)) of the N_t pool documents; one
     stratum ``all``, pi = k / N_t. infAP's design (Yilmaz & Aslam, CIKM 2006). With a total
     budget B, k_t is proportional to N_t (k_t = B N_t / sum N, rounded to sum to B)."""
 
     kind = "uniform"
     syntax = "uniform(F)"
-
-    fraction: float
-    budget: Budget | None = None
-
-    def __post_init__(self):
-        object.__setattr__(self, "fraction", check_rate(self.fraction, "uniform: fraction"))
-        object.__setattr__(self, "budget", as_budget(self.budget))
-
-    @classmethod
-    def from_spec(cls, spec: str, budget) -> Uniform:
-        return cls(spec_number(spec, cls.kind), budget)
-
-    @property
-    def name(self) -> str:
-        return f"uniform({self.fraction:g}){budget_suffix(self.budget)}"
 
     def select(self, frame: SamplingFrame, *, rng) -> Sample:
         def build():
