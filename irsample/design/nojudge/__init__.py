@@ -9,20 +9,7 @@ runs themselves, and inferring the relevance of unjudged documents from a sample
 The methods are reached as ``nojudge.refcount(...)`` and so on.
 """
 
-from .methods import (
-    Pool,
-    SystemScores,
-    bias,
-    condorcet,
-    pool,
-    refcount,
-    relevant_fraction,
-    score_pseudo_qrels,
-    soboroff,
-    soboroff_draw,
-)
+from . import methods
+from .methods import *  # noqa: F403  (names listed once, in methods.__all__)
 
-__all__ = [
-    "Pool", "SystemScores", "bias", "condorcet", "pool", "refcount", "relevant_fraction",
-    "score_pseudo_qrels", "soboroff", "soboroff_draw",
-]
+__all__ = methods.__all__

@@ -51,6 +51,11 @@ from ...model import Collection, Judgments
 from ..frame import generator
 from .fusion import condorcet_pseudo_qrels
 
+__all__ = [
+    "Pool", "SystemScores", "bias", "condorcet", "pool", "refcount", "relevant_fraction",
+    "score_pseudo_qrels", "soboroff", "soboroff_draw",
+]
+
 
 @dataclass(frozen=True, eq=False)
 class SystemScores:

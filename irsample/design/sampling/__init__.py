@@ -16,25 +16,16 @@ Every design class registers itself by its ``kind`` when its module is imported
 line below (docs/adding-a-design.md).
 """
 
+from . import stratified as _stratified
 from .allocated import Allocated, allocated
 from .budget import Budget
 from .importance import Importance, ap_prior, importance
 from .named import PRESETS, parse_design, preset
-from .stratified import (
-    RankStratum,
-    Stratified,
-    Terabyte,
-    Uniform,
-    parse_strata,
-    stratified,
-    terabyte,
-    uniform,
-)
+from .stratified import *  # noqa: F403  (names listed once, in stratified.__all__)
 
 __all__ = [
-    "PRESETS", "Allocated", "Budget", "Importance", "RankStratum", "Stratified", "Terabyte",
-    "Uniform", "allocated", "ap_prior", "importance", "parse_design", "parse_strata", "preset",
-    "stratified", "terabyte", "uniform",
+    "PRESETS", "Allocated", "Budget", "Importance", "allocated", "ap_prior", "importance",
+    "parse_design", "preset", *_stratified.__all__,
 ]
 
 # the design modules imported only to register their kinds: a new design adds its name here

@@ -47,6 +47,11 @@ from ..frame import NOT_RETRIEVED, Design, Sample, SamplingFrame
 from .budget import Budget, as_budget, budget_suffix
 from .cells import CellAllocation, FractionDesign, allocate, check_rate, draw, spec_number
 
+__all__ = [
+    "RankStratum", "Stratified", "Terabyte", "Uniform", "parse_strata", "stratified", "terabyte",
+    "uniform",
+]
+
 
 @dataclass(frozen=True)
 class Uniform(FractionDesign):
