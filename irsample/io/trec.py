@@ -28,6 +28,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import InputError
+from .arrow import binary_from, numbers
 
 try:  # Intel ISA-L: the same gzip format, 2-4x faster to decompress than zlib
     from isal import igzip as _gzip
@@ -260,12 +261,6 @@ def text_of(value: bytes) -> str:
 _RUN_FIELDS = "qid iter docno rank score tag"
 
 
-def _binary(offsets: np.ndarray, data: np.ndarray) -> pa.Array:
-    return pa.Array.from_buffers(
-        pa.binary(), len(offsets) - 1, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
-    )
-
-
 def read_run(source: Source) -> RunTable:
     """Read a TREC run file: ``qid iter docno rank score tag`` (six or more fields)."""
     name = source_name(source)
@@ -285,10 +280,10 @@ def read_run(source: Source) -> RunTable:
     if len(slow):
         rec, starts, ends = slow[:, 0], slow[:, 1], slow[:, 2]
         score[rec] = parse_floats(buf, starts, ends, lineno[rec], name, "score")
-    qid = _binary(q_off, q_data)
+    qid = binary_from(q_off, q_data)
     check_utf8(qid, lineno, name, "topic id")
     tag = decode_utf8(bytes(buf[tag_s:tag_e]), name, int(lineno[-1]), "run tag")
-    return RunTable(tag, name, qid, _binary(d_off, d_data), score, lineno)
+    return RunTable(tag, name, qid, binary_from(d_off, d_data), score, lineno)
 
 
 def _read_run_large(buf: np.ndarray, name: str) -> RunTable:
@@ -321,8 +316,8 @@ def check_unique_pairs(qid: pa.Array, docno: pa.Array, lineno: np.ndarray, name:
     """Raise naming the line of the first repeated ``(qid, docno)`` pair."""
     if len(qid) == 0:
         return
-    q = pc.dictionary_encode(qid).indices.to_numpy().astype(np.int64)
-    d = pc.dictionary_encode(docno).indices.to_numpy().astype(np.int64)
+    q = numbers(pc.dictionary_encode(qid).indices).astype(np.int64)
+    d = numbers(pc.dictionary_encode(docno).indices).astype(np.int64)
     key = q * (int(d.max()) + 1) + d
     order = np.argsort(key, kind="stable")
     dup = np.flatnonzero(key[order][1:] == key[order][:-1])
