@@ -218,6 +218,17 @@ def parse(name: str) -> list[Measure]:
     text = name.strip()
     if text in MEASURE_SETS:
         return [m for item in MEASURE_SETS[text] for m in parse(item)]
+    from .families import load_all, load_for
+
+    load_for(text)  # the modules that can define this name (families.py)
+    try:
+        return _parse_one(text, name)
+    except MeasureError:
+        load_all()  # the table of families.py missed a name: the whole registry decides
+        return _parse_one(text, name)
+
+
+def _parse_one(text: str, name: str) -> list[Measure]:
     trec = _parse_trec(text)
     if trec is not None:
         return trec
@@ -253,6 +264,9 @@ def parse_all(names: Iterable[str]) -> list[Measure]:
         text = n.strip()
         items = MEASURE_SETS.get(text, (text,))
         for item in items:
+            from .families import load_for
+
+            load_for(item)
             default = _is_trec_default(item)
             for m in parse(item):
                 if not default:
