@@ -2,7 +2,9 @@
 
 A measure *family* is a frozen dataclass subclass of :class:`Measure`; its fields are the
 declared parameters. Subclassing registers the family under its irsample name, its trec_eval
-name and its aliases (ir_measures names), so adding a measure touches one module.
+name and its aliases (ir_measures names), so adding a measure touches one module, plus its names
+in :mod:`.families` (the index :func:`parse` uses to import only the modules a name needs;
+``tests/test_measure_families.py`` says when it is missing a name).
 
 Three name syntaxes parse to the same objects (:func:`parse`):
 
