@@ -24,7 +24,8 @@ RUN = "1 Q0 d2 1 2 r1\n1 Q0 d1 2 1 r1\n2 Q0 e1 1 1 r1\n"
 #: never imported by `irsample eval -m map QRELS RUN` (scipy itself is imported by numba,
 #: whatever irsample does: numba/__init__.py; scipy.linalg, numba's BLAS probe, is skipped by
 #: irsample._numba_start)
-HEAVY = ("matplotlib", "scipy.linalg", "scipy.stats", "scipy.optimize", "scipy.special", "tqdm", "dask",
+HEAVY = ("matplotlib", "scipy.linalg", "scipy.stats", "scipy.optimize", "scipy.special", "tqdm",
+         "dask",
          "irsample.design", "irsample.experiments", "irsample.plots",
          # irsample.stats itself is numpy-only (intervals, seeds); these parts import scipy.stats
          "irsample.stats.correlation", "irsample.stats.tests",
