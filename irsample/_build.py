@@ -15,6 +15,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from ._numba_start import skip_blas_probe
+
+skip_blas_probe()
+
 _U8 = np.uint64(8)
 
 

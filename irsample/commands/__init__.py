@@ -1,4 +1,4 @@
-"""Subcommands of the ``irsample`` command line beyond ``eval`` and ``measures``.
+"""Subcommands of the ``irsample`` command line, one room each (``eval``, ``measures``, ...).
 
 Each module defines ``add_parser(subparsers)``, registering one or more subcommands whose
 parsers carry ``set_defaults(run=handler)``; ``handler(args)`` returns the text to print

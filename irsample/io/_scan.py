@@ -11,6 +11,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .._numba_start import skip_blas_probe
+
+skip_blas_probe()
+
 _NEWLINE = 10
 
 

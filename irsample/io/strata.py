@@ -94,6 +94,15 @@ def read_prels(source: Source) -> QrelsTable:
 
 
 QRELS_FORMATS = ("trec", "strata", "prels")
+_HEAD_BYTES = 1 << 16  #: the leading bytes in which detect_qrels_format looks for a record
+
+
+def _first_lines(buf: np.ndarray) -> np.ndarray | None:
+    """The whole lines within the first ~64 KiB of a longer ``buf``, or None."""
+    newline = np.flatnonzero(buf[:_HEAD_BYTES] == 10)
+    if len(buf) <= _HEAD_BYTES or not len(newline):
+        return None
+    return buf[: newline[-1] + 1]
 
 
 def detect_qrels_format(source: Source) -> str:
@@ -103,6 +112,13 @@ def detect_qrels_format(source: Source) -> str:
     probabilities only."""
     name = source_name(source)
     buf = read_bytes(source)
+    head = _first_lines(buf)
+    if head is not None:
+        try:
+            if int(_scan(head, [4], name)[2][0]) == 4:
+                return "trec"  # the first record decides; only 5 fields need every line
+        except InputError:  # no record in the first lines: the whole file decides
+            pass
     starts, ends, nfields, lineno = _scan(buf, [4], name)
     if int(nfields[0]) == 4:
         return "trec"

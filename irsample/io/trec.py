@@ -28,6 +28,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import InputError
+from .arrow import binary_from, numbers
 
 try:  # Intel ISA-L: the same gzip format, 2-4x faster to decompress than zlib
     from isal import igzip as _gzip
@@ -227,7 +228,8 @@ def check_utf8(values: pa.Array, lineno: np.ndarray, name: str, what: str) -> No
     data = (
         np.frombuffer(data, np.uint8) if data is not None and data.size else np.zeros(1, np.uint8)
     )
-    bad = first_invalid_utf8(offsets, data)
+    ascii_only = not data.size or int(data.max()) < 0x80  # then UTF-8, and no kernel to load
+    bad = -1 if ascii_only else first_invalid_utf8(offsets, data)
     if bad >= 0:
         raise InputError(
             f"{what} is not UTF-8 text: {text_of(values[bad].as_py())!r}", name, int(lineno[bad])
@@ -260,12 +262,6 @@ def text_of(value: bytes) -> str:
 _RUN_FIELDS = "qid iter docno rank score tag"
 
 
-def _binary(offsets: np.ndarray, data: np.ndarray) -> pa.Array:
-    return pa.Array.from_buffers(
-        pa.binary(), len(offsets) - 1, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
-    )
-
-
 def read_run(source: Source) -> RunTable:
     """Read a TREC run file: ``qid iter docno rank score tag`` (six or more fields)."""
     name = source_name(source)
@@ -285,10 +281,10 @@ def read_run(source: Source) -> RunTable:
     if len(slow):
         rec, starts, ends = slow[:, 0], slow[:, 1], slow[:, 2]
         score[rec] = parse_floats(buf, starts, ends, lineno[rec], name, "score")
-    qid = _binary(q_off, q_data)
+    qid = binary_from(q_off, q_data)
     check_utf8(qid, lineno, name, "topic id")
     tag = decode_utf8(bytes(buf[tag_s:tag_e]), name, int(lineno[-1]), "run tag")
-    return RunTable(tag, name, qid, _binary(d_off, d_data), score, lineno)
+    return RunTable(tag, name, qid, binary_from(d_off, d_data), score, lineno)
 
 
 def _read_run_large(buf: np.ndarray, name: str) -> RunTable:
@@ -321,8 +317,8 @@ def check_unique_pairs(qid: pa.Array, docno: pa.Array, lineno: np.ndarray, name:
     """Raise naming the line of the first repeated ``(qid, docno)`` pair."""
     if len(qid) == 0:
         return
-    q = pc.dictionary_encode(qid).indices.to_numpy().astype(np.int64)
-    d = pc.dictionary_encode(docno).indices.to_numpy().astype(np.int64)
+    q = numbers(pc.dictionary_encode(qid).indices).astype(np.int64)
+    d = numbers(pc.dictionary_encode(docno).indices).astype(np.int64)
     key = q * (int(d.max()) + 1) + d
     order = np.argsort(key, kind="stable")
     dup = np.flatnonzero(key[order][1:] == key[order][:-1])

@@ -1,27 +1,24 @@
 """Measures: value objects with canonical names, computed by kernels over runs x topics.
 
-Importing this package registers every family; :func:`parse` turns names into measures.
+:func:`parse` turns names into measures, importing only the family modules a name can refer to
+(:mod:`.families`); ``REGISTRY`` and ``TREC_REGISTRY`` (every family by irsample and trec_eval
+name) import them all on first access.
 """
 
-from . import (  # noqa: F401  (importing registers the families)
-    average_precision,
-    condensed,
-    counts,
-    design_based,
-    gain,
-    inferred,
-    interpolated,
-    judged,
-    ppi_measures,
-    precision,
-    residual,
-    sampled,
-    stat,
-    subcollection,
-)
-from .base import MEASURE_SETS, REGISTRY, TREC_REGISTRY, Measure, parse, parse_all
+from .base import MEASURE_SETS, Measure, parse, parse_all
 from .context import EvalContext
 
 __all__ = [
     "EvalContext", "MEASURE_SETS", "Measure", "REGISTRY", "TREC_REGISTRY", "parse", "parse_all",
 ]
+
+
+def __getattr__(name: str):
+    """``REGISTRY`` and ``TREC_REGISTRY``, complete: every family module imported first."""
+    if name in ("REGISTRY", "TREC_REGISTRY"):
+        from . import base
+        from .families import load_all
+
+        load_all()
+        return getattr(base, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -2,7 +2,9 @@
 
 A measure *family* is a frozen dataclass subclass of :class:`Measure`; its fields are the
 declared parameters. Subclassing registers the family under its irsample name, its trec_eval
-name and its aliases (ir_measures names), so adding a measure touches one module.
+name and its aliases (ir_measures names), so adding a measure touches one module, plus its names
+in :mod:`.families` (the index :func:`parse` uses to import only the modules a name needs;
+``tests/test_measure_families.py`` says when it is missing a name).
 
 Three name syntaxes parse to the same objects (:func:`parse`):
 
@@ -218,6 +220,17 @@ def parse(name: str) -> list[Measure]:
     text = name.strip()
     if text in MEASURE_SETS:
         return [m for item in MEASURE_SETS[text] for m in parse(item)]
+    from .families import load_all, load_for
+
+    load_for(text)  # the modules that can define this name (families.py)
+    try:
+        return _parse_one(text, name)
+    except MeasureError:
+        load_all()  # the table of families.py missed a name: the whole registry decides
+        return _parse_one(text, name)
+
+
+def _parse_one(text: str, name: str) -> list[Measure]:
     trec = _parse_trec(text)
     if trec is not None:
         return trec
@@ -253,6 +266,9 @@ def parse_all(names: Iterable[str]) -> list[Measure]:
         text = n.strip()
         items = MEASURE_SETS.get(text, (text,))
         for item in items:
+            from .families import load_for
+
+            load_for(item)
             default = _is_trec_default(item)
             for m in parse(item):
                 if not default:

@@ -25,6 +25,7 @@ import pyarrow.compute as pc
 from .._build import find_docs, gather_strings, intern_strings, intern_topic_docs
 from .._rank import group_rows, rank_runs
 from ..errors import InputError
+from ..io.arrow import binary_of, number_array, numbers
 from ..io.trec import QrelsTable, RunTable, text_of
 
 
@@ -35,17 +36,17 @@ def _intern_sorted(arrays: Sequence[pa.Array]) -> tuple[pa.Array, list[np.ndarra
     sorted byte-wise so that indices compare like ``strcmp`` on the strings.
     """
     if not arrays:
-        return pa.array([], pa.binary()), []
+        return binary_of([]), []
     chunks = pc.dictionary_encode(
         pa.chunked_array([a.cast(pa.binary()) for a in arrays], pa.binary())
     ).chunks
     dictionary = max((c.dictionary for c in chunks), key=len)
-    order = pc.sort_indices(dictionary).to_numpy()
+    order = numbers(pc.sort_indices(dictionary))
     rank = np.empty(len(order), dtype=np.int32)
     rank[order] = np.arange(len(order), dtype=np.int32)
-    ids = [rank[c.indices.to_numpy(zero_copy_only=False)] for c in chunks]
+    ids = [rank[numbers(c.indices)] for c in chunks]
     ids += [np.zeros(0, np.int32)] * (len(arrays) - len(ids))  # trailing empty arrays
-    return dictionary.take(pa.array(order)), ids
+    return dictionary.take(number_array(order)), ids
 
 
 def _binary_parts(values) -> tuple[np.ndarray, np.ndarray]:
@@ -83,7 +84,7 @@ def _intern_topics(tables) -> tuple[pa.Array, np.ndarray]:
     """
     local = [intern_strings(*_binary_parts(t.qid)) for t in tables]
     values, maps = _intern_sorted(
-        [t.qid.take(pa.array(first)) for t, (_, first) in zip(tables, local)]
+        [t.qid.take(number_array(first)) for t, (_, first) in zip(tables, local)]
     )
     row_topic = np.empty(sum(len(ids) for ids, _ in local), dtype=np.int32)
     at = 0
@@ -157,7 +158,7 @@ class Collection:
         t = self.topics.index(topic) if isinstance(topic, str) else topic
         s = r * self.n_topics + t
         tdi = self.rank_tdi[self.rank_offsets[s] : self.rank_offsets[s + 1]]
-        return list(_decode(self.tdi_docno.take(pa.array(tdi))))
+        return list(_decode(self.tdi_docno.take(number_array(tdi))))
 
     @classmethod
     def build(cls, runs: Sequence[RunTable], qrels: Sequence[QrelsTable] = ()) -> Collection:
@@ -215,8 +216,8 @@ class Collection:
 
     def lookup(self, qid: pa.Array, docno: pa.Array) -> tuple[np.ndarray, np.ndarray]:
         """Topic index and ``tdi`` of each (qid, docno) pair; -1 where not in the collection."""
-        t = pc.index_in(qid.cast(pa.binary()), value_set=pa.array(self.topics, pa.binary()))
-        t = t.fill_null(-1).to_numpy().astype(np.int64)
+        t = pc.index_in(qid.cast(pa.binary()), value_set=binary_of(self.topics))
+        t = numbers(t, missing=-1).astype(np.int64)
         q_offsets, q_data = _binary_parts(docno)
         d_offsets, d_data = _binary_parts(self.tdi_docno)
         tdi = find_docs(q_offsets, q_data, t, self.topic_doc_offsets, d_offsets, d_data)

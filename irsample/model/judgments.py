@@ -10,6 +10,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import InputError
+from ..io.arrow import number_array, numbers
 from ..io.trec import QrelsTable
 from .collection import Collection, _decode
 
@@ -252,8 +253,8 @@ def _stratum_ids(table: QrelsTable) -> tuple[tuple[str, ...], np.ndarray]:
     if table.stratum is None:
         return ("all",), np.zeros(len(table.rel), dtype=np.int32)
     enc = pc.dictionary_encode(table.stratum.cast(pa.binary()))
-    order = pc.sort_indices(enc.dictionary).to_numpy()
+    order = numbers(pc.sort_indices(enc.dictionary))
     rank = np.empty(len(order), dtype=np.int32)
     rank[order] = np.arange(len(order), dtype=np.int32)
-    labels = _decode(enc.dictionary.take(pa.array(order)))
-    return labels, rank[enc.indices.to_numpy(zero_copy_only=False)]
+    labels = _decode(enc.dictionary.take(number_array(order)))
+    return labels, rank[numbers(enc.indices)]

@@ -1,0 +1,121 @@
+"""``irsample eval``: evaluate runs against qrels, as trec_eval does, and with estimators.
+
+``irsample eval QRELS RUN... [-m MEASURE]... [-q] [--format trec|tsv|json|latex|table|sample_eval]``
+reads the qrels once and the runs in bounded batches (:mod:`irsample.streaming`), so memory stays
+flat whatever the number of runs; with ``--auto-labels`` every run is held at once (the fusion
+labeller reads them all). The measures are parsed by :func:`irsample.api.measures_from` and the
+output is rendered by :mod:`irsample.formats`.
+"""
+
+from __future__ import annotations
+
+from ..errors import IrsampleError
+from .arguments import number
+
+#: formats whose output has no per-topic lines (``-q`` is refused with them)
+SUMMARY_ONLY = ("latex", "table")
+#: formats that can print exact doubles (``--places exact``)
+EXACT = ("tsv", "json")
+
+
+def places(text: str):
+    """``--places``: an integer >= 0, or ``exact``."""
+    if text == "exact":
+        return text
+    return number(int, minimum=0)(text)
+
+
+def add_parser(sub) -> None:
+    from ..formats import FORMATS
+    from ..io.strata import QRELS_FORMATS
+    from ..measures.base import DEFAULT_VARIANCE, VARIANCE_METHODS
+
+    at_least_zero = number(int, minimum=0)
+    ev = sub.add_parser(
+        "eval",
+        help="evaluate runs against qrels (trec_eval compatible)",
+        description="Evaluate runs against qrels. Measure names: irsample (AP, P@10, nDCG@10), "
+        "ir_measures or trec_eval syntax (map, P.5,10, ndcg_cut.10, ndcg.1=3,2=9), or the "
+        "sets official / all_trec. Default: official.",
+    )
+    ev.add_argument("qrels", help="qrels file (plain, .gz, .parquet, or - for stdin)")
+    ev.add_argument("runs", nargs="+", help="run files (plain, .gz, .parquet, or -)")
+    ev.add_argument("-m", "--measure", action="append", default=None, metavar="MEASURE",
+                    help="a measure; repeat the option for more, as in trec_eval "
+                    "(-m map -m P.10)")
+    ev.add_argument("-q", "--per-topic", action="store_true",
+                    help="print per-topic values too (not with --format latex or table)")
+    ev.add_argument(
+        "-c", "--complete", action="store_true",
+        help="average over all qrels topics (a topic missing from a run scores 0)",
+    )
+    ev.add_argument(
+        "-J", "--judged-only", action="store_true",
+        help="evaluate only judged documents (drop unjudged and unpooled ones from the ranking)",
+    )
+    ev.add_argument("-l", "--level", type=int, default=1, help="relevance level (default 1)")
+    ev.add_argument("-M", "--max-docs", type=at_least_zero, default=None,
+                    help="evaluate only the first N documents of each ranking")
+    ev.add_argument("--format", choices=FORMATS, default="trec")
+    ev.add_argument(
+        "--qrels-format", choices=QRELS_FORMATS, default=None,
+        help="judgments format (default: detected; 4 fields trec, 5 fields stratified qrels "
+        "or, with fractional fifth fields, prels)",
+    )
+    ev.add_argument("--places", type=places, default=None, metavar="N",
+                    help="decimals of real values (default 4, trec_eval's, in every format), or "
+                    "'exact' (tsv, json: the shortest text that reads back as the same double)")
+    ev.add_argument("--compat", choices=("9.0.8", "10"), default="10",
+                    help="trec_eval version whose iprec_at_recall/11pt_avg rounding to follow")
+    ev.add_argument(
+        "--ci", type=number(float, above=0.0, below=1.0), default=None, metavar="LEVEL",
+        help="add confidence limits at this level (e.g. 0.95) for estimators with a variance "
+        "(infAP, xinfAP, infNDCG, statAP): <name>_low/_high lines, or low/high columns",
+    )
+    ev.add_argument(
+        "--variance", choices=VARIANCE_METHODS, default=DEFAULT_VARIANCE,
+        help="variance estimator of infAP and xinfAP for --ci: jackknife (default; closest to "
+        "nominal coverage on TREC-8), covariance (linearised, with the covariances of the "
+        "precisions) or paper (Yilmaz, Kanoulas & Aslam 2008, precisions independent)",
+    )
+    ev.add_argument("--auto-labels", metavar="FILE|fusion", default=None,
+                    help="automatic labels (topic Q0 docno value) for ppi(M) and auto(M), or "
+                    "'fusion' for the built-in labeller fitted on the judged sample")
+    ev.add_argument("-o", "--output", help="write to this file instead of standard output")
+    ev.set_defaults(run=cmd_eval)
+
+
+def cmd_eval(args) -> str:
+    from ..api import measures_from
+    from ..formats import render
+    from .notices import warn_ignored_strata
+
+    if args.per_topic and args.format in SUMMARY_ONLY:
+        raise IrsampleError(f"-q: --format {args.format} has no per-topic lines (use trec, tsv, "
+                            "json or sample_eval)")
+    if args.places == "exact" and args.format not in EXACT:
+        raise IrsampleError(f"--places exact: only with --format {' or '.join(EXACT)}")
+    default = ["sample_eval"] if args.format == "sample_eval" else ["official"]
+    measures = measures_from(args.measure or default)
+    options = dict(rel_level=args.level, judged_only=args.judged_only, max_docs=args.max_docs,
+                   complete=args.complete, compat=args.compat, ci=args.ci,
+                   variance=args.variance)
+    if args.auto_labels is None:
+        from ..streaming import evaluate_in_batches
+
+        ev = evaluate_in_batches(  # runs read and evaluated a batch at a time (bounded memory)
+            args.qrels, args.runs, measures, qrels_format=args.qrels_format,
+            judgments_hook=lambda judgments: warn_ignored_strata(measures, judgments), **options)
+    else:  # automatic labels (the fusion labeller reads every run): all runs at once
+        from ..api import check_common_topics, load
+        from ..evaluation import evaluate_collection
+        from .judge_report import eval_labels
+
+        collection, judgments = load(args.qrels, args.runs, qrels_format=args.qrels_format)
+        check_common_topics(collection, judgments)
+        warn_ignored_strata(measures, judgments)
+        labels = eval_labels(args, measures, collection, judgments)
+        ev = evaluate_collection(collection, judgments, measures, auto_labels=labels, **options)
+    places = 4 if args.places is None else args.places  # trec_eval's precision in every format
+    return render(ev, args.format, per_topic=args.per_topic,
+                  places=None if places == "exact" else places)
