@@ -9,12 +9,19 @@ records "no BLAS" and would compute a dot product in a kernel with its own loop 
 no library). ``scipy.linalg`` stays importable afterwards, and numba's ``np.linalg`` functions
 still import it when a kernel uses them. If ``scipy.linalg`` or ``numba.np.arraymath`` is
 already imported, nothing changes.
+
+Only a process irsample owns skips the probe: :func:`irsample.cli.main` sets :data:`enabled`;
+a program that imports irsample as a library keeps numba's own start-up (its kernels may use
+BLAS).
 """
 
 from __future__ import annotations
 
 import importlib.abc
 import sys
+
+#: set by the command line before any kernel loads; library use leaves numba untouched
+enabled = False
 
 
 class _Refuse(importlib.abc.MetaPathFinder):
@@ -31,7 +38,7 @@ class _Refuse(importlib.abc.MetaPathFinder):
 
 def skip_blas_probe() -> None:
     """Import ``numba.np.arraymath`` without letting it import ``scipy.linalg`` (module doc)."""
-    if "numba.np.arraymath" in sys.modules or "scipy.linalg" in sys.modules:
+    if not enabled or "numba.np.arraymath" in sys.modules or "scipy.linalg" in sys.modules:
         return
     finder = _Refuse("scipy.linalg")
     sys.meta_path.insert(0, finder)

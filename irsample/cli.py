@@ -16,7 +16,7 @@ import argparse
 import sys
 from importlib import import_module
 
-from . import __version__
+from . import __version__, _numba_start
 from .errors import IrsampleError
 
 #: every subcommand: name -> (module of :mod:`irsample.commands` whose ``add_parser(sub)``
@@ -100,6 +100,7 @@ def check_outputs(args) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    _numba_start.enabled = True  # this process is ours: numba may start without its BLAS probe
     args = build_parser(chosen_command(argv)).parse_args(argv)
     from .commands.notices import announce_compilation
 
