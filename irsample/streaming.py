@@ -30,6 +30,7 @@ from .errors import InputError, InputWarning
 from .io import load_qrels, load_runs
 from .io.trec import read_run
 from .model import Collection, Judgments
+from .model.collection import RunsAndTopics
 
 BATCH_BYTES = 256 * 2**20  #: run text per batch (all of TREC-8's runs; one MS MARCO run)
 PREFETCH_BYTES = 128 * 2**20  #: run text read while the qrels load
@@ -37,20 +38,12 @@ _GZIP_RATIO = 4  #: a gzip run file holds about this many times its size in text
 
 
 @dataclass(frozen=True)
-class EvaluatedRuns:
+class EvaluatedRuns(RunsAndTopics):
     """What an evaluation keeps of its collections: run names and sources, and the topics."""
 
     topics: tuple[str, ...]
     run_names: tuple[str, ...]
     run_sources: tuple[str, ...]
-
-    @property
-    def n_runs(self) -> int:
-        return len(self.run_names)
-
-    @property
-    def n_topics(self) -> int:
-        return len(self.topics)
 
 
 def _text_size(source) -> int | None:

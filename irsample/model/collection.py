@@ -98,8 +98,20 @@ def _decode(values: pa.Array) -> tuple[str, ...]:
     return tuple(v.decode("utf-8", "surrogateescape") for v in values.to_pylist())
 
 
+class RunsAndTopics:
+    """``n_runs`` and ``n_topics`` of anything that names its ``run_names`` and ``topics``."""
+
+    @property
+    def n_runs(self) -> int:
+        return len(self.run_names)
+
+    @property
+    def n_topics(self) -> int:
+        return len(self.topics)
+
+
 @dataclass(frozen=True, eq=False)
-class Collection:
+class Collection(RunsAndTopics):
     """Runs x topics, with rankings as integer document ids in trec_eval order.
 
     Build one with :meth:`build` (from parsed tables) or :func:`irsample.load` (from files).
@@ -113,14 +125,6 @@ class Collection:
     rank_offsets: np.ndarray = field(repr=False)  #: (R*T+1,) int64
     rank_tdi: np.ndarray = field(repr=False)  #: (positions,) int32
     rank_score: np.ndarray = field(repr=False)  #: (positions,) float64
-
-    @property
-    def n_runs(self) -> int:
-        return len(self.run_names)
-
-    @property
-    def n_topics(self) -> int:
-        return len(self.topics)
 
     @property
     def n_tdi(self) -> int:
