@@ -12,8 +12,8 @@ document's inclusion probability known.
 - :mod:`.named`: designs by name (``2strata@2000``) and paper 002's presets.
 
 Every design class registers itself by its ``kind`` when its module is imported
-(:data:`irsample.design.frame.DESIGNS`); a new design module adds its name to the last import
-line below (docs/adding-a-design.md).
+(:data:`irsample.design.frame.DESIGNS`): every module of this room is imported below, so a new
+design is one new module here and nothing else (docs/adding-a-design.md).
 """
 
 from . import stratified as _stratified
@@ -28,5 +28,14 @@ __all__ = [
     "parse_design", "preset", *_stratified.__all__,
 ]
 
-# the design modules imported only to register their kinds: a new design adds its name here
-from . import depth, systematic  # noqa: E402,F401
+
+def _register_every_design() -> None:
+    """Import every module of this room, so each design class in it registers its kind."""
+    import importlib
+    import pkgutil
+
+    for module in pkgutil.iter_modules(__path__):
+        importlib.import_module(f"{__name__}.{module.name}")
+
+
+_register_every_design()
