@@ -43,7 +43,7 @@ from ..design.sampling.budget import Budget
 from ..evaluation import evaluate_collection
 from ..io.labels import AutoLabels
 from ..measures import EvalContext, parse
-from ..measures.ppi import design_arrays, ppi_estimate
+from ..measures.ppi import ppi_estimate
 from ..stats.agreement import cohen_kappa
 from .data import load
 from .recipes import Context, recipe
@@ -51,7 +51,7 @@ from .report import Report, Section
 
 SOURCES = "Angelopoulos et al., Science 2023 (PPI); Angelopoulos, Duchi & Zrnic 2023 (PPI++); " \
           "Zrnic & Candes, PNAS 2024 (cross-prediction)"
-MEASURES = (("AP", None), ("nDCG", None))
+MEASURES = ("AP", "nDCG")
 
 
 def build_frame(data, depth: float) -> SamplingFrame:
@@ -82,7 +82,8 @@ def _designs(strategies, percents, pool):
 
 def run_model_assisted(files, *, trials=100, seed=2024, percents=(5, 10, 20),
                        strategies=("uniform", "2strata"), kappas=(0.3, 0.5, 0.7),
-                       adv_runs=3, adv_depth=20, depth=100.0, folds=5, progress=False):
+                       adv_runs=3, adv_depth=20, depth=100.0, folds=5, tuning="run",
+                       progress=False):
     """Per-trial summaries (one row per trial x cell x label source x measure) and setup facts."""
     data = load(files)
     c = data.collection
@@ -121,7 +122,6 @@ def run_model_assisted(files, *, trials=100, seed=2024, percents=(5, 10, 20),
             draw_seed, fold_seed = cseed.spawn(2)
             sample = design.sample(frame, rng=np.random.default_rng(draw_seed))
             ctx = EvalContext(c, sample)
-            d = design_arrays(c, sample)
             sources = {n: AutoLabels(v, "grade", n) for n, v in labels.items()}
             sources["fusion"] = fusion_labels(c, sample, folds=folds, rows=rows,
                                               rng=np.random.default_rng(fold_seed))
@@ -132,8 +132,8 @@ def run_model_assisted(files, *, trials=100, seed=2024, percents=(5, 10, 20),
                 else:
                     binary = (lab.value[frame.tdi] >= 0.5).astype(np.int64)
                     kap = cohen_kappa(frame.rel, binary).kappa
-                for j, (kind, k) in enumerate(MEASURES):
-                    e = ppi_estimate(ctx, lab, kind, k, design=d)
+                for j, kind in enumerate(MEASURES):
+                    e = ppi_estimate(ctx, lab, kind, tuning=tuning)
                     res = _summarise(e, evaluated, q, truth_mean[:, j], z, c.n_runs, picks)
                     out.append(dict(trial=trial, strategy=strategy, percent=percent,
                                     labels=name, measure=kind, judged=int(judged.sum()),
