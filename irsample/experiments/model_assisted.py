@@ -39,6 +39,8 @@ from ..design import SamplingFrame, stratified, uniform
 from ..design.frame import _best_rank
 from ..design.labels.fusion import PoolRows, fusion_labels
 from ..design.labels.simulated import calibrate_sigma, favoured_documents, noisy_grades, over_label
+from ..design.planner.relevance_model import fit_relevance
+from ..design.sampling.active import active
 from ..design.sampling.budget import Budget
 from ..evaluation import evaluate_collection
 from ..io.labels import AutoLabels
@@ -65,7 +67,7 @@ def build_frame(data, depth: float) -> SamplingFrame:
     return SamplingFrame.from_arrays(c, c.tdi_topic[tdi], tdi, rel, runs=tuple(runs))
 
 
-def _designs(strategies, percents, pool):
+def _designs(strategies, percents, pool, prior=None):
     out = []
     for s in strategies:
         for p in percents:
@@ -74,8 +76,10 @@ def _designs(strategies, percents, pool):
                 design = uniform(min(1.0, p / 100.0))
             elif s == "2strata":
                 design = stratified("1-10:1,11-100:0.2", budget=budget)
+            elif s == "active":
+                design = active(min(1.0, p / 100.0), prior)
             else:
-                raise ValueError(f"unknown strategy {s!r} (uniform, 2strata)")
+                raise ValueError(f"unknown strategy {s!r} (uniform, 2strata, active)")
             out.append((s, p, design))
     return out
 
@@ -104,7 +108,10 @@ def run_model_assisted(files, *, trials=100, seed=2024, percents=(5, 10, 20),
     favoured = favoured_documents(c, picks, adv_depth, in_frame)
     rows = PoolRows(c, frame.topic, frame.tdi, frame.best_rank, frame.runs, depth)
     z = NormalDist().inv_cdf(0.975)
-    cells = _designs(strategies, percents, len(frame))
+    prior = np.full(c.n_tdi, np.nan)  # the runs-only relevance prior: labels known before judging
+    prior[frame.tdi] = fit_relevance(rows, np.zeros(len(frame), bool),
+                                     np.zeros(len(frame), np.int64)).prob
+    cells = _designs(strategies, percents, len(frame), prior)
     out = []
     started = time.time()
     for trial in range(trials):
@@ -220,12 +227,13 @@ def halfwidth_figure(table: pd.DataFrame, path):
 @recipe("model-assisted", "human judgments + automatic labels (ppi) vs humans only (ht): "
         "coverage, half-widths, Kendall tau", SOURCES, trials=100, percents=(5, 10, 20),
         strategies=("uniform", "2strata"), kappas=(0.3, 0.5, 0.7), adv_runs=3, adv_depth=20,
-        depth=100.0, folds=5)
+        depth=100.0, folds=5, tuning="run")
 def model_assisted(context: Context, p: dict) -> Report:
     trials, facts = run_model_assisted(
         context.files, trials=p["trials"], seed=p["seed"], percents=p["percents"],
         strategies=p["strategies"], kappas=p["kappas"], adv_runs=p["adv_runs"],
-        adv_depth=p["adv_depth"], depth=p["depth"], folds=p["folds"], progress=context.progress)
+        adv_depth=p["adv_depth"], depth=p["depth"], folds=p["folds"], tuning=p["tuning"],
+        progress=context.progress)
     table = summarise(trials)
     text = (f"Frame: {facts['frame_size']} pooled documents, {facts['runs']} runs, "
             f"{facts['topics']} topics; noise sigma per kappa {facts['sigmas']}; adversarial "

@@ -111,13 +111,11 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float = "run"
     collection, judgments = ctx.collection, ctx.judgments
     if len(labels.value) != collection.n_tdi:
         raise MeasureError("automatic labels were read for another collection")
-    topic = collection.tdi_topic.astype(np.int64)
-    grades = label_grades(labels, judgments, topic, ctx.rel_level)
+    ctx_f, census, grades = _label_contexts(ctx, labels)
     hy = ht_estimate(ctx, m)
-    ctx_f = _context(ctx, labelled_sample(collection, judgments, grades))
     hf = ht_estimate(ctx_f, m)
-    auto = np.nan_to_num(ht_estimate(_context(ctx, labelled_census(collection, judgments, grades)),
-                                     m).value)
+    auto = np.nan_to_num(census.shared(("ppi_auto", m), lambda: m.compute(census)))
+    topic = collection.tdi_topic.astype(np.int64)
     useful = informative_topics(grades, judgments, topic, ctx.n_topics)[ctx.seg_topic]
     rho = _correlation(ctx, ctx_f, m, hy, hf)
     v_y, v_f = hy.variance, np.where(useful, hf.variance, 0.0)
@@ -132,6 +130,28 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float = "run"
     value = hy.value + shift
     return PPIEstimate(value, np.where(lam > 0, var, v_y), lam, hy.value, v_y, auto, hf.value,
                        rho)
+
+
+def _label_contexts(ctx, labels):
+    """The labelled sample's and the labels' census contexts (cached on ``ctx`` per labels, so
+    that every measure of one evaluation shares them). The labelled sample has ``ctx``'s design,
+    so it takes ``ctx``'s design facts rather than rebuilding them."""
+    def build():
+        collection, judgments = ctx.collection, ctx.judgments
+        grades = label_grades(labels, judgments, collection.tdi_topic.astype(np.int64),
+                              ctx.rel_level)
+        labelled = labelled_sample(collection, judgments, grades)
+        ctx_f = _context(ctx, labelled)
+        if labelled.max_grade == judgments.max_grade:  # same per-grade tables: same design
+            ctx_f.replace_shared("ht_design", ht_design(ctx))
+        census = _context(ctx, labelled_census(collection, judgments, grades))
+        return labels, ctx_f, census, grades
+
+    cached = ctx.shared(("ppi_labels", id(labels)), build)
+    if cached[0] is not labels:  # an id reused by new labels
+        cached = build()
+        ctx.replace_shared(("ppi_labels", id(labels)), cached)
+    return cached[1:]
 
 
 def _by_run(values, ctx):

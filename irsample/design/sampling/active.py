@@ -1,0 +1,102 @@
+"""Active judging: inclusion probabilities from automatic labels, for the prediction-powered
+estimators (Zrnic & Candes, "Active statistical inference", ICML 2024).
+
+With labels f_d on every pooled document, ppi(M) = ht(M) + lambda (M(f) - ht_f(M))
+(``irsample.measures.ppi``) has, for a total sum_F w_d y_d, the design variance of
+sum_S w_d (y_d - lambda f_d) / pi_d; under a fixed-size design of n documents it is smallest
+(to first order) for pi_d proportional to w_d sqrt(E[(y_d - lambda f_d)^2]) (Zrnic & Candes
+§3: the residual's standard deviation times the document's weight in the estimand). Here:
+
+- uncertainty: for a label that is a probability p_d of relevance (calibrated, e.g. the
+  fusion labeller), E[(y_d - p_d)^2] = p_d (1 - p_d), so the residual's sd is
+  sqrt(p_d (1 - p_d)); a hard label (a grade) says nothing of its own uncertainty, and every
+  document gets the same (p = 1/2);
+- influence: AP weighs a document by where the runs rank it; its weight is the AP prior
+  averaged over the pool's runs (:func:`~irsample.design.sampling.importance.ap_prior`, the
+  statAP weight), which also tracks nDCG's discount;
+- safety: the active probabilities are mixed with uniform, pi_d = (1 - a) pi*_d + a n_t/N_t
+  (a = ``mix``, default 0.2), so every document has pi_d >= a n_t/N_t and a badly wrong label
+  model costs at most a factor 1/a in any document's weight (Zrnic & Candes mix the same way).
+
+Per topic t, n_t = round(``fraction`` N_t) documents are drawn by randomized systematic PPS
+(the fixed-size draw of :mod:`.importance`: exact first-order pi_d, sample size exactly n_t);
+pi*_d = min(1, c u_d), u_d = sqrt(p_d (1 - p_d)) x influence_d, c solving sum pi* = n_t. The
+inclusion probabilities are recorded with the draw (design file rows; merged as prels), so ht
+and ppi weigh each judged document by 1/pi_d and stay unbiased whatever the labels. The
+labels used by the design must not depend on the draw (fit them before sampling, e.g. the
+fusion labeller's runs-only prior, or an external judge).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...errors import DesignError
+from ..frame import Design, Sample, SamplingFrame, generator
+from .importance import _systematic, ap_prior, inclusion_probabilities
+from .stratified import _check_rate, sample_size
+
+LABEL = "active"
+
+
+@dataclass(frozen=True, eq=False)
+class Active(Design):
+    """Active judging of ``fraction`` of each topic's pool (module docstring); ``prob`` the
+    probability of relevance of every ``tdi`` of the collection (NaN: unknown, taken as 1/2),
+    ``mix`` the uniform share."""
+
+    fraction: float
+    prob: np.ndarray = field(repr=False)
+    mix: float = 0.2
+
+    def __post_init__(self):
+        object.__setattr__(self, "fraction", _check_rate(self.fraction, "active: fraction"))
+        if not 0.0 < self.mix <= 1.0:
+            raise DesignError(f"active: the uniform share must be in (0, 1], not {self.mix}")
+
+    @property
+    def name(self) -> str:
+        return f"active({self.fraction:g},mix={self.mix:g})"
+
+    def inclusion(self, frame: SamplingFrame) -> np.ndarray:
+        """pi_d of every frame row (module docstring)."""
+        p = np.full(len(frame), 0.5)
+        inside = frame.tdi >= 0
+        given = self.prob[frame.tdi[inside]]
+        p[inside] = np.where(np.isfinite(given), np.clip(given, 0.0, 1.0), 0.5)
+        weight = np.sqrt(p * (1.0 - p)) * ap_prior(frame)
+        size = frame.pool_size()
+        want = sample_size(self.fraction, size)
+        pi = np.zeros(len(frame))
+        order = np.argsort(frame.topic, kind="stable")
+        bounds = np.concatenate([[0], np.cumsum(size)])
+        for t in np.flatnonzero(size):
+            rows = order[bounds[t]:bounds[t + 1]]
+            n = int(want[t])
+            flat = n / len(rows)
+            if np.count_nonzero(weight[rows] > 0) >= n:
+                sharp = inclusion_probabilities(weight[rows], n)
+            else:  # too few documents with a weight: uniform
+                sharp = np.full(len(rows), flat)
+            pi[rows] = (1.0 - self.mix) * sharp + self.mix * flat
+        return pi
+
+    def select(self, frame: SamplingFrame, *, rng) -> Sample:
+        if len(self.prob) != frame.collection.n_tdi:
+            raise DesignError("active: label probabilities were made for another collection")
+        pi = frame.memo(self, lambda: self.inclusion(frame))
+        rng = generator(rng)
+        judged = np.zeros(len(pi), dtype=bool)
+        key = rng.random(len(pi))
+        u = rng.random(frame.n_topics)
+        rows = np.lexsort((key, frame.topic))  # topic blocks, random order inside
+        offsets = np.concatenate([[0], np.cumsum(frame.pool_size())]).astype(np.int64)
+        _systematic(rows, pi, offsets, u, judged)
+        return Sample(judged, np.zeros(len(pi), dtype=np.int64), (LABEL,), pi.copy())
+
+
+def active(fraction: float, prob: np.ndarray, *, mix: float = 0.2) -> Active:
+    """Active judging (see :class:`Active`)."""
+    return Active(fraction, np.asarray(prob, dtype=np.float64), mix)
