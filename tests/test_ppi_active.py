@@ -76,3 +76,52 @@ def test_bad_arguments(world):
         active(0.2, prob, mix=0.0)
     with pytest.raises(DesignError):
         active(0.2, prob[:10]).select(frame, rng=1)
+
+
+def test_plan_with_auto_labels_merge_and_eval(tmp_path, capsys):
+    """plan --auto-labels draws and records pi; merge --format prels keeps the whole pool with
+    its pi; eval estimates ppi(AP) and ht(AP) from it."""
+    import gzip
+    from pathlib import Path
+
+    import irsample
+    from irsample.cli import main
+    from irsample.design import DesignRecord
+
+    vaswani = Path(irsample.__file__).resolve().parent / "data" / "vaswani"
+    runs = [vaswani / "runs" / n for n in ("bm25_k1.2_b0.75.run.gz", "tf_raw.run.gz",
+                                           "coord.run.gz")]
+    with gzip.open(vaswani / "qrels.gz", "rt") as fh:
+        relevant = {(q, d) for q, _, d, r in (line.split() for line in fh) if int(r) > 0}
+    pool = set()
+    for path in runs:
+        with gzip.open(path, "rt") as fh:
+            for q, _, d, rank, *_ in (line.split() for line in fh):
+                if int(rank) <= 20:
+                    pool.add((q, d))
+    labels = tmp_path / "p.labels"
+    labels.write_text("".join(f"{q} Q0 {d} {0.8 if (q, d) in relevant else 0.1}\n"
+                              for q, d in sorted(pool)))
+    design = tmp_path / "design.json"
+    rc = main(["plan", *map(str, runs), "--budget", "400", "--depth", "20", "--auto-labels",
+               str(labels), "--seed", "3", "-o", str(design)])
+    out = capsys.readouterr().out
+    assert rc == 0 and "active judging" in out and "400 documents drawn" in out
+    record = DesignRecord.read(design)
+    assert record.selected.sum() == 400 and record.design.name.startswith("active(")
+    assert len(set(np.round(record.inclusion, 9))) > 2  # not uniform
+    qrels = tmp_path / "judged.qrels"
+    qrels.write_text("".join(f"{q} 0 {d} {int((q, d) in relevant)}\n"
+                             for q, d, s in zip(record.qid, record.docno, record.selected) if s))
+    prels = tmp_path / "judged.prels"
+    assert main(["merge", str(design), str(qrels), "--format", "prels", "-o", str(prels)]) == 0
+    assert len(prels.read_text().splitlines()) == len(record.qid)  # the whole pool
+    capsys.readouterr()
+    rc = main(["eval", str(prels), *map(str, runs), "--qrels-format", "prels", "-m", "ppi(AP)",
+               "-m", "ht(AP)", "--auto-labels", str(labels), "--ci", "0.95"])
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    rows = [line.split() for line in out.splitlines()]
+    ppi = [float(v) for n, _, v in rows if n == "ppi(AP)"]
+    assert len(ppi) == 3 and all(0 < v < 1 for v in ppi)
+    assert main(["merge", str(design), str(qrels), "--format", "strata"]) == 1

@@ -29,6 +29,7 @@ from ..errors import InputError
 from ..io.trec import QrelsTable
 from ..io.writers import format_prels, format_strata_qrels, format_trec_qrels
 from .record import DesignRecord
+from .sampling.active import Active
 from .sampling.importance import Importance
 
 MERGE_FORMATS = ("strata", "prels", "trec")
@@ -55,7 +56,7 @@ class Merged:
         """The merged judgments in format ``strata``, ``prels`` or ``trec``."""
         rec = self.record
         if fmt == "strata":
-            if isinstance(rec.design, Importance):
+            if isinstance(rec.design, (Importance, Active)):
                 raise InputError(
                     f"{rec.design.name} is an importance sample, not simple random samples of "
                     "strata: sample_eval's estimators do not apply; merge it as prels",
@@ -64,7 +65,10 @@ class Merged:
             labels = [rec.labels[s] for s in rec.stratum]
             return format_strata_qrels(rec.qid, rec.docno, labels, self.rel)
         if fmt == "prels":
-            keep = np.flatnonzero(self.judged)
+            # an active design's estimators need its whole pool (labels on every document):
+            # its unjudged rows are written with rel -1 and their pi
+            keep = np.arange(len(self.rel)) if isinstance(rec.design, Active) \
+                else np.flatnonzero(self.judged)
             return format_prels(
                 [rec.qid[i] for i in keep], [rec.docno[i] for i in keep], self.rel[keep],
                 rec.inclusion[keep],

@@ -54,6 +54,7 @@ import numpy as np
 from ..errors import DesignError, InputError
 from ..io.trec import read_bytes, source_name
 from .frame import Design, Sample
+from .sampling.active import recorded as recorded_active
 from .sampling.allocated import Allocated
 from .sampling.named import parse_design
 
@@ -160,7 +161,10 @@ class DesignRecord:
         if data.get("version") != VERSION:
             raise InputError(f"unsupported design file version {data.get('version')!r}", name, 1)
         try:
-            design = parse_design(data.get("design")) if "plan" not in data else None
+            if str(data.get("design", "")).startswith("active("):  # drawn by plan --auto-labels
+                design = recorded_active(data["design"])
+            else:
+                design = parse_design(data.get("design")) if "plan" not in data else None
         except Exception as exc:  # DesignError: located in the file
             raise InputError(f"design: {exc}", name, _line_of(text, '"design"')) from None
         if design is None:

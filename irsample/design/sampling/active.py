@@ -18,7 +18,8 @@ sum_S w_d (y_d - lambda f_d) / pi_d; under a fixed-size design of n documents it
   (a = ``mix``, default 0.2), so every document has pi_d >= a n_t/N_t and a badly wrong label
   model costs at most a factor 1/a in any document's weight (Zrnic & Candes mix the same way).
 
-Per topic t, n_t = round(``fraction`` N_t) documents are drawn by randomized systematic PPS
+Per topic t, n_t = round(``fraction`` N_t) documents (or a total ``budget`` apportioned to the
+topics by pool size) are drawn by randomized systematic PPS
 (the fixed-size draw of :mod:`.importance`: exact first-order pi_d, sample size exactly n_t);
 pi*_d = min(1, c u_d), u_d = sqrt(p_d (1 - p_d)) x influence_d, c solving sum pi* = n_t. The
 inclusion probabilities are recorded with the draw (design file rows; merged as prels), so ht
@@ -29,6 +30,7 @@ fusion labeller's runs-only prior, or an external judge).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -50,6 +52,7 @@ class Active(Design):
     fraction: float
     prob: np.ndarray = field(repr=False)
     mix: float = 0.2
+    budget: int | None = None  #: a total size, apportioned to topics by pool size
 
     def __post_init__(self):
         object.__setattr__(self, "fraction", _check_rate(self.fraction, "active: fraction"))
@@ -58,7 +61,19 @@ class Active(Design):
 
     @property
     def name(self) -> str:
-        return f"active({self.fraction:g},mix={self.mix:g})"
+        tail = "" if self.budget is None else f",budget={self.budget}"
+        return f"active({self.fraction:g},mix={self.mix:g}{tail})"
+
+    def sizes(self, size: np.ndarray) -> np.ndarray:
+        """n_t per topic: round(fraction N_t), or the ``budget`` apportioned to the pools'
+        sizes (largest remainders), so that the total is exactly the budget."""
+        if self.budget is None:
+            return sample_size(self.fraction, size)
+        share = self.budget * size / max(int(size.sum()), 1)
+        want = np.floor(share).astype(np.int64)
+        extra = int(self.budget - want.sum())
+        want[np.argsort(-(share - want), kind="stable")[:extra]] += 1
+        return np.minimum(want, size)
 
     def inclusion(self, frame: SamplingFrame) -> np.ndarray:
         """pi_d of every frame row (module docstring)."""
@@ -68,7 +83,7 @@ class Active(Design):
         p[inside] = np.where(np.isfinite(given), np.clip(given, 0.0, 1.0), 0.5)
         weight = np.sqrt(p * (1.0 - p)) * ap_prior(frame)
         size = frame.pool_size()
-        want = sample_size(self.fraction, size)
+        want = self.sizes(size)
         pi = np.zeros(len(frame))
         order = np.argsort(frame.topic, kind="stable")
         bounds = np.concatenate([[0], np.cumsum(size)])
@@ -85,7 +100,9 @@ class Active(Design):
 
     def select(self, frame: SamplingFrame, *, rng) -> Sample:
         if len(self.prob) != frame.collection.n_tdi:
-            raise DesignError("active: label probabilities were made for another collection")
+            raise DesignError("active: no label probabilities for this collection (an active "
+                              "design is drawn by `irsample plan --auto-labels`; a design "
+                              "file keeps only its draw)")
         pi = frame.memo(self, lambda: self.inclusion(frame))
         rng = generator(rng)
         judged = np.zeros(len(pi), dtype=bool)
@@ -97,6 +114,21 @@ class Active(Design):
         return Sample(judged, np.zeros(len(pi), dtype=np.int64), (LABEL,), pi.copy())
 
 
-def active(fraction: float, prob: np.ndarray, *, mix: float = 0.2) -> Active:
+_NAME = re.compile(r"active\(([0-9.eE+-]+),mix=([0-9.eE+-]+)(?:,budget=([0-9]+))?\)")
+
+
+def recorded(name: str) -> Active:
+    """The :class:`Active` design a design file names (``active(0.1,mix=0.2)``): its labels are
+    not in the file, only the draw (rows with their pi), so it cannot be drawn again."""
+    found = _NAME.fullmatch(str(name).strip())
+    if not found:
+        raise DesignError(f"not an active design name: {name!r} (expected active(F,mix=A) or "
+                          "active(F,mix=A,budget=B))")
+    budget = None if found.group(3) is None else int(found.group(3))
+    return Active(float(found.group(1)), np.zeros(0), float(found.group(2)), budget)
+
+
+def active(fraction: float, prob: np.ndarray, *, mix: float = 0.2,
+           budget: int | None = None) -> Active:
     """Active judging (see :class:`Active`)."""
-    return Active(fraction, np.asarray(prob, dtype=np.float64), mix)
+    return Active(fraction, np.asarray(prob, dtype=np.float64), mix, budget)
