@@ -10,15 +10,15 @@ the complete judgments restricted to F (mean over topics):
    fresh
    noise each trial), an adversarial source (the kappa-0.7 labels with the top ``adv_depth``
    documents of ``adv_runs`` runs, chosen at the quartiles of the true MAP, raised to relevant),
-   and the fusion predictor fitted on the trial's human sample (:mod:`irsample.design.
-   fusion_labels`, cross-fitted by topic);
+   and the fusion predictor fitted on the trial's human sample
+   (:mod:`irsample.design.labels.fusion`, cross-fitted by topic);
 2. each design (``uniform``; ``2strata``: ranks 1-10 at rate 1 and 11-``depth`` at 0.2, scaled
-   to the budget) draws ``percent``% of F for human judgment;
-3. ht (lambda = 0), ppi (lambda tuned per run) and auto-only (labels as judgments) estimate every
-   run's mean, with 95% intervals for ht and ppi (:mod:`irsample.measures.ppi`). "ht" here is
-   ppi's own lambda = 0 estimator on the same draw (for P@k and num_rel it is ht(M) exactly; for
-   AP and nDCG ratios ht(M) of :mod:`irsample.measures.design_based` corrects and imputes its
-   ratios in its own way).
+   to the budget; ``active``: :mod:`irsample.design.sampling.active` with the runs-only
+   relevance prior as the design's labels, fixed before any judging) draws ``percent``% of F
+   for human judgment;
+3. ht(M) (:mod:`irsample.measures.design_based`, humans only), ppi(M) (lambda tuned per run,
+   or as ``tuning`` says) and auto-only (labels as judgments) estimate every run's mean, with
+   95% intervals for ht and ppi (:mod:`irsample.measures.ppi`; ppi's ``ht`` is ht(M) itself).
 
 results: per (strategy, percent, labels, measure) over trials and runs: coverage of ppi's
 intervals, mean half-width, halfwidth_ratio = ppi's mean half-width / ht's (same draws), bias
