@@ -34,13 +34,17 @@ the part the two share.
 Exact cases (by construction, not by tolerance): labels equal to the human grades make ht_f
 equal ht_y bit for bit, so ppi(M) = M(f) = M(y), lambda = 1 and the variance is 0; labels
 constant over a topic's pool carry no information, lambda = 0 there, and ppi(M) = ht(M) with
-ht's variance.
+ht's variance. One exception, so that true labels stay exact on a topic where the truth itself
+is constant (no relevant document in its pool): when the labels vary somewhere in the pool, a
+topic whose constant labels match every judged document takes the labels' value with variance
+0 (PPI with lambda = 1 and a sample without residuals; ht_f there would only impute).
 
 Variance. var(ppi) = V_y - 2 lambda C + lambda^2 V_f, V_y and V_f ht(M)'s design variances of
 ht_y and ht_f (jackknife or linearised, as ht chooses), C their covariance, C = rho sqrt(V_y V_f)
 with rho the correlation of the two linearised estimates: per sampled document the influences
 z_d = (x_d - theta~ r_d)/Y of each (``ppi_kernels.py``), their covariance by ht_design's
-cell formula (Hajek, within each topic x stratum). No sample of unlabelled documents enters
+cell formula (Hajek, within each topic x stratum); a topic without linearised variance (one
+ht imputes) takes the correlation pooled over the run's topics. No sample of unlabelled documents enters
 (M(f) is a census of F), so PPI++'s factor (1 + n/N) on V_f does not apply.
 
 Power tuning. lambda minimises the estimated variance: per run (``tuning="run"``, default) of
@@ -67,7 +71,7 @@ from .context import EvalContext, safe_divide
 from .counts import NumRel
 from .design_based import estimate as ht_estimate
 from .ht_design import cell_variance, ht_design
-from .ppi_judgments import informative_topics, label_grades, labelled_census, labelled_sample
+from .ppi_judgments import agreeing_topics, informative_topics, label_grades, labelled_census, labelled_sample
 from .ppi_kernels import influence_sums
 
 TUNINGS = ("run", "topic", "global")
@@ -116,7 +120,12 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float = "run"
     hf = ht_estimate(ctx_f, m)
     auto = np.nan_to_num(census.shared(("ppi_auto", m), lambda: m.compute(census)))
     topic = collection.tdi_topic.astype(np.int64)
-    useful = informative_topics(grades, judgments, topic, ctx.n_topics)[ctx.seg_topic]
+    useful = informative_topics(grades, judgments, topic, ctx.n_topics)
+    # a topic whose labels are constant but match every judged document: the sample shows no
+    # residual, and the labels are used as they are (PPI's lambda = 1 with a zero residual)
+    sure = (~useful & useful.any() & agreeing_topics(grades, judgments, topic,
+                                                     ctx.n_topics))[ctx.seg_topic]
+    useful = useful[ctx.seg_topic]
     rho = _correlation(ctx, ctx_f, m, hy, hf)
     v_y, v_f = hy.variance, np.where(useful, hf.variance, 0.0)
     cov = np.where(useful, rho * np.sqrt(np.maximum(v_y * v_f, 0.0)), 0.0)
@@ -127,9 +136,9 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float = "run"
         lam = np.where(worse, 0.0, lam)
         var = np.where(worse, v_y, var)
     shift = np.where(lam > 0, lam * (auto - np.nan_to_num(hf.value)), 0.0)
-    value = hy.value + shift
-    return PPIEstimate(value, np.where(lam > 0, var, v_y), lam, hy.value, v_y, auto, hf.value,
-                       rho)
+    value = np.where(sure, auto, hy.value + shift)
+    var = np.where(sure, 0.0, np.where(lam > 0, var, v_y))
+    return PPIEstimate(value, var, np.where(sure, 1.0, lam), hy.value, v_y, auto, hf.value, rho)
 
 
 def _label_contexts(ctx, labels):
@@ -248,4 +257,13 @@ def _correlation(ctx, ctx_f, m, hy, hf) -> np.ndarray:
     v_ab = cell_variance(d, t, a[..., 0] + b[..., 0], a[..., 1] + b[..., 1],
                          a[..., 2] + 2.0 * cross + b[..., 2])
     cov = 0.5 * (v_ab - v_a - v_b)
-    return np.clip(safe_divide(cov, np.sqrt(np.maximum(v_a * v_b, 0.0))), -1.0, 1.0)
+    own = safe_divide(cov, np.sqrt(np.maximum(v_a * v_b, 0.0)))
+    # a segment without linearised variance (ht imputes an unidentified topic from the run's
+    # other topics) takes the run's pooled correlation
+    n_runs = ctx.n_runs
+
+    def by_run(v):
+        return np.repeat(v.reshape(n_runs, -1).sum(axis=1), ctx.n_topics)
+
+    pooled = safe_divide(by_run(cov), np.sqrt(np.maximum(by_run(v_a) * by_run(v_b), 0.0)))
+    return np.clip(np.where((v_a > 0) & (v_b > 0), own, pooled), -1.0, 1.0)

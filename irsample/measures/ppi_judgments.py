@@ -101,3 +101,9 @@ def informative_topics(grades, judgments, topic, n_topics) -> np.ndarray:
     np.maximum.at(hi, t, g)
     np.minimum.at(lo, t, g)
     return hi > lo
+
+
+def agreeing_topics(grades, judgments, topic, n_topics) -> np.ndarray:
+    """Per topic: whether every judged document's label equals its human grade."""
+    judged = (judgments.state == JUDGED) & (grades != judgments.grade)
+    return np.bincount(topic[judged], minlength=n_topics) == 0
