@@ -44,8 +44,8 @@ ht_y and ht_f (jackknife or linearised, as ht chooses), C their covariance, C = 
 with rho the correlation of the two linearised estimates: per sampled document the influences
 z_d = (x_d - theta~ r_d)/Y of each (``ppi_kernels.py``), their covariance by ht_design's
 cell formula (Hajek, within each topic x stratum); a topic without linearised variance (one
-ht imputes) takes the correlation pooled over the run's topics. No sample of unlabelled documents enters
-(M(f) is a census of F), so PPI++'s factor (1 + n/N) on V_f does not apply.
+ht imputes) takes the correlation pooled over the run's topics. No sample of unlabelled
+documents enters (M(f) is a census of F), so PPI++'s factor (1 + n/N) on V_f does not apply.
 
 Power tuning. lambda minimises the estimated variance: per run (``tuning="run"``, default) of
 the mean over its topics, lambda = sum_t C_t / sum_t V_f,t (one weight shared by the topics,
@@ -71,7 +71,13 @@ from .context import EvalContext, safe_divide
 from .counts import NumRel
 from .design_based import estimate as ht_estimate
 from .ht_design import cell_variance, ht_design
-from .ppi_judgments import agreeing_topics, informative_topics, label_grades, labelled_census, labelled_sample
+from .ppi_judgments import (
+    agreeing_topics,
+    informative_topics,
+    label_grades,
+    labelled_census,
+    labelled_sample,
+)
 from .ppi_kernels import influence_sums
 
 TUNINGS = ("run", "topic", "global")
