@@ -67,7 +67,7 @@ def build_frame(data, depth: float) -> SamplingFrame:
     return SamplingFrame.from_arrays(c, c.tdi_topic[tdi], tdi, rel, runs=tuple(runs))
 
 
-def _designs(strategies, percents, pool, prior=None):
+def _designs(strategies, percents, pool, prior=None, mix=0.2):
     out = []
     for s in strategies:
         for p in percents:
@@ -77,7 +77,7 @@ def _designs(strategies, percents, pool, prior=None):
             elif s == "2strata":
                 design = stratified("1-10:1,11-100:0.2", budget=budget)
             elif s == "active":
-                design = active(min(1.0, p / 100.0), prior)
+                design = active(min(1.0, p / 100.0), prior, mix=mix)
             else:
                 raise ValueError(f"unknown strategy {s!r} (uniform, 2strata, active)")
             out.append((s, p, design))
@@ -87,7 +87,7 @@ def _designs(strategies, percents, pool, prior=None):
 def run_model_assisted(files, *, trials=100, seed=2024, percents=(5, 10, 20),
                        strategies=("uniform", "2strata"), kappas=(0.3, 0.5, 0.7),
                        adv_runs=3, adv_depth=20, depth=100.0, folds=5, tuning="run",
-                       progress=False):
+                       mix=0.2, progress=False):
     """Per-trial summaries (one row per trial x cell x label source x measure) and setup facts."""
     data = load(files)
     c = data.collection
@@ -111,7 +111,7 @@ def run_model_assisted(files, *, trials=100, seed=2024, percents=(5, 10, 20),
     prior = np.full(c.n_tdi, np.nan)  # the runs-only relevance prior: labels known before judging
     prior[frame.tdi] = fit_relevance(rows, np.zeros(len(frame), bool),
                                      np.zeros(len(frame), np.int64)).prob
-    cells = _designs(strategies, percents, len(frame), prior)
+    cells = _designs(strategies, percents, len(frame), prior, mix)
     out = []
     started = time.time()
     for trial in range(trials):
@@ -227,13 +227,13 @@ def halfwidth_figure(table: pd.DataFrame, path):
 @recipe("model-assisted", "human judgments + automatic labels (ppi) vs humans only (ht): "
         "coverage, half-widths, Kendall tau", SOURCES, trials=100, percents=(5, 10, 20),
         strategies=("uniform", "2strata"), kappas=(0.3, 0.5, 0.7), adv_runs=3, adv_depth=20,
-        depth=100.0, folds=5, tuning="run")
+        depth=100.0, folds=5, tuning="run", mix=0.2)
 def model_assisted(context: Context, p: dict) -> Report:
     trials, facts = run_model_assisted(
         context.files, trials=p["trials"], seed=p["seed"], percents=p["percents"],
         strategies=p["strategies"], kappas=p["kappas"], adv_runs=p["adv_runs"],
         adv_depth=p["adv_depth"], depth=p["depth"], folds=p["folds"], tuning=p["tuning"],
-        progress=context.progress)
+        mix=p["mix"], progress=context.progress)
     table = summarise(trials)
     text = (f"Frame: {facts['frame_size']} pooled documents, {facts['runs']} runs, "
             f"{facts['topics']} topics; noise sigma per kappa {facts['sigmas']}; adversarial "
