@@ -24,7 +24,7 @@ and writes the drawn design file (rows with their pi); judge its selected docume
 from __future__ import annotations
 
 from ..errors import DesignError
-from .arguments import number
+from .arguments import add_seed, number
 from .notices import Steps, add_progress_option, progress_enabled
 
 DEFAULT_DEPTH = 100
@@ -66,8 +66,7 @@ def add_parser(sub) -> None:
     pl.add_argument("--mix", type=number(float, above=0), default=0.2,
                     help="active judging: the uniform share of the inclusion probabilities "
                     "(default 0.2)")
-    pl.add_argument("--seed", type=number(int, minimum=0), default=0,
-                    help="active judging: the seed of the draw (default 0)")
+    add_seed(pl, "active judging: the seed of the draw")
     pl.add_argument("-o", dest="plan_out", required=True, metavar="FILE",
                     help="the design file to write")
     add_progress_option(pl)
