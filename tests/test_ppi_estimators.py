@@ -1,9 +1,10 @@
 """Prediction-powered estimators (irsample.measures.ppi) on synthetic graded collections.
 
-Exactness: labels equal to the truth give the full-judgment measure with variance 0; labels all
-0 give the HT estimator (lambda = 0) and its variance. Unbiasedness of the corrected totals for
-a fixed lambda (Monte Carlo over draws), the linear variance formula against the spread over
-draws, and ppi-python as an oracle for the mean (one topic, uniform sample).
+Exactness for every supported measure and several designs: labels equal to the truth give the
+full-judgment measure with variance 0; constant labels give ht(M) itself (value and variance).
+AP's numerator is the residual-of-products formula (pair by pair); unbiasedness of the linear
+totals for a fixed lambda (Monte Carlo over draws) and their variance against the spread over
+draws; ppi-python as an oracle for the mean (one topic, uniform sample).
 """
 
 from __future__ import annotations
@@ -16,14 +17,14 @@ from irsample.errors import MeasureError
 from irsample.evaluation import evaluate_collection
 from irsample.io.labels import AutoLabels
 from irsample.measures import EvalContext, parse
-from irsample.measures.ppi import design_arrays, discount_sum, ppi_estimate
-from irsample.measures.ppi_kernels import ap_walk
+from irsample.measures.design_based import estimate as ht_estimate
+from irsample.measures.ppi import ppi_estimate
+from irsample.measures.ppi_judgments import label_grades, labelled_census, labelled_sample
 from irsample.model import Judgments
 
 from .synthetic import pooled_collection
 
-TARGETS = [("AP", None, "AP"), ("nDCG", None, "nDCG"), ("nDCG", 10, "nDCG@10"),
-           ("P", 10, "P@10"), ("num_rel", None, "num_rel")]
+NAMES = ["AP", "nDCG", "nDCG@10", "P@10", "num_rel"]
 
 
 @pytest.fixture(scope="module")
@@ -45,32 +46,51 @@ def _truth_values(collection, truth, name):
     return evaluate_collection(collection, truth, parse(name)).values[:, :, 0].ravel()
 
 
-@pytest.mark.parametrize("design", [uniform(0.2), stratified("1-5:1,6-:0.15")],
-                         ids=["uniform", "2strata"])
-@pytest.mark.parametrize("kind,k,name", TARGETS, ids=[t[2] for t in TARGETS])
-def test_labels_equal_to_truth_give_the_full_judgment_measure(world, design, kind, k, name):
+DESIGNS = [uniform(0.2), stratified("1-5:1,6-:0.15"), stratified("1-10:0.5,11-:0.1")]
+DESIGN_IDS = ["uniform", "2strata", "2strata-sampled-top"]
+
+
+@pytest.mark.parametrize("design", DESIGNS, ids=DESIGN_IDS)
+@pytest.mark.parametrize("name", NAMES)
+def test_labels_equal_to_truth_give_the_full_judgment_measure(world, design, name):
     collection, frame, truth = world
     sample = design.sample(frame, rng=3)
-    e = ppi_estimate(EvalContext(collection, sample), _labels(collection, frame, frame.rel),
-                     kind, k)
+    e = ppi_estimate(EvalContext(collection, sample), _labels(collection, frame, frame.rel), name)
     expected = _truth_values(collection, truth, name)
     have = np.isfinite(expected)
     np.testing.assert_allclose(e.value[have], expected[have], atol=1e-9)
     np.testing.assert_allclose(e.variance, 0.0, atol=1e-12)
-    assert np.all(e.lam == 1.0)
+    np.testing.assert_allclose(e.lam, 1.0, atol=1e-12)
     assert np.any(e.ht_variance > 0)  # the sample alone is uncertain
 
 
-@pytest.mark.parametrize("design", [uniform(0.2), stratified("1-5:1,6-:0.15")],
-                         ids=["uniform", "2strata"])
-@pytest.mark.parametrize("kind,k,name", TARGETS, ids=[t[2] for t in TARGETS])
-def test_constant_zero_labels_give_ht(world, design, kind, k, name):
+@pytest.mark.parametrize("design", DESIGNS, ids=DESIGN_IDS)
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("constant", [0, 1, 2])
+def test_constant_labels_give_ht_exactly(world, design, name, constant):
+    """Labels constant over the pool carry no information: ppi(M) is ht(M), value and
+    variance, bit for bit (lambda = 0), for every M and design."""
     collection, frame, _ = world
     sample = design.sample(frame, rng=4)
-    e = ppi_estimate(EvalContext(collection, sample),
-                     _labels(collection, frame, np.zeros(len(frame))), kind, k)
-    np.testing.assert_allclose(e.value, e.ht, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(e.variance, e.ht_variance, rtol=1e-9, atol=1e-15)
+    labels = _labels(collection, frame, np.full(len(frame), constant))
+    ev = evaluate_collection(collection, sample, parse(f"ht({name})") + parse(f"ppi({name})"),
+                             ci=0.95, auto_labels=labels)
+    np.testing.assert_array_equal(ev.values[:, :, 1], ev.values[:, :, 0])
+    np.testing.assert_array_equal(ev.variance[:, :, 1], ev.variance[:, :, 0])
+    e = ppi_estimate(EvalContext(collection, sample), labels, name)
+    assert np.all(e.lam == 0.0)
+
+
+def test_constant_labels_on_some_topics_keep_ht_there(world):
+    """Informative labels on some topics, constant on others: the constant topics keep ht."""
+    collection, frame, _ = world
+    sample = uniform(0.25).sample(frame, rng=6)
+    values = np.where(frame.topic < 3, frame.rel, 0)
+    e = ppi_estimate(EvalContext(collection, sample), _labels(collection, frame, values), "AP")
+    flat = np.tile(np.arange(collection.n_topics) >= 3, collection.n_runs)
+    np.testing.assert_array_equal(e.value[flat], e.ht[flat])
+    np.testing.assert_array_equal(e.variance[flat], e.ht_variance[flat])
+    assert np.all(e.lam[~flat] > 0)
 
 
 def test_ht_precision_and_relevant_count_by_hand(world):
@@ -79,45 +99,112 @@ def test_ht_precision_and_relevant_count_by_hand(world):
     sample = uniform(0.3).sample(frame, rng=5)
     ctx = EvalContext(collection, sample)
     zero = _labels(collection, frame, np.zeros(len(frame)))
-    d = design_arrays(collection, sample)
-    judged_rel = d.sampled & (sample.grade >= 1)
-    weight = np.where(judged_rel, 1.0 / np.where(d.sampled, d.pi, 1.0), 0.0)
-    p10 = ppi_estimate(ctx, zero, "P", 10).value
+    judged = sample.state == 2
+    topic = collection.tdi_topic
+    pi = (np.bincount(topic[judged], minlength=collection.n_topics)
+          / np.bincount(frame.topic, minlength=collection.n_topics))[topic]
+    weight = np.where(judged & (sample.grade >= 1), 1.0 / pi, 0.0)
+    p10 = ppi_estimate(ctx, zero, "P@10").value
     r = ppi_estimate(ctx, zero, "num_rel").value
     T = collection.n_topics
     for s in range(collection.n_runs * T):
         top = collection.rank_tdi[collection.rank_offsets[s]:collection.rank_offsets[s + 1]][:10]
         assert p10[s] == pytest.approx(weight[top].sum() / 10)
-        topic = s % T
-        assert r[s] == pytest.approx(weight[collection.tdi_topic == topic].sum())
+        assert r[s] == pytest.approx(weight[topic == s % T].sum())
 
 
-def _numerator(collection, sample, labels, lam):
-    ctx = EvalContext(collection, sample)
-    d = design_arrays(collection, sample)
-    y = np.where(d.sampled, sample.grade >= 1, 0).astype(np.float64)
-    f = np.where(d.in_frame, labels.relevance(1), 0.0)
-    pi = np.where(d.sampled, d.pi, 1.0)
-    known, ht_y, ht_f, _ = ap_walk(ctx.offsets, ctx.seg_topic, ctx.pos_tdi, y, f, d.in_frame,
-                                   d.sampled, pi, d.stratum, d.same, y, -f, d.size.shape[1])
-    return ht_y + lam * (known - ht_f)
+def _residual_of_products(collection, sample, frame, y_grade, f_grade, lam):
+    """AP's numerator by the formula of ppi.py, pair by pair: lambda Num(f) +
+    sum_S (y - lambda f)/(k pi) + sum_{j<k in S} (y_j y_k - lambda f_j f_k)/(k pi_jk)."""
+    judged = sample.state == 2
+    topic = collection.tdi_topic
+    size = np.bincount(frame.topic, minlength=collection.n_topics).astype(float)
+    taken = np.bincount(topic[judged], minlength=collection.n_topics).astype(float)
+    y = np.zeros(collection.n_tdi)
+    f = np.zeros(collection.n_tdi)
+    y[frame.tdi], f[frame.tdi] = frame.rel >= 1, f_grade >= 1
+    out = []
+    for s in range(collection.n_runs * collection.n_topics):
+        t = s % collection.n_topics
+        p1 = taken[t] / size[t]
+        p2 = taken[t] * (taken[t] - 1) / (size[t] * (size[t] - 1))
+        ranked = collection.rank_tdi[collection.rank_offsets[s]:collection.rank_offsets[s + 1]]
+        total = 0.0
+        for k, dk in enumerate(ranked, 1):
+            total += lam * f[dk] / k + lam * f[dk] * f[ranked[:k - 1]].sum() / k
+            if judged[dk]:
+                total += (y[dk] - lam * f[dk]) / (k * p1)
+                above = ranked[:k - 1][judged[ranked[:k - 1]]]
+                total += ((y[dk] * y[above] - lam * f[dk] * f[above]) / (k * p2)).sum()
+        out.append(total)
+    return np.array(out)
 
 
-@pytest.mark.parametrize("design", [uniform(0.25), stratified("1-5:1,6-:0.2")],
-                         ids=["uniform", "2strata"])
-def test_ap_numerator_with_residual_of_products_is_unbiased(world, design):
-    """E[lambda Pred(f) + sum_S (y - lambda f)/(k pi) + sum_S pairs (y y - lambda f f)/(k pi_jk)]
-    = sum_{j<=k} y_j y_k / k, for noisy labels and a fixed lambda (2,000 draws)."""
-    collection, frame, truth = world
+def test_ap_numerator_is_the_residual_of_products(world):
+    """ht's AP numerator on the humans minus lambda times the same on the labels, plus lambda
+    times the labels' own numerator, is the residual-of-products formula of the docstring."""
+    collection, frame, _ = world
     rng = np.random.default_rng(11)
     noisy = np.where(rng.random(len(frame)) < 0.15, 1 - np.minimum(frame.rel, 1), frame.rel)
     labels = _labels(collection, frame, noisy)
-    exact = _numerator(collection, truth, labels, 0.7)  # census: the true numerator
-    draws = np.array([_numerator(collection, design.sample(frame, rng=i), labels, 0.7)
-                      for i in range(2000)])
-    se = draws.std(axis=0) / np.sqrt(len(draws))
-    z = (draws.mean(axis=0) - exact) / np.where(se > 0, se, 1.0)
-    assert np.mean(np.abs(z) < 3.3) > 0.97
+    sample = uniform(0.3).sample(frame, rng=8)
+    ctx = EvalContext(collection, sample)
+    ap = parse("AP")[0]
+    grades = label_grades(labels, sample, collection.tdi_topic)
+    census = ht_estimate(EvalContext(collection, labelled_census(collection, sample, grades)), ap)
+    on_labels = ht_estimate(EvalContext(collection, labelled_sample(collection, sample, grades)),
+                            ap)
+    lam = 0.7
+    combined = ht_estimate(ctx, ap).num + lam * (census.num - on_labels.num)
+    expected = _residual_of_products(collection, sample, frame, frame.rel, noisy, lam)
+    np.testing.assert_allclose(combined, expected, rtol=1e-9)
+
+
+def test_labelled_sample_keeps_the_design_and_documents_no_run_retrieved(world):
+    """With labels equal to the human grades, the labelled sample is the sample again: same
+    states, strata, counts, grades, and the judged documents without a ranking."""
+    collection, frame, _ = world
+    sample = stratified("1-5:1,6-:0.3").sample(frame, rng=2)
+    judged = sample.state[frame.tdi] == 2
+    strata = sample.stratum[frame.tdi]
+    # three extra judged documents of topic 0 that no run retrieved (tdi -1), one relevant
+    topic = np.concatenate([frame.topic, [0, 0, 0, 1]])
+    tdi = np.concatenate([frame.tdi, [-1, -1, -1, -1]])
+    rel = np.concatenate([np.where(judged, frame.rel, -1), [2, 0, 0, -1]])
+    stratum = np.concatenate([strata, [1, 1, 0, 1]])
+    full = Judgments.from_arrays(collection, topic, tdi, rel, stratum=stratum,
+                                 labels=sample.stratum_labels)
+    grades = np.where(full.state == 2, full.grade, 0)
+    again = labelled_sample(collection, full, grades)
+    for name in ("state", "grade", "stratum", "stratum_size", "stratum_sampled"):
+        np.testing.assert_array_equal(getattr(again, name), getattr(full, name), err_msg=name)
+    np.testing.assert_array_equal(again.stratum_grades, full.stratum_grades)
+
+
+def test_probability_labels_label_the_expected_count_most_probable():
+    """Per topic, the round(sum p) documents of highest p become relevant."""
+    from types import SimpleNamespace
+    p = np.array([0.9, 0.1, 0.6, 0.3, 0.2, 0.0, 0.8, 0.4])
+    topic = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    judgments = SimpleNamespace(state=np.full(8, 2))
+    grades = label_grades(AutoLabels(p, "probability"), judgments, topic)
+    # topic 0: sum 1.9 -> 2 (0.9, 0.6); topic 1: sum 1.4 -> 1 (0.8)
+    np.testing.assert_array_equal(grades, [1, 0, 1, 0, 0, 0, 1, 0])
+
+
+@pytest.mark.parametrize("tuning", ["run", "topic", "global"])
+def test_tuned_interval_never_wider_than_ht_for_a_run(world, tuning):
+    collection, frame, _ = world
+    rng = np.random.default_rng(3)
+    noisy = np.where(rng.random(len(frame)) < 0.3, 1 - np.minimum(frame.rel, 1), frame.rel)
+    sample = uniform(0.2).sample(frame, rng=12)
+    for name in ("AP", "nDCG"):
+        e = ppi_estimate(EvalContext(collection, sample), _labels(collection, frame, noisy), name,
+                         tuning=tuning)
+        shape = (collection.n_runs, collection.n_topics)
+        assert np.all(e.variance.reshape(shape).sum(axis=1)
+                      <= e.ht_variance.reshape(shape).sum(axis=1) * (1 + 1e-12))
+        assert np.all((e.lam >= 0) & (e.lam <= 1))
 
 
 def test_linear_estimates_unbiased_and_variance_matches_spread(world):
@@ -129,13 +216,13 @@ def test_linear_estimates_unbiased_and_variance_matches_spread(world):
                     0, 2)
     labels = _labels(collection, frame, noisy)
     design = stratified("1-5:0.6,6-:0.2")
-    for kind, k, name in [("P", 10, "P@10"), ("num_rel", None, "num_rel")]:
-        out = [ppi_estimate(EvalContext(collection, design.sample(frame, rng=i)), labels, kind,
-                            k, tuning=0.6) for i in range(1500)]
+    for name in ("P@10", "num_rel"):
+        out = [ppi_estimate(EvalContext(collection, design.sample(frame, rng=i)), labels, name,
+                            tuning=0.6) for i in range(600)]
         values = np.array([e.value for e in out])
         variances = np.array([e.variance for e in out])
         expected = _truth_values(collection, truth, name)
-        if kind == "num_rel":
+        if name == "num_rel":
             expected = np.tile(np.bincount(frame.topic[frame.rel >= 1],
                                            minlength=collection.n_topics), collection.n_runs)
         se = values.std(axis=0) / np.sqrt(len(values))
@@ -154,7 +241,8 @@ def test_ppi_python_oracle_for_the_mean():
                                           pool_depth=60)
     frame = SamplingFrame.from_qrels(collection, qrels)
     rng = np.random.default_rng(0)
-    f = np.clip((frame.rel >= 1) * 0.7 + rng.random(len(frame)) * 0.3, 0, 1)
+    # 0/1 probabilities: the labels' grades are the probabilities themselves
+    f = np.where(rng.random(len(frame)) < 0.2, 1 - (frame.rel >= 1), frame.rel >= 1) * 1.0
     labels = _labels(collection, frame, f, "probability")
     sample = uniform(0.3).sample(frame, rng=1)
     judged = sample.state[frame.tdi] == 2
@@ -163,12 +251,6 @@ def test_ppi_python_oracle_for_the_mean():
         e = ppi_estimate(EvalContext(collection, sample), labels, "num_rel", tuning=lam)
         oracle = ppi_py.ppi_mean_pointestimate(y, f[judged], f, lam=lam)
         assert e.value[0] / len(frame) == pytest.approx(float(np.ravel(oracle)[0]), rel=1e-9)
-
-
-def test_discount_sum_interpolates_the_ideal_dcg():
-    assert discount_sum(np.array([0.0, 1.0, 3.0]))[2] == pytest.approx(1 + 1 / np.log2(3) + 0.5)
-    assert discount_sum(np.array([1.5]))[0] == pytest.approx(1 + 0.5 / np.log2(3))
-    assert discount_sum(np.array([7.0]), 2)[0] == pytest.approx(1 + 1 / np.log2(3))
 
 
 def test_measures_need_labels_and_name_a_supported_target(world):
@@ -206,21 +288,3 @@ def test_every_target_name_parses():
         m = parse(name)[0]
         assert parse(m.name) == [m]
     assert parse("ppi(num_rel)")[0].summary == "sum"
-
-
-@pytest.mark.parametrize("design", [uniform(0.25), stratified("1-5:1,6-:0.2")],
-                         ids=["uniform", "2strata"])
-def test_zero_labels_equal_design_based_ht_for_linear_measures(world, design):
-    """ppi(M) with labels all 0 is ht(M) (issue 12's estimators) for the linear measures: the
-    same values and variances. (AP and nDCG: both are HT ratios, but ht(M) corrects and imputes
-    its ratios its own way; see the module docstring of ppi.py.)"""
-    collection, frame, _ = world
-    sample = design.sample(frame, rng=21)
-    zero = _labels(collection, frame, np.zeros(len(frame)))
-    names = ["ht(P@10)", "ppi(P@10)", "ht(num_rel)", "ppi(num_rel)"]
-    ev = evaluate_collection(collection, sample, [m for n in names for m in parse(n)], ci=0.95,
-                             auto_labels=zero)
-    for j in (0, 2):
-        np.testing.assert_allclose(ev.values[:, :, j + 1], ev.values[:, :, j], equal_nan=True)
-        np.testing.assert_allclose(ev.variance[:, :, j + 1], ev.variance[:, :, j], rtol=1e-9,
-                                   equal_nan=True)

@@ -12,12 +12,19 @@ Rounds, each a design file that ``irsample sample --design FILE`` draws:
 
 ``--target-halfwidth W``: plan the smallest budget whose predicted half-width of a run's mean
 estimate is at most W (``--budget`` then caps it). The summary goes to standard output.
+
+Active judging: ``irsample plan RUNS --budget N --auto-labels FILE|fusion [--mix A] [--seed S]
+-o design.json`` draws the sample at once with inclusion probabilities that favour documents
+whose label is uncertain and that the runs rank high (:mod:`irsample.design.sampling.active`),
+and writes the drawn design file (rows with their pi); judge its selected documents, then
+``irsample merge design.json QRELS --format prels`` (every pool document, with its pi) and
+``irsample eval ... --auto-labels`` estimate ppi(M) and ht(M) without bias.
 """
 
 from __future__ import annotations
 
 from ..errors import DesignError
-from .arguments import add_runs, number
+from .arguments import add_runs, add_seed, number
 from .notices import Steps, add_progress_option, progress_enabled
 
 DEFAULT_DEPTH = 100
@@ -52,6 +59,14 @@ def add_parser(sub) -> None:
     pl.add_argument("--ci", type=number(float, above=0, below=1), default=0.95, metavar="LEVEL",
                     help="confidence level of the predicted half-width (default 0.95; as "
                     "`eval --ci`: -l/--level is a relevance level)")
+    pl.add_argument("--auto-labels", metavar="FILE|fusion", default=None,
+                    help="active judging: draw the sample now, favouring documents whose "
+                    "automatic label is uncertain (a label file of probabilities, or fusion: "
+                    "the runs-only relevance prior)")
+    pl.add_argument("--mix", type=number(float, above=0), default=0.2,
+                    help="active judging: the uniform share of the inclusion probabilities "
+                    "(default 0.2)")
+    add_seed(pl, "active judging: the seed of the draw")
     pl.add_argument("-o", dest="plan_out", required=True, metavar="FILE",
                     help="the design file to write")
     add_progress_option(pl)
@@ -66,6 +81,8 @@ def cmd_plan(args) -> str:
     if (args.design is None) != (args.judged is None):
         raise DesignError("--design and --judged go together: the drawn design file and the "
                           "judgments of its documents")
+    if args.auto_labels is not None:
+        return _plan_active(args)
     previous = DesignRecord.read(args.design) if args.design is not None else None
     with Steps(["reading runs", "pooling", "fitting the relevance model", "planning"],
                progress_enabled(args)) as steps:
@@ -136,6 +153,53 @@ def _plan(args, previous, steps) -> str:
     lines.append(result.summary().rstrip("\n"))
     lines.append(interval_note(args.measure))  # the estimator measured to be calibrated
     return _write(args, result.design(before=judged_keys(pool, judged)), pool, depth, lines)
+
+
+def _plan_active(args) -> str:
+    """Active judging (module docstring): draw and write the design at once."""
+    import numpy as np
+
+    from ..design import DesignRecord, Pool
+    from ..design.planner.relevance_model import fit_relevance
+    from ..design.sampling.active import active
+    from ..io.labels import read_labels
+    from ..io.writers import write_atomic
+    from .design import _collection, _pooled_runs
+
+    if args.budget is None or args.design is not None or args.target_halfwidth is not None:
+        raise DesignError("--auto-labels draws a first sample of --budget N judgments (without "
+                          "--design, --judged or --target-halfwidth)")
+    collection = _collection(args.runs)
+    runs = _pooled_runs(collection, args.runs_from)
+    depth = args.depth or DEFAULT_DEPTH
+    pool = Pool.from_runs(collection, runs, depth=depth)
+    if args.budget > len(pool):
+        raise DesignError(f"budget of {args.budget} judgments is larger than the pool "
+                          f"({len(pool)} documents)")
+    prob = np.full(collection.n_tdi, np.nan)
+    if args.auto_labels == "fusion":
+        nothing = np.zeros(len(pool), bool)
+        prob[pool.tdi] = fit_relevance(pool, nothing, np.zeros(len(pool), np.int64)).prob
+        source = "the runs-only relevance prior (fusion)"
+    else:
+        labels = read_labels(args.auto_labels, collection)
+        if labels.kind == "probability":
+            prob = labels.value
+        source = f"{args.auto_labels} ({labels.kind} labels"
+        source += ")" if labels.kind == "probability" else ": no uncertainty, by rank only)"
+    design = active(args.budget / len(pool), prob, mix=args.mix, budget=args.budget)
+    sample = design.select(pool, rng=args.seed)
+    record = DesignRecord.from_sample(pool, design, sample, seed=args.seed)
+    write_atomic(args.plan_out, record.to_json())
+    pi = sample.inclusion
+    return (f"pool: depth {depth}, {len(pool.runs)} runs, {len(pool)} documents, "
+            f"{collection.n_topics} topics\n"
+            f"active judging from {source}: {int(sample.judged.sum())} documents drawn "
+            f"(seed {args.seed}), inclusion probabilities {pi.min():.3g} to {pi.max():.3g}, "
+            f"uniform share {args.mix:g}\n"
+            f"judge the selected rows, then `irsample merge {args.plan_out} QRELS --format "
+            "prels` for eval's ppi(M) and ht(M)\n"
+            f"wrote {args.plan_out}\n")
 
 
 def interval_note(estimator: str) -> str:

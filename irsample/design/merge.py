@@ -62,7 +62,10 @@ class Merged:
             labels = [rec.labels[s] for s in rec.stratum]
             return format_strata_qrels(rec.qid, rec.docno, labels, self.rel)
         if fmt == "prels":
-            keep = np.flatnonzero(self.judged)
+            # a design whose estimators need its whole pool (e.g. labels on every document)
+            # writes its unjudged rows too, with rel -1 and their pi
+            keep = (np.arange(len(self.rel)) if rec.design.prels_whole_pool
+                    else np.flatnonzero(self.judged))
             return format_prels(
                 [rec.qid[i] for i in keep], [rec.docno[i] for i in keep], self.rel[keep],
                 rec.inclusion[keep],

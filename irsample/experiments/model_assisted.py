@@ -10,15 +10,15 @@ the complete judgments restricted to F (mean over topics):
    fresh
    noise each trial), an adversarial source (the kappa-0.7 labels with the top ``adv_depth``
    documents of ``adv_runs`` runs, chosen at the quartiles of the true MAP, raised to relevant),
-   and the fusion predictor fitted on the trial's human sample (:mod:`irsample.design.
-   fusion_labels`, cross-fitted by topic);
+   and the fusion predictor fitted on the trial's human sample
+   (:mod:`irsample.design.labels.fusion`, cross-fitted by topic);
 2. each design (``uniform``; ``2strata``: ranks 1-10 at rate 1 and 11-``depth`` at 0.2, scaled
-   to the budget) draws ``percent``% of F for human judgment;
-3. ht (lambda = 0), ppi (lambda tuned per run) and auto-only (labels as judgments) estimate every
-   run's mean, with 95% intervals for ht and ppi (:mod:`irsample.measures.ppi`). "ht" here is
-   ppi's own lambda = 0 estimator on the same draw (for P@k and num_rel it is ht(M) exactly; for
-   AP and nDCG ratios ht(M) of :mod:`irsample.measures.design_based` corrects and imputes its
-   ratios in its own way).
+   to the budget; ``active``: :mod:`irsample.design.sampling.active` with the runs-only
+   relevance prior as the design's labels, fixed before any judging) draws ``percent``% of F
+   for human judgment;
+3. ht(M) (:mod:`irsample.measures.design_based`, humans only), ppi(M) (lambda tuned per run,
+   or as ``tuning`` says) and auto-only (labels as judgments) estimate every run's mean, with
+   95% intervals for ht and ppi (:mod:`irsample.measures.ppi`; ppi's ``ht`` is ht(M) itself).
 
 results: per (strategy, percent, labels, measure) over trials and runs: coverage of ppi's
 intervals, mean half-width, halfwidth_ratio = ppi's mean half-width / ht's (same draws), bias
@@ -39,11 +39,13 @@ from ..design import SamplingFrame, stratified, uniform
 from ..design.frame import _best_rank
 from ..design.labels.fusion import PoolRows, fusion_labels
 from ..design.labels.simulated import calibrate_sigma, favoured_documents, noisy_grades, over_label
+from ..design.planner.relevance_model import fit_relevance
+from ..design.sampling.active import active
 from ..design.sampling.budget import Budget
 from ..evaluation import evaluate_collection
 from ..io.labels import AutoLabels
 from ..measures import EvalContext, parse
-from ..measures.ppi import design_arrays, ppi_estimate
+from ..measures.ppi import ppi_estimate
 from ..stats.agreement import cohen_kappa
 from .data import load
 from .registry import Context, recipe
@@ -51,7 +53,7 @@ from .report import Report, Section
 
 SOURCES = "Angelopoulos et al., Science 2023 (PPI); Angelopoulos, Duchi & Zrnic 2023 (PPI++); " \
           "Zrnic & Candes, PNAS 2024 (cross-prediction)"
-MEASURES = (("AP", None), ("nDCG", None))
+MEASURES = ("AP", "nDCG")
 
 
 def build_frame(data, depth: float) -> SamplingFrame:
@@ -65,7 +67,7 @@ def build_frame(data, depth: float) -> SamplingFrame:
     return SamplingFrame.from_arrays(c, c.tdi_topic[tdi], tdi, rel, runs=tuple(runs))
 
 
-def _designs(strategies, percents, pool):
+def _designs(strategies, percents, pool, prior=None, mix=0.2):
     out = []
     for s in strategies:
         for p in percents:
@@ -74,15 +76,18 @@ def _designs(strategies, percents, pool):
                 design = uniform(min(1.0, p / 100.0))
             elif s == "2strata":
                 design = stratified("1-10:1,11-100:0.2", budget=budget)
+            elif s == "active":
+                design = active(min(1.0, p / 100.0), prior, mix=mix)
             else:
-                raise ValueError(f"unknown strategy {s!r} (uniform, 2strata)")
+                raise ValueError(f"unknown strategy {s!r} (uniform, 2strata, active)")
             out.append((s, p, design))
     return out
 
 
 def run_model_assisted(files, *, trials=100, seed=2024, percents=(5, 10, 20),
                        strategies=("uniform", "2strata"), kappas=(0.3, 0.5, 0.7),
-                       adv_runs=3, adv_depth=20, depth=100.0, folds=5, progress=False):
+                       adv_runs=3, adv_depth=20, depth=100.0, folds=5, tuning="run",
+                       mix=0.2, progress=False):
     """Per-trial summaries (one row per trial x cell x label source x measure) and setup facts."""
     data = load(files)
     c = data.collection
@@ -103,7 +108,10 @@ def run_model_assisted(files, *, trials=100, seed=2024, percents=(5, 10, 20),
     favoured = favoured_documents(c, picks, adv_depth, in_frame)
     rows = PoolRows(c, frame.topic, frame.tdi, frame.best_rank, frame.runs, depth)
     z = NormalDist().inv_cdf(0.975)
-    cells = _designs(strategies, percents, len(frame))
+    prior = np.full(c.n_tdi, np.nan)  # the runs-only relevance prior: labels known before judging
+    prior[frame.tdi] = fit_relevance(rows, np.zeros(len(frame), bool),
+                                     np.zeros(len(frame), np.int64)).prob
+    cells = _designs(strategies, percents, len(frame), prior, mix)
     out = []
     started = time.time()
     for trial in range(trials):
@@ -121,7 +129,6 @@ def run_model_assisted(files, *, trials=100, seed=2024, percents=(5, 10, 20),
             draw_seed, fold_seed = cseed.spawn(2)
             sample = design.sample(frame, rng=np.random.default_rng(draw_seed))
             ctx = EvalContext(c, sample)
-            d = design_arrays(c, sample)
             sources = {n: AutoLabels(v, "grade", n) for n, v in labels.items()}
             sources["fusion"] = fusion_labels(c, sample, folds=folds, rows=rows,
                                               rng=np.random.default_rng(fold_seed))
@@ -132,8 +139,8 @@ def run_model_assisted(files, *, trials=100, seed=2024, percents=(5, 10, 20),
                 else:
                     binary = (lab.value[frame.tdi] >= 0.5).astype(np.int64)
                     kap = cohen_kappa(frame.rel, binary).kappa
-                for j, (kind, k) in enumerate(MEASURES):
-                    e = ppi_estimate(ctx, lab, kind, k, design=d)
+                for j, kind in enumerate(MEASURES):
+                    e = ppi_estimate(ctx, lab, kind, tuning=tuning)
                     res = _summarise(e, evaluated, q, truth_mean[:, j], z, c.n_runs, picks)
                     out.append(dict(trial=trial, strategy=strategy, percent=percent,
                                     labels=name, measure=kind, judged=int(judged.sum()),
@@ -220,12 +227,13 @@ def halfwidth_figure(table: pd.DataFrame, path):
 @recipe("model-assisted", "human judgments + automatic labels (ppi) vs humans only (ht): "
         "coverage, half-widths, Kendall tau", SOURCES, trials=100, percents=(5, 10, 20),
         strategies=("uniform", "2strata"), kappas=(0.3, 0.5, 0.7), adv_runs=3, adv_depth=20,
-        depth=100.0, folds=5)
+        depth=100.0, folds=5, tuning="run", mix=0.2)
 def model_assisted(context: Context, p: dict) -> Report:
     trials, facts = run_model_assisted(
         context.files, trials=p["trials"], seed=p["seed"], percents=p["percents"],
         strategies=p["strategies"], kappas=p["kappas"], adv_runs=p["adv_runs"],
-        adv_depth=p["adv_depth"], depth=p["depth"], folds=p["folds"], progress=context.progress)
+        adv_depth=p["adv_depth"], depth=p["depth"], folds=p["folds"], tuning=p["tuning"],
+        mix=p["mix"], progress=context.progress)
     table = summarise(trials)
     text = (f"Frame: {facts['frame_size']} pooled documents, {facts['runs']} runs, "
             f"{facts['topics']} topics; noise sigma per kappa {facts['sigmas']}; adversarial "

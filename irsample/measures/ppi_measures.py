@@ -57,9 +57,11 @@ def _target(text: str):
 
 @dataclass(frozen=True)
 class PPI(Measure):
-    """ppi(M): T^ = lambda sum_F f_d + sum_S (y_d - lambda f_d)/pi_d for linear M; AP and nDCG
-    as ratios of such estimates, AP's pairs with the residual of products y_d y_e - lambda f_d
-    f_e over pi_de (``ppi.py``); lambda in [0, 1] tuned per run (PPI++)."""
+    """ppi(M) = ht(M) + lambda (M(f) - ht_f(M)): ht(M) on the human judgments, corrected by the
+    labels' census value minus the same estimator run on the labels of the sample (for linear
+    M, PPI's lambda sum_F f_d + sum_S (y_d - lambda f_d)/pi_d; AP's pairs take the residual of
+    products y_d y_e - lambda f_d f_e over pi_de; ``ppi.py``); lambda in [0, 1] tuned per run
+    (PPI++)."""
 
     target: str = "AP"
     family = "ppi"
@@ -85,10 +87,11 @@ class PPI(Measure):
         return "sum" if _target(self.target)[0] == "num_rel" else "mean"
 
     def _estimate(self, ctx):
-        kind, k = _target(self.target)
+        _target(self.target)
+        inner = parse(self.target)[0]
         labels = _labels(ctx, self.name)
-        key = ("ppi", kind, k, id(labels))
-        return ctx.shared(key, lambda: ppi_estimate(ctx, labels, kind, k))
+        key = ("ppi", inner, id(labels))
+        return ctx.shared(key, lambda: ppi_estimate(ctx, labels, inner))
 
     def compute(self, ctx):
         return self._estimate(ctx).value
@@ -100,7 +103,8 @@ class PPI(Measure):
 @dataclass(frozen=True)
 class Auto(PPI):
     """auto(M): M with the automatic labels in place of judgments over the pool, uncorrected
-    (AP = sum_{j<=k} f_j f_k / k / sum_F f); biased wherever the labels are."""
+    (probability labels as grades by ``ppi_judgments.label_grades``); biased wherever the labels
+    are."""
 
     family = "auto"
     variance_method = None

@@ -34,7 +34,7 @@ def _register_every_design() -> None:
     import importlib
     import pkgutil
 
-    for module in pkgutil.iter_modules(__path__):
+    for module in pkgutil.iter_modules(__path__):  # noqa: F405 (the package's own path)
         importlib.import_module(f"{__name__}.{module.name}")
 
 
