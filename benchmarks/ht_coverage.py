@@ -41,8 +41,10 @@ def load(name: str, shared: Path):
         base = shared / "data/trec8-adhoc"
         qrels, runs = base / "qrels.trec8.adhoc", sorted(glob.glob(str(base / "runs/*")))
     elif name == "cacm":
-        base = shared / "data/cacm"
-        qrels, runs = base / "qrels", sorted(glob.glob(str(base / "runs/*")))
+        qrels, runs = (
+            ROOT / "irsample/data/cacm/qrels.gz",
+            sorted(glob.glob(str(ROOT / "irsample/data/cacm/runs/*.gz"))),
+        )
     else:
         raise SystemExit(f"unknown collection {name}")
     q = load_qrels(str(qrels))
@@ -50,7 +52,9 @@ def load(name: str, shared: Path):
     pool = Pool.from_runs(col, list(range(col.n_runs)), depth=100)
     full = Judgments.from_qrels(col, q)
     rel = np.where(full.state[pool.tdi] == JUDGED, np.maximum(full.grade[pool.tdi], 0), 0)
-    frame = SamplingFrame.from_arrays(col, pool.topic, pool.tdi, rel, runs=list(pool.runs))
+    judged = full.has_topic[pool.topic]  # topics the qrels judge (CACM leaves some out)
+    frame = SamplingFrame.from_arrays(col, pool.topic[judged], pool.tdi[judged], rel[judged],
+                                      runs=list(pool.runs))
     return col, frame
 
 
