@@ -10,9 +10,7 @@ probabilities of ``ht_design.py`` (pi_d; pi_de = pi_d pi_e g_d g_e within a cell
 - AP's numerator N = sum_k rel_k/k + sum_{j<k} rel_j rel_k/k (ranks j < k of the run, at most
   ``k`` for AP@k) by sum_S rel_k/(k pi_k) + sum_{j<k in S} rel_j rel_k/(k pi_jk) (unbiased), in
   one pass per ranking (``ht_kernels.ap_walk``);
-- AP and recall@k divide the Horvitz-Thompson numerator by the predicted count R~ of
-  relevant documents (``predicted_total``, "Sparse topics" below), not by R^;
-- the other ratios theta = X / Y (nDCG = DCG / IDCG, Rprec) by
+- ratios theta = X / Y (AP = N/R, recall@k = RelRet@k / R, nDCG = DCG / IDCG, Rprec) by
   theta^ = X^/Y^ with the second-order (Taylor) correction of its bias,
   theta^_bc = theta^ - (theta^ v(Y^) - c(X^, Y^)) / Y^^2 (Cochran, *Sampling Techniques* §6.8;
   Särndal, Swensson & Wretman §5.6), with v and c from the design (below). IDCG is the ideal DCG
@@ -35,17 +33,8 @@ Measured
 on Vaswani (benchmarks/ht_coverage.py), the linearised variance evaluated at the true theta is
 unbiased, at theta^ it is a third of the observed. So the variance is evaluated at the run's mean
 over its identified topics (theta~, not fitted to the topic's own sample):
-v = (v(X^) - 2 theta~ c(X^, Y^) + theta~^2 v(Y^)) / Y^^2. Worse, where a stratum is sampled thinly (the
-deep stratum of 2strata, every cell a planner tops up little) R^'s relative SD is near 1 and
-E[N^/R^] >> N/R (the convexity of 1/R; AP biased +0.04 to +0.10 on Vaswani), which no Taylor
-correction fixes and whose plug-in v(R^) is 0 whenever the thin stratum found nothing. So AP
-and recall divide by R~: per cell, the positives judged plus the unjudged documents times an
-empirical-Bayes rate shrunk toward the stratum's rate over all topics (``predicted_total``).
-N^ stays design-unbiased; R~ is biased per topic toward the pooled rate, and the measured bias
-of the mean is reported (REPRODUCTION.md, issue 12: it turns negative, -0.01 to -0.02, at 20-30%
-judged). nDCG keeps IDCG of R^ per grade (the predicted counts measured worse on uniform
-samples of Vaswani: coverage 0.15 against 0.81 at 10%; ``PREDICTED_COUNTS``). A topic whose
-sample holds no relevant document (Y^ = 0) is unidentified: its value is the mean of the run's identified topics
+v = (v(X^) - 2 theta~ c(X^, Y^) + theta~^2 v(Y^)) / Y^^2. A topic whose sample holds no relevant
+document (Y^ = 0) is unidentified: its value is the mean of the run's identified topics
 (missing at random over topics); the variances make the mean over topics honest (``impute``):
 each identified topic also stands for m/k unidentified ones, and each unidentified one adds
 the topic-to-topic variance of the truths. A topic judged completely (no sampling) keeps 0.
@@ -66,13 +55,12 @@ from .counts import NumRel
 from .gain import NDCG
 from .gain_tables import gain_tables, position_gains
 from .ht_design import HTDesign, TopicTotal, cell_variance, ht_design, topic_total
-from .ht_jackknife import ap_replicates
+from .ht_jackknife import ap_replicates, jackknife_variance
 from .ht_kernels import ap_walk, cell_sums, weighted_prefix
 from .precision import P, Recall, Rprec
 from .residual import RBP, rbp_gain_table
 
 SUPPORTED = (AP, NDCG, P, Recall, Rprec, RBP, NumRel)
-PREDICTED_COUNTS = False  #: nDCG's ideal DCG from R~ per grade instead of R^ (module docstring)
 _NO_CUTOFF = np.iinfo(np.int64).max
 
 
@@ -130,19 +118,18 @@ def _estimate(ctx, m: Measure) -> Estimate:
     rel = ctx.rel().astype(np.float64)
     r = _relevant_total(ctx, d)
     tdi_rel = _tdi_relevant(ctx)
-    predicted = predicted_total(ctx, d, tdi_rel)
     if isinstance(m, AP):
         cutoff = _NO_CUTOFF if m.k is None else m.k
         num, _, influence = ap_walk(
             ctx.offsets, ctx.seg_topic, ctx.rel(), d.pos_pi, d.pos_cell, d.pos_g, d.n_cells, cutoff
         )
         replicates = ap_replicates(ctx, d, cutoff)
-        est = _ratio(ctx, d, num, influence, r, tdi_rel, model=predicted)
+        est = _ratio(ctx, d, num, influence, r, tdi_rel, own=jackknife_variance(ctx, d, replicates))
         return replace(est, replicates=replicates)
     if isinstance(m, Recall):
         weight = np.ones(m.k)
         num, term = weighted_prefix(ctx.offsets, rel, d.pos_pi, weight, m.k)
-        return _ratio(ctx, d, num, term, r, tdi_rel, model=predicted)
+        return _ratio(ctx, d, num, term, r, tdi_rel)
     if isinstance(m, Rprec):
         k = np.floor(r.value + 0.5).astype(np.int64)[ctx.seg_topic]
         rank = ctx.rank
@@ -188,47 +175,6 @@ def _relevant_total(ctx, d: HTDesign) -> TopicTotal:
     return ctx.shared(("ht_relevant", ctx.rel_level), build)
 
 
-def predicted_total(ctx, d: HTDesign, tdi_positive: np.ndarray) -> np.ndarray:
-    """Per topic, the predicted count Y~ of frame documents with ``tdi_positive`` (module
-    docstring, "Sparse topics"): the positives among the certain and the sampled documents
-    plus, per cell (topic t, stratum h) of N' uncertain documents of which n' were sampled
-    and f found positive, (N' - n') p~_th, with the empirical-Bayes rate
-    p~_th = (f + kappa_h mu_h) / (n' + kappa_h): a beta(kappa mu, kappa (1 - mu)) prior per
-    stratum fitted to all topics' cells by moments (mu_h = sum f / sum n'; tau_h^2 = the
-    spread of f/n' over cells minus its binomial part; kappa_h = mu_h (1 - mu_h)/tau_h^2 - 1).
-    Without spread to borrow (tau^2 large, kappa -> 0) it is the cell's own rate (the HT
-    estimate of a simple random sample); with every document judged, the count itself."""
-    j = ctx.judgments
-    topics, cells = ctx.collection.tdi_topic, d.n_cells
-    stratum = np.maximum(j.stratum, 0)
-    sampled = d.tdi_pi > 0
-    certain = sampled & (d.tdi_pi >= 1.0)
-    positive = tdi_positive > 0
-
-    def count(mask):
-        return np.bincount(topics[mask] * cells + stratum[mask],
-                           minlength=ctx.n_topics * cells).reshape(ctx.n_topics, cells)
-
-    n = d.cell_n.astype(np.float64)
-    found = count(sampled & ~certain & positive).astype(np.float64)
-    found += d.outside[:, :, ctx.rel_level:].sum(axis=2) * (d.outside_pi < 1.0)
-    unseen = np.maximum(j.stratum_size - count(certain) - n, 0.0)
-    rate = np.zeros_like(n)
-    for h in range(cells):
-        cell_n, cell_f = n[:, h], found[:, h]
-        use = cell_n > 0
-        mu = safe_divide(cell_f[use].sum(), cell_n[use].sum())
-        if not use.any() or mu <= 0.0:
-            continue
-        own = cell_f[use] / cell_n[use]
-        tau2 = own.var() - np.mean(mu * (1.0 - mu) / cell_n[use])
-        kappa = max(mu * (1.0 - mu) / tau2 - 1.0, 0.0) if tau2 > 0 else 1e6
-        rate[:, h] = (cell_f + kappa * mu) / (cell_n + kappa)
-    known = np.bincount(topics[sampled & positive], minlength=ctx.n_topics).astype(np.float64)
-    known += d.outside[:, :, ctx.rel_level:].sum(axis=(1, 2))
-    return known + (unseen * rate).sum(axis=1)
-
-
 def _variance_of_total(d: HTDesign, n_topics: int, total: TopicTotal) -> np.ndarray:
     return cell_variance(d, np.arange(n_topics), total.sx, total.swx, total.swxx)
 
@@ -249,11 +195,9 @@ def _linear(ctx, d: HTDesign, num, term) -> Estimate:
 
 
 def _ratio(ctx, d: HTDesign, num, influence, den: TopicTotal, tdi_den, *, correct: bool = True,
-           own=None, model=None) -> Estimate:
+           own=None) -> Estimate:
     """theta^ = X^/Y^ and its bias correction and variance (module docstring); ``influence``:
-    per position the linearised numerator variable, ``tdi_den`` the denominator's y_d;
-    ``model`` (per topic): the predicted denominator Y~ that replaces Y^ in the ratio (no Taylor
-    correction then; ``den`` stays the Horvitz-Thompson Y^ for the variance terms)."""
+    per position the linearised numerator variable, ``tdi_den`` the denominator's y_d."""
     sx, swx, swxx, swxy = cell_sums(
         ctx.offsets, influence, d.pos_pi, d.pos_cell, ctx.pos_tdi, tdi_den, d.n_cells
     )
@@ -265,25 +209,21 @@ def _ratio(ctx, d: HTDesign, num, influence, den: TopicTotal, tdi_den, *, correc
     # covariance: (v(X + Y) - v(X) - v(Y)) / 2 by the same bilinear form
     var_sum = cell_variance(d, t, sx + sy, swx + swy, swxx + 2.0 * swxy + swyy)
     cov = 0.5 * (var_sum - var_x - var_y)
-    scale = y if model is None else model[t]
-    theta = safe_divide(num, scale)
-    est = _sparse_aware(ctx, d, theta, num, y, var_x, cov, var_y, correct and model is None, own,
-                        scale)
+    theta = safe_divide(num, y)
+    est = _sparse_aware(ctx, d, theta, num, y, var_x, cov, var_y, correct, own)
     return Estimate(est.value, est.variance, theta, num, y, var_x, cov, var_y, influence,
                     est.centre, y > 0)
 
 
 def _sparse_aware(ctx, d: HTDesign, theta, num, y, var_x, cov, var_y, correct,
-                  own=None, scale=None) -> Estimate:
+                  own=None) -> Estimate:
     """Per-topic ratio estimates and variances that stay honest when a topic's sample holds few
     or no relevant documents (module docstring, "Sparse topics"); ``own``: the identified
-    topics' variances (default: linearised at the run's mean over topics); ``scale``: the
-    ratio's denominator (default Y^)."""
+    topics' variances (default: linearised at the run's mean over topics)."""
     shape = (ctx.n_runs, ctx.n_topics)
     present = (ctx.judgments.has_topic[ctx.seg_topic] & (ctx.seg_len > 0)).reshape(shape)
     known = present & (y > 0).reshape(shape)
-    scale = y if scale is None else scale
-    y2 = scale * scale
+    y2 = y * y
     corrected = theta - safe_divide(theta * var_y - cov, y2) if correct else theta
     plain = corrected.reshape(shape)
     k = known.sum(axis=1)
@@ -334,9 +274,8 @@ def _ndcg(ctx, d: HTDesign, m: NDCG) -> Estimate:
     for v in levels:
         grade_value = np.zeros((ctx.n_topics, n_grades))
         grade_value[:, v] = 1.0
-        of_grade = (sampled & (j.grade == v)).astype(np.float64)
-        total = topic_total(ctx, d, of_grade, grade_value)
-        counts[:, v] = predicted_total(ctx, d, of_grade) if PREDICTED_COUNTS else total.value
+        total = topic_total(ctx, d, (sampled & (j.grade == v)).astype(np.float64), grade_value)
+        counts[:, v] = total.value
         count_var[:, v] = _variance_of_total(d, ctx.n_topics, total)
     gains = np.zeros((ctx.n_topics, n_grades))
     width = min(gain_of_level.shape[1], n_grades)
@@ -350,7 +289,7 @@ def _ndcg(ctx, d: HTDesign, m: NDCG) -> Estimate:
         slope[:, v] = _ideal(bumped, gains, cutoff) - ideal
     # the ideal DCG is concave in the counts: E[IDCG(R^)] ~ IDCG(R) + (1/2) sum_v IDCG''_v v(R^_v);
     # remove that second-order bias (second differences of the ideal in each count)
-    for v in levels if not PREDICTED_COUNTS else ():
+    for v in levels:
         down = counts.copy()
         down[:, v] = np.maximum(down[:, v] - 1.0, 0.0)
         bumped = counts.copy()
