@@ -2,14 +2,15 @@
 
 The frame is the depth-100 pool of the collection's runs, with grades from the qrels (documents
 the qrels do not list are non-relevant); the truth of a run is M on the complete judgments of that
-frame (what judging the whole pool would give). Designs: uniform(f) (an SRS of f of every topic's
-pool) and 2strata (1-10 exhaustive, 11-100 sampled) under a total budget of f x pool size. For
+frame (what judging the whole pool would give). Designs (``design_for``): those of
+``irsample simulate ci-coverage`` (uniform, 2strata, planned) and top10 (1-10 exhaustive, 11-100
+sampled), under a total budget of f x pool size. For
 each design, fraction and trial (seeded), every run's mean of ht(M) over topics gets a 95%
 interval mean +- 1.96 sqrt(sum var_q / Q^2); printed per measure: coverage over runs x trials,
 bias and RMS of the mean against the truth, mean half-width, and predicted against observed SD.
 
 Usage: python benchmarks/ht_coverage.py [--collection vaswani|trec8|cacm] [--trials 100]
-       [--fractions 0.05,0.1,0.2,0.3] [--designs uniform,2strata] [--seed 12]
+       [--fractions 0.05,0.1,0.2,0.3] [--designs uniform,2strata,planned,top10] [--seed 12]
        [--measures 'ht(AP),ht(nDCG),ht(P@10)']
 """
 
@@ -40,8 +41,10 @@ def load(name: str, shared: Path):
         base = shared / "data/trec8-adhoc"
         qrels, runs = base / "qrels.trec8.adhoc", sorted(glob.glob(str(base / "runs/*")))
     elif name == "cacm":
-        base = shared / "data/cacm"
-        qrels, runs = base / "qrels", sorted(glob.glob(str(base / "runs/*")))
+        qrels, runs = (
+            ROOT / "irsample/data/cacm/qrels.gz",
+            sorted(glob.glob(str(ROOT / "irsample/data/cacm/runs/*.gz"))),
+        )
     else:
         raise SystemExit(f"unknown collection {name}")
     q = load_qrels(str(qrels))
@@ -49,19 +52,27 @@ def load(name: str, shared: Path):
     pool = Pool.from_runs(col, list(range(col.n_runs)), depth=100)
     full = Judgments.from_qrels(col, q)
     rel = np.where(full.state[pool.tdi] == JUDGED, np.maximum(full.grade[pool.tdi], 0), 0)
-    frame = SamplingFrame.from_arrays(col, pool.topic, pool.tdi, rel, runs=list(pool.runs))
+    judged = full.has_topic[pool.topic]  # topics the qrels judge (CACM leaves some out)
+    frame = SamplingFrame.from_arrays(col, pool.topic[judged], pool.tdi[judged], rel[judged],
+                                      runs=list(pool.runs))
     return col, frame
 
 
 def design_for(kind: str, fraction: float, frame):
-    from irsample.design import Budget, Stratified, parse_strata, uniform
+    """The designs of ``irsample simulate ci-coverage`` (irsample/experiments/coverage.py), plus
+    ``top10`` (best ranks 1-10 judged completely, 11-100 sampled) at B = f x frame size."""
+    from irsample.design import Budget, Stratified, parse_design, parse_strata, uniform
+    from irsample.design.planner.sequential import PlannedDesign
 
+    budget = max(1, int(round(fraction * len(frame))))
     if kind == "uniform":
         return uniform(fraction)
     if kind == "2strata":
-        return Stratified(
-            parse_strata("1-10:1,11-100:0.2"), Budget(int(round(fraction * len(frame))))
-        )
+        return parse_design(f"1-20:0.8,21-100:0.2@{budget}")
+    if kind == "planned":
+        return PlannedDesign(budget, "xinfAP")
+    if kind == "top10":
+        return Stratified(parse_strata("1-10:1,11-100:0.2"), Budget(budget))
     raise SystemExit(f"unknown design {kind}")
 
 
@@ -71,7 +82,7 @@ def main() -> None:
     parser.add_argument("--shared", default=str(ROOT.parent / "shared"))
     parser.add_argument("--trials", type=int, default=100)
     parser.add_argument("--fractions", default="0.05,0.1,0.2,0.3")
-    parser.add_argument("--designs", default="uniform,2strata")
+    parser.add_argument("--designs", default="uniform,2strata,planned")
     parser.add_argument("--seed", type=int, default=12)
     parser.add_argument("--measures", default="ht(AP),ht(nDCG),ht(P@10)")
     args = parser.parse_args()

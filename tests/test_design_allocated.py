@@ -111,8 +111,14 @@ def test_every_cell_gets_its_size_its_judged_documents_and_pi(case):
     assert np.array_equal(np.bincount(cell[sample.judged], minlength=len(flat_size)), expected)
     assert sample.judged[before_rows].all()
     inside = cell >= 0
-    pi = expected / np.maximum(flat_size, 1)
-    assert np.allclose(sample.inclusion[inside], pi[cell[inside]])
+    # given the documents judged before: 1 for them, j / (N - m) for the rest of a cell topped up
+    # by j > 0; a cell with no top-up keeps its judged documents as its SRS, m / N
+    top_up, rest = expected - judged, flat_size - judged
+    topped = (top_up > 0) | (rest == 0)
+    ratio = np.where(topped, top_up / np.maximum(rest, 1), judged / np.maximum(flat_size, 1))
+    pi = np.where(np.isin(np.arange(len(cell)), before_rows),
+                  np.where(topped, 1.0, ratio)[cell], ratio[cell])
+    assert np.allclose(sample.inclusion[inside], pi[inside])
     assert not sample.judged[~inside].any() and not sample.inclusion[~inside].any()
     again = design.select(pool, rng=seed)
     assert np.array_equal(again.judged, sample.judged)
@@ -205,6 +211,9 @@ def test_top_up_is_a_simple_random_sample_of_the_rest(frame_and_pool):
         sigma = math.sqrt(p * (1 - p) / draws)
         assert np.all(np.abs(freq[rest] - p) <= 4 * sigma + 1e-12), (c, p)
         assert np.all(freq[(cell == c) & done] == 1)
+        # the recorded probabilities are these conditional frequencies (1 for the judged ones)
+        pi = design.select(frame, rng=0).inclusion
+        assert np.allclose(pi[rest], p) and np.all(pi[(cell == c) & done] == 1), (c, p)
     assert judged[1] == 5 and judged[4] > 0 and k[4] < size[4]
 
 

@@ -131,6 +131,18 @@ def keys(frame, mask):
     return frozenset((col.topics[t], d.decode()) for t, d in zip(frame.topic[rows], docnos))
 
 
+def assert_conditional_inclusion(frame, planned, judged, inclusion):
+    """The planned top-up records pi given the rows ``judged`` before (``allocated``'s module
+    docstring): 1 for them, (k - m) / (N - m) for the rest of a topped-up cell, m / N where the
+    plan adds nothing."""
+    cell = (frame.topic, cell_of(frame, planned.edges))
+    m, size, take = planned.judged, planned.size, planned.take
+    topped = (take > m) | (size == m)
+    rest = np.where(topped, (take - m) / np.maximum(size - m, 1), m / np.maximum(size, 1))
+    pi = np.where(judged, np.where(topped, 1.0, rest)[cell], rest[cell])
+    assert np.allclose(inclusion, pi)
+
+
 def counts(frame, edges, mask):
     """Masked rows per (topic, stratum)."""
     out = np.zeros((frame.collection.n_topics, len(edges)), dtype=np.int64)
@@ -445,8 +457,7 @@ def test_the_plan_draws_exactly_its_sizes(world, piloted):
         sample = design.select(frame, rng=seed)
         assert np.array_equal(counts(frame, p.edges, sample.judged), p.take)
         assert sample.judged[judged].all()
-        pi = (p.take / p.size)[frame.topic, cell_of(frame, p.edges)]
-        assert np.allclose(sample.inclusion, pi)
+        assert_conditional_inclusion(frame, p, judged, sample.inclusion)
 
 
 def test_summary_names_every_stratum(world, piloted):
@@ -589,8 +600,12 @@ def test_batches_judge_the_budget_keep_the_pilot_and_the_strata(world, batches):
         earlier = set(p.edges)
     last = log.plans[-1]
     assert np.array_equal(counts(frame, last.edges, sample.judged), last.take)
-    pi = (last.take / last.size)[frame.topic, cell_of(frame, last.edges)]
-    assert np.allclose(sample.inclusion, pi)
+    if batches == 1:
+        assert_conditional_inclusion(frame, last, first.judged, sample.inclusion)
+    # any number of batches: per cell, the probabilities add up to the cell's sample size
+    pi_sum = np.zeros_like(last.size, dtype=np.float64)
+    np.add.at(pi_sum, (frame.topic, cell_of(frame, last.edges)), sample.inclusion)
+    assert np.allclose(pi_sum, last.take)
     again = judge_in_batches(frame, grades, 300, batches=batches, rng=8)
     assert np.array_equal(again.judged, sample.judged)
     other = judge_in_batches(frame, grades, 300, batches=batches, rng=9)

@@ -155,13 +155,22 @@ def ap_replicates(ctx, design, cutoff: int):
     return rep_offsets, rep, base, (offsets, cell, pi)
 
 
-def jackknife_variance(ctx, design, replicates, weights=None) -> np.ndarray:
-    """Per segment: sum over cells of (1 - f_h)(n_h - 1)/n_h sum_d (theta_(-d) - mean_h)^2.
-    ``weights`` (runs x runs, optional) combines runs first: the variance of sum_r w_r theta_r
-    per topic for each row of ``weights`` (differences of runs)."""
+def jackknife_variance(ctx, design, replicates) -> np.ndarray:
+    """Per segment: sum over cells of (1 - f_h)(n_h - 1)/n_h sum_d (theta_(-d) - mean_h)^2."""
+    return _jackknife(ctx, design, replicates, np.arange(ctx.n_runs)).ravel()
+
+
+def jackknife_pair_variance(ctx, design, replicates, first, second) -> np.ndarray:
+    """(pairs, T): the jackknife variance of theta_a - theta_b per topic, from the differences of
+    the two runs' replicates over the same deletions."""
+    return _jackknife(ctx, design, replicates, first, second)
+
+
+def _jackknife(ctx, design, replicates, first, second=None) -> np.ndarray:
+    """(len(first), T): per topic the jackknife variance of theta_first (minus theta_second)."""
     rep_offsets, rep, base, (offsets, cell, pi) = replicates
     n_runs, n_topics, n_cells = ctx.n_runs, ctx.n_topics, design.n_cells
-    out = np.zeros(n_runs * n_topics)
+    out = np.zeros((len(first), n_topics))
     n = design.cell_n.astype(np.float64)
     fpc = 1.0 - safe_divide(n - design.cell_w, n)  # 1 - mean pi of the sampled documents
     for t in range(n_topics):
@@ -173,36 +182,11 @@ def jackknife_variance(ctx, design, replicates, weights=None) -> np.ndarray:
             nh = n[t, h]
             if nh < 2:
                 continue
-            mine = units[:, (cells == h) & ~certain]
-            others = nh - mine.shape[1]
-            b = base[segs, h]
-            mean = (mine.sum(axis=1) + others * b) / nh
-            spread = ((mine - mean[:, None]) ** 2).sum(axis=1) + others * (b - mean) ** 2
-            out[segs] += fpc[t, h] * (nh - 1.0) / nh * spread
-    return out
-
-
-def jackknife_pair_variance(ctx, design, replicates, first, second) -> np.ndarray:
-    """(pairs, T): the jackknife variance of theta_a - theta_b per topic, from the differences of
-    the two runs' replicates over the same deletions."""
-    rep_offsets, rep, base, (offsets, cell, pi) = replicates
-    n_runs, n_topics, n_cells = ctx.n_runs, ctx.n_topics, design.n_cells
-    out = np.zeros((len(first), n_topics))
-    n = design.cell_n.astype(np.float64)
-    fpc = 1.0 - safe_divide(n - design.cell_w, n)
-    for t in range(n_topics):
-        segs = np.arange(n_runs) * n_topics + t
-        units = np.stack([rep[rep_offsets[s]:rep_offsets[s + 1]] for s in segs])
-        cells = cell[offsets[t]:offsets[t + 1]]
-        certain = pi[offsets[t]:offsets[t + 1]] >= 1.0
-        for h in range(n_cells):
-            nh = n[t, h]
-            if nh < 2:
-                continue
             cols = (cells == h) & ~certain
-            mine = units[first][:, cols] - units[second][:, cols]
+            mine, b = units[first][:, cols], base[segs[first], h]
+            if second is not None:
+                mine, b = mine - units[second][:, cols], b - base[segs[second], h]
             others = nh - mine.shape[1]
-            b = base[segs[first], h] - base[segs[second], h]
             mean = (mine.sum(axis=1) + others * b) / nh
             spread = ((mine - mean[:, None]) ** 2).sum(axis=1) + others * (b - mean) ** 2
             out[:, t] += fpc[t, h] * (nh - 1.0) / nh * spread

@@ -37,46 +37,46 @@ def ap_walk(offsets, seg_topic, pos_rel, pos_pi, pos_cell, pos_g, n_cells, cutof
     for s in prange(offsets.shape[0] - 1):
         a = offsets[s]
         n = min(offsets[s + 1] - a, cutoff)
-        plain = np.zeros(n_cells)  # sum of rel/pi by cell, above
-        scaled = np.zeros(n_cells)  # sum of rel/(pi g) by cell, above
-        total = 0.0
+        _sweep(a, n, True, pos_rel, pos_pi, pos_cell, pos_g, n_cells, prec)  # pairs above
         acc = 0.0
         for i in range(n):
             p = pos_pi[a + i]
-            if p <= 0.0 or pos_rel[a + i] == 0:
-                continue
-            c = pos_cell[a + i]
-            g = pos_g[a + i]
-            pair = total - plain[c]
-            if g > 0.0:
-                pair += scaled[c] / g
-            v = (1.0 + pair) / (i + 1.0)
-            prec[a + i] = v
-            acc += v / p
-            total += 1.0 / p
-            plain[c] += 1.0 / p
-            if g > 0.0:
-                scaled[c] += 1.0 / (p * g)
+            if p > 0.0 and pos_rel[a + i] != 0:
+                prec[a + i] = (1.0 + prec[a + i]) / (i + 1.0)
+                acc += prec[a + i] / p
         num[s] = acc
-        plain[:] = 0.0
-        scaled[:] = 0.0
-        total = 0.0
-        for i in range(n - 1, -1, -1):
-            p = pos_pi[a + i]
-            if p <= 0.0 or pos_rel[a + i] == 0:
-                continue
-            c = pos_cell[a + i]
-            g = pos_g[a + i]
-            below = total - plain[c]
-            if g > 0.0:
-                below += scaled[c] / g
-            influence[a + i] = prec[a + i] + below
-            w = 1.0 / (p * (i + 1.0))
-            total += w
-            plain[c] += w
-            if g > 0.0:
-                scaled[c] += w / g
+        _sweep(a, n, False, pos_rel, pos_pi, pos_cell, pos_g, n_cells, influence)  # below
+        for i in range(n):
+            influence[a + i] += prec[a + i]
     return num, prec, influence
+
+
+@njit(cache=True, nogil=True)
+def _sweep(a, n, downward, pos_rel, pos_pi, pos_cell, pos_g, n_cells, out):
+    """One pass over the sampled relevant positions a .. a+n-1 of a ranking, down the ranking
+    (``downward``) or up it: at each such document d, ``out`` gets the sum over the documents e
+    passed so far of v_e / pi_{e|d}, then d's own v_d joins them (v = 1 going down, 1/rank going
+    up). pi_{e|d} = pi_e g_e g_d in d's cell, pi_e elsewhere; certain documents (pi = 1) are
+    kept in a cell of their own (index ``n_cells``, g = 1), so a cell may mix both."""
+    plain = np.zeros(n_cells + 1)  # sum of v/pi by cell
+    scaled = np.zeros(n_cells + 1)  # sum of v/(pi g) by cell
+    total = 0.0
+    for step in range(n):
+        i = step if downward else n - 1 - step
+        p = pos_pi[a + i]
+        if p <= 0.0 or pos_rel[a + i] == 0:
+            continue
+        c = pos_cell[a + i] if p < 1.0 else n_cells
+        g = pos_g[a + i] if p < 1.0 else 1.0
+        passed = total - plain[c]
+        if g > 0.0:
+            passed += scaled[c] / g
+        out[a + i] = passed
+        v = 1.0 / p if downward else 1.0 / (p * (i + 1.0))
+        total += v
+        plain[c] += v
+        if g > 0.0:
+            scaled[c] += v / g
 
 
 @njit(cache=True, nogil=True, parallel=True)

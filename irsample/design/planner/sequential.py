@@ -11,7 +11,11 @@ grades: the complete qrels in a simulation, people otherwise):
    stay in the sample: within each cell they are an SRS conditionally on their number, so the
    union is an SRS of the planned size; :mod:`irsample.design.sampling.allocated`).
 
-The last batch's draw is the sample; its inclusion probabilities are the final cells' n_c/N_c.
+The last batch's draw is the sample; its inclusion probabilities are those of the last batch
+given everything judged before it (:mod:`irsample.design.sampling.allocated`): 1 for the earlier
+judgments, j_c / (N_c - m_c) for the rest of a cell topped up by j_c. Every batch's size follows
+the earlier batches' outcomes, so only these conditional probabilities make the design-based
+estimators (``ht``) unbiased; earlier batches enter as known documents, round by round.
 :class:`PlannedDesign` wraps the loop as a :class:`~irsample.design.frame.Design` over a
 :class:`~irsample.design.frame.SamplingFrame` (whose complete grades answer), so experiments
 compare it with fixed designs at the same budget.

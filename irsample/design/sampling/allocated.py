@@ -11,25 +11,28 @@ open-ended); documents beyond ``last`` are outside the design (stratum -1, unpoo
 
 In a cell (topic t, stratum s) of N pool documents, m of them already judged, with planned size
 k, the sample is the m judged documents plus a simple random sample without replacement (SRS;
-Algorithm S, as in :mod:`irsample.design.sampling.stratified`) of max(0, min(k, N) - m) of the other
-N - m, and every document of the cell gets the inclusion probability
+Algorithm S, as in :mod:`irsample.design.sampling.stratified`) of j = max(0, min(k, N) - m) of
+the other N - m. The inclusion probabilities recorded are those **given the documents judged
+before** (two-phase sampling conditioned on the first phase; Cochran, *Sampling Techniques*,
+ch. 12; Särndal, Swensson & Wretman §9.1):
 
-    pi = max(min(k, N), m) / N.
+    pi = 1 for the m judged documents, pi = j / (N - m) for the other N - m   (j > 0 or m = N).
 
-Why the union is an SRS of the cell (conditionally on m): if the pilot was an SRS of a set
-containing the cell (a topic's pool, a wider stratum), then given its count m in the cell, its
-documents there are an SRS of size m of the cell (every m-subset is equally likely, by
-symmetry). Adding an SRS of size j of the remaining N - m documents gives each (m + j)-subset of
-the cell probability C(m + j, m) / (C(N, m) C(N - m, j)) = 1 / C(N, m + j): an SRS of size
-max(k, m) (the argument of stratification after selection: Cochran §5A.9; Thompson,
-*Sampling*, on stratified sampling). A pilot that judged the whole cell (m = N) gives pi = 1
-whatever its design was.
+Why conditional: a planner sizes the top-up from the earlier judgments' *outcomes* (their
+relevant documents, their variances), so the marginal probability of a document is a random
+function of the pilot and max(k, m)/N is not it; weighting by it biased every AP estimator
+upward on Vaswani and CACM (issue 12). Given the earlier judgments, the top-up is an SRS of the
+unjudged documents with known size, so every Horvitz-Thompson total
+sum_{judged before} y_d + sum_{top-up} y_d / pi_d has conditional expectation the cell's total
+(unbiased whatever the allocation rule), and its conditional variance (SRS of j of N - m:
+second order as in ``ht_design.py``) is an unbiased estimate of the total variance. Sequential
+designs that top up in several batches condition on everything judged before the last batch.
 
-Caveat: sizes planned from the pilot's *outcomes* (its relevant documents, its variances) make
-the second phase depend on which documents the pilot drew, so the union is an SRS only
-approximately and the estimators are only approximately design-unbiased (two-phase sampling;
-Cochran ch. 12). A pilot that was not an SRS (e.g. a judged depth-k pool covering only part of a
-cell) breaks the argument altogether.
+A cell with no top-up (k <= m < N) has no second-phase sample of its unjudged documents: there
+its m judged documents are taken as the SRS of the cell they were, given their count (a pilot
+that was an SRS of a set containing the cell), pi = m / N. This keeps the estimate defined; it
+is unbiased only as far as the planner's choice of k <= m does not depend on the pilot's
+outcomes in that cell.
 
 A non-empty cell with k = 0 and no judged document is an error: an empty stratum sample cannot
 be estimated (see :mod:`irsample.design.sampling.stratified`). Planned designs are not parseable
@@ -168,12 +171,14 @@ class Allocated(Design):
         planned = self._planned_sizes(units, size.reshape(-1, n_strata)).ravel()
         self._check_estimable(units, size, planned, judged)
         k = np.minimum(planned, size)
+        top_up = np.maximum(k - judged, 0)
         rest = np.flatnonzero(inside & ~already)
         order = rest[np.argsort(cell[rest], kind="stable")]
         offsets = np.concatenate([[0], np.cumsum(size - judged)]).astype(np.int64)
         inclusion = np.zeros(len(stratum))
         rows = np.flatnonzero(inside)
-        inclusion[rows] = (np.maximum(k, judged) / np.maximum(size, 1))[cell[rows]]
+        known, unknown = conditional_inclusion(size, judged, top_up)
+        inclusion[rows] = np.where(already[rows], known[cell[rows]], unknown[cell[rows]])
         for shared in (stratum, inclusion, already):  # handed to every Sample: read-only
             shared.flags.writeable = False
         return _PlannedAllocation(
@@ -220,6 +225,20 @@ class Allocated(Design):
                 f"and have none judged: {_shown(cells)}; an empty stratum sample cannot be "
                 "estimated"
             )
+
+
+def conditional_inclusion(size, judged, top_up) -> tuple[np.ndarray, np.ndarray]:
+    """Per cell, the inclusion probability of a document judged before and of one not judged
+    before, given the earlier judgments (module docstring): (1, j/(N - m)) with a top-up j > 0
+    or nothing left to judge (m = N); (m/N, m/N) for a cell with no top-up (m < N, j = 0)."""
+    size, judged, top_up = (np.asarray(a, dtype=np.float64) for a in (size, judged, top_up))
+    rest = size - judged
+    topped = (top_up > 0) | (rest <= 0)
+    unconditional = np.divide(judged, size, out=np.zeros_like(size), where=size > 0)
+    known = np.where(topped, 1.0, unconditional)
+    unknown = np.where(topped, np.divide(top_up, rest, out=np.zeros_like(size), where=rest > 0),
+                       unconditional)
+    return known, unknown
 
 
 def allocated(
