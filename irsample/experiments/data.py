@@ -38,7 +38,7 @@ import numpy as np
 from ..design import Pool, SamplingFrame
 from ..evaluation import Evaluation, evaluate_collection
 from ..io import load_qrels, load_runs
-from ..measures import Measure, parse
+from ..measures.base import parse_one
 from ..model import Collection, Judgments
 from ..stats.pairs import PairDecisions, decisions
 from .splits import RunInfo, read_pooled_flags, read_run_groups, run_info
@@ -81,16 +81,6 @@ class CollectionFiles:
         return {"runs": len(runs), "run_folders": folders,
                 "run_files": [Path(r).name for r in runs], "qrels": self.qrels,
                 "pooled": self.pooled, "groups": self.groups}
-
-
-def parse_one(name: str | Measure) -> Measure:
-    """The single measure a name stands for (``xinfAP``, ``AP``, ``iP@10``, ``P_10``)."""
-    if isinstance(name, Measure):
-        return name
-    found = parse(name)
-    if len(found) != 1:
-        raise ValueError(f"{name!r} names {len(found)} measures; name exactly one")
-    return found[0]
 
 
 class LoadedCollection:

@@ -215,6 +215,17 @@ def split_values(text: str, kind, what: str) -> list:
 _IRS = re.compile(r"^(?P<fam>[A-Za-z0-9][\w\-]*?)(?:\((?P<params>.*)\))?(?:@(?P<at>[\d.]+))?$")
 
 
+def parse_one(name: str | Measure) -> Measure:
+    """The single measure ``name`` stands for (``xinfAP``, ``AP``, ``iP@10``, ``P_10``; a
+    :class:`Measure` is itself); :class:`MeasureError` if it names a set or several."""
+    if isinstance(name, Measure):
+        return name
+    found = parse(name)
+    if len(found) != 1:
+        raise MeasureError(f"{name!r} names {len(found)} measures; name exactly one")
+    return found[0]
+
+
 def parse(name: str) -> list[Measure]:
     """Parse one measure name (any supported syntax) into measures; named sets expand."""
     text = name.strip()

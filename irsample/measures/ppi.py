@@ -66,7 +66,7 @@ import numpy as np
 from ..errors import MeasureError
 from ..io.labels import AutoLabels
 from ..model import JUDGED
-from .base import Measure, parse
+from .base import parse_one
 from .context import EvalContext, safe_divide
 from .counts import NumRel
 from .design_based import estimate as ht_estimate
@@ -99,15 +99,6 @@ class PPIEstimate:
     rho: np.ndarray
 
 
-def _measure(target) -> Measure:
-    if isinstance(target, Measure):
-        return target
-    found = parse(target)
-    if len(found) != 1:
-        raise MeasureError(f"ppi() takes one measure, not {target!r}")
-    return found[0]
-
-
 def _context(ctx, judgments) -> EvalContext:
     return EvalContext(ctx.collection, judgments, rel_level=ctx.rel_level,
                        judged_only=ctx.judged_only, max_docs=ctx.max_docs, compat=ctx.compat,
@@ -117,7 +108,7 @@ def _context(ctx, judgments) -> EvalContext:
 def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float = "run") -> PPIEstimate:
     """ppi(M) for every segment of ``ctx`` (module docstring); ``target`` a measure or its name
     (AP, nDCG, nDCG@k, P@k, num_rel)."""
-    m = _measure(target)
+    m = parse_one(target)
     collection, judgments = ctx.collection, ctx.judgments
     if len(labels.value) != collection.n_tdi:
         raise MeasureError("automatic labels were read for another collection")
