@@ -23,6 +23,8 @@ Two forms of the precision estimated above a cut-off at rank k (0-based j = k - 
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 from numba import njit
 
@@ -36,66 +38,99 @@ DOCS, SAMPLED, RELEVANT = 0, 1, 2  #: rows of a counter array: d_u, m_u, q_u
 
 
 @njit(cache=True, nogil=True)
-def _pooled_flags(pos_tdi, state):
-    """Whether each ranked document is in the pool (``state`` != UNPOOLED)."""
-    flags = np.empty(pos_tdi.shape[0], dtype=np.bool_)
-    for p in range(pos_tdi.shape[0]):
-        flags[p] = state[pos_tdi[p]] != 0
-    return flags
-
-
-@njit(cache=True, nogil=True)
-def _pooled(offsets, pos_tdi, pooled, grade, stratum):
-    """(pool offsets, 0-based rank, grade or UNJUDGED, stratum) of the positions flagged
-    ``pooled``, from the ranked documents ``pos_tdi`` and the judgments' per-document ``grade``
-    and ``stratum`` (an empty ``stratum``: one stratum, 0).
-
-    A pooled document is judged exactly when its qrels value (``grade``) is >= 0
-    (:meth:`~irsample.model.Judgments.from_arrays`). One pass per output array: loops that
-    gather through two indices at once stall on the loads (2-3x slower on TREC-8)."""
+def _pool_layout(offsets, pos_tdi, pool_row):
+    """(pool offsets, 0-based rank, pool row) of the ranked positions whose document is pooled
+    (``pool_row[tdi]`` >= 0: its index among the pooled documents), segment by segment in rank
+    order. Branch-free compaction: write always, advance on pooled."""
     n_seg = offsets.shape[0] - 1
     pool_offsets = np.empty(n_seg + 1, dtype=np.int64)
     rank = np.empty(offsets[-1], dtype=np.int32)
+    row = np.empty(offsets[-1], dtype=np.int32)
     w = 0
     pool_offsets[0] = 0
-    for s in range(n_seg):  # branch-free compaction: write always, advance on pooled
-        a = offsets[s]
-        for i in range(offsets[s + 1] - a):
-            rank[w] = i
-            w += pooled[a + i]
-        pool_offsets[s + 1] = w
-    where = np.empty(w, dtype=np.int32)
     for s in range(n_seg):
         a = offsets[s]
-        for x in range(pool_offsets[s], pool_offsets[s + 1]):
-            where[x] = pos_tdi[a + rank[x]]
-    graded = np.empty(w, dtype=np.int32)
-    for x in range(w):
-        g = grade[where[x]]
-        graded[x] = g if g >= 0 else UNJUDGED
-    if stratum.shape[0] == 0:
-        where[:] = 0
-    else:
-        for x in range(w):
-            where[x] = stratum[where[x]]
-    return pool_offsets, rank[:w], graded, where
+        for i in range(offsets[s + 1] - a):
+            r = pool_row[pos_tdi[a + i]]
+            rank[w] = i
+            row[w] = r
+            w += r >= 0
+        pool_offsets[s + 1] = w
+    return pool_offsets, rank[:w].copy(), row[:w].copy()
+
+
+@njit(cache=True, nogil=True)
+def _gather_rows(row, grade_of_row, stratum_of_row):
+    """(grade, stratum) of every pooled position from the per-pooled-document tables (small:
+    they stay in cache while the positions stream)."""
+    n = row.shape[0]
+    grade = np.empty(n, dtype=np.int32)
+    stratum = np.empty(n, dtype=np.int32)
+    for x in range(n):
+        r = row[x]
+        grade[x] = grade_of_row[r]
+        stratum[x] = stratum_of_row[r]
+    return grade, stratum
+
+
+class _LayoutCache:
+    """Pool layouts (:func:`_pool_layout`) of a collection's rankings, kept for pools evaluated
+    more than once (simulation trials draw many samples from one pool: the pooled positions are
+    the same in every trial, only the judgments change). A pool seen once is only remembered by
+    its documents, so a one-off evaluation holds no extra memory; at most ``size`` pools per
+    collection, least recently used dropped."""
+
+    def __init__(self, size: int = 4):
+        self.size = size
+        self._by_collection: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+    def get(self, collection, pooled_tdi: np.ndarray, build):
+        entries = self._by_collection.setdefault(collection, [])
+        for i, (tdi, layout) in enumerate(entries):
+            if np.array_equal(tdi, pooled_tdi):
+                if layout is None:
+                    layout = build()
+                entries.insert(0, (entries.pop(i)[0], layout))  # most recent first
+                return layout
+        entries.insert(0, (pooled_tdi, None))
+        del entries[self.size :]
+        return build()
+
+
+_LAYOUTS = _LayoutCache()
 
 
 def pooled_positions(ctx) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The pooled positions of a context's rankings, cached per context: ``(offsets, rank,
     grade, stratum)`` with ``offsets[s]:offsets[s + 1]`` the entries of segment ``s`` in rank
     order, ``rank`` 0-based, ``grade`` the judged grade or :data:`UNJUDGED`, ``stratum`` the
-    entry's stratum (0 for judgments without strata or with one)."""
+    entry's stratum (0 for judgments without strata or with one).
+
+    A pooled document is judged exactly when its qrels value (``grade``) is >= 0
+    (:meth:`~irsample.model.Judgments.from_arrays`). Which positions are pooled depends on the
+    pool alone: that layout is kept per collection for pools evaluated again
+    (:class:`_LayoutCache`), and each evaluation only looks up its judgments' grades and strata
+    per pooled document."""
 
     def build():
         j = ctx.judgments
-        if "pos_state" in vars(ctx):  # already gathered for other measures: read it in order
-            pooled = ctx.pos_state != 0
-        else:
-            pooled = _pooled_flags(ctx.pos_tdi, j.state)
+        pooled_tdi = np.flatnonzero(j.state)  # state != UNPOOLED
+
+        def layout():
+            pool_row = np.full(len(j.state), -1, dtype=np.int32)
+            pool_row[pooled_tdi] = np.arange(len(pooled_tdi), dtype=np.int32)
+            return _pool_layout(ctx.offsets, ctx.pos_tdi, pool_row)
+
+        collection = ctx.collection
+        if ctx.pos_tdi is collection.rank_tdi and ctx.offsets is collection.rank_offsets:
+            pool_offsets, rank, row = _LAYOUTS.get(collection, pooled_tdi, layout)
+        else:  # positions filtered for this context (-J, -M): its own layout
+            pool_offsets, rank, row = layout()
+        grade = j.grade[pooled_tdi]
+        grade[grade < 0] = UNJUDGED
         one = j.stratum is None or len(j.stratum_labels) == 1
-        stratum = np.zeros(0, dtype=np.int32) if one else j.stratum
-        return _pooled(ctx.offsets, ctx.pos_tdi, pooled, j.grade, stratum)
+        stratum = np.zeros(len(pooled_tdi), np.int32) if one else j.stratum[pooled_tdi]
+        return (pool_offsets, rank, *_gather_rows(row, grade, stratum))
 
     return ctx.shared("pooled_positions", build)
 
