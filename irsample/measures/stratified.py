@@ -11,7 +11,9 @@ before the document at rank k is counted, per stratum u of the pool
 and do their own work at each judged relevant document (a *cut-off*). Documents outside the
 pool (unpooled) count in k only, so the walk visits the pool's positions alone:
 :func:`pooled_positions` lists them once per evaluation (rank, grade, stratum), every kernel
-loops over :func:`segment` of that list and updates its counters with :func:`count`.
+loops over :func:`segment` of that list and updates its counters with :func:`count`. Which
+positions are pooled depends on the pool alone, so for a pool evaluated again (simulation
+trials: many draws from one pool) that layout is kept and only grades and strata are looked up.
 
 Two forms of the precision estimated above a cut-off at rank k (0-based j = k - 1) read them:
 
@@ -60,41 +62,65 @@ def _pool_layout(offsets, pos_tdi, pool_row):
 
 
 @njit(cache=True, nogil=True)
-def _gather_rows(row, grade_of_row, stratum_of_row):
-    """(grade, stratum) of every pooled position from the per-pooled-document tables (small:
-    they stay in cache while the positions stream)."""
-    n = row.shape[0]
-    grade = np.empty(n, dtype=np.int32)
-    stratum = np.empty(n, dtype=np.int32)
-    for x in range(n):
-        r = row[x]
-        grade[x] = grade_of_row[r]
-        stratum[x] = stratum_of_row[r]
-    return grade, stratum
+def _per_position(row, of_row):
+    """``of_row[row]``: a per-pooled-document table read at every pooled position (the table
+    is small and stays in cache while the positions stream)."""
+    out = np.empty(row.shape[0], dtype=np.int32)
+    for x in range(row.shape[0]):
+        out[x] = of_row[row[x]]
+    return out
+
+
+class PoolLayout:
+    """Which ranked positions of a context hold pooled documents: ``offsets``, ``rank``
+    (0-based) and ``row`` (the document's index among the pooled ones) of each, segment by
+    segment in rank order (:func:`_pool_layout`). The strata of the positions are kept for
+    the last per-document strata asked (a design's strata are the same in every draw)."""
+
+    def __init__(self, offsets, pos_tdi, pooled_tdi: np.ndarray, n_tdi: int):
+        pool_row = np.full(n_tdi, -1, dtype=np.int32)
+        pool_row[pooled_tdi] = np.arange(len(pooled_tdi), dtype=np.int32)
+        self.offsets, self.rank, self.row = _pool_layout(offsets, pos_tdi, pool_row)
+        self._strata: tuple[np.ndarray, np.ndarray] | None = None
+
+    def per_position(self, of_row: np.ndarray) -> np.ndarray:
+        return _per_position(self.row, of_row)
+
+    def strata(self, of_row: np.ndarray) -> np.ndarray:
+        """The stratum of every pooled position from each pooled document's ``of_row``."""
+        if self._strata is None or not np.array_equal(self._strata[0], of_row):
+            self._strata = (of_row, self.per_position(of_row))
+        return self._strata[1]
 
 
 class _LayoutCache:
-    """Pool layouts (:func:`_pool_layout`) of a collection's rankings, kept for pools evaluated
-    more than once (simulation trials draw many samples from one pool: the pooled positions are
-    the same in every trial, only the judgments change). A pool seen once is only remembered by
-    its documents, so a one-off evaluation holds no extra memory; at most ``size`` pools per
+    """Pool layouts of a collection's rankings, kept for pools evaluated more than once
+    (simulation trials draw many samples from one pool: the pooled positions are the same in
+    every trial, only the judgments change). A pool seen once is only remembered by its
+    documents, so a one-off evaluation holds no extra memory; at most ``size`` pools per
     collection, least recently used dropped."""
 
     def __init__(self, size: int = 4):
         self.size = size
         self._by_collection: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
-    def get(self, collection, pooled_tdi: np.ndarray, build):
+    def get(self, collection, state: np.ndarray, build):
+        """(pooled documents, layout) of the pool whose documents have ``state`` != UNPOOLED;
+        ``build(pooled documents)`` makes a layout. A pool is known again when as many
+        documents are pooled and each of its documents is (no pass over every ``tdi`` but a
+        count)."""
         entries = self._by_collection.setdefault(collection, [])
+        n_pooled = np.count_nonzero(state)
         for i, (tdi, layout) in enumerate(entries):
-            if np.array_equal(tdi, pooled_tdi):
+            if len(tdi) == n_pooled and state[tdi].all():
                 if layout is None:
-                    layout = build()
+                    layout = build(tdi)
                 entries.insert(0, (entries.pop(i)[0], layout))  # most recent first
-                return layout
-        entries.insert(0, (pooled_tdi, None))
+                return tdi, layout
+        tdi = np.flatnonzero(state)
+        entries.insert(0, (tdi, None))
         del entries[self.size :]
-        return build()
+        return tdi, build(tdi)
 
 
 _LAYOUTS = _LayoutCache()
@@ -108,29 +134,27 @@ def pooled_positions(ctx) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarra
 
     A pooled document is judged exactly when its qrels value (``grade``) is >= 0
     (:meth:`~irsample.model.Judgments.from_arrays`). Which positions are pooled depends on the
-    pool alone: that layout is kept per collection for pools evaluated again
-    (:class:`_LayoutCache`), and each evaluation only looks up its judgments' grades and strata
-    per pooled document."""
+    pool alone: that :class:`PoolLayout` is kept per collection for pools evaluated again
+    (:class:`_LayoutCache`), and each evaluation only looks up its judgments' grades (and
+    strata, unless they are the last ones) per pooled document."""
 
     def build():
         j = ctx.judgments
-        pooled_tdi = np.flatnonzero(j.state)  # state != UNPOOLED
 
-        def layout():
-            pool_row = np.full(len(j.state), -1, dtype=np.int32)
-            pool_row[pooled_tdi] = np.arange(len(pooled_tdi), dtype=np.int32)
-            return _pool_layout(ctx.offsets, ctx.pos_tdi, pool_row)
+        def layout(pooled_tdi):
+            return PoolLayout(ctx.offsets, ctx.pos_tdi, pooled_tdi, len(j.state))
 
         collection = ctx.collection
         if ctx.pos_tdi is collection.rank_tdi and ctx.offsets is collection.rank_offsets:
-            pool_offsets, rank, row = _LAYOUTS.get(collection, pooled_tdi, layout)
+            pooled_tdi, pool = _LAYOUTS.get(collection, j.state, layout)
         else:  # positions filtered for this context (-J, -M): its own layout
-            pool_offsets, rank, row = layout()
+            pooled_tdi = np.flatnonzero(j.state)  # state != UNPOOLED
+            pool = layout(pooled_tdi)
         grade = j.grade[pooled_tdi]
         grade[grade < 0] = UNJUDGED
         one = j.stratum is None or len(j.stratum_labels) == 1
         stratum = np.zeros(len(pooled_tdi), np.int32) if one else j.stratum[pooled_tdi]
-        return (pool_offsets, rank, *_gather_rows(row, grade, stratum))
+        return pool.offsets, pool.rank, pool.per_position(grade), pool.strata(stratum)
 
     return ctx.shared("pooled_positions", build)
 
