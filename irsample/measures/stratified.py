@@ -25,6 +25,7 @@ Two forms of the precision estimated above a cut-off at rank k (0-based j = k - 
 
 from __future__ import annotations
 
+import threading
 import weakref
 
 import numpy as np
@@ -88,9 +89,10 @@ class PoolLayout:
 
     def strata(self, of_row: np.ndarray) -> np.ndarray:
         """The stratum of every pooled position from each pooled document's ``of_row``."""
-        if self._strata is None or not np.array_equal(self._strata[0], of_row):
-            self._strata = (of_row, self.per_position(of_row))
-        return self._strata[1]
+        last = self._strata  # read once: another thread may replace it
+        if last is None or not np.array_equal(last[0], of_row):
+            last = self._strata = (of_row, self.per_position(of_row))
+        return last[1]
 
 
 class _LayoutCache:
@@ -103,24 +105,31 @@ class _LayoutCache:
     def __init__(self, size: int = 4):
         self.size = size
         self._by_collection: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self._lock = threading.Lock()  # simulations may evaluate in threads
 
     def get(self, collection, state: np.ndarray, build):
         """(pooled documents, layout) of the pool whose documents have ``state`` != UNPOOLED;
         ``build(pooled documents)`` makes a layout. A pool is known again when as many
         documents are pooled and each of its documents is (no pass over every ``tdi`` but a
         count)."""
-        entries = self._by_collection.setdefault(collection, [])
         n_pooled = np.count_nonzero(state)
-        for i, (tdi, layout) in enumerate(entries):
-            if len(tdi) == n_pooled and state[tdi].all():
-                if layout is None:
-                    layout = build(tdi)
-                entries.insert(0, (entries.pop(i)[0], layout))  # most recent first
-                return tdi, layout
-        tdi = np.flatnonzero(state)
-        entries.insert(0, (tdi, None))
-        del entries[self.size :]
-        return tdi, build(tdi)
+        with self._lock:
+            entries = self._by_collection.setdefault(collection, [])
+            i = next((i for i, (tdi, _) in enumerate(entries)
+                      if len(tdi) == n_pooled and state[tdi].all()), None)
+            if i is None:  # first seen: remembered by its documents only
+                tdi, layout = np.flatnonzero(state), None
+                entries.insert(0, [tdi, None])
+                del entries[self.size :]
+            else:
+                entry = entries.pop(i)
+                entries.insert(0, entry)  # most recent first
+                tdi, layout = entry
+        if layout is None:
+            layout = build(tdi)
+            if i is not None:  # seen again: keep it
+                entry[1] = layout
+        return tdi, layout
 
 
 _LAYOUTS = _LayoutCache()
