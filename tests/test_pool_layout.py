@@ -61,7 +61,7 @@ def test_positions_equal_the_reference_as_pools_alternate(draws):
         want = reference_positions(EvalContext(col, j))
         for a, b in zip(got, want, strict=True):
             np.testing.assert_array_equal(a, b)
-    kept = [layout for _, layout in walk._LAYOUTS._by_collection[col]]
+    kept = [layout for ref, _, layout in walk._LAYOUTS._entries if ref() is col]
     assert any(layout is not None for layout in kept)  # the repeated pools were kept
 
 
@@ -79,3 +79,30 @@ def test_numbers_equal_those_without_kept_layouts(draws, monkeypatch):
         again = evaluate_collection(col, j, parse_all(["infAP", "bpref"]), judged_only=True)
         np.testing.assert_array_equal(b.values, again.values)
     assert np.nanmax(kept[0].values) > 0 and np.nanstd(kept[0].values) > 0
+
+
+class _Owner:
+    """Stands for a collection: the cache holds it by weak reference only."""
+
+
+def test_kept_layouts_are_bounded_and_released():
+    cache = walk._LayoutCache(size=2)
+    built = []
+
+    def build(tdi):
+        built.append(tdi)
+        return object()
+
+    a, b = _Owner(), _Owner()
+    pool, other = np.array([0, 1, 2, 0, 1], np.int8), np.array([1, 0, 0, 0, 1], np.int8)
+    tdi, first = cache.get(a, pool, build)  # seen once: built, not kept
+    np.testing.assert_array_equal(tdi, [1, 2, 4])
+    second = cache.get(a, pool, build)[1]  # seen again: built and kept
+    assert cache.get(a, pool, build)[1] is second and first is not second and len(built) == 2
+    assert cache.get(b, pool, build)[1] is not second  # another collection, its own pool
+    cache.get(a, other, build)  # a third pool: the least recently used (a's first) goes
+    assert len(cache._entries) == 2
+    assert cache.get(a, pool, build)[1] is not second  # forgotten: built again
+    del b
+    cache.get(a, other, build)
+    assert all(ref() is a for ref, _, _ in cache._entries)  # b's entries are gone with b

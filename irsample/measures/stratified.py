@@ -96,39 +96,39 @@ class PoolLayout:
 
 
 class _LayoutCache:
-    """Pool layouts of a collection's rankings, kept for pools evaluated more than once
+    """Pool layouts of collections' rankings, kept for pools evaluated more than once
     (simulation trials draw many samples from one pool: the pooled positions are the same in
     every trial, only the judgments change). A pool seen once is only remembered by its
-    documents, so a one-off evaluation holds no extra memory; at most ``size`` pools per
-    collection, least recently used dropped."""
+    documents, so a one-off evaluation holds no extra memory. At most ``size`` pools over all
+    collections (least recently used dropped; a layout of TREC-8's depth-100 pool over 129
+    runs is 33 MB), and none of a collection no longer in use (held by weak reference)."""
 
     def __init__(self, size: int = 4):
         self.size = size
-        self._by_collection: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self._entries: list[list] = []  # [collection ref, pooled tdi, layout or None]
         self._lock = threading.Lock()  # simulations may evaluate in threads
 
     def get(self, collection, state: np.ndarray, build):
-        """(pooled documents, layout) of the pool whose documents have ``state`` != UNPOOLED;
-        ``build(pooled documents)`` makes a layout. A pool is known again when as many
-        documents are pooled and each of its documents is (no pass over every ``tdi`` but a
-        count)."""
+        """(pooled documents, layout) of the pool of ``collection`` whose documents have
+        ``state`` != UNPOOLED; ``build(pooled documents)`` makes a layout. A pool is known
+        again when as many documents are pooled and each of its documents is (no pass over
+        every ``tdi`` but a count)."""
         n_pooled = np.count_nonzero(state)
         with self._lock:
-            entries = self._by_collection.setdefault(collection, [])
-            i = next((i for i, (tdi, _) in enumerate(entries)
-                      if len(tdi) == n_pooled and state[tdi].all()), None)
+            self._entries = [e for e in self._entries if e[0]() is not None]
+            i = next((i for i, (ref, tdi, _) in enumerate(self._entries) if ref() is collection
+                      and len(tdi) == n_pooled and state[tdi].all()), None)
             if i is None:  # first seen: remembered by its documents only
-                tdi, layout = np.flatnonzero(state), None
-                entries.insert(0, [tdi, None])
-                del entries[self.size :]
+                entry = [weakref.ref(collection), np.flatnonzero(state), None]
             else:
-                entry = entries.pop(i)
-                entries.insert(0, entry)  # most recent first
-                tdi, layout = entry
+                entry = self._entries.pop(i)
+            self._entries.insert(0, entry)  # most recent first
+            del self._entries[self.size :]
+            _, tdi, layout = entry
         if layout is None:
             layout = build(tdi)
             if i is not None:  # seen again: keep it
-                entry[1] = layout
+                entry[2] = layout
         return tdi, layout
 
 
