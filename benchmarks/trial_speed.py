@@ -3,7 +3,9 @@
 0. The target trial (issue 11: <= 60 ms on one thread): draw a new 2strata sample of the
    depth-100 pool of the 71 pooled runs and evaluate the 129 runs with xinfAP, infNDCG, infAP
    and bpref (point estimates), data loaded; median CPU time of this thread over ``--repeat``
-   (>= 20) seeded trials after a warm-up, with the time of each step (draw, evaluate).
+   (>= 20) seeded trials after a warm-up, with the time of each step (draw, evaluate); with
+   ``--phases`` also by phase (draw: select, judgments; evaluate: context, pooled positions,
+   each measure, the rest).
 1. One trial, data loaded: draw a stratified sample of the depth-100 pool of the 71 pooled runs,
    estimate xinfAP, infNDCG and infAP (with their variances and 95% intervals) for all 129
    runs, compare with the truth (per run rows; Kendall tau, RMS, coverage; with ``--pairs`` also
@@ -19,7 +21,7 @@
    11-100; 3strata = 1-10 + 30% of 11-30 + 5% of 31-100.
 
 Usage: python benchmarks/trial_speed.py [--shared ../shared] [--repeat 20] [--trials 50]
-       [--workers 2] [--skip-grid] [--out prefix]
+       [--workers 2] [--skip-grid] [--target-only] [--phases] [--out prefix]
 """
 
 from __future__ import annotations
@@ -49,6 +51,8 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--skip-grid", action="store_true")
     parser.add_argument("--target-only", action="store_true", help="only step 0")
+    parser.add_argument("--phases", action="store_true",
+                        help="step 0's time by phase and measure too")
     parser.add_argument("--out", default=None, help="write the grid's tables to this prefix")
     args = parser.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -72,6 +76,8 @@ def main() -> None:
     split = PooledRuns().splits(data.info, trial=0, seed=0)[0]
     design = stratified(STRATEGIES["2strata"])
     _target_trial(data, split, design, max(args.repeat, 20))
+    if args.phases:
+        _phases(data, split, design, max(args.repeat, 20))
     if args.target_only:
         return
 
@@ -155,6 +161,52 @@ def _target_trial(data, split, design, repeat: int) -> None:
           f"{1e3 * min(total):.1f}; draw {1e3 * np.median(draw):.1f}, evaluate "
           f"{1e3 * np.median(estimate):.1f}); mean over runs of trial 0: "
           + ", ".join(f"{m.name} {v:.6f}" for m, v in zip(measures, means[0], strict=True)))
+
+
+def _phases(data, split, design, repeat: int) -> None:
+    """Step 0 in phases, median CPU ms of this thread: the draw (which rows: ``select``; their
+    judgments: ``frame.judgments``), then the context, the pooled positions (grades and strata
+    looked up on the pool's kept layout), each measure's ``compute`` in the order given (the
+    sample_eval walk runs in xinfAP's; infNDCG reads it), and evaluate_collection's own
+    remainder (evaluated topics, summaries: the whole call minus the phases before)."""
+    import numpy as np
+
+    from irsample.evaluation import evaluate_collection
+    from irsample.experiments.trial import single_threaded
+    from irsample.measures import parse_all
+    from irsample.measures.context import EvalContext
+    from irsample.measures.stratified import pooled_positions
+
+    measures = parse_all(["xinfAP", "infNDCG", "infAP", "bpref"])
+    frame = data.frame(split.pool, 100.0)
+    clock = time.thread_time
+    names = ["select", "judgments", "context", "pooled positions",
+             *(m.name for m in measures), "evaluate_collection remainder"]
+    times = {name: [] for name in names}
+    with single_threaded():
+        for k in range(repeat + 1):
+            marks = [clock()]
+            sample = design.select(frame, rng=np.random.default_rng(1000 + k))
+            marks.append(clock())
+            judgments = frame.judgments(sample, source=design.name)
+            marks.append(clock())
+            ctx = EvalContext(data.collection, judgments)
+            ctx.requested = tuple(measures)
+            marks.append(clock())
+            pooled_positions(ctx)
+            marks.append(clock())
+            for m in measures:
+                m.compute(ctx)
+                marks.append(clock())
+            parts = np.diff(marks)
+            start = clock()
+            evaluate_collection(data.collection, judgments, measures)
+            whole = clock() - start
+            if k:
+                for name, dt in zip(names, [*parts, whole - parts[2:].sum()], strict=True):
+                    times[name].append(dt)
+    print("  phases (median CPU ms): " + ", ".join(
+        f"{name} {1e3 * np.median(v):.1f}" for name, v in times.items()))
 
 
 def _steps(data, split, design, repeat: int) -> None:
