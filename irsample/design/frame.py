@@ -70,8 +70,24 @@ class Sample:
     inclusion: np.ndarray
 
 
+class PoolRowsBase:
+    """What a pool and a sampling frame share: one row per pooled document of a topic, with
+    arrays ``topic`` and ``tdi`` over a ``collection`` (the rows every design selects over)."""
+
+    def __len__(self) -> int:
+        return len(self.tdi)
+
+    @property
+    def n_topics(self) -> int:
+        return self.collection.n_topics
+
+    def pool_size(self) -> np.ndarray:
+        """N_t: the rows (pooled documents) of every topic."""
+        return np.bincount(self.topic, minlength=self.n_topics)
+
+
 @dataclass(frozen=True, eq=False)
-class SamplingFrame:
+class SamplingFrame(PoolRowsBase):
     r"""Complete judgments of a collection's pools as per-row arrays (one row per qrels entry).
 
     ``topic`` and ``tdi`` index the collection (``tdi`` = -1 for a judged document no run
@@ -209,17 +225,6 @@ class SamplingFrame:
         )
         frame.judgments()
         return frame
-
-    def __len__(self) -> int:
-        return len(self.rel)
-
-    @property
-    def n_topics(self) -> int:
-        return self.collection.n_topics
-
-    def pool_size(self) -> np.ndarray:
-        """N_t: frame rows (pool documents) per topic."""
-        return np.bincount(self.topic, minlength=self.n_topics)
 
     def judgments(self, sample: Sample | None = None, *, source: str | None = None) -> Judgments:
         """Judgments of a sample: judged rows keep their grade, the other rows become pooled but

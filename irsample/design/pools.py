@@ -34,6 +34,7 @@ from numba import njit
 
 from ..errors import DesignError, InputError
 from ..model import Collection
+from .frame import PoolRowsBase
 
 WHOLE = math.inf  #: depth of a pool of whole rankings
 
@@ -154,7 +155,7 @@ class PoolStats:
 
 
 @dataclass(frozen=True, eq=False)
-class Pool:
+class Pool(PoolRowsBase):
     r"""The depth-``depth`` pool of runs ``runs`` of a collection, as pool rows.
 
     Rows are ordered by topic, then by docno (byte-wise: the ``tdi`` order). ``n_runs`` and
@@ -258,17 +259,6 @@ class Pool:
             n_groups[tdi] if groups is not None else None,
             f"<{label} pool of {len(runs)} runs>",
         )
-
-    def __len__(self) -> int:
-        return len(self.tdi)
-
-    @property
-    def n_topics(self) -> int:
-        return self.collection.n_topics
-
-    def pool_size(self) -> np.ndarray:
-        """N_t: pooled documents per topic."""
-        return np.bincount(self.topic, minlength=self.n_topics)
 
     def docnos(self) -> list[str]:
         """The docno of every row."""
