@@ -14,7 +14,7 @@ Printed per strategy: its strata, the mean judgment-set size (documents over 50 
 standard deviation, minimum and maximum over the splits, and the mean per topic. The paper's
 Table 1 values are not in the text we have (the table did not survive extraction, and we found
 no other copy), so they cannot be printed next to ours; the presets' rates are ours (see
-irsample/design/named.py).
+irsample/design/sampling/named.py).
 
 Usage: PYTHONPATH=. python benchmarks/strategy_sizes_trec8.py [--shared ../shared] [--trials 50]
        [--seed 2014] [--extra 'uniform(0.3)' ...]
