@@ -44,3 +44,19 @@ def pooled_collection(
     runs = load_runs(pd.concat(run_parts, ignore_index=True))
     table = load_qrels(pd.concat(qrels_parts, ignore_index=True))
     return Collection.build(runs, [table]), table
+
+
+def random_judgments(seed, *, n_topics, n_docs, n_runs, depth, grades):
+    """(complete qrels as a DataFrame, runs table): per topic every one of ``n_docs`` documents
+    graded at random from ``grades``, and ``n_runs`` runs each retrieving ``depth`` random
+    documents with random scores (no relation between score and grade)."""
+    rng = np.random.default_rng(seed)
+    qrels, rows = [], []
+    for t in range(n_topics):
+        for d in range(n_docs):
+            qrels.append((str(t), f"d{d}", int(rng.choice(grades))))
+        for r in range(n_runs):
+            for d in rng.choice(n_docs, depth, replace=False):
+                rows.append((str(t), f"d{d}", float(rng.random()), f"r{r}"))
+    runs = load_runs(pd.DataFrame(rows, columns=["qid", "docno", "score", "tag"]))
+    return pd.DataFrame(qrels, columns=["qid", "docno", "rel"]), runs

@@ -21,19 +21,12 @@ from irsample.io.trec import QrelsTable
 from irsample.measures import parse_all
 from irsample.model import Collection, Judgments
 
+from .synthetic import random_judgments
+
 
 def collection(seed, n_topics=5, n_docs=120, n_runs=4, depth=60, grades=(0, 0, 0, 1, 1, 2)):
-    rng = np.random.default_rng(seed)
-    qrels, rows = [], []
-    for t in range(n_topics):
-        for d in range(n_docs):
-            qrels.append((str(t), f"d{d}", int(rng.choice(grades))))
-        for r in range(n_runs):
-            for d in rng.choice(n_docs, depth, replace=False):
-                rows.append((str(t), f"d{d}", float(rng.random()), f"r{r}"))
-    q = pd.DataFrame(qrels, columns=["qid", "docno", "rel"])
-    runs = load_runs(pd.DataFrame(rows, columns=["qid", "docno", "score", "tag"]))
-    return q, runs
+    return random_judgments(seed, n_topics=n_topics, n_docs=n_docs, n_runs=n_runs, depth=depth,
+                            grades=grades)
 
 
 def evaluate(table, runs, names):

@@ -13,19 +13,20 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from irsample.design import Budget, SamplingFrame, Stratified, importance, parse_strata, uniform
 from irsample.errors import MeasureError
 from irsample.evaluation import evaluate_collection
-from irsample.io import load_qrels, load_runs
+from irsample.io import load_qrels
 from irsample.measures import parse, parse_all
 from irsample.measures.context import EvalContext
 from irsample.measures.design_based import HT, estimate
 from irsample.measures.ht_pairs import pair_estimates
 from irsample.model import Collection
 from irsample.stats.multiple import benjamini_hochberg, holm
+
+from .synthetic import random_judgments
 
 MEASURES = [
     "AP",
@@ -44,16 +45,9 @@ MEASURES = [
 def synthetic(seed=0, n_topics=6, n_docs=150, n_runs=4, depth=60, grades=(0, 0, 0, 0, 1, 1, 2)):
     """A collection and its frame: the qrels documents some run retrieved (importance sampling
     leaves the others outside its design)."""
-    rng = np.random.default_rng(seed)
-    qrels, rows = [], []
-    for t in range(n_topics):
-        for d in range(n_docs):
-            qrels.append((str(t), f"d{d}", int(rng.choice(grades))))
-        for r in range(n_runs):
-            for d in rng.choice(n_docs, depth, replace=False):
-                rows.append((str(t), f"d{d}", float(rng.random()), f"r{r}"))
-    table = load_qrels(pd.DataFrame(qrels, columns=["qid", "docno", "rel"]))
-    runs = load_runs(pd.DataFrame(rows, columns=["qid", "docno", "score", "tag"]))
+    qrels, runs = random_judgments(seed, n_topics=n_topics, n_docs=n_docs, n_runs=n_runs,
+                                   depth=depth, grades=grades)
+    table = load_qrels(qrels)
     col = Collection.build(runs, [table])
     full = SamplingFrame.from_qrels(col, table)
     keep = np.isfinite(full.best_rank)
