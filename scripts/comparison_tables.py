@@ -15,28 +15,28 @@ from pathlib import Path
 import pandas as pd
 
 
+def grid(t: pd.DataFrame, by: str, cell) -> list[str]:
+    """Markdown rows: one per value of ``by`` (in order of appearance), one column per test,
+    each cell ``cell(row of that test)``."""
+    tests = list(dict.fromkeys(t.test))
+    lines = [f"| {by} | " + " | ".join(tests) + " |", "|---|" + "---|" * len(tests)]
+    for key, g in t.groupby(by, sort=False):
+        g = g.set_index("test")
+        lines.append(f"| {key} | " + " | ".join(cell(g.loc[x]) for x in tests) + " |")
+    return lines
+
+
 def type_one(results: pd.DataFrame) -> str:
     t = results[results.part == "type-I"]
-    tests = list(dict.fromkeys(t.test))
-    lines = ["| design | " + " | ".join(tests) + " |", "|---|" + "---|" * len(tests)]
-    for design, g in t.groupby("design", sort=False):
-        g = g.set_index("test")
-        lines.append(f"| {design} | " + " | ".join(
-            f"{g.loc[x, 'type_one_error']:.3f} ({g.loc[x, 'se']:.3f})" for x in tests) + " |")
+    lines = grid(t, "design", lambda r: f"{r['type_one_error']:.3f} ({r['se']:.3f})")
     pairs = int(t.pairs.iloc[0]) if len(t) else 0
     return "\n".join(lines) + f"\n\n({pairs} (run, twin) pairs x trials per cell)"
 
 
 def accuracy(results: pd.DataFrame) -> str:
     t = results[results.part == "accuracy"]
-    tests = list(dict.fromkeys(t.test))
-    lines = ["| strategy | " + " | ".join(tests) + " |", "|---|" + "---|" * len(tests)]
-    for strategy, g in t.groupby("strategy", sort=False):
-        g = g.set_index("test")
-        lines.append(f"| {strategy} | " + " | ".join(
-            f"{g.loc[x, 'accuracy']:.3f} / {g.loc[x, 'accuracy_qrels']:.3f}" for x in tests)
-            + " |")
-    return "\n".join(lines)
+    return "\n".join(grid(t, "strategy",
+                          lambda r: f"{r['accuracy']:.3f} / {r['accuracy_qrels']:.3f}"))
 
 
 def main(argv: list[str]) -> int:
