@@ -22,7 +22,6 @@ citation lists after that line (numbers only) are left out.
 
 from __future__ import annotations
 
-import argparse
 import html
 import importlib.util
 import re
@@ -138,11 +137,7 @@ the {n_judged} judged topics.
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data", type=Path, default=DEFAULT_DATA, help="input folder")
-    ap.add_argument("--out", type=Path, default=OUT, help="output folder")
-    ap.add_argument("--depth", type=int, default=1000, help="documents per topic (default 1000)")
-    args = ap.parse_args(argv)
+    args = V.arguments(argv, __doc__, DEFAULT_DATA, OUT)
     t0 = time.perf_counter()
 
     docnos, dtoks = read_docs(args.data / "cacm-docs.tar.gz")

@@ -526,12 +526,17 @@ def _fewer(runs, qids, depth: int) -> str:
         depth, ", ".join(f"{n} topics of `{t}`" for t, n in short.items()))
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data", type=Path, default=DEFAULT_DATA, help="input folder")
-    ap.add_argument("--out", type=Path, default=OUT, help="output folder")
+def arguments(argv, doc: str, data: Path, out: Path) -> argparse.Namespace:
+    """``--data`` (input folder), ``--out`` (output folder) and ``--depth`` of a runs script."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    ap.add_argument("--data", type=Path, default=data, help="input folder")
+    ap.add_argument("--out", type=Path, default=out, help="output folder")
     ap.add_argument("--depth", type=int, default=1000, help="documents per topic (default 1000)")
-    args = ap.parse_args(argv)
+    return ap.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    args = arguments(argv, __doc__, DEFAULT_DATA, OUT)
     t0 = time.perf_counter()
 
     docnos, dtoks = read_docs(args.data / "doc-text.trec.gz")
