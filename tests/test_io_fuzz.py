@@ -170,16 +170,37 @@ def test_run_reader(data):
     assert np.all(np.isfinite(run.score))
 
 
+def written_back(table):
+    """A qrels-like table written in its own format (prels, stratified qrels or qrels) and read
+    back by that format's reader."""
+    if table.prob is not None:
+        return read_prels(
+            stream(format_prels(text(table.qid), text(table.docno), table.rel, table.prob))
+        )
+    if table.stratum is not None:
+        return read_strata_qrels(stream(format_strata_qrels(
+            text(table.qid), text(table.docno), text(table.stratum), table.rel)))
+    return read_qrels(stream(format_qrels(table)))
+
+
+def assert_same_judgments(again, table):
+    """Every field of ``table`` (and its strata or probabilities, if any) survived."""
+    assert strings(again.qid) == strings(table.qid)
+    assert strings(again.docno) == strings(table.docno)
+    assert again.rel.tolist() == table.rel.tolist()
+    if table.stratum is not None:
+        assert strings(again.stratum) == strings(table.stratum)
+    if table.prob is not None:
+        assert same_float(again.prob, table.prob)
+
+
 @FUZZ
 @given(records("qrels"))
 def test_qrels_reader(data):
     qrels = accepted(read_qrels, data)
     if qrels is None:
         return
-    again = read_qrels(stream(format_qrels(qrels)))
-    assert strings(again.qid) == strings(qrels.qid)
-    assert strings(again.docno) == strings(qrels.docno)
-    assert again.rel.tolist() == qrels.rel.tolist()
+    assert_same_judgments(written_back(qrels), qrels)
 
 
 @FUZZ
@@ -188,12 +209,7 @@ def test_strata_reader(data):
     qrels = accepted(read_strata_qrels, data)
     if qrels is None:
         return
-    again = read_strata_qrels(stream(format_strata_qrels(
-        text(qrels.qid), text(qrels.docno), text(qrels.stratum), qrels.rel)))
-    assert strings(again.qid) == strings(qrels.qid)
-    assert strings(again.docno) == strings(qrels.docno)
-    assert strings(again.stratum) == strings(qrels.stratum)
-    assert again.rel.tolist() == qrels.rel.tolist()
+    assert_same_judgments(written_back(qrels), qrels)
 
 
 @FUZZ
@@ -205,13 +221,7 @@ def test_prels_reader(data):
     assert np.all((prels.prob > 0) & (prels.prob <= 1))
     if len(prels) == 0:  # every record skipped (not sampled): nothing to write back
         return
-    again = read_prels(
-        stream(format_prels(text(prels.qid), text(prels.docno), prels.rel, prels.prob))
-    )
-    assert strings(again.qid) == strings(prels.qid)
-    assert strings(again.docno) == strings(prels.docno)
-    assert again.rel.tolist() == prels.rel.tolist()
-    assert same_float(again.prob, prels.prob)
+    assert_same_judgments(written_back(prels), prels)
 
 
 @FUZZ
@@ -219,21 +229,9 @@ def test_prels_reader(data):
 def test_detected_qrels_reader(data):
     """``load_qrels`` picks the format from the file, then reads it like the chosen reader."""
     qrels = accepted(load_qrels, data)
-    if qrels is None:
+    if qrels is None or len(qrels) == 0:
         return
-    if len(qrels) == 0:
-        return
-    if qrels.prob is not None:
-        again = read_prels(
-            stream(format_prels(text(qrels.qid), text(qrels.docno), qrels.rel, qrels.prob))
-        )
-    elif qrels.stratum is not None:
-        again = read_strata_qrels(stream(format_strata_qrels(
-            text(qrels.qid), text(qrels.docno), text(qrels.stratum), qrels.rel)))
-    else:
-        again = read_qrels(stream(format_qrels(qrels)))
-    assert strings(again.qid) == strings(qrels.qid)
-    assert again.rel.tolist() == qrels.rel.tolist()
+    assert_same_judgments(written_back(qrels), qrels)
 
 
 @FUZZ
