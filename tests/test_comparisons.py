@@ -9,7 +9,13 @@ import pytest
 from irsample.design import SamplingFrame, uniform
 from irsample.evaluation import evaluate_collection
 from irsample.experiments import CollectionFiles, load
-from irsample.experiments.comparisons import add_twins, t_test, twin_order, type_one_error
+from irsample.experiments.comparisons import (
+    add_twins,
+    pooled_twin_frame,
+    t_test,
+    twin_order,
+    type_one_error,
+)
 from irsample.measures import parse_all
 
 from .experiment_data import write_collection
@@ -48,6 +54,30 @@ def test_twins_have_the_frame_truth_of_their_runs_but_other_rankings(files):
     judged = uniform(0.3).sample(same, rng=3)
     est = evaluate_collection(twins, judged, parse_all(["xinfAP"])).values[:, :, 0]
     assert not np.allclose(est[runs], est[n:])
+
+
+def test_twins_of_pooled_runs_are_pooled(files):
+    """A twin moves a deep relevant document to a run's relevant rank; pooled like its run, the
+    document's best rank (its stratum) follows."""
+    data = load(files)
+    frame = data.frame(data.info.pooled_runs, 100)
+    runs = [0, 3, 7]
+    n = data.collection.n_runs
+    twins = add_twins(data.collection, frame, runs, np.random.default_rng(2))
+    second = n + np.arange(len(runs))
+    pooled = pooled_twin_frame(frame, twins, np.array(runs), second)
+    expect = [n + k for k, r in enumerate(runs) if r in frame.runs]
+    assert pooled.runs == tuple(frame.runs) + tuple(expect)
+    assert np.array_equal(pooled.tdi, frame.tdi) and np.array_equal(pooled.rel, frame.rel)
+    rank = np.full(twins.n_tdi, np.inf)  # best rank over the pooled runs and twins, by hand
+    for r in pooled.runs:
+        for s in range(r * twins.n_topics, (r + 1) * twins.n_topics):
+            ranked = twins.rank_tdi[twins.rank_offsets[s]:twins.rank_offsets[s + 1]]
+            for i, d in enumerate(ranked):
+                rank[d] = min(rank[d], i + 1)
+    np.testing.assert_array_equal(pooled.best_rank, rank[pooled.tdi])
+    assert np.all(pooled.best_rank <= frame.best_rank)
+    assert np.any(pooled.best_rank < frame.best_rank)  # some documents moved up a stratum
 
 
 def test_type_one_error_counts_rejections(files):

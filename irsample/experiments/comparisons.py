@@ -7,7 +7,9 @@ within classes that every measure treats alike: the frame's relevant documents o
 its non-relevant documents, and the documents outside the frame. Each rank keeps its grade
 under the frame's complete judgments, so every frame measure (AP, nDCG, P@k, ...) of the twin
 equals the run's, topic by topic, while a sample sees two different rankings (different
-documents at every non-relevant rank): the two runs differ only by sampling error.
+documents at every non-relevant rank): the two runs differ only by sampling error. The twin
+of a pooled run is pooled as a real run would be: its ranks count in the frame's best ranks,
+so a stratified design samples a document at rank 3 of the twin as a top-stratum document.
 
 :func:`type_one_error`: per design and trial one draw from the frame; every test (name ->
 function of the evaluation, returning per pair a p-value) is applied to every (run, twin) pair;
@@ -97,6 +99,16 @@ def t_test(estimator: str = "xinfAP") -> PairTest:
     return test
 
 
+def pooled_twin_frame(frame: SamplingFrame, twins: Collection, first, second) -> SamplingFrame:
+    """``frame``'s rows over the collection with twins, the twin ``second[k]`` of a pooled run
+    ``first[k]`` pooled with it: best ranks (hence strata, and the planner's runs) count its
+    ranks, as they would for any submitted run."""
+    pooled = set(frame.runs)
+    runs = tuple(frame.runs) + tuple(int(t) for r, t in zip(first, second) if int(r) in pooled)
+    return SamplingFrame.from_arrays(twins, frame.topic, frame.tdi, frame.rel, runs=runs,
+                                     source=frame.source)
+
+
 def type_one_error(files: CollectionFiles, designs: Mapping[str, object],
                    tests: Mapping[str, PairTest], *, trials: int = 100, seed: int = 2024,
                    alpha: float = 0.05, runs=None, depth: float = 100,
@@ -115,10 +127,9 @@ def type_one_error(files: CollectionFiles, designs: Mapping[str, object],
     chosen = list(range(data.collection.n_runs) if runs is None else runs)
     twins = add_twins(data.collection, frame, chosen,
                       np.random.default_rng(derived_seed(seed, "twins")))
-    twin_frame = SamplingFrame(twins, frame.topic, frame.tdi, frame.rel, frame.best_rank,
-                               frame.runs, frame.source)
     first = np.array(chosen, dtype=np.int64)
     second = data.collection.n_runs + np.arange(len(chosen), dtype=np.int64)
+    twin_frame = pooled_twin_frame(frame, twins, first, second)
     truth = evaluate_collection(twins, twin_frame.judgments(),
                                 [parse_one(m) for m in check]).values
     gap = float(np.max(np.abs(truth[first] - truth[second]))) if len(first) else 0.0

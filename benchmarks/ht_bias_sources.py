@@ -1,0 +1,141 @@
+"""Experiment (a record for issue 12): where ht(AP)'s bias of a run's mean over topics comes from.
+
+ht(AP) (irsample/measures/design_based.py) estimates a topic's AP by N^/R^ with a Taylor
+correction; a topic whose sample holds no relevant document (R^ = 0, "unidentified") takes the
+run's mean over the identified topics. This script splits the bias of the mean over topics,
+against the frame's truth, into the part of the identified topics and the part of the imputed
+ones, and prints the identified topics' bias by their number of relevant documents R in the frame.
+
+It also tries an alternative for the identified topics, written from the identity
+AP = m1 + (R - 1) pm, with m1 the mean over the relevant documents of 1/rank (0 when the run does
+not retrieve the document) and pm the mean over ordered pairs (d, e) of distinct relevant
+documents of [e ranked above d] / rank(d): ``hajek`` estimates m1 and pm by Hájek means over the
+sampled relevant documents (weights 1/pi) and sampled pairs (weights 1/pi_de), and R by
+Horvitz-Thompson; where fewer than two relevant documents are sampled it keeps ht(AP). Under an
+equal-probability design the sampled relevant documents are a simple random sample of the
+relevant ones given their number k, so both means are conditionally unbiased and the estimate is
+linear in R^; the ratio N^/R^ instead has a pair part proportional to (k - 1)/f, biased down by
+about (1 - f)/(f R) of it.
+
+Usage: python benchmarks/ht_bias_sources.py --collection vaswani|cacm|trec8 --design uniform
+       [--fraction 0.1] [--trials 40] [--seed 12]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from dataclasses import replace
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(__file__))
+from ht_coverage import design_for, load  # noqa: E402
+
+
+def pairs_total(ctx, d) -> np.ndarray:
+    """Per topic: sum over ordered pairs of distinct sampled relevant documents of 1/pi_de
+    (the Horvitz-Thompson estimate of R(R - 1)), with pi_de as ``ht_design.py`` has them."""
+    from irsample.measures.design_based import _tdi_relevant
+
+    sampled = (d.tdi_pi > 0) & (_tdi_relevant(ctx) > 0)
+    pi = d.tdi_pi[sampled]
+    certain = pi >= 1.0
+    cells = d.n_cells + 1  # certain documents form a cell of their own
+    flat = ctx.collection.tdi_topic[sampled].astype(np.int64) * cells + np.where(
+        certain, d.n_cells, d.tdi_cell[sampled])
+    g = np.where(certain, 1.0, d.tdi_g[sampled])
+    x = 1.0 / pi
+    xg = np.where(g > 0, x / np.where(g > 0, g, 1.0), 0.0)
+
+    def by_cell(w):
+        return np.bincount(flat, weights=w, minlength=ctx.n_topics * cells).reshape(-1, cells)
+
+    sx, sxg, sxg2 = by_cell(x), by_cell(xg), by_cell(xg * xg)
+    cross = sx.sum(axis=1) ** 2 - (sx**2).sum(axis=1)
+    return cross + (sxg**2 - sxg2).sum(axis=1)
+
+
+def hajek_ap(ctx, est):
+    """The ``hajek`` alternative (module docstring) per segment, or ht(AP)'s value."""
+    from irsample.measures import design_based as db
+    from irsample.measures.context import safe_divide
+    from irsample.measures.ht_design import ht_design
+    from irsample.measures.ht_jackknife import jackknife_variance
+
+    d = ht_design(ctx)
+    rank, rel = ctx.rank, ctx.rel()
+    hit = (d.pos_pi > 0) & (rel != 0)
+    seg = np.repeat(np.arange(ctx.n_seg), ctx.seg_len)
+    n1 = np.bincount(seg[hit], weights=1.0 / (rank[hit] * d.pos_pi[hit]), minlength=ctx.n_seg)
+    r, rr = est.den, pairs_total(ctx, d)[ctx.seg_topic]
+    ok = (r > 0) & (rr > 0)
+    taylor = est.plain - safe_divide(est.plain * est.var_den - est.cov, r * r)
+    value = np.where(ok, safe_divide(n1, r) + (r - 1.0) * safe_divide(est.num - n1, rr), taylor)
+    shape = (ctx.n_runs, ctx.n_topics)
+    present = (ctx.judgments.has_topic[ctx.seg_topic] & (ctx.seg_len > 0)).reshape(shape)
+    known = present & (r > 0).reshape(shape)
+    missing = present & ~known & ~db._census(ctx, d)[ctx.seg_topic].reshape(shape)
+    own = jackknife_variance(ctx, d, est.replicates).reshape(shape)
+    value, var = db.impute(value.reshape(shape), own, known, missing)
+    return replace(est, value=value.ravel(), variance=var.ravel())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--collection", default="vaswani")
+    parser.add_argument("--design", default="uniform")
+    parser.add_argument("--fraction", type=float, default=0.1)
+    parser.add_argument("--trials", type=int, default=40)
+    parser.add_argument("--seed", type=int, default=12)
+    parser.add_argument("--shared", default=os.path.join(os.path.dirname(__file__), "../../shared"))
+    args = parser.parse_args()
+
+    from irsample.evaluation import evaluate_collection
+    from irsample.measures import average_precision, design_based, parse_all
+
+    collection, frame = load(args.collection, args.shared)
+    measures = parse_all(["ht(AP)", "ht(num_rel)"])
+    full = evaluate_collection(collection, frame.judgments(), [m.inner for m in measures])
+    truth, relevant = full.values[:, :, 0], full.values[0, :, 1]
+    topics = relevant > 0
+    design = design_for(args.design, args.fraction, frame)
+    plain_estimate = design_based._estimate
+
+    def with_hajek(ctx, m):
+        est = plain_estimate(ctx, m)
+        return hajek_ap(ctx, est) if isinstance(m, average_precision.AP) else est
+
+    print(f"{args.collection} {args.design} {args.fraction:.2f}: {int(topics.sum())} topics with "
+          f"relevant documents in the frame (mean R {relevant[topics].mean():.1f}), "
+          f"{args.trials} trials, seed {args.seed}")
+    for name, estimator in (("ht(AP)", plain_estimate), ("hajek", with_hajek)):
+        design_based._estimate = estimator
+        values, variances, found = [], [], []
+        for child in np.random.SeedSequence(args.seed).spawn(args.trials):
+            sample = design.sample(frame, rng=np.random.default_rng(child))
+            ev = evaluate_collection(collection, sample, measures, ci=0.95)
+            values.append(ev.values[:, :, 0])
+            variances.append(ev.variance[:, :, 0])
+            found.append(ev.values[0, :, 1] > 0)
+        design_based._estimate = plain_estimate
+        error = (np.array(values) - truth)[:, :, topics]
+        found = np.array(found)[:, None, topics]
+        count = topics.sum()
+        mean_error = error.mean(axis=2)
+        half = 1.96 * np.sqrt(np.array(variances)[:, :, topics].sum(axis=2)) / count
+        print(f"  {name:7} bias {mean_error.mean():+.4f} = identified "
+              f"{(error * found).sum(axis=2).mean() / count:+.4f} + imputed "
+              f"{(error * ~found).sum(axis=2).mean() / count:+.4f}; coverage "
+              f"{(np.abs(mean_error) <= half).mean():.3f}; unidentified {1 - found.mean():.2f}")
+        for low, high in ((1, 3), (3, 8), (8, 20), (20, 60), (60, np.inf)):
+            band = (relevant[topics] >= low) & (relevant[topics] < high)
+            if band.any():
+                e = np.where(found[:, :, band], error[:, :, band], np.nan)
+                print(f"    R in [{low}, {high}): {band.sum():3d} topics, identified-topic bias "
+                      f"{np.nanmean(e):+.4f}")
+
+
+if __name__ == "__main__":
+    main()
