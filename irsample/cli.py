@@ -7,7 +7,9 @@ anything is written; ``-o FILE`` is checked before any work and written through 
 ``irsample: file:line: message`` and exit 1 (2 for usage).
 
 Start-up stays lean: ``irsample --help`` lists the commands from :data:`COMMANDS` without
-importing them, and only the chosen command's module is imported to build its parser.
+importing them, and only the chosen command's module is imported to build its parser. A command
+may set ``start`` (``set_defaults(start=f)``, ``f(args)``): work that needs no heavy module,
+begun before numba is imported (``eval`` starts decompressing its runs in background threads).
 """
 
 from __future__ import annotations
@@ -102,12 +104,14 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     _numba_start.enabled = True  # this process is ours: numba may start without its BLAS probe
     args = build_parser(chosen_command(argv)).parse_args(argv)
-    from .commands.notices import announce_compilation
-
-    announce_compilation()
     try:
         output = getattr(args, "output", None)
         check_outputs(args)
+        if getattr(args, "start", None) is not None:
+            args.start(args)  # work that needs no heavy module (eval: reading runs) starts now
+        from .commands.notices import announce_compilation
+
+        announce_compilation()  # imports numba
         text = args.run(args)
         _write(text, output)
     except IrsampleError as exc:
