@@ -5,7 +5,9 @@ that run and the judgments. :func:`evaluate_in_batches` therefore groups the run
 batches of about ``batch_bytes`` of text (a gzip file counts four times its size; a DataFrame,
 parquet file or standard input is a batch of its own), builds a :class:`~irsample.model.Collection`
 of one batch and the judgments, evaluates it, keeps only the values, and moves on. Peak memory
-is that of the largest batch (one run when runs are large), not of all runs.
+is that of the largest batch (one run when runs are large), not of all runs. The first batch is
+read ahead in background threads (:class:`~irsample.io.ahead.ReadAhead`) and evaluated in three
+parts, each as soon as its runs are in, so the threads read the next part meanwhile.
 
 The result is the :class:`~irsample.evaluation.Evaluation` the all-in-memory path gives: runs in
 the order given, topics in byte-wise order over the judgments and all runs, the same values,
@@ -72,6 +74,7 @@ def evaluate_in_batches(
     if ahead is None:  # read the first run files while the qrels load in this thread
         sources = [runs] if isinstance(runs, (str, os.PathLike)) else list(runs)
         ahead = ReadAhead(sources, batch_bytes)
+    ahead.parse()  # the threads parse the runs while the qrels load here
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", InputWarning)
@@ -84,19 +87,22 @@ def evaluate_in_batches(
     except BaseException:
         ahead.cancel()
         raise
-    batches = ahead.take()
     parts = []
-    for batch in batches:
-        run_tables = load_runs(batch)
-        collection = Collection.build(run_tables, [table])
-        judgments = Judgments.from_qrels(collection, table)
-        if judgments_hook is not None and not parts:
-            judgments_hook(judgments)
-        check_common_topics(collection, judgments)
-        ev = evaluate_collection(collection, judgments, measures, **options)
-        kept = EvaluatedRuns(collection.topics, collection.run_names, collection.run_sources)
-        parts.append((dataclasses.replace(ev, collection=kept), [r.name for r in run_tables]))
-        del run_tables, collection, judgments, ev  # the next batch reuses this memory
+    try:
+        for batch in ahead.parts():  # the first batch in parts, evaluated while the next is read
+            run_tables = load_runs(batch)
+            collection = Collection.build(run_tables, [table])
+            judgments = Judgments.from_qrels(collection, table)
+            if judgments_hook is not None and not parts:
+                judgments_hook(judgments)
+            check_common_topics(collection, judgments)
+            ev = evaluate_collection(collection, judgments, measures, **options)
+            kept = EvaluatedRuns(collection.topics, collection.run_names, collection.run_sources)
+            parts.append((dataclasses.replace(ev, collection=kept), [r.name for r in run_tables]))
+            del run_tables, collection, judgments, ev  # the next part reuses this memory
+    except BaseException:
+        ahead.cancel()
+        raise
     return merge_evaluations(parts)
 
 

@@ -1,10 +1,10 @@
 """Runs read ahead: batches of run files, and the first batch read in background threads.
 
 ``irsample eval`` evaluates runs a batch at a time (:mod:`irsample.streaming`); the files of the
-first batch are decompressed and parsed in two background threads from the moment the command
-line knows them, before it imports numba and the measures, so the second core reads while the
-first one imports and loads the qrels. This module imports only :mod:`.files` at first; the
-parser's modules are imported by the threads, after the first bytes are in.
+first batch are decompressed in two background threads from the moment the command line knows
+them, before it imports numba and the measures, so the second core reads while the first one
+imports; once the parser is imported they are parsed there too, while the qrels load. This
+module imports only :mod:`.files` (no NumPy, Arrow or numba).
 
 - :func:`run_batches`: run files grouped into batches of about ``batch_bytes`` of text.
 - :class:`ReadAhead`: the leading run files of the first batch, read (decompressed by
@@ -58,47 +58,61 @@ def run_batches(sources: Sequence, batch_bytes: int = BATCH_BYTES) -> list[list]
     return batches
 
 
-def _read_run(source):
-    """Decompress (no lock held), then parse the run (the parser's modules are imported here,
-    after the bytes are in, so decompression overlaps the program's start-up)."""
-    raw = read_raw(source)
-    from .trec import read_run
-
-    return read_run(source, raw)
-
-
 class ReadAhead:
     """Start reading runs now: the leading plain run files of the first batch of
-    :func:`run_batches` that fit in ``budget`` estimated bytes of text are read and parsed in
-    two background threads. :meth:`take` hands the first batch over (parsed tables in place of
-    the files read ahead) and the remaining batches; :meth:`cancel` stops reads not started.
-    Raises :class:`InputError` at once for no run, or standard input named twice."""
+    :func:`run_batches` that fit in ``budget`` estimated bytes of text are decompressed in two
+    background threads at once, and parsed there too once :meth:`parse` is called (from the
+    thread that imported the parser: the background threads never import a module, so they
+    cannot race the main thread's imports of numba). :meth:`parts` hands the runs over in
+    groups (parsed tables in place of the files read ahead); :meth:`cancel` stops the work not
+    started. Raises :class:`InputError` at once for no run, or standard input named twice."""
 
     def __init__(self, sources: Sequence, batch_bytes: int = BATCH_BYTES,
                  budget: int = PREFETCH_BYTES):
         check_sources(sources)
         self.batches = run_batches(sources, batch_bytes)
         self.pool = ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1))
-        self.early: dict[int, Future] = {}
+        self.raw: dict[int, Future] = {}  #: decompressed bytes, until parsed
+        self.early: dict[int, Future] = {}  #: parsed tables
         filled = 0
         for i, src in enumerate(self.batches[0]):
             size = text_size(src)
             if size is None or filled + size > budget:
                 break
-            self.early[i] = self.pool.submit(_read_run, src)
+            self.raw[i] = self.pool.submit(read_raw, src)
             filled += size
 
-    def take(self) -> list[list]:
-        """The batches, the first with the tables read ahead (waits for them; a reader's
-        error is raised here)."""
+    def parse(self) -> None:
+        """Parse the files read ahead as their bytes come in (queued behind the reads, so a
+        thread never waits for a read not started); the bytes are dropped once parsed."""
+        if self.early or not self.raw:
+            return
+        from .trec import read_run
+
+        def parse(i):
+            return read_run(self.batches[0][i], self.raw.pop(i).result())
+
+        for i in list(self.raw):
+            self.early[i] = self.pool.submit(parse, i)
+
+    def parts(self, split: int = 3):
+        """The groups of runs to evaluate in turn (sources, or parsed tables for the runs read
+        ahead): the first batch in ``split`` consecutive parts, each handed over once its runs
+        are read (so it is evaluated while the threads read the next part), then the other
+        batches. A reader's error is raised when its part is due."""
+        self.parse()
+        first = self.batches[0]
+        k = max(1, min(split, len(first)))
+        bounds = [len(first) * i // k for i in range(k + 1)]
         try:
-            first = [self.early[i].result() if i in self.early else src
-                     for i, src in enumerate(self.batches[0])]
+            for a, b in zip(bounds, bounds[1:]):
+                yield [self.early[i].result() if i in self.early else first[i]
+                       for i in range(a, b)]
         except BaseException:
             self.cancel()
             raise
         self.pool.shutdown(wait=False)
-        return [first, *self.batches[1:]]
+        yield from self.batches[1:]
 
     def cancel(self) -> None:
         """Drop the reads not started (those under way finish in the background)."""
