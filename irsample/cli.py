@@ -102,24 +102,6 @@ def check_outputs(args) -> None:
         check_output_folder(path)
 
 
-def keep_freed_memory() -> None:
-    """glibc's allocator: keep freed memory for the next allocations instead of handing it back
-    to the system (arrays up to 1 GiB come from the heap, which is not trimmed below 2 GiB of
-    free space). Evaluation allocates and frees arrays of the same sizes over and over (runs,
-    per-position arrays); mapped afresh, each page costs a fault and zeroing, about a fifth of
-    `irsample eval`'s time on TREC-8 (faults 243,000 -> 185,000 with this). The peak memory
-    stays the same: freed memory is reused, not added to. Nothing happens off glibc."""
-    try:
-        import ctypes
-
-        mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):  # pragma: no cover - not glibc
-        return
-    m_trim_threshold, m_mmap_threshold = -1, -3  # malloc.h
-    mallopt(m_mmap_threshold, 1 << 30)
-    mallopt(m_trim_threshold, 1 << 31)
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run the command line on ``argv`` (default ``sys.argv[1:]``); the exit status."""
     try:
@@ -141,7 +123,6 @@ def _main(argv: list[str] | None) -> int:
     # numba's OpenMP workers sleep when a parallel kernel ends instead of spinning: the other
     # threads of this process (reading runs) need the cores (read when OpenMP loads)
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    keep_freed_memory()
     _numba_start.enabled = True  # this process is ours: numba may start without its BLAS probe
     args = build_parser(chosen_command(argv)).parse_args(argv)
     try:
