@@ -104,6 +104,7 @@ def check_outputs(args) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line on ``argv`` (default ``sys.argv[1:]``); the exit status."""
+    gc.unfreeze()  # called again in one process (tests, scripts): collect as usual meanwhile
     try:
         return _main(argv)
     finally:
