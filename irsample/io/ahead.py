@@ -71,6 +71,9 @@ class ReadAhead:
                  budget: int = PREFETCH_BYTES):
         check_sources(sources)
         self.batches = run_batches(sources, batch_bytes)
+        # one thread decompresses (the main thread imports meanwhile: it keeps a core of its
+        # own), two parse once :meth:`parse` is called
+        self.reader = ThreadPoolExecutor(max_workers=1)
         self.pool = ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1))
         self.raw: dict[int, Future] = {}  #: decompressed bytes, until parsed
         self.early: dict[int, Future] = {}  #: parsed tables
@@ -79,12 +82,12 @@ class ReadAhead:
             size = text_size(src)
             if size is None or filled + size > budget:
                 break
-            self.raw[i] = self.pool.submit(read_raw, src)
+            self.raw[i] = self.reader.submit(read_raw, src)
             filled += size
 
     def parse(self) -> None:
-        """Parse the files read ahead as their bytes come in (queued behind the reads, so a
-        thread never waits for a read not started); the bytes are dropped once parsed."""
+        """Parse the files read ahead as their bytes come in; the bytes are dropped once
+        parsed."""
         if self.early or not self.raw:
             return
         from .trec import read_run
@@ -112,8 +115,10 @@ class ReadAhead:
             self.cancel()
             raise
         self.pool.shutdown(wait=False)
+        self.reader.shutdown(wait=False)
         yield from self.batches[1:]
 
     def cancel(self) -> None:
         """Drop the reads not started (those under way finish in the background)."""
         self.pool.shutdown(wait=False, cancel_futures=True)
+        self.reader.shutdown(wait=False, cancel_futures=True)
