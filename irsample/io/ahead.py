@@ -1,9 +1,9 @@
 """Runs read ahead: batches of run files, and the first batch read in background threads.
 
 ``irsample eval`` evaluates runs a batch at a time (:mod:`irsample.streaming`); the files of the
-first batch are decompressed in two background threads from the moment the command line knows
+first batch are decompressed in a background thread from the moment the command line knows
 them, before it imports numba and the measures, so the second core reads while the first one
-imports; once the parser is imported they are parsed there too, while the qrels load. This
+imports; once the parser is imported two threads parse them, while the qrels load. This
 module imports only :mod:`.files` (no NumPy, Arrow or numba).
 
 - :func:`run_batches`: run files grouped into batches of about ``batch_bytes`` of text.
@@ -60,8 +60,8 @@ def run_batches(sources: Sequence, batch_bytes: int = BATCH_BYTES) -> list[list]
 
 class ReadAhead:
     """Start reading runs now: the leading plain run files of the first batch of
-    :func:`run_batches` that fit in ``budget`` estimated bytes of text are decompressed in two
-    background threads at once, and parsed there too once :meth:`parse` is called (from the
+    :func:`run_batches` that fit in ``budget`` estimated bytes of text are decompressed in a
+    background thread at once, and parsed in two more once :meth:`parse` is called (from the
     thread that imported the parser: the background threads never import a module, so they
     cannot race the main thread's imports of numba). :meth:`parts` hands the runs over in
     groups (parsed tables in place of the files read ahead); :meth:`cancel` stops the work not
