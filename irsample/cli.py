@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import os
 import sys
 from importlib import import_module
 
@@ -121,9 +120,6 @@ def _main(argv: list[str] | None) -> int:
     # traverses them again and again (0.15-0.25 s of `irsample eval` on TREC-8). Young cycles
     # are still collected, every 10,000 allocations.
     gc.set_threshold(10_000, 50, 1000)
-    # numba's OpenMP workers sleep when a parallel kernel ends instead of spinning: the other
-    # threads of this process (reading runs) need the cores (read when OpenMP loads)
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     _numba_start.enabled = True  # this process is ours: numba may start without its BLAS probe
     args = build_parser(chosen_command(argv)).parse_args(argv)
     try:

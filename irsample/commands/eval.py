@@ -9,6 +9,8 @@ output is rendered by :mod:`irsample.formats`.
 
 from __future__ import annotations
 
+import os
+
 from ..errors import IrsampleError
 from .arguments import number
 
@@ -116,6 +118,9 @@ def start_reading(args) -> None:
     if args.auto_labels is None:  # with automatic labels every run is held at once
         from ..io.ahead import ReadAhead
 
+        # numba's OpenMP workers sleep when a parallel kernel ends instead of spinning: the
+        # reading threads need the cores (read when OpenMP loads, after this)
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         args.ahead = ReadAhead(args.runs)
         if len(args.ahead.batches) == 1:
             keep_freed_memory()
