@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import json
 import math
+from typing import TYPE_CHECKING
 
-from .evaluation import Evaluation
+if TYPE_CHECKING:
+    from .evaluation import Evaluation
 
 FORMATS = ("trec", "tsv", "json", "latex", "table", "sample_eval")
 

@@ -5,7 +5,9 @@ that run and the judgments. :func:`evaluate_in_batches` therefore groups the run
 batches of about ``batch_bytes`` of text (a gzip file counts four times its size; a DataFrame,
 parquet file or standard input is a batch of its own), builds a :class:`~irsample.model.Collection`
 of one batch and the judgments, evaluates it, keeps only the values, and moves on. Peak memory
-is that of the largest batch (one run when runs are large), not of all runs.
+is that of the largest batch (one run when runs are large), not of all runs. The first batch is
+read ahead in background threads (:class:`~irsample.io.ahead.ReadAhead`) and evaluated in three
+parts, each as soon as its runs are in, so the threads read the next part meanwhile.
 
 The result is the :class:`~irsample.evaluation.Evaluation` the all-in-memory path gives: runs in
 the order given, topics in byte-wise order over the judgments and all runs, the same values,
@@ -20,21 +22,16 @@ import dataclasses
 import os
 import sys
 import warnings
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import InputError, InputWarning
+from .errors import InputWarning
 from .io import load_qrels, load_runs
-from .io.trec import read_run
+from .io.ahead import BATCH_BYTES, ReadAhead, run_batches  # noqa: F401 (run_batches: API)
 from .model import Collection, Judgments
 from .model.collection import RunsAndTopics
-
-BATCH_BYTES = 256 * 2**20  #: run text per batch (all of TREC-8's runs; one MS MARCO run)
-PREFETCH_BYTES = 128 * 2**20  #: run text read while the qrels load
-_GZIP_RATIO = 4  #: a gzip run file holds about this many times its size in text
 
 
 @dataclass(frozen=True)
@@ -44,53 +41,6 @@ class EvaluatedRuns(RunsAndTopics):
     topics: tuple[str, ...]
     run_names: tuple[str, ...]
     run_sources: tuple[str, ...]
-
-
-def _text_size(source) -> int | None:
-    """Estimated bytes of run text in a file, or None for anything that is not a plain path."""
-    if not isinstance(source, (str, os.PathLike)) or str(source) == "-":
-        return None
-    if str(source).endswith(".parquet"):
-        return None
-    try:
-        size = os.path.getsize(source)
-        with open(source, "rb") as fh:
-            gz = fh.read(2) == b"\x1f\x8b"
-    except OSError:
-        return 0  # the reader reports the problem with the file's name
-    return size * _GZIP_RATIO if gz else size
-
-
-def run_batches(sources: Sequence, batch_bytes: int = BATCH_BYTES) -> list[list]:
-    """Consecutive groups of run sources of at most ``batch_bytes`` estimated text each (a
-    larger run, or one of unknown size, is a group of its own)."""
-    batches: list[list] = []
-    current: list = []
-    filled = 0
-    for src in sources:
-        size = _text_size(src)
-        size = batch_bytes if size is None else size
-        if current and filled + size > batch_bytes:
-            batches.append(current)
-            current, filled = [], 0
-        current.append(src)
-        filled += size
-    if current:
-        batches.append(current)
-    return batches
-
-
-def _read_ahead(pool, batch: list, budget: int) -> dict:
-    """Futures of :func:`read_run` for the leading plain run files of ``batch`` that fit in
-    ``budget`` estimated bytes of text, by position in the batch."""
-    early, filled = {}, 0
-    for i, src in enumerate(batch):
-        size = _text_size(src)
-        if size is None or filled + size > budget:
-            break
-        early[i] = pool.submit(read_run, src)
-        filled += size
-    return early
 
 
 def evaluate_in_batches(
@@ -105,6 +55,10 @@ def evaluate_in_batches(
 ):
     """Evaluate ``runs`` against ``qrels`` a batch of runs at a time.
 
+    ``runs``: run sources (paths, ``-``, DataFrames, tables), or a
+    :class:`~irsample.io.ahead.ReadAhead` of them already started (``batch_bytes`` is then
+    the one it was made with).
+
     ``measures`` are :class:`~irsample.measures.Measure` objects; ``options`` are those of
     :func:`~irsample.evaluation.evaluate_collection` (``rel_level``, ``judged_only``,
     ``max_docs``, ``complete``, ``compat``, ``ci``, ``variance``). ``judgments_hook`` is
@@ -116,41 +70,39 @@ def evaluate_in_batches(
     from .api import check_common_topics
     from .evaluation import evaluate_collection
 
-    sources = [runs] if isinstance(runs, (str, os.PathLike)) else list(runs)
-    if not sources:
-        raise InputError("no run given")
-    if sum(1 for s in sources if isinstance(s, (str, os.PathLike)) and str(s) == "-") > 1:
-        raise InputError("standard input ('-') can be read only once")
-    batches = run_batches(sources, batch_bytes)
-    with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
-        # read the first run files while the qrels load (and numba starts up) in this thread
-        early = _read_ahead(pool, batches[0], PREFETCH_BYTES)
-        try:
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always", InputWarning)
-                table = load_qrels(qrels, qrels_format)
-            for w in caught:
-                if issubclass(w.category, InputWarning):
-                    print(f"irsample: warning: {w.message}", file=sys.stderr)
-                else:
-                    warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-        except BaseException:
-            for future in early.values():
-                future.cancel()
-            raise
-        batches[0] = [early[i].result() if i in early else src for i, src in enumerate(batches[0])]
+    ahead = runs if isinstance(runs, ReadAhead) else None
+    if ahead is None:  # read the first run files while the qrels load in this thread
+        sources = [runs] if isinstance(runs, (str, os.PathLike)) else list(runs)
+        ahead = ReadAhead(sources, batch_bytes)
+    ahead.parse()  # the threads parse the runs while the qrels load here
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", InputWarning)
+            table = load_qrels(qrels, qrels_format)
+        for w in caught:
+            if issubclass(w.category, InputWarning):
+                print(f"irsample: warning: {w.message}", file=sys.stderr)
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    except BaseException:
+        ahead.cancel()
+        raise
     parts = []
-    for batch in batches:
-        run_tables = load_runs(batch)
-        collection = Collection.build(run_tables, [table])
-        judgments = Judgments.from_qrels(collection, table)
-        if judgments_hook is not None and not parts:
-            judgments_hook(judgments)
-        check_common_topics(collection, judgments)
-        ev = evaluate_collection(collection, judgments, measures, **options)
-        kept = EvaluatedRuns(collection.topics, collection.run_names, collection.run_sources)
-        parts.append((dataclasses.replace(ev, collection=kept), [r.name for r in run_tables]))
-        del run_tables, collection, judgments, ev  # the next batch reuses this memory
+    try:
+        for batch in ahead.parts():  # the first batch in parts, evaluated while the next is read
+            run_tables = load_runs(batch)
+            collection = Collection.build(run_tables, [table])
+            judgments = Judgments.from_qrels(collection, table)
+            if judgments_hook is not None and not parts:
+                judgments_hook(judgments)
+            check_common_topics(collection, judgments)
+            ev = evaluate_collection(collection, judgments, measures, **options)
+            kept = EvaluatedRuns(collection.topics, collection.run_names, collection.run_sources)
+            parts.append((dataclasses.replace(ev, collection=kept), [r.name for r in run_tables]))
+            del run_tables, collection, judgments, ev  # the next part reuses this memory
+    except BaseException:
+        ahead.cancel()
+        raise
     return merge_evaluations(parts)
 
 

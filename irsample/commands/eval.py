@@ -9,6 +9,8 @@ output is rendered by :mod:`irsample.formats`.
 
 from __future__ import annotations
 
+import os
+
 from ..errors import IrsampleError
 from .arguments import number
 
@@ -27,7 +29,7 @@ def places(text: str):
 
 def add_parser(sub) -> None:
     from ..formats import FORMATS
-    from ..io.strata import QRELS_FORMATS
+    from ..io.files import QRELS_FORMATS
     from ..measures.base import DEFAULT_VARIANCE, VARIANCE_METHODS
 
     at_least_zero = number(int, minimum=0)
@@ -82,29 +84,77 @@ def add_parser(sub) -> None:
                     help="automatic labels (topic Q0 docno value) for ppi(M) and auto(M), or "
                     "'fusion' for the built-in labeller fitted on the judged sample")
     ev.add_argument("-o", "--output", help="write to this file instead of standard output")
-    ev.set_defaults(run=cmd_eval)
+    ev.set_defaults(run=cmd_eval, start=start_reading)
 
 
-def cmd_eval(args) -> str:
-    from ..api import measures_from
-    from ..formats import render
-    from .notices import warn_ignored_strata
+def keep_freed_memory() -> None:
+    """glibc's allocator: keep freed memory for the next allocations instead of handing it back
+    to the system (arrays up to 1 GiB come from the heap, which is not trimmed below 2 GiB of
+    free space). Reading and evaluating one batch allocates and frees arrays of similar sizes
+    over and over (run text, per-position arrays); mapped afresh, each page costs a fault and
+    zeroing (TREC-8: 243,000 faults, 185,000 with this). Only for a single batch: over several
+    batches the kept memory fragments and the peak grows (10 MS MARCO-sized runs: 1.0 -> 1.4
+    GB), so there memory goes back between batches as by default. Nothing happens off glibc."""
+    try:
+        import ctypes
 
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):  # pragma: no cover - not glibc
+        return
+    m_trim_threshold, m_mmap_threshold = -1, -3  # malloc.h
+    mallopt(m_mmap_threshold, 1 << 30)
+    mallopt(m_trim_threshold, 1 << 31)
+
+
+def start_reading(args) -> None:
+    """Check the options, then start decompressing and parsing the first run files in
+    background threads (``args.ahead``), before the command line imports numba and the
+    measures: the second core reads while the first one imports."""
     if args.per_topic and args.format in SUMMARY_ONLY:
         raise IrsampleError(f"-q: --format {args.format} has no per-topic lines (use trec, tsv, "
                             "json or sample_eval)")
     if args.places == "exact" and args.format not in EXACT:
         raise IrsampleError(f"--places exact: only with --format {' or '.join(EXACT)}")
+    if args.auto_labels is None:  # with automatic labels every run is held at once
+        from ..io.ahead import ReadAhead
+
+        # numba's OpenMP workers sleep when a parallel kernel ends instead of spinning: the
+        # reading threads need the cores (read when OpenMP loads, after this)
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        args.ahead = ReadAhead(args.runs)
+        if len(args.ahead.batches) == 1:
+            keep_freed_memory()
+
+
+def cmd_eval(args) -> str:
+    if not hasattr(args, "ahead"):
+        start_reading(args)
+    ahead = getattr(args, "ahead", None)
+    try:
+        return _evaluate(args, ahead)
+    except BaseException:
+        if ahead is not None:
+            ahead.cancel()
+        raise
+
+
+def _evaluate(args, ahead) -> str:
+    """The evaluation of :func:`cmd_eval`: streamed from ``ahead`` (a started
+    :class:`~irsample.io.ahead.ReadAhead`), or all runs at once with ``--auto-labels``."""
+    from ..api import measures_from
+    from ..formats import render
+    from .notices import warn_ignored_strata
+
     default = ["sample_eval"] if args.format == "sample_eval" else ["official"]
     measures = measures_from(args.measure or default)
     options = dict(rel_level=args.level, judged_only=args.judged_only, max_docs=args.max_docs,
                    complete=args.complete, compat=args.compat, ci=args.ci,
                    variance=args.variance)
-    if args.auto_labels is None:
+    if ahead is not None:
         from ..streaming import evaluate_in_batches
 
         ev = evaluate_in_batches(  # runs read and evaluated a batch at a time (bounded memory)
-            args.qrels, args.runs, measures, qrels_format=args.qrels_format,
+            args.qrels, ahead, measures, qrels_format=args.qrels_format,
             judgments_hook=lambda judgments: warn_ignored_strata(measures, judgments), **options)
     else:  # automatic labels (the fusion labeller reads every run): all runs at once
         from ..api import check_common_topics, load

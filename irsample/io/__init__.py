@@ -10,11 +10,13 @@ import io
 import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
 
 from ..errors import InputError
-from .strata import QRELS_FORMATS, detect_qrels_format, read_prels, read_strata_qrels
-from .trec import QrelsTable, RunTable, read_bytes, read_qrels, read_run
-from .writers import write_qrels, write_run
+from .files import QRELS_FORMATS, check_sources
+
+if TYPE_CHECKING:
+    from .trec import QrelsTable, RunTable
 
 __all__ = [
     "QRELS_FORMATS",
@@ -31,17 +33,24 @@ __all__ = [
     "write_run",
 ]
 
-
-_FRAMES = ("qrels_from_frame", "read_parquet", "run_to_frame", "runs_from_frame")
+#: names of the submodules, imported on first use: the readers load numba's kernels and the
+#: DataFrame functions need pandas, neither of which ``import irsample.io`` should pay for
+#: (the command line reads files ahead with :mod:`.files` while it imports the rest)
+_LAZY = {
+    "QrelsTable": "trec", "RunTable": "trec", "read_bytes": "trec", "read_qrels": "trec",
+    "read_run": "trec", "detect_qrels_format": "strata", "read_prels": "strata",
+    "read_strata_qrels": "strata", "write_qrels": "writers", "write_run": "writers",
+    "qrels_from_frame": "frames", "read_parquet": "frames", "run_to_frame": "frames",
+    "runs_from_frame": "frames",
+}
 
 
 def __getattr__(name: str):
-    """The DataFrame functions of :mod:`.frames`, imported on first use (they need pandas,
-    which the plain file path never imports)."""
-    if name in _FRAMES:
-        from . import frames
+    """The names of :data:`_LAZY`, from their module, imported on first use."""
+    if name in _LAZY:
+        from importlib import import_module
 
-        return getattr(frames, name)
+        return getattr(import_module(f"{__name__}.{_LAZY[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -58,13 +67,12 @@ def _is_parquet(src) -> bool:
 
 def load_runs(sources) -> list[RunTable]:
     """Parse runs from paths, DataFrames or tables; files are read in parallel threads."""
+    from .trec import RunTable, read_run
+
     if isinstance(sources, (str, os.PathLike, RunTable)) or _is_frame(sources):
         sources = [sources]
     sources = list(sources)
-    if not sources:
-        raise InputError("no run given")
-    if sum(1 for s in sources if isinstance(s, (str, os.PathLike)) and str(s) == "-") > 1:
-        raise InputError("standard input ('-') can be read only once")
+    check_sources(sources)
 
     def one(src) -> list[RunTable]:
         if isinstance(src, RunTable):
@@ -93,6 +101,9 @@ def load_qrels(source, fmt: str | None = None) -> QrelsTable:
     from the file (:func:`~irsample.io.strata.detect_qrels_format`). Standard input is read
     once and kept for both detection and parsing.
     """
+    from .strata import detect_qrels_format, read_prels, read_strata_qrels
+    from .trec import QrelsTable, read_bytes, read_qrels
+
     if isinstance(source, QrelsTable):
         return source
     if _is_frame(source) or _is_parquet(source):

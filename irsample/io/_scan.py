@@ -280,13 +280,16 @@ def scan_run(buf, cap):
     """Parse a run file in one pass: ``qid iter docno rank score tag`` records.
 
     ``buf`` must end with a newline (the caller appends one if needed), so no field scan can
-    run past it; ``cap`` bounds the number of records (its newlines). Records are the lines
-    that are neither blank nor ``#`` comments. Returns ``(count, qid offsets, qid bytes, docno
-    offsets, docno bytes, scores, line numbers, slow, first short record, its field count, tag
-    span)``: offsets are int32 Arrow offsets (``buf`` must be under 2 GiB); ``slow`` lists
-    ``(record, start, end)`` of scores that :func:`_parse_float` leaves to the caller; the
-    first record with fewer than six fields is -1 if none; the tag is the sixth field of the
-    last record.
+    run past it. Records are the lines that are neither blank nor ``#`` comments. At most
+    ``cap`` records are read: with ``cap = len(buf) // 12 + 1`` (:func:`record_cap`) a file
+    with more records has a short one among the first ``cap`` (a six-field record takes at
+    least 12 bytes with its newline), so the caller's error is the same without counting
+    lines first. Returns ``(count, qid offsets, qid bytes, docno offsets, docno bytes, scores,
+    line numbers, slow, first short record, its field count, tag span)``: offsets are int32
+    Arrow offsets (``buf`` must be under 2 GiB); ``slow`` lists ``(record, start, end)`` of
+    scores that :func:`_parse_float` leaves to the caller; the first record with fewer than
+    six fields is -1 if none; the tag is the sixth field of the last record. The byte arrays
+    are views of buffers of ``len(buf)`` bytes whose untouched tails take no memory.
     """
     n = buf.shape[0]
     q_off = np.empty(cap + 1, dtype=np.int32)
@@ -313,6 +316,8 @@ def scan_run(buf, cap):
                 p += 1
             pos = p + 1
             continue
+        if rec == cap:  # only a file with short records gets here (see above)
+            break
         field = 0
         score[rec] = 0.0
         while True:
@@ -345,8 +350,13 @@ def scan_run(buf, cap):
         lineno[rec] = line
         rec += 1
         pos = p + 1
-    return (rec, q_off[: rec + 1], q_data[:qn].copy(), d_off[: rec + 1], d_data[:dn].copy(),
+    return (rec, q_off[: rec + 1], q_data[:qn], d_off[: rec + 1], d_data[:dn],
             score[:rec], lineno[:rec], slow[:n_slow], short, short_fields, tag_s, tag_e)
+
+
+def record_cap(buf: np.ndarray) -> int:
+    """More records than a file of six-field records can hold (see :func:`scan_run`)."""
+    return len(buf) // 12 + 1
 
 
 def count_lines(buf: np.ndarray) -> int:

@@ -93,7 +93,6 @@ def read_prels(source: Source) -> QrelsTable:
     return table
 
 
-QRELS_FORMATS = ("trec", "strata", "prels")
 _HEAD_BYTES = 1 << 16  #: the leading bytes in which detect_qrels_format looks for a record
 
 

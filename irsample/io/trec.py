@@ -16,40 +16,26 @@ numbers as NumPy arrays, plus each record's line number for later error messages
 
 from __future__ import annotations
 
-import os
-import sys
-import zlib
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import BinaryIO
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import InputError
-from .arrow import binary_from, numbers
-
-try:  # Intel ISA-L: the same gzip format, 2-4x faster to decompress than zlib
-    from isal import igzip as _gzip
-    from isal.isal_zlib import error as _deflate_error
-except ImportError:  # pragma: no cover - isal is a dependency; zlib is the fallback
-    import gzip as _gzip
-
-    _deflate_error = zlib.error
 from ._scan import (
     count_lines,
     first_invalid_utf8,
     gather_spans,
     parse_float_fields,
     parse_int_fields,
+    record_cap,
     scan_fields,
     scan_run,
 )
+from .arrow import binary_from, numbers
+from .files import Source, read_raw, source_name
 
-Source = str | os.PathLike | BinaryIO
-
-_GZIP_MAGIC = b"\x1f\x8b"
 _UTF8_BOM = b"\xef\xbb\xbf"
 
 
@@ -89,37 +75,12 @@ class QrelsTable:
         return len(self.rel)
 
 
-def source_name(source: Source) -> str:
-    """The name used in messages: the path, ``<stdin>`` for ``-``, or the stream's name."""
-    if isinstance(source, (str, os.PathLike)):
-        return "<stdin>" if str(source) == "-" else str(source)
-    return str(getattr(source, "name", "<stream>"))
-
-
-def read_bytes(source: Source) -> np.ndarray:
-    """Read a whole file (gzip detected by its magic bytes) into a ``uint8`` array."""
-    name = source_name(source)
-    try:
-        if isinstance(source, (str, os.PathLike)):
-            if str(source) == "-":
-                raw = sys.stdin.buffer.read()
-            else:
-                raw = Path(source).read_bytes()
-        else:
-            raw = source.read()
-            if isinstance(raw, str):
-                raw = raw.encode()
-    except FileNotFoundError:
-        raise InputError("no such file", name) from None
-    except IsADirectoryError:
-        raise InputError("is a directory, not a file", name) from None
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", name) from None
-    if raw[:2] == _GZIP_MAGIC:
-        try:
-            raw = _gzip.decompress(raw)
-        except (OSError, EOFError, ValueError, zlib.error, _deflate_error) as exc:
-            raise InputError(f"corrupt gzip data ({exc})", name) from None
+def read_bytes(source: Source, raw: bytes | None = None) -> np.ndarray:
+    """Read a whole file (gzip detected by its magic bytes) into a ``uint8`` array, without its
+    leading byte-order marks; ``raw``: the file's bytes, already read by
+    :func:`~irsample.io.files.read_raw`."""
+    if raw is None:
+        raw = read_raw(source)
     skip = 0
     while raw[skip : skip + 3] == _UTF8_BOM:  # byte-order marks are not part of the first qid
         skip += 3
@@ -168,10 +129,24 @@ def parse_floats(buf, starts, ends, lineno, name, what) -> np.ndarray:
     finite number (``nan``, ``inf``, ``-inf``, ``1e999``, junk) is an error.
 
     Most tokens take the exact fast path of :func:`parse_float_fields`; the rest (long
-    mantissas, large exponents) are parsed by Python's correctly rounded ``float``.
+    mantissas such as ``1.0203721250066107000000``, large exponents) are parsed by Arrow's
+    string-to-double cast, correctly rounded like Python's ``float`` (both give the double
+    nearest the decimal value), in C++ without the interpreter lock. Where Arrow refuses a
+    token or reads a non-finite value, Python's ``float`` decides and reports it.
     """
     values, slow = parse_float_fields(buf, starts, ends)
-    for i in np.flatnonzero(slow):
+    slow = np.flatnonzero(slow)
+    if not len(slow):
+        return values
+    try:
+        tokens = binary_array(buf, starts[slow], ends[slow]).cast(pa.string())
+        parsed = numbers(pc.cast(tokens, pa.float64()))
+        if np.isfinite(parsed).all():
+            values[slow] = parsed
+            return values
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        pass  # junk or non-UTF-8 text: the loop below names it
+    for i in slow:
         token = bytes(buf[starts[i] : ends[i]])
         try:
             v = float(token.decode("ascii")) if b"_" not in token else float("nan")
@@ -262,15 +237,16 @@ def text_of(value: bytes) -> str:
 _RUN_FIELDS = "qid iter docno rank score tag"
 
 
-def read_run(source: Source) -> RunTable:
-    """Read a TREC run file: ``qid iter docno rank score tag`` (six or more fields)."""
+def read_run(source: Source, raw: bytes | None = None) -> RunTable:
+    """Read a TREC run file: ``qid iter docno rank score tag`` (six or more fields); ``raw``:
+    its bytes, already read by :func:`~irsample.io.files.read_raw`."""
     name = source_name(source)
-    buf = read_bytes(source)
+    buf = read_bytes(source, raw)
     if len(buf) >= 2**31:  # int32 Arrow offsets: the general scanner splits large columns
         return _read_run_large(buf, name)
     if len(buf) and buf[-1] != 10:  # the scanner stops at newlines: end the last line
         buf = np.concatenate([buf, np.array([10], dtype=np.uint8)])
-    scanned = scan_run(buf, count_lines(buf))
+    scanned = scan_run(buf, record_cap(buf))
     count, q_off, q_data, d_off, d_data, score, lineno, slow, short, fields, tag_s, tag_e = scanned
     if count == 0:
         raise InputError("empty file: no records", name)

@@ -5,8 +5,12 @@
 name) import them all on first access.
 """
 
+from typing import TYPE_CHECKING
+
 from .base import MEASURE_SETS, Measure, parse, parse_all
-from .context import EvalContext
+
+if TYPE_CHECKING:
+    from .context import EvalContext
 
 __all__ = [
     "EvalContext", "MEASURE_SETS", "Measure", "REGISTRY", "TREC_REGISTRY", "parse", "parse_all",
@@ -14,7 +18,13 @@ __all__ = [
 
 
 def __getattr__(name: str):
-    """``REGISTRY`` and ``TREC_REGISTRY``, complete: every family module imported first."""
+    """``EvalContext`` (imported on first use: it needs the model, which ``from
+    irsample.measures.base import ...`` alone should not load), and ``REGISTRY`` and
+    ``TREC_REGISTRY``, complete: every family module imported first."""
+    if name == "EvalContext":
+        from .context import EvalContext
+
+        return EvalContext
     if name in ("REGISTRY", "TREC_REGISTRY"):
         from . import base
         from .families import load_all

@@ -1,0 +1,124 @@
+"""Runs read ahead: batches of run files, and the first batch read in background threads.
+
+``irsample eval`` evaluates runs a batch at a time (:mod:`irsample.streaming`); the files of the
+first batch are decompressed in a background thread from the moment the command line knows
+them, before it imports numba and the measures, so the second core reads while the first one
+imports; once the parser is imported two threads parse them, while the qrels load. This
+module imports only :mod:`.files` (no NumPy, Arrow or numba).
+
+- :func:`run_batches`: run files grouped into batches of about ``batch_bytes`` of text.
+- :class:`ReadAhead`: the leading run files of the first batch, read (decompressed by
+  :func:`~irsample.io.files.read_raw`, then parsed by :func:`irsample.io.trec.read_run`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+
+from .files import GZIP_MAGIC, check_sources, read_raw
+
+BATCH_BYTES = 256 * 2**20  #: run text per batch (all of TREC-8's runs; one MS MARCO run)
+PREFETCH_BYTES = BATCH_BYTES  #: run text read ahead while the program starts and the qrels load
+_GZIP_RATIO = 4  #: a gzip run file holds about this many times its size in text
+
+
+def text_size(source) -> int | None:
+    """Estimated bytes of run text in a file, or None for anything that is not a plain path."""
+    if not isinstance(source, (str, os.PathLike)) or str(source) == "-":
+        return None
+    if str(source).endswith(".parquet"):
+        return None
+    try:
+        size = os.path.getsize(source)
+        with open(source, "rb") as fh:
+            gz = fh.read(2) == GZIP_MAGIC
+    except OSError:
+        return 0  # the reader reports the problem with the file's name
+    return size * _GZIP_RATIO if gz else size
+
+
+def run_batches(sources: Sequence, batch_bytes: int = BATCH_BYTES) -> list[list]:
+    """Consecutive groups of run sources of at most ``batch_bytes`` estimated text each (a
+    larger run, or one of unknown size, is a group of its own)."""
+    batches: list[list] = []
+    current: list = []
+    filled = 0
+    for src in sources:
+        size = text_size(src)
+        size = batch_bytes if size is None else size
+        if current and filled + size > batch_bytes:
+            batches.append(current)
+            current, filled = [], 0
+        current.append(src)
+        filled += size
+    if current:
+        batches.append(current)
+    return batches
+
+
+class ReadAhead:
+    """Start reading runs now: the leading plain run files of the first batch of
+    :func:`run_batches` that fit in ``budget`` estimated bytes of text are decompressed in a
+    background thread at once, and parsed in two more once :meth:`parse` is called (from the
+    thread that imported the parser: the background threads never import a module, so they
+    cannot race the main thread's imports of numba). :meth:`parts` hands the runs over in
+    groups (parsed tables in place of the files read ahead); :meth:`cancel` stops the work not
+    started. Raises :class:`InputError` at once for no run, or standard input named twice."""
+
+    def __init__(self, sources: Sequence, batch_bytes: int = BATCH_BYTES,
+                 budget: int = PREFETCH_BYTES):
+        check_sources(sources)
+        self.batches = run_batches(sources, batch_bytes)
+        # one thread decompresses (the main thread imports meanwhile: it keeps a core of its
+        # own), two parse once :meth:`parse` is called
+        self.reader = ThreadPoolExecutor(max_workers=1)
+        self.pool = ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1))
+        self.raw: dict[int, Future] = {}  #: decompressed bytes, until parsed
+        self.early: dict[int, Future] = {}  #: parsed tables
+        filled = 0
+        for i, src in enumerate(self.batches[0]):
+            size = text_size(src)
+            if size is None or filled + size > budget:
+                break
+            self.raw[i] = self.reader.submit(read_raw, src)
+            filled += size
+
+    def parse(self) -> None:
+        """Parse the files read ahead as their bytes come in; the bytes are dropped once
+        parsed."""
+        if self.early or not self.raw:
+            return
+        from .trec import read_run
+
+        def parse(i):
+            return read_run(self.batches[0][i], self.raw.pop(i).result())
+
+        for i in list(self.raw):
+            self.early[i] = self.pool.submit(parse, i)
+
+    def parts(self, split: int = 3):
+        """The groups of runs to evaluate in turn (sources, or parsed tables for the runs read
+        ahead): the first batch in ``split`` consecutive parts, each handed over once its runs
+        are read (so it is evaluated while the threads read the next part), then the other
+        batches. A reader's error is raised when its part is due."""
+        self.parse()
+        first = self.batches[0]
+        k = max(1, min(split, len(first)))
+        bounds = [len(first) * i // k for i in range(k + 1)]
+        try:
+            for a, b in zip(bounds, bounds[1:]):
+                yield [self.early[i].result() if i in self.early else first[i]
+                       for i in range(a, b)]
+        except BaseException:
+            self.cancel()
+            raise
+        self.pool.shutdown(wait=False)
+        self.reader.shutdown(wait=False)
+        yield from self.batches[1:]
+
+    def cancel(self) -> None:
+        """Drop the reads not started (those under way finish in the background)."""
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        self.reader.shutdown(wait=False, cancel_futures=True)
