@@ -47,6 +47,8 @@ from .variance_model import VarianceModel, pool_depth
 #: first ranks of strata the planner tries (with rank 1 always first)
 EDGE_GRID = (2, 3, 4, 6, 11, 16, 21, 26, 31, 41, 51, 61, 76)
 PILOT_EDGE = 11  #: the pilot's strata are ranks 1-10 and 11-depth
+MIN_TOP_UP = 2  #: least new judgments per cell with unjudged documents (see module docstring)
+SPREAD = 1.5  #: every cell's sampling rate within [f / SPREAD, f SPREAD], f the judged fraction
 
 
 @dataclass(frozen=True, eq=False)
@@ -162,9 +164,12 @@ def _continuous(w, n, lo, budget):
     return real
 
 
-def _lower(size: np.ndarray, judged: np.ndarray, min_take: int = 1) -> np.ndarray:
-    """Per cell the least sample size: what is judged, and ``min_take`` (at most N)."""
-    return np.maximum(judged, np.minimum(size, min_take))
+def _lower(size: np.ndarray, judged: np.ndarray, min_take: int = 1,
+           top_up: int = 0) -> np.ndarray:
+    """Per cell the least sample size: what is judged plus ``top_up`` more (as far as the cell
+    has unjudged documents), and ``min_take`` (at most N)."""
+    more = judged + np.minimum(top_up, np.maximum(size - judged, 0))
+    return np.maximum(more, np.minimum(size, min_take))
 
 
 def candidate_edges(depth: int, max_strata: int, required=()) -> list[tuple[int, ...]]:
@@ -186,49 +191,89 @@ def candidate_edges(depth: int, max_strata: int, required=()) -> list[tuple[int,
 
 def plan(units, model: RelevanceModel, budget: int, *, estimator: str = "xinfAP",
          judged: np.ndarray | None = None, required=(), max_strata: int = 4,
-         edges: tuple[int, ...] | None = None, level: float = 0.95, min_take: int = 1) -> Plan:
+         edges: tuple[int, ...] | None = None, level: float = 0.95, min_take: int = 1,
+         spread: float | None = SPREAD) -> Plan:
     """The least-variance plan of ``budget`` judgments (documents already judged included) over
     the pool rows of ``units`` (module docstring). ``judged``: mask of rows already judged;
     ``edges``: fixed strata instead of the search; ``min_take``: least sample per non-empty
     cell."""
     vm = VarianceModel.build(units, model, estimator)
     return plan_with(vm, units, budget, estimator=estimator, judged=judged, required=required,
-                     max_strata=max_strata, edges=edges, level=level, min_take=min_take)
+                     max_strata=max_strata, edges=edges, level=level, min_take=min_take,
+                     spread=spread)
 
 
 def plan_with(vm: VarianceModel, units, budget: int, *, estimator: str, judged=None,
               required=(), max_strata: int = 4, edges=None, level: float = 0.95,
-              min_take: int = 1) -> Plan:
+              min_take: int = 1, spread: float | None = SPREAD) -> Plan:
     """:func:`plan` with a prebuilt :class:`VarianceModel` (budget searches reuse it)."""
     judged = np.zeros(len(units.topic), bool) if judged is None else np.asarray(judged, bool)
     choices = (
         [tuple(edges)] if edges is not None else candidate_edges(vm.depth, max_strata, required)
     )
     best = None
-    for cand in choices:
-        size, weight = vm.cells(cand)
-        done = _judged_cells(units, judged, cand, vm)
-        lo = _lower(size, done, min_take)
-        if budget < lo.sum() or budget > size.sum():
-            continue
-        mean_w = weight.mean(axis=0)
-        real = _continuous(mean_w.ravel(), size.ravel().astype(float), lo.ravel().astype(float),
-                           budget).reshape(size.shape)
-        value = float(np.sum(mean_w * (1 / np.maximum(real, 1e-12) - 1 / np.maximum(size, 1))
-                             * (size > 0)))
-        if best is None or value < best[0] - 1e-15:
-            best = (value, cand, size, weight, lo, done)
+    # strata too narrow for the band only where no others are left (the fixed ones, choices[0]);
+    # fewer forced top-ups only if nothing fits
+    for top_up, strict in itertools.product(range(MIN_TOP_UP, -1, -1), (True, False)):
+        for cand in choices if strict else choices[:1]:
+            size, weight = vm.cells(cand)
+            if strict and not _wide_enough(size, budget, spread, top_up):
+                continue
+            done = _judged_cells(units, judged, cand, vm)
+            lo = _lower(size, done, min_take, top_up)
+            hi = _upper(size, lo, budget, spread)
+            lo = np.minimum(np.maximum(lo, _floor(size, budget, spread)), hi)
+            if budget < lo.sum() or budget > hi.sum():
+                continue
+            mean_w = weight.mean(axis=0)
+            real = _continuous(mean_w.ravel(), hi.ravel().astype(float),
+                               lo.ravel().astype(float), budget).reshape(size.shape)
+            value = float(np.sum(mean_w * (1 / np.maximum(real, 1e-12) - 1 / np.maximum(size, 1))
+                                 * (size > 0)))
+            if best is None or value < best[0] - 1e-15:
+                best = (value, cand, size, weight, lo, hi, done)
+        if best is not None:
+            break
     if best is None:
         raise DesignError(f"no plan fits a budget of {budget} judgments (the pool has "
                           f"{int(vm.cum_rows[0, :, -1].sum())} documents; each stratum of each "
                           "topic needs one, and judged documents count)")
-    _, cand, size, weight, lo, done = best
-    take = neyman(weight.mean(axis=0), size, lo, budget)
+    _, cand, size, weight, lo, hi, done = best
+    take = neyman(weight.mean(axis=0), hi, lo, budget)
     with np.errstate(divide="ignore", invalid="ignore"):
         factor = np.where(size > 0, 1 / np.maximum(take, 1) - 1 / np.maximum(size, 1), 0.0)
     variance = (weight * factor[None]).sum(axis=(1, 2))
     topics = tuple(units.collection.topics)
     return Plan(estimator, cand, vm.depth, topics, size, done, take, variance, level)
+
+
+def _wide_enough(size, budget, spread, top_up) -> bool:
+    """Whether every stratum expects ``top_up`` judgments per topic at the least rate the
+    spread allows (mean over topics whose cell is not empty): narrower strata could only be
+    sampled above the band."""
+    if spread is None or size.shape[1] == 1:
+        return True
+    rate = budget / max(int(size.sum()), 1) / spread
+    used = size > 0
+    mean = (size * used).sum(axis=0) / np.maximum(used.sum(axis=0), 1)
+    return bool(np.all(mean * rate >= top_up))
+
+
+def _upper(size, lo, budget, spread):
+    """Per cell the largest sample size: ``spread`` times the pool's judged fraction (at
+    least what is judged already), at most N."""
+    if spread is None:
+        return size
+    rate = budget / max(int(size.sum()), 1)
+    return np.minimum(size, np.maximum(lo, np.ceil(spread * rate * size - 1e-9))).astype(np.int64)
+
+
+def _floor(size, budget, spread):
+    """Per cell the least sample size the spread allows: the judged fraction / ``spread``."""
+    if spread is None:
+        return np.zeros_like(size)
+    rate = budget / max(int(size.sum()), 1)
+    return np.floor(rate / spread * size + 1e-9).astype(np.int64)
 
 
 def _judged_cells(units, judged, edges, vm) -> np.ndarray:
@@ -243,14 +288,18 @@ def _judged_cells(units, judged, edges, vm) -> np.ndarray:
 
 def budget_for_halfwidth(units, model: RelevanceModel, target: float, *,
                          estimator: str = "xinfAP", judged=None, required=(),
-                         max_strata: int = 4, level: float = 0.95) -> Plan:
+                         max_strata: int = 4, level: float = 0.95,
+                         spread: float | None = SPREAD) -> Plan:
     """The plan of the smallest budget whose predicted half-width (:attr:`Plan.halfwidth`) is
-    at most ``target`` (judging the whole pool, a census, always meets it)."""
+    at most ``target`` (judging the whole pool, a census, always meets it). Without a
+    ``spread`` the half-width falls with the budget and the bisection finds the smallest; the
+    band moves with the budget, so with it the budget found meets the target and is the
+    smallest up to the band's steps."""
     if not target > 0:
         raise DesignError(f"target half-width must be > 0, got {target!r}")
     vm = VarianceModel.build(units, model, estimator)
     kw = dict(estimator=estimator, judged=judged, required=required, max_strata=max_strata,
-              level=level)
+              level=level, spread=spread)
     total = int(vm.cum_rows[0, :, -1].sum())
     full = plan_with(vm, units, total, **kw)  # a census: predicted variance 0
     lo = int(np.count_nonzero(vm.cum_rows[0, :, -1]))  # one per topic: below any plan
