@@ -4,7 +4,8 @@
 grades: the complete qrels in a simulation, people otherwise):
 
 1. judge a pilot (:func:`~irsample.design.planner.plan.pilot`: strata 1-10 and 11-depth, equal
-   shares per topic) unless documents are judged already;
+   shares per topic; :func:`default_pilot`: 5% of the budget, at least 2 per topic) unless
+   documents are judged already;
 2. for each of ``batches`` batches: fit the relevance model to everything judged, plan the
    budget spent so far plus the batch (:func:`~irsample.design.planner.plan`, the earlier
    batches' strata kept as boundaries), and judge the plan's new documents (the earlier ones
