@@ -66,6 +66,7 @@ EDGE_GRID = (2, 3, 4, 6, 11, 16, 21, 26, 31, 41, 51, 61, 76)
 PILOT_EDGE = 11  #: the pilot's strata are ranks 1-10 and 11-depth
 MIN_TOP_UP = 2  #: least new judgments per cell with unjudged documents (see module docstring)
 SPREAD = 1.5  #: every cell's rate within [f / SPREAD, f SPREAD], f the judged fraction
+BIAS_LIMIT = 0.5  #: predicted ratio bias / standard error above which the band applies
 
 
 @dataclass(frozen=True, eq=False)
@@ -84,6 +85,17 @@ class Plan:
     take: np.ndarray
     variance: np.ndarray
     level: float = 0.95
+    bias: np.ndarray | None = None  #: predicted second-order ratio bias of each run's mean
+
+    @property
+    def relative_bias(self) -> float:
+        """Root mean square over runs of the predicted bias / predicted standard error (0 where
+        the plan predicts no error)."""
+        if self.bias is None or not len(self.variance):
+            return 0.0
+        se = np.sqrt(self.variance)
+        ratio = np.divide(self.bias, se, out=np.zeros_like(se), where=se > 0)
+        return float(np.sqrt(np.mean(ratio * ratio)))
 
     @property
     def budget(self) -> int:
@@ -223,23 +235,34 @@ def plan(units, model: RelevanceModel, budget: int, *, estimator: str = "xinfAP"
 def plan_with(vm: VarianceModel, units, budget: int, *, estimator: str, judged=None,
               required=(), max_strata: int = 4, edges=None, level: float = 0.95,
               min_take: int = 1, spread: float | None = SPREAD) -> Plan:
-    """:func:`plan` with a prebuilt :class:`VarianceModel` (budget searches reuse it)."""
+    """:func:`plan` with a prebuilt :class:`VarianceModel` (budget searches reuse it): the
+    least-variance plan, or, if its predicted ratio bias exceeds :data:`BIAS_LIMIT` of its
+    standard error and ``spread`` is given, the least-variance plan within the band (module
+    docstring, "Bounds")."""
     judged = np.zeros(len(units.topic), bool) if judged is None else np.asarray(judged, bool)
     choices = (
         [tuple(edges)] if edges is not None else candidate_edges(vm.depth, max_strata, required)
     )
+    args = (vm, units, budget, judged, choices, min_take, estimator, level)
+    free = _search(*args, band=None)
+    if spread is None or free.relative_bias <= BIAS_LIMIT:
+        return free
+    return _search(*args, band=spread)
+
+
+def _search(vm, units, budget, judged, choices, min_take, estimator, level, *, band) -> Plan:
     best = None
     # strata too narrow for the band only where no others are left (the fixed ones, choices[0]);
     # fewer forced top-ups only if nothing fits
     for top_up, strict in itertools.product(range(MIN_TOP_UP, -1, -1), (True, False)):
         for cand in choices if strict else choices[:1]:
-            size, weight = vm.cells(cand)
-            if strict and not _wide_enough(size, budget, spread, top_up):
+            size, weight, bias = vm.cells_and_bias(cand)
+            if strict and not _wide_enough(size, budget, band, top_up):
                 continue
             done = _judged_cells(units, judged, cand, vm)
             lo = _lower(size, done, min_take, top_up)
-            hi = _upper(size, lo, budget, spread)
-            lo = np.minimum(np.maximum(lo, _floor(size, budget, spread)), hi)
+            hi = _upper(size, lo, budget, band)
+            lo = np.minimum(np.maximum(lo, _floor(size, budget, band)), hi)
             if budget < lo.sum() or budget > hi.sum():
                 continue
             mean_w = weight.mean(axis=0)
@@ -248,49 +271,50 @@ def plan_with(vm: VarianceModel, units, budget: int, *, estimator: str, judged=N
             value = float(np.sum(mean_w * (1 / np.maximum(real, 1e-12) - 1 / np.maximum(size, 1))
                                  * (size > 0)))
             if best is None or value < best[0] - 1e-15:
-                best = (value, cand, size, weight, lo, hi, done)
+                best = (value, cand, size, weight, bias, lo, hi, done)
         if best is not None:
             break
     if best is None:
         raise DesignError(f"no plan fits a budget of {budget} judgments (the pool has "
                           f"{int(vm.cum_rows[0, :, -1].sum())} documents; each stratum of each "
                           "topic needs one, and judged documents count)")
-    _, cand, size, weight, lo, hi, done = best
+    _, cand, size, weight, bias, lo, hi, done = best
     take = neyman(weight.mean(axis=0), hi, lo, budget)
     with np.errstate(divide="ignore", invalid="ignore"):
         factor = np.where(size > 0, 1 / np.maximum(take, 1) - 1 / np.maximum(size, 1), 0.0)
     variance = (weight * factor[None]).sum(axis=(1, 2))
     topics = tuple(units.collection.topics)
-    return Plan(estimator, cand, vm.depth, topics, size, done, take, variance, level)
+    return Plan(estimator, cand, vm.depth, topics, size, done, take, variance, level,
+                (bias * factor[None]).sum(axis=(1, 2)))
 
 
-def _wide_enough(size, budget, spread, top_up) -> bool:
+def _wide_enough(size, budget, band, top_up) -> bool:
     """Whether every stratum expects ``top_up`` judgments per topic at the least rate the
-    spread allows (mean over topics whose cell is not empty): narrower strata could only be
+    band allows (mean over topics whose cell is not empty): narrower strata could only be
     sampled above the band."""
-    if spread is None or size.shape[1] == 1:
+    if band is None or size.shape[1] == 1:
         return True
-    rate = budget / max(int(size.sum()), 1) / spread
+    least = size * (budget / max(int(size.sum()), 1)) / band
     used = size > 0
-    mean = (size * used).sum(axis=0) / np.maximum(used.sum(axis=0), 1)
-    return bool(np.all(mean * rate >= top_up))
+    mean = (least * used).sum(axis=0) / np.maximum(used.sum(axis=0), 1)
+    return bool(np.all(mean >= top_up))
 
 
-def _upper(size, lo, budget, spread):
-    """Per cell the largest sample size: ``spread`` times the pool's judged fraction (at
-    least what is judged already), at most N."""
-    if spread is None:
+def _upper(size, lo, budget, band):
+    """Per cell the largest sample size: ``band`` times the pool's judged fraction (at least
+    what is judged already), at most N."""
+    if band is None:
         return size
     rate = budget / max(int(size.sum()), 1)
-    return np.minimum(size, np.maximum(lo, np.ceil(spread * rate * size - 1e-9))).astype(np.int64)
+    return np.minimum(size, np.maximum(lo, np.ceil(band * rate * size - 1e-9))).astype(np.int64)
 
 
-def _floor(size, budget, spread):
-    """Per cell the least sample size the spread allows: the judged fraction / ``spread``."""
-    if spread is None:
+def _floor(size, budget, band):
+    """Per cell the least sample size the band allows: the judged fraction / ``band``."""
+    if band is None:
         return np.zeros_like(size)
     rate = budget / max(int(size.sum()), 1)
-    return np.floor(rate / spread * size + 1e-9).astype(np.int64)
+    return np.floor(rate / band * size + 1e-9).astype(np.int64)
 
 
 def _judged_cells(units, judged, edges, vm) -> np.ndarray:

@@ -114,6 +114,7 @@ class VarianceModel:
     shift: np.ndarray
     depth: int
     n_topics: int
+    relevant: np.ndarray  #: (T,) the model's expected number of relevant pool documents
 
     @classmethod
     def build(cls, units, model, estimator: str) -> VarianceModel:
@@ -144,7 +145,8 @@ class VarianceModel:
         mu, nu = model.mean[inside], model.second[inside]
         for j, w in enumerate((np.ones(len(t)), mu, nu, nu - mu * mu)):
             np.add.at(rows[j], (t, b), w)
-        return cls(np.cumsum(sums, axis=3), np.cumsum(rows, axis=2), shift, depth, n_topics)
+        return cls(np.cumsum(sums, axis=3), np.cumsum(rows, axis=2), shift, depth, n_topics,
+                   r_topic)
 
     def _between(self, cum, edges):
         """Sums over the strata [edges[s], edges[s+1]) (1-based ranks; last ends at depth)."""
@@ -157,6 +159,12 @@ class VarianceModel:
     def cells(self, edges) -> tuple[np.ndarray, np.ndarray]:
         """(N, W) for strata starting at ``edges`` (edges[0] = 1): N[t, s] pool sizes and
         W[i, t, s] = N^2 S^2 / T^2 of run i (so run i's variance is sum W (1/n - 1/N))."""
+        n, w, _ = self.cells_and_bias(edges)
+        return n, w
+
+    def cells_and_bias(self, edges) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`cells` and B[i, t, s] = -N^2 S_zx / (R_t T): run i's second-order ratio bias
+        of its mean per unit of (1/n - 1/N) (module docstring, "Ratio bias")."""
         runs = self._between(self.cum_runs, edges)
         rows = self._between(self.cum_rows, edges)
         n, m1, m2, m3 = rows
@@ -167,7 +175,11 @@ class VarianceModel:
         with np.errstate(invalid="ignore", divide="ignore"):
             ss = su2 - (su * su + suv) / n
             s2 = np.where(n >= 2, np.maximum(ss, 0.0) / (n - 1), 0.0)
-        return n.astype(np.int64), n * n * s2 / self.n_topics ** 2
+            szx = (runs[3] + c * m2) - (su * m1 + runs[4] + c * m3) / n
+            szx = np.where(n >= 2, szx / (n - 1), 0.0)
+            r = self.relevant[None, :, None]
+            bias = np.where(r > 0, -n * n * szx / np.maximum(r, 1e-12), 0.0) / self.n_topics
+        return n.astype(np.int64), n * n * s2 / self.n_topics ** 2, bias
 
 
 def pool_depth(units) -> int:
