@@ -5,6 +5,8 @@ collection of tests/test_planner.py."""
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pytest
 
@@ -12,11 +14,14 @@ from irsample.design import SamplingFrame
 from irsample.design.planner.plan import MIN_TOP_UP, PILOT_EDGE, SPREAD, pilot, plan
 from irsample.design.planner.relevance_model import fit_relevance
 from irsample.design.planner.sequential import PlannedDesign
+from irsample.design.planner.variance_model import VarianceModel
 from irsample.evaluation import evaluate_collection
 from irsample.measures import parse_all
 
 from .synthetic import pooled_collection
-from .test_planner import counts
+from .test_planner import cell_of, counts, ranked_rows, some_take
+
+PLAN = importlib.import_module("irsample.design.planner.plan")
 
 
 @pytest.fixture(scope="module")
@@ -35,9 +40,11 @@ def piloted(world):
 
 
 @pytest.mark.parametrize("budget", [150, 300, 500])
-def test_every_cell_is_sampled_within_the_band_or_at_its_forced_minimum(world, piloted, budget):
+def test_every_cell_is_sampled_within_the_band_or_at_its_forced_minimum(world, piloted, budget,
+                                                                        monkeypatch):
     _, frame = world
     judged, model = piloted
+    monkeypatch.setattr(PLAN, "BIAS_LIMIT", -1.0)  # every plan is held to the band
     p = plan(frame, model, budget, judged=judged, required=(PILOT_EDGE,))
     rate = budget / len(frame)
     forced = p.judged + np.minimum(MIN_TOP_UP, p.size - p.judged)
@@ -51,6 +58,65 @@ def test_every_cell_is_sampled_within_the_band_or_at_its_forced_minimum(world, p
     # on the same strata, the unconstrained optimum is at least as precise
     free = plan(frame, model, budget, judged=judged, edges=p.edges, spread=None)
     assert free.variance.mean() <= p.variance.mean() * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("budget", [150, 300])
+def test_the_band_applies_only_when_the_free_plan_predicts_a_large_ratio_bias(
+        world, piloted, budget, monkeypatch):
+    _, frame = world
+    judged, model = piloted
+    kw = dict(judged=judged, required=(PILOT_EDGE,))
+    free = plan(frame, model, budget, spread=None, **kw)
+    monkeypatch.setattr(PLAN, "BIAS_LIMIT", np.inf)
+    assert np.array_equal(plan(frame, model, budget, **kw).take, free.take)
+    monkeypatch.setattr(PLAN, "BIAS_LIMIT", -1.0)
+    banded = plan(frame, model, budget, **kw)
+    monkeypatch.setattr(PLAN, "BIAS_LIMIT", free.relative_bias)  # the free plan just passes
+    assert np.array_equal(plan(frame, model, budget, **kw).take, free.take)
+    monkeypatch.setattr(PLAN, "BIAS_LIMIT", free.relative_bias * 0.999)
+    assert np.array_equal(plan(frame, model, budget, **kw).take, banded.take)
+    se = np.sqrt(free.variance)
+    assert free.relative_bias == pytest.approx(np.sqrt(np.mean((free.bias / se) ** 2)))
+
+
+def test_bias_weights_are_the_second_order_bias_of_the_ratio(world):
+    """B[i, t, s] (1/n - 1/N) summed is -sum_c N_c^2 (1/n_c - 1/N_c) S_{yx,c} / (R_t T), the
+    second-order bias of run i's mean of N^/R^ (Cochran §6.8), with y = u x the linearised AP
+    and x the relevance, under a model that knows every grade."""
+    col, frame = world
+    everything = np.ones(len(frame), bool)
+    vm = VarianceModel.build(frame, fit_relevance(frame, everything, frame.rel), "xinfAP")
+    ap = evaluate_collection(col, frame.judgments(), parse_all(["map"])).values[:, :, 0]
+    relevant = np.bincount(frame.topic, weights=frame.rel > 0, minlength=col.n_topics)
+    assert np.allclose(vm.relevant, relevant)
+    ranked = ranked_rows(frame)
+    x = (frame.rel > 0).astype(np.float64)
+    edges = (1, 6, 21)
+    size, _, bias = vm.cells_and_bias(edges)
+    take = some_take(size)
+    factor = np.where(size > 0, 1 / np.maximum(take, 1) - 1 / np.maximum(size, 1), 0.0)
+    stratum = cell_of(frame, edges)
+    for i in frame.runs:
+        direct = 0.0
+        for t in range(col.n_topics):
+            rows = ranked[i, t]
+            p = np.where(rows >= 0, x[np.maximum(rows, 0)], 0.0)
+            k = np.arange(1, len(p) + 1)
+            above = np.concatenate([[0.0], np.cumsum(p)[:-1]])
+            tail = np.concatenate([np.cumsum((p / k)[::-1])[::-1][1:], [0.0]])
+            w = (1 + above) / k + tail
+            r = relevant[t]
+            u = np.full(len(frame), -ap[i, t] / r)
+            u[rows[rows >= 0]] = (w[rows >= 0] - ap[i, t]) / r
+            for s in range(len(edges)):
+                on = (frame.topic == t) & (stratum == s)
+                n = on.sum()
+                if n < 2:
+                    continue
+                y = (u * x)[on]
+                cov = np.sum((y - y.mean()) * (x[on] - x[on].mean())) / (n - 1)
+                direct -= n * n * factor[t, s] * cov / (r * col.n_topics)
+        assert (bias[i] * factor).sum() == pytest.approx(direct, rel=1e-9, abs=1e-15)
 
 
 def test_a_budget_too_small_for_two_per_cell_still_plans(world, piloted):

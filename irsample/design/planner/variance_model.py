@@ -30,7 +30,14 @@ ranking counts to rank 1000, as the estimators read it, also below the pool's de
   variance, :mod:`irsample.measures.sampled_variance`).
 
 Averaged over the runs, the cell's weight A_c = mean_r N_c^2 S_{r,c}^2 / T^2 makes the mean
-variance over runs sum_c A_c (1/n_c - 1/N_c): what Neyman allocation minimises. The sums over
+variance over runs sum_c A_c (1/n_c - 1/N_c): what Neyman allocation minimises.
+
+Ratio bias (AP). N^/R^ has second-order bias (theta v(R^) - c(N^, R^)) / R^2 (Cochran §6.8)
+= -Cov(Z^, R^) / R with z_d = u_d x_d; for stratified SRS, Cov = sum_c N_c^2 (1/n_c - 1/N_c)
+S_{zx,c}, and E[(N_c - 1) S_zx] = sum u nu - (1/N_c) [(sum u mu)(sum mu) + sum u (nu - mu^2)].
+:meth:`VarianceModel.cells_and_bias` gives B_{r,c} = -N_c^2 S_{zx,c} / (R_t T), so run r's mean
+has bias sum_c B_{r,c} (1/n_c - 1/N_c) (R_t: the model's expected relevant documents). nDCG's
+influence holds IDCG fixed, so it has no ratio here: B = 0. The sums over
 documents are kept per run, topic and best rank, cumulated over ranks, so the A_c of any strata
 are differences of cumulative sums.
 """
@@ -115,6 +122,7 @@ class VarianceModel:
     depth: int
     n_topics: int
     relevant: np.ndarray  #: (T,) the model's expected number of relevant pool documents
+    ratio: bool = True  #: whether the target is a ratio with R below (AP; not nDCG)
 
     @classmethod
     def build(cls, units, model, estimator: str) -> VarianceModel:
@@ -146,7 +154,7 @@ class VarianceModel:
         for j, w in enumerate((np.ones(len(t)), mu, nu, nu - mu * mu)):
             np.add.at(rows[j], (t, b), w)
         return cls(np.cumsum(sums, axis=3), np.cumsum(rows, axis=2), shift, depth, n_topics,
-                   r_topic)
+                   r_topic, kind == _AP)
 
     def _between(self, cum, edges):
         """Sums over the strata [edges[s], edges[s+1]) (1-based ranks; last ends at depth)."""
@@ -179,6 +187,8 @@ class VarianceModel:
             szx = np.where(n >= 2, szx / (n - 1), 0.0)
             r = self.relevant[None, :, None]
             bias = np.where(r > 0, -n * n * szx / np.maximum(r, 1e-12), 0.0) / self.n_topics
+        if not self.ratio:
+            bias = np.zeros_like(bias)
         return n.astype(np.int64), n * n * s2 / self.n_topics ** 2, bias
 
 
