@@ -67,6 +67,7 @@ def test_the_band_applies_only_when_the_free_plan_predicts_a_large_ratio_bias(
     judged, model = piloted
     kw = dict(judged=judged, required=(PILOT_EDGE,))
     free = plan(frame, model, budget, spread=None, **kw)
+    monkeypatch.setattr(PLAN, "SPARSE", 0.0)  # only the predicted bias decides
     monkeypatch.setattr(PLAN, "BIAS_LIMIT", np.inf)
     assert np.array_equal(plan(frame, model, budget, **kw).take, free.take)
     monkeypatch.setattr(PLAN, "BIAS_LIMIT", -1.0)
@@ -77,6 +78,14 @@ def test_the_band_applies_only_when_the_free_plan_predicts_a_large_ratio_bias(
     assert np.array_equal(plan(frame, model, budget, **kw).take, banded.take)
     se = np.sqrt(free.variance)
     assert free.relative_bias == pytest.approx(np.sqrt(np.mean((free.bias / se) ** 2)))
+    # a sample expected to hold few relevant documents per topic is banded whatever the bias
+    rate = budget / len(frame)
+    expected = np.median(rate * np.bincount(frame.topic, weights=model.prob)[:, None])
+    monkeypatch.setattr(PLAN, "BIAS_LIMIT", np.inf)
+    monkeypatch.setattr(PLAN, "SPARSE", expected * 1.001)
+    assert np.array_equal(plan(frame, model, budget, **kw).take, banded.take)
+    monkeypatch.setattr(PLAN, "SPARSE", expected * 0.999)
+    assert np.array_equal(plan(frame, model, budget, **kw).take, free.take)
 
 
 def test_bias_weights_are_the_second_order_bias_of_the_ratio(world):

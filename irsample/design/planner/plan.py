@@ -47,8 +47,12 @@ across strata. Where the topics' samples hold many relevant documents the free o
 more precise and unbiased (TREC-8, 10%: predicted bias 0.22 SE; ht(AP) covered 97% with
 half-width 0.022, against 75% and 0.052 inside the band), so the band is not imposed there.
 The predicted bias is second order: under the band it can be near 0 while the estimator's
-sparse-sample bias is not, which is why it decides whether to band, not how. ``spread=None``
-gives the unconstrained optimum.
+sparse-sample bias is not, which is why it decides whether to band, not how; and it rests on
+the pilot's model of R, which a pilot of two judgments per topic can overstate (Vaswani 10%:
+R^ 2,126 against 1,475, predicted bias 0.39 SE for a plan judging ranks 1-2 at 79% and 26-100
+at 4%). So the band also applies when the median topic's sample is expected to hold fewer
+than :data:`SPARSE` (3) relevant documents, where no second-order formula can be trusted.
+``spread=None`` gives the unconstrained optimum.
 
 The predicted variance of run r's mean estimate is V_r = sum_c W_{r,c} (1/n_c - 1/N_c) and the
 predicted half-width of its interval z_{(1+level)/2} sqrt(V_r); :attr:`Plan.halfwidth` is
@@ -76,6 +80,7 @@ from .variance_model import VarianceModel, pool_depth
 EDGE_GRID = (2, 3, 4, 6, 11, 16, 21, 26, 31, 41, 51, 61, 76)
 PILOT_EDGE = 11  #: the pilot's strata are ranks 1-10 and 11-depth
 BIAS_LIMIT = 0.5  #: predicted ratio bias / standard error above which the band applies
+SPARSE = 3.0  #: expected relevant documents per sampled topic below which the band applies
 
 
 @dataclass(frozen=True, eq=False)
@@ -246,9 +251,20 @@ def plan_with(vm: VarianceModel, units, budget: int, *, estimator: str, judged=N
     )
     args = (vm, units, budget, judged, choices, min_take, estimator, level)
     free = _search(*args, band=None)
-    if spread is None or free.relative_bias <= BIAS_LIMIT:
+    if spread is None or (free.relative_bias <= BIAS_LIMIT and not _sparse(vm, budget)):
         return free
     return _search(*args, band=spread)
+
+
+def _sparse(vm: VarianceModel, budget: int) -> bool:
+    """Whether a sample of the pool's judged fraction is expected to hold fewer than
+    :data:`SPARSE` relevant documents in the median topic (AP targets only): too few for the
+    second-order bias to be trusted."""
+    relevant = vm.relevant[vm.relevant > 0]
+    if not vm.ratio or not len(relevant):
+        return False
+    rate = budget / max(float(vm.cum_rows[0, :, -1].sum()), 1.0)
+    return bool(np.median(rate * relevant) < SPARSE)
 
 
 def _search(vm, units, budget, judged, choices, min_take, estimator, level, *, band) -> Plan:
