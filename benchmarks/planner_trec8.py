@@ -2,7 +2,7 @@
 observed half-widths (protocols in :mod:`irsample.experiments.planner_study`).
 
 1. ``--trials`` (50) random halves of the 71 pooled runs (paper 002's protocol), at each of
-   ``--budgets`` judgments: 2strata@B vs the planner (pilot of 10% of B, then Neyman-planned
+   ``--budgets`` judgments: 2strata@B vs the planner (pilot of 5% of B, then Neyman-planned
    for xinfAP or for infNDCG; with ``--batches K`` also the sequential planner in K batches);
    accuracy of the significant pairs (paired t-test, 0.05), RMS error and Kendall tau against
    the frame truth (MAP and nDCG of all 129 runs with the half's depth-100 pool judged), and

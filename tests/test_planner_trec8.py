@@ -40,8 +40,10 @@ def test_plan_spends_the_budget_and_keeps_the_pilot(trec8):
     planned = log.plans[-1]
     assert int(sample.judged.sum()) == 10000 == planned.budget
     assert 11 in planned.edges
-    assert int(planned.judged.sum()) == 1000 and log.judged == [10000]  # pilot: 10%
-    assert np.all(planned.take >= planned.judged) and np.all(planned.take <= planned.size)
+    assert int(planned.judged.sum()) == 500 and log.judged == [10000]  # pilot: 5%
+    assert np.all(planned.take <= planned.size)
+    # every cell with unjudged documents is topped up by two, or all it has left
+    assert np.all(planned.take - planned.judged >= np.minimum(2, planned.size - planned.judged))
 
 
 def test_predicted_halfwidth_is_of_the_order_of_the_observed_spread(trec8):

@@ -3,7 +3,7 @@
 Rounds, each a design file that ``irsample sample --design FILE`` draws:
 
 1. nothing judged yet: ``irsample plan RUNS --budget N --measure xinfAP -o plan.json`` plans a
-   pilot (``--pilot P`` judgments; default 10% of the budget, at least 4 per topic), or with
+   pilot (``--pilot P`` judgments; default 5% of the budget, at least 2 per topic), or with
    ``--pilot 0`` the whole budget from a runs-only prior;
 2. after judging a drawn sample: ``irsample plan RUNS --budget N --measure xinfAP --design
    DIR/design.json --judged QRELS -o plan2.json`` re-fits the relevance model to the
@@ -46,8 +46,8 @@ def add_parser(sub) -> None:
                     metavar="W", help="smallest budget whose predicted half-width of a run's "
                     "mean estimate is at most W")
     pl.add_argument("--pilot", type=number(int, minimum=0), default=None, metavar="P",
-                    help="pilot size when nothing is judged (default: 10%% of the budget, at "
-                    "least 4 per topic; 0: plan from the runs alone)")
+                    help="pilot size when nothing is judged (default: 5%% of the budget, at "
+                    "least 2 per topic; 0: plan from the runs alone)")
     pl.add_argument("--design", metavar="FILE", help="the drawn design.json of what is judged")
     pl.add_argument("--judged", metavar="QRELS", help="judgments of that design's documents")
     pl.add_argument("--batch", type=number(int, minimum=1), default=None, metavar="B",

@@ -14,8 +14,8 @@ Designs, at equal judgments B = round(f x pool size) for each percentage f:
 - ``2strata``: best rank 1-20 at four times the rate of ranks 21-100 (``1-20:0.8,21-100:0.2``)
   scaled to B judgments (:mod:`irsample.design.sampling.budget`);
 - ``planned``: the design planner (:class:`~irsample.design.planner.sequential.PlannedDesign`), a
-  pilot
-  of 10% of B then the rest Neyman-allocated for ``plan_for`` (xinfAP).
+  pilot of 5% of B (at least 2 per topic), then the rest Neyman-allocated for ``plan_for``
+  (xinfAP) with every cell's rate within 1.5 times the judged fraction either way.
 
 Columns, over runs x trials of a cell (strategy, percent, estimator): ``coverage`` = share of
 intervals [low, high] holding the truth (nominal 0.95); ``halfwidth`` = mean (high - low) / 2;
@@ -152,7 +152,7 @@ def ci_coverage(context: Context, p: dict) -> Report:
     text = (f"Depth-100 pool of the pooled runs ({pool:,} documents); designs at equal "
             "judgments (module irsample.experiments.coverage): uniform(f); 2strata = ranks "
             "1-20 at four times the rate of 21-100, scaled to the budget; planned = the design "
-            f"planner for {p['plan_for']} (pilot 10%). Truth: each run's measure on the complete "
+            f"planner for {p['plan_for']} (pilot 5%, rates within 1.5x of f). Truth: each run's measure on the complete "
             "judgments of the pool (frame truth). Over runs x trials: coverage of the 95% "
             "interval of the mean over topics, mean half-width, bias, RMS error; tau: mean "
             "Kendall tau-b per trial; sd_ratio: predicted / observed SD. " + summary)

@@ -9,7 +9,7 @@ protocol.)
    judged completely; ``*_qrels`` columns: against the complete qrels, pool bias included).
    At each budget B, per half:
    ``2strata@B`` (ranks 1-10 judged, 20% of 11-100, scaled to B judgments: irsample's preset)
-   and the planner (:class:`~irsample.design.planner.sequential.PlannedDesign`: a pilot of 10% of B,
+   and the planner (:class:`~irsample.design.planner.sequential.PlannedDesign`: a pilot of 5% of B,
    then the rest planned for xinfAP, or for infNDCG; optionally in ``batches``). Reported per
    strategy, budget and measure, means over trials: accuracy of the significant pairs, RMS
    error and Kendall's tau against the true (frame) MAP / nDCG.

@@ -4,6 +4,7 @@ that minimises it for a budget; planning in batches that re-plan after every rou
 
 - :mod:`.relevance_model`: which pool documents are relevant, from the runs and a pilot;
 - :mod:`.variance_model`: the predicted stratified variance (the planner's objective);
+- :mod:`.bounds`: the least and largest sample size per cell (forced top-ups, the rate band);
 - :mod:`.plan`: strata search, Neyman allocation, budget for a target half-width;
 - :mod:`.sequential`: :class:`PlannedDesign` and :func:`judge_in_batches`.
 """

@@ -13,21 +13,52 @@ judgments. The planner answers it with classical survey design (Cochran, *Sampli
    :class:`~irsample.design.planner.variance_model.VarianceModel` turns it into each cell's weight
    W_c = N_c^2 S_c^2 / T^2, averaged over the pool's runs, for the target estimator.
 2. **Allocation.** For given strata the sizes minimising sum_c W_c (1/n_c - 1/N_c) under
-   sum_c n_c = B, m_c <= n_c <= N_c (m_c documents already judged; at least 1 per non-empty cell)
-   are Neyman's n_c = clip(lambda sqrt(W_c), lo_c, N_c), lambda found by bisection; the integer
+   sum_c n_c = B and lo_c <= n_c <= hi_c are Neyman's n_c = clip(lambda sqrt(W_c), lo_c, hi_c),
+   lambda found by bisection (bounds below); the integer
    sizes are the floors plus one more judgment at a time where it lowers the variance most
    (optimal for a separable convex objective: Fox 1966). Topics whose pools hold more (and more
    uncertain) relevant documents get larger W_c, hence more judgments: paper 002's observation.
 3. **Strata.** Every set of at most ``max_strata`` strata whose first ranks come from
    :data:`EDGE_GRID` (and include ``required`` edges: those of earlier batches, so earlier
    samples stay SRS within the new cells) is tried with its Neyman allocation; the least
-   predicted variance wins.
+   predicted variance wins. With a band (below), strata whose mean cell would expect fewer
+   than :data:`MIN_TOP_UP` judgments at the band's least rate are skipped (only the required
+   strata are kept when none is wide enough).
+
+**Bounds.** lo_c: the m_c documents already judged plus :data:`MIN_TOP_UP` (2) more where the
+cell has them, so every cell's unjudged documents have a known positive inclusion probability
+given the earlier judgments and the top-up's variance can be estimated
+(:mod:`irsample.design.sampling.allocated`).
+
+**Band.** When the least-variance plan's predicted second-order ratio bias of the runs' means
+(:meth:`VarianceModel.cells_and_bias`; :attr:`Plan.relative_bias`) exceeds :data:`BIAS_LIMIT`
+(half) of their predicted standard error, the plan is searched again with every cell's size in
+the band [floor(f N_c / rho), ceil(rho f N_c)], f = B / pool size (``spread`` rho,
+:data:`SPREAD` = 1.5; the forced minimum wins where they disagree). Why: a ratio such as
+AP = N / R is estimated
+per topic from its few sampled relevant documents, and when they are few the ratio tends to
+their pi-weighted mean instead of the plain one (with one sampled relevant document, it is that
+document's value with probability proportional to its pi). The variance-only optimum for xinfAP
+judges the top ranks almost completely and the rest thinly (Vaswani, 10% judged: ranks 1-2 at
+91%, 11-100 at 5.6%), and ht(AP) then had a bias of +0.10 and 95% intervals covering 3% of the
+time (``benchmarks/ht_coverage.py --designs planned``); with rho = 1.5, +0.014 and 95%. The
+band keeps the planner's gains where they are safe: across topics, and within a factor rho^2
+across strata. Where the topics' samples hold many relevant documents the free optimum is both
+more precise and unbiased (TREC-8, 10%: predicted bias 0.22 SE; ht(AP) covered 97% with
+half-width 0.022, against 75% and 0.052 inside the band), so the band is not imposed there.
+The predicted bias is second order: under the band it can be near 0 while the estimator's
+sparse-sample bias is not, which is why it decides whether to band, not how; and it rests on
+the pilot's model of R, which a pilot of two judgments per topic can overstate (Vaswani 10%:
+R^ 2,126 against 1,475, predicted bias 0.39 SE for a plan judging ranks 1-2 at 79% and 26-100
+at 4%). So the band also applies when the median topic's sample is expected to hold fewer
+than :data:`SPARSE` (3) relevant documents, where no second-order formula can be trusted.
+``spread=None`` gives the unconstrained optimum.
 
 The predicted variance of run r's mean estimate is V_r = sum_c W_{r,c} (1/n_c - 1/N_c) and the
 predicted half-width of its interval z_{(1+level)/2} sqrt(V_r); :attr:`Plan.halfwidth` is
 z sqrt(mean_r V_r), the runs' root-mean-square half-width (the mean variance is the objective).
 :func:`budget_for_halfwidth` finds the smallest budget whose plan meets a half-width by
-bisection (the optimum's variance falls as B grows).
+bisection (without the band the optimum's variance falls as B grows; the band moves with B).
 """
 
 from __future__ import annotations
@@ -41,12 +72,15 @@ import numpy as np
 from ...errors import DesignError
 from ...stats.intervals import z
 from ..sampling.allocated import Allocated, allocated
+from .bounds import MIN_TOP_UP, SPREAD, floor_sizes, lower_sizes, upper_sizes, wide_enough
 from .relevance_model import RelevanceModel
 from .variance_model import VarianceModel, pool_depth
 
 #: first ranks of strata the planner tries (with rank 1 always first)
 EDGE_GRID = (2, 3, 4, 6, 11, 16, 21, 26, 31, 41, 51, 61, 76)
 PILOT_EDGE = 11  #: the pilot's strata are ranks 1-10 and 11-depth
+BIAS_LIMIT = 0.5  #: predicted ratio bias / standard error above which the band applies
+SPARSE = 3.0  #: expected relevant documents per sampled topic below which the band applies
 
 
 @dataclass(frozen=True, eq=False)
@@ -65,6 +99,17 @@ class Plan:
     take: np.ndarray
     variance: np.ndarray
     level: float = 0.95
+    bias: np.ndarray | None = None  #: predicted second-order ratio bias of each run's mean
+
+    @property
+    def relative_bias(self) -> float:
+        """Root mean square over runs of the predicted bias / predicted standard error (0 where
+        the plan predicts no error)."""
+        if self.bias is None or not len(self.variance):
+            return 0.0
+        se = np.sqrt(self.variance)
+        ratio = np.divide(self.bias, se, out=np.zeros_like(se), where=se > 0)
+        return float(np.sqrt(np.mean(ratio * ratio)))
 
     @property
     def budget(self) -> int:
@@ -162,11 +207,6 @@ def _continuous(w, n, lo, budget):
     return real
 
 
-def _lower(size: np.ndarray, judged: np.ndarray, min_take: int = 1) -> np.ndarray:
-    """Per cell the least sample size: what is judged, and ``min_take`` (at most N)."""
-    return np.maximum(judged, np.minimum(size, min_take))
-
-
 def candidate_edges(depth: int, max_strata: int, required=()) -> list[tuple[int, ...]]:
     """Every edge set: rank 1, the ``required`` edges and up to ``max_strata`` - 1 - len(required)
     more from :data:`EDGE_GRID` (edges above ``depth`` dropped)."""
@@ -186,49 +226,83 @@ def candidate_edges(depth: int, max_strata: int, required=()) -> list[tuple[int,
 
 def plan(units, model: RelevanceModel, budget: int, *, estimator: str = "xinfAP",
          judged: np.ndarray | None = None, required=(), max_strata: int = 4,
-         edges: tuple[int, ...] | None = None, level: float = 0.95, min_take: int = 1) -> Plan:
+         edges: tuple[int, ...] | None = None, level: float = 0.95, min_take: int = 1,
+         spread: float | None = SPREAD) -> Plan:
     """The least-variance plan of ``budget`` judgments (documents already judged included) over
     the pool rows of ``units`` (module docstring). ``judged``: mask of rows already judged;
     ``edges``: fixed strata instead of the search; ``min_take``: least sample per non-empty
     cell."""
     vm = VarianceModel.build(units, model, estimator)
     return plan_with(vm, units, budget, estimator=estimator, judged=judged, required=required,
-                     max_strata=max_strata, edges=edges, level=level, min_take=min_take)
+                     max_strata=max_strata, edges=edges, level=level, min_take=min_take,
+                     spread=spread)
 
 
 def plan_with(vm: VarianceModel, units, budget: int, *, estimator: str, judged=None,
               required=(), max_strata: int = 4, edges=None, level: float = 0.95,
-              min_take: int = 1) -> Plan:
-    """:func:`plan` with a prebuilt :class:`VarianceModel` (budget searches reuse it)."""
+              min_take: int = 1, spread: float | None = SPREAD) -> Plan:
+    """:func:`plan` with a prebuilt :class:`VarianceModel` (budget searches reuse it): the
+    least-variance plan, or, if its predicted ratio bias exceeds :data:`BIAS_LIMIT` of its
+    standard error and ``spread`` is given, the least-variance plan within the band (module
+    docstring, "Bounds")."""
     judged = np.zeros(len(units.topic), bool) if judged is None else np.asarray(judged, bool)
     choices = (
         [tuple(edges)] if edges is not None else candidate_edges(vm.depth, max_strata, required)
     )
+    args = (vm, units, budget, judged, choices, min_take, estimator, level)
+    free = _search(*args, band=None)
+    if spread is None or (free.relative_bias <= BIAS_LIMIT and not _sparse(vm, budget)):
+        return free
+    return _search(*args, band=spread)
+
+
+def _sparse(vm: VarianceModel, budget: int) -> bool:
+    """Whether a sample of the pool's judged fraction is expected to hold fewer than
+    :data:`SPARSE` relevant documents in the median topic (AP targets only): too few for the
+    second-order bias to be trusted."""
+    relevant = vm.relevant[vm.relevant > 0]
+    if not vm.ratio or not len(relevant):
+        return False
+    rate = budget / max(float(vm.cum_rows[0, :, -1].sum()), 1.0)
+    return bool(np.median(rate * relevant) < SPARSE)
+
+
+def _search(vm, units, budget, judged, choices, min_take, estimator, level, *, band) -> Plan:
     best = None
-    for cand in choices:
-        size, weight = vm.cells(cand)
-        done = _judged_cells(units, judged, cand, vm)
-        lo = _lower(size, done, min_take)
-        if budget < lo.sum() or budget > size.sum():
-            continue
-        mean_w = weight.mean(axis=0)
-        real = _continuous(mean_w.ravel(), size.ravel().astype(float), lo.ravel().astype(float),
-                           budget).reshape(size.shape)
-        value = float(np.sum(mean_w * (1 / np.maximum(real, 1e-12) - 1 / np.maximum(size, 1))
-                             * (size > 0)))
-        if best is None or value < best[0] - 1e-15:
-            best = (value, cand, size, weight, lo, done)
+    # strata too narrow for the band only where no others are left (the fixed ones, choices[0]);
+    # fewer forced top-ups only if nothing fits
+    for top_up, strict in itertools.product(range(MIN_TOP_UP, -1, -1), (True, False)):
+        for cand in choices if strict else choices[:1]:
+            size, weight, bias = vm.cells_and_bias(cand)
+            if strict and not wide_enough(size, budget, band, top_up):
+                continue
+            done = _judged_cells(units, judged, cand, vm)
+            lo = lower_sizes(size, done, min_take, top_up)
+            hi = upper_sizes(size, lo, budget, band)
+            lo = np.minimum(np.maximum(lo, floor_sizes(size, budget, band)), hi)
+            if budget < lo.sum() or budget > hi.sum():
+                continue
+            mean_w = weight.mean(axis=0)
+            real = _continuous(mean_w.ravel(), hi.ravel().astype(float),
+                               lo.ravel().astype(float), budget).reshape(size.shape)
+            value = float(np.sum(mean_w * (1 / np.maximum(real, 1e-12) - 1 / np.maximum(size, 1))
+                                 * (size > 0)))
+            if best is None or value < best[0] - 1e-15:
+                best = (value, cand, size, weight, bias, lo, hi, done)
+        if best is not None:
+            break
     if best is None:
         raise DesignError(f"no plan fits a budget of {budget} judgments (the pool has "
                           f"{int(vm.cum_rows[0, :, -1].sum())} documents; each stratum of each "
                           "topic needs one, and judged documents count)")
-    _, cand, size, weight, lo, done = best
-    take = neyman(weight.mean(axis=0), size, lo, budget)
+    _, cand, size, weight, bias, lo, hi, done = best
+    take = neyman(weight.mean(axis=0), hi, lo, budget)
     with np.errstate(divide="ignore", invalid="ignore"):
         factor = np.where(size > 0, 1 / np.maximum(take, 1) - 1 / np.maximum(size, 1), 0.0)
     variance = (weight * factor[None]).sum(axis=(1, 2))
     topics = tuple(units.collection.topics)
-    return Plan(estimator, cand, vm.depth, topics, size, done, take, variance, level)
+    return Plan(estimator, cand, vm.depth, topics, size, done, take, variance, level,
+                (bias * factor[None]).sum(axis=(1, 2)))
 
 
 def _judged_cells(units, judged, edges, vm) -> np.ndarray:
@@ -243,14 +317,18 @@ def _judged_cells(units, judged, edges, vm) -> np.ndarray:
 
 def budget_for_halfwidth(units, model: RelevanceModel, target: float, *,
                          estimator: str = "xinfAP", judged=None, required=(),
-                         max_strata: int = 4, level: float = 0.95) -> Plan:
+                         max_strata: int = 4, level: float = 0.95,
+                         spread: float | None = SPREAD) -> Plan:
     """The plan of the smallest budget whose predicted half-width (:attr:`Plan.halfwidth`) is
-    at most ``target`` (judging the whole pool, a census, always meets it)."""
+    at most ``target`` (judging the whole pool, a census, always meets it). Without a
+    ``spread`` the half-width falls with the budget and the bisection finds the smallest; the
+    band moves with the budget, so with it the budget found meets the target and is the
+    smallest up to the band's steps."""
     if not target > 0:
         raise DesignError(f"target half-width must be > 0, got {target!r}")
     vm = VarianceModel.build(units, model, estimator)
     kw = dict(estimator=estimator, judged=judged, required=required, max_strata=max_strata,
-              level=level)
+              level=level, spread=spread)
     total = int(vm.cum_rows[0, :, -1].sum())
     full = plan_with(vm, units, total, **kw)  # a census: predicted variance 0
     lo = int(np.count_nonzero(vm.cum_rows[0, :, -1]))  # one per topic: below any plan

@@ -4,7 +4,8 @@
 grades: the complete qrels in a simulation, people otherwise):
 
 1. judge a pilot (:func:`~irsample.design.planner.plan.pilot`: strata 1-10 and 11-depth, equal
-   shares per topic) unless documents are judged already;
+   shares per topic; :func:`default_pilot`: 5% of the budget, at least 2 per topic) unless
+   documents are judged already;
 2. for each of ``batches`` batches: fit the relevance model to everything judged, plan the
    budget spent so far plus the batch (:func:`~irsample.design.planner.plan`, the earlier
    batches' strata kept as boundaries), and judge the plan's new documents (the earlier ones
@@ -33,7 +34,7 @@ from ...errors import DesignError
 from ..frame import Design, Sample, SamplingFrame, generator
 from ..sampling.allocated import binary_strings
 from ..sampling.budget import Budget
-from .plan import PILOT_EDGE, Plan, pilot, plan
+from .plan import PILOT_EDGE, SPREAD, Plan, pilot, plan
 from .relevance_model import fit_relevance
 from .variance_model import INFLUENCE
 
@@ -45,8 +46,10 @@ def check_estimator(estimator: str) -> None:
 
 
 def default_pilot(budget: int, n_topics: int) -> int:
-    """10% of the budget, at least 4 judgments per topic (2 per pilot stratum)."""
-    return min(budget, max(budget // 10, 4 * n_topics))
+    """5% of the budget, at least 2 judgments per topic (1 per pilot stratum): every pilot
+    judgment is a known document of the final sample, so a large pilot leaves the top-ups of
+    its cells small and their weights large (module docstring)."""
+    return min(budget, max(budget // 20, 2 * n_topics))
 
 
 @dataclass
@@ -60,7 +63,8 @@ class BatchLog:
 def judge_in_batches(units, grades_of: Callable[[np.ndarray], np.ndarray], budget: int, *,
                      estimator: str = "xinfAP", pilot_size: int | None = None,
                      batches: int = 1, max_strata: int = 4, min_take: int = 1, rng,
-                     log: BatchLog | None = None, rel_level: int = 1) -> Sample:
+                     log: BatchLog | None = None, rel_level: int = 1,
+                     spread: float | None = SPREAD) -> Sample:
     """The sequential design (module docstring) over ``units``; ``grades_of(rows)`` judges pool
     rows. Returns the final :class:`~irsample.design.frame.Sample`."""
     check_estimator(estimator)
@@ -82,7 +86,8 @@ def judge_in_batches(units, grades_of: Callable[[np.ndarray], np.ndarray], budge
         model = fit_relevance(units, judged, grade, rel_level=rel_level,
                               gains=estimator == "infNDCG")
         planned = plan(units, model, goal, estimator=estimator, judged=judged,
-                       required=required, max_strata=max_strata, min_take=min_take)
+                       required=required, max_strata=max_strata, min_take=min_take,
+                       spread=spread)
         if log is not None:
             log.plans.append(planned)
         design = planned.design(before=judged_keys(units, judged))
@@ -123,6 +128,7 @@ class PlannedDesign(Design):
     batches: int = 1
     max_strata: int = 4
     min_take: int = 1
+    spread: float | None = SPREAD
 
     def __post_init__(self):
         b = self.budget
@@ -161,7 +167,8 @@ class PlannedDesign(Design):
         return judge_in_batches(frame, lambda rows: frame.rel[rows], self.budget,
                                 estimator=self.estimator, pilot_size=self.pilot,
                                 batches=self.batches, max_strata=self.max_strata,
-                                min_take=self.min_take, rng=rng)
+                                min_take=self.min_take, rng=rng,
+                                spread=self.spread)
 
 
 @dataclass(frozen=True, eq=False)

@@ -30,7 +30,14 @@ ranking counts to rank 1000, as the estimators read it, also below the pool's de
   variance, :mod:`irsample.measures.sampled_variance`).
 
 Averaged over the runs, the cell's weight A_c = mean_r N_c^2 S_{r,c}^2 / T^2 makes the mean
-variance over runs sum_c A_c (1/n_c - 1/N_c): what Neyman allocation minimises. The sums over
+variance over runs sum_c A_c (1/n_c - 1/N_c): what Neyman allocation minimises.
+
+Ratio bias (AP). N^/R^ has second-order bias (theta v(R^) - c(N^, R^)) / R^2 (Cochran §6.8)
+= -Cov(Z^, R^) / R with z_d = u_d x_d; for stratified SRS, Cov = sum_c N_c^2 (1/n_c - 1/N_c)
+S_{zx,c}, and E[(N_c - 1) S_zx] = sum u nu - (1/N_c) [(sum u mu)(sum mu) + sum u (nu - mu^2)].
+:meth:`VarianceModel.cells_and_bias` gives B_{r,c} = -N_c^2 S_{zx,c} / (R_t T), so run r's mean
+has bias sum_c B_{r,c} (1/n_c - 1/N_c) (R_t: the model's expected relevant documents). nDCG's
+influence holds IDCG fixed, so it has no ratio here: B = 0. The sums over
 documents are kept per run, topic and best rank, cumulated over ranks, so the A_c of any strata
 are differences of cumulative sums.
 """
@@ -114,6 +121,8 @@ class VarianceModel:
     shift: np.ndarray
     depth: int
     n_topics: int
+    relevant: np.ndarray  #: (T,) the model's expected number of relevant pool documents
+    ratio: bool = True  #: whether the target is a ratio with R below (AP; not nDCG)
 
     @classmethod
     def build(cls, units, model, estimator: str) -> VarianceModel:
@@ -144,7 +153,8 @@ class VarianceModel:
         mu, nu = model.mean[inside], model.second[inside]
         for j, w in enumerate((np.ones(len(t)), mu, nu, nu - mu * mu)):
             np.add.at(rows[j], (t, b), w)
-        return cls(np.cumsum(sums, axis=3), np.cumsum(rows, axis=2), shift, depth, n_topics)
+        return cls(np.cumsum(sums, axis=3), np.cumsum(rows, axis=2), shift, depth, n_topics,
+                   r_topic, kind == _AP)
 
     def _between(self, cum, edges):
         """Sums over the strata [edges[s], edges[s+1]) (1-based ranks; last ends at depth)."""
@@ -157,6 +167,12 @@ class VarianceModel:
     def cells(self, edges) -> tuple[np.ndarray, np.ndarray]:
         """(N, W) for strata starting at ``edges`` (edges[0] = 1): N[t, s] pool sizes and
         W[i, t, s] = N^2 S^2 / T^2 of run i (so run i's variance is sum W (1/n - 1/N))."""
+        n, w, _ = self.cells_and_bias(edges)
+        return n, w
+
+    def cells_and_bias(self, edges) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`cells` and B[i, t, s] = -N^2 S_zx / (R_t T): run i's second-order ratio bias
+        of its mean per unit of (1/n - 1/N) (module docstring, "Ratio bias")."""
         runs = self._between(self.cum_runs, edges)
         rows = self._between(self.cum_rows, edges)
         n, m1, m2, m3 = rows
@@ -167,7 +183,13 @@ class VarianceModel:
         with np.errstate(invalid="ignore", divide="ignore"):
             ss = su2 - (su * su + suv) / n
             s2 = np.where(n >= 2, np.maximum(ss, 0.0) / (n - 1), 0.0)
-        return n.astype(np.int64), n * n * s2 / self.n_topics ** 2
+            szx = (runs[3] + c * m2) - (su * m1 + runs[4] + c * m3) / n
+            szx = np.where(n >= 2, szx / (n - 1), 0.0)
+            r = self.relevant[None, :, None]
+            bias = np.where(r > 0, -n * n * szx / np.maximum(r, 1e-12), 0.0) / self.n_topics
+        if not self.ratio:
+            bias = np.zeros_like(bias)
+        return n.astype(np.int64), n * n * s2 / self.n_topics ** 2, bias
 
 
 def pool_depth(units) -> int:

@@ -32,7 +32,10 @@ A cell with no top-up (k <= m < N) has no second-phase sample of its unjudged do
 its m judged documents are taken as the SRS of the cell they were, given their count (a pilot
 that was an SRS of a set containing the cell), pi = m / N. This keeps the estimate defined; it
 is unbiased only as far as the planner's choice of k <= m does not depend on the pilot's
-outcomes in that cell.
+outcomes in that cell, and it cannot be when the pilot found nothing there (the cell then
+estimates 0 relevant documents with variance 0). The planner therefore tops up every cell that
+has unjudged documents by at least two (:data:`irsample.design.planner.plan.MIN_TOP_UP`; fewer
+only when the budget cannot pay for them); this case remains for hand-written plans.
 
 A non-empty cell with k = 0 and no judged document is an error: an empty stratum sample cannot
 be estimated (see :mod:`irsample.design.sampling.stratified`). Planned designs are not parseable
