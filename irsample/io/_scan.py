@@ -320,9 +320,8 @@ def scan_run(buf, cap):
     Arrow offsets (``buf`` must be under 2 GiB); ``slow`` lists ``(record, start, end)`` of
     scores that :func:`_parse_float` leaves to the caller; the first record with fewer than
     six fields is -1 if none; the tag is the sixth field of the last record. The byte arrays
-    are views of buffers of ``len(buf)`` bytes whose untouched tails take no memory. Byte
-    positions are unsigned (a third less time than signed ones, whose indexing checks for
-    negative values).
+    are views of buffers of ``len(buf)`` bytes whose untouched tails take no memory. Unsigned
+    byte positions: a third less time than signed ones (no check for negative indices).
     """
     n = np.uint64(buf.shape[0])
     q_off = np.empty(cap + 1, dtype=np.int32)
@@ -332,13 +331,9 @@ def scan_run(buf, cap):
     score = np.empty(cap)
     lineno = np.empty(cap, dtype=np.int64)
     slow = np.empty((cap, 3), dtype=np.int64)
-    n_slow = 0
-    short, short_fields = -1, 0
-    tag_s, tag_e = 0, 0
-    q_off[0] = 0
-    d_off[0] = 0
+    n_slow, short, short_fields, tag_s, tag_e, line, rec = 0, -1, 0, 0, 0, 0, 0
+    q_off[0], d_off[0] = 0, 0
     qn, dn, pos = np.uint64(0), np.uint64(0), np.uint64(0)
-    line, rec = 0, 0
     while pos < n:
         line += 1
         p = pos
