@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from irsample.io._scan import parse_float_fields, parse_int_fields
+from irsample.io._scan import parse_float_fields, parse_int_fields, record_cap, scan_run
 
 finite = st.floats(allow_nan=False, allow_infinity=False)
 decimal_text = st.one_of(
@@ -42,6 +42,28 @@ def test_fast_float_path_is_exact(tokens):
             continue
         if not is_slow:
             assert struct.pack("<d", value) == struct.pack("<d", expected), token
+
+
+short_decimal = st.from_regex(r"-?[0-9]{0,16}\.?[0-9]{0,16}", fullmatch=True).filter(bool)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(st.one_of(decimal_text, short_decimal).filter(bool), min_size=1, max_size=30))
+def test_run_scanner_scores_are_exact(tokens):
+    """scan_run's own score path (short ``[-]digits[.digits]`` first) is exact too."""
+    text = "".join(f"1 Q0 d{i} {i} {t} tag\n" for i, t in enumerate(tokens)).encode()
+    buf = np.frombuffer(text, np.uint8)
+    count, *_, score, lineno, slow, short, _, _, _ = scan_run(buf, record_cap(buf))
+    assert count == len(tokens) and short == -1
+    left = set(slow[:, 0].tolist())
+    for i, token in enumerate(tokens):
+        try:
+            expected = float(token)
+        except ValueError:
+            assert i in left, token  # not a number: left to the careful path, which reports it
+            continue
+        if i not in left:
+            assert struct.pack("<d", score[i]) == struct.pack("<d", expected), token
 
 
 def test_typical_scores_take_the_fast_path():

@@ -273,6 +273,37 @@ def parse_float_fields(buf, starts, ends):
 _CLASS = np.zeros(256, dtype=np.uint8)
 _CLASS[[9, 11, 12, 13, 32]] = 1
 _CLASS[_NEWLINE] = 2
+#: :func:`scan_run` indexes with unsigned integers: numba then emits no negative-index wrap
+_U1 = np.uint64(1)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _parse_score(buf, s, e):
+    """:func:`_parse_float` of ``buf[s:e]`` (unsigned positions), first trying the common short
+    form ``[-]digits[.digits]`` of at most 15 characters after the sign: its mantissa is below
+    10^15 < 2^53 and its exponent at most 15, so ``m / 10^k`` is correctly rounded too."""
+    p = s + _U1 if buf[s] == 45 else s
+    if e - p > np.uint64(15) or e - p == np.uint64(0):
+        return _parse_float(buf, np.int64(s), np.int64(e))
+    m = 0
+    point = e
+    q = p
+    while q < e:
+        d = np.int64(buf[q]) - 48
+        if 0 <= d <= 9:
+            m = m * 10 + d
+        elif d == -2 and point == e:  # the first '.'
+            point = q
+        else:
+            return _parse_float(buf, np.int64(s), np.int64(e))
+        q += _U1
+    if point == e:
+        v = float(m)
+    elif e - p == _U1:  # '.' alone
+        return _parse_float(buf, np.int64(s), np.int64(e))
+    else:
+        v = m / _EXACT_POW10[np.int64(e - point) - 1]
+    return (-v if p != s else v), True
 
 
 @njit(cache=True, nogil=True)
@@ -289,32 +320,29 @@ def scan_run(buf, cap):
     Arrow offsets (``buf`` must be under 2 GiB); ``slow`` lists ``(record, start, end)`` of
     scores that :func:`_parse_float` leaves to the caller; the first record with fewer than
     six fields is -1 if none; the tag is the sixth field of the last record. The byte arrays
-    are views of buffers of ``len(buf)`` bytes whose untouched tails take no memory.
+    are views of buffers of ``len(buf)`` bytes whose untouched tails take no memory. Unsigned
+    byte positions: a third less time than signed ones (no check for negative indices).
     """
-    n = buf.shape[0]
+    n = np.uint64(buf.shape[0])
     q_off = np.empty(cap + 1, dtype=np.int32)
     d_off = np.empty(cap + 1, dtype=np.int32)
-    q_data = np.empty(n, dtype=np.uint8)
-    d_data = np.empty(n, dtype=np.uint8)
+    q_data = np.empty(buf.shape[0], dtype=np.uint8)
+    d_data = np.empty(buf.shape[0], dtype=np.uint8)
     score = np.empty(cap)
     lineno = np.empty(cap, dtype=np.int64)
     slow = np.empty((cap, 3), dtype=np.int64)
-    n_slow = 0
-    short, short_fields = -1, 0
-    tag_s, tag_e = 0, 0
-    q_off[0] = 0
-    d_off[0] = 0
-    qn, dn = 0, 0
-    pos, line, rec = 0, 0, 0
+    n_slow, short, short_fields, tag_s, tag_e, line, rec = 0, -1, 0, 0, 0, 0, 0
+    q_off[0], d_off[0] = 0, 0
+    qn, dn, pos = np.uint64(0), np.uint64(0), np.uint64(0)
     while pos < n:
         line += 1
         p = pos
         while _CLASS[buf[p]] == 1:
-            p += 1
+            p += _U1
         if _CLASS[buf[p]] == 2 or buf[p] == 35:  # blank or '#' comment
             while buf[p] != _NEWLINE:
-                p += 1
-            pos = p + 1
+                p += _U1
+            pos = p + _U1
             continue
         if rec == cap:  # only a file with short records gets here (see above)
             break
@@ -323,24 +351,28 @@ def scan_run(buf, cap):
         while True:
             s = p
             while _CLASS[buf[p]] == 0:
-                p += 1
+                p += _U1
             if field == 0:
-                q_data[qn : qn + p - s] = buf[s:p]
-                qn += p - s
+                while s < p:
+                    q_data[qn] = buf[s]
+                    qn += _U1
+                    s += _U1
             elif field == 2:
-                d_data[dn : dn + p - s] = buf[s:p]
-                dn += p - s
+                while s < p:
+                    d_data[dn] = buf[s]
+                    dn += _U1
+                    s += _U1
             elif field == 4:
-                v, ok = _parse_float(buf, s, p)
+                v, ok = _parse_score(buf, s, p)
                 score[rec] = v
                 if not ok:
                     slow[n_slow, 0], slow[n_slow, 1], slow[n_slow, 2] = rec, s, p
                     n_slow += 1
             elif field == 5:
-                tag_s, tag_e = s, p
+                tag_s, tag_e = np.int64(s), np.int64(p)
             field += 1
             while _CLASS[buf[p]] == 1:
-                p += 1
+                p += _U1
             if buf[p] == _NEWLINE:
                 break
         if field < 6 and short < 0:
@@ -349,9 +381,10 @@ def scan_run(buf, cap):
         d_off[rec + 1] = dn
         lineno[rec] = line
         rec += 1
-        pos = p + 1
-    return (rec, q_off[: rec + 1], q_data[:qn], d_off[: rec + 1], d_data[:dn],
-            score[:rec], lineno[:rec], slow[:n_slow], short, short_fields, tag_s, tag_e)
+        pos = p + _U1
+    return (rec, q_off[: rec + 1], q_data[: np.int64(qn)], d_off[: rec + 1],
+            d_data[: np.int64(dn)], score[:rec], lineno[:rec], slow[:n_slow], short,
+            short_fields, tag_s, tag_e)
 
 
 def record_cap(buf: np.ndarray) -> int:

@@ -203,8 +203,9 @@ def check_utf8(values: pa.Array, lineno: np.ndarray, name: str, what: str) -> No
     data = (
         np.frombuffer(data, np.uint8) if data is not None and data.size else np.zeros(1, np.uint8)
     )
-    ascii_only = not data.size or int(data.max()) < 0x80  # then UTF-8, and no kernel to load
-    bad = -1 if ascii_only else first_invalid_utf8(offsets, data)
+    if not data.size or int(data.max()) < 0x80:  # ASCII: UTF-8, and no byte-order mark
+        return
+    bad = first_invalid_utf8(offsets, data)
     if bad >= 0:
         raise InputError(
             f"{what} is not UTF-8 text: {text_of(values[bad].as_py())!r}", name, int(lineno[bad])
