@@ -27,6 +27,7 @@ import argparse
 import os
 import sys
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 
@@ -95,7 +96,7 @@ def main() -> None:
     from irsample.evaluation import evaluate_collection
     from irsample.measures import average_precision, design_based, parse_all
 
-    collection, frame = load(args.collection, args.shared)
+    collection, frame = load(args.collection, Path(args.shared))
     measures = parse_all(["ht(AP)", "ht(num_rel)"])
     full = evaluate_collection(collection, frame.judgments(), [m.inner for m in measures])
     truth, relevant = full.values[:, :, 0], full.values[0, :, 1]
