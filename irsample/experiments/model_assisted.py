@@ -86,8 +86,8 @@ def _designs(strategies, percents, pool, prior=None, mix=0.2):
 
 def run_model_assisted(files, *, trials=100, seed=2024, percents=(5, 10, 20),
                        strategies=("uniform", "2strata"), kappas=(0.3, 0.5, 0.7),
-                       adv_runs=3, adv_depth=20, depth=100.0, folds=5, tuning="run",
-                       mix=0.2, progress=False):
+                       adv_runs=3, adv_depth=20, depth=100.0, folds=5, tuning="stratum",
+                       mix=0.2, form="difference", progress=False):
     """Per-trial summaries (one row per trial x cell x label source x measure) and setup facts."""
     data = load(files)
     c = data.collection
@@ -140,7 +140,7 @@ def run_model_assisted(files, *, trials=100, seed=2024, percents=(5, 10, 20),
                     binary = (lab.value[frame.tdi] >= 0.5).astype(np.int64)
                     kap = cohen_kappa(frame.rel, binary).kappa
                 for j, kind in enumerate(MEASURES):
-                    e = ppi_estimate(ctx, lab, kind, tuning=tuning)
+                    e = ppi_estimate(ctx, lab, kind, tuning=tuning, form=form)
                     res = _summarise(e, evaluated, q, truth_mean[:, j], z, c.n_runs, picks)
                     out.append(dict(trial=trial, strategy=strategy, percent=percent,
                                     labels=name, measure=kind, judged=int(judged.sum()),
@@ -227,13 +227,13 @@ def halfwidth_figure(table: pd.DataFrame, path):
 @recipe("model-assisted", "human judgments + automatic labels (ppi) vs humans only (ht): "
         "coverage, half-widths, Kendall tau", SOURCES, trials=100, percents=(5, 10, 20),
         strategies=("uniform", "2strata"), kappas=(0.3, 0.5, 0.7), adv_runs=3, adv_depth=20,
-        depth=100.0, folds=5, tuning="run", mix=0.2)
+        depth=100.0, folds=5, tuning="stratum", mix=0.2, form="difference")
 def model_assisted(context: Context, p: dict) -> Report:
     trials, facts = run_model_assisted(
         context.files, trials=p["trials"], seed=p["seed"], percents=p["percents"],
         strategies=p["strategies"], kappas=p["kappas"], adv_runs=p["adv_runs"],
         adv_depth=p["adv_depth"], depth=p["depth"], folds=p["folds"], tuning=p["tuning"],
-        mix=p["mix"], progress=context.progress)
+        mix=p["mix"], form=p["form"], progress=context.progress)
     table = summarise(trials)
     text = (f"Frame: {facts['frame_size']} pooled documents, {facts['runs']} runs, "
             f"{facts['topics']} topics; noise sigma per kappa {facts['sigmas']}; adversarial "

@@ -78,6 +78,7 @@ from .ppi_judgments import (
     labelled_census,
     labelled_sample,
 )
+from .ppi_difference import Parts, influence_cells, stratum_weights, variance_of
 from .ppi_kernels import influence_sums
 
 TUNINGS = ("run", "topic", "global")
@@ -105,10 +106,15 @@ def _context(ctx, judgments) -> EvalContext:
                        drop_pooled_unjudged=ctx.drop_pooled_unjudged)
 
 
-def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float = "run") -> PPIEstimate:
+def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float = "stratum",
+                 form: str = "difference") -> PPIEstimate:
     """ppi(M) for every segment of ``ctx`` (module docstring); ``target`` a measure or its name
     (AP, nDCG, nDCG@k, P@k, num_rel)."""
     m = parse_one(target)
+    if form == "difference":
+        return _difference(ctx, labels, m, tuning)
+    if tuning == "stratum":
+        tuning = "run"
     collection, judgments = ctx.collection, ctx.judgments
     if len(labels.value) != collection.n_tdi:
         raise MeasureError("automatic labels were read for another collection")
@@ -136,6 +142,60 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float = "run"
     value = np.where(sure, auto, hy.value + shift)
     var = np.where(sure, 0.0, np.where(lam > 0, var, v_y))
     return PPIEstimate(value, var, np.where(sure, 1.0, lam), hy.value, v_y, auto, hf.value, rho)
+
+
+def _difference(ctx, labels, m, tuning) -> PPIEstimate:
+    collection, judgments = ctx.collection, ctx.judgments
+    if len(labels.value) != collection.n_tdi:
+        raise MeasureError("automatic labels were read for another collection")
+    if not (_fixed(tuning) or tuning in ("stratum", "global")):
+        raise MeasureError(f"tuning must be 'stratum', 'global' or a number in [0, 1], not "
+                           f"{tuning!r}")
+    if _fixed(tuning) and not 0.0 <= tuning <= 1.0:
+        raise MeasureError(f"lambda must be in [0, 1], not {tuning}")
+    _, census, grades = _label_contexts(ctx, labels)
+    hy = ht_estimate(ctx, m)
+    auto = np.nan_to_num(census.shared(("ppi_auto", m), lambda: m.compute(census)))
+    topic = collection.tdi_topic.astype(np.int64)
+    useful_t = informative_topics(grades, judgments, topic, ctx.n_topics)
+    sure = (~useful_t & useful_t.any() & agreeing_topics(grades, judgments, topic,
+                                                         ctx.n_topics))[ctx.seg_topic]
+    useful = useful_t[ctx.seg_topic]
+    parts = Parts(ctx, m, grades)
+    one = useful_t[topic].astype(np.float64)
+    ratio = parts.kind in ("AP", "nDCG")
+    if _fixed(tuning):
+        lam_h = np.full(ht_design(ctx).n_cells, float(tuning))
+    else:
+        x1, y1, u1, r1 = parts.at(one)
+        _, _, u0, r0 = parts.at(np.zeros_like(one), ideal_at=one)
+        centre = np.nan_to_num(hy.value) if ratio else np.ones(ctx.n_seg)
+        den = np.where(y1 > 0, y1, 0.0)
+        sums = influence_cells(ctx, (u0, r0, centre, den), (u0 - u1, r0 - r1, centre, den))
+        lam_h = stratum_weights(ctx, sums, useful, "global" if tuning == "global" else None)
+    c = lam_h[parts.stratum] * one
+    x, y, u, r = parts.at(c)
+    theta = safe_divide(x, y) if ratio else x
+    zero = np.zeros_like(u)
+    sums = influence_cells(ctx, (u, r, theta if ratio else np.ones(ctx.n_seg), y),
+                           (zero, np.zeros_like(r), np.zeros(ctx.n_seg), np.ones(ctx.n_seg)))
+    var = np.maximum(variance_of(ctx, sums), 0.0)
+    keep_ht = ~useful | (y <= 0)
+    n = ht_design(ctx).cell_n[ctx.seg_topic].astype(np.float64)
+    lam = np.where(keep_ht, 0.0, safe_divide(n @ lam_h, n.sum(axis=1)))
+    lam = np.where(~keep_ht & (n.sum(axis=1) == 0), lam_h.mean(), lam)
+    value = np.where(keep_ht, hy.value, theta)
+    var = np.where(keep_ht, hy.variance, var)
+    if not _fixed(tuning):  # a run whose variance would exceed ht's keeps ht
+        limit = _by_run(hy.variance, ctx) * (1.0 + 1e-9) + 1e-20  # rounding is not wider
+        worse = np.repeat(_by_run(var, ctx) > limit, ctx.n_topics)
+        value, var = np.where(worse, hy.value, value), np.where(worse, hy.variance, var)
+        lam = np.where(worse, 0.0, lam)
+    value = np.where(sure, auto, value)
+    var = np.where(sure, 0.0, var)
+    nan = np.full(ctx.n_seg, np.nan)
+    return PPIEstimate(value, var, np.where(sure, 1.0, lam), hy.value, hy.variance, auto, nan,
+                       nan)
 
 
 def _label_contexts(ctx, labels):

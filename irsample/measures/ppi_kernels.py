@@ -60,3 +60,68 @@ def influence_sums(offsets, seg_topic, pos_tdi, pos_x_y, pos_x_f, sample_offsets
             m[5] += w * xf * xf
             m[6] += w * xy * xf
     return out
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def pair_walk(offsets, above, below, single, pos_pi, pos_cell, pos_g, n_cells, cutoff):
+    """AP's numerator with real values, estimated from the sampled positions (pi > 0):
+
+        N^ = sum_{k in S} [single_k + below_k sum_{j < k, j in S} above_j / pi_{j|k}] / (k pi_k),
+
+    k the rank (<= ``cutoff``), pi_{j|k} = pi_jk / pi_k as in ``ht_kernels.ap_walk`` (pi_j g_j
+    g_k within a cell of uncertain documents, pi_j otherwise; a cell with g = 0 leaves its pairs
+    out). With above = below = single = rel it is ht's AP numerator; with pi = 1 everywhere, the
+    census sum_k [single_k + below_k sum_{j<k} above_j] / k. Returns N^ per segment and per
+    position d the first-order (Hoeffding) influence
+    [single_d + below_d sum_{j above} above_j/pi_{j|d}] / k_d
+    + above_d sum_{e below} below_e / (m_e pi_{e|d}) (0 where not sampled)."""
+    n_seg = offsets.shape[0] - 1
+    influence = np.zeros(pos_pi.shape[0])
+    num = np.zeros(n_seg)
+    for s in prange(n_seg):
+        a = offsets[s]
+        n = min(offsets[s + 1] - a, cutoff)
+        plain = np.zeros(n_cells + 1)  # sum of v/pi by cell (index n_cells: certain)
+        scaled = np.zeros(n_cells + 1)  # sum of v/(pi g) by cell
+        total = 0.0
+        acc = 0.0
+        for i in range(n):  # down the ranking: the pairs above each k
+            p = pos_pi[a + i]
+            if p <= 0.0:
+                continue
+            c = pos_cell[a + i] if p < 1.0 else n_cells
+            g = pos_g[a + i] if p < 1.0 else 1.0
+            passed = total - plain[c]
+            if g > 0.0:
+                passed += scaled[c] / g
+            prec = (single[a + i] + below[a + i] * passed) / (i + 1.0)
+            influence[a + i] = prec
+            acc += prec / p
+            v = above[a + i] / p
+            if v != 0.0:
+                total += v
+                plain[c] += v
+                if g > 0.0:
+                    scaled[c] += v / g
+        num[s] = acc
+        plain[:] = 0.0
+        scaled[:] = 0.0
+        total = 0.0
+        for step in range(n):  # up the ranking: the pairs below each d
+            i = n - 1 - step
+            p = pos_pi[a + i]
+            if p <= 0.0:
+                continue
+            c = pos_cell[a + i] if p < 1.0 else n_cells
+            g = pos_g[a + i] if p < 1.0 else 1.0
+            passed = total - plain[c]
+            if g > 0.0:
+                passed += scaled[c] / g
+            influence[a + i] += above[a + i] * passed
+            v = below[a + i] / (p * (i + 1.0))
+            if v != 0.0:
+                total += v
+                plain[c] += v
+                if g > 0.0:
+                    scaled[c] += v / g
+    return num, influence
