@@ -78,7 +78,7 @@ from .ppi_judgments import (
     labelled_census,
     labelled_sample,
 )
-from .ppi_difference import Parts, influence_cells, stratum_weights, variance_of
+from .ppi_difference import Parts, identified, influence_cells, stratum_weights, variance_of
 from .ppi_kernels import influence_sums
 
 TUNINGS = ("run", "topic", "global")
@@ -98,6 +98,7 @@ class PPIEstimate:
     auto: np.ndarray
     ht_f: np.ndarray
     rho: np.ndarray
+    lam_h: np.ndarray | None = None  #: the label weight of each stratum (difference form)
 
 
 def _context(ctx, judgments) -> EvalContext:
@@ -148,8 +149,8 @@ def _difference(ctx, labels, m, tuning) -> PPIEstimate:
     collection, judgments = ctx.collection, ctx.judgments
     if len(labels.value) != collection.n_tdi:
         raise MeasureError("automatic labels were read for another collection")
-    if not (_fixed(tuning) or tuning in ("stratum", "global")):
-        raise MeasureError(f"tuning must be 'stratum', 'global' or a number in [0, 1], not "
+    if not (_fixed(tuning) or tuning in ("stratum", "global", "topic")):
+        raise MeasureError(f"tuning must be 'stratum', 'topic', 'global' or a number in [0, 1], not "
                            f"{tuning!r}")
     if _fixed(tuning) and not 0.0 <= tuning <= 1.0:
         raise MeasureError(f"lambda must be in [0, 1], not {tuning}")
@@ -165,25 +166,31 @@ def _difference(ctx, labels, m, tuning) -> PPIEstimate:
     one = useful_t[topic].astype(np.float64)
     ratio = parts.kind in ("AP", "nDCG")
     if _fixed(tuning):
-        lam_h = np.full(ht_design(ctx).n_cells, float(tuning))
+        lam_h = np.full((ctx.n_topics, ht_design(ctx).n_cells), float(tuning))
     else:
-        x1, y1, u1, r1 = parts.at(one)
+        _, y1, u1, r1 = parts.at(one)
         _, _, u0, r0 = parts.at(np.zeros_like(one), ideal_at=one)
         centre = np.nan_to_num(hy.value) if ratio else np.ones(ctx.n_seg)
-        den = np.where(y1 > 0, y1, 0.0)
+        den = np.maximum(parts.label_den(), np.nan_to_num(hy.den)) if ratio else y1
+        use = useful & (identified(ctx, y1, r1) if ratio else True)
         sums = influence_cells(ctx, (u0, r0, centre, den), (u0 - u1, r0 - r1, centre, den))
-        lam_h = stratum_weights(ctx, sums, useful, "global" if tuning == "global" else None)
-    c = lam_h[parts.stratum] * one
+        lam_h = stratum_weights(ctx, sums, use, tuning)
+    c = lam_h[topic, parts.stratum] * one
     x, y, u, r = parts.at(c)
-    theta = safe_divide(x, y) if ratio else x
+    theta = np.clip(safe_divide(x, y), 0.0, 1.0) if ratio else x
     zero = np.zeros_like(u)
     sums = influence_cells(ctx, (u, r, theta if ratio else np.ones(ctx.n_seg), y),
                            (zero, np.zeros_like(r), np.zeros(ctx.n_seg), np.ones(ctx.n_seg)))
     var = np.maximum(variance_of(ctx, sums), 0.0)
-    keep_ht = ~useful | (y <= 0)
+    keep_ht = ~useful | ~identified(ctx, y, r) if ratio else ~useful
+    from . import ppi_difference as PD
+    seen = PD.informed_topics(parts)[ctx.seg_topic]
+    nrel = np.bincount(topic[parts.sampled & (parts.y_tdi > 0)], minlength=ctx.n_topics)[ctx.seg_topic]
+    keep_ht = keep_ht | (seen < PD.MIN_SEEN) | (nrel < PD.MIN_REL)
     n = ht_design(ctx).cell_n[ctx.seg_topic].astype(np.float64)
-    lam = np.where(keep_ht, 0.0, safe_divide(n @ lam_h, n.sum(axis=1)))
-    lam = np.where(~keep_ht & (n.sum(axis=1) == 0), lam_h.mean(), lam)
+    lam_seg = lam_h[ctx.seg_topic]
+    lam = np.where(keep_ht, 0.0, safe_divide((n * lam_seg).sum(axis=1), n.sum(axis=1)))
+    lam = np.where(~keep_ht & (n.sum(axis=1) == 0), lam_seg.mean(axis=1), lam)
     value = np.where(keep_ht, hy.value, theta)
     var = np.where(keep_ht, hy.variance, var)
     if not _fixed(tuning):  # a run whose variance would exceed ht's keeps ht
@@ -195,7 +202,7 @@ def _difference(ctx, labels, m, tuning) -> PPIEstimate:
     var = np.where(sure, 0.0, var)
     nan = np.full(ctx.n_seg, np.nan)
     return PPIEstimate(value, var, np.where(sure, 1.0, lam), hy.value, hy.variance, auto, nan,
-                       nan)
+                       nan, lam_h)
 
 
 def _label_contexts(ctx, labels):

@@ -57,6 +57,10 @@ from .ht_kernels import weighted_prefix
 from .ppi_kernels import influence_sums, pair_walk
 
 _NO_CUTOFF = np.iinfo(np.int64).max
+#: the largest coefficient of variation of the denominator at which a topic's ratio is taken
+CV_MAX = float(__import__("os").environ.get("CVMAX", "0.5"))
+MIN_SEEN = int(__import__("os").environ.get("MINSEEN", "0"))
+MIN_REL = int(__import__("os").environ.get("MINREL", "0"))
 
 
 class Parts:
@@ -146,6 +150,20 @@ class Parts:
         r = r - c_tdi * slope[self.topic, self.f_tdi.astype(np.int64)]
         return x, y[t], u, np.where(self.sampled, r, 0.0)
 
+    def label_den(self):
+        """The denominator on the labels alone (R(f); nDCG: the ideal DCG of the labels' counts)
+        per segment: the pilot scale of the power tuning (no sampling noise)."""
+        t = self.ctx.seg_topic
+        if self.kind in ("num_rel", "P"):
+            return np.ones(self.ctx.n_seg)
+        if self.kind == "AP":
+            return self._topic_sum(self.f_tdi)[t]
+        grade = self.f_tdi.astype(np.int64)
+        counts = np.zeros_like(self.y_counts)
+        for v in self.levels[1:]:
+            counts[:, v] = self._topic_sum((grade == v) * 1.0)
+        return _ideal(counts, self.gains, self.cutoff)[t]
+
     def counts(self, c_tdi):
         """nDCG: the difference estimates of the count of every grade per topic (>= 0)."""
         counts = self.y_counts.copy()
@@ -222,30 +240,52 @@ def variance_of(ctx, sums) -> np.ndarray:
                          sums[..., 2])
 
 
-def stratum_weights(ctx, sums, use, fixed=None):
-    """lambda_h (module docstring) from ``influence_cells`` of the humans (first) and the labels
-    (second), pooled over the segments in ``use``; a stratum whose labels move no estimate
-    (sum V_h(B) = 0) takes the weight pooled over every stratum, and 1 if that is 0 too."""
+def informed_topics(parts) -> np.ndarray:
+    """Per topic: the sampled documents (pi > 0) whose human value or label is positive."""
+    seen = parts.sampled & ((parts.y_tdi > 0) | (parts.f_tdi > 0))
+    return np.bincount(parts.topic[seen], minlength=parts.ctx.n_topics)
+
+
+def identified(ctx, y, r) -> np.ndarray:
+    """Per segment: whether the denominator Y^ is positive with a coefficient of variation
+    sqrt(v(Y^))/Y^ at most :data:`CV_MAX` (``r`` its residual per tdi)."""
+    n = ctx.n_seg
+    sums = influence_cells(ctx, (np.zeros(len(ctx.pos_tdi)), r, -np.ones(n), np.ones(n)),
+                           (np.zeros(len(ctx.pos_tdi)), np.zeros_like(r), np.zeros(n), np.ones(n)))
+    v = np.maximum(variance_of(ctx, sums), 0.0)
+    return (y > 0) & (v <= (CV_MAX * y) ** 2)
+
+
+def stratum_weights(ctx, sums, use, level="stratum"):
+    """lambda (module docstring) from ``influence_cells`` of the humans (first) and the labels
+    (second), pooled over the segments in ``use``: per stratum over every run and topic
+    (``"stratum"``), one weight over everything (``"global"``), or per topic x stratum over the
+    runs (``"topic"``). A (topic x) stratum whose labels move no estimate (sum V_h(B) = 0) takes
+    the next wider weight (stratum, global), and 1 where even that is 0. Returns (T, S)."""
     d = ht_design(ctx)
     t = ctx.seg_topic
-    n_cells = d.n_cells
+    n_cells, n_topics = d.n_cells, ctx.n_topics
     a, b, cross = sums[..., 0:3], sums[..., 3:6], sums[..., 6]
-    cov = np.zeros(n_cells)
-    v_b = np.zeros(n_cells)
+    cov = np.zeros((n_topics, n_cells))
+    v_b = np.zeros((n_topics, n_cells))
     for h in range(n_cells):
         only = np.zeros(n_cells)
         only[h] = 1.0
 
         def v(s0, s1, s2):
-            return cell_variance(d, t, s0 * only, s1 * only, s2 * only)[use].sum()
+            per = np.where(use, cell_variance(d, t, s0 * only, s1 * only, s2 * only), 0.0)
+            return np.bincount(t, weights=per, minlength=n_topics)
 
         vab = v(a[..., 0] + b[..., 0], a[..., 1] + b[..., 1],
                 a[..., 2] + 2.0 * cross + b[..., 2])
         va = v(a[..., 0], a[..., 1], a[..., 2])
-        v_b[h] = v(b[..., 0], b[..., 1], b[..., 2])
-        cov[h] = 0.5 * (vab - va - v_b[h])
-    pooled = safe_divide(cov.sum(), v_b.sum()) if v_b.sum() > 0 else 1.0
-    lam = np.where(v_b > 0, safe_divide(cov, v_b), pooled)
-    if fixed == "global":
-        lam = np.full(n_cells, pooled)
+        v_b[:, h] = v(b[..., 0], b[..., 1], b[..., 2])
+        cov[:, h] = 0.5 * (vab - va - v_b[:, h])
+    lam = np.full((n_topics, n_cells), safe_divide(cov.sum(), v_b.sum()) if v_b.sum() > 0 else 1.0)
+    if level == "global":
+        return np.clip(lam, 0.0, 1.0)
+    cs, vs = cov.sum(axis=0), v_b.sum(axis=0)
+    lam = np.where(vs > 0, safe_divide(cs, vs), lam)
+    if level == "topic":
+        lam = np.where(v_b > 0, safe_divide(cov, v_b), lam)
     return np.clip(lam, 0.0, 1.0)
