@@ -78,7 +78,8 @@ from .ppi_judgments import (
     labelled_census,
     labelled_sample,
 )
-from .ppi_difference import Parts, identified, influence_cells, stratum_weights, variance_of
+from .ppi_difference import (Parts, cell_moments, identified, influence_cells, pooled_weights,
+                             stratum_weights, variance_of)
 from .ppi_kernels import influence_sums
 
 TUNINGS = ("run", "topic", "global")
@@ -112,6 +113,8 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float = "stra
     """ppi(M) for every segment of ``ctx`` (module docstring); ``target`` a measure or its name
     (AP, nDCG, nDCG@k, P@k, num_rel)."""
     m = parse_one(target)
+    if form == "linear":
+        return _linear_form(ctx, labels, m, tuning)
     if form == "difference":
         return _difference(ctx, labels, m, tuning)
     if tuning == "stratum":
@@ -201,6 +204,55 @@ def _difference(ctx, labels, m, tuning) -> PPIEstimate:
     value = np.where(sure, auto, value)
     var = np.where(sure, 0.0, var)
     nan = np.full(ctx.n_seg, np.nan)
+    return PPIEstimate(value, var, np.where(sure, 1.0, lam), hy.value, hy.variance, auto, nan,
+                       nan, lam_h)
+
+
+def _linear_form(ctx, labels, m, tuning) -> PPIEstimate:
+    """ppi = ht(M) + sum_h lambda_h D_h, D_h the labels' linearised control variate of stratum h
+    (``ppi_difference.Parts.control``)."""
+    collection, judgments = ctx.collection, ctx.judgments
+    _, census, grades = _label_contexts(ctx, labels)
+    hy = ht_estimate(ctx, m)
+    auto = np.nan_to_num(census.shared(("ppi_auto", m), lambda: m.compute(census)))
+    topic = collection.tdi_topic.astype(np.int64)
+    useful_t = informative_topics(grades, judgments, topic, ctx.n_topics)
+    sure = (~useful_t & useful_t.any() & agreeing_topics(grades, judgments, topic,
+                                                         ctx.n_topics))[ctx.seg_topic]
+    parts = Parts(ctx, m, grades)
+    known = np.ones(ctx.n_seg, bool) if hy.known is None else np.asarray(hy.known, bool)
+    useful = useful_t[ctx.seg_topic]
+    lab = parts.label_influence(auto)
+    control = parts.control(*lab)
+    total = isinstance(m, NumRel)
+    n_seg = ctx.n_seg
+    if total:
+        a = (np.zeros(len(ctx.pos_tdi)), _denominator_values(ctx, m, hy), -np.ones(n_seg),
+             np.ones(n_seg))
+    else:
+        a = (np.zeros(len(ctx.pos_tdi)) if hy.x is None else hy.x,
+             _denominator_values(ctx, m, hy),
+             np.zeros(n_seg) if hy.centre is None else hy.centre,
+             np.broadcast_to(np.asarray(hy.den, dtype=np.float64), (n_seg,)))
+    cov, v_b = cell_moments(ctx, influence_cells(ctx, a, lab))
+    if _fixed(tuning):
+        lam_h = np.full((ctx.n_topics, ht_design(ctx).n_cells), float(tuning))
+    else:
+        lam_h = pooled_weights(ctx, cov, v_b, useful, tuning)
+    lam_seg = np.where(useful[:, None], lam_h[ctx.seg_topic], 0.0)
+    value = hy.value + (lam_seg * control).sum(axis=1)
+    var = np.maximum(hy.variance - 2.0 * (lam_seg * cov).sum(axis=1)
+                     + (lam_seg * lam_seg * v_b).sum(axis=1), 0.0)
+    n = ht_design(ctx).cell_n[ctx.seg_topic].astype(np.float64)
+    lam = safe_divide((n * lam_seg).sum(axis=1), n.sum(axis=1))
+    if not _fixed(tuning):  # a run whose variance would exceed ht's keeps ht
+        limit = _by_run(hy.variance, ctx) * (1.0 + 1e-9) + 1e-20
+        worse = np.repeat(_by_run(var, ctx) > limit, ctx.n_topics)
+        value, var = np.where(worse, hy.value, value), np.where(worse, hy.variance, var)
+        lam = np.where(worse, 0.0, lam)
+    value = np.where(sure, auto, value)
+    var = np.where(sure, 0.0, var)
+    nan = np.full(n_seg, np.nan)
     return PPIEstimate(value, var, np.where(sure, 1.0, lam), hy.value, hy.variance, auto, nan,
                        nan, lam_h)
 

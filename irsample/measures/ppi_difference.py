@@ -150,6 +150,57 @@ class Parts:
         r = r - c_tdi * slope[self.topic, self.f_tdi.astype(np.int64)]
         return x, y[t], u, np.where(self.sampled, r, 0.0)
 
+    def label_influence(self, theta):
+        """The labels' census influences: (u per position, r per tdi, theta, Y per segment) of
+        the linearised M at the labels' census value ``theta`` (every pooled document labelled,
+        pi = 1): AP's pair walk on f, the weights of f for the linear totals, and r = f (AP) or
+        the slope of the labels' ideal DCG in f's grade (nDCG); num_rel: z = f."""
+        ctx, d = self.ctx, self.d
+        n = ctx.n_seg
+        if self.kind == "num_rel":
+            return np.zeros(len(ctx.pos_tdi)), self.f_tdi, -np.ones(n), np.ones(n)
+        if self.kind == "AP":
+            _, u = pair_walk(ctx.offsets, self.f_pos, self.f_pos, self.f_pos, self.ones,
+                             d.pos_cell, d.pos_g, d.n_cells, self.cutoff)
+            return u, self.f_tdi, theta, self.label_den()
+        _, u = weighted_prefix(ctx.offsets, self.f_pos, self.ones, self.weight, self.cutoff)
+        if self.kind == "P":
+            return u, np.zeros(len(self.f_tdi)), np.zeros(n), np.ones(n)
+        counts = self.label_counts()
+        ideal = _ideal(counts, self.gains, self.cutoff)
+        slope = np.zeros_like(counts)
+        for v in self.levels[1:]:
+            bumped = counts.copy()
+            bumped[:, v] += 1.0
+            slope[:, v] = _ideal(bumped, self.gains, self.cutoff) - ideal
+        r = slope[self.topic, self.f_tdi.astype(np.int64)]
+        return u, r, theta, ideal[ctx.seg_topic]
+
+    def label_counts(self):
+        grade = self.f_tdi.astype(np.int64)
+        counts = np.zeros_like(self.y_counts)
+        for v in self.levels[1:]:
+            counts[:, v] = self._topic_sum((grade == v) * 1.0)
+        return counts
+
+    def control(self, u, r, theta, den):
+        """D_h per segment and stratum: sum_{F_h} z_d - sum_{S_h} z_d / pi_d for the fixed
+        z_d = (u_d - theta r_d) / Y of :meth:`label_influence` (mean 0 under the design)."""
+        ctx, d = self.ctx, self.d
+        n_cells = d.n_cells
+        pooled_pos = self.f_pos * 0.0 + (ctx.judgments.state[ctx.pos_tdi] != UNPOOLED)
+        w_pos = pooled_pos - np.where(d.pos_pi > 0, safe_divide(1.0, d.pos_pi), 0.0)
+        seg = np.repeat(np.arange(ctx.n_seg), ctx.seg_len)
+        cell = self.stratum[ctx.pos_tdi]
+        du = np.bincount(seg * n_cells + cell, weights=w_pos * u,
+                         minlength=ctx.n_seg * n_cells).reshape(ctx.n_seg, n_cells)
+        pooled = ctx.judgments.state != UNPOOLED
+        w_tdi = pooled - np.where(self.sampled, self.inv_pi, 0.0)
+        dr = np.bincount(self.topic * n_cells + self.stratum, weights=w_tdi * r,
+                         minlength=ctx.n_topics * n_cells).reshape(ctx.n_topics, n_cells)
+        out = du - theta[:, None] * dr[ctx.seg_topic]
+        return safe_divide(out, np.asarray(den, dtype=np.float64)[:, None])
+
     def label_den(self):
         """The denominator on the labels alone (R(f); nDCG: the ideal DCG of the labels' counts)
         per segment: the pilot scale of the power tuning (no sampling noise)."""
@@ -158,11 +209,7 @@ class Parts:
             return np.ones(self.ctx.n_seg)
         if self.kind == "AP":
             return self._topic_sum(self.f_tdi)[t]
-        grade = self.f_tdi.astype(np.int64)
-        counts = np.zeros_like(self.y_counts)
-        for v in self.levels[1:]:
-            counts[:, v] = self._topic_sum((grade == v) * 1.0)
-        return _ideal(counts, self.gains, self.cutoff)[t]
+        return _ideal(self.label_counts(), self.gains, self.cutoff)[t]
 
     def counts(self, c_tdi):
         """nDCG: the difference estimates of the count of every grade per topic (>= 0)."""
@@ -256,36 +303,55 @@ def identified(ctx, y, r) -> np.ndarray:
     return (y > 0) & (v <= (CV_MAX * y) ** 2)
 
 
-def stratum_weights(ctx, sums, use, level="stratum"):
-    """lambda (module docstring) from ``influence_cells`` of the humans (first) and the labels
-    (second), pooled over the segments in ``use``: per stratum over every run and topic
-    (``"stratum"``), one weight over everything (``"global"``), or per topic x stratum over the
-    runs (``"topic"``). A (topic x) stratum whose labels move no estimate (sum V_h(B) = 0) takes
-    the next wider weight (stratum, global), and 1 where even that is 0. Returns (T, S)."""
+def cell_moments(ctx, sums):
+    """Per segment and cell: the covariance C_h(A, B) and the variance V_h(B) of the two
+    influences of ``influence_cells`` (ht_design's cell formula, cell by cell)."""
     d = ht_design(ctx)
     t = ctx.seg_topic
-    n_cells, n_topics = d.n_cells, ctx.n_topics
+    n_cells = d.n_cells
     a, b, cross = sums[..., 0:3], sums[..., 3:6], sums[..., 6]
-    cov = np.zeros((n_topics, n_cells))
-    v_b = np.zeros((n_topics, n_cells))
+    cov = np.zeros((ctx.n_seg, n_cells))
+    v_b = np.zeros((ctx.n_seg, n_cells))
     for h in range(n_cells):
         only = np.zeros(n_cells)
         only[h] = 1.0
 
         def v(s0, s1, s2):
-            per = np.where(use, cell_variance(d, t, s0 * only, s1 * only, s2 * only), 0.0)
-            return np.bincount(t, weights=per, minlength=n_topics)
+            return cell_variance(d, t, s0 * only, s1 * only, s2 * only)
 
         vab = v(a[..., 0] + b[..., 0], a[..., 1] + b[..., 1],
                 a[..., 2] + 2.0 * cross + b[..., 2])
-        va = v(a[..., 0], a[..., 1], a[..., 2])
         v_b[:, h] = v(b[..., 0], b[..., 1], b[..., 2])
-        cov[:, h] = 0.5 * (vab - va - v_b[:, h])
-    lam = np.full((n_topics, n_cells), safe_divide(cov.sum(), v_b.sum()) if v_b.sum() > 0 else 1.0)
+        cov[:, h] = 0.5 * (vab - v(a[..., 0], a[..., 1], a[..., 2]) - v_b[:, h])
+    return cov, v_b
+
+
+def pooled_weights(ctx, cov, v_b, use, level="stratum"):
+    """lambda (module docstring) from per-segment, per-cell C and V(B), pooled over the
+    segments in ``use``: per stratum over every run and topic (``"stratum"``), one weight over
+    everything (``"global"``), or per topic x stratum over the runs (``"topic"``). A (topic x)
+    stratum whose labels move no estimate (sum V_h(B) = 0) takes the next wider weight
+    (stratum, global), and 1 where even that is 0. Returns (T, S), clipped to [0, 1]."""
+    t = ctx.seg_topic
+    cov = np.where(use[:, None], cov, 0.0)
+    v_b = np.where(use[:, None], v_b, 0.0)
+    n_cells = cov.shape[1]
+    total_b = v_b.sum()
+    lam = np.full((ctx.n_topics, n_cells), safe_divide(cov.sum(), total_b) if total_b > 0 else 1.0)
     if level == "global":
         return np.clip(lam, 0.0, 1.0)
     cs, vs = cov.sum(axis=0), v_b.sum(axis=0)
     lam = np.where(vs > 0, safe_divide(cs, vs), lam)
     if level == "topic":
-        lam = np.where(v_b > 0, safe_divide(cov, v_b), lam)
+        ct = np.stack([np.bincount(t, weights=cov[:, h], minlength=ctx.n_topics)
+                       for h in range(n_cells)], axis=1)
+        vt = np.stack([np.bincount(t, weights=v_b[:, h], minlength=ctx.n_topics)
+                       for h in range(n_cells)], axis=1)
+        lam = np.where(vt > 0, safe_divide(ct, vt), lam)
     return np.clip(lam, 0.0, 1.0)
+
+
+def stratum_weights(ctx, sums, use, level="stratum"):
+    """:func:`pooled_weights` of the moments of ``influence_cells`` sums."""
+    cov, v_b = cell_moments(ctx, sums)
+    return pooled_weights(ctx, cov, v_b, use, level)
