@@ -68,7 +68,6 @@ from ..io.labels import AutoLabels
 from ..model import JUDGED
 from .base import parse_one
 from .context import EvalContext, safe_divide
-from .counts import NumRel
 from .design_based import estimate as ht_estimate
 from .ht_design import cell_variance, ht_design
 from .ppi_judgments import (
@@ -78,8 +77,7 @@ from .ppi_judgments import (
     labelled_census,
     labelled_sample,
 )
-from .ppi_difference import (Parts, cell_moments, identified, influence_cells, pooled_weights,
-                             stratum_weights, variance_of)
+from .ppi_difference import LEVELS, difference_estimate
 from .ppi_kernels import influence_sums
 
 TUNINGS = ("run", "topic", "global")
@@ -99,7 +97,7 @@ class PPIEstimate:
     auto: np.ndarray
     ht_f: np.ndarray
     rho: np.ndarray
-    lam_h: np.ndarray | None = None  #: the label weight of each stratum (difference form)
+    lam_h: np.ndarray | None = None  #: (T, S) the label weight of each topic x stratum (not AP)
 
 
 def _context(ctx, judgments) -> EvalContext:
@@ -108,31 +106,62 @@ def _context(ctx, judgments) -> EvalContext:
                        drop_pooled_unjudged=ctx.drop_pooled_unjudged)
 
 
-def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float = "stratum",
-                 form: str = "difference") -> PPIEstimate:
+def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None = None
+                 ) -> PPIEstimate:
     """ppi(M) for every segment of ``ctx`` (module docstring); ``target`` a measure or its name
-    (AP, nDCG, nDCG@k, P@k, num_rel)."""
+    (AP, nDCG, nDCG@k, P@k, num_rel). ``tuning``: AP ``"run"`` (default), ``"topic"``,
+    ``"global"``; the others ``"stratum"`` (default), ``"topic"``, ``"global"``; or a fixed
+    lambda in [0, 1]."""
     m = parse_one(target)
-    if form == "linear":
-        return _linear_form(ctx, labels, m, tuning)
-    if form == "difference":
-        return _difference(ctx, labels, m, tuning)
-    if tuning == "stratum":
-        tuning = "run"
     collection, judgments = ctx.collection, ctx.judgments
     if len(labels.value) != collection.n_tdi:
         raise MeasureError("automatic labels were read for another collection")
+    levels = TUNINGS if m.family == "AP" else LEVELS
+    tuning = levels[0] if tuning is None else tuning
+    if _fixed(tuning):
+        if not 0.0 <= tuning <= 1.0:
+            raise MeasureError(f"lambda must be in [0, 1], not {tuning}")
+    elif tuning not in levels:
+        raise MeasureError(f"tuning of ppi({m.name}) must be one of {levels} or a number in "
+                           f"[0, 1], not {tuning!r}")
     ctx_f, census, grades = _label_contexts(ctx, labels)
     hy = ht_estimate(ctx, m)
-    hf = ht_estimate(ctx_f, m)
     auto = np.nan_to_num(census.shared(("ppi_auto", m), lambda: m.compute(census)))
     topic = collection.tdi_topic.astype(np.int64)
-    useful = informative_topics(grades, judgments, topic, ctx.n_topics)
+    useful_t = informative_topics(grades, judgments, topic, ctx.n_topics)
     # a topic whose labels are constant but match every judged document: the sample shows no
     # residual, and the labels are used as they are (PPI's lambda = 1 with a zero residual)
-    sure = (~useful & useful.any() & agreeing_topics(grades, judgments, topic,
-                                                     ctx.n_topics))[ctx.seg_topic]
-    useful = useful[ctx.seg_topic]
+    sure = (~useful_t & useful_t.any() & agreeing_topics(grades, judgments, topic,
+                                                         ctx.n_topics))[ctx.seg_topic]
+    if m.family == "AP":
+        value, var, lam, ht_f, rho = _ratio_form(ctx, ctx_f, m, hy, auto,
+                                                 useful_t[ctx.seg_topic], tuning)
+        lam_h = None
+    else:
+        value, var, kept, lam_h = difference_estimate(ctx, m, grades, hy.value, hy.den, useful_t,
+                                                      tuning)
+        n = ht_design(ctx).cell_n[ctx.seg_topic].astype(np.float64)
+        lam_seg = lam_h[ctx.seg_topic]
+        lam = np.where(n.sum(axis=1) > 0, safe_divide((n * lam_seg).sum(axis=1), n.sum(axis=1)),
+                       lam_seg.mean(axis=1))
+        lam = np.where(kept, 0.0, lam)
+        value, var = np.where(kept, hy.value, value), np.where(kept, hy.variance, var)
+        if not _fixed(tuning):  # a run whose variance would exceed ht's keeps ht
+            limit = _by_run(hy.variance, ctx) * (1.0 + 1e-9) + 1e-20  # rounding is not wider
+            worse = np.repeat(_by_run(var, ctx) > limit, ctx.n_topics)
+            value, var = np.where(worse, hy.value, value), np.where(worse, hy.variance, var)
+            lam = np.where(worse, 0.0, lam)
+        ht_f = rho = np.full(ctx.n_seg, np.nan)
+    value = np.where(sure, auto, value)
+    var = np.where(sure, 0.0, var)
+    return PPIEstimate(value, var, np.where(sure, 1.0, lam), hy.value, hy.variance, auto, ht_f,
+                       rho, lam_h)
+
+
+def _ratio_form(ctx, ctx_f, m, hy, auto, useful, tuning):
+    """AP: ht(AP) + lambda (AP(f) - ht_f(AP)) (module docstring): value, variance, lambda, ht_f
+    and the correlation rho per segment."""
+    hf = ht_estimate(ctx_f, m)
     rho = _correlation(ctx, ctx_f, m, hy, hf)
     v_y, v_f = hy.variance, np.where(useful, hf.variance, 0.0)
     cov = np.where(useful, rho * np.sqrt(np.maximum(v_y * v_f, 0.0)), 0.0)
@@ -143,118 +172,7 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float = "stra
         lam = np.where(worse, 0.0, lam)
         var = np.where(worse, v_y, var)
     shift = np.where(lam > 0, lam * (auto - np.nan_to_num(hf.value)), 0.0)
-    value = np.where(sure, auto, hy.value + shift)
-    var = np.where(sure, 0.0, np.where(lam > 0, var, v_y))
-    return PPIEstimate(value, var, np.where(sure, 1.0, lam), hy.value, v_y, auto, hf.value, rho)
-
-
-def _difference(ctx, labels, m, tuning) -> PPIEstimate:
-    collection, judgments = ctx.collection, ctx.judgments
-    if len(labels.value) != collection.n_tdi:
-        raise MeasureError("automatic labels were read for another collection")
-    if not (_fixed(tuning) or tuning in ("stratum", "global", "topic")):
-        raise MeasureError(f"tuning must be 'stratum', 'topic', 'global' or a number in [0, 1], not "
-                           f"{tuning!r}")
-    if _fixed(tuning) and not 0.0 <= tuning <= 1.0:
-        raise MeasureError(f"lambda must be in [0, 1], not {tuning}")
-    _, census, grades = _label_contexts(ctx, labels)
-    hy = ht_estimate(ctx, m)
-    auto = np.nan_to_num(census.shared(("ppi_auto", m), lambda: m.compute(census)))
-    topic = collection.tdi_topic.astype(np.int64)
-    useful_t = informative_topics(grades, judgments, topic, ctx.n_topics)
-    sure = (~useful_t & useful_t.any() & agreeing_topics(grades, judgments, topic,
-                                                         ctx.n_topics))[ctx.seg_topic]
-    useful = useful_t[ctx.seg_topic]
-    parts = Parts(ctx, m, grades)
-    one = useful_t[topic].astype(np.float64)
-    ratio = parts.kind in ("AP", "nDCG")
-    if _fixed(tuning):
-        lam_h = np.full((ctx.n_topics, ht_design(ctx).n_cells), float(tuning))
-    else:
-        _, y1, u1, r1 = parts.at(one)
-        _, _, u0, r0 = parts.at(np.zeros_like(one), ideal_at=one)
-        centre = np.nan_to_num(hy.value) if ratio else np.ones(ctx.n_seg)
-        den = np.maximum(parts.label_den(), np.nan_to_num(hy.den)) if ratio else y1
-        use = useful & (identified(ctx, y1, r1) if ratio else True)
-        sums = influence_cells(ctx, (u0, r0, centre, den), (u0 - u1, r0 - r1, centre, den))
-        lam_h = stratum_weights(ctx, sums, use, tuning)
-    c = lam_h[topic, parts.stratum] * one
-    x, y, u, r = parts.at(c)
-    theta = np.clip(safe_divide(x, y), 0.0, 1.0) if ratio else x
-    zero = np.zeros_like(u)
-    sums = influence_cells(ctx, (u, r, theta if ratio else np.ones(ctx.n_seg), y),
-                           (zero, np.zeros_like(r), np.zeros(ctx.n_seg), np.ones(ctx.n_seg)))
-    var = np.maximum(variance_of(ctx, sums), 0.0)
-    keep_ht = ~useful | ~identified(ctx, y, r) if ratio else ~useful
-    from . import ppi_difference as PD
-    seen = PD.informed_topics(parts)[ctx.seg_topic]
-    nrel = np.bincount(topic[parts.sampled & (parts.y_tdi > 0)], minlength=ctx.n_topics)[ctx.seg_topic]
-    keep_ht = keep_ht | (seen < PD.MIN_SEEN) | (nrel < PD.MIN_REL)
-    n = ht_design(ctx).cell_n[ctx.seg_topic].astype(np.float64)
-    lam_seg = lam_h[ctx.seg_topic]
-    lam = np.where(keep_ht, 0.0, safe_divide((n * lam_seg).sum(axis=1), n.sum(axis=1)))
-    lam = np.where(~keep_ht & (n.sum(axis=1) == 0), lam_seg.mean(axis=1), lam)
-    value = np.where(keep_ht, hy.value, theta)
-    var = np.where(keep_ht, hy.variance, var)
-    if not _fixed(tuning):  # a run whose variance would exceed ht's keeps ht
-        limit = _by_run(hy.variance, ctx) * (1.0 + 1e-9) + 1e-20  # rounding is not wider
-        worse = np.repeat(_by_run(var, ctx) > limit, ctx.n_topics)
-        value, var = np.where(worse, hy.value, value), np.where(worse, hy.variance, var)
-        lam = np.where(worse, 0.0, lam)
-    value = np.where(sure, auto, value)
-    var = np.where(sure, 0.0, var)
-    nan = np.full(ctx.n_seg, np.nan)
-    return PPIEstimate(value, var, np.where(sure, 1.0, lam), hy.value, hy.variance, auto, nan,
-                       nan, lam_h)
-
-
-def _linear_form(ctx, labels, m, tuning) -> PPIEstimate:
-    """ppi = ht(M) + sum_h lambda_h D_h, D_h the labels' linearised control variate of stratum h
-    (``ppi_difference.Parts.control``)."""
-    collection, judgments = ctx.collection, ctx.judgments
-    _, census, grades = _label_contexts(ctx, labels)
-    hy = ht_estimate(ctx, m)
-    auto = np.nan_to_num(census.shared(("ppi_auto", m), lambda: m.compute(census)))
-    topic = collection.tdi_topic.astype(np.int64)
-    useful_t = informative_topics(grades, judgments, topic, ctx.n_topics)
-    sure = (~useful_t & useful_t.any() & agreeing_topics(grades, judgments, topic,
-                                                         ctx.n_topics))[ctx.seg_topic]
-    parts = Parts(ctx, m, grades)
-    known = np.ones(ctx.n_seg, bool) if hy.known is None else np.asarray(hy.known, bool)
-    useful = useful_t[ctx.seg_topic]
-    lab = parts.label_influence(auto)
-    control = parts.control(*lab)
-    total = isinstance(m, NumRel)
-    n_seg = ctx.n_seg
-    if total:
-        a = (np.zeros(len(ctx.pos_tdi)), _denominator_values(ctx, m, hy), -np.ones(n_seg),
-             np.ones(n_seg))
-    else:
-        a = (np.zeros(len(ctx.pos_tdi)) if hy.x is None else hy.x,
-             _denominator_values(ctx, m, hy),
-             np.zeros(n_seg) if hy.centre is None else hy.centre,
-             np.broadcast_to(np.asarray(hy.den, dtype=np.float64), (n_seg,)))
-    cov, v_b = cell_moments(ctx, influence_cells(ctx, a, lab))
-    if _fixed(tuning):
-        lam_h = np.full((ctx.n_topics, ht_design(ctx).n_cells), float(tuning))
-    else:
-        lam_h = pooled_weights(ctx, cov, v_b, useful, tuning)
-    lam_seg = np.where(useful[:, None], lam_h[ctx.seg_topic], 0.0)
-    value = hy.value + (lam_seg * control).sum(axis=1)
-    var = np.maximum(hy.variance - 2.0 * (lam_seg * cov).sum(axis=1)
-                     + (lam_seg * lam_seg * v_b).sum(axis=1), 0.0)
-    n = ht_design(ctx).cell_n[ctx.seg_topic].astype(np.float64)
-    lam = safe_divide((n * lam_seg).sum(axis=1), n.sum(axis=1))
-    if not _fixed(tuning):  # a run whose variance would exceed ht's keeps ht
-        limit = _by_run(hy.variance, ctx) * (1.0 + 1e-9) + 1e-20
-        worse = np.repeat(_by_run(var, ctx) > limit, ctx.n_topics)
-        value, var = np.where(worse, hy.value, value), np.where(worse, hy.variance, var)
-        lam = np.where(worse, 0.0, lam)
-    value = np.where(sure, auto, value)
-    var = np.where(sure, 0.0, var)
-    nan = np.full(n_seg, np.nan)
-    return PPIEstimate(value, var, np.where(sure, 1.0, lam), hy.value, hy.variance, auto, nan,
-                       nan, lam_h)
+    return hy.value + shift, np.where(lam > 0, var, v_y), lam, hf.value, rho
 
 
 def _label_contexts(ctx, labels):
@@ -311,37 +229,15 @@ def _choose(cov, v_f, tuning, n_runs, n_topics) -> np.ndarray:
     return lam
 
 
-def _denominator_values(ctx, m, est) -> np.ndarray:
-    """r_d per tdi: the document's value in the estimate's denominator total (0 for totals
-    other than num_rel, whose influence is y_d itself)."""
+def _denominator_values(ctx) -> np.ndarray:
+    """r_d per tdi: the document's value in AP's denominator total R (its relevance)."""
     j = ctx.judgments
-    judged = j.state == JUDGED
-    if isinstance(m, NumRel):
-        return (judged & (j.grade >= ctx.rel_level)).astype(np.float64)
-    if m.family == "AP":
-        return (judged & (j.grade >= ctx.rel_level)).astype(np.float64)
-    if m.family != "nDCG":
-        return np.zeros(len(j.grade))
-    # ideal DCG with gains = grades telescopes to sum_g D_k(C_g), C_g the count of grade >= g:
-    # one more document of grade v adds sum_{g <= v} D'_k(C_g) (C_g estimated by HT)
-    d = ht_design(ctx)
-    topic = ctx.collection.tdi_topic
-    grade = np.where(judged, np.maximum(j.grade, 0), 0)
-    top = int(grade.max(initial=0))
-    inv = safe_divide(1.0, d.tdi_pi)
-    k = getattr(m, "k", None)
-    slope = np.zeros((ctx.n_topics, top + 1))
-    for g in range(1, top + 1):
-        count = np.bincount(topic, weights=(grade >= g) * inv, minlength=ctx.n_topics)
-        step = 1.0 / np.log2(np.floor(count) + 2.0)
-        slope[:, g] = slope[:, g - 1] + (step if k is None else np.where(count < k, step, 0.0))
-    return slope[topic, grade]
+    return ((j.state == JUDGED) & (j.grade >= ctx.rel_level)).astype(np.float64)
 
 
 def _correlation(ctx, ctx_f, m, hy, hf) -> np.ndarray:
     """Per segment: the correlation of the linearised ht_y and ht_f (module docstring)."""
     d = ht_design(ctx)
-    total = isinstance(m, NumRel)
     n_seg = ctx.n_seg
     unc = np.flatnonzero((d.tdi_pi > 0) & (d.tdi_pi < 1))
     topic = ctx.collection.tdi_topic.astype(np.int64)[unc]
@@ -353,8 +249,6 @@ def _correlation(ctx, ctx_f, m, hy, hf) -> np.ndarray:
 
     def parts(est, c):
         x = np.zeros(len(c.pos_tdi)) if est.x is None else np.asarray(est.x, dtype=np.float64)
-        if total:
-            return x, -np.ones(n_seg), np.ones(n_seg)
         centre = np.zeros(n_seg) if est.centre is None else est.centre
         return x, centre, np.broadcast_to(np.asarray(est.den, dtype=np.float64), (n_seg,))
 
@@ -362,7 +256,7 @@ def _correlation(ctx, ctx_f, m, hy, hf) -> np.ndarray:
     x_f, th_f, den_f = parts(hf, ctx_f)
     sums = influence_sums(ctx.offsets, ctx.seg_topic, ctx.pos_tdi, x_y, x_f,
                           offsets.astype(np.int64), sample_tdi, local, d.tdi_pi, d.tdi_cell,
-                          _denominator_values(ctx, m, hy), _denominator_values(ctx_f, m, hf),
+                          _denominator_values(ctx), _denominator_values(ctx_f),
                           np.ascontiguousarray(th_y, dtype=np.float64),
                           np.ascontiguousarray(th_f, dtype=np.float64),
                           np.ascontiguousarray(den_y), np.ascontiguousarray(den_f), d.n_cells)
