@@ -75,12 +75,11 @@ def difference_estimate(ctx, m, grades, centre, ht_den, useful_t, tuning):
     if not isinstance(tuning, str):
         lam_h = np.full((ctx.n_topics, n_cells), float(tuning))
     else:
-        _, y1, u1, r1 = parts.at(one)
-        _, _, u0, r0 = parts.at(np.zeros_like(one), ideal_at=one)
+        a, b, y1, r1 = parts.pilot(one)
         pilot = np.nan_to_num(centre) if ratio else np.ones(ctx.n_seg)
         den = np.maximum(parts.label_den(), np.nan_to_num(ht_den)) if ratio else y1
         use = useful & (identified(ctx, parts, y1, r1) if ratio else True)
-        sums = influence_cells(ctx, (u0, r0, pilot, den), (u0 - u1, r0 - r1, pilot, den))
+        sums = influence_cells(ctx, (*a, pilot, den), (*b, pilot, den))
         cov, v_b = cell_moments(ctx, sums)
         lam_h = pooled_weights(ctx, cov, v_b, use, tuning)
     c = lam_h[parts.topic, parts.stratum] * one
@@ -154,9 +153,8 @@ class Parts:
     def _topic_sum(self, values):
         return np.bincount(self.topic, weights=values, minlength=self.ctx.n_topics)
 
-    def at(self, c_tdi, ideal_at=None):
-        """(X^, Y^ per segment, u per position, r per tdi) at label coefficients ``c_tdi``
-        (nDCG: the ideal DCG and its slopes at the counts of ``ideal_at``, default ``c_tdi``)."""
+    def at(self, c_tdi):
+        """(X^, Y^ per segment, u per position, r per tdi) at label coefficients ``c_tdi``."""
         ctx, d = self.ctx, self.d
         t = ctx.seg_topic
         c_pos = c_tdi[ctx.pos_tdi]
@@ -169,10 +167,38 @@ class Parts:
         x, u = self._linear_numerator(c_pos)
         if self.kind == "P":
             return x, np.ones(ctx.n_seg), u, np.zeros(len(c_tdi))
-        y, slope = self._ideal(c_tdi if ideal_at is None else ideal_at)
+        y, slope = self._ideal(c_tdi)
         r = np.where(self.sampled, slope[self.topic, self.y_tdi.astype(np.int64)], 0.0)
         r = r - c_tdi * slope[self.topic, self.f_tdi.astype(np.int64)]
         return x, y[t], u, np.where(self.sampled, r, 0.0)
+
+    def pilot(self, one):
+        """The power tuning's two influences at the labels' coefficients ``one`` (1 on the
+        topics whose labels vary): A of the humans alone, B of the labels, each (u per position,
+        r per tdi), with nDCG's slopes at the counts of ``one``; and Y^, r at ``one``."""
+        ctx, d = self.ctx, self.d
+        n_pos = len(ctx.pos_tdi)
+        l_tdi = np.where(self.sampled, one * self.f_tdi, 0.0)
+        if self.kind == "num_rel":
+            zero = np.zeros(n_pos)
+            a, b = (zero, -np.where(self.sampled, self.y_tdi, 0.0)), (zero, -l_tdi)
+            return a, b, np.ones(ctx.n_seg), a[1] - b[1]
+        _, uy = self._human_numerator()
+        _, uf = weighted_prefix(ctx.offsets, one[ctx.pos_tdi] * self.f_pos, d.pos_pi,
+                                self.weight, self.cutoff)
+        if self.kind == "P":
+            zero = np.zeros(len(self.f_tdi))
+            return (uy, zero), (uf, zero), np.ones(ctx.n_seg), zero
+        ideal, slope = self._ideal(one)
+        ry = np.where(self.sampled, slope[self.topic, self.y_tdi.astype(np.int64)], 0.0)
+        rf = np.where(self.sampled, one * slope[self.topic, self.f_tdi.astype(np.int64)], 0.0)
+        return (uy, ry), (uf, rf), ideal[ctx.seg_topic], ry - rf
+
+    def _human_numerator(self):
+        if self._human is None:
+            self._human = weighted_prefix(self.ctx.offsets, self.y_pos, self.d.pos_pi,
+                                          self.weight, self.cutoff)
+        return self._human
 
     def label_den(self):
         """nDCG: the ideal DCG of the labels' own counts per segment (the pilot scale of the
@@ -207,10 +233,7 @@ class Parts:
 
     def _linear_numerator(self, c_pos):
         ctx, d = self.ctx, self.d
-        if self._human is None:
-            self._human = weighted_prefix(ctx.offsets, self.y_pos, d.pos_pi, self.weight,
-                                          self.cutoff)
-        xy, uy = self._human
+        xy, uy = self._human_numerator()
         lab = c_pos * self.f_pos
         xl, ul = weighted_prefix(ctx.offsets, lab, d.pos_pi, self.weight, self.cutoff)
         census, _ = weighted_prefix(ctx.offsets, lab, self.ones, self.weight, self.cutoff)
@@ -246,13 +269,23 @@ def variance_of(ctx, sums) -> np.ndarray:
 
 def identified(ctx, parts, y, r) -> np.ndarray:
     """Per segment: whether the ratio is identified (module docstring): Y^ > 0 with a
-    coefficient of variation sqrt(v(Y^))/Y^ at most :data:`CV_MAX` (``r`` its residual per tdi)
-    and at least :data:`MIN_REL` sampled documents of positive human value in the topic."""
-    n = ctx.n_seg
+    coefficient of variation sqrt(v(Y^))/Y^ at most :data:`CV_MAX` (``r`` its residual per tdi;
+    Y^ is the topic's, so v(Y^) is summed per topic) and at least :data:`MIN_REL` sampled
+    documents of positive human value in the topic."""
+    d = parts.d
+    unc = (d.tdi_pi > 0) & (d.tdi_pi < 1)
+    x = np.where(unc, r * parts.inv_pi, 0.0)
+    w = 1.0 - d.tdi_pi
+    cell = parts.topic * d.n_cells + d.tdi_cell
+    size = ctx.n_topics * d.n_cells
+
+    def by_cell(values):
+        return np.bincount(cell[unc], weights=values[unc], minlength=size).reshape(
+            ctx.n_topics, d.n_cells)
+
+    v = np.maximum(cell_variance(d, np.arange(ctx.n_topics), by_cell(x), by_cell(w * x),
+                                 by_cell(w * x * x)), 0.0)[ctx.seg_topic]
     seen = np.bincount(parts.topic[parts.sampled & (parts.y_tdi > 0)], minlength=ctx.n_topics)
-    sums = influence_cells(ctx, (np.zeros(len(ctx.pos_tdi)), r, -np.ones(n), np.ones(n)),
-                           (np.zeros(len(ctx.pos_tdi)), np.zeros_like(r), np.zeros(n), np.ones(n)))
-    v = np.maximum(variance_of(ctx, sums), 0.0)
     return (y > 0) & (v <= (CV_MAX * y) ** 2) & (seen[ctx.seg_topic] >= MIN_REL)
 
 
