@@ -89,6 +89,7 @@ from .base import parse_one
 from .context import EvalContext, safe_divide
 from .design_based import estimate as ht_estimate
 from .ht_design import cell_variance, ht_design
+from .ppi_difference import LEVELS, difference_estimate
 from .ppi_judgments import (
     agreeing_topics,
     informative_topics,
@@ -96,7 +97,6 @@ from .ppi_judgments import (
     labelled_census,
     labelled_sample,
 )
-from .ppi_difference import LEVELS, difference_estimate
 from .ppi_kernels import influence_sums
 
 TUNINGS = ("run", "topic", "global")

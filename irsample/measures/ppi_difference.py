@@ -155,7 +155,7 @@ class Parts:
 
     def at(self, c_tdi):
         """(X^, Y^ per segment, u per position, r per tdi) at label coefficients ``c_tdi``."""
-        ctx, d = self.ctx, self.d
+        ctx = self.ctx
         t = ctx.seg_topic
         c_pos = c_tdi[ctx.pos_tdi]
         l_tdi = c_tdi * self.f_tdi
@@ -302,7 +302,7 @@ def cell_moments(ctx, sums):
         only = np.zeros(n_cells)
         only[h] = 1.0
 
-        def v(s0, s1, s2):
+        def v(s0, s1, s2, only=only):
             return cell_variance(d, t, s0 * only, s1 * only, s2 * only)
 
         vab = v(a[..., 0] + b[..., 0], a[..., 1] + b[..., 1],
