@@ -60,4 +60,3 @@ def influence_sums(offsets, seg_topic, pos_tdi, pos_x_y, pos_x_f, sample_offsets
             m[5] += w * xf * xf
             m[6] += w * xy * xf
     return out
-
