@@ -16,8 +16,9 @@ the complete judgments restricted to F (mean over topics):
    to the budget; ``active``: :mod:`irsample.design.sampling.active` with the runs-only
    relevance prior as the design's labels, fixed before any judging) draws ``percent``% of F
    for human judgment;
-3. ht(M) (:mod:`irsample.measures.design_based`, humans only), ppi(M) (lambda tuned per run,
-   or as ``tuning`` says) and auto-only (labels as judgments) estimate every run's mean, with
+3. ht(M) (:mod:`irsample.measures.design_based`, humans only), ppi(M) (lambda tuned per run
+   for AP, per stratum for nDCG, or as ``tuning`` says) and auto-only (labels as judgments)
+   estimate every run's mean, with
    95% intervals for ht and ppi (:mod:`irsample.measures.ppi`; ppi's ``ht`` is ht(M) itself).
 
 results: per (strategy, percent, labels, measure) over trials and runs: coverage of ppi's
@@ -86,9 +87,11 @@ def _designs(strategies, percents, pool, prior=None, mix=0.2):
 
 def run_model_assisted(files, *, trials=100, seed=2024, percents=(5, 10, 20),
                        strategies=("uniform", "2strata"), kappas=(0.3, 0.5, 0.7),
-                       adv_runs=3, adv_depth=20, depth=100.0, folds=5, tuning="run",
-                       mix=0.2, progress=False):
-    """Per-trial summaries (one row per trial x cell x label source x measure) and setup facts."""
+                       adv_runs=3, adv_depth=20, depth=100.0, folds=5, tuning="default",
+                       mix=0.2, first=0, progress=False):
+    """Per-trial summaries (one row per trial x cell x label source x measure) and setup facts;
+    trials ``first`` .. ``first + trials - 1`` (each seeded by its number, so a long run can be
+    split into chunks that together equal the whole)."""
     data = load(files)
     c = data.collection
     frame = build_frame(data, depth)
@@ -114,7 +117,7 @@ def run_model_assisted(files, *, trials=100, seed=2024, percents=(5, 10, 20),
     cells = _designs(strategies, percents, len(frame), prior, mix)
     out = []
     started = time.time()
-    for trial in range(trials):
+    for trial in range(first, first + trials):
         ss = np.random.SeedSequence([seed, trial])
         noise_seed, *cell_seeds = ss.spawn(1 + len(cells))
         noise = np.random.default_rng(noise_seed).standard_normal(len(frame))
@@ -140,18 +143,29 @@ def run_model_assisted(files, *, trials=100, seed=2024, percents=(5, 10, 20),
                     binary = (lab.value[frame.tdi] >= 0.5).astype(np.int64)
                     kap = cohen_kappa(frame.rel, binary).kappa
                 for j, kind in enumerate(MEASURES):
-                    e = ppi_estimate(ctx, lab, kind, tuning=tuning)
+                    e = ppi_estimate(ctx, lab, kind, tuning=_tuning(tuning))
                     res = _summarise(e, evaluated, q, truth_mean[:, j], z, c.n_runs, picks)
                     out.append(dict(trial=trial, strategy=strategy, percent=percent,
                                     labels=name, measure=kind, judged=int(judged.sum()),
                                     kappa=kap, **res))
         if progress:
-            print(f"trial {trial + 1}/{trials} ({time.time() - started:.0f}s)", flush=True)
+            print(f"trial {trial + 1}/{first + trials} ({time.time() - started:.0f}s)", flush=True)
     facts = dict(frame_size=len(frame), runs=c.n_runs, topics=c.n_topics,
                  sigmas={f"{k:g}": round(s, 4) for k, s in sigmas.items()},
                  favoured_runs=[c.run_names[p] for p in picks],
                  seconds=time.time() - started)
     return pd.DataFrame(out), facts
+
+
+def _tuning(text):
+    """The recipe's ``tuning``: ``default`` (each measure's own: per run for AP, per stratum for
+    nDCG), a level name, or a fixed lambda."""
+    if text in (None, "default"):
+        return None
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return text
 
 
 def _means(values, evaluated, q, n_runs):
@@ -227,13 +241,13 @@ def halfwidth_figure(table: pd.DataFrame, path):
 @recipe("model-assisted", "human judgments + automatic labels (ppi) vs humans only (ht): "
         "coverage, half-widths, Kendall tau", SOURCES, trials=100, percents=(5, 10, 20),
         strategies=("uniform", "2strata"), kappas=(0.3, 0.5, 0.7), adv_runs=3, adv_depth=20,
-        depth=100.0, folds=5, tuning="run", mix=0.2)
+        depth=100.0, folds=5, tuning="default", mix=0.2, first=0)
 def model_assisted(context: Context, p: dict) -> Report:
     trials, facts = run_model_assisted(
         context.files, trials=p["trials"], seed=p["seed"], percents=p["percents"],
         strategies=p["strategies"], kappas=p["kappas"], adv_runs=p["adv_runs"],
         adv_depth=p["adv_depth"], depth=p["depth"], folds=p["folds"], tuning=p["tuning"],
-        mix=p["mix"], progress=context.progress)
+        mix=p["mix"], first=p["first"], progress=context.progress)
     table = summarise(trials)
     text = (f"Frame: {facts['frame_size']} pooled documents, {facts['runs']} runs, "
             f"{facts['topics']} topics; noise sigma per kappa {facts['sigmas']}; adversarial "

@@ -7,19 +7,36 @@ Setting. Per topic the frame F is the pool; a probability sample S of it is judg
 every d in F. M is AP, nDCG, nDCG@k, P@k or num_rel; M(y) is its value on the human grades of
 F (the truth), M(f) its value with the labels in their place (``auto(M)``).
 
-Estimator. Write ht_y = ht(M) on the human judgments of S (``design_based.py``) and ht_f = the
-*same* estimator on the same sample with each judged grade replaced by its label. Then
+One estimator per measure:
 
-    ppi(M) = ht_y + lambda (M(f) - ht_f),    lambda in [0, 1].
+- nDCG, nDCG@k, P@k, num_rel (``ppi_difference.py``): every total the measure is built from
+  (DCG, the count of each grade behind the ideal DCG, P@k's count, R) is the labels' value on
+  the pool plus the design-weighted residuals y_d - lambda_h f_d of the sample, with one
+  lambda per stratum h (stratified PPI), and nDCG = DCG^ / IDCG(C^).
+- AP: the ratio correction below, with one lambda per run.
 
-M(f) is known without sampling error; ht_f estimates it from S exactly as ht_y estimates M(y),
-so lambda (M(f) - ht_f) is an estimate of 0 that cancels the part of ht_y's sampling error the
-labels predict (PPI, Angelopoulos, Bates, Fannjiang, Jordan & Zrnic, Science 2023, at the level
-of the measure; PPI++, Angelopoulos, Duchi & Zrnic 2023, for lambda). For a linear total
-T = sum_F w_d y_d this is T^ = lambda sum_F w_d f_d + sum_S w_d (y_d - lambda f_d) / pi_d, PPI's
-estimator, exactly unbiased for a fixed lambda. For AP = Num / R with
-Num = sum_{j<=k} y_j y_k / k (ranks of the run, j = k the single term), ht's pairwise HT sum
-minus lambda times the same sum on f gives
+Why not one form for all (Vaswani, depth-100 pool, 20 trials, seed 2024, 10% human judgments,
+uniform design; ``irsample simulate model-assisted``): the ratio correction of nDCG carries the
+ratio bias of ht(nDCG) run on the labels into the estimate (coverage 0.12-0.62 over the five
+label sources, bias +0.056 to +0.088) where the difference form covers 0.60-0.81 (bias +0.046
+to +0.067); for AP the difference form's denominator R^ is unstable at 1.6 sampled relevant
+documents per topic (coverage 0.80-0.93, bias -0.020 to -0.004, half-width ratio 0.74-0.84)
+where the ratio correction covers 0.91-0.96 (half-width ratio 0.58-0.89). A third form,
+ht(M) plus lambda_h times the labels' linearised influences (census minus HT; mean 0 exactly),
+kept ht's bias but narrowed AP's interval little (ratio 0.92-0.96) and is not exact for true
+labels.
+
+AP estimator. Write ht_y = ht(AP) on the human judgments of S (``design_based.py``) and ht_f =
+the *same* estimator on the same sample with each judged grade replaced by its label. Then
+
+    ppi(AP) = ht_y + lambda (AP(f) - ht_f),    lambda in [0, 1].
+
+AP(f) is known without sampling error; ht_f estimates it from S exactly as ht_y estimates
+AP(y), so lambda (AP(f) - ht_f) is an estimate of 0 that cancels the part of ht_y's sampling
+error the labels predict (PPI, Angelopoulos, Bates, Fannjiang, Jordan & Zrnic, Science 2023,
+at the level of the measure; PPI++, Angelopoulos, Duchi & Zrnic 2023, for lambda). For
+AP = Num / R with Num = sum_{j<=k} y_j y_k / k (ranks of the run, j = k the single term), ht's
+pairwise HT sum minus lambda times the same sum on f gives
 
     Num^ = lambda Num(f) + sum_{k in S} (y_k - lambda f_k)/(k pi_k)
            + sum_{j<k both in S} (y_j y_k - lambda f_j f_k) / (k pi_jk):
@@ -27,34 +44,36 @@ minus lambda times the same sum on f gives
 the residual of *products*, unbiased for Num(y) since E[1{j,k in S}/pi_jk] = 1. The product of
 residuals (y_j - lambda f_j)(y_k - lambda f_k) would estimate sum y_j y_k - lambda(y_j f_k +
 f_j y_k) + lambda^2 f_j f_k, not Num(y) - lambda Num(f): its cross terms are not a correction of
-Num(f). For the ratios (AP, nDCG) ht_y and ht_f carry ht's own ratio bias corrections and
-sparse-topic rules on both sides, so ppi(M) inherits ht(M)'s (small) ratio bias, reduced by
-the part the two share.
+Num(f). ht_y and ht_f carry ht's ratio bias corrections and sparse-topic rules on both sides,
+so ppi(AP) has the bias b(ht_y) - lambda b(ht_f).
 
-Exact cases (by construction, not by tolerance): labels equal to the human grades make ht_f
-equal ht_y bit for bit, so ppi(M) = M(f) = M(y), lambda = 1 and the variance is 0; labels
-constant over a topic's pool carry no information, lambda = 0 there, and ppi(M) = ht(M) with
-ht's variance. One exception, so that true labels stay exact on a topic where the truth itself
-is constant (no relevant document in its pool): when the labels vary somewhere in the pool, a
-topic whose constant labels match every judged document takes the labels' value with variance
-0 (PPI with lambda = 1 and a sample without residuals; ht_f there would only impute).
+Exact cases (by construction, not by tolerance). Labels equal to the human grades: ht_f equals
+ht_y bit for bit (AP), every residual is 0 (the others), so ppi(M) = M(y), lambda = 1, variance
+0. Labels constant over a topic's pool carry no information: lambda = 0 there and ppi(M) =
+ht(M) with ht's variance, bit for bit. (The difference form with lambda = 0 on a topic whose
+labels vary would be DCG^/IDCG(C^) of the humans alone, without ht(nDCG)'s concavity
+correction and sparse-topic rules; measured at uniform 10% on Vaswani, kappa 0.5 labels, five
+draws, it differs from ht(nDCG) on 43% of the segments by 0.063 on average (mean -0.035): so
+the constant-label case keeps ht by this rule, not by the formula.) One exception, so that true
+labels stay exact on a topic where the truth itself is constant (no relevant document in its
+pool): when the labels vary somewhere in the pool, a topic whose constant labels match every
+judged document takes the labels' value with variance 0 (PPI with lambda = 1 and a sample
+without residuals).
 
-Variance. var(ppi) = V_y - 2 lambda C + lambda^2 V_f, V_y and V_f ht(M)'s design variances of
-ht_y and ht_f (jackknife or linearised, as ht chooses), C their covariance, C = rho sqrt(V_y V_f)
-with rho the correlation of the two linearised estimates: per sampled document the influences
-z_d = (x_d - theta~ r_d)/Y of each (``ppi_kernels.py``), their covariance by ht_design's
-cell formula (Hajek, within each topic x stratum); a topic without linearised variance (one
-ht imputes) takes the correlation pooled over the run's topics. No sample of unlabelled
-documents enters (M(f) is a census of F), so PPI++'s factor (1 + n/N) on V_f does not apply.
+AP's variance. var(ppi) = V_y - 2 lambda C + lambda^2 V_f, V_y and V_f ht(AP)'s design variances
+of ht_y and ht_f, C their covariance, C = rho sqrt(V_y V_f) with rho the correlation of the two
+linearised estimates: per sampled document the influences z_d = (x_d - theta~ r_d)/Y of each
+(``ppi_kernels.py``), their covariance by ht_design's cell formula (Hajek, within each topic x
+stratum); a topic without linearised variance (one ht imputes) takes the correlation pooled
+over the run's topics. No sample of unlabelled documents enters (AP(f) is a census of F), so
+PPI++'s factor (1 + n/N) on V_f does not apply.
 
-Power tuning. lambda minimises the estimated variance: per run (``tuning="run"``, default) of
-the mean over its topics, lambda = sum_t C_t / sum_t V_f,t (one weight shared by the topics,
-so its selection noise is small; PPI++ §3: O(1/n)); ``"topic"`` per (run, topic);
+AP's power tuning. lambda minimises the estimated variance: per run (``tuning="run"``,
+default) of the mean over its topics, lambda = sum_t C_t / sum_t V_f,t (one weight shared by
+the topics, so its selection noise is small; PPI++ §3: O(1/n)); ``"topic"`` per (run, topic);
 ``"global"`` one weight over every run and topic; or a fixed number. Clipped to [0, 1], and 0
-on topics whose labels are constant. Since lambda minimises the run's quadratic,
-sum_t var_t(lambda) <= sum_t V_y,t: the run's interval is never wider than ht's (for
-``"topic"`` and ``"global"`` the minimum is over a different sum; a run whose variance would
-exceed ht's takes lambda = 0).
+on topics whose labels are constant. For every measure, a run whose estimated variance would
+exceed ht's keeps ht (lambda = 0): the run's interval is never wider than ht's.
 """
 
 from __future__ import annotations
@@ -68,9 +87,9 @@ from ..io.labels import AutoLabels
 from ..model import JUDGED
 from .base import parse_one
 from .context import EvalContext, safe_divide
-from .counts import NumRel
 from .design_based import estimate as ht_estimate
 from .ht_design import cell_variance, ht_design
+from .ppi_difference import LEVELS, difference_estimate
 from .ppi_judgments import (
     agreeing_topics,
     informative_topics,
@@ -97,6 +116,7 @@ class PPIEstimate:
     auto: np.ndarray
     ht_f: np.ndarray
     rho: np.ndarray
+    lam_h: np.ndarray | None = None  #: (T, S) the label weight of each topic x stratum (not AP)
 
 
 def _context(ctx, judgments) -> EvalContext:
@@ -105,24 +125,62 @@ def _context(ctx, judgments) -> EvalContext:
                        drop_pooled_unjudged=ctx.drop_pooled_unjudged)
 
 
-def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float = "run") -> PPIEstimate:
+def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None = None
+                 ) -> PPIEstimate:
     """ppi(M) for every segment of ``ctx`` (module docstring); ``target`` a measure or its name
-    (AP, nDCG, nDCG@k, P@k, num_rel)."""
+    (AP, nDCG, nDCG@k, P@k, num_rel). ``tuning``: AP ``"run"`` (default), ``"topic"``,
+    ``"global"``; the others ``"stratum"`` (default), ``"topic"``, ``"global"``; or a fixed
+    lambda in [0, 1]."""
     m = parse_one(target)
     collection, judgments = ctx.collection, ctx.judgments
     if len(labels.value) != collection.n_tdi:
         raise MeasureError("automatic labels were read for another collection")
+    levels = TUNINGS if m.family == "AP" else LEVELS
+    tuning = levels[0] if tuning is None else tuning
+    if _fixed(tuning):
+        if not 0.0 <= tuning <= 1.0:
+            raise MeasureError(f"lambda must be in [0, 1], not {tuning}")
+    elif tuning not in levels:
+        raise MeasureError(f"tuning of ppi({m.name}) must be one of {levels} or a number in "
+                           f"[0, 1], not {tuning!r}")
     ctx_f, census, grades = _label_contexts(ctx, labels)
     hy = ht_estimate(ctx, m)
-    hf = ht_estimate(ctx_f, m)
     auto = np.nan_to_num(census.shared(("ppi_auto", m), lambda: m.compute(census)))
     topic = collection.tdi_topic.astype(np.int64)
-    useful = informative_topics(grades, judgments, topic, ctx.n_topics)
+    useful_t = informative_topics(grades, judgments, topic, ctx.n_topics)
     # a topic whose labels are constant but match every judged document: the sample shows no
     # residual, and the labels are used as they are (PPI's lambda = 1 with a zero residual)
-    sure = (~useful & useful.any() & agreeing_topics(grades, judgments, topic,
-                                                     ctx.n_topics))[ctx.seg_topic]
-    useful = useful[ctx.seg_topic]
+    sure = (~useful_t & useful_t.any() & agreeing_topics(grades, judgments, topic,
+                                                         ctx.n_topics))[ctx.seg_topic]
+    if m.family == "AP":
+        value, var, lam, ht_f, rho = _ratio_form(ctx, ctx_f, m, hy, auto,
+                                                 useful_t[ctx.seg_topic], tuning)
+        lam_h = None
+    else:
+        value, var, kept, lam_h = difference_estimate(ctx, m, grades, hy.value, hy.den, useful_t,
+                                                      tuning)
+        n = ht_design(ctx).cell_n[ctx.seg_topic].astype(np.float64)
+        lam_seg = lam_h[ctx.seg_topic]
+        lam = np.where(n.sum(axis=1) > 0, safe_divide((n * lam_seg).sum(axis=1), n.sum(axis=1)),
+                       lam_seg.mean(axis=1))
+        lam = np.where(kept, 0.0, lam)
+        value, var = np.where(kept, hy.value, value), np.where(kept, hy.variance, var)
+        if not _fixed(tuning):  # a run whose variance would exceed ht's keeps ht
+            limit = _by_run(hy.variance, ctx) * (1.0 + 1e-9) + 1e-20  # rounding is not wider
+            worse = np.repeat(_by_run(var, ctx) > limit, ctx.n_topics)
+            value, var = np.where(worse, hy.value, value), np.where(worse, hy.variance, var)
+            lam = np.where(worse, 0.0, lam)
+        ht_f = rho = np.full(ctx.n_seg, np.nan)
+    value = np.where(sure, auto, value)
+    var = np.where(sure, 0.0, var)
+    return PPIEstimate(value, var, np.where(sure, 1.0, lam), hy.value, hy.variance, auto, ht_f,
+                       rho, lam_h)
+
+
+def _ratio_form(ctx, ctx_f, m, hy, auto, useful, tuning):
+    """AP: ht(AP) + lambda (AP(f) - ht_f(AP)) (module docstring): value, variance, lambda, ht_f
+    and the correlation rho per segment."""
+    hf = ht_estimate(ctx_f, m)
     rho = _correlation(ctx, ctx_f, m, hy, hf)
     v_y, v_f = hy.variance, np.where(useful, hf.variance, 0.0)
     cov = np.where(useful, rho * np.sqrt(np.maximum(v_y * v_f, 0.0)), 0.0)
@@ -133,9 +191,7 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float = "run"
         lam = np.where(worse, 0.0, lam)
         var = np.where(worse, v_y, var)
     shift = np.where(lam > 0, lam * (auto - np.nan_to_num(hf.value)), 0.0)
-    value = np.where(sure, auto, hy.value + shift)
-    var = np.where(sure, 0.0, np.where(lam > 0, var, v_y))
-    return PPIEstimate(value, var, np.where(sure, 1.0, lam), hy.value, v_y, auto, hf.value, rho)
+    return hy.value + shift, np.where(lam > 0, var, v_y), lam, hf.value, rho
 
 
 def _label_contexts(ctx, labels):
@@ -192,37 +248,15 @@ def _choose(cov, v_f, tuning, n_runs, n_topics) -> np.ndarray:
     return lam
 
 
-def _denominator_values(ctx, m, est) -> np.ndarray:
-    """r_d per tdi: the document's value in the estimate's denominator total (0 for totals
-    other than num_rel, whose influence is y_d itself)."""
+def _denominator_values(ctx) -> np.ndarray:
+    """r_d per tdi: the document's value in AP's denominator total R (its relevance)."""
     j = ctx.judgments
-    judged = j.state == JUDGED
-    if isinstance(m, NumRel):
-        return (judged & (j.grade >= ctx.rel_level)).astype(np.float64)
-    if m.family == "AP":
-        return (judged & (j.grade >= ctx.rel_level)).astype(np.float64)
-    if m.family != "nDCG":
-        return np.zeros(len(j.grade))
-    # ideal DCG with gains = grades telescopes to sum_g D_k(C_g), C_g the count of grade >= g:
-    # one more document of grade v adds sum_{g <= v} D'_k(C_g) (C_g estimated by HT)
-    d = ht_design(ctx)
-    topic = ctx.collection.tdi_topic
-    grade = np.where(judged, np.maximum(j.grade, 0), 0)
-    top = int(grade.max(initial=0))
-    inv = safe_divide(1.0, d.tdi_pi)
-    k = getattr(m, "k", None)
-    slope = np.zeros((ctx.n_topics, top + 1))
-    for g in range(1, top + 1):
-        count = np.bincount(topic, weights=(grade >= g) * inv, minlength=ctx.n_topics)
-        step = 1.0 / np.log2(np.floor(count) + 2.0)
-        slope[:, g] = slope[:, g - 1] + (step if k is None else np.where(count < k, step, 0.0))
-    return slope[topic, grade]
+    return ((j.state == JUDGED) & (j.grade >= ctx.rel_level)).astype(np.float64)
 
 
 def _correlation(ctx, ctx_f, m, hy, hf) -> np.ndarray:
     """Per segment: the correlation of the linearised ht_y and ht_f (module docstring)."""
     d = ht_design(ctx)
-    total = isinstance(m, NumRel)
     n_seg = ctx.n_seg
     unc = np.flatnonzero((d.tdi_pi > 0) & (d.tdi_pi < 1))
     topic = ctx.collection.tdi_topic.astype(np.int64)[unc]
@@ -234,8 +268,6 @@ def _correlation(ctx, ctx_f, m, hy, hf) -> np.ndarray:
 
     def parts(est, c):
         x = np.zeros(len(c.pos_tdi)) if est.x is None else np.asarray(est.x, dtype=np.float64)
-        if total:
-            return x, -np.ones(n_seg), np.ones(n_seg)
         centre = np.zeros(n_seg) if est.centre is None else est.centre
         return x, centre, np.broadcast_to(np.asarray(est.den, dtype=np.float64), (n_seg,))
 
@@ -243,7 +275,7 @@ def _correlation(ctx, ctx_f, m, hy, hf) -> np.ndarray:
     x_f, th_f, den_f = parts(hf, ctx_f)
     sums = influence_sums(ctx.offsets, ctx.seg_topic, ctx.pos_tdi, x_y, x_f,
                           offsets.astype(np.int64), sample_tdi, local, d.tdi_pi, d.tdi_cell,
-                          _denominator_values(ctx, m, hy), _denominator_values(ctx_f, m, hf),
+                          _denominator_values(ctx), _denominator_values(ctx_f),
                           np.ascontiguousarray(th_y, dtype=np.float64),
                           np.ascontiguousarray(th_f, dtype=np.float64),
                           np.ascontiguousarray(den_y), np.ascontiguousarray(den_f), d.n_cells)

@@ -57,11 +57,12 @@ def _target(text: str):
 
 @dataclass(frozen=True)
 class PPI(Measure):
-    """ppi(M) = ht(M) + lambda (M(f) - ht_f(M)): ht(M) on the human judgments, corrected by the
-    labels' census value minus the same estimator run on the labels of the sample (for linear
-    M, PPI's lambda sum_F f_d + sum_S (y_d - lambda f_d)/pi_d; AP's pairs take the residual of
-    products y_d y_e - lambda f_d f_e over pi_de; ``ppi.py``); lambda in [0, 1] tuned per run
-    (PPI++)."""
+    """ppi(AP) = ht(AP) + lambda (AP(f) - ht_f(AP)): ht(AP) on the human judgments, corrected by
+    the labels' census value minus the same estimator run on the labels of the sample (its pairs
+    take the residual of products y_d y_e - lambda f_d f_e over pi_de; ``ppi.py``), lambda tuned
+    per run; ppi(nDCG), ppi(P@k), ppi(num_rel): each total behind M as
+    sum_F lambda_h f_d a_d + sum_S (y_d - lambda_h f_d) a_d / pi_d, one lambda per stratum, and
+    nDCG = DCG^/IDCG^ (``ppi_difference.py``); every lambda in [0, 1] by PPI++ power tuning."""
 
     target: str = "AP"
     family = "ppi"
