@@ -152,8 +152,9 @@ def ci_coverage(context: Context, p: dict) -> Report:
     text = (f"Depth-100 pool of the pooled runs ({pool:,} documents); designs at equal "
             "judgments (module irsample.experiments.coverage): uniform(f); 2strata = ranks "
             "1-20 at four times the rate of 21-100, scaled to the budget; planned = the design "
-            f"planner for {p['plan_for']} (pilot 5%, rates within 1.5x of f). Truth: each run's measure on the complete "
-            "judgments of the pool (frame truth). Over runs x trials: coverage of the 95% "
+            f"planner for {p['plan_for']} (pilot 5%; rates within 1.5x of f where the ratio "
+            "would be biased). Truth: each run's measure on the complete judgments of the "
+            "pool (frame truth). Over runs x trials: coverage of the 95% "
             "interval of the mean over topics, mean half-width, bias, RMS error; tau: mean "
             "Kendall tau-b per trial; sd_ratio: predicted / observed SD. " + summary)
     if missing:
