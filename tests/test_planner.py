@@ -94,6 +94,22 @@ def ranked_rows(frame):
     return out
 
 
+def ap_influence(rows, x, ap, relevant, n_rows):
+    """AP's first-order influence u per frame row for one run and topic, by hand: ``rows`` the
+    frame row at each rank (-1 outside the frame), ``x`` P(relevant) per row, ``ap`` and
+    ``relevant`` the expected AP and R; u_d = (w_d - AP) / R at retrieved rows, with
+    w_d = (1 + expected relevant above) / rank + sum below of x_e / rank_e; -AP / R elsewhere.
+    """
+    p = np.where(rows >= 0, x[np.maximum(rows, 0)], 0.0)
+    k = np.arange(1, len(p) + 1)
+    above = np.concatenate([[0.0], np.cumsum(p)[:-1]])
+    tail = np.concatenate([np.cumsum((p / k)[::-1])[::-1][1:], [0.0]])
+    w = (1 + above) / k + tail
+    u = np.full(n_rows, -ap / relevant)
+    u[rows[rows >= 0]] = (w[rows >= 0] - ap) / relevant
+    return u
+
+
 def cell_of(frame, edges):
     """Per row: its stratum under ``edges`` (best ranks up to the pool's depth)."""
     return np.searchsorted(np.array(edges), frame.best_rank, side="right") - 1
@@ -308,15 +324,7 @@ def test_ap_weights_use_the_true_ap_and_are_the_stratified_variance_of_its_influ
     for i in frame.runs:
         y = np.zeros(len(frame))
         for t in range(col.n_topics):
-            rows = ranked[i, t]
-            p = np.where(rows >= 0, x[np.maximum(rows, 0)], 0.0)
-            k = np.arange(1, len(p) + 1)
-            above = np.concatenate([[0.0], np.cumsum(p)[:-1]])
-            tail = np.concatenate([np.cumsum((p / k)[::-1])[::-1][1:], [0.0]])
-            w = (1 + above) / k + tail
-            r = relevant[t]
-            u = np.full(len(frame), -ap[i, t] / r)
-            u[rows[rows >= 0]] = (w[rows >= 0] - ap[i, t]) / r
+            u = ap_influence(ranked[i, t], x, ap[i, t], relevant[t], len(frame))
             on = frame.topic == t
             y[on] = (u * x)[on]
         direct = stratified_variance(y, frame, edges, take)

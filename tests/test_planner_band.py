@@ -19,7 +19,7 @@ from irsample.evaluation import evaluate_collection
 from irsample.measures import parse_all
 
 from .synthetic import pooled_collection
-from .test_planner import cell_of, counts, ranked_rows, some_take
+from .test_planner import ap_influence, cell_of, counts, ranked_rows, some_take
 
 PLAN = importlib.import_module("irsample.design.planner.plan")
 
@@ -108,15 +108,7 @@ def test_bias_weights_are_the_second_order_bias_of_the_ratio(world):
     for i in frame.runs:
         direct = 0.0
         for t in range(col.n_topics):
-            rows = ranked[i, t]
-            p = np.where(rows >= 0, x[np.maximum(rows, 0)], 0.0)
-            k = np.arange(1, len(p) + 1)
-            above = np.concatenate([[0.0], np.cumsum(p)[:-1]])
-            tail = np.concatenate([np.cumsum((p / k)[::-1])[::-1][1:], [0.0]])
-            w = (1 + above) / k + tail
-            r = relevant[t]
-            u = np.full(len(frame), -ap[i, t] / r)
-            u[rows[rows >= 0]] = (w[rows >= 0] - ap[i, t]) / r
+            u = ap_influence(ranked[i, t], x, ap[i, t], relevant[t], len(frame))
             for s in range(len(edges)):
                 on = (frame.topic == t) & (stratum == s)
                 n = on.sum()
@@ -124,7 +116,7 @@ def test_bias_weights_are_the_second_order_bias_of_the_ratio(world):
                     continue
                 y = (u * x)[on]
                 cov = np.sum((y - y.mean()) * (x[on] - x[on].mean())) / (n - 1)
-                direct -= n * n * factor[t, s] * cov / (r * col.n_topics)
+                direct -= n * n * factor[t, s] * cov / (relevant[t] * col.n_topics)
         assert (bias[i] * factor).sum() == pytest.approx(direct, rel=1e-9, abs=1e-15)
 
 

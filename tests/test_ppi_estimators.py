@@ -43,6 +43,13 @@ def _labels(collection, frame, values, kind="grade"):
     return AutoLabels(v, kind)
 
 
+def _noisy_labels(collection, frame, seed, share):
+    """Grade labels: the frame's grades, a ``share`` of them moved one grade up or down (0-2)."""
+    rng = np.random.default_rng(seed)
+    moved = rng.integers(-1, 2, len(frame)) * (rng.random(len(frame)) < share)
+    return _labels(collection, frame, np.clip(frame.rel + moved, 0, 2))
+
+
 def _truth_values(collection, truth, name):
     return evaluate_collection(collection, truth, parse(name)).values[:, :, 0].ravel()
 
@@ -226,10 +233,7 @@ def test_linear_estimates_unbiased_and_variance_matches_spread(world):
     """ppi(P@10) and ppi(num_rel) at fixed lambda: mean over draws = truth; the mean estimated
     variance is within 15% of the variance over draws (the stratified SRS formula is unbiased)."""
     collection, frame, truth = world
-    rng = np.random.default_rng(12)
-    noisy = np.clip(frame.rel + rng.integers(-1, 2, len(frame)) * (rng.random(len(frame)) < 0.2),
-                    0, 2)
-    labels = _labels(collection, frame, noisy)
+    labels = _noisy_labels(collection, frame, 12, 0.2)
     design = stratified("1-5:0.6,6-:0.2")
     for name in ("P@10", "num_rel"):
         out = [ppi_estimate(EvalContext(collection, design.sample(frame, rng=i)), labels, name,
@@ -309,10 +313,7 @@ def test_ndcg_parts_are_unbiased_difference_estimates(world):
     """nDCG's numerator DCG^ at a fixed coefficient per document (different per stratum) is
     unbiased for the full-judgment DCG: mean over 400 stratified draws within 3.3 SE."""
     collection, frame, truth = world
-    rng = np.random.default_rng(21)
-    noisy = np.clip(frame.rel + rng.integers(-1, 2, len(frame)) * (rng.random(len(frame)) < 0.3),
-                    0, 2)
-    labels = _labels(collection, frame, noisy)
+    labels = _noisy_labels(collection, frame, 21, 0.3)
     design = stratified("1-5:0.6,6-:0.2")
     m = parse("nDCG")[0]
     values = []

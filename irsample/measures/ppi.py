@@ -89,7 +89,7 @@ from .base import parse_one
 from .context import EvalContext, safe_divide
 from .design_based import estimate as ht_estimate
 from .ht_design import cell_variance, ht_design
-from .ppi_difference import LEVELS, difference_estimate
+from .ppi_difference import LEVELS, difference_estimate, influence_cells
 from .ppi_judgments import (
     agreeing_topics,
     informative_topics,
@@ -97,7 +97,6 @@ from .ppi_judgments import (
     labelled_census,
     labelled_sample,
 )
-from .ppi_kernels import influence_sums
 
 TUNINGS = ("run", "topic", "global")
 
@@ -258,27 +257,14 @@ def _correlation(ctx, ctx_f, m, hy, hf) -> np.ndarray:
     """Per segment: the correlation of the linearised ht_y and ht_f (module docstring)."""
     d = ht_design(ctx)
     n_seg = ctx.n_seg
-    unc = np.flatnonzero((d.tdi_pi > 0) & (d.tdi_pi < 1))
-    topic = ctx.collection.tdi_topic.astype(np.int64)[unc]
-    order = np.argsort(topic, kind="stable")
-    sample_tdi = unc[order]
-    offsets = np.concatenate([[0], np.cumsum(np.bincount(topic, minlength=ctx.n_topics))])
-    local = np.full(ctx.collection.n_tdi, -1, dtype=np.int64)
-    local[sample_tdi] = np.arange(len(sample_tdi)) - offsets[topic[order]]
 
     def parts(est, c):
         x = np.zeros(len(c.pos_tdi)) if est.x is None else np.asarray(est.x, dtype=np.float64)
         centre = np.zeros(n_seg) if est.centre is None else est.centre
-        return x, centre, np.broadcast_to(np.asarray(est.den, dtype=np.float64), (n_seg,))
+        den = np.broadcast_to(np.asarray(est.den, dtype=np.float64), (n_seg,))
+        return x, _denominator_values(c), centre, den
 
-    x_y, th_y, den_y = parts(hy, ctx)
-    x_f, th_f, den_f = parts(hf, ctx_f)
-    sums = influence_sums(ctx.offsets, ctx.seg_topic, ctx.pos_tdi, x_y, x_f,
-                          offsets.astype(np.int64), sample_tdi, local, d.tdi_pi, d.tdi_cell,
-                          _denominator_values(ctx), _denominator_values(ctx_f),
-                          np.ascontiguousarray(th_y, dtype=np.float64),
-                          np.ascontiguousarray(th_f, dtype=np.float64),
-                          np.ascontiguousarray(den_y), np.ascontiguousarray(den_f), d.n_cells)
+    sums = influence_cells(ctx, parts(hy, ctx), parts(hf, ctx_f))
     t = ctx.seg_topic
     a, b, cross = sums[..., 0:3], sums[..., 3:6], sums[..., 6]
     v_a = cell_variance(d, t, a[..., 0], a[..., 1], a[..., 2])
