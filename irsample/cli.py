@@ -104,12 +104,15 @@ def check_outputs(args) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run the command line on ``argv`` (default ``sys.argv[1:]``); the exit status."""
     gc.unfreeze()  # called again in one process (tests, scripts): collect as usual meanwhile
+    thresholds = gc.get_threshold()
     try:
         return _main(argv)
     finally:
         # The process usually ends now: the objects still alive go to the collector's permanent
         # generation, so the full collection at exit skips them (numba's and the measures'
-        # million objects: 0.1-0.2 s at the end of `irsample eval`).
+        # million objects: 0.1-0.2 s at the end of `irsample eval`). A caller that goes on
+        # gets its collector's thresholds back.
+        gc.set_threshold(*thresholds)
         gc.freeze()
 
 
