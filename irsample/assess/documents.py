@@ -13,32 +13,18 @@ size in memory. Errors are :class:`~irsample.errors.InputError` naming the file 
 
 from __future__ import annotations
 
-import gzip
 import html
 import json
 import re
-import zlib
 from pathlib import Path
 
 from ..errors import InputError
+from ..io.files import read_raw
 
 _DOC = re.compile(rb"<DOC>(.*?)</DOC>", re.DOTALL | re.IGNORECASE)
 _DOCNO = re.compile(rb"<DOCNO>\s*(.*?)\s*</DOCNO>", re.DOTALL | re.IGNORECASE)
 _TAG = re.compile(r"<[^>]{0,200}>")
 _BLANKS = re.compile(r"[ \t]*\n[ \t\n]*\n[ \t\n]*")
-
-
-def _read(path: Path) -> bytes:
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", str(path)) from None
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise InputError(f"corrupt gzip data ({exc})", str(path)) from None
-    return raw
 
 
 def _text(raw: bytes) -> str:
@@ -84,7 +70,7 @@ def _is_jsonl(path: Path, raw: bytes) -> bool:
 
 
 def _one_file(path: Path, wanted, out: dict[str, str], *, loose: bool) -> None:
-    raw = _read(path)
+    raw = read_raw(path)
     if _is_jsonl(path, raw):
         _jsonl(raw, path, wanted, out)
     elif _DOC.search(raw) is not None or not loose:

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
-from .documents import _read, _text
+from ..io.files import read_raw
+from .documents import _text
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,7 @@ def read_topics(source) -> dict[str, Topic]:
     path = Path(source)
     if not path.is_file():
         raise InputError("no such file", str(path))
-    text = _text(_read(path))
+    text = _text(read_raw(path))
     topics = _trec(text, str(path)) if _TOP.search(text) else _tsv(text, str(path))
     if not topics:
         raise InputError("no topics found (expected TREC <top> blocks or qid<TAB>title lines)",
