@@ -165,8 +165,7 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
         lam = np.where(kept, 0.0, lam)
         value, var = np.where(kept, hy.value, value), np.where(kept, hy.variance, var)
         if not _fixed(tuning):  # a run whose variance would exceed ht's keeps ht
-            limit = _by_run(hy.variance, ctx) * (1.0 + 1e-9) + 1e-20  # rounding is not wider
-            worse = np.repeat(_by_run(var, ctx) > limit, ctx.n_topics)
+            worse = _wider(var, hy.variance, ctx)
             value, var = np.where(worse, hy.value, value), np.where(worse, hy.variance, var)
             lam = np.where(worse, 0.0, lam)
         ht_f = rho = np.full(ctx.n_seg, np.nan)
@@ -186,7 +185,7 @@ def _ratio_form(ctx, ctx_f, m, hy, auto, useful, tuning):
     lam = np.where(useful, _choose(cov, v_f, tuning, ctx.n_runs, ctx.n_topics), 0.0)
     var = np.maximum(v_y - 2.0 * lam * cov + lam * lam * v_f, 0.0)
     if not _fixed(tuning):  # a run whose variance would exceed ht's keeps ht
-        worse = np.repeat(_by_run(var, ctx) > _by_run(v_y, ctx), ctx.n_topics)
+        worse = _wider(var, v_y, ctx)
         lam = np.where(worse, 0.0, lam)
         var = np.where(worse, v_y, var)
     shift = np.where(lam > 0, lam * (auto - np.nan_to_num(hf.value)), 0.0)
@@ -215,8 +214,11 @@ def _label_contexts(ctx, labels):
     return cached[1:]
 
 
-def _by_run(values, ctx):
-    return values.reshape(ctx.n_runs, ctx.n_topics).sum(axis=1)
+def _wider(var, ht_var, ctx) -> np.ndarray:
+    """Per segment: whether its run's variance of the mean exceeds ht's (beyond rounding)."""
+    by_run = var.reshape(ctx.n_runs, ctx.n_topics).sum(axis=1)
+    limit = ht_var.reshape(ctx.n_runs, ctx.n_topics).sum(axis=1) * (1.0 + 1e-9) + 1e-20
+    return np.repeat(by_run > limit, ctx.n_topics)
 
 
 def _fixed(tuning) -> bool:
