@@ -280,13 +280,7 @@ def _ndcg(ctx, d: HTDesign, m: NDCG) -> Estimate:
     gains = np.zeros((ctx.n_topics, n_grades))
     width = min(gain_of_level.shape[1], n_grades)
     gains[:, :width] = gain_of_level[:, :width]
-    ideal = _ideal(counts, gains, cutoff)
-    # linearised ideal: one more document of grade v changes the ideal DCG by D[t, v]
-    slope = np.zeros_like(counts)
-    for v in levels:
-        bumped = counts.copy()
-        bumped[:, v] += 1.0
-        slope[:, v] = _ideal(bumped, gains, cutoff) - ideal
+    ideal, slope = ideal_and_slopes(counts, gains, cutoff)
     # the ideal DCG is concave in the counts: E[IDCG(R^)] ~ IDCG(R) + (1/2) sum_v IDCG''_v v(R^_v);
     # remove that second-order bias (second differences of the ideal in each count)
     for v in levels:
@@ -294,7 +288,7 @@ def _ndcg(ctx, d: HTDesign, m: NDCG) -> Estimate:
         down[:, v] = np.maximum(down[:, v] - 1.0, 0.0)
         bumped = counts.copy()
         bumped[:, v] += 1.0
-        curve = _ideal(bumped, gains, cutoff) - 2.0 * ideal + _ideal(down, gains, cutoff)
+        curve = ideal_dcg(bumped, gains, cutoff) - 2.0 * ideal + ideal_dcg(down, gains, cutoff)
         ideal = ideal - 0.5 * np.where(counts[:, v] >= 1.0, curve, 0.0) * count_var[:, v]
     grade = np.clip(j.grade, 0, n_grades - 1)
     tdi_slope = np.where(sampled, slope[ctx.collection.tdi_topic, grade], 0.0)
@@ -313,7 +307,20 @@ def _cumulative_discount(x: np.ndarray, cutoff: int) -> np.ndarray:
     return table[whole] + (x - whole) * (table[whole + 1] - table[whole])
 
 
-def _ideal(counts: np.ndarray, gains: np.ndarray, cutoff: int) -> np.ndarray:
+def ideal_and_slopes(counts: np.ndarray, gains: np.ndarray, cutoff: int):
+    """The ideal DCG per topic of ``counts`` (:func:`ideal_dcg`) and its linearisation:
+    ``slope[t, v]``, the change of the ideal DCG when topic t has one more document of grade v
+    (v >= 1; 0 for grade 0)."""
+    ideal = ideal_dcg(counts, gains, cutoff)
+    slope = np.zeros_like(counts)
+    for v in range(1, counts.shape[1]):
+        bumped = counts.copy()
+        bumped[:, v] += 1.0
+        slope[:, v] = ideal_dcg(bumped, gains, cutoff) - ideal
+    return ideal, slope
+
+
+def ideal_dcg(counts: np.ndarray, gains: np.ndarray, cutoff: int) -> np.ndarray:
     """Ideal DCG per topic of ``counts[t, v]`` documents of each level, highest gain first."""
     order = np.argsort(-gains, axis=1, kind="stable")
     start = np.zeros(counts.shape[0])

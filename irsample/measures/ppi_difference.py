@@ -17,7 +17,7 @@ any fixed c. P@k and num_rel are such totals. nDCG = DCG / IDCG is estimated by 
     nDCG^ = DCG^ / IDCG(C^),
 
 IDCG(C) the ideal DCG of counts C_v per grade (each clipped at 0; linear between integers, as
-ht's ``_ideal``). The labels enter both parts as residuals, so the coefficient of variation of
+ht's ``ideal_dcg``). The labels enter both parts as residuals, so the coefficient of variation of
 the denominator, which governs the ratio's bias, shrinks where the labels predict the grades.
 The estimate is clipped to [0, 1] (the measure's range: a projection that never moves it away
 from the truth).
@@ -49,7 +49,7 @@ import numpy as np
 from ..model import JUDGED, UNPOOLED
 from .context import safe_divide
 from .counts import NumRel
-from .design_based import _ideal
+from .design_based import ideal_and_slopes, ideal_dcg
 from .ht_design import cell_variance, ht_design, topic_total
 from .ht_kernels import weighted_prefix
 from .ppi_kernels import influence_sums
@@ -210,7 +210,7 @@ class Parts:
         counts = np.zeros_like(self.y_counts)
         for v in self.levels[1:]:
             counts[:, v] = self._topic_sum((grade == v) * 1.0)
-        return _ideal(counts, self.gains, self.cutoff)[t]
+        return ideal_dcg(counts, self.gains, self.cutoff)[t]
 
     def counts(self, c_tdi):
         """nDCG: the difference estimates of the count of every grade per topic (>= 0)."""
@@ -222,14 +222,7 @@ class Parts:
         return np.maximum(counts, 0.0)
 
     def _ideal(self, c_tdi):
-        counts = self.counts(c_tdi)
-        ideal = _ideal(counts, self.gains, self.cutoff)
-        slope = np.zeros_like(counts)
-        for v in self.levels[1:]:
-            bumped = counts.copy()
-            bumped[:, v] += 1.0
-            slope[:, v] = _ideal(bumped, self.gains, self.cutoff) - ideal
-        return ideal, slope
+        return ideal_and_slopes(self.counts(c_tdi), self.gains, self.cutoff)
 
     def _linear_numerator(self, c_pos):
         ctx, d = self.ctx, self.d
