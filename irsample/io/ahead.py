@@ -138,8 +138,8 @@ class ReadAhead:
         bounds = self._bounds(split)
         try:
             for a, b in zip(bounds, bounds[1:]):
-                yield [self.early[i].result() if i in self.early else first[i]
-                       for i in range(a, b)]
+                yield [self.early.pop(i).result() if i in self.early else first[i]
+                       for i in range(a, b)]  # handed over: no longer held here
         except BaseException:
             self.cancel()
             raise
