@@ -331,7 +331,7 @@ def scan_run(buf, cap):
     q_data = np.empty(buf.shape[0], dtype=np.uint8)
     d_data = np.empty(buf.shape[0], dtype=np.uint8)
     score = np.empty(cap)
-    lineno = np.empty(cap, dtype=np.int64)
+    lineno = np.empty(cap, dtype=np.int32)  # lines < bytes < 2 GiB
     slow = np.empty((cap, 3), dtype=np.int64)
     n_slow, short, short_fields, tag_s, line, rec = 0, -1, 0, 0, 0, 0
     q_off[0], d_off[0] = 0, 0
