@@ -132,7 +132,8 @@ def _main(argv: list[str] | None) -> int:
             args.start(args)  # work that needs no heavy module (eval: reading runs) starts now
         from .commands.notices import announce_compilation
 
-        announce_compilation()  # imports numba
+        _numba_start.import_numba()
+        announce_compilation()  # imports numba (imported just above in a process of ours)
         text = args.run(args)
         _write(text, output)
     except IrsampleError as exc:

@@ -6,8 +6,9 @@ batches of about ``batch_bytes`` of text (a gzip file counts four times its size
 parquet file or standard input is a batch of its own), builds a :class:`~irsample.model.Collection`
 of one batch and the judgments, evaluates it, keeps only the values, and moves on. Peak memory
 is that of the largest batch (one run when runs are large), not of all runs. The first batch is
-read ahead in background threads (:class:`~irsample.io.ahead.ReadAhead`) and evaluated in three
-parts, each as soon as its runs are in, so the threads read the next part meanwhile.
+read ahead in background threads (:class:`~irsample.io.ahead.ReadAhead`; TREC qrels from a file
+too, first) and evaluated in three parts, each as soon as its runs are in, so the threads read
+the next part meanwhile.
 
 The result is the :class:`~irsample.evaluation.Evaluation` the all-in-memory path gives: runs in
 the order given, topics in byte-wise order over the judgments and all runs, the same values,
@@ -71,22 +72,19 @@ def evaluate_in_batches(
     from .evaluation import evaluate_collection
 
     ahead = runs if isinstance(runs, ReadAhead) else None
-    if ahead is None:  # read the first run files while the qrels load in this thread
+    if ahead is None:
         sources = [runs] if isinstance(runs, (str, os.PathLike)) else list(runs)
         ahead = ReadAhead(sources, batch_bytes)
-    ahead.parse()  # the threads parse the runs while the qrels load here
+    ahead.parse(qrels, qrels_format)  # the threads read the qrels (trec), then parse the runs
     try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", InputWarning)
-            table = load_qrels(qrels, qrels_format)
-        for w in caught:
-            if issubclass(w.category, InputWarning):
-                print(f"irsample: warning: {w.message}", file=sys.stderr)
-            else:
-                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        table = ahead.qrels.result() if ahead.qrels is not None else None
+        if table is None:  # another source or format: read here (its warnings are printed)
+            table = _load_qrels_warning(qrels, qrels_format)
     except BaseException:
         ahead.cancel()
         raise
+    if ahead.first_part_pending() and table.stratum is None and table.prob is None:
+        load_kernels(measures, options)  # while the threads still read the first part
     parts = []
     try:
         for batch in ahead.parts():  # the first batch in parts, evaluated while the next is read
@@ -104,6 +102,46 @@ def evaluate_in_batches(
         ahead.cancel()
         raise
     return merge_evaluations(parts)
+
+
+#: a three-line run and its judgments for :func:`load_kernels`
+_KERNEL_RUN = b"q 0 d2 1 2 k\nq 0 d1 2 1 k\nq 0 d3 3 1 k\n"
+_KERNEL_QRELS = b"q 0 d1 1\nq 0 d2 0\nq 0 d4 2\n"
+
+
+def load_kernels(measures, options) -> None:
+    """Evaluate ``measures`` with ``options`` on a three-line run and TREC qrels, dropping the
+    values: numba loads the kernels that reading, building and evaluating call (from its cache,
+    a few ms each; TREC-8's official + infAP + ndcg: 0.1-0.2 s) while the reading threads still
+    parse the first runs, instead of after them. A failure here is left to the real
+    evaluation, which meets it again."""
+    from io import BytesIO
+
+    from .evaluation import evaluate_collection
+    from .io.trec import read_qrels, read_run
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            qrels = read_qrels(BytesIO(_KERNEL_QRELS))
+            collection = Collection.build([read_run(BytesIO(_KERNEL_RUN))], [qrels])
+            judgments = Judgments.from_qrels(collection, qrels)
+            evaluate_collection(collection, judgments, measures, **options)
+    except Exception:  # noqa: BLE001 - only a warm-up: the evaluation reports any problem
+        pass
+
+
+def _load_qrels_warning(qrels, qrels_format):
+    """:func:`~irsample.io.load_qrels`, printing its input warnings on standard error."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", InputWarning)
+        table = load_qrels(qrels, qrels_format)
+    for w in caught:
+        if issubclass(w.category, InputWarning):
+            print(f"irsample: warning: {w.message}", file=sys.stderr)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return table
 
 
 def _unique(names: list[str], sources: list[str]) -> tuple[str, ...]:

@@ -11,8 +11,13 @@ from __future__ import annotations
 
 import os
 
-from ..errors import IrsampleError
-from .arguments import number
+# NumPy's OpenBLAS starts a worker thread per extra core when NumPy is imported (the next
+# import), and each spins for a while (TREC-8 eval: 65 ms of a core the reading threads need);
+# no kernel of the evaluation calls BLAS, so one thread does. A value the user set wins.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+from ..errors import IrsampleError  # noqa: E402 (after the variable above)
+from .arguments import number  # noqa: E402
 
 #: formats whose output has no per-topic lines (``-q`` is refused with them)
 SUMMARY_ONLY = ("latex", "table")
@@ -116,14 +121,14 @@ def start_reading(args) -> None:
     if args.places == "exact" and args.format not in EXACT:
         raise IrsampleError(f"--places exact: only with --format {' or '.join(EXACT)}")
     if args.auto_labels is None:  # with automatic labels every run is held at once
-        from ..io.ahead import ReadAhead
+        from ..io.ahead import ReadAhead, run_batches
 
         # numba's OpenMP workers sleep when a parallel kernel ends instead of spinning: the
         # reading threads need the cores (read when OpenMP loads, after this)
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-        args.ahead = ReadAhead(args.runs)
-        if len(args.ahead.batches) == 1:
+        if len(run_batches(args.runs)) == 1:  # before the threads start allocating
             keep_freed_memory()
+        args.ahead = ReadAhead(args.runs)
 
 
 def cmd_eval(args) -> str:
@@ -141,6 +146,8 @@ def cmd_eval(args) -> str:
 def _evaluate(args, ahead) -> str:
     """The evaluation of :func:`cmd_eval`: streamed from ``ahead`` (a started
     :class:`~irsample.io.ahead.ReadAhead`), or all runs at once with ``--auto-labels``."""
+    if ahead is not None:  # the reading threads read the qrels and parse runs meanwhile
+        ahead.parse(args.qrels, args.qrels_format)
     from ..api import measures_from
     from ..formats import render
     from .notices import warn_ignored_strata

@@ -207,7 +207,7 @@ class Collection(RunsAndTopics):
         if dup_run >= 0:
             _raise_duplicate(runs, int(base[dup_run]) + int(dup_row))
         names = _unique_names(runs)
-        return cls(
+        collection = cls(
             topics=_decode(topic_values),
             run_names=names,
             run_sources=tuple(r.source for r in runs),
@@ -217,9 +217,27 @@ class Collection(RunsAndTopics):
             rank_tdi=rank_tdi,
             rank_score=rank_score,
         )
+        located = []
+        for k, table in enumerate(qrels, start=len(runs)):
+            segments = seg_offsets[k * n_topics : (k + 1) * n_topics + 1]
+            at = slice(segments[0], segments[-1])
+            topic = np.repeat(np.arange(n_topics, dtype=np.int64), np.diff(segments))
+            row_topic, row_tdi = np.empty((2, len(table)), dtype=np.int64)
+            row_topic[grp[at]] = topic
+            row_tdi[grp[at]] = topic_doc_offsets[topic] + row_local[at]
+            located.append((table.qid, table.docno, row_topic, row_tdi))
+        object.__setattr__(collection, "_located", located)  # for lookup (not a field)
+        return collection
 
     def lookup(self, qid: pa.Array, docno: pa.Array) -> tuple[np.ndarray, np.ndarray]:
-        """Topic index and ``tdi`` of each (qid, docno) pair; -1 where not in the collection."""
+        """Topic index and ``tdi`` of each (qid, docno) pair; -1 where not in the collection.
+
+        The columns of a judgments table the collection was built with are answered from the
+        build, which placed every row already (no search: a third of the time of
+        ``Judgments.from_qrels`` on TREC-8)."""
+        for q, d, t, tdi in getattr(self, "_located", ()):
+            if qid is q and docno is d:
+                return t.copy(), tdi.copy()
         t = pc.index_in(qid.cast(pa.binary()), value_set=binary_of(self.topics))
         t = numbers(t, missing=-1).astype(np.int64)
         q_offsets, q_data = _binary_parts(docno)
