@@ -197,3 +197,30 @@ def test_topped_up_design_terms_are_unbiased_given_the_documents_judged_before()
             assert np.all(np.abs(got.mean(axis=0) - want)[exact] < 1e-9)
             z = np.abs(got.mean(axis=0) - want)[~exact] / se[~exact]
             assert z.max(initial=0.0) < 3.0, (inner, z.max(initial=0.0))
+
+
+def test_imputation_with_donor_weights():
+    """``impute`` with equal donor weights is the plain mean with variances (1 + m/k)^2 v_q and
+    tau^2 (1 + m/k); with 0/1 weights the imputed value is the donors' mean and only donors
+    carry the extra weight (1 + m/p)^2 (p donors)."""
+    from irsample.measures.design_based import impute
+
+    plain = np.array([[0.2, 0.4, 0.9, 0.0, 0.0]])
+    own = np.array([[0.01, 0.02, 0.03, 0.0, 0.0]])
+    known = np.array([[True, True, True, False, False]])
+    missing = ~known
+    value, var = impute(plain, own, known, missing)
+    value1, var1 = impute(plain, own, known, missing, np.ones_like(plain))
+    assert np.allclose(value, value1) and np.allclose(var, var1)
+    mean, k, m = 0.5, 3, 2
+    tau2 = max(np.var([0.2, 0.4, 0.9], ddof=1) - 0.02, 0.0)
+    assert np.allclose(value[0, 3:], mean)
+    assert np.allclose(var[0, :3], own[0, :3] * (1 + m / k) ** 2)
+    assert np.allclose(var[0, 3:], tau2 * (1 + m / k))
+    donors = np.array([[1.0, 1.0, 0.0, 0.0, 0.0]])
+    value2, var2 = impute(plain, own, known, missing, donors)
+    assert np.allclose(value2[0, 3:], 0.3)
+    assert np.allclose(var2[0, :2], own[0, :2] * (1 + m / 2) ** 2)
+    assert var2[0, 2] == own[0, 2]
+    tau2 = max(np.var([0.2, 0.4], ddof=1) - 0.015, 0.0)
+    assert np.allclose(var2[0, 3:], tau2 * (1 + m / 2))

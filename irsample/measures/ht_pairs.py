@@ -117,7 +117,8 @@ def pair_estimates(ctx, inner, *, variance: str = "design") -> PairEstimates:
     q = both.sum(axis=1)
     kept = both & ident
     unknown = both & ~ident & ~_census_topics(ctx, d)[None, :]
-    diffs, v = impute(diffs, v, kept, unknown)
+    donors = None if est.donors is None else est.donors.reshape(shape)[first]
+    diffs, v = impute(diffs, v, kept, unknown, donors)
     mean = safe_divide(np.where(both, diffs, 0.0).sum(axis=1), q)
     if variance == "design":
         var = safe_divide(np.where(both, v, 0.0).sum(axis=1), q * q)
