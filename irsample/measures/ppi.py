@@ -27,6 +27,17 @@ ht(M) plus lambda_h times the labels' linearised influences (census minus HT; me
 kept ht's bias but narrowed AP's interval little (ratio 0.92-0.96) and is not exact for true
 labels.
 
+What limits ppi(nDCG)'s interval (measured, seed 2024, 10% uniform, kappa 0.7 labels): the topics
+the difference form leaves to ht (ratio not identified: fewer than 2 sampled relevant documents
+or a denominator CV above 0.5). On Vaswani they are 69% of the segments and hold 67% of ht's
+variance (10 draws); on the segments it takes, the half-width ratio is 0.21. TREC-8 (3 draws):
+21% of the segments, 32% of ht's variance, ratio 0.60 on the rest, lambda 0.68; per-topic weights
+gave 0.762 against 0.770 per stratum (8 draws) with lower coverage (0.87 against 0.93). Using the
+labels on those topics was tried and is not kept (Vaswani, 40 draws; ratio / coverage / bias):
+the difference form without the 2-relevant rule 0.63 / 0.77 / +0.042 at kappa 0.7 but 0.69 /
+0.14 / +0.106 with the fusion labels (ht 0.82 / +0.060); ht(nDCG) + lambda (nDCG(f) - ht_f) on
+them 0.47 / 0.08 / +0.078 at kappa 0.7.
+
 AP estimator (``ppi_ap.py``, derivation there): ht(AP) on the humans plus, stratum by stratum,
 lambda_h times the step D_h by which sampling stratum h moves the same estimator on the labels
 (sum_h D_h = AP(f) - ht_f(AP), the labels' census value minus ht on the sample's labels; its
