@@ -17,7 +17,8 @@ the complete judgments restricted to F (mean over topics):
    relevance prior as the design's labels, fixed before any judging) draws ``percent``% of F
    for human judgment;
 3. ht(M) (:mod:`irsample.measures.design_based`, humans only), ppi(M) (lambda tuned per run
-   for AP, per stratum for nDCG, or as ``tuning`` says) and auto-only (labels as judgments)
+   for AP, per stratum for nDCG, or as ``tuning`` says: ``stratum`` tunes AP per run and
+   stratum too, :mod:`irsample.measures.ppi_ap`) and auto-only (labels as judgments)
    estimate every run's mean, with
    95% intervals for ht and ppi (:mod:`irsample.measures.ppi`; ppi's ``ht`` is ht(M) itself).
 

@@ -13,7 +13,8 @@ One estimator per measure:
   (DCG, the count of each grade behind the ideal DCG, P@k's count, R) is the labels' value on
   the pool plus the design-weighted residuals y_d - lambda_h f_d of the sample, with one
   lambda per stratum h (stratified PPI), and nDCG = DCG^ / IDCG(C^).
-- AP: the ratio correction below, with one lambda per run.
+- AP (``ppi_ap.py``): the ratio correction below, with one lambda per run (or per run and
+  stratum).
 
 Why not one form for all (Vaswani, depth-100 pool, 20 trials, seed 2024, 10% human judgments,
 uniform design; ``irsample simulate model-assisted``): the ratio correction of nDCG carries the
@@ -26,26 +27,21 @@ ht(M) plus lambda_h times the labels' linearised influences (census minus HT; me
 kept ht's bias but narrowed AP's interval little (ratio 0.92-0.96) and is not exact for true
 labels.
 
-AP estimator. Write ht_y = ht(AP) on the human judgments of S (``design_based.py``) and ht_f =
-the *same* estimator on the same sample with each judged grade replaced by its label. Then
+What limits ppi(nDCG)'s interval (measured, seed 2024, 10% uniform, kappa 0.7 labels): the topics
+the difference form leaves to ht (ratio not identified: fewer than 2 sampled relevant documents
+or a denominator CV above 0.5). On Vaswani they are 69% of the segments and hold 67% of ht's
+variance (10 draws); on the segments it takes, the half-width ratio is 0.21. TREC-8 (3 draws):
+21% of the segments, 32% of ht's variance, ratio 0.60 on the rest, lambda 0.68; per-topic weights
+gave 0.762 against 0.770 per stratum (8 draws) with lower coverage (0.87 against 0.93). Using the
+labels on those topics was tried and is not kept (Vaswani, 40 draws; ratio / coverage / bias):
+the difference form without the 2-relevant rule 0.63 / 0.77 / +0.042 at kappa 0.7 but 0.69 /
+0.14 / +0.106 with the fusion labels (ht 0.82 / +0.060); ht(nDCG) + lambda (nDCG(f) - ht_f) on
+them 0.47 / 0.08 / +0.078 at kappa 0.7.
 
-    ppi(AP) = ht_y + lambda (AP(f) - ht_f),    lambda in [0, 1].
-
-AP(f) is known without sampling error; ht_f estimates it from S exactly as ht_y estimates
-AP(y), so lambda (AP(f) - ht_f) is an estimate of 0 that cancels the part of ht_y's sampling
-error the labels predict (PPI, Angelopoulos, Bates, Fannjiang, Jordan & Zrnic, Science 2023,
-at the level of the measure; PPI++, Angelopoulos, Duchi & Zrnic 2023, for lambda). For
-AP = Num / R with Num = sum_{j<=k} y_j y_k / k (ranks of the run, j = k the single term), ht's
-pairwise HT sum minus lambda times the same sum on f gives
-
-    Num^ = lambda Num(f) + sum_{k in S} (y_k - lambda f_k)/(k pi_k)
-           + sum_{j<k both in S} (y_j y_k - lambda f_j f_k) / (k pi_jk):
-
-the residual of *products*, unbiased for Num(y) since E[1{j,k in S}/pi_jk] = 1. The product of
-residuals (y_j - lambda f_j)(y_k - lambda f_k) would estimate sum y_j y_k - lambda(y_j f_k +
-f_j y_k) + lambda^2 f_j f_k, not Num(y) - lambda Num(f): its cross terms are not a correction of
-Num(f). ht_y and ht_f carry ht's ratio bias corrections and sparse-topic rules on both sides,
-so ppi(AP) has the bias b(ht_y) - lambda b(ht_f).
+AP estimator (``ppi_ap.py``, derivation there): ht(AP) on the humans plus, stratum by stratum,
+lambda_h times the step D_h by which sampling stratum h moves the same estimator on the labels
+(sum_h D_h = AP(f) - ht_f(AP), the labels' census value minus ht on the sample's labels; its
+pairs take the residual of products y_j y_k - lambda f_j f_k over pi_jk).
 
 Exact cases (by construction, not by tolerance). Labels equal to the human grades: ht_f equals
 ht_y bit for bit (AP), every residual is 0 (the others), so ppi(M) = M(y), lambda = 1, variance
@@ -60,20 +56,9 @@ pool): when the labels vary somewhere in the pool, a topic whose constant labels
 judged document takes the labels' value with variance 0 (PPI with lambda = 1 and a sample
 without residuals).
 
-AP's variance. var(ppi) = V_y - 2 lambda C + lambda^2 V_f, V_y and V_f ht(AP)'s design variances
-of ht_y and ht_f, C their covariance, C = rho sqrt(V_y V_f) with rho the correlation of the two
-linearised estimates: per sampled document the influences z_d = (x_d - theta~ r_d)/Y of each
-(``ppi_kernels.py``), their covariance by ht_design's cell formula (Hajek, within each topic x
-stratum); a topic without linearised variance (one ht imputes) takes the correlation pooled
-over the run's topics. No sample of unlabelled documents enters (AP(f) is a census of F), so
-PPI++'s factor (1 + n/N) on V_f does not apply.
-
-AP's power tuning. lambda minimises the estimated variance: per run (``tuning="run"``,
-default) of the mean over its topics, lambda = sum_t C_t / sum_t V_f,t (one weight shared by
-the topics, so its selection noise is small; PPI++ §3: O(1/n)); ``"topic"`` per (run, topic);
-``"global"`` one weight over every run and topic; or a fixed number. Clipped to [0, 1], and 0
-on topics whose labels are constant. For every measure, a run whose estimated variance would
-exceed ht's keeps ht (lambda = 0): the run's interval is never wider than ht's.
+AP's variance and power tuning: ``ppi_ap.py`` (one lambda per run by default). For
+every measure, a run whose estimated variance would exceed ht's keeps ht (lambda = 0): the run's
+interval is never wider than ht's.
 """
 
 from __future__ import annotations
@@ -84,12 +69,12 @@ import numpy as np
 
 from ..errors import MeasureError
 from ..io.labels import AutoLabels
-from ..model import JUDGED
 from .base import parse_one
 from .context import EvalContext, safe_divide
 from .design_based import estimate as ht_estimate
-from .ht_design import cell_variance, ht_design
-from .ppi_difference import LEVELS, difference_estimate, influence_cells
+from .ht_design import ht_design
+from .ppi_ap import TUNINGS, ratio_form
+from .ppi_difference import LEVELS, difference_estimate
 from .ppi_judgments import (
     agreeing_topics,
     informative_topics,
@@ -97,8 +82,6 @@ from .ppi_judgments import (
     labelled_census,
     labelled_sample,
 )
-
-TUNINGS = ("run", "topic", "global")
 
 
 @dataclass(frozen=True, eq=False)
@@ -115,7 +98,9 @@ class PPIEstimate:
     auto: np.ndarray
     ht_f: np.ndarray
     rho: np.ndarray
-    lam_h: np.ndarray | None = None  #: (T, S) the label weight of each topic x stratum (not AP)
+    #: the label weights per stratum: (T, S) per topic x stratum (difference form); AP:
+    #: (n_seg, S) per segment x stratum
+    lam_h: np.ndarray | None = None
 
 
 def _context(ctx, judgments) -> EvalContext:
@@ -127,9 +112,9 @@ def _context(ctx, judgments) -> EvalContext:
 def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None = None
                  ) -> PPIEstimate:
     """ppi(M) for every segment of ``ctx`` (module docstring); ``target`` a measure or its name
-    (AP, nDCG, nDCG@k, P@k, num_rel). ``tuning``: AP ``"run"`` (default), ``"topic"``,
-    ``"global"``; the others ``"stratum"`` (default), ``"topic"``, ``"global"``; or a fixed
-    lambda in [0, 1]."""
+    (AP, nDCG, nDCG@k, P@k, num_rel). ``tuning``: AP ``"run"`` (default), ``"stratum"``,
+    ``"topic"``, ``"global"``; the others ``"stratum"`` (default), ``"topic"``, ``"global"``;
+    or a fixed lambda in [0, 1]."""
     m = parse_one(target)
     collection, judgments = ctx.collection, ctx.judgments
     if len(labels.value) != collection.n_tdi:
@@ -152,9 +137,10 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
     sure = (~useful_t & useful_t.any() & agreeing_topics(grades, judgments, topic,
                                                          ctx.n_topics))[ctx.seg_topic]
     if m.family == "AP":
-        value, var, lam, ht_f, rho = _ratio_form(ctx, ctx_f, m, hy, auto,
-                                                 useful_t[ctx.seg_topic], tuning)
-        lam_h = None
+        value, var, lam, ht_f, rho, lam_h = ratio_form(
+            ctx, ctx_f, m, hy, auto, useful_t[ctx.seg_topic], tuning, grades,
+            lambda judgments: _context(ctx, judgments),
+            lambda v, ht_v: _wider(v, ht_v, ctx))
     else:
         value, var, kept, lam_h = difference_estimate(ctx, m, grades, hy.value, hy.den, useful_t,
                                                       tuning)
@@ -173,23 +159,6 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
     var = np.where(sure, 0.0, var)
     return PPIEstimate(value, var, np.where(sure, 1.0, lam), hy.value, hy.variance, auto, ht_f,
                        rho, lam_h)
-
-
-def _ratio_form(ctx, ctx_f, m, hy, auto, useful, tuning):
-    """AP: ht(AP) + lambda (AP(f) - ht_f(AP)) (module docstring): value, variance, lambda, ht_f
-    and the correlation rho per segment."""
-    hf = ht_estimate(ctx_f, m)
-    rho = _correlation(ctx, ctx_f, m, hy, hf)
-    v_y, v_f = hy.variance, np.where(useful, hf.variance, 0.0)
-    cov = np.where(useful, rho * np.sqrt(np.maximum(v_y * v_f, 0.0)), 0.0)
-    lam = np.where(useful, _choose(cov, v_f, tuning, ctx.n_runs, ctx.n_topics), 0.0)
-    var = np.maximum(v_y - 2.0 * lam * cov + lam * lam * v_f, 0.0)
-    if not _fixed(tuning):  # a run whose variance would exceed ht's keeps ht
-        worse = _wider(var, v_y, ctx)
-        lam = np.where(worse, 0.0, lam)
-        var = np.where(worse, v_y, var)
-    shift = np.where(lam > 0, lam * (auto - np.nan_to_num(hf.value)), 0.0)
-    return hy.value + shift, np.where(lam > 0, var, v_y), lam, hf.value, rho
 
 
 def _label_contexts(ctx, labels):
@@ -223,64 +192,3 @@ def _wider(var, ht_var, ctx) -> np.ndarray:
 
 def _fixed(tuning) -> bool:
     return isinstance(tuning, (int, float)) and not isinstance(tuning, bool)
-
-
-def _choose(cov, v_f, tuning, n_runs, n_topics) -> np.ndarray:
-    """lambda per segment: C / V_f summed per segment (``"topic"``), over a run's topics
-    (``"run"``) or over everything (``"global"``), clipped to [0, 1]; or the fixed ``tuning``.
-    Where the sum of V_f is 0 (no sampled document moves ht_f) lambda changes no estimated
-    variance; it falls back to the next wider sum (topic, run, everything) and to 1 (the labels'
-    census value) where even that is 0."""
-    n_seg = cov.shape[0]
-    if _fixed(tuning):
-        if not 0.0 <= tuning <= 1.0:
-            raise MeasureError(f"lambda must be in [0, 1], not {tuning}")
-        return np.full(n_seg, float(tuning))
-    if tuning not in TUNINGS:
-        raise MeasureError(f"tuning must be one of {TUNINGS} or a number in [0, 1], not {tuning!r}")
-    sums = {"topic": (cov, v_f),
-            "run": (np.repeat(cov.reshape(n_runs, n_topics).sum(axis=1), n_topics),
-                    np.repeat(v_f.reshape(n_runs, n_topics).sum(axis=1), n_topics)),
-            "global": (np.full(n_seg, cov.sum()), np.full(n_seg, v_f.sum()))}
-    lam = np.ones(n_seg)
-    for level in reversed(TUNINGS[TUNINGS.index(tuning):]):  # widest first, narrower override
-        num, den = sums[level]
-        lam = np.where(den > 0, np.clip(safe_divide(num, den), 0.0, 1.0), lam)
-    return lam
-
-
-def _denominator_values(ctx) -> np.ndarray:
-    """r_d per tdi: the document's value in AP's denominator total R (its relevance)."""
-    j = ctx.judgments
-    return ((j.state == JUDGED) & (j.grade >= ctx.rel_level)).astype(np.float64)
-
-
-def _correlation(ctx, ctx_f, m, hy, hf) -> np.ndarray:
-    """Per segment: the correlation of the linearised ht_y and ht_f (module docstring)."""
-    d = ht_design(ctx)
-    n_seg = ctx.n_seg
-
-    def parts(est, c):
-        x = np.zeros(len(c.pos_tdi)) if est.x is None else np.asarray(est.x, dtype=np.float64)
-        centre = np.zeros(n_seg) if est.centre is None else est.centre
-        den = np.broadcast_to(np.asarray(est.den, dtype=np.float64), (n_seg,))
-        return x, _denominator_values(c), centre, den
-
-    sums = influence_cells(ctx, parts(hy, ctx), parts(hf, ctx_f))
-    t = ctx.seg_topic
-    a, b, cross = sums[..., 0:3], sums[..., 3:6], sums[..., 6]
-    v_a = cell_variance(d, t, a[..., 0], a[..., 1], a[..., 2])
-    v_b = cell_variance(d, t, b[..., 0], b[..., 1], b[..., 2])
-    v_ab = cell_variance(d, t, a[..., 0] + b[..., 0], a[..., 1] + b[..., 1],
-                         a[..., 2] + 2.0 * cross + b[..., 2])
-    cov = 0.5 * (v_ab - v_a - v_b)
-    own = safe_divide(cov, np.sqrt(np.maximum(v_a * v_b, 0.0)))
-    # a segment without linearised variance (ht imputes an unidentified topic from the run's
-    # other topics) takes the run's pooled correlation
-    n_runs = ctx.n_runs
-
-    def by_run(v):
-        return np.repeat(v.reshape(n_runs, -1).sum(axis=1), ctx.n_topics)
-
-    pooled = safe_divide(by_run(cov), np.sqrt(np.maximum(by_run(v_a) * by_run(v_b), 0.0)))
-    return np.clip(np.where((v_a > 0) & (v_b > 0), own, pooled), -1.0, 1.0)

@@ -52,7 +52,7 @@ from .counts import NumRel
 from .design_based import ideal_and_slopes, ideal_dcg
 from .ht_design import cell_variance, ht_design, topic_total
 from .ht_kernels import weighted_prefix
-from .ppi_kernels import influence_sums
+from .ppi_kernels import N_SUMS, influence_sums
 
 _NO_CUTOFF = np.iinfo(np.int64).max
 #: the largest coefficient of variation of the denominator at which a topic's ratio is taken
@@ -75,21 +75,22 @@ def difference_estimate(ctx, m, grades, centre, ht_den, useful_t, tuning):
     if not isinstance(tuning, str):
         lam_h = np.full((ctx.n_topics, n_cells), float(tuning))
     else:
-        a, b, y1, r1 = parts.pilot(one)
+        a, b, y1, r1, out1 = parts.pilot(one)
         pilot = np.nan_to_num(centre) if ratio else np.ones(ctx.n_seg)
         den = np.maximum(parts.label_den(), np.nan_to_num(ht_den)) if ratio else y1
-        use = useful & (identified(ctx, parts, y1, r1) if ratio else True)
-        sums = influence_cells(ctx, (*a, pilot, den), (*b, pilot, den))
-        cov, v_b = cell_moments(ctx, sums)
+        use = useful & (identified(ctx, parts, y1, r1, out1) if ratio else True)
+        sums = influence_cells(ctx, (*a, pilot, den), (*b, pilot, den), out_a=out1)
+        cov, v_b, _ = cell_moments(ctx, sums)
         lam_h = pooled_weights(ctx, cov, v_b, use, tuning)
     c = lam_h[parts.topic, parts.stratum] * one
-    x, y, u, r = parts.at(c)
+    x, y, u, r, out = parts.at(c)
     theta = np.clip(safe_divide(x, y), 0.0, 1.0) if ratio else x
     zero = np.zeros(ctx.n_seg)
     sums = influence_cells(ctx, (u, r, theta if ratio else np.ones(ctx.n_seg), y),
-                           (np.zeros_like(u), np.zeros_like(r), zero, np.ones(ctx.n_seg)))
+                           (np.zeros_like(u), np.zeros_like(r), zero, np.ones(ctx.n_seg)),
+                           out_a=out)
     var = np.maximum(variance_of(ctx, sums), 0.0)
-    kept = ~useful | (~identified(ctx, parts, y, r) if ratio else False)
+    kept = ~useful | (~identified(ctx, parts, y, r, out) if ratio else False)
     return theta, var, kept, lam_h
 
 
@@ -153,8 +154,19 @@ class Parts:
     def _topic_sum(self, values):
         return np.bincount(self.topic, weights=values, minlength=self.ctx.n_topics)
 
+    def outside(self, slope=None):
+        """r of a sampled document outside the collection by topic and grade (it has no label:
+        its residual is its human value): num_rel -1{g >= rel}, nDCG the ideal's ``slope``;
+        None for P@k (such a document is never ranked)."""
+        if self.kind == "num_rel":
+            n_grades = self.ctx.judgments.stratum_grades.shape[2]
+            relevant = (np.arange(n_grades) >= self.ctx.rel_level).astype(np.float64)
+            return -np.tile(relevant, (self.ctx.n_topics, 1))
+        return slope if self.kind == "nDCG" else None
+
     def at(self, c_tdi):
-        """(X^, Y^ per segment, u per position, r per tdi) at label coefficients ``c_tdi``."""
+        """(X^, Y^ per segment, u per position, r per tdi, r outside the collection per topic
+        and grade) at label coefficients ``c_tdi``."""
         ctx = self.ctx
         t = ctx.seg_topic
         c_pos = c_tdi[ctx.pos_tdi]
@@ -163,36 +175,37 @@ class Parts:
             resid = np.where(self.sampled, self.y_tdi - l_tdi, 0.0)
             y = self.y_total.value + self._topic_sum(l_tdi - np.where(self.sampled, l_tdi, 0.0)
                                                      * self.inv_pi)
-            return y[t], np.ones(ctx.n_seg), np.zeros(len(ctx.pos_tdi)), -resid
+            return y[t], np.ones(ctx.n_seg), np.zeros(len(ctx.pos_tdi)), -resid, self.outside()
         x, u = self._linear_numerator(c_pos)
         if self.kind == "P":
-            return x, np.ones(ctx.n_seg), u, np.zeros(len(c_tdi))
+            return x, np.ones(ctx.n_seg), u, np.zeros(len(c_tdi)), None
         y, slope = self._ideal(c_tdi)
         r = np.where(self.sampled, slope[self.topic, self.y_tdi.astype(np.int64)], 0.0)
         r = r - c_tdi * slope[self.topic, self.f_tdi.astype(np.int64)]
-        return x, y[t], u, np.where(self.sampled, r, 0.0)
+        return x, y[t], u, np.where(self.sampled, r, 0.0), self.outside(slope)
 
     def pilot(self, one):
         """The power tuning's two influences at the labels' coefficients ``one`` (1 on the
         topics whose labels vary): A of the humans alone, B of the labels, each (u per position,
-        r per tdi), with nDCG's slopes at the counts of ``one``; and Y^, r at ``one``."""
+        r per tdi), with nDCG's slopes at the counts of ``one``; Y^, r at ``one``; and A's r of
+        the sampled documents outside the collection (B's is 0: they have no label)."""
         ctx, d = self.ctx, self.d
         n_pos = len(ctx.pos_tdi)
         l_tdi = np.where(self.sampled, one * self.f_tdi, 0.0)
         if self.kind == "num_rel":
             zero = np.zeros(n_pos)
             a, b = (zero, -np.where(self.sampled, self.y_tdi, 0.0)), (zero, -l_tdi)
-            return a, b, np.ones(ctx.n_seg), a[1] - b[1]
+            return a, b, np.ones(ctx.n_seg), a[1] - b[1], self.outside()
         _, uy = self._human_numerator()
         _, uf = weighted_prefix(ctx.offsets, one[ctx.pos_tdi] * self.f_pos, d.pos_pi,
                                 self.weight, self.cutoff)
         if self.kind == "P":
             zero = np.zeros(len(self.f_tdi))
-            return (uy, zero), (uf, zero), np.ones(ctx.n_seg), zero
+            return (uy, zero), (uf, zero), np.ones(ctx.n_seg), zero, None
         ideal, slope = self._ideal(one)
         ry = np.where(self.sampled, slope[self.topic, self.y_tdi.astype(np.int64)], 0.0)
         rf = np.where(self.sampled, one * slope[self.topic, self.f_tdi.astype(np.int64)], 0.0)
-        return (uy, ry), (uf, rf), ideal[ctx.seg_topic], ry - rf
+        return (uy, ry), (uf, rf), ideal[ctx.seg_topic], ry - rf, self.outside(slope)
 
     def _human_numerator(self):
         if self._human is None:
@@ -233,9 +246,12 @@ class Parts:
         return xy + census - xl, uy - ul
 
 
-def influence_cells(ctx, a, b):
+def influence_cells(ctx, a, b, out_a=None, out_b=None):
     """Per segment and cell the sums of ``ppi_kernels.influence_sums`` for two influences,
-    each given as (u per position, r per tdi, theta per segment, Y per segment)."""
+    each given as (u per position, r per tdi, theta per segment, Y per segment). ``out_a`` /
+    ``out_b`` (topics x grades): r of a sampled document outside the collection (one no run
+    retrieved: u = 0) of each grade; their z = -theta r / Y enter every cell at the cell's rate
+    (:func:`outside_sums`)."""
     d = ht_design(ctx)
     unc = np.flatnonzero((d.tdi_pi > 0) & (d.tdi_pi < 1))
     topic = ctx.collection.tdi_topic.astype(np.int64)[unc]
@@ -248,10 +264,45 @@ def influence_cells(ctx, a, b):
     def f64(v):
         return np.ascontiguousarray(v, dtype=np.float64)
 
-    return influence_sums(ctx.offsets, ctx.seg_topic, ctx.pos_tdi, f64(a[0]), f64(b[0]),
+    sums = influence_sums(ctx.offsets, ctx.seg_topic, ctx.pos_tdi, f64(a[0]), f64(b[0]),
                           offsets.astype(np.int64), sample_tdi, local, d.tdi_pi, d.tdi_cell,
                           f64(a[1]), f64(b[1]), f64(a[2]), f64(b[2]), f64(a[3]), f64(b[3]),
                           d.n_cells)
+    if out_a is not None or out_b is not None:
+        sums += outside_sums(ctx, d, (a[2], a[3], out_a), (b[2], b[3], out_b))
+    return sums
+
+
+def outside_sums(ctx, d, a, b):
+    """The sums of :func:`influence_cells` over the sampled documents outside the collection:
+    per cell h and grade g, ``d.outside[t, h, g]`` documents at pi = ``d.outside_pi[t, h]``,
+    each x = -theta r_g / (Y pi) for the two influences ``(theta, Y, r per topic x grade)``
+    (r None: 0)."""
+    t = ctx.seg_topic
+    count = d.outside[t]  # (n_seg, S, G)
+    pi = d.outside_pi[t]
+    part = (pi > 0) & (pi < 1)
+    inv = np.where(part, safe_divide(1.0, pi), 0.0)
+    w = np.where(part, 1.0 - pi, 0.0)
+
+    def x_of(theta, y, r_out):
+        if r_out is None:
+            return np.zeros(count.shape)
+        scale = np.where(np.asarray(y) > 0, -safe_divide(np.asarray(theta, dtype=np.float64),
+                                                          np.asarray(y, dtype=np.float64)), 0.0)
+        r = np.zeros((len(t), count.shape[2]))
+        width = min(r_out.shape[1], count.shape[2])
+        r[:, :width] = r_out[t, :width]
+        return scale[:, None, None] * r[:, None, :] * inv[:, :, None]
+
+    xa, xb = x_of(*a), x_of(*b)
+    out = np.zeros((len(t), d.n_cells, N_SUMS))
+    for k, x in enumerate((xa, xb)):
+        out[..., 3 * k] = (count * x).sum(axis=2)
+        out[..., 3 * k + 1] = w * out[..., 3 * k]
+        out[..., 3 * k + 2] = w * (count * x * x).sum(axis=2)
+    out[..., 6] = w * (count * xa * xb).sum(axis=2)
+    return out
 
 
 def variance_of(ctx, sums) -> np.ndarray:
@@ -260,11 +311,12 @@ def variance_of(ctx, sums) -> np.ndarray:
                          sums[..., 2])
 
 
-def identified(ctx, parts, y, r) -> np.ndarray:
+def identified(ctx, parts, y, r, out=None) -> np.ndarray:
     """Per segment: whether the ratio is identified (module docstring): Y^ > 0 with a
-    coefficient of variation sqrt(v(Y^))/Y^ at most :data:`CV_MAX` (``r`` its residual per tdi;
-    Y^ is the topic's, so v(Y^) is summed per topic) and at least :data:`MIN_REL` sampled
-    documents of positive human value in the topic."""
+    coefficient of variation sqrt(v(Y^))/Y^ at most :data:`CV_MAX` (``r`` its residual per tdi,
+    ``out`` per topic and grade for the sampled documents outside the collection; Y^ is the
+    topic's, so v(Y^) is summed per topic) and at least :data:`MIN_REL` sampled documents of
+    positive human value in the topic."""
     d = parts.d
     unc = (d.tdi_pi > 0) & (d.tdi_pi < 1)
     x = np.where(unc, r * parts.inv_pi, 0.0)
@@ -276,21 +328,35 @@ def identified(ctx, parts, y, r) -> np.ndarray:
         return np.bincount(cell[unc], weights=values[unc], minlength=size).reshape(
             ctx.n_topics, d.n_cells)
 
-    v = np.maximum(cell_variance(d, np.arange(ctx.n_topics), by_cell(x), by_cell(w * x),
-                                 by_cell(w * x * x)), 0.0)[ctx.seg_topic]
+    sx, swx, swxx = by_cell(x), by_cell(w * x), by_cell(w * x * x)
+    if out is not None:  # the documents outside the collection, at their cell's rate
+        per = outside_sums(_TopicView(ctx), d, (-np.ones(ctx.n_topics), np.ones(ctx.n_topics),
+                                                out), (np.zeros(ctx.n_topics),
+                                                       np.ones(ctx.n_topics), None))
+        sx, swx, swxx = sx + per[..., 0], swx + per[..., 1], swxx + per[..., 2]
+    v = np.maximum(cell_variance(d, np.arange(ctx.n_topics), sx, swx, swxx), 0.0)[ctx.seg_topic]
     seen = np.bincount(parts.topic[parts.sampled & (parts.y_tdi > 0)], minlength=ctx.n_topics)
     return (y > 0) & (v <= (CV_MAX * y) ** 2) & (seen[ctx.seg_topic] >= MIN_REL)
 
 
+class _TopicView:
+    """A context seen per topic (one 'segment' per topic), for :func:`outside_sums`."""
+
+    def __init__(self, ctx):
+        self.seg_topic = np.arange(ctx.n_topics)
+
+
 def cell_moments(ctx, sums):
-    """Per segment and cell: the covariance C_h(A, B) and the variance V_h(B) of the two
-    influences of ``influence_cells`` (ht_design's cell formula, cell by cell)."""
+    """Per segment and cell: the covariance C_h(A, B), the variance V_h(B) and the variance
+    V_h(A) of the two influences of ``influence_cells`` (ht_design's cell formula, cell by
+    cell)."""
     d = ht_design(ctx)
     t = ctx.seg_topic
     n_cells = d.n_cells
     a, b, cross = sums[..., 0:3], sums[..., 3:6], sums[..., 6]
     cov = np.zeros((ctx.n_seg, n_cells))
     v_b = np.zeros((ctx.n_seg, n_cells))
+    v_a = np.zeros((ctx.n_seg, n_cells))
     for h in range(n_cells):
         only = np.zeros(n_cells)
         only[h] = 1.0
@@ -301,8 +367,9 @@ def cell_moments(ctx, sums):
         vab = v(a[..., 0] + b[..., 0], a[..., 1] + b[..., 1],
                 a[..., 2] + 2.0 * cross + b[..., 2])
         v_b[:, h] = v(b[..., 0], b[..., 1], b[..., 2])
-        cov[:, h] = 0.5 * (vab - v(a[..., 0], a[..., 1], a[..., 2]) - v_b[:, h])
-    return cov, v_b
+        v_a[:, h] = v(a[..., 0], a[..., 1], a[..., 2])
+        cov[:, h] = 0.5 * (vab - v_a[:, h] - v_b[:, h])
+    return cov, v_b, v_a
 
 
 def pooled_weights(ctx, cov, v_b, use, level="stratum"):

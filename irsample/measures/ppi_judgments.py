@@ -15,6 +15,10 @@ labels define:
   retrieved (which have no label and keep their human grade in both) unchanged, so both ht(M)
   runs see the same design.
 - :func:`labelled_census`: every pooled document judged with its label (the labels alone).
+
+``labelled_sample(..., census=mask)`` judges, in the cells (topic x stratum) of ``mask``, every
+pooled document of the collection with its label at pi = 1: ht(M) on those judgments is the
+estimate that samples the other cells only (the strata's steps of AP's correction, ``ppi.py``).
 """
 
 from __future__ import annotations
@@ -40,24 +44,29 @@ def label_grades(labels, judgments, topic, rel_level: int = 1) -> np.ndarray:
     return np.where(relevant, max(int(rel_level), 1), 0).astype(np.int64)
 
 
-def labelled_sample(collection, judgments, grades) -> Judgments:
-    """The sample's judgments with the labels as the judged grades (module docstring)."""
+def labelled_sample(collection, judgments, grades, census=None) -> Judgments:
+    """The sample's judgments with the labels as the judged grades (module docstring);
+    ``census`` (topics x strata, bool): cells whose pooled documents are all judged with their
+    labels at pi = 1 (they must hold no unsampled document outside the collection:
+    :func:`census_possible`)."""
     topic_of = collection.tdi_topic.astype(np.int64)
     pooled = np.flatnonzero(judgments.state != UNPOOLED)
-    judged = judgments.state[pooled] == JUDGED
+    sampled = judgments.state[pooled] == JUDGED
     stratum = np.maximum(judgments.stratum[pooled], 0).astype(np.int64)
-    rel = np.where(judged, grades[pooled], -1)
     size = judgments.stratum_size.astype(np.int64)
     taken = judgments.stratum_sampled.astype(np.int64)
     n_topics, n_strata = size.shape
+    full = np.zeros(len(pooled), bool) if census is None else census[topic_of[pooled], stratum]
+    judged = sampled | full
+    rel = np.where(judged, grades[pooled], -1)
     cell = topic_of[pooled] * n_strata + stratum
     cells = n_topics * n_strata
     inside = np.bincount(cell, minlength=cells).reshape(size.shape)
-    inside_taken = np.bincount(cell[judged], minlength=cells).reshape(size.shape)
+    inside_taken = np.bincount(cell[sampled], minlength=cells).reshape(size.shape)
     by_grade = judgments.stratum_grades  # (T, S, G) over every entry, g >= 1
     n_grades = by_grade.shape[2]
-    g_in = np.clip(judgments.grade[pooled][judged], 0, n_grades - 1)
-    have = np.bincount(cell[judged] * n_grades + g_in,
+    g_in = np.clip(judgments.grade[pooled][sampled], 0, n_grades - 1)
+    have = np.bincount(cell[sampled] * n_grades + g_in,
                        minlength=cells * n_grades).reshape(by_grade.shape)
     out_graded = np.maximum(by_grade - have, 0)
     out_graded[:, :, 0] = 0
@@ -76,11 +85,28 @@ def labelled_sample(collection, judgments, grades) -> Judgments:
     if judgments.inclusion is not None:
         rate = np.where(size > 0, taken / np.maximum(size, 1), 1.0).ravel()
         given = judgments.inclusion[pooled]
-        prob = np.concatenate([np.where(np.isfinite(given), given, rate[cell]), rate[c_rows],
-                               rate[u_rows]])
+        prob = np.concatenate([np.where(full, 1.0, np.where(np.isfinite(given), given,
+                                                            rate[cell])),
+                               rate[c_rows], rate[u_rows]])
     return Judgments.from_arrays(collection, rows_topic, rows_tdi, rows_rel,
                                  stratum=rows_stratum, labels=judgments.stratum_labels,
                                  prob=prob, source=f"{judgments.source} (labels)")
+
+
+def census_possible(collection, judgments) -> np.ndarray:
+    """Per cell (topics x strata): whether the cell holds no unsampled pooled document outside
+    the collection (one no run retrieved: it has no label and no human grade), so that its
+    whole frame is known and :func:`labelled_sample` can judge it completely."""
+    size = judgments.stratum_size.astype(np.int64)
+    taken = judgments.stratum_sampled.astype(np.int64)
+    n_topics, n_strata = size.shape
+    pooled = np.flatnonzero(judgments.state != UNPOOLED)
+    cell = collection.tdi_topic.astype(np.int64)[pooled] * n_strata + np.maximum(
+        judgments.stratum[pooled], 0)
+    judged = judgments.state[pooled] == JUDGED
+    inside = np.bincount(cell, minlength=size.size).reshape(size.shape)
+    inside_taken = np.bincount(cell[judged], minlength=size.size).reshape(size.shape)
+    return size - inside - np.maximum(taken - inside_taken, 0) <= 0
 
 
 def labelled_census(collection, judgments, grades) -> Judgments:
