@@ -65,7 +65,7 @@ from .counts import NumRel
 from .gain import NDCG
 from .gain_tables import position_gains
 from .ht_design import HTDesign, TopicTotal, cell_variance, ht_design, topic_total
-from .ht_ideal import grade_counts, ideal_and_slopes, ideal_dcg, single_hit_weights  # noqa: F401  (ideal_dcg: re-exported for ppi_difference)
+from .ht_ideal import grade_counts, ideal_and_slopes, ideal_dcg, single_hit_weights
 from .ht_jackknife import ap_replicates, jackknife_variance
 from .ht_kernels import ap_walk, cell_sums, weighted_prefix
 from .precision import P, Recall, Rprec

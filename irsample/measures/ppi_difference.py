@@ -17,10 +17,10 @@ any fixed c. P@k and num_rel are such totals. nDCG = DCG / IDCG is estimated by 
     nDCG^ = DCG^ / IDCG(C^),
 
 IDCG(C) the ideal DCG of counts C_v per grade (each clipped at 0; linear between integers, as
-ht's ``ideal_dcg``). The labels enter both parts as residuals, so the coefficient of variation of
-the denominator, which governs the ratio's bias, shrinks where the labels predict the grades.
-The estimate is clipped to [0, 1] (the measure's range: a projection that never moves it away
-from the truth).
+``ht_ideal.ideal_dcg``). The labels enter both parts as residuals, so the coefficient of
+variation of the denominator, which governs the ratio's bias, shrinks where the labels predict
+the grades. The estimate is clipped to [0, 1] (the measure's range: a projection that never
+moves it away from the truth).
 
 Where the ratio is not identified the topic keeps ht(nDCG): IDCG(C^) <= 0, its coefficient of
 variation sqrt(v(IDCG^))/IDCG^ above :data:`CV_MAX`, or fewer than :data:`MIN_REL` sampled
@@ -49,8 +49,8 @@ import numpy as np
 from ..model import JUDGED, UNPOOLED
 from .context import safe_divide
 from .counts import NumRel
-from .design_based import ideal_and_slopes, ideal_dcg
 from .ht_design import cell_variance, ht_design, topic_total
+from .ht_ideal import ideal_and_slopes, ideal_dcg
 from .ht_kernels import weighted_prefix
 from .ppi_kernels import N_SUMS, influence_sums
 
