@@ -27,7 +27,7 @@ EVIDENCE: dict[str, str] = {
            "holds few relevant documents, which their variances do not show"),
     "nDCG": ("infNDCG's 95% intervals covered the pool's truth for 94.5% of the runs on "
              "Vaswani and 93.2% on CACM over 20 seeds of the demo's design at 10% "
-             "(benchmarks/demo_coverage.py; ht(nDCG): 5% and 0%)"),
+             "(benchmarks/demo_coverage.py; ht(nDCG): 11% and 0%)"),
 }
 
 #: the estimators of a measure that irsample plan can plan for -> its target measure
