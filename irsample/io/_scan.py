@@ -306,6 +306,19 @@ def _parse_score(buf, s, e):
     return (-v if p != s else v), True
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _copy_field(buf, p, out, n):
+    """Copy the field at ``buf[p]`` to ``out[n]`` on, byte by byte as it is scanned (unsigned
+    positions); return the positions after it in ``buf`` and in ``out``."""
+    c = buf[p]
+    while _CLASS[c] == 0:
+        out[n] = c
+        n += _U1
+        p += _U1
+        c = buf[p]
+    return p, n
+
+
 @njit(cache=True, nogil=True)
 def scan_run(buf, cap):
     """Parse a run file in one pass: ``qid iter docno rank score tag`` records.
@@ -353,19 +366,9 @@ def scan_run(buf, cap):
         while True:
             s = p
             if field == 0:
-                c = buf[p]
-                while _CLASS[c] == 0:
-                    q_data[qn] = c
-                    qn += _U1
-                    p += _U1
-                    c = buf[p]
+                p, qn = _copy_field(buf, p, q_data, qn)
             elif field == 2:
-                c = buf[p]
-                while _CLASS[c] == 0:
-                    d_data[dn] = c
-                    dn += _U1
-                    p += _U1
-                    c = buf[p]
+                p, dn = _copy_field(buf, p, d_data, dn)
             elif field == 5:  # the sixth field: the record is complete; skip to its end
                 tag_s = np.int64(s)
                 while buf[p] != _NEWLINE:
@@ -409,4 +412,3 @@ def record_cap(buf: np.ndarray) -> int:
 def count_lines(buf: np.ndarray) -> int:
     """Upper bound on the number of records in ``buf`` (newlines + a final unterminated line)."""
     return int(np.count_nonzero(buf == _NEWLINE)) + 1
-
