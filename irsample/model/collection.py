@@ -125,6 +125,9 @@ class Collection(RunsAndTopics):
     rank_offsets: np.ndarray = field(repr=False)  #: (R*T+1,) int64
     rank_tdi: np.ndarray = field(repr=False)  #: (positions,) int32
     rank_score: np.ndarray = field(repr=False)  #: (positions,) float64
+    #: per judgments table the collection was built with: its (qid, docno) columns and each
+    #: row's topic and ``tdi``, placed by :meth:`build` (:meth:`lookup` answers them)
+    located: tuple = field(default=(), repr=False)
 
     @property
     def n_tdi(self) -> int:
@@ -207,16 +210,6 @@ class Collection(RunsAndTopics):
         if dup_run >= 0:
             _raise_duplicate(runs, int(base[dup_run]) + int(dup_row))
         names = _unique_names(runs)
-        collection = cls(
-            topics=_decode(topic_values),
-            run_names=names,
-            run_sources=tuple(r.source for r in runs),
-            topic_doc_offsets=topic_doc_offsets,
-            tdi_docno=tdi_docno,
-            rank_offsets=seg_offsets[: len(runs) * n_topics + 1].copy(),
-            rank_tdi=rank_tdi,
-            rank_score=rank_score,
-        )
         located = []
         for k, table in enumerate(qrels, start=len(runs)):
             segments = seg_offsets[k * n_topics : (k + 1) * n_topics + 1]
@@ -226,8 +219,17 @@ class Collection(RunsAndTopics):
             row_topic[grp[at]] = topic
             row_tdi[grp[at]] = topic_doc_offsets[topic] + row_local[at]
             located.append((table.qid, table.docno, row_topic, row_tdi))
-        object.__setattr__(collection, "_located", located)  # for lookup (not a field)
-        return collection
+        return cls(
+            topics=_decode(topic_values),
+            run_names=names,
+            run_sources=tuple(r.source for r in runs),
+            topic_doc_offsets=topic_doc_offsets,
+            tdi_docno=tdi_docno,
+            rank_offsets=seg_offsets[: len(runs) * n_topics + 1].copy(),
+            rank_tdi=rank_tdi,
+            rank_score=rank_score,
+            located=tuple(located),
+        )
 
     def lookup(self, qid: pa.Array, docno: pa.Array) -> tuple[np.ndarray, np.ndarray]:
         """Topic index and ``tdi`` of each (qid, docno) pair; -1 where not in the collection.
@@ -235,7 +237,7 @@ class Collection(RunsAndTopics):
         The columns of a judgments table the collection was built with are answered from the
         build, which placed every row already (no search: a third of the time of
         ``Judgments.from_qrels`` on TREC-8)."""
-        for q, d, t, tdi in getattr(self, "_located", ()):
+        for q, d, t, tdi in self.located:
             if qid is q and docno is d:
                 return t.copy(), tdi.copy()
         t = pc.index_in(qid.cast(pa.binary()), value_set=binary_of(self.topics))
