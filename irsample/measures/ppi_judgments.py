@@ -23,6 +23,8 @@ estimate that samples the other cells only (the strata's steps of AP's correctio
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ..model import JUDGED, UNPOOLED, Judgments
@@ -44,25 +46,57 @@ def label_grades(labels, judgments, topic, rel_level: int = 1) -> np.ndarray:
     return np.where(relevant, max(int(rel_level), 1), 0).astype(np.int64)
 
 
-def labelled_sample(collection, judgments, grades, census=None) -> Judgments:
-    """The sample's judgments with the labels as the judged grades (module docstring);
-    ``census`` (topics x strata, bool): cells whose pooled documents are all judged with their
-    labels at pi = 1 (they must hold no unsampled document outside the collection:
-    :func:`census_possible`)."""
+class _Cells(NamedTuple):
+    """The pooled entries of a sample and their cells (topic x stratum), with each cell's frame
+    size, its sampled count, and the pooled entries inside it (all, and sampled)."""
+
+    topic_of: np.ndarray  #: topic of every tdi
+    pooled: np.ndarray  #: entries (tdi) in the pool
+    sampled: np.ndarray  #: per pooled entry: judged by the sample
+    stratum: np.ndarray  #: per pooled entry
+    cell: np.ndarray  #: per pooled entry: topic * n_strata + stratum
+    size: np.ndarray  #: (T, S) frame documents per cell
+    taken: np.ndarray  #: (T, S) sampled documents per cell
+    inside: np.ndarray  #: (T, S) pooled entries of the collection per cell
+    inside_taken: np.ndarray  #: (T, S) of them sampled
+
+    @property
+    def out_taken(self) -> np.ndarray:
+        """Per cell: sampled documents outside the collection (no run retrieved them)."""
+        return np.maximum(self.taken - self.inside_taken, 0)
+
+    @property
+    def out_unjudged(self) -> np.ndarray:
+        """Per cell: unsampled documents outside the collection (no label, no grade)."""
+        return np.maximum(self.size - self.inside - self.out_taken, 0)
+
+
+def _cells(collection, judgments) -> _Cells:
     topic_of = collection.tdi_topic.astype(np.int64)
     pooled = np.flatnonzero(judgments.state != UNPOOLED)
     sampled = judgments.state[pooled] == JUDGED
     stratum = np.maximum(judgments.stratum[pooled], 0).astype(np.int64)
     size = judgments.stratum_size.astype(np.int64)
-    taken = judgments.stratum_sampled.astype(np.int64)
+    cell = topic_of[pooled] * size.shape[1] + stratum
+    inside = np.bincount(cell, minlength=size.size).reshape(size.shape)
+    inside_taken = np.bincount(cell[sampled], minlength=size.size).reshape(size.shape)
+    return _Cells(topic_of, pooled, sampled, stratum, cell, size,
+                  judgments.stratum_sampled.astype(np.int64), inside, inside_taken)
+
+
+def labelled_sample(collection, judgments, grades, census=None) -> Judgments:
+    """The sample's judgments with the labels as the judged grades (module docstring);
+    ``census`` (topics x strata, bool): cells whose pooled documents are all judged with their
+    labels at pi = 1 (they must hold no unsampled document outside the collection:
+    :func:`census_possible`)."""
+    c = _cells(collection, judgments)
+    topic_of, pooled, sampled, stratum, cell = c.topic_of, c.pooled, c.sampled, c.stratum, c.cell
+    size, taken = c.size, c.taken
     n_topics, n_strata = size.shape
     full = np.zeros(len(pooled), bool) if census is None else census[topic_of[pooled], stratum]
     judged = sampled | full
     rel = np.where(judged, grades[pooled], -1)
-    cell = topic_of[pooled] * n_strata + stratum
     cells = n_topics * n_strata
-    inside = np.bincount(cell, minlength=cells).reshape(size.shape)
-    inside_taken = np.bincount(cell[sampled], minlength=cells).reshape(size.shape)
     by_grade = judgments.stratum_grades  # (T, S, G) over every entry, g >= 1
     n_grades = by_grade.shape[2]
     g_in = np.clip(judgments.grade[pooled][sampled], 0, n_grades - 1)
@@ -70,13 +104,11 @@ def labelled_sample(collection, judgments, grades, census=None) -> Judgments:
                        minlength=cells * n_grades).reshape(by_grade.shape)
     out_graded = np.maximum(by_grade - have, 0)
     out_graded[:, :, 0] = 0
-    out_taken = np.maximum(taken - inside_taken, 0)
-    out_graded[:, :, 0] = np.maximum(out_taken - out_graded.sum(axis=2), 0)  # grade 0
-    out_unjudged = np.maximum(size - inside - out_taken, 0)
+    out_graded[:, :, 0] = np.maximum(c.out_taken - out_graded.sum(axis=2), 0)  # grade 0
     t_idx, h_idx = np.divmod(np.arange(cells), n_strata)
     g_rows = np.repeat(np.tile(np.arange(n_grades), cells), out_graded.ravel())
     c_rows = np.repeat(np.repeat(np.arange(cells), n_grades), out_graded.ravel())
-    u_rows = np.repeat(np.arange(cells), out_unjudged.ravel())
+    u_rows = np.repeat(np.arange(cells), c.out_unjudged.ravel())
     rows_topic = np.concatenate([topic_of[pooled], t_idx[c_rows], t_idx[u_rows]])
     rows_stratum = np.concatenate([stratum, h_idx[c_rows], h_idx[u_rows]])
     rows_rel = np.concatenate([rel, g_rows, np.full(len(u_rows), -1)])
@@ -97,16 +129,7 @@ def census_possible(collection, judgments) -> np.ndarray:
     """Per cell (topics x strata): whether the cell holds no unsampled pooled document outside
     the collection (one no run retrieved: it has no label and no human grade), so that its
     whole frame is known and :func:`labelled_sample` can judge it completely."""
-    size = judgments.stratum_size.astype(np.int64)
-    taken = judgments.stratum_sampled.astype(np.int64)
-    n_topics, n_strata = size.shape
-    pooled = np.flatnonzero(judgments.state != UNPOOLED)
-    cell = collection.tdi_topic.astype(np.int64)[pooled] * n_strata + np.maximum(
-        judgments.stratum[pooled], 0)
-    judged = judgments.state[pooled] == JUDGED
-    inside = np.bincount(cell, minlength=size.size).reshape(size.shape)
-    inside_taken = np.bincount(cell[judged], minlength=size.size).reshape(size.shape)
-    return size - inside - np.maximum(taken - inside_taken, 0) <= 0
+    return _cells(collection, judgments).out_unjudged <= 0
 
 
 def labelled_census(collection, judgments, grades) -> Judgments:
