@@ -90,6 +90,12 @@ class EvalContext:
         self._shared[key] = value
         return value
 
+    def on(self, judgments: Judgments) -> EvalContext:
+        """A context like this one (collection and options) on other ``judgments``."""
+        return EvalContext(self.collection, judgments, rel_level=self.rel_level,
+                           judged_only=self.judged_only, max_docs=self.max_docs,
+                           compat=self.compat, drop_pooled_unjudged=self.drop_pooled_unjudged)
+
     # ---- positions -------------------------------------------------------------------------
     def __getattr__(self, name):
         """``pos_grade`` (the qrels value of every ranked position, 0 where unpooled) and

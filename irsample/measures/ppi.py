@@ -70,10 +70,10 @@ import numpy as np
 from ..errors import MeasureError
 from ..io.labels import AutoLabels
 from .base import parse_one
-from .context import EvalContext, safe_divide
+from .context import safe_divide
 from .design_based import estimate as ht_estimate
 from .ht_design import ht_design
-from .ppi_ap import TUNINGS, ratio_form
+from .ppi_ap import TUNINGS, fixed_tuning, ratio_form
 from .ppi_difference import LEVELS, difference_estimate
 from .ppi_judgments import (
     agreeing_topics,
@@ -103,12 +103,6 @@ class PPIEstimate:
     lam_h: np.ndarray | None = None
 
 
-def _context(ctx, judgments) -> EvalContext:
-    return EvalContext(ctx.collection, judgments, rel_level=ctx.rel_level,
-                       judged_only=ctx.judged_only, max_docs=ctx.max_docs, compat=ctx.compat,
-                       drop_pooled_unjudged=ctx.drop_pooled_unjudged)
-
-
 def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None = None
                  ) -> PPIEstimate:
     """ppi(M) for every segment of ``ctx`` (module docstring); ``target`` a measure or its name
@@ -121,7 +115,7 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
         raise MeasureError("automatic labels were read for another collection")
     levels = TUNINGS if m.family == "AP" else LEVELS
     tuning = levels[0] if tuning is None else tuning
-    if _fixed(tuning):
+    if fixed_tuning(tuning):
         if not 0.0 <= tuning <= 1.0:
             raise MeasureError(f"lambda must be in [0, 1], not {tuning}")
     elif tuning not in levels:
@@ -138,9 +132,7 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
                                                          ctx.n_topics))[ctx.seg_topic]
     if m.family == "AP":
         value, var, lam, ht_f, rho, lam_h = ratio_form(
-            ctx, ctx_f, m, hy, auto, useful_t[ctx.seg_topic], tuning, grades,
-            lambda judgments: _context(ctx, judgments),
-            lambda v, ht_v: _wider(v, ht_v, ctx))
+            ctx, ctx_f, m, hy, auto, useful_t[ctx.seg_topic], tuning, grades)
     else:
         value, var, kept, lam_h = difference_estimate(ctx, m, grades, hy.value, hy.den, useful_t,
                                                       tuning)
@@ -150,11 +142,13 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
                        lam_seg.mean(axis=1))
         lam = np.where(kept, 0.0, lam)
         value, var = np.where(kept, hy.value, value), np.where(kept, hy.variance, var)
-        if not _fixed(tuning):  # a run whose variance would exceed ht's keeps ht
-            worse = _wider(var, hy.variance, ctx)
-            value, var = np.where(worse, hy.value, value), np.where(worse, hy.variance, var)
-            lam = np.where(worse, 0.0, lam)
         ht_f = rho = np.full(ctx.n_seg, np.nan)
+    if not fixed_tuning(tuning):  # a run whose variance would exceed ht's keeps ht
+        worse = _wider(var, hy.variance, ctx)
+        value, var = np.where(worse, hy.value, value), np.where(worse, hy.variance, var)
+        lam = np.where(worse, 0.0, lam)
+        if m.family == "AP":  # per segment and stratum
+            lam_h = np.where(worse[:, None], 0.0, lam_h)
     value = np.where(sure, auto, value)
     var = np.where(sure, 0.0, var)
     return PPIEstimate(value, var, np.where(sure, 1.0, lam), hy.value, hy.variance, auto, ht_f,
@@ -170,10 +164,10 @@ def _label_contexts(ctx, labels):
         grades = label_grades(labels, judgments, collection.tdi_topic.astype(np.int64),
                               ctx.rel_level)
         labelled = labelled_sample(collection, judgments, grades)
-        ctx_f = _context(ctx, labelled)
+        ctx_f = ctx.on(labelled)
         if labelled.max_grade == judgments.max_grade:  # same per-grade tables: same design
             ctx_f.replace_shared("ht_design", ht_design(ctx))
-        census = _context(ctx, labelled_census(collection, judgments, grades))
+        census = ctx.on(labelled_census(collection, judgments, grades))
         return labels, ctx_f, census, grades
 
     cached = ctx.shared(("ppi_labels", id(labels)), build)
@@ -188,7 +182,3 @@ def _wider(var, ht_var, ctx) -> np.ndarray:
     by_run = var.reshape(ctx.n_runs, ctx.n_topics).sum(axis=1)
     limit = ht_var.reshape(ctx.n_runs, ctx.n_topics).sum(axis=1) * (1.0 + 1e-9) + 1e-20
     return np.repeat(by_run > limit, ctx.n_topics)
-
-
-def _fixed(tuning) -> bool:
-    return isinstance(tuning, (int, float)) and not isinstance(tuning, bool)

@@ -74,7 +74,7 @@ document moves ht_f) the weight falls back to the next wider sum (topic, run, ev
 1 where even that is 0. A stratum whose cells cannot be judged completely (an unsampled pooled
 document outside the collection: no label, no grade; ``ppi_judgments.census_possible``) has no
 computable step, and ``"stratum"`` then falls back to ``"run"``. A run whose estimated variance
-would exceed ht's keeps ht (``ppi._wider``).
+would exceed ht's keeps ht (``ppi._wider``, applied by the caller).
 
 Why one weight per run is the default (2strata design, 10% human judgments, seed 2024, the
 draws of ``irsample simulate model-assisted``; ratios are ppi's over ht's): per stratum the
@@ -114,13 +114,12 @@ from .ppi_judgments import census_possible, labelled_sample
 TUNINGS = ("run", "stratum", "topic", "global")
 
 
-def ratio_form(ctx, ctx_f, m, hy, auto, useful, tuning, grades, make_context, wider):
+def ratio_form(ctx, ctx_f, m, hy, auto, useful, tuning, grades):
     """(value, variance, lambda per segment, ht_f, rho, lambda per segment and stratum) of the
     module docstring. ``useful`` per segment: whether its topic's labels vary; ``grades`` the
-    label grades per tdi; ``make_context(judgments)`` a context like ``ctx`` on other
-    judgments; ``wider(var, ht_var)`` the rule that keeps ht for a run."""
+    label grades per tdi. The rule that keeps ht for a run whose variance would exceed ht's is
+    the caller's (``ppi.py``, shared with the difference form)."""
     hf = ht_estimate(ctx_f, m)
-    fixed = _fixed(tuning)
     v_y, v_f = hy.variance, np.where(useful, hf.variance, 0.0)
     cov, vf_h = strata_moments(ctx, ctx_f, hy, hf, v_y, v_f)
     cov = np.where(useful[:, None], cov, 0.0)
@@ -135,11 +134,7 @@ def ratio_form(ctx, ctx_f, m, hy, auto, useful, tuning, grades, make_context, wi
         lam_h = np.repeat(lam, n_cells, axis=1)
     lam_h = np.where(useful[:, None], lam_h, 0.0)
     var = np.maximum(v_y - (2.0 * lam_h * cov - lam_h * lam_h * vf_h).sum(axis=1), 0.0)
-    if not fixed:  # a run whose variance would exceed ht's keeps ht
-        worse = wider(var, v_y)
-        lam_h = np.where(worse[:, None], 0.0, lam_h)
-        var = np.where(worse, v_y, var)
-    shift = _shift(ctx, m, hf, auto, lam_h, grades, make_context)
+    shift = _shift(ctx, m, hf, auto, lam_h, grades)
     used = lam_h.max(axis=1) > 0
     total_f = vf_h.sum(axis=1)
     lam = np.where(total_f > 0, safe_divide((lam_h * vf_h).sum(axis=1), total_f),
@@ -149,7 +144,7 @@ def ratio_form(ctx, ctx_f, m, hy, auto, useful, tuning, grades, make_context, wi
             np.clip(rho, -1.0, 1.0), lam_h)
 
 
-def _shift(ctx, m, hf, auto, lam_h, grades, make_context):
+def _shift(ctx, m, hf, auto, lam_h, grades):
     """sum_h lambda_h D_h per segment (module docstring); one weight per segment telescopes to
     lambda (AP(f) - ht_f) and needs no intermediate estimate."""
     n_cells = lam_h.shape[1]
@@ -164,7 +159,7 @@ def _shift(ctx, m, hf, auto, lam_h, grades, make_context):
         mask = np.zeros((n_topics, n_cells), bool)
         mask[:, k:] = True
         judgments = labelled_sample(ctx.collection, ctx.judgments, grades, census=mask)
-        levels.append(np.nan_to_num(ht_estimate(make_context(judgments), m).value))
+        levels.append(np.nan_to_num(ht_estimate(ctx.on(judgments), m).value))
     levels.append(ht_f)
     steps = np.stack([levels[k] - levels[k + 1] for k in range(n_cells)], axis=1)
     shift = (np.where(lam_h > 0, lam_h * steps, 0.0)).sum(axis=1)
@@ -211,7 +206,8 @@ def _denominator_values(ctx) -> np.ndarray:
     return ((j.state == JUDGED) & (j.grade >= ctx.rel_level)).astype(np.float64)
 
 
-def _fixed(tuning) -> bool:
+def fixed_tuning(tuning) -> bool:
+    """Whether ``tuning`` is a fixed weight (a number) rather than a tuning level."""
     return isinstance(tuning, (int, float)) and not isinstance(tuning, bool)
 
 
@@ -221,7 +217,7 @@ def choose(cov, v_f, tuning, n_runs, n_topics) -> np.ndarray:
     [0, 1]; or the fixed ``tuning``. Where a sum of V_f,h is 0 lambda_h changes no estimated
     variance; it falls back to the next wider sum (topic, run, everything) and to 1 where even
     that is 0."""
-    if _fixed(tuning):
+    if fixed_tuning(tuning):
         if not 0.0 <= tuning <= 1.0:
             raise MeasureError(f"lambda must be in [0, 1], not {tuning}")
         return np.full(cov.shape, float(tuning))
