@@ -150,8 +150,9 @@ def _shift(ctx, m, hf, auto, lam_h, grades):
     n_cells = lam_h.shape[1]
     ht_f = np.nan_to_num(hf.value)
     same = np.all(lam_h == lam_h[:, :1], axis=1)
+    telescoped = np.where(lam_h[:, 0] > 0, lam_h[:, 0] * (auto - ht_f), 0.0)
     if same.all():
-        return np.where(lam_h[:, 0] > 0, lam_h[:, 0] * (auto - ht_f), 0.0)
+        return telescoped
     # E_k: strata 0..k-1 sampled, k.. judged completely by their labels; E_0 = AP(f), E_H = ht_f
     levels = [auto]
     n_topics = ctx.n_topics
@@ -163,7 +164,7 @@ def _shift(ctx, m, hf, auto, lam_h, grades):
     levels.append(ht_f)
     steps = np.stack([levels[k] - levels[k + 1] for k in range(n_cells)], axis=1)
     shift = (np.where(lam_h > 0, lam_h * steps, 0.0)).sum(axis=1)
-    return np.where(same, np.where(lam_h[:, 0] > 0, lam_h[:, 0] * (auto - ht_f), 0.0), shift)
+    return np.where(same, telescoped, shift)
 
 
 def strata_moments(ctx, ctx_f, hy, hf, v_y, v_f):
