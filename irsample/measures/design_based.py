@@ -129,7 +129,7 @@ def _estimate(ctx, m: Measure) -> Estimate:
         return _linear(ctx, d, num, term)
     rel = ctx.rel().astype(np.float64)
     r = _relevant_total(ctx, d)
-    tdi_rel = _tdi_relevant(ctx)
+    tdi_rel = tdi_relevant(ctx)
     if isinstance(m, AP):
         cutoff = _NO_CUTOFF if m.k is None else m.k
         num, _, influence = ap_walk(
@@ -173,7 +173,8 @@ def _rbp_gains(ctx, gains: tuple) -> np.ndarray:
 
 
 # ---- totals over the frame ---------------------------------------------------------------------
-def _tdi_relevant(ctx) -> np.ndarray:
+def tdi_relevant(ctx) -> np.ndarray:
+    """r_d per tdi: 1 for a judged document at ``ctx.rel_level`` or above (its value in R)."""
     j = ctx.judgments
     return ((j.state == JUDGED) & (j.grade >= ctx.rel_level)).astype(np.float64)
 
@@ -182,7 +183,7 @@ def _relevant_total(ctx, d: HTDesign) -> TopicTotal:
     def build():
         n_grades = ctx.judgments.stratum_grades.shape[2]
         by_grade = (np.arange(n_grades) >= ctx.rel_level).astype(np.float64)
-        return topic_total(ctx, d, _tdi_relevant(ctx), np.tile(by_grade, (ctx.n_topics, 1)))
+        return topic_total(ctx, d, tdi_relevant(ctx), np.tile(by_grade, (ctx.n_topics, 1)))
 
     return ctx.shared(("ht_relevant", ctx.rel_level), build)
 

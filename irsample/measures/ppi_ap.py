@@ -105,9 +105,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import MeasureError
-from ..model import JUDGED
 from .context import safe_divide
 from .design_based import estimate as ht_estimate
+from .design_based import tdi_relevant
 from .ppi_difference import cell_moments, influence_cells
 from .ppi_judgments import census_possible, labelled_sample
 
@@ -175,7 +175,7 @@ def strata_moments(ctx, ctx_f, hy, hf, v_y, v_f):
         x = np.zeros(len(c.pos_tdi)) if est.x is None else np.asarray(est.x, dtype=np.float64)
         centre = np.zeros(n_seg) if est.centre is None else est.centre
         den = np.broadcast_to(np.asarray(est.den, dtype=np.float64), (n_seg,))
-        return x, _denominator_values(c), centre, den
+        return x, tdi_relevant(c), centre, den  # r_d: AP's denominator R
 
     # sampled documents outside the collection keep their human grade on both sides
     n_grades = ctx.judgments.stratum_grades.shape[2]
@@ -199,12 +199,6 @@ def strata_moments(ctx, ctx_f, hy, hf, v_y, v_f):
     vy_h = v_y[:, None] * shares(a)
     vf_h = v_f[:, None] * shares(b)
     return rho * np.sqrt(np.maximum(vy_h * vf_h, 0.0)), vf_h
-
-
-def _denominator_values(ctx) -> np.ndarray:
-    """r_d per tdi: the document's value in AP's denominator total R (its relevance)."""
-    j = ctx.judgments
-    return ((j.state == JUDGED) & (j.grade >= ctx.rel_level)).astype(np.float64)
 
 
 def fixed_tuning(tuning) -> bool:
