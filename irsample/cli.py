@@ -3,7 +3,7 @@
 Thin by design: pick the command, build its parser (importing only that command's module of
 :mod:`irsample.commands`), run it, write the text it returns. Output is built completely before
 anything is written; ``-o FILE`` is checked before any work and written through a temporary file
-(see :mod:`irsample.io.writers`), so a failure leaves no partial output. Errors print
+(see :mod:`irsample.io.output`), so a failure leaves no partial output. Errors print
 ``irsample: file:line: message`` and exit 1 (2 for usage).
 
 Start-up stays lean: ``irsample --help`` lists the commands from :data:`COMMANDS` without
@@ -80,7 +80,7 @@ def _write(text: str, output: str | None) -> None:
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    from .io.writers import write_atomic
+    from .io.output import write_atomic
 
     write_atomic(output, text.encode())
 
@@ -93,7 +93,7 @@ def check_outputs(args) -> None:
     folders = [getattr(args, dest, None) for dest in getattr(args, "output_folders", ())]
     if not any(files) and not any(folders):
         return
-    from .io.writers import check_output, check_output_folder
+    from .io.output import check_output, check_output_folder
 
     for path in filter(None, files):
         check_output(path)

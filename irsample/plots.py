@@ -31,12 +31,12 @@ def new_figure(n: int, width: float, height: float):
 
 def save_figure(fig, path: str | Path, *, title: str = "", dpi: int = 120) -> Path:
     """Lay out ``fig`` (with ``title`` above its panels), write it as PNG (all or nothing, see
-    :func:`irsample.io.writers.write_atomic`), close it; its path."""
+    :func:`irsample.io.output.write_atomic`), close it; its path."""
     import io
 
     import matplotlib.pyplot as plt
 
-    from .io.writers import write_atomic
+    from .io.output import write_atomic
 
     if title:
         fig.suptitle(title, fontsize=10)

@@ -13,7 +13,7 @@ import pytest
 
 from irsample.cli import main
 from irsample.errors import InputError
-from irsample.io.writers import check_output, check_output_folder, write_atomic
+from irsample.io.output import check_output, check_output_folder, write_atomic
 
 QRELS = "1 0 d1 1\n1 0 d2 0\n"
 RUN = "1 Q0 d2 1 2 r1\n1 Q0 d1 2 1 r1\n"

@@ -155,7 +155,7 @@ def cmd_add_assessor(args) -> str:
 def cmd_export(args) -> str:
     import datetime
 
-    from ..io.writers import write_atomic
+    from ..io.output import write_atomic
 
     store = _store(args.db, must_exist=True)
     rows = store.judgments()

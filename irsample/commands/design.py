@@ -135,7 +135,7 @@ def cmd_pool(args) -> str:
 
 def cmd_sample(args) -> str:
     from ..design import Budget, DesignRecord, Pool, parse_design
-    from ..io.writers import write_atomic
+    from ..io.output import write_atomic
 
     planned = None
     if Path(args.design).is_file():

@@ -35,7 +35,7 @@ def places(text: str):
 def add_parser(sub) -> None:
     from ..formats import FORMATS
     from ..io.files import QRELS_FORMATS
-    from ..measures.base import DEFAULT_VARIANCE, VARIANCE_METHODS
+    from ..measures.variance_methods import DEFAULT_VARIANCE, VARIANCE_METHODS
 
     at_least_zero = number(int, minimum=0)
     ev = sub.add_parser(

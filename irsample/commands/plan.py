@@ -163,7 +163,7 @@ def _plan_active(args) -> str:
     from ..design.planner.relevance_model import fit_relevance
     from ..design.sampling.active import active
     from ..io.labels import read_labels
-    from ..io.writers import write_atomic
+    from ..io.output import write_atomic
     from .design import _collection, _pooled_runs
 
     if args.budget is None or args.design is not None or args.target_halfwidth is not None:
@@ -210,7 +210,7 @@ def interval_note(estimator: str) -> str:
 
 def _write(args, design, pool, depth, lines) -> str:
     from ..design import DesignRecord
-    from ..io.writers import write_atomic
+    from ..io.output import write_atomic
 
     col = pool.collection
     record = DesignRecord(design=design, runs=tuple(col.run_names[r] for r in pool.runs),

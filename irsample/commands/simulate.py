@@ -70,7 +70,7 @@ def collection_files(args):
 def _all_pooled(args):
     """Without --pooled every run is pooled: a flags file written next to the output."""
     from ..io import load_runs
-    from ..io.writers import write_atomic
+    from ..io.output import write_atomic
 
     names = sorted({r.name for r in load_runs(_run_paths(args.runs))})
     out = Path(args.outdir)

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..io.writers import write_atomic
+from ..io.output import write_atomic
 
 
 @dataclass

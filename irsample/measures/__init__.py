@@ -7,10 +7,13 @@ name) import them all on first access.
 
 from typing import TYPE_CHECKING
 
-from .base import MEASURE_SETS, Measure, parse, parse_all
-
 if TYPE_CHECKING:
+    from .base import MEASURE_SETS, Measure, parse, parse_all
     from .context import EvalContext
+
+#: imported from :mod:`.base` on first use (it needs NumPy; the command line reads
+#: :mod:`.variance_methods` before it imports NumPy)
+_FROM_BASE = ("MEASURE_SETS", "Measure", "parse", "parse_all")
 
 __all__ = [
     "EvalContext", "MEASURE_SETS", "Measure", "REGISTRY", "TREC_REGISTRY", "parse", "parse_all",
@@ -18,9 +21,13 @@ __all__ = [
 
 
 def __getattr__(name: str):
-    """``EvalContext`` (imported on first use: it needs the model, which ``from
-    irsample.measures.base import ...`` alone should not load), and ``REGISTRY`` and
+    """The names of :mod:`.base`; ``EvalContext`` (imported on first use: it needs the model,
+    which ``from irsample.measures.base import ...`` alone should not load); ``REGISTRY`` and
     ``TREC_REGISTRY``, complete: every family module imported first."""
+    if name in _FROM_BASE:
+        from . import base
+
+        return getattr(base, name)
     if name == "EvalContext":
         from .context import EvalContext
 

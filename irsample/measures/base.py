@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 
 from ..errors import MeasureError
+from .variance_methods import DEFAULT_VARIANCE, VARIANCE_METHODS  # noqa: F401 (re-exported)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .context import EvalContext
@@ -39,13 +40,6 @@ TREC_ORDER = (
 #: trec_eval's default cut-offs for P, recall, ndcg_cut, map_cut and relative_P.
 DEFAULT_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
-#: the named variance estimators of infAP and xinfAP (``ap_variance.py``): ``"jackknife"``
-#: (stratified delete-one jackknife), ``"covariance"`` (linearisation with the covariances of the
-#: precisions at different cut-offs) and ``"paper"`` (Yilmaz, Kanoulas & Aslam 2008 §3: precisions
-#: taken as independent). Estimators with a single variance formula (infNDCG, statAP) ignore it.
-VARIANCE_METHODS = ("jackknife", "covariance", "paper")
-#: the default: closest to nominal coverage of 95% intervals on TREC-8 (benchmarks/ci_coverage.py)
-DEFAULT_VARIANCE = "jackknife"
 
 REGISTRY: dict[str, type[Measure]] = {}  # irsample family name -> class
 TREC_REGISTRY: dict[str, type[Measure]] = {}  # trec_eval family name -> class

@@ -36,8 +36,8 @@ import numpy as np
 import pyarrow as pa
 
 from ...errors import DesignError, InputError
+from ...io.output import write_atomic
 from ...io.trec import QrelsTable, read_qrels
-from ...io.writers import write_atomic
 from ...model import Collection
 
 CONFIG, ORDER, BATCH, JUDGMENTS, QRELS = (
