@@ -1,7 +1,5 @@
-"""``python -m irsample``: the command line (:func:`irsample.cli.main`)."""
+"""``python -m irsample``: the command line (:func:`irsample.cli.run`)."""
 
-import sys
+from .cli import run
 
-from .cli import main
-
-sys.exit(main())
+run()

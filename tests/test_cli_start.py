@@ -185,3 +185,26 @@ def test_eval_starts_reading_before_numpy(files, output):
     rc, seen = json.loads(done.stderr.splitlines()[-1])
     assert rc == 0, done.stderr
     assert seen == [[]]
+
+
+@pytest.mark.parametrize("command, quick", [("eval", True), ("measures", False)])
+def test_eval_ends_without_teardown_after_its_output(files, command, quick):
+    """``irsample eval`` ends at once after its output is flushed (no interpreter teardown:
+    atexit handlers do not run); other commands exit as usual. The output is complete either
+    way, through a pipe too."""
+    argv = (["eval", "-m", "map", str(files / "qrels"), str(files / "run")]
+            if command == "eval" else ["measures"])
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: sys.stderr.write('teardown ran'))\n"
+        f"sys.argv = ['irsample', *{argv!r}]\n"
+        "from irsample.cli import run\n"
+        "run()\n"
+    )
+    done = python(code, cwd=files)
+    assert done.returncode == 0, done.stderr
+    assert ("teardown ran" in done.stderr) is not quick
+    if quick:
+        assert done.stdout == "map                   \tall\t0.7500\n"
+    else:
+        assert done.stdout.strip()

@@ -89,7 +89,7 @@ def add_parser(sub) -> None:
                     help="automatic labels (topic Q0 docno value) for ppi(M) and auto(M), or "
                     "'fusion' for the built-in labeller fitted on the judged sample")
     ev.add_argument("-o", "--output", help="write to this file instead of standard output")
-    ev.set_defaults(run=cmd_eval, start=start_reading)
+    ev.set_defaults(run=cmd_eval, start=start_reading, quick_exit=True)
 
 
 def keep_freed_memory() -> None:
