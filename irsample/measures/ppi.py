@@ -74,6 +74,7 @@ from .context import safe_divide
 from .design_based import estimate as ht_estimate
 from .ht_design import ht_design
 from .ppi_ap import TUNINGS, fixed_tuning, ratio_form
+from .ppi_control import control_estimate
 from .ppi_difference import LEVELS, difference_estimate
 from .ppi_judgments import (
     agreeing_topics,
@@ -82,6 +83,10 @@ from .ppi_judgments import (
     labelled_census,
     labelled_sample,
 )
+
+
+#: what ppi(nDCG)'s topics outside the difference form take (``ppi_estimate``)
+KEPT = ("control", "ht")
 
 
 @dataclass(frozen=True, eq=False)
@@ -103,13 +108,18 @@ class PPIEstimate:
     lam_h: np.ndarray | None = None
 
 
-def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None = None
-                 ) -> PPIEstimate:
+def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None = None,
+                 kept: str = "control") -> PPIEstimate:
     """ppi(M) for every segment of ``ctx`` (module docstring); ``target`` a measure or its name
     (AP, nDCG, nDCG@k, P@k, num_rel). ``tuning``: AP ``"run"`` (default), ``"stratum"``,
     ``"topic"``, ``"global"``; the others ``"stratum"`` (default), ``"topic"``, ``"global"``;
-    or a fixed lambda in [0, 1]."""
+    or a fixed lambda in [0, 1]. ``kept`` (nDCG, nDCG@k): what the topics the difference form
+    leaves to ht take: ``"control"`` ht(nDCG) with ht on the labels as control variate
+    (``ppi_control.py``), ``"ht"`` ht(nDCG) alone."""
     m = parse_one(target)
+    if kept not in KEPT:
+        raise MeasureError(f"kept must be one of {KEPT}, not {kept!r}")
+    kept_form = kept
     collection, judgments = ctx.collection, ctx.judgments
     if len(labels.value) != collection.n_tdi:
         raise MeasureError("automatic labels were read for another collection")
@@ -140,9 +150,14 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
         lam_seg = lam_h[ctx.seg_topic]
         lam = np.where(n.sum(axis=1) > 0, safe_divide((n * lam_seg).sum(axis=1), n.sum(axis=1)),
                        lam_seg.mean(axis=1))
-        lam = np.where(kept, 0.0, lam)
-        value, var = np.where(kept, hy.value, value), np.where(kept, hy.variance, var)
         ht_f = rho = np.full(ctx.n_seg, np.nan)
+        if kept_form == "control" and m.family == "nDCG":
+            use = kept & useful_t[ctx.seg_topic]
+            cv, cv_var, cv_lam, ht_f, rho = control_estimate(ctx, ctx_f, m, hy, auto, use, tuning)
+        else:
+            cv, cv_var, cv_lam = hy.value, hy.variance, np.zeros(ctx.n_seg)
+        lam = np.where(kept, cv_lam, lam)
+        value, var = np.where(kept, cv, value), np.where(kept, cv_var, var)
     if not fixed_tuning(tuning):  # a run whose variance would exceed ht's keeps ht
         worse = _wider(var, hy.variance, ctx)
         value, var = np.where(worse, hy.value, value), np.where(worse, hy.variance, var)
