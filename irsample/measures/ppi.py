@@ -152,8 +152,8 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
                        lam_seg.mean(axis=1))
         ht_f = rho = np.full(ctx.n_seg, np.nan)
         if kept_form == "control" and m.family == "nDCG":
-            use = kept & useful_t[ctx.seg_topic]
-            cv, cv_var, cv_lam, ht_f, rho = control_estimate(ctx, ctx_f, m, hy, auto, use, tuning)
+            cv, cv_var, cv_lam, ht_f, rho = control_estimate(ctx, ctx_f, m, hy, auto, kept,
+                                                             useful_t[ctx.seg_topic], tuning)
         else:
             cv, cv_var, cv_lam = hy.value, hy.variance, np.zeros(ctx.n_seg)
         lam = np.where(kept, cv_lam, lam)

@@ -1,42 +1,61 @@
 """ppi(nDCG) on the topics the difference form leaves to ht (``ppi_difference.py``): ht(nDCG)
-on the humans with the same estimator on the labels as a control variate.
+on the humans with ht on the labels as a control variate, in the humans' imputation structure.
 
-Estimator (PPI's correction, Angelopoulos et al. 2023, with ht(nDCG) as the base estimator on
-both sides, as ``ppi_ap.py`` does for AP). On a topic t the difference form does not take:
+Setting (``ppi.py``): theta_t = nDCG of the humans' grades on topic t's pool, f_t = nDCG(f)_t
+the labels' census value (known exactly), theta^_y,t = DCG^/IDCG^ of ht(nDCG) on the human
+sample and theta^_f,t the same ratio on the same sample with each judged grade replaced by its
+label (``ppi_judgments.labelled_sample``; same design, concavity correction and slopes). ht
+(``design_based.py``, "Sparse topics") calls a topic identified (I) when its sample holds a
+relevant document (IDCG^ > 0) and imputes the others (M) by the donor-weighted mean
+sum_I a_q theta^_y,q (single-hit donors, a_q = w_q / sum w).
 
-    ppi_t = ht_y,t + lambda (nDCG(f)_t - ht_f,t),
+Estimator, with one weight lambda per run (0 on topics whose labels are constant):
 
-ht_y = ht(nDCG) on the human judgments (``design_based.py``), ht_f = the very same estimator
-(design, concavity correction, imputation of a topic whose sample holds no relevant document
-from the single-hit donors) on the same sample with each judged grade replaced by its label
-(``ppi_judgments.labelled_sample``), nDCG(f) the labels' census value (known exactly).
-lambda in [0, 1] is one weight per run (``"stratum"``, the default tuning of the other forms,
-pools per run here: a per-stratum weight needs the strata's steps of ``ppi_ap.py``),
-per segment (``"topic"``) or one over everything (``"global"``), by PPI++:
-lambda = sum C / sum V_f over the run's segments so taken.
+    identified t:  ppi_t = theta^_y,t + lambda (f_t - theta^_f,t)
+    imputed t:     ppi_t = lambda f_t + sum_I a_q (theta^_y,q - lambda theta^_f,q)
 
-Variance: V_y - 2 lambda C + lambda^2 V_f, V_y and V_f the two estimators' own variances
-(ht's linearised variance, with imputation's topic-to-topic term on imputed topics), C = rho
-sqrt(V_y V_f) per stratum with rho the correlation of the two linearised influences
-(``ppi_ap.strata_moments``; nDCG's influence z_d = (x_d - theta~ r_d) / IDCG^, r_d the slope of
-the ideal DCG in d's grade); where a segment has no linearised variance (an imputed topic) it
-takes its run's pooled correlation.
+i.e. ht's imputation applied to the residual g = theta - lambda f, whose topic-to-topic spread
+is small where the labels track the grades, with the labels' exact value added back. The
+imputation structure (which topics are imputed, the donors and their weights) is the humans'
+on both sides. (A topic the humans identify whose sample holds no labelled-relevant document
+has no theta^_f: it takes theta^_f = f_t, no correction, and enters the imputation with
+g = theta^_y - lambda f.)
 
-Why the correction is (nearly) unbiased, and what is not. ht_f is ht(nDCG) run on a fixed
-function of the labelled pool, so E[ht_f] - nDCG(f) is ht(nDCG)'s own bias on the labels'
-"truth": small since its imputation from single-hit donors (the Poisson identity of
-``design_based.py``). The two sides may impute different topics (a topic with labelled-relevant
-but no human-relevant sampled documents is imputed by ht_y and estimated by ht_f's ratio): each
-side is its own consistent estimator of its own truth, so the correction's mean is ht's bias on
-the labels, not a mismatch term. What is not covered by that argument is the selection: the
-topics taken here are those the difference form rejects, chosen by the same sample (fewer than
-two human-relevant sampled documents or an unstable ideal DCG), and conditionally on that choice
-neither ht_y nor ht_f is unbiased; the correction removes lambda times ht_f's conditional bias,
-which helps where the labels' errors on such topics track the humans'. Measured below.
+Why this and not ht_y + lambda (f - ht_f) with ht_f = ht(nDCG) run on the labels with its own
+imputation (the first form tried). Measured with ``benchmarks/ppi_kept_bias.py`` (Vaswani,
+uniform 10%, kappa 0.7 labels, 20 draws, seed 2024), contributions to the bias of a run's mean
+by topic kind (k_y, k_f: sampled human-relevant, labelled-relevant documents): on the topics
+with k_y = 0 and k_f > 0 (23% of the segments) ht_y - theta = +0.011 but ht_f - f = -0.039:
+the humans impute such a topic, the labels estimate it by a ratio of the false-positive labels
+the sample happened to hold, and conditionally on the humans having found nothing that ratio
+is low. The correction then added lambda 0.039 of bias (+0.045 in all at kappa 0.7; 40 draws:
+coverage 0.60, bias +0.060, half-width ratio 0.63). In the humans' structure both sides impute
+the same topics from the same donors, so the errors track: that kind's ppi bias is -0.004. The
+one-topic fallback matters too: taking theta^_f = 0 where no labelled-relevant document was
+sampled added lambda f_t on such donors (fusion labels: +0.05 on the imputed topics).
 
-Exactness: labels equal to the grades give ht_f = ht_y bit for bit, rho = 1, lambda = 1, so
-ppi_t = nDCG(f)_t = nDCG(y)_t with variance 0; labels constant over a topic's pool are not
-taken here (the caller keeps ht).
+Why (nearly) unbiased. For fixed lambda, an identified topic's correction f_t - theta^_f,t has
+the mean of ht's ratio error on the labels (small, opposite to the humans' where they agree);
+the imputation of g rests on ht's Poisson identity (E over the draws of the donor-weighted sum
+over single-hit topics equals the sum over the topics with no hit, for any fixed per-topic
+quantity, here g_t = theta_t - lambda f_t), with the same approximation 1/R_q ~ pi_d as ht's
+(``design_based.py``). Neither is exact: ``tests/test_ppi_control.py`` checks the correction's
+mean over repeated draws at a fixed lambda.
+
+Variance (ht's ``impute`` with g in place of theta): an identified topic's own linearised
+variance is V_g = V_y - 2 lambda C + lambda^2 V_f (V_y, V_f: ht's linearised variance at the run's
+centre, C = rho sqrt(V_y V_f) with rho the correlation of the two linearised influences,
+``ppi_ap.strata_moments`` with nDCG's influence z_d = (x_d - theta~ r_d) / IDCG^, r_d the slope
+of the ideal DCG in d's grade), grown by (1 + m a_q)^2 for the m imputed topics it stands for;
+an imputed topic takes tau_g^2 (1 + m sum a^2), tau_g^2 the donors' spread of g minus their mean
+V_g. lambda per run is the value of a grid (0, 0.05, ..., 1) with the least estimated variance of
+the run's sum over the topics taken here (PPI++'s criterion; ``"global"``: over every run; ties
+go to the larger weight). Fixed tunings use the given weight.
+
+Exactness: labels equal to the grades give theta^_f = theta^_y bit for bit, g = 0 on every
+identified topic, V_g = 0 (rho = 1), lambda = 1: ppi_t = f_t = theta_t, variance 0, imputed
+topics included. Labels constant over a topic's pool: lambda = 0 there; a run with no such topic
+taken keeps ht(nDCG) bit for bit.
 """
 
 from __future__ import annotations
@@ -55,9 +74,12 @@ _NO_CUTOFF = np.iinfo(np.int64).max
 POOLING = {"stratum": "run", "topic": "run", "global": "global"}
 
 
-def control_estimate(ctx, ctx_f, m, hy, auto, use, tuning):
-    """(value, variance, lambda, ht_f, rho) per segment on the segments ``use``; ht_y elsewhere
-    (module docstring)."""
+def control_estimate(ctx, ctx_f, m, hy, auto, kept, useful, tuning):
+    """(value, variance, lambda, ht_f, rho) per segment (module docstring), meant for the
+    segments ``kept`` (the caller takes them there; the weight is tuned on them); ``useful``
+    per segment: whether its topic's labels vary (lambda is 0 elsewhere). Every identified
+    topic's residual enters the imputation, taken by the difference form or not."""
+    use = kept & useful
     hf = ht_estimate(ctx_f, m)
     shape = (ctx.n_runs, ctx.n_topics)
     d = ht_design(ctx)
@@ -65,18 +87,18 @@ def control_estimate(ctx, ctx_f, m, hy, auto, use, tuning):
     known = present & (hy.den > 0).reshape(shape)
     missing = present & ~known & ~_census(ctx, d)[ctx.seg_topic].reshape(shape)
     donors = None if hy.donors is None else hy.donors.reshape(shape)
-    own_y, own_f = _own(hy), np.where(use, _own(hf), 0.0)
+    own_y, own_f = _own(hy), np.where(useful, _own(hf), 0.0)
     cutoff = _NO_CUTOFF if getattr(m, "k", None) is None else int(m.k)
     r_y, out_y = ndcg_slopes(ctx, cutoff)
     r_f, out_f = ndcg_slopes(ctx_f, cutoff)
     cov_h, _ = strata_moments(ctx, ctx_f, hy, hf, own_y, own_f, den_values=(r_y, r_f),
                               out=(out_y, out_f))
-    cov = np.where(use, cov_h.sum(axis=1), 0.0)
+    cov = np.where(useful, cov_h.sum(axis=1), 0.0)
     theta_y = np.where(known.ravel(), np.nan_to_num(hy.plain), 0.0)
     # a topic the humans identify but whose sample holds no labelled-relevant document has no
     # label estimate: it takes the labels' value (no correction on it)
     theta_f = np.where(known.ravel(), np.where(hf.den > 0, np.nan_to_num(hf.plain), auto), 0.0)
-    one = use * 1.0
+    one = useful * 1.0
     w = np.where(known, 1.0 if donors is None else donors, 0.0)
     share = (w / np.maximum(w.sum(axis=1, keepdims=True), 1e-300)).ravel()
     n_missing = np.repeat(missing.sum(axis=1), ctx.n_topics).astype(np.float64)
@@ -100,10 +122,10 @@ def control_estimate(ctx, ctx_f, m, hy, auto, use, tuning):
         lam_run = _tuned(at, one, use, shape, POOLING.get(tuning, tuning))
     lam = np.repeat(lam_run, ctx.n_topics) * one
     value, var = at(lam)
-    moved = np.repeat((lam.reshape(shape) > 0).any(axis=1), ctx.n_topics)
+    moved = np.repeat((np.where(use, lam, 0.0).reshape(shape) > 0).any(axis=1), ctx.n_topics)
     value, var = np.where(moved, value, hy.value), np.where(moved, var, hy.variance)
     rho = np.clip(cov / np.sqrt(np.maximum(own_y * own_f, 1e-300)), -1.0, 1.0)
-    return value, var, lam, hf.value, np.where(use, rho, np.nan)
+    return value, var, np.where(use, lam, 0.0), hf.value, np.where(use, rho, np.nan)
 
 
 #: 1: the imputed topics take the labels too (the residual theta - lambda f imputed); 0: ht's
@@ -120,9 +142,10 @@ def _tuned(at, one, use, shape, pooling):
         _, var = at(lam * one)
         totals.append(np.where(use, var, 0.0).reshape(shape).sum(axis=1))
     totals = np.stack(totals, axis=1)  # (runs, grid)
+    top = len(GRID) - 1  # ties go to the larger weight (true labels: lambda = 1 is exact)
     if pooling == "global":
-        return np.full(shape[0], GRID[int(np.argmin(totals.sum(axis=0)))])
-    return GRID[np.argmin(totals, axis=1)]
+        return np.full(shape[0], GRID[top - int(np.argmin(totals.sum(axis=0)[::-1]))])
+    return GRID[top - np.argmin(totals[:, ::-1], axis=1)]
 
 
 def _own(est):
