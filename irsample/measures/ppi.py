@@ -86,7 +86,7 @@ from .ppi_judgments import (
 
 
 #: what ppi(nDCG)'s topics outside the difference form take (``ppi_estimate``)
-KEPT = ("control", "ht")
+KEPT = ("ht", "control", "identified")
 
 
 @dataclass(frozen=True, eq=False)
@@ -109,13 +109,15 @@ class PPIEstimate:
 
 
 def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None = None,
-                 kept: str = "control") -> PPIEstimate:
+                 kept: str = "ht") -> PPIEstimate:
     """ppi(M) for every segment of ``ctx`` (module docstring); ``target`` a measure or its name
     (AP, nDCG, nDCG@k, P@k, num_rel). ``tuning``: AP ``"run"`` (default), ``"stratum"``,
     ``"topic"``, ``"global"``; the others ``"stratum"`` (default), ``"topic"``, ``"global"``;
     or a fixed lambda in [0, 1]. ``kept`` (nDCG, nDCG@k): what the topics the difference form
-    leaves to ht take: ``"control"`` ht(nDCG) with ht on the labels as control variate
-    (``ppi_control.py``), ``"ht"`` ht(nDCG) alone."""
+    leaves to ht take: ``"ht"`` ht(nDCG) alone (default), ``"control"`` ht(nDCG) with ht on
+    the labels as control variate, imputed topics included, ``"identified"`` the same on the
+    topics ht identifies only (``ppi_control.py``; both narrower, but below ht's coverage in
+    some cells: module docstring)."""
     m = parse_one(target)
     if kept not in KEPT:
         raise MeasureError(f"kept must be one of {KEPT}, not {kept!r}")
@@ -151,9 +153,10 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
         lam = np.where(n.sum(axis=1) > 0, safe_divide((n * lam_seg).sum(axis=1), n.sum(axis=1)),
                        lam_seg.mean(axis=1))
         ht_f = rho = np.full(ctx.n_seg, np.nan)
-        if kept_form == "control" and m.family == "nDCG":
-            cv, cv_var, cv_lam, ht_f, rho = control_estimate(ctx, ctx_f, m, hy, auto, kept,
-                                                             useful_t[ctx.seg_topic], tuning)
+        if kept_form != "ht" and m.family == "nDCG":
+            cv, cv_var, cv_lam, ht_f, rho = control_estimate(
+                ctx, ctx_f, m, hy, auto, kept, useful_t[ctx.seg_topic], tuning,
+                imputed=kept_form == "control")
         else:
             cv, cv_var, cv_lam = hy.value, hy.variance, np.zeros(ctx.n_seg)
         lam = np.where(kept, cv_lam, lam)

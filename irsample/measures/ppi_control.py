@@ -74,11 +74,14 @@ _NO_CUTOFF = np.iinfo(np.int64).max
 POOLING = {"stratum": "run", "topic": "run", "global": "global"}
 
 
-def control_estimate(ctx, ctx_f, m, hy, auto, kept, useful, tuning):
+def control_estimate(ctx, ctx_f, m, hy, auto, kept, useful, tuning, imputed=True):
     """(value, variance, lambda, ht_f, rho) per segment (module docstring), meant for the
     segments ``kept`` (the caller takes them there; the weight is tuned on them); ``useful``
     per segment: whether its topic's labels vary (lambda is 0 elsewhere). Every identified
-    topic's residual enters the imputation, taken by the difference form or not."""
+    topic's residual enters the imputation, taken by the difference form or not.
+    ``imputed=False``: the imputed topics keep ht's imputation (the correction on the
+    identified topics only; the imputation of theta^_y as ht's, their variance by the same
+    formula with lambda = 0 in g)."""
     use = kept & useful
     hf = ht_estimate(ctx_f, m)
     shape = (ctx.n_runs, ctx.n_topics)
@@ -105,15 +108,15 @@ def control_estimate(ctx, ctx_f, m, hy, auto, kept, useful, tuning):
     lift = n_missing * share
 
     def at(lam_seg):
-        lam_m = lam_seg * IMPUTE_LABELS
+        lam_m = lam_seg if imputed else 0.0 * lam_seg
         g = theta_y - lam_m * theta_f
         own_g = np.maximum(own_y - 2.0 * lam_m * cov + lam_m * lam_m * own_f, 0.0)
-        imputed, var_m = impute(g.reshape(shape), own_g.reshape(shape), known, missing, donors)
+        filled, var_m = impute(g.reshape(shape), own_g.reshape(shape), known, missing, donors)
         own = np.maximum(own_y - 2.0 * lam_seg * cov + lam_seg * lam_seg * own_f, 0.0)
         both = own_y - (lam_seg + lam_m) * cov + lam_seg * lam_m * own_f
         var_k = np.maximum(own + 2.0 * lift * both + lift * lift * own_g, 0.0)
         value = np.where(known.ravel(), theta_y + lam_seg * (auto - theta_f),
-                         imputed.ravel() + lam_m * auto)
+                         filled.ravel() + lam_m * auto)
         return value, np.where(known.ravel(), var_k, var_m.ravel())
 
     if not isinstance(tuning, str):
@@ -128,8 +131,6 @@ def control_estimate(ctx, ctx_f, m, hy, auto, kept, useful, tuning):
     return value, var, np.where(use, lam, 0.0), hf.value, np.where(use, rho, np.nan)
 
 
-#: 1: the imputed topics take the labels too (the residual theta - lambda f imputed); 0: ht's
-IMPUTE_LABELS = 1.0
 #: the weights the power tuning of :func:`control_estimate` chooses from
 GRID = np.linspace(0.0, 1.0, 21)
 
