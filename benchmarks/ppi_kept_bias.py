@@ -39,8 +39,12 @@ def main() -> None:
     args = parser.parse_args()
 
     from irsample.design.labels.fusion import PoolRows, fusion_labels
-    from irsample.design.labels.simulated import (calibrate_sigma, favoured_documents,
-                                                  noisy_grades, over_label)
+    from irsample.design.labels.simulated import (
+        calibrate_sigma,
+        favoured_documents,
+        noisy_grades,
+        over_label,
+    )
     from irsample.evaluation import evaluate_collection
     from irsample.experiments.data import CollectionFiles, load
     from irsample.experiments.model_assisted import _designs, build_frame

@@ -97,7 +97,6 @@ from .ppi_judgments import (
     labelled_sample,
 )
 
-
 #: what ppi(nDCG)'s topics outside the difference form take (``ppi_estimate``)
 KEPT = ("ht", "control", "identified")
 

@@ -49,7 +49,8 @@ centre, C = rho sqrt(V_y V_f) with rho the correlation of the two linearised inf
 of the ideal DCG in d's grade), grown by (1 + m a_q)^2 for the m imputed topics it stands for;
 an imputed topic takes tau_g^2 (1 + m sum a^2), tau_g^2 the donors' spread of g minus their mean
 V_g. lambda per run is the value of a grid (0, 0.05, ..., 1) with the least estimated variance of
-the run's sum over the topics taken here (PPI++'s criterion; ``"global"``: over every run; ties
+the run's sum over the topics taken here (PPI++'s criterion; ``"global"``: over every run;
+``"stratum"`` and ``"topic"`` both tune per run: the imputation pools a run's topics; ties
 go to the larger weight). Fixed tunings use the given weight.
 
 Measured (``irsample simulate model-assisted --qrels irsample/data/C/qrels.gz --runs
