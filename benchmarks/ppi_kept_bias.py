@@ -11,6 +11,21 @@ ht_y - nDCG(y) and of ht_f - nDCG(f) (the control variate's error: ppi's bias on
 segments is the first minus lambda times the second), and the share of segments. The taken
 segments' bias (the difference form's) is printed as one more row.
 
+Measured (Vaswani, uniform 10%, 20 trials, seed 2024; share of segments, then contributions
+ht_y - y / ht_f - f / ppi - y, ppi with ``kept="control"``):
+
+| kind | share | kappa 0.7 | fusion |
+|---|---|---|---|
+| taken (difference form) | 0.31 / 0.33 | +0.012 / +0.012 / +0.002 | +0.011 / -0.015 / +0.019 |
+| kept, k_y=0, k_f=0 | 0.11 / 0.11 | +0.004 / -0.014 / -0.001 | -0.000 / -0.018 / -0.001 |
+| kept, k_y=0, k_f>0 | 0.23 / 0.23 | +0.011 / -0.039 / -0.004 | +0.016 / -0.016 / +0.013 |
+| kept, k_y=1, k_f=0 | 0.00 / 0.07 | -0.000 / -0.000 / -0.000 | -0.018 / -0.012 / -0.018 |
+| kept, k_y=1, k_f>0 | 0.27 / 0.21 | -0.015 / -0.007 / -0.010 | +0.003 / +0.003 / +0.000 |
+| kept, k_y>=2 | 0.08 / 0.06 | +0.005 / +0.007 / -0.001 | +0.006 / +0.014 / -0.002 |
+
+The first form tried, ht_y + lambda (f - ht_f) with ht_f's own imputation, had ppi - y = +0.049
+on the k_y=0, k_f>0 kind at kappa 0.7 (ht_f - f = -0.039 there): ``ppi_control.py``.
+
 Usage: python benchmarks/ppi_kept_bias.py --collection vaswani|cacm --design uniform|2strata
        [--labels kappa0.7] [--trials 20] [--seed 2024] [--percent 10]
 """
