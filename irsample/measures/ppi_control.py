@@ -80,28 +80,39 @@ percents=10 [--param kept=control]``, C = vaswani, cacm; TREC-8: ``--shared ../s
 | CACM 2strata kappa0.7 | 0.360 -> 0.573 | 0.956 -> 0.493 | +0.119 -> +0.050 |
 | CACM 2strata adversarial | 0.233 -> 0.174 | 0.974 -> 0.830 | +0.134 -> +0.129 |
 | CACM 2strata fusion | 0.174 -> 0.078 | 0.966 -> 0.757 | +0.142 -> +0.150 |
-TREC8_ROWS
+| TREC-8 uniform kappa0.3 | 0.848 -> 0.855 | 0.897 -> 0.836 | -0.028 -> -0.026 |
+| TREC-8 uniform kappa0.5 | 0.833 -> 0.851 | 0.860 -> 0.761 | -0.027 -> -0.023 |
+| TREC-8 uniform kappa0.7 | 0.866 -> 0.889 | 0.827 -> 0.679 | -0.021 -> -0.016 |
+| TREC-8 uniform adversarial | 0.871 -> 0.896 | 0.862 -> 0.745 | -0.022 -> -0.016 |
+| TREC-8 uniform fusion | 0.896 -> 0.925 | 0.857 -> 0.744 | -0.018 -> -0.013 |
+| TREC-8 2strata kappa0.3 | 0.941 -> 0.936 | 0.876 -> 0.862 | -0.005 -> -0.005 |
+| TREC-8 2strata kappa0.5 | 0.947 -> 0.946 | 0.845 -> 0.822 | -0.006 -> -0.005 |
+| TREC-8 2strata kappa0.7 | 0.948 -> 0.952 | 0.762 -> 0.725 | -0.006 -> -0.004 |
+| TREC-8 2strata adversarial | 0.951 -> 0.951 | 0.863 -> 0.836 | -0.005 -> -0.004 |
+| TREC-8 2strata fusion | 0.929 -> 0.929 | 0.767 -> 0.753 | +0.003 -> +0.003 |
 
-ht(nDCG)'s own coverage (uniform / 2strata): Vaswani 0.963 / 0.825, CACM 0.842 / 0.227,
-TREC8_HT. ppi(AP) is unchanged. The half-width targets of 10% human judgments (0.8 at kappa 0.5,
-0.7 at kappa 0.7) are met on Vaswani and CACM with either design, and the RMS error falls with
-the labels' quality (Vaswani uniform kappa 0.7: 0.054 -> 0.028; CACM 0.157 -> 0.044, where the
-labels remove most of ht(nDCG)'s bias). The estimated variance matches the spread over draws
-(Vaswani uniform kappa 0.7, 40 draws: 0.000614 stated, 0.000621 observed, per run 0.023-0.029
-either way); the coverage lost is bias the narrower interval no longer hides: at kappa 0.7 on
-Vaswani uniform -0.010 (standard error 0.024) from the single-hit topics, whose downward
-conditional bias (-0.015) ht's imputation offsets and the residual's imputation does not
-(``benchmarks/ppi_kept_bias.py``); with weak or adversarial labels ppi(nDCG)'s other biases (the
-difference form's on 2strata, ht(nDCG)'s on CACM) stay whole under a narrower interval. That is
-why this is an option and not the default. ``kept="identified"`` (the correction on identified
-topics only, ht's imputation kept) narrows less and loses less on Vaswani uniform (ratio 0.733
-/ 0.641 at kappa 0.5 / 0.7, coverage 0.935-0.955) but as much elsewhere (Vaswani 2strata
-0.572-0.875, CACM uniform 0.750-0.820 against 0.820-0.875).
+ht(nDCG)'s own coverage (uniform / 2strata): Vaswani 0.963 / 0.825, CACM 0.842 / 0.227, TREC-8
+0.891 / 0.955 (20 draws). ppi(AP) is unchanged. The half-width targets at 10% human judgments
+(0.8 at kappa 0.5, 0.7 at kappa 0.7) are met on Vaswani and CACM with both designs and on TREC-8
+uniform (0.761 / 0.679), not on TREC-8 2strata (0.822 / 0.725); the RMS error falls with the
+labels' quality (Vaswani uniform kappa 0.7: 0.054 -> 0.028; CACM 0.157 -> 0.044, where the
+labels remove most of ht(nDCG)'s bias). On TREC-8 coverage rises on uniform (0.851-0.925 against
+0.833-0.896) and moves by at most 0.005 on 2strata. The estimated variance matches the spread
+over draws (Vaswani uniform kappa 0.7, 40 draws: 0.000614 stated, 0.000621 observed, per run
+0.023-0.029 either way); the coverage lost is bias the narrower interval no longer hides: at
+kappa 0.7 on Vaswani uniform -0.010 (standard error 0.024) from the single-hit topics, whose
+downward conditional bias (-0.015) ht's imputation offsets and the residual's imputation does
+not (``benchmarks/ppi_kept_bias.py``); with weak or adversarial labels ppi(nDCG)'s other biases
+(the difference form's on 2strata, ht(nDCG)'s on CACM) stay whole under a narrower interval.
+That is why this is an option and not the default. ``kept="identified"`` (the correction on
+identified topics only, ht's imputation kept) narrows less and loses less on Vaswani uniform
+(ratio 0.733 / 0.641 at kappa 0.5 / 0.7, coverage 0.935-0.955) but as much elsewhere (Vaswani
+2strata 0.572-0.875, CACM uniform 0.750-0.820 against 0.820-0.875).
 
 Exactness: labels equal to the grades give theta^_f = theta^_y bit for bit, g = 0 on every
 identified topic, V_g = 0 (rho = 1), lambda = 1: ppi_t = f_t = theta_t, variance 0, imputed
-topics included. Labels constant over a topic's pool: lambda = 0 there; a run with no such topic
-taken keeps ht(nDCG) bit for bit.
+topics included. Labels constant over a topic's pool: lambda = 0 there; a run none of whose
+topics taken here has varying labels keeps ht(nDCG) bit for bit.
 """
 
 from __future__ import annotations
