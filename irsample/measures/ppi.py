@@ -32,11 +32,24 @@ the difference form leaves to ht (ratio not identified: fewer than 2 sampled rel
 or a denominator CV above 0.5). On Vaswani they are 69% of the segments and hold 67% of ht's
 variance (10 draws); on the segments it takes, the half-width ratio is 0.21. TREC-8 (3 draws):
 21% of the segments, 32% of ht's variance, ratio 0.60 on the rest, lambda 0.68; per-topic weights
-gave 0.762 against 0.770 per stratum (8 draws) with lower coverage (0.87 against 0.93). Using the
-labels on those topics was tried and is not kept (Vaswani, 40 draws; ratio / coverage / bias):
-the difference form without the 2-relevant rule 0.63 / 0.77 / +0.042 at kappa 0.7 but 0.69 /
-0.14 / +0.106 with the fusion labels (ht 0.82 / +0.060); ht(nDCG) + lambda (nDCG(f) - ht_f) on
-them 0.47 / 0.08 / +0.078 at kappa 0.7.
+gave 0.762 against 0.770 per stratum (8 draws) with lower coverage (0.87 against 0.93). Tried on
+those topics and not kept: the difference form without the 2-relevant rule (Vaswani, 40 draws;
+ratio / coverage / bias: 0.63 / 0.77 / +0.042 at kappa 0.7 but 0.69 / 0.14 / +0.106 with the
+fusion labels, ht 0.82 / +0.060); ht(nDCG) + lambda (nDCG(f) - ht_f), ht_f = ht(nDCG) on the
+labels with its own imputation (0.63 / 0.60 / +0.060 at kappa 0.7: the two sides impute
+different topics, ``ppi_control.py``).
+
+Offered as an option, ``kept="control"`` (``ppi_control.py``, formula, reasoning and the full
+table there): on those topics ht(nDCG) with the same estimator on the labels as control variate
+in the humans' imputation structure (identified t: theta^_y + lambda (f_t - theta^_f); imputed
+t: lambda f_t plus ht's donor mean of theta^_y - lambda theta^_f), one lambda per run;
+``kept="identified"`` corrects the identified topics only. It meets the half-width targets
+(Vaswani uniform 10%, 100 draws: ratio 0.590 / 0.435 at kappa 0.5 / 0.7, was 0.954 / 0.944; RMS
+0.054 -> 0.028 at kappa 0.7) but is not the default, because its coverage falls below the
+default's and ht's in some cells (Vaswani uniform 0.883-0.938 against 0.946-0.961, ht 0.963;
+CACM uniform adversarial 0.566 against 0.848): the interval narrows while ppi(nDCG)'s bias
+elsewhere (the difference form's on 2strata, ht(nDCG)'s own on CACM) or the single-hit topics'
+stays.
 
 AP estimator (``ppi_ap.py``, derivation there): ht(AP) on the humans plus, stratum by stratum,
 lambda_h times the step D_h by which sampling stratum h moves the same estimator on the labels
@@ -74,6 +87,7 @@ from .context import safe_divide
 from .design_based import estimate as ht_estimate
 from .ht_design import ht_design
 from .ppi_ap import TUNINGS, fixed_tuning, ratio_form
+from .ppi_control import control_estimate
 from .ppi_difference import LEVELS, difference_estimate
 from .ppi_judgments import (
     agreeing_topics,
@@ -82,6 +96,9 @@ from .ppi_judgments import (
     labelled_census,
     labelled_sample,
 )
+
+#: what ppi(nDCG)'s topics outside the difference form take (``ppi_estimate``)
+KEPT = ("ht", "control", "identified")
 
 
 @dataclass(frozen=True, eq=False)
@@ -103,13 +120,20 @@ class PPIEstimate:
     lam_h: np.ndarray | None = None
 
 
-def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None = None
-                 ) -> PPIEstimate:
+def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None = None,
+                 kept: str = "ht") -> PPIEstimate:
     """ppi(M) for every segment of ``ctx`` (module docstring); ``target`` a measure or its name
     (AP, nDCG, nDCG@k, P@k, num_rel). ``tuning``: AP ``"run"`` (default), ``"stratum"``,
     ``"topic"``, ``"global"``; the others ``"stratum"`` (default), ``"topic"``, ``"global"``;
-    or a fixed lambda in [0, 1]."""
+    or a fixed lambda in [0, 1]. ``kept`` (nDCG, nDCG@k): what the topics the difference form
+    leaves to ht take: ``"ht"`` ht(nDCG) alone (default), ``"control"`` ht(nDCG) with ht on
+    the labels as control variate, imputed topics included, ``"identified"`` the same on the
+    topics ht identifies only (``ppi_control.py``; both narrower, but below ht's coverage in
+    some cells: module docstring)."""
     m = parse_one(target)
+    if kept not in KEPT:
+        raise MeasureError(f"kept must be one of {KEPT}, not {kept!r}")
+    kept_form = kept
     collection, judgments = ctx.collection, ctx.judgments
     if len(labels.value) != collection.n_tdi:
         raise MeasureError("automatic labels were read for another collection")
@@ -140,9 +164,15 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
         lam_seg = lam_h[ctx.seg_topic]
         lam = np.where(n.sum(axis=1) > 0, safe_divide((n * lam_seg).sum(axis=1), n.sum(axis=1)),
                        lam_seg.mean(axis=1))
-        lam = np.where(kept, 0.0, lam)
-        value, var = np.where(kept, hy.value, value), np.where(kept, hy.variance, var)
         ht_f = rho = np.full(ctx.n_seg, np.nan)
+        if kept_form != "ht" and m.family == "nDCG":
+            cv, cv_var, cv_lam, ht_f, rho = control_estimate(
+                ctx, ctx_f, m, hy, auto, kept, useful_t[ctx.seg_topic], tuning,
+                imputed=kept_form == "control")
+        else:
+            cv, cv_var, cv_lam = hy.value, hy.variance, np.zeros(ctx.n_seg)
+        lam = np.where(kept, cv_lam, lam)
+        value, var = np.where(kept, cv, value), np.where(kept, cv_var, var)
     if not fixed_tuning(tuning):  # a run whose variance would exceed ht's keeps ht
         worse = _wider(var, hy.variance, ctx)
         value, var = np.where(worse, hy.value, value), np.where(worse, hy.variance, var)

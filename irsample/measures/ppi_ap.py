@@ -167,20 +167,27 @@ def _shift(ctx, m, hf, auto, lam_h, grades):
     return np.where(same, telescoped, shift)
 
 
-def strata_moments(ctx, ctx_f, hy, hf, v_y, v_f):
-    """Per segment and stratum: C_h = rho_h sqrt(V_y,h V_f,h) and V_f,h (module docstring)."""
+def strata_moments(ctx, ctx_f, hy, hf, v_y, v_f, den_values=None, out=None):
+    """Per segment and stratum: C_h = rho_h sqrt(V_y,h V_f,h) and V_f,h (module docstring).
+    ``den_values``: each side's r_d per tdi (default AP's, the document's value in R);
+    ``out``: each side's r of a sampled document no run retrieved, per topic and grade
+    (default: its relevance; it keeps its human grade on both sides)."""
     n_seg = ctx.n_seg
+    if den_values is None:
+        den_values = (tdi_relevant(ctx), tdi_relevant(ctx_f))
+    if out is None:
+        n_grades = ctx.judgments.stratum_grades.shape[2]
+        rel = (np.arange(n_grades) >= ctx.rel_level).astype(np.float64)
+        out = (np.tile(rel, (ctx.n_topics, 1)),) * 2
 
-    def parts(est, c):
+    def parts(est, c, r):
         x = np.zeros(len(c.pos_tdi)) if est.x is None else np.asarray(est.x, dtype=np.float64)
         centre = np.zeros(n_seg) if est.centre is None else est.centre
         den = np.broadcast_to(np.asarray(est.den, dtype=np.float64), (n_seg,))
-        return x, tdi_relevant(c), centre, den  # r_d: AP's denominator R
+        return x, r, centre, den
 
-    # sampled documents outside the collection keep their human grade on both sides
-    n_grades = ctx.judgments.stratum_grades.shape[2]
-    out = np.tile((np.arange(n_grades) >= ctx.rel_level).astype(np.float64), (ctx.n_topics, 1))
-    sums = influence_cells(ctx, parts(hy, ctx), parts(hf, ctx_f), out_a=out, out_b=out)
+    sums = influence_cells(ctx, parts(hy, ctx, den_values[0]), parts(hf, ctx_f, den_values[1]),
+                           out_a=out[0], out_b=out[1])
     c, b, a = cell_moments(ctx, sums)  # covariance, V(ht_f), V(ht_y) per segment and cell
     n_runs, n_topics = ctx.n_runs, ctx.n_topics
 

@@ -22,11 +22,11 @@ variation of the denominator, which governs the ratio's bias, shrinks where the 
 the grades. The estimate is clipped to [0, 1] (the measure's range: a projection that never
 moves it away from the truth).
 
-Where the ratio is not identified the topic keeps ht(nDCG): IDCG(C^) <= 0, its coefficient of
-variation sqrt(v(IDCG^))/IDCG^ above :data:`CV_MAX`, or fewer than :data:`MIN_REL` sampled
-documents of positive human grade (with none, every residual can be 0 and the estimated
-variance 0 while the labels' value is far off: measured on Vaswani with the fusion labels,
-a bias of +0.19 on the topics so taken).
+Where the ratio is not identified the topic keeps ht(nDCG) (option: ``ppi_control.py``):
+IDCG(C^) <= 0, its coefficient of variation sqrt(v(IDCG^))/IDCG^ above :data:`CV_MAX`, or
+fewer than :data:`MIN_REL` sampled documents of positive human grade (with none, every residual
+can be 0 and the estimated variance 0 while the labels' value is far off: measured on Vaswani
+with the fusion labels, a bias of +0.19 on the topics so taken).
 
 Variance (Taylor linearisation of X^/Y^): per sampled document z_d = (u_d - theta^ r_d) / Y^,
 u_d = (y_d - l_d) a_d its numerator residual at its rank, r_d = s(y_d) - c_d s(f_d) with s(v)
