@@ -246,7 +246,7 @@ def _sparse_aware(ctx, d: HTDesign, theta, num, y, var_x, cov, var_y, correct,
     ref = np.broadcast_to(mean[:, None], shape).ravel()
     if own is None:
         own = safe_divide(np.maximum(var_x - 2.0 * ref * cov + ref * ref * var_y, 0.0), y2)
-    missing = present & ~known & ~_census(ctx, d)[ctx.seg_topic].reshape(shape)
+    missing = present & ~known & ~census_topics(ctx, d)[ctx.seg_topic].reshape(shape)
     if donors is not None:  # a run with fewer than two donors takes every identified topic
         weight = np.where(known, donors.reshape(shape), 0.0)
         weight = np.where((weight > 0).sum(axis=1, keepdims=True) >= 2, weight, known * 1.0)
@@ -366,7 +366,7 @@ class HT(Measure):
         return estimate(ctx, self.inner).variance
 
 
-def _census(ctx, d: HTDesign) -> np.ndarray:
+def census_topics(ctx, d: HTDesign) -> np.ndarray:
     """Per topic: whether every frame document was judged with certainty (no sampling error)."""
     j = ctx.judgments
     uncertain = (j.state == POOLED) | ((d.tdi_pi > 0) & (d.tdi_pi < 1.0))

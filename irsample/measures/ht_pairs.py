@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .context import safe_divide
-from .design_based import estimate, impute
+from .design_based import census_topics, estimate, impute
 from .ht_design import ht_design
 
 
@@ -116,7 +116,7 @@ def pair_estimates(ctx, inner, *, variance: str = "design") -> PairEstimates:
         v[:, t] = safe_divide(np.maximum(num, 0.0), den[t] * den[t]) if den[t] > 0 else 0.0
     q = both.sum(axis=1)
     kept = both & ident
-    unknown = both & ~ident & ~_census_topics(ctx, d)[None, :]
+    unknown = both & ~ident & ~census_topics(ctx, d)[None, :]
     donors = None if est.donors is None else est.donors.reshape(shape)[first]
     diffs, v = impute(diffs, v, kept, unknown, donors)
     mean = safe_divide(np.where(both, diffs, 0.0).sum(axis=1), q)
@@ -126,9 +126,3 @@ def pair_estimates(ctx, inner, *, variance: str = "design") -> PairEstimates:
         s2 = safe_divide(np.where(both, (diffs - mean[:, None]) ** 2, 0.0).sum(axis=1), q - 1.0)
         var = safe_divide(s2, q)
     return PairEstimates(first, second, mean, var, q)
-
-
-def _census_topics(ctx, d) -> np.ndarray:
-    from .design_based import _census
-
-    return _census(ctx, d)

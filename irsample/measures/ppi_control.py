@@ -120,7 +120,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..model import JUDGED
-from .design_based import _census, impute
+from .design_based import census_topics, impute
 from .design_based import estimate as ht_estimate
 from .ht_design import ht_design
 from .ht_ideal import grade_counts, ideal_and_slopes
@@ -145,7 +145,7 @@ def control_estimate(ctx, ctx_f, m, hy, auto, kept, useful, tuning, imputed=True
     d = ht_design(ctx)
     present = (ctx.judgments.has_topic[ctx.seg_topic] & (ctx.seg_len > 0)).reshape(shape)
     known = present & (hy.den > 0).reshape(shape)
-    missing = present & ~known & ~_census(ctx, d)[ctx.seg_topic].reshape(shape)
+    missing = present & ~known & ~census_topics(ctx, d)[ctx.seg_topic].reshape(shape)
     donors = None if hy.donors is None else hy.donors.reshape(shape)
     own_y, own_f = _own(hy), np.where(useful, _own(hf), 0.0)
     cutoff = _NO_CUTOFF if getattr(m, "k", None) is None else int(m.k)
