@@ -133,7 +133,6 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
     m = parse_one(target)
     if kept not in KEPT:
         raise MeasureError(f"kept must be one of {KEPT}, not {kept!r}")
-    kept_form = kept
     collection, judgments = ctx.collection, ctx.judgments
     if len(labels.value) != collection.n_tdi:
         raise MeasureError("automatic labels were read for another collection")
@@ -158,21 +157,21 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
         value, var, lam, ht_f, rho, lam_h = ratio_form(
             ctx, ctx_f, m, hy, auto, useful_t[ctx.seg_topic], tuning, grades)
     else:
-        value, var, kept, lam_h = difference_estimate(ctx, m, grades, hy.value, hy.den, useful_t,
-                                                      tuning)
+        value, var, to_ht, lam_h = difference_estimate(ctx, m, grades, hy.value, hy.den,
+                                                       useful_t, tuning)
         n = ht_design(ctx).cell_n[ctx.seg_topic].astype(np.float64)
         lam_seg = lam_h[ctx.seg_topic]
         lam = np.where(n.sum(axis=1) > 0, safe_divide((n * lam_seg).sum(axis=1), n.sum(axis=1)),
                        lam_seg.mean(axis=1))
         ht_f = rho = np.full(ctx.n_seg, np.nan)
-        if kept_form != "ht" and m.family == "nDCG":
+        if kept != "ht" and m.family == "nDCG":  # the segments left to ht: ``kept``'s form
             cv, cv_var, cv_lam, ht_f, rho = control_estimate(
-                ctx, ctx_f, m, hy, auto, kept, useful_t[ctx.seg_topic], tuning,
-                imputed=kept_form == "control")
+                ctx, ctx_f, m, hy, auto, to_ht, useful_t[ctx.seg_topic], tuning,
+                imputed=kept == "control")
         else:
             cv, cv_var, cv_lam = hy.value, hy.variance, np.zeros(ctx.n_seg)
-        lam = np.where(kept, cv_lam, lam)
-        value, var = np.where(kept, cv, value), np.where(kept, cv_var, var)
+        lam = np.where(to_ht, cv_lam, lam)
+        value, var = np.where(to_ht, cv, value), np.where(to_ht, cv_var, var)
     if not fixed_tuning(tuning):  # a run whose variance would exceed ht's keeps ht
         worse = _wider(var, hy.variance, ctx)
         value, var = np.where(worse, hy.value, value), np.where(worse, hy.variance, var)
