@@ -44,3 +44,20 @@ def test_true_labels_are_exact_in_the_simulation():
     assert np.all(row["kappa"] > 0.99)
     assert np.all(row["halfwidth"] < row["ht_halfwidth"])
     assert summarise(trials)["trials"].eq(1).all()
+
+
+def test_frame_leaves_out_topics_the_qrels_do_not_judge():
+    """CACM's qrels judge 52 of the 64 topics its runs answer: the other 12 are never
+    evaluated (trec_eval, LoadedCollection.frame), so they are not in the recipe's frame (as
+    all non-relevant, their truth was 0 while every estimator imputed them)."""
+    from irsample.experiments.data import load
+    from irsample.experiments.model_assisted import build_frame
+
+    cacm = VASWANI.parent / "cacm"
+    data = load(CollectionFiles.of(cacm / "runs", cacm / "qrels.gz"))
+    frame = build_frame(data, 100.0)
+    judged = data.judgments.has_topic
+    assert judged.sum() == 52 and data.collection.n_topics == 64
+    assert set(np.unique(frame.topic)) <= set(np.flatnonzero(judged))
+    reference = data.frame(tuple(data.info.pooled_runs), 100.0)
+    assert sorted(frame.tdi) == sorted(reference.tdi)
