@@ -47,9 +47,8 @@ t: lambda f_t plus ht's donor mean of theta^_y - lambda theta^_f), one lambda pe
 (Vaswani uniform 10%, 100 draws: ratio 0.590 / 0.435 at kappa 0.5 / 0.7, was 0.954 / 0.944; RMS
 0.054 -> 0.028 at kappa 0.7) but is not the default, because its coverage falls below the
 default's and ht's in some cells (Vaswani uniform 0.883-0.938 against 0.946-0.961, ht 0.963;
-CACM uniform adversarial 0.566 against 0.848): the interval narrows while ppi(nDCG)'s bias
-elsewhere (the difference form's on 2strata, ht(nDCG)'s own on CACM) or the single-hit topics'
-stays.
+CACM uniform kappa 0.7 0.716 against 0.924): the interval narrows while ppi(nDCG)'s bias
+elsewhere (the difference form's on 2strata) or the single-hit topics' stays.
 
 AP estimator (``ppi_ap.py``, derivation there): ht(AP) on the humans plus, stratum by stratum,
 lambda_h times the step D_h by which sampling stratum h moves the same estimator on the labels

@@ -70,16 +70,16 @@ percents=10 [--param kept=control]``, C = vaswani, cacm; TREC-8: ``--shared ../s
 | Vaswani 2strata kappa0.7 | 0.928 -> 0.924 | 0.904 -> 0.620 | +0.021 -> +0.013 |
 | Vaswani 2strata adversarial | 0.846 -> 0.782 | 0.935 -> 0.847 | +0.034 -> +0.034 |
 | Vaswani 2strata fusion | 0.682 -> 0.529 | 0.916 -> 0.816 | +0.045 -> +0.049 |
-| CACM uniform kappa0.3 | 0.867 -> 0.789 | 0.984 -> 0.661 | +0.133 -> +0.085 |
-| CACM uniform kappa0.5 | 0.864 -> 0.845 | 0.981 -> 0.494 | +0.131 -> +0.050 |
-| CACM uniform kappa0.7 | 0.875 -> 0.916 | 0.977 -> 0.366 | +0.129 -> +0.026 |
-| CACM uniform adversarial | 0.848 -> 0.566 | 0.985 -> 0.690 | +0.139 -> +0.129 |
-| CACM uniform fusion | 0.820 -> 0.815 | 0.979 -> 0.658 | +0.144 -> +0.078 |
-| CACM 2strata kappa0.3 | 0.249 -> 0.215 | 0.971 -> 0.807 | +0.131 -> +0.113 |
-| CACM 2strata kappa0.5 | 0.289 -> 0.335 | 0.968 -> 0.659 | +0.127 -> +0.084 |
-| CACM 2strata kappa0.7 | 0.360 -> 0.573 | 0.956 -> 0.493 | +0.119 -> +0.050 |
-| CACM 2strata adversarial | 0.233 -> 0.174 | 0.974 -> 0.830 | +0.134 -> +0.129 |
-| CACM 2strata fusion | 0.174 -> 0.078 | 0.966 -> 0.757 | +0.142 -> +0.150 |
+| CACM uniform kappa0.3 | 0.928 -> 0.887 | 0.978 -> 0.667 | +0.024 -> -0.004 |
+| CACM uniform kappa0.5 | 0.925 -> 0.817 | 0.975 -> 0.518 | +0.024 -> -0.025 |
+| CACM uniform kappa0.7 | 0.924 -> 0.716 | 0.969 -> 0.375 | +0.020 -> -0.036 |
+| CACM uniform adversarial | 0.931 -> 0.905 | 0.978 -> 0.683 | +0.030 -> +0.016 |
+| CACM uniform fusion | 0.930 -> 0.913 | 0.971 -> 0.637 | +0.037 -> -0.021 |
+| CACM 2strata kappa0.3 | 0.959 -> 0.964 | 0.942 -> 0.793 | +0.024 -> +0.018 |
+| CACM 2strata kappa0.5 | 0.964 -> 0.952 | 0.934 -> 0.671 | +0.018 -> +0.004 |
+| CACM 2strata kappa0.7 | 0.957 -> 0.827 | 0.915 -> 0.514 | +0.010 -> -0.014 |
+| CACM 2strata adversarial | 0.941 -> 0.948 | 0.947 -> 0.804 | +0.027 -> +0.021 |
+| CACM 2strata fusion | 0.917 -> 0.786 | 0.929 -> 0.746 | +0.037 -> +0.038 |
 | TREC-8 uniform kappa0.3 | 0.848 -> 0.855 | 0.897 -> 0.836 | -0.028 -> -0.026 |
 | TREC-8 uniform kappa0.5 | 0.833 -> 0.851 | 0.860 -> 0.761 | -0.027 -> -0.023 |
 | TREC-8 uniform kappa0.7 | 0.866 -> 0.889 | 0.827 -> 0.679 | -0.021 -> -0.016 |
@@ -91,23 +91,25 @@ percents=10 [--param kept=control]``, C = vaswani, cacm; TREC-8: ``--shared ../s
 | TREC-8 2strata adversarial | 0.951 -> 0.951 | 0.863 -> 0.836 | -0.005 -> -0.004 |
 | TREC-8 2strata fusion | 0.929 -> 0.929 | 0.767 -> 0.753 | +0.003 -> +0.003 |
 
-ht(nDCG)'s own coverage (uniform / 2strata): Vaswani 0.963 / 0.825, CACM 0.842 / 0.227, TREC-8
-0.891 / 0.955 (20 draws). ppi(AP) is unchanged. The half-width targets at 10% human judgments
-(0.8 at kappa 0.5, 0.7 at kappa 0.7) are met on Vaswani and CACM with both designs and on TREC-8
-uniform (0.761 / 0.679), not on TREC-8 2strata (0.822 / 0.725); the RMS error falls with the
-labels' quality (Vaswani uniform kappa 0.7: 0.054 -> 0.028; CACM 0.157 -> 0.044, where the
-labels remove most of ht(nDCG)'s bias). On TREC-8 coverage rises on uniform (0.851-0.925 against
-0.833-0.896) and moves by at most 0.005 on 2strata. The estimated variance matches the spread
-over draws (Vaswani uniform kappa 0.7, 40 draws: 0.000614 stated, 0.000621 observed, per run
-0.023-0.029 either way); the coverage lost is bias the narrower interval no longer hides: at
-kappa 0.7 on Vaswani uniform -0.010 (standard error 0.024) from the single-hit topics, whose
-downward conditional bias (-0.015) ht's imputation offsets and the residual's imputation does
-not (``benchmarks/ppi_kept_bias.py``); with weak or adversarial labels ppi(nDCG)'s other biases
-(the difference form's on 2strata, ht(nDCG)'s on CACM) stay whole under a narrower interval.
-That is why this is an option and not the default. ``kept="identified"`` (the correction on
+ht(nDCG)'s own coverage (uniform / 2strata): Vaswani 0.963 / 0.825, CACM 0.952 / 0.932, TREC-8
+0.891 / 0.955 (20 draws). (CACM's rows are from the recipe's frame without the 12 topics its
+qrels do not judge; counted as all non-relevant before, they gave ht(nDCG) a bias of +0.13.)
+ppi(AP) is unchanged. The half-width targets at 10% human judgments (0.8 at kappa 0.5, 0.7 at
+kappa 0.7) are met on Vaswani and CACM with both designs and on TREC-8 uniform (0.761 / 0.679),
+not on TREC-8 2strata (0.822 / 0.725); the RMS error falls with the labels' quality (Vaswani
+uniform kappa 0.7: 0.054 -> 0.028; CACM 0.092 -> 0.053). On TREC-8 coverage rises on uniform
+(0.851-0.925 against 0.833-0.896) and moves by at most 0.005 on 2strata. The estimated variance
+matches the spread over draws (Vaswani uniform kappa 0.7, 40 draws: 0.000614 stated, 0.000621
+observed, per run 0.023-0.029 either way); the coverage lost is bias the narrower interval no
+longer hides: at kappa 0.7 on Vaswani uniform -0.010 (standard error 0.024) from the
+single-hit topics, whose downward conditional bias (-0.015) ht's imputation offsets and the
+residual's imputation does not (``benchmarks/ppi_kept_bias.py``); on CACM the same sign and
+more (-0.036 at kappa 0.7, coverage 0.716); with weak or adversarial labels ppi(nDCG)'s other
+biases (the difference form's on 2strata) stay whole under a narrower interval. That is why
+this is an option and not the default. ``kept="identified"`` (the correction on
 identified topics only, ht's imputation kept) narrows less and loses less on Vaswani uniform
 (ratio 0.733 / 0.641 at kappa 0.5 / 0.7, coverage 0.935-0.955) but as much elsewhere (Vaswani
-2strata 0.572-0.875, CACM uniform 0.750-0.820 against 0.820-0.875).
+2strata 0.572-0.875 against 0.682-0.928; CACM: see REPRODUCTION.md).
 
 Exactness: labels equal to the grades give theta^_f = theta^_y bit for bit, g = 0 on every
 identified topic, V_g = 0 (rho = 1), lambda = 1: ppi_t = f_t = theta_t, variance 0, imputed
