@@ -60,3 +60,13 @@ def random_judgments(seed, *, n_topics, n_docs, n_runs, depth, grades):
                 rows.append((str(t), f"d{d}", float(rng.random()), f"r{r}"))
     runs = load_runs(pd.DataFrame(rows, columns=["qid", "docno", "score", "tag"]))
     return pd.DataFrame(qrels, columns=["qid", "docno", "rel"]), runs
+
+
+def frame_labels(collection, frame, values, kind="grade"):
+    """Automatic labels ``values`` (one per row of ``frame``) on ``collection``'s documents;
+    NaN (no label) outside the frame."""
+    from irsample.io.labels import AutoLabels
+
+    v = np.full(collection.n_tdi, np.nan)
+    v[frame.tdi] = values
+    return AutoLabels(v, kind)

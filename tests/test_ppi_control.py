@@ -13,11 +13,10 @@ import pytest
 from irsample.design import SamplingFrame, uniform
 from irsample.errors import MeasureError
 from irsample.evaluation import evaluate_collection
-from irsample.io.labels import AutoLabels
 from irsample.measures import EvalContext, parse
 from irsample.measures.ppi import ppi_estimate
 
-from .synthetic import pooled_collection
+from .synthetic import frame_labels, pooled_collection
 
 NDCG = parse("nDCG")[0]
 
@@ -31,16 +30,10 @@ def world():
     return collection, frame, truth
 
 
-def _labels(collection, frame, values):
-    v = np.full(collection.n_tdi, np.nan)
-    v[frame.tdi] = values
-    return AutoLabels(v, "grade")
-
-
 def _noisy(collection, frame, seed, share):
     rng = np.random.default_rng(seed)
     moved = rng.integers(-1, 2, len(frame)) * (rng.random(len(frame)) < share)
-    return _labels(collection, frame, np.clip(frame.rel + moved, 0, 2))
+    return frame_labels(collection, frame, np.clip(frame.rel + moved, 0, 2))
 
 
 def _kept(e):
@@ -53,7 +46,7 @@ def test_true_labels_exact_on_imputed_and_single_hit_topics(world, kept):
     from irsample.measures.design_based import estimate
 
     collection, frame, truth = world
-    labels = _labels(collection, frame, frame.rel)
+    labels = frame_labels(collection, frame, frame.rel)
     seen_imputed = 0
     for draw in range(4):
         sample = uniform(0.15).sample(frame, rng=draw)
@@ -73,7 +66,7 @@ def test_constant_labels_and_kept_ht_give_ht_bit_for_bit(world):
     collection, frame, _ = world
     sample = uniform(0.15).sample(frame, rng=1)
     ctx = EvalContext(collection, sample)
-    constant = ppi_estimate(ctx, _labels(collection, frame, np.ones(len(frame))), NDCG,
+    constant = ppi_estimate(ctx, frame_labels(collection, frame, np.ones(len(frame))), NDCG,
                             kept="control")
     np.testing.assert_array_equal(constant.lam, 0.0)
     np.testing.assert_array_equal(constant.value, constant.ht)
@@ -108,7 +101,7 @@ def test_correction_is_minus_hts_error_for_true_labels_at_fixed_lambda(world):
     """At lambda = 1 with true labels the correction of a run's mean is exactly -(ht's error),
     draw by draw: the labels' side reproduces the humans' estimator, imputation included."""
     collection, frame, _ = world
-    corr, err_ppi, err_ht = _runs_over_draws(world, _labels(collection, frame, frame.rel), 1.0,
+    corr, err_ppi, err_ht = _runs_over_draws(world, frame_labels(collection, frame, frame.rel), 1.0,
                                              "control", 20)
     np.testing.assert_allclose(corr, -err_ht, atol=1e-9)
     np.testing.assert_allclose(err_ppi, 0.0, atol=1e-9)

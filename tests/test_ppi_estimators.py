@@ -23,7 +23,7 @@ from irsample.measures.ppi_difference import Parts
 from irsample.measures.ppi_judgments import label_grades, labelled_census, labelled_sample
 from irsample.model import Judgments
 
-from .synthetic import pooled_collection
+from .synthetic import frame_labels, pooled_collection
 
 NAMES = ["AP", "nDCG", "nDCG@10", "P@10", "num_rel"]
 
@@ -37,17 +37,11 @@ def world():
     return collection, frame, truth
 
 
-def _labels(collection, frame, values, kind="grade"):
-    v = np.full(collection.n_tdi, np.nan)
-    v[frame.tdi] = values
-    return AutoLabels(v, kind)
-
-
-def _noisy_labels(collection, frame, seed, share):
+def _noisyframe_labels(collection, frame, seed, share):
     """Grade labels: the frame's grades, a ``share`` of them moved one grade up or down (0-2)."""
     rng = np.random.default_rng(seed)
     moved = rng.integers(-1, 2, len(frame)) * (rng.random(len(frame)) < share)
-    return _labels(collection, frame, np.clip(frame.rel + moved, 0, 2))
+    return frame_labels(collection, frame, np.clip(frame.rel + moved, 0, 2))
 
 
 def _truth_values(collection, truth, name):
@@ -63,7 +57,8 @@ DESIGN_IDS = ["uniform", "2strata", "2strata-sampled-top"]
 def test_labels_equal_to_truth_give_the_full_judgment_measure(world, design, name):
     collection, frame, truth = world
     sample = design.sample(frame, rng=3)
-    e = ppi_estimate(EvalContext(collection, sample), _labels(collection, frame, frame.rel), name)
+    e = ppi_estimate(EvalContext(collection, sample),
+                     frame_labels(collection, frame, frame.rel), name)
     expected = _truth_values(collection, truth, name)
     have = np.isfinite(expected)
     np.testing.assert_allclose(e.value[have], expected[have], atol=1e-9)
@@ -80,7 +75,7 @@ def test_constant_labels_give_ht_exactly(world, design, name, constant):
     variance, bit for bit (lambda = 0), for every M and design."""
     collection, frame, _ = world
     sample = design.sample(frame, rng=4)
-    labels = _labels(collection, frame, np.full(len(frame), constant))
+    labels = frame_labels(collection, frame, np.full(len(frame), constant))
     ev = evaluate_collection(collection, sample, parse(f"ht({name})") + parse(f"ppi({name})"),
                              ci=0.95, auto_labels=labels)
     np.testing.assert_array_equal(ev.values[:, :, 1], ev.values[:, :, 0])
@@ -94,7 +89,7 @@ def test_constant_labels_on_some_topics_keep_ht_there(world):
     collection, frame, _ = world
     sample = uniform(0.25).sample(frame, rng=6)
     values = np.where(frame.topic < 3, frame.rel, 0)
-    e = ppi_estimate(EvalContext(collection, sample), _labels(collection, frame, values), "AP")
+    e = ppi_estimate(EvalContext(collection, sample), frame_labels(collection, frame, values), "AP")
     flat = np.tile(np.arange(collection.n_topics) >= 3, collection.n_runs)
     np.testing.assert_array_equal(e.value[flat], e.ht[flat])
     np.testing.assert_array_equal(e.variance[flat], e.ht_variance[flat])
@@ -106,7 +101,7 @@ def test_ht_precision_and_relevant_count_by_hand(world):
     collection, frame, _ = world
     sample = uniform(0.3).sample(frame, rng=5)
     ctx = EvalContext(collection, sample)
-    zero = _labels(collection, frame, np.zeros(len(frame)))
+    zero = frame_labels(collection, frame, np.zeros(len(frame)))
     judged = sample.state == 2
     topic = collection.tdi_topic
     pi = (np.bincount(topic[judged], minlength=collection.n_topics)
@@ -130,7 +125,7 @@ def test_stratum_weights_follow_where_the_labels_predict(world):
     sample = design.sample(frame, rng=4)
     top = sample.stratum[frame.tdi] == 0
     values = np.where(top, frame.rel, rng.integers(0, 3, len(frame)))
-    e = ppi_estimate(EvalContext(collection, sample), _labels(collection, frame, values),
+    e = ppi_estimate(EvalContext(collection, sample), frame_labels(collection, frame, values),
                      "num_rel")
     assert np.all(e.lam_h[:, 0] > 0.95) and np.all(e.lam_h[:, 1] < 0.2), e.lam_h[0]
 
@@ -168,7 +163,7 @@ def test_ap_numerator_is_the_residual_of_products(world):
     collection, frame, _ = world
     rng = np.random.default_rng(11)
     noisy = np.where(rng.random(len(frame)) < 0.15, 1 - np.minimum(frame.rel, 1), frame.rel)
-    labels = _labels(collection, frame, noisy)
+    labels = frame_labels(collection, frame, noisy)
     sample = uniform(0.3).sample(frame, rng=8)
     ctx = EvalContext(collection, sample)
     ap = parse("AP")[0]
@@ -221,8 +216,8 @@ def test_tuned_interval_never_wider_than_ht_for_a_run(world, tuning):
     noisy = np.where(rng.random(len(frame)) < 0.3, 1 - np.minimum(frame.rel, 1), frame.rel)
     sample = uniform(0.2).sample(frame, rng=12)
     for name in ("AP", "nDCG"):
-        e = ppi_estimate(EvalContext(collection, sample), _labels(collection, frame, noisy), name,
-                         tuning=None if tuning == "stratum-or-run" else tuning)
+        e = ppi_estimate(EvalContext(collection, sample), frame_labels(collection, frame, noisy),
+                         name, tuning=None if tuning == "stratum-or-run" else tuning)
         shape = (collection.n_runs, collection.n_topics)
         assert np.all(e.variance.reshape(shape).sum(axis=1)
                       <= e.ht_variance.reshape(shape).sum(axis=1) * (1 + 1e-12))
@@ -233,7 +228,7 @@ def test_linear_estimates_unbiased_and_variance_matches_spread(world):
     """ppi(P@10) and ppi(num_rel) at fixed lambda: mean over draws = truth; the mean estimated
     variance is within 15% of the variance over draws (the stratified SRS formula is unbiased)."""
     collection, frame, truth = world
-    labels = _noisy_labels(collection, frame, 12, 0.2)
+    labels = _noisyframe_labels(collection, frame, 12, 0.2)
     design = stratified("1-5:0.6,6-:0.2")
     for name in ("P@10", "num_rel"):
         out = [ppi_estimate(EvalContext(collection, design.sample(frame, rng=i)), labels, name,
@@ -262,7 +257,7 @@ def test_ppi_python_oracle_for_the_mean():
     rng = np.random.default_rng(0)
     # 0/1 probabilities: the labels' grades are the probabilities themselves
     f = np.where(rng.random(len(frame)) < 0.2, 1 - (frame.rel >= 1), frame.rel >= 1) * 1.0
-    labels = _labels(collection, frame, f, "probability")
+    labels = frame_labels(collection, frame, f, "probability")
     sample = uniform(0.3).sample(frame, rng=1)
     judged = sample.state[frame.tdi] == 2
     y = (frame.rel[judged] >= 1).astype(float)
@@ -281,7 +276,7 @@ def test_measures_need_labels_and_name_a_supported_target(world):
         parse("ppi(Rprec)")
     with pytest.raises(MeasureError, match="automatic labels"):
         evaluate_collection(collection, sample, parse("ppi(AP)"))
-    labels = _labels(collection, frame, frame.rel)
+    labels = frame_labels(collection, frame, frame.rel)
     ev = evaluate_collection(collection, sample, parse("ppi(AP)") + parse("auto(AP)") + parse("AP"),
                              ci=0.95, auto_labels=labels)
     truth = evaluate_collection(collection, frame.judgments(), parse("AP"))
@@ -295,7 +290,7 @@ def test_judgments_without_strata_are_one_uniform_stratum(world):
     sample = uniform(0.5).sample(frame, rng=9)
     plain = Judgments.from_arrays(collection, frame.topic, frame.tdi,
                                   np.where(sample.state[frame.tdi] == 2, frame.rel, -1))
-    labels = _labels(collection, frame, np.zeros(len(frame)))
+    labels = frame_labels(collection, frame, np.zeros(len(frame)))
     a = ppi_estimate(EvalContext(collection, sample), labels, "AP")
     b = ppi_estimate(EvalContext(collection, plain), labels, "AP")
     np.testing.assert_allclose(a.value, b.value)
@@ -313,7 +308,7 @@ def test_ndcg_parts_are_unbiased_difference_estimates(world):
     """nDCG's numerator DCG^ at a fixed coefficient per document (different per stratum) is
     unbiased for the full-judgment DCG: mean over 400 stratified draws within 3.3 SE."""
     collection, frame, truth = world
-    labels = _noisy_labels(collection, frame, 21, 0.3)
+    labels = _noisyframe_labels(collection, frame, 21, 0.3)
     design = stratified("1-5:0.6,6-:0.2")
     m = parse("nDCG")[0]
     values = []

@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 
 from irsample.design import SamplingFrame, stratified
 from irsample.evaluation import evaluate_collection
-from irsample.io.labels import AutoLabels
 from irsample.measures import EvalContext, parse
 from irsample.measures.design_based import estimate as ht_estimate
 from irsample.measures.ppi import ppi_estimate
@@ -28,7 +27,7 @@ from irsample.measures.ppi_judgments import (
 )
 from irsample.model import Judgments
 
-from .synthetic import pooled_collection
+from .synthetic import frame_labels, pooled_collection
 
 AP = parse("AP")[0]
 TWO_STRATA = [stratified("1-5:0.6,6-:0.15"), stratified("1-10:0.5,11-:0.1")]
@@ -42,16 +41,10 @@ def world():
     return collection, frame, frame.judgments()
 
 
-def _labels(collection, frame, values):
-    v = np.full(collection.n_tdi, np.nan)
-    v[frame.tdi] = values
-    return AutoLabels(v, "grade")
-
-
 def _noisy(collection, frame, seed, share):
     rng = np.random.default_rng(seed)
     flip = rng.random(len(frame)) < share
-    return _labels(collection, frame, np.where(flip, 1 - np.minimum(frame.rel, 1), frame.rel))
+    return frame_labels(collection, frame, np.where(flip, 1 - np.minimum(frame.rel, 1), frame.rel))
 
 
 def _steps(collection, sample, grades):
@@ -72,8 +65,8 @@ def _steps(collection, sample, grades):
 def test_labels_equal_to_truth_are_exact_per_stratum(world, design):
     collection, frame, truth = world
     sample = design.sample(frame, rng=5)
-    e = ppi_estimate(EvalContext(collection, sample), _labels(collection, frame, frame.rel), "AP",
-                     tuning="stratum")
+    e = ppi_estimate(EvalContext(collection, sample),
+                     frame_labels(collection, frame, frame.rel), "AP", tuning="stratum")
     expected = evaluate_collection(collection, truth, [AP]).values[:, :, 0].ravel()
     np.testing.assert_allclose(e.value, expected, atol=1e-9)
     np.testing.assert_allclose(e.variance, 0.0, atol=1e-12)
@@ -87,7 +80,7 @@ def test_constant_labels_keep_ht_bit_for_bit_per_stratum(world, design, constant
     collection, frame, _ = world
     sample = design.sample(frame, rng=6)
     e = ppi_estimate(EvalContext(collection, sample),
-                     _labels(collection, frame, np.full(len(frame), constant)), "AP",
+                     frame_labels(collection, frame, np.full(len(frame), constant)), "AP",
                      tuning="stratum")
     np.testing.assert_array_equal(e.value, e.ht)
     np.testing.assert_array_equal(e.variance, e.ht_variance)
