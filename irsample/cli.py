@@ -127,6 +127,8 @@ def run() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line on ``argv`` (default ``sys.argv[1:]``); the exit status."""
+    global _quick_exit
+    _quick_exit = False  # said again by each command that runs
     gc.unfreeze()  # called again in one process (tests, scripts): collect as usual meanwhile
     thresholds = gc.get_threshold()
     try:
