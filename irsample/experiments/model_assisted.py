@@ -39,7 +39,6 @@ import pandas as pd
 from scipy import stats
 
 from ..design import SamplingFrame, stratified, uniform
-from ..design.frame import _best_rank
 from ..design.labels.fusion import PoolRows, fusion_labels
 from ..design.labels.simulated import calibrate_sigma, favoured_documents, noisy_grades, over_label
 from ..design.planner.relevance_model import fit_relevance
@@ -60,20 +59,18 @@ MEASURES = ("AP", "nDCG")
 
 
 def build_frame(data, depth: float) -> SamplingFrame:
-    """The depth-``depth`` pool of the pooled runs, with complete grades (0 if unjudged), for
-    the topics the qrels judge: a topic the qrels leave out (CACM: 12 of 64) is never
-    evaluated, as in trec_eval and :meth:`LoadedCollection.frame
-    <irsample.experiments.data.LoadedCollection.frame>` (taken as all non-relevant, its true
-    nDCG was 0 while every estimator imputes it from the other topics: CACM's ht(nDCG) and
-    ppi(nDCG) carried a bias of +0.13 from it). The documents are ``LoadedCollection.frame``'s,
-    in the order of their ``tdi``, which the seeded draws of earlier results depend on."""
-    c = data.collection
-    runs = np.array(data.info.pooled_runs, dtype=np.int64)
-    best = _best_rank(c.rank_offsets, c.rank_tdi, c.n_topics, runs, c.n_tdi)
-    j = data.judgments
-    tdi = np.flatnonzero((best <= depth) & j.has_topic[c.tdi_topic])
-    rel = np.where(j.state[tdi] == 2, np.maximum(j.grade[tdi], 0), 0)
-    return SamplingFrame.from_arrays(c, c.tdi_topic[tdi], tdi, rel, runs=tuple(runs))
+    """The depth-``depth`` pool of the pooled runs with complete grades (0 if unjudged), for
+    the topics the qrels judge: :meth:`LoadedCollection.frame
+    <irsample.experiments.data.LoadedCollection.frame>`, its rows in the order of their
+    ``tdi`` (the order the seeded draws of the recorded results were taken in). A topic the
+    qrels leave out (CACM: 12 of 64) is never evaluated; taken as all non-relevant, its true
+    nDCG was 0 while every estimator imputed it from the other topics (a bias of +0.13 on
+    CACM's ht(nDCG) and ppi(nDCG))."""
+    runs = tuple(int(r) for r in data.info.pooled_runs)
+    frame = data.frame(runs, depth)
+    order = np.argsort(frame.tdi, kind="stable")
+    return SamplingFrame.from_arrays(data.collection, frame.topic[order], frame.tdi[order],
+                                     np.maximum(frame.rel[order], 0), runs=runs)
 
 
 def _designs(strategies, percents, pool, prior=None, mix=0.2):
