@@ -64,8 +64,15 @@ from .context import safe_divide
 from .counts import NumRel
 from .gain import NDCG
 from .gain_tables import position_gains
-from .ht_design import HTDesign, TopicTotal, cell_variance, ht_design, topic_total
-from .ht_ideal import grade_counts, ideal_and_slopes, ideal_dcg, single_hit_weights
+from .ht_design import (
+    HTDesign,
+    TopicTotal,
+    cell_variance,
+    ht_design,
+    topic_total,
+    total_variance,
+)
+from .ht_ideal import ideal_dcg, ideal_linearisation, single_hit_weights
 from .ht_jackknife import ap_replicates, jackknife_variance
 from .ht_kernels import ap_walk, cell_sums, weighted_prefix
 from .precision import P, Recall, Rprec
@@ -107,7 +114,7 @@ def _estimate(ctx, m: Measure) -> Estimate:
     d = ht_design(ctx)
     if isinstance(m, NumRel):
         r = _relevant_total(ctx, d)
-        vy = _variance_of_total(d, ctx.n_topics, r)
+        vy = total_variance(d, r)
         z = np.zeros(ctx.n_topics)
         est = _total_estimate(r.value, vy)
         return Estimate(*(a[ctx.seg_topic] for a in (est.value, est.variance, est.plain, est.num,
@@ -186,10 +193,6 @@ def _relevant_total(ctx, d: HTDesign) -> TopicTotal:
         return topic_total(ctx, d, tdi_relevant(ctx), np.tile(by_grade, (ctx.n_topics, 1)))
 
     return ctx.shared(("ht_relevant", ctx.rel_level), build)
-
-
-def _variance_of_total(d: HTDesign, n_topics: int, total: TopicTotal) -> np.ndarray:
-    return cell_variance(d, np.arange(n_topics), total.sx, total.swx, total.swxx)
 
 
 def _total_estimate(value, variance) -> Estimate:
@@ -294,12 +297,8 @@ def _ndcg(ctx, d: HTDesign, m: NDCG) -> Estimate:
     longest = int(ctx.seg_len.max(initial=0))
     discount = 1.0 / np.log2(np.arange(2, longest + 2, dtype=np.float64))
     num, term = weighted_prefix(ctx.offsets, position_gains(ctx, ()), d.pos_pi, discount, cutoff)
-    j = ctx.judgments
-    counts, count_var, gains = grade_counts(ctx, d)
-    n_grades = counts.shape[1]
-    levels = np.arange(1, n_grades)
-    sampled = (j.state == JUDGED) & (j.grade > 0)
-    ideal, slope = ideal_and_slopes(counts, gains, cutoff)
+    counts, count_var, gains, ideal, slope, tdi_slope = ideal_linearisation(ctx, d, cutoff)
+    levels = np.arange(1, counts.shape[1])
     # the ideal DCG is concave in the counts: E[IDCG(R^)] ~ IDCG(R) + (1/2) sum_v IDCG''_v v(R^_v);
     # remove that second-order bias (second differences of the ideal in each count)
     for v in levels:
@@ -309,10 +308,10 @@ def _ndcg(ctx, d: HTDesign, m: NDCG) -> Estimate:
         bumped[:, v] += 1.0
         curve = ideal_dcg(bumped, gains, cutoff) - 2.0 * ideal + ideal_dcg(down, gains, cutoff)
         ideal = ideal - 0.5 * np.where(counts[:, v] >= 1.0, curve, 0.0) * count_var[:, v]
-    grade = np.clip(j.grade, 0, n_grades - 1)
-    tdi_slope = np.where(sampled, slope[ctx.collection.tdi_topic, grade], 0.0)
     den = topic_total(ctx, d, tdi_slope, slope)
     den = TopicTotal(ideal, den.sx, den.swx, den.swxx)
+    j = ctx.judgments
+    sampled = (j.state == JUDGED) & (j.grade > 0)
     return _ratio(ctx, d, num, term, den, tdi_slope, correct=False,
                   donors=single_hit_weights(ctx, d, sampled)[ctx.seg_topic])
 

@@ -164,3 +164,9 @@ def cell_variance(design: HTDesign, seg_topic, sx, swx, swxx) -> np.ndarray:
     spread = swxx - 2.0 * mean * swx + mean * mean * w
     factor = np.where(n >= 2, safe_divide(n, n - 1.0), 0.0)
     return (factor * spread).sum(axis=1)
+
+
+def total_variance(design: HTDesign, total: TopicTotal) -> np.ndarray:
+    """Per topic: the design variance of a :class:`TopicTotal`'s estimate (:func:`cell_variance`
+    over the topic's cells)."""
+    return cell_variance(design, np.arange(len(total.value)), total.sx, total.swx, total.swxx)

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..model import JUDGED
 from .gain_tables import gain_tables
-from .ht_design import HTDesign, cell_variance, topic_total
+from .ht_design import HTDesign, topic_total, total_variance
 
 
 def single_hit_weights(ctx, d: HTDesign, relevant: np.ndarray) -> np.ndarray:
@@ -38,11 +38,25 @@ def grade_counts(ctx, d: HTDesign):
         grade_value[:, v] = 1.0
         total = topic_total(ctx, d, (sampled & (j.grade == v)).astype(np.float64), grade_value)
         counts[:, v] = total.value
-        count_var[:, v] = cell_variance(d, np.arange(ctx.n_topics), total.sx, total.swx, total.swxx)
+        count_var[:, v] = total_variance(d, total)
     gains = np.zeros((ctx.n_topics, n_grades))
     width = min(gain_of_level.shape[1], n_grades)
     gains[:, :width] = gain_of_level[:, :width]
     return counts, count_var, gains
+
+
+def ideal_linearisation(ctx, d: HTDesign, cutoff: int):
+    """ht(nDCG)'s denominator before its concavity correction: :func:`grade_counts` (counts,
+    their variances, gains), the ideal DCG of the counts and its slopes per topic and grade
+    (:func:`ideal_and_slopes`), and per tdi the slope of the document's grade (0 unless judged
+    with a positive grade)."""
+    j = ctx.judgments
+    counts, count_var, gains = grade_counts(ctx, d)
+    ideal, slope = ideal_and_slopes(counts, gains, cutoff)
+    sampled = (j.state == JUDGED) & (j.grade > 0)
+    grade = np.clip(j.grade, 0, counts.shape[1] - 1)
+    tdi_slope = np.where(sampled, slope[ctx.collection.tdi_topic, grade], 0.0)
+    return counts, count_var, gains, ideal, slope, tdi_slope
 
 
 def _cumulative_discount(x: np.ndarray, cutoff: int) -> np.ndarray:

@@ -121,11 +121,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..model import JUDGED
 from .design_based import census_topics, impute
 from .design_based import estimate as ht_estimate
 from .ht_design import ht_design
-from .ht_ideal import grade_counts, ideal_and_slopes
+from .ht_ideal import ideal_linearisation
 from .ppi_ap import strata_moments
 
 _NO_CUTOFF = np.iinfo(np.int64).max
@@ -220,12 +219,6 @@ def _own(est):
 def ndcg_slopes(c, cutoff):
     """Per tdi the slope of ht(nDCG)'s ideal DCG in the document's grade (0 unless judged with a
     positive grade), and the slopes per topic and grade (the sampled documents no run
-    retrieved): the denominator's linearisation in ``design_based._ndcg``."""
-    d = ht_design(c)
-    j = c.judgments
-    counts, _, gains = grade_counts(c, d)
-    _, slope = ideal_and_slopes(counts, gains, cutoff)
-    sampled = (j.state == JUDGED) & (j.grade > 0)
-    grade = np.clip(j.grade, 0, counts.shape[1] - 1)
-    tdi_slope = np.where(sampled, slope[c.collection.tdi_topic, grade], 0.0)
+    retrieved): the denominator's linearisation of ``design_based._ndcg``."""
+    *_, slope, tdi_slope = ideal_linearisation(c, ht_design(c), cutoff)
     return tdi_slope, slope
