@@ -239,8 +239,7 @@ def _sparse_aware(ctx, d: HTDesign, theta, num, y, var_x, cov, var_y, correct,
     segment, the weights of the topics an unidentified one is imputed from (default: every
     identified topic equally)."""
     shape = (ctx.n_runs, ctx.n_topics)
-    present = (ctx.judgments.has_topic[ctx.seg_topic] & (ctx.seg_len > 0)).reshape(shape)
-    known = present & (y > 0).reshape(shape)
+    known, missing = topic_states(ctx, d, y)
     y2 = y * y
     corrected = theta - safe_divide(theta * var_y - cov, y2) if correct else theta
     plain = corrected.reshape(shape)
@@ -248,8 +247,7 @@ def _sparse_aware(ctx, d: HTDesign, theta, num, y, var_x, cov, var_y, correct,
     mean = safe_divide(np.where(known, plain, 0.0).sum(axis=1), k)
     ref = np.broadcast_to(mean[:, None], shape).ravel()
     if own is None:
-        own = safe_divide(np.maximum(var_x - 2.0 * ref * cov + ref * ref * var_y, 0.0), y2)
-    missing = present & ~known & ~census_topics(ctx, d)[ctx.seg_topic].reshape(shape)
+        own = linearised_variance(var_x, cov, var_y, ref, y)
     if donors is not None:  # a run with fewer than two donors takes every identified topic
         weight = np.where(known, donors.reshape(shape), 0.0)
         weight = np.where((weight > 0).sum(axis=1, keepdims=True) >= 2, weight, known * 1.0)
@@ -258,6 +256,25 @@ def _sparse_aware(ctx, d: HTDesign, theta, num, y, var_x, cov, var_y, correct,
                         None if donors is None else donors.reshape(shape))
     return Estimate(value.ravel(), var.ravel(), theta, num, y, var_x, cov, var_y, None, ref,
                     donors=donors)
+
+
+def topic_states(ctx, d: HTDesign, y) -> tuple[np.ndarray, np.ndarray]:
+    """Per run x topic, from the segments' estimated denominators ``y``: ``known`` (the topic
+    is in the judgments, the run ranks documents for it and its ratio is identified, Y^ > 0)
+    and ``missing`` (the same but not identified and not judged whole: imputed)."""
+    shape = (ctx.n_runs, ctx.n_topics)
+    present = (ctx.judgments.has_topic[ctx.seg_topic] & (ctx.seg_len > 0)).reshape(shape)
+    known = present & (np.asarray(y) > 0).reshape(shape)
+    missing = present & ~known & ~census_topics(ctx, d)[ctx.seg_topic].reshape(shape)
+    return known, missing
+
+
+def linearised_variance(var_x, cov, var_y, centre, y) -> np.ndarray:
+    """An identified topic's ratio variance linearised at ``centre``:
+    max(v(X^) - 2 c C + c^2 v(Y^), 0) / Y^2, 0 where Y^ <= 0."""
+    y = np.asarray(y, dtype=np.float64)
+    v = np.maximum(var_x - 2.0 * centre * cov + centre * centre * var_y, 0.0)
+    return np.where(y > 0, v / np.where(y > 0, y * y, 1.0), 0.0)
 
 
 def impute(plain, own, known, missing, donors=None):

@@ -121,8 +121,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .design_based import census_topics, impute
 from .design_based import estimate as ht_estimate
+from .design_based import impute, linearised_variance, topic_states
 from .ht_design import ht_design
 from .ht_ideal import ideal_linearisation
 from .ppi_ap import strata_moments
@@ -144,9 +144,7 @@ def control_estimate(ctx, ctx_f, m, hy, auto, kept, useful, tuning, imputed=True
     hf = ht_estimate(ctx_f, m)
     shape = (ctx.n_runs, ctx.n_topics)
     d = ht_design(ctx)
-    present = (ctx.judgments.has_topic[ctx.seg_topic] & (ctx.seg_len > 0)).reshape(shape)
-    known = present & (hy.den > 0).reshape(shape)
-    missing = present & ~known & ~census_topics(ctx, d)[ctx.seg_topic].reshape(shape)
+    known, missing = topic_states(ctx, d, hy.den)
     donors = None if hy.donors is None else hy.donors.reshape(shape)
     own_y, own_f = _own(hy), np.where(useful, _own(hf), 0.0)
     cutoff = _NO_CUTOFF if getattr(m, "k", None) is None else int(m.k)
@@ -210,10 +208,8 @@ def _tuned(at, one, use, shape, pooling):
 def _own(est):
     """Per segment: the linearised variance of an identified topic's ratio at the run's centre
     (``design_based._sparse_aware``'s ``own``)."""
-    c = np.nan_to_num(est.centre)
-    y = np.asarray(est.den, dtype=np.float64)
-    v = np.maximum(est.var_num - 2.0 * c * est.cov + c * c * est.var_den, 0.0)
-    return np.where(y > 0, v / np.where(y > 0, y * y, 1.0), 0.0)
+    return linearised_variance(est.var_num, est.cov, est.var_den, np.nan_to_num(est.centre),
+                               est.den)
 
 
 def ndcg_slopes(c, cutoff):
