@@ -269,16 +269,16 @@ def influence_cells(ctx, a, b, out_a=None, out_b=None):
                           f64(a[1]), f64(b[1]), f64(a[2]), f64(b[2]), f64(a[3]), f64(b[3]),
                           d.n_cells)
     if out_a is not None or out_b is not None:
-        sums += outside_sums(ctx, d, (a[2], a[3], out_a), (b[2], b[3], out_b))
+        sums += outside_sums(ctx.seg_topic, d, (a[2], a[3], out_a), (b[2], b[3], out_b))
     return sums
 
 
-def outside_sums(ctx, d, a, b):
-    """The sums of :func:`influence_cells` over the sampled documents outside the collection:
-    per cell h and grade g, ``d.outside[t, h, g]`` documents at pi = ``d.outside_pi[t, h]``,
-    each x = -theta r_g / (Y pi) for the two influences ``(theta, Y, r per topic x grade)``
-    (r None: 0)."""
-    t = ctx.seg_topic
+def outside_sums(seg_topic, d, a, b):
+    """The sums of :func:`influence_cells` over the sampled documents outside the collection,
+    one row per entry of ``seg_topic`` (its topic): per cell h and grade g, ``d.outside[t, h,
+    g]`` documents at pi = ``d.outside_pi[t, h]``, each x = -theta r_g / (Y pi) for the two
+    influences ``(theta, Y, r per topic x grade)`` (r None: 0)."""
+    t = seg_topic
     count = d.outside[t]  # (n_seg, S, G)
     pi = d.outside_pi[t]
     part = (pi > 0) & (pi < 1)
@@ -330,20 +330,13 @@ def identified(ctx, parts, y, r, out=None) -> np.ndarray:
 
     sx, swx, swxx = by_cell(x), by_cell(w * x), by_cell(w * x * x)
     if out is not None:  # the documents outside the collection, at their cell's rate
-        per = outside_sums(_TopicView(ctx), d, (-np.ones(ctx.n_topics), np.ones(ctx.n_topics),
-                                                out), (np.zeros(ctx.n_topics),
-                                                       np.ones(ctx.n_topics), None))
+        topics = np.arange(ctx.n_topics)  # one row per topic: Y^ is the topic's
+        per = outside_sums(topics, d, (-np.ones(ctx.n_topics), np.ones(ctx.n_topics), out),
+                           (np.zeros(ctx.n_topics), np.ones(ctx.n_topics), None))
         sx, swx, swxx = sx + per[..., 0], swx + per[..., 1], swxx + per[..., 2]
     v = np.maximum(cell_variance(d, np.arange(ctx.n_topics), sx, swx, swxx), 0.0)[ctx.seg_topic]
     seen = np.bincount(parts.topic[parts.sampled & (parts.y_tdi > 0)], minlength=ctx.n_topics)
     return (y > 0) & (v <= (CV_MAX * y) ** 2) & (seen[ctx.seg_topic] >= MIN_REL)
-
-
-class _TopicView:
-    """A context seen per topic (one 'segment' per topic), for :func:`outside_sums`."""
-
-    def __init__(self, ctx):
-        self.seg_topic = np.arange(ctx.n_topics)
 
 
 def cell_moments(ctx, sums):
