@@ -53,18 +53,10 @@ def main() -> None:
     parser.add_argument("--percent", type=float, default=10)
     args = parser.parse_args()
 
-    from irsample.design.labels.fusion import PoolRows, fusion_labels
-    from irsample.design.labels.simulated import (
-        calibrate_sigma,
-        favoured_documents,
-        noisy_grades,
-        over_label,
-    )
     from irsample.evaluation import evaluate_collection
-    from irsample.experiments.data import CollectionFiles, load
-    from irsample.experiments.model_assisted import _designs, build_frame
-    from irsample.io.labels import AutoLabels
-    from irsample.measures import EvalContext, parse
+    from irsample.experiments.data import CollectionFiles
+    from irsample.experiments.model_assisted import Setup
+    from irsample.measures import parse
     from irsample.measures.design_based import estimate as ht_estimate
     from irsample.measures.ppi import _label_contexts, ppi_estimate
     from irsample.measures.ppi_difference import difference_estimate
@@ -73,45 +65,20 @@ def main() -> None:
 
     base = HERE.parent / "irsample" / "data" / args.collection
     files = CollectionFiles.of(base / "runs", base / "qrels.gz")
-    data = load(files)
-    c = data.collection
-    frame = build_frame(data, 100.0)
+    # the recipe's draws: kappas (0.3, 0.5, 0.7), 3 favoured runs' top 20, depth 100
+    setup = Setup(files, seed=args.seed, percents=(args.percent,),
+                  strategies=("uniform", "2strata"), kappas=(0.3, 0.5, 0.7), adv_runs=3,
+                  adv_depth=20, depth=100.0, mix=0.2)
+    c = setup.collection
     m = parse("nDCG")[0]
-    truth = np.nan_to_num(evaluate_collection(c, frame.judgments(), [m]).values[:, :, 0].ravel())
-    kappa = 0.7
-    sigma = calibrate_sigma(frame.rel, kappa, rng=args.seed)
-    in_frame = np.zeros(c.n_tdi, dtype=bool)
-    in_frame[frame.tdi] = True
-    mean_ap = evaluate_collection(c, frame.judgments(), parse("AP")).summary[:, 0]
-    order = np.argsort(mean_ap, kind="stable")
-    picks = [order[int(round(x * (len(order) - 1)))] for x in np.linspace(0.25, 0.75, 3)]
-    favoured = favoured_documents(c, picks, 20, in_frame)
-    rows = PoolRows(c, frame.topic, frame.tdi, frame.best_rank, frame.runs, 100.0)
-    strategies = ("uniform", "2strata")
-    cells = _designs(strategies, (args.percent,), len(frame))
-    which = strategies.index(args.design)
+    truth = np.nan_to_num(  # nDCG of the frame's grades, per segment
+        evaluate_collection(c, setup.frame.judgments(), [m]).values[:, :, 0].ravel())
     sums: dict = {}
     n_seg_total = 0
     for trial in range(args.trials):
-        ss = np.random.SeedSequence([args.seed, trial])
-        noise_seed, *cell_seeds = ss.spawn(1 + len(cells))
-        noise = np.random.default_rng(noise_seed).standard_normal(len(frame))
-        (_, _, design), cseed = cells[which], cell_seeds[which]
-        draw_seed, fold_seed = cseed.spawn(2)
-        sample = design.sample(frame, rng=np.random.default_rng(draw_seed))
-        ctx = EvalContext(c, sample)
-        v = np.full(c.n_tdi, np.nan)
-        v[frame.tdi] = noisy_grades(frame.rel, sigma, noise)
-        if args.labels == "fusion":
-            lab = fusion_labels(c, sample, folds=5, rows=rows,
-                                rng=np.random.default_rng(fold_seed))
-        else:
-            if args.labels.startswith("kappa") and args.labels != "kappa0.7":
-                s2 = calibrate_sigma(frame.rel, float(args.labels[5:]), rng=args.seed)
-                v[frame.tdi] = noisy_grades(frame.rel, s2, noise)
-            if args.labels == "adversarial":
-                v = over_label(v, favoured)
-            lab = AutoLabels(v, "grade", args.labels)
+        _, _, sample, ctx, sources = next(cell for cell in setup.trial(trial)
+                                          if cell[0] == args.design)
+        lab = sources[args.labels]
         ctx_f, census, grades = _label_contexts(ctx, lab)
         hy = ht_estimate(ctx, m)
         hf = ht_estimate(ctx_f, m)

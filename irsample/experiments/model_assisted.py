@@ -97,49 +97,14 @@ def run_model_assisted(files, *, trials=100, seed=2024, percents=(5, 10, 20),
     """Per-trial summaries (one row per trial x cell x label source x measure) and setup facts;
     trials ``first`` .. ``first + trials - 1`` (each seeded by its number, so a long run can be
     split into chunks that together equal the whole)."""
-    data = load(files)
-    c = data.collection
-    frame = build_frame(data, depth)
-    truth_j = frame.judgments()
-    measures = [parse("AP")[0], parse("nDCG")[0]]
-    truth = evaluate_collection(c, truth_j, measures)
-    evaluated = truth.evaluated
-    q = evaluated.sum(axis=1)
-    truth_mean = truth.summary  # (runs, measures)
-    grade_tdi = np.full(c.n_tdi, np.nan)
-    grade_tdi[frame.tdi] = frame.rel
-    sigmas = {k: calibrate_sigma(frame.rel, k, rng=seed) for k in kappas}
-    order = np.argsort(truth_mean[:, 0], kind="stable")
-    picks = [order[int(round(x * (len(order) - 1)))] for x in np.linspace(0.25, 0.75, adv_runs)]
-    in_frame = np.zeros(c.n_tdi, dtype=bool)
-    in_frame[frame.tdi] = True
-    favoured = favoured_documents(c, picks, adv_depth, in_frame)
-    rows = PoolRows(c, frame.topic, frame.tdi, frame.best_rank, frame.runs, depth)
+    setup = Setup(files, seed=seed, percents=percents, strategies=strategies, kappas=kappas,
+                  adv_runs=adv_runs, adv_depth=adv_depth, depth=depth, mix=mix)
+    frame = setup.frame
     z = NormalDist().inv_cdf(0.975)
-    prior = np.full(c.n_tdi, np.nan)  # the runs-only relevance prior: labels known before judging
-    prior[frame.tdi] = fit_relevance(rows, np.zeros(len(frame), bool),
-                                     np.zeros(len(frame), np.int64)).prob
-    cells = _designs(strategies, percents, len(frame), prior, mix)
     out = []
     started = time.time()
     for trial in range(first, first + trials):
-        ss = np.random.SeedSequence([seed, trial])
-        noise_seed, *cell_seeds = ss.spawn(1 + len(cells))
-        noise = np.random.default_rng(noise_seed).standard_normal(len(frame))
-        labels = {}
-        for k, sigma in sigmas.items():
-            v = np.full(c.n_tdi, np.nan)
-            v[frame.tdi] = noisy_grades(frame.rel, sigma, noise)
-            labels[f"kappa{k:g}"] = v
-        base = labels[f"kappa{max(kappas):g}"]
-        labels["adversarial"] = over_label(base, favoured)
-        for (strategy, percent, design), cseed in zip(cells, cell_seeds):
-            draw_seed, fold_seed = cseed.spawn(2)
-            sample = design.sample(frame, rng=np.random.default_rng(draw_seed))
-            ctx = EvalContext(c, sample)
-            sources = {n: AutoLabels(v, "grade", n) for n, v in labels.items()}
-            sources["fusion"] = fusion_labels(c, sample, folds=folds, rows=rows,
-                                              rng=np.random.default_rng(fold_seed))
+        for strategy, percent, sample, ctx, sources in setup.trial(trial, folds=folds):
             judged = sample.state[frame.tdi] == 2
             for name, lab in sources.items():
                 if lab.kind == "grade":
@@ -149,17 +114,70 @@ def run_model_assisted(files, *, trials=100, seed=2024, percents=(5, 10, 20),
                     kap = cohen_kappa(frame.rel, binary).kappa
                 for j, kind in enumerate(MEASURES):
                     e = ppi_estimate(ctx, lab, kind, tuning=_tuning(tuning), kept=kept)
-                    res = _summarise(e, evaluated, q, truth_mean[:, j], z, c.n_runs, picks)
+                    res = _summarise(e, setup.evaluated, setup.q, setup.truth_mean[:, j], z,
+                                     setup.collection.n_runs, setup.picks)
                     out.append(dict(trial=trial, strategy=strategy, percent=percent,
                                     labels=name, measure=kind, judged=int(judged.sum()),
                                     kappa=kap, **res))
         if progress:
             print(f"trial {trial + 1}/{first + trials} ({time.time() - started:.0f}s)", flush=True)
+    c = setup.collection
     facts = dict(frame_size=len(frame), runs=c.n_runs, topics=c.n_topics,
-                 sigmas={f"{k:g}": round(s, 4) for k, s in sigmas.items()},
-                 favoured_runs=[c.run_names[p] for p in picks],
+                 sigmas={f"{k:g}": round(s, 4) for k, s in setup.sigmas.items()},
+                 favoured_runs=[c.run_names[p] for p in setup.picks],
                  seconds=time.time() - started)
     return pd.DataFrame(out), facts
+
+
+class Setup:
+    """What every trial of the recipe shares: the collection, its frame and truth (AP, nDCG),
+    the noise level per kappa, the adversary's favoured runs and documents, the fusion
+    labeller's pool rows and the designs; :meth:`trial` draws one trial."""
+
+    def __init__(self, files, *, seed, percents, strategies, kappas, adv_runs, adv_depth,
+                 depth, mix):
+        data = load(files)
+        self.collection = c = data.collection
+        self.frame = frame = build_frame(data, depth)
+        self.seed, self.kappas = seed, kappas
+        truth = evaluate_collection(c, frame.judgments(), [parse(m)[0] for m in MEASURES])
+        self.evaluated = truth.evaluated
+        self.q = self.evaluated.sum(axis=1)
+        self.truth_mean = truth.summary  # (runs, measures)
+        self.sigmas = {k: calibrate_sigma(frame.rel, k, rng=seed) for k in kappas}
+        order = np.argsort(self.truth_mean[:, 0], kind="stable")
+        self.picks = [order[int(round(x * (len(order) - 1)))]
+                      for x in np.linspace(0.25, 0.75, adv_runs)]
+        in_frame = np.zeros(c.n_tdi, dtype=bool)
+        in_frame[frame.tdi] = True
+        self.favoured = favoured_documents(c, self.picks, adv_depth, in_frame)
+        self.rows = PoolRows(c, frame.topic, frame.tdi, frame.best_rank, frame.runs, depth)
+        prior = np.full(c.n_tdi, np.nan)  # the runs-only relevance prior: known before judging
+        prior[frame.tdi] = fit_relevance(self.rows, np.zeros(len(frame), bool),
+                                         np.zeros(len(frame), np.int64)).prob
+        self.cells = _designs(strategies, percents, len(frame), prior, mix)
+
+    def trial(self, trial: int, *, folds: int = 5):
+        """Trial ``trial``'s draws, cell by cell: ``(strategy, percent, sample, context,
+        label sources by name)``, seeded by ``(seed, trial)`` alone."""
+        c, frame = self.collection, self.frame
+        ss = np.random.SeedSequence([self.seed, trial])
+        noise_seed, *cell_seeds = ss.spawn(1 + len(self.cells))
+        noise = np.random.default_rng(noise_seed).standard_normal(len(frame))
+        labels = {}
+        for k, sigma in self.sigmas.items():
+            v = np.full(c.n_tdi, np.nan)
+            v[frame.tdi] = noisy_grades(frame.rel, sigma, noise)
+            labels[f"kappa{k:g}"] = v
+        base = labels[f"kappa{max(self.kappas):g}"]
+        labels["adversarial"] = over_label(base, self.favoured)
+        for (strategy, percent, design), cseed in zip(self.cells, cell_seeds):
+            draw_seed, fold_seed = cseed.spawn(2)
+            sample = design.sample(frame, rng=np.random.default_rng(draw_seed))
+            sources = {n: AutoLabels(v, "grade", n) for n, v in labels.items()}
+            sources["fusion"] = fusion_labels(c, sample, folds=folds, rows=self.rows,
+                                              rng=np.random.default_rng(fold_seed))
+            yield strategy, percent, sample, EvalContext(c, sample), sources
 
 
 def _tuning(text):
