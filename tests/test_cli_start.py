@@ -208,3 +208,25 @@ def test_eval_ends_without_teardown_after_its_output(files, command, quick):
         assert done.stdout == "map                   \tall\t0.7500\n"
     else:
         assert done.stdout.strip()
+
+
+def test_eval_loads_one_signature_per_kernel_and_dtype(files):
+    """Every signature of a kernel is a kernel of its own to load (or compile on first use):
+    strided or read-only arguments must not add signatures beside the contiguous ones."""
+    (files / "qrels5").write_text("1 0 d1 1 s1\n1 0 d2 0 s1\n")  # detection reads a 5th field
+    # a long mantissa takes the reader's second float parser, which gathers its tokens
+    (files / "run").write_text(RUN.replace(" 2 r1", " 1.0203721250066107000000 r1", 1))
+    code = (
+        "import json, sys\nfrom irsample.cli import main\n"
+        f"main(['eval', '-m', 'official', '-m', 'ndcg', {str(files / 'qrels')!r}, "
+        f"{str(files / 'run')!r}])\n"
+        f"main(['eval', '-m', 'map', {str(files / 'qrels5')!r}, {str(files / 'run')!r}])\n"
+        "from irsample.io._scan import gather_spans\n"
+        "from irsample.measures.kernels import segment_last_below\n"
+        "sys.stderr.write(json.dumps([[str(s) for s in k.signatures]\n"
+        "                             for k in (gather_spans, segment_last_below)]))\n"
+    )
+    done = python(code, cwd=files)
+    spans, last_below = json.loads(done.stderr.splitlines()[-1])
+    assert len(spans) == 1, spans
+    assert len(last_below) == 2, last_below  # integer and float running values

@@ -127,6 +127,8 @@ def detect_qrels_format(source: Source) -> str:
             name,
             int(lineno[0]),
         )
-    _, fifth = gather_spans(buf, starts[:, 0], ends[:, 0])  # bytes, so any encoding is fine
+    _, fifth = gather_spans(  # bytes, so any encoding is fine
+        buf, np.ascontiguousarray(starts[:, 0]), np.ascontiguousarray(ends[:, 0])
+    )
     fractional = bool(np.isin(fifth, np.frombuffer(b".eE", np.uint8)).any())
     return "prels" if fractional else "strata"

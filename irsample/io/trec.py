@@ -99,7 +99,8 @@ def binary_array(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> pa.Ar
                 binary_array(buf, starts[half:], ends[half:]),
             ]
         )
-    offsets, data = gather_spans(buf, starts, ends)
+    # contiguous spans (a column of a 2-D array is strided): one kernel signature
+    offsets, data = gather_spans(buf, np.ascontiguousarray(starts), np.ascontiguousarray(ends))
     return pa.Array.from_buffers(
         pa.binary(), len(starts), [None, pa.py_buffer(offsets), pa.py_buffer(data)]
     )

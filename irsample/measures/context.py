@@ -138,8 +138,9 @@ class EvalContext:
 
     def at_cutoff(self, cum: np.ndarray, k) -> np.ndarray:
         """Per segment, the running value ``cum`` through rank ``min(k, n)`` (0 if empty)."""
-        k = np.broadcast_to(np.asarray(k, dtype=np.int64), (self.n_seg,))
-        return segment_last_below(self.offsets, cum, np.ascontiguousarray(k))
+        # a writable copy whatever ``k`` is: one kernel signature (each one loads separately)
+        k = np.array(np.broadcast_to(np.asarray(k, dtype=np.int64), (self.n_seg,)))
+        return segment_last_below(self.offsets, cum, k)
 
     def total(self, cum: np.ndarray) -> np.ndarray:
         """Per segment, the running value ``cum`` at the end of the ranking."""
