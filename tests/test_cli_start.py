@@ -210,6 +210,33 @@ def test_eval_ends_without_teardown_after_its_output(files, command, quick):
         assert done.stdout.strip()
 
 
+NUMBA_STATE = (
+    "import importlib, sys\n"
+    "import llvmlite.binding.ffi as ffi\n"
+    "import numba.core.entrypoints as entrypoints\n"
+    "state = ['importlib.metadata' in sys.modules, entrypoints._already_initialized,\n"
+    "         len(ffi.lib._lock._cblist)]\n"
+    "import importlib.metadata\n"  # importable as usual afterwards
+    "state.append(importlib.metadata.version('numba') == __import__('numba').__version__)\n"
+    "sys.stderr.write(json.dumps(state))\n"
+)
+
+
+def test_eval_skips_numba_extension_search_and_llvm_events(files):
+    """The command line's numba starts without searching installed packages for extensions
+    (nor importing importlib.metadata to do so) and without numba's LLVM lock events; a
+    program using irsample as a library keeps numba's own start-up."""
+    args = ["eval", "-m", "map", str(files / "qrels"), str(files / "run")]
+    ours = python(f"import json\nfrom irsample.cli import main\nmain({args!r})\n" + NUMBA_STATE,
+                  cwd=files)
+    assert json.loads(ours.stderr.splitlines()[-1]) == [False, True, 0, True], ours.stderr
+    library = python(
+        "import json\nfrom irsample.io.trec import read_qrels\n"
+        f"read_qrels({str(files / 'qrels')!r})\n" + NUMBA_STATE, cwd=files)
+    state = json.loads(library.stderr.splitlines()[-1])
+    assert state[1] is True and state[2] > 0 and state[3], library.stderr  # numba's own init ran
+
+
 def test_eval_loads_one_signature_per_kernel_and_dtype(files):
     """Every signature of a kernel is a kernel of its own to load (or compile on first use):
     strided or read-only arguments must not add signatures beside the contiguous ones."""
