@@ -30,7 +30,13 @@ import numpy as np
 
 from .errors import InputWarning
 from .io import load_qrels, load_runs
-from .io.ahead import BATCH_BYTES, ReadAhead, run_batches  # noqa: F401 (run_batches: API)
+from .io.ahead import (  # noqa: F401 (run_batches: API)
+    BATCH_BYTES,
+    TINY_QRELS,
+    TINY_RUN,
+    ReadAhead,
+    run_batches,
+)
 from .model import Collection, Judgments
 from .model.collection import RunsAndTopics
 
@@ -76,6 +82,8 @@ def evaluate_in_batches(
         sources = [runs] if isinstance(runs, (str, os.PathLike)) else list(runs)
         ahead = ReadAhead(sources, batch_bytes)
     ahead.parse(qrels, qrels_format)  # the threads read the qrels (trec), then parse the runs
+    if ahead.qrels is not None and ahead.first_part_pending():
+        load_kernels(measures, options)  # while the threads read the qrels and the first part
     try:
         table = ahead.qrels.result() if ahead.qrels is not None else None
         if table is None:  # another source or format: read here (its warnings are printed)
@@ -83,8 +91,6 @@ def evaluate_in_batches(
     except BaseException:
         ahead.cancel()
         raise
-    if ahead.first_part_pending() and table.stratum is None and table.prob is None:
-        load_kernels(measures, options)  # while the threads still read the first part
     parts = []
     try:
         for batch in ahead.parts():  # the first batch in parts, evaluated while the next is read
@@ -104,17 +110,13 @@ def evaluate_in_batches(
     return merge_evaluations(parts)
 
 
-#: a three-line run and its judgments for :func:`load_kernels`
-_KERNEL_RUN = b"q 0 d2 1 2 k\nq 0 d1 2 1 k\nq 0 d3 3 1 k\n"
-_KERNEL_QRELS = b"q 0 d1 1\nq 0 d2 0\nq 0 d4 2\n"
-
-
 def load_kernels(measures, options) -> None:
     """Evaluate ``measures`` with ``options`` on a three-line run and TREC qrels, dropping the
-    values: numba loads the kernels that reading, building and evaluating call (from its cache,
-    a few ms each; TREC-8's official + infAP + ndcg: 0.1-0.2 s) while the reading threads still
-    parse the first runs, instead of after them. A failure here is left to the real
-    evaluation, which meets it again."""
+    values: numba loads the kernels that building and evaluating call (from its cache, a few
+    ms each; TREC-8's official + infAP + ndcg: 0.1-0.2 s) while the reading threads read the
+    qrels and parse the first runs, instead of after them. (Judgments of another format may
+    need a few other kernels: they load when first called.) A failure here is left to the
+    real evaluation, which meets it again."""
     from io import BytesIO
 
     from .evaluation import evaluate_collection
@@ -123,8 +125,8 @@ def load_kernels(measures, options) -> None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            qrels = read_qrels(BytesIO(_KERNEL_QRELS))
-            collection = Collection.build([read_run(BytesIO(_KERNEL_RUN))], [qrels])
+            qrels = read_qrels(BytesIO(TINY_QRELS))
+            collection = Collection.build([read_run(BytesIO(TINY_RUN))], [qrels])
             judgments = Judgments.from_qrels(collection, qrels)
             evaluate_collection(collection, judgments, measures, **options)
     except Exception:  # noqa: BLE001 - only a warm-up: the evaluation reports any problem

@@ -5,10 +5,12 @@ it was built with from the build, and the kernel warm-up leaves no trace."""
 from __future__ import annotations
 
 import dataclasses
+import threading
 from pathlib import Path
 
 import numpy as np
 
+import irsample.io.ahead as ahead_module
 from irsample.api import measures_from
 from irsample.io import load_qrels, load_runs
 from irsample.io.ahead import ReadAhead
@@ -35,6 +37,24 @@ def test_reading_threads_read_trec_qrels_only(tmp_path):
         ahead.parse(qrels, fmt)
         assert ahead.qrels is None or ahead.qrels.result() is None  # left to the caller
         ahead.cancel()
+
+
+def test_parse_loads_the_reader_kernels_first_in_the_calling_thread(monkeypatch):
+    """Before any reading thread is given the qrels or a run: numba's set-up and the readers'
+    kernels are the caller's (full priority), not a reading thread's."""
+    seen = []
+
+    def record():
+        seen.append((threading.get_ident(), ahead.qrels, dict(ahead.early)))
+
+    monkeypatch.setattr(ahead_module, "load_reader_kernels", record)
+    ahead = ReadAhead(RUNS)
+    ahead.parse(QRELS)
+    assert seen == [(threading.get_ident(), None, {})]
+    assert ahead.qrels is not None and ahead.early
+    ahead.parse(QRELS)  # nothing left to start: no second load
+    assert len(seen) == 1
+    ahead.cancel()
 
 
 def test_lookup_of_the_judgments_built_with_equals_the_search():
