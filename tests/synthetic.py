@@ -70,3 +70,10 @@ def frame_labels(collection, frame, values, kind="grade"):
     v = np.full(collection.n_tdi, np.nan)
     v[frame.tdi] = values
     return AutoLabels(v, kind)
+
+
+def moved_grade_labels(collection, frame, seed, share):
+    """Grade labels: the frame's grades, a ``share`` of them moved one grade up or down (0-2)."""
+    rng = np.random.default_rng(seed)
+    moved = rng.integers(-1, 2, len(frame)) * (rng.random(len(frame)) < share)
+    return frame_labels(collection, frame, np.clip(frame.rel + moved, 0, 2))

@@ -16,7 +16,7 @@ from irsample.evaluation import evaluate_collection
 from irsample.measures import EvalContext, parse
 from irsample.measures.ppi import ppi_estimate
 
-from .synthetic import frame_labels, pooled_collection
+from .synthetic import frame_labels, moved_grade_labels, pooled_collection
 
 NDCG = parse("nDCG")[0]
 
@@ -28,12 +28,6 @@ def world():
     frame = SamplingFrame.from_qrels(collection, qrels)
     truth = evaluate_collection(collection, frame.judgments(), [NDCG]).values[:, :, 0].ravel()
     return collection, frame, truth
-
-
-def _noisy(collection, frame, seed, share):
-    rng = np.random.default_rng(seed)
-    moved = rng.integers(-1, 2, len(frame)) * (rng.random(len(frame)) < share)
-    return frame_labels(collection, frame, np.clip(frame.rel + moved, 0, 2))
 
 
 def _kept(e):
@@ -71,7 +65,7 @@ def test_constant_labels_and_kept_ht_give_ht_bit_for_bit(world):
     np.testing.assert_array_equal(constant.lam, 0.0)
     np.testing.assert_array_equal(constant.value, constant.ht)
     np.testing.assert_array_equal(constant.variance, constant.ht_variance)
-    labels = _noisy(collection, frame, 3, 0.2)
+    labels = moved_grade_labels(collection, frame, 3, 0.2)
     plain = ppi_estimate(ctx, labels, NDCG, kept="ht")
     control = ppi_estimate(ctx, labels, NDCG, kept="control")
     off = plain.lam == 0  # the topics the difference form leaves to ht
@@ -115,8 +109,8 @@ def test_correction_at_fixed_lambda_over_repeated_draws(world, kept):
     RMS error is below ht's for every run (measured: correction means -0.033 to +0.017,
     RMS ppi 0.07-0.17 against ht 0.08-0.26)."""
     collection, frame, _ = world
-    corr, err_ppi, err_ht = _runs_over_draws(world, _noisy(collection, frame, 11, 0.3), 0.6,
-                                             kept, 150)
+    labels = moved_grade_labels(collection, frame, 11, 0.3)
+    corr, err_ppi, err_ht = _runs_over_draws(world, labels, 0.6, kept, 150)
     assert np.mean(corr != 0) > 0.5  # the correction is active
     assert np.all(np.abs(corr.mean(axis=0)) < 0.05)
     rms = np.sqrt((err_ppi**2).mean(axis=0))

@@ -23,7 +23,7 @@ from irsample.measures.ppi_difference import Parts
 from irsample.measures.ppi_judgments import label_grades, labelled_census, labelled_sample
 from irsample.model import Judgments
 
-from .synthetic import frame_labels, pooled_collection
+from .synthetic import frame_labels, moved_grade_labels, pooled_collection
 
 NAMES = ["AP", "nDCG", "nDCG@10", "P@10", "num_rel"]
 
@@ -35,13 +35,6 @@ def world():
     frame = SamplingFrame.from_qrels(collection, qrels)
     truth = frame.judgments()
     return collection, frame, truth
-
-
-def _noisyframe_labels(collection, frame, seed, share):
-    """Grade labels: the frame's grades, a ``share`` of them moved one grade up or down (0-2)."""
-    rng = np.random.default_rng(seed)
-    moved = rng.integers(-1, 2, len(frame)) * (rng.random(len(frame)) < share)
-    return frame_labels(collection, frame, np.clip(frame.rel + moved, 0, 2))
 
 
 def _truth_values(collection, truth, name):
@@ -228,7 +221,7 @@ def test_linear_estimates_unbiased_and_variance_matches_spread(world):
     """ppi(P@10) and ppi(num_rel) at fixed lambda: mean over draws = truth; the mean estimated
     variance is within 15% of the variance over draws (the stratified SRS formula is unbiased)."""
     collection, frame, truth = world
-    labels = _noisyframe_labels(collection, frame, 12, 0.2)
+    labels = moved_grade_labels(collection, frame, 12, 0.2)
     design = stratified("1-5:0.6,6-:0.2")
     for name in ("P@10", "num_rel"):
         out = [ppi_estimate(EvalContext(collection, design.sample(frame, rng=i)), labels, name,
@@ -308,7 +301,7 @@ def test_ndcg_parts_are_unbiased_difference_estimates(world):
     """nDCG's numerator DCG^ at a fixed coefficient per document (different per stratum) is
     unbiased for the full-judgment DCG: mean over 400 stratified draws within 3.3 SE."""
     collection, frame, truth = world
-    labels = _noisyframe_labels(collection, frame, 21, 0.3)
+    labels = moved_grade_labels(collection, frame, 21, 0.3)
     design = stratified("1-5:0.6,6-:0.2")
     m = parse("nDCG")[0]
     values = []
