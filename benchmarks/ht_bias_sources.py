@@ -162,6 +162,7 @@ def ndcg_sources(args) -> None:
     from irsample.measures.gain import NDCG
     from irsample.measures.ht_design import ht_design
     from irsample.measures.ht_ideal import grade_counts, ideal_dcg
+    from irsample.measures.ht_kernels import NO_CUTOFF
     from irsample.model import JUDGED
 
     collection, frame = load(args.collection, Path(args.shared))
@@ -176,7 +177,7 @@ def ndcg_sources(args) -> None:
             hit = ((j.state == JUDGED) & (j.grade > 0)).astype(np.float64)
             k = np.bincount(collection.tdi_topic, weights=hit, minlength=ctx.n_topics)
             counts, _, gains = grade_counts(ctx, ht_design(ctx))
-            raw = ideal_dcg(counts, gains, np.iinfo(np.int64).max)
+            raw = ideal_dcg(counts, gains, NO_CUTOFF)
             shape = (ctx.n_runs, ctx.n_topics)
             seen.append((est.value.reshape(shape), est.num.reshape(shape),
                          est.den.reshape(shape), raw[ctx.seg_topic].reshape(shape), k))

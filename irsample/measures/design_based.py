@@ -74,12 +74,11 @@ from .ht_design import (
 )
 from .ht_ideal import ideal_dcg, ideal_linearisation, single_hit_weights
 from .ht_jackknife import ap_replicates, jackknife_variance
-from .ht_kernels import ap_walk, cell_sums, weighted_prefix
+from .ht_kernels import NO_CUTOFF, ap_walk, cell_sums, weighted_prefix
 from .precision import P, Recall, Rprec
 from .residual import RBP, rbp_gain_table
 
 SUPPORTED = (AP, NDCG, P, Recall, Rprec, RBP, NumRel)
-_NO_CUTOFF = np.iinfo(np.int64).max
 
 
 @dataclass(frozen=True)
@@ -132,13 +131,13 @@ def _estimate(ctx, m: Measure) -> Estimate:
                                                       np.maximum(ctx.pos_grade, 0)], 0.0)
         longest = int(ctx.seg_len.max(initial=0))
         weight = (1.0 - m.p) * m.p ** np.arange(longest, dtype=np.float64)
-        num, term = weighted_prefix(ctx.offsets, gain, d.pos_pi, weight, _NO_CUTOFF)
+        num, term = weighted_prefix(ctx.offsets, gain, d.pos_pi, weight, NO_CUTOFF)
         return _linear(ctx, d, num, term)
     rel = ctx.rel().astype(np.float64)
     r = _relevant_total(ctx, d)
     tdi_rel = tdi_relevant(ctx)
     if isinstance(m, AP):
-        cutoff = _NO_CUTOFF if m.k is None else m.k
+        cutoff = NO_CUTOFF if m.k is None else m.k
         num, _, influence = ap_walk(
             ctx.offsets, ctx.seg_topic, ctx.rel(), d.pos_pi, d.pos_cell, d.pos_g, d.n_cells, cutoff
         )
@@ -310,7 +309,7 @@ def impute(plain, own, known, missing, donors=None):
 def _ndcg(ctx, d: HTDesign, m: NDCG) -> Estimate:
     if m.gains:
         raise MeasureError("ht(nDCG) uses the grades as gains (no gains= parameter)")
-    cutoff = _NO_CUTOFF if m.k is None else m.k
+    cutoff = NO_CUTOFF if m.k is None else m.k
     longest = int(ctx.seg_len.max(initial=0))
     discount = 1.0 / np.log2(np.arange(2, longest + 2, dtype=np.float64))
     num, term = weighted_prefix(ctx.offsets, position_gains(ctx, ()), d.pos_pi, discount, cutoff)

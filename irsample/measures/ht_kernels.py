@@ -15,6 +15,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+#: the cut-off of a measure without one (``weighted_prefix``, ``ap_walk``): past every rank
+NO_CUTOFF = np.iinfo(np.int64).max
+
 
 @njit(cache=True, nogil=True, parallel=True)
 def ap_walk(offsets, seg_topic, pos_rel, pos_pi, pos_cell, pos_g, n_cells, cutoff):

@@ -125,9 +125,9 @@ from .design_based import estimate as ht_estimate
 from .design_based import impute, linearised_variance, topic_states
 from .ht_design import ht_design
 from .ht_ideal import ideal_linearisation
+from .ht_kernels import NO_CUTOFF
 from .ppi_ap import strata_moments
 
-_NO_CUTOFF = np.iinfo(np.int64).max
 #: the pooling of lambda per tuning level of the difference form
 POOLING = {"stratum": "run", "topic": "run", "global": "global"}
 
@@ -147,7 +147,7 @@ def control_estimate(ctx, ctx_f, m, hy, auto, kept, useful, tuning, imputed=True
     known, missing = topic_states(ctx, d, hy.den)
     donors = None if hy.donors is None else hy.donors.reshape(shape)
     own_y, own_f = _own(hy), np.where(useful, _own(hf), 0.0)
-    cutoff = _NO_CUTOFF if getattr(m, "k", None) is None else int(m.k)
+    cutoff = NO_CUTOFF if getattr(m, "k", None) is None else int(m.k)
     r_y, out_y = ndcg_slopes(ctx, cutoff)
     r_f, out_f = ndcg_slopes(ctx_f, cutoff)
     cov_h, _ = strata_moments(ctx, ctx_f, hy, hf, own_y, own_f, den_values=(r_y, r_f),

@@ -51,10 +51,9 @@ from .context import safe_divide
 from .counts import NumRel
 from .ht_design import cell_variance, ht_design, topic_total
 from .ht_ideal import ideal_and_slopes, ideal_dcg
-from .ht_kernels import weighted_prefix
+from .ht_kernels import NO_CUTOFF, weighted_prefix
 from .ppi_kernels import N_SUMS, influence_sums
 
-_NO_CUTOFF = np.iinfo(np.int64).max
 #: the largest coefficient of variation of the denominator at which a topic's ratio is taken
 CV_MAX = 0.5
 #: the fewest sampled documents of positive human value a topic's ratio is taken with
@@ -122,7 +121,7 @@ class Parts:
         self.f_pos = self.f_tdi[tdi]
         self.ones = np.ones(len(tdi))
         k = getattr(m, "k", None)
-        self.cutoff = _NO_CUTOFF if k is None else int(k)
+        self.cutoff = NO_CUTOFF if k is None else int(k)
         longest = int(ctx.seg_len.max(initial=0))
         if self.kind == "nDCG":
             self.weight = 1.0 / np.log2(np.arange(2, longest + 2, dtype=np.float64))
