@@ -58,7 +58,7 @@ def main() -> None:
     from irsample.experiments.model_assisted import Setup
     from irsample.measures import parse
     from irsample.measures.design_based import estimate as ht_estimate
-    from irsample.measures.ppi import _label_contexts, ppi_estimate
+    from irsample.measures.ppi import label_contexts, ppi_estimate
     from irsample.measures.ppi_difference import difference_estimate
     from irsample.measures.ppi_judgments import informative_topics
     from irsample.model import JUDGED
@@ -79,7 +79,7 @@ def main() -> None:
         _, _, sample, ctx, sources = next(cell for cell in setup.trial(trial)
                                           if cell[0] == args.design)
         lab = sources[args.labels]
-        ctx_f, census, grades = _label_contexts(ctx, lab)
+        ctx_f, census, grades = label_contexts(ctx, lab)
         hy = ht_estimate(ctx, m)
         hf = ht_estimate(ctx_f, m)
         auto = np.nan_to_num(m.compute(census))

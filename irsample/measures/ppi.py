@@ -143,7 +143,7 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
     elif tuning not in levels:
         raise MeasureError(f"tuning of ppi({m.name}) must be one of {levels} or a number in "
                            f"[0, 1], not {tuning!r}")
-    ctx_f, census, grades = _label_contexts(ctx, labels)
+    ctx_f, census, grades = label_contexts(ctx, labels)
     hy = ht_estimate(ctx, m)
     auto = np.nan_to_num(census.shared(("ppi_auto", m), lambda: m.compute(census)))
     topic = collection.tdi_topic.astype(np.int64)
@@ -183,10 +183,11 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
                        rho, lam_h)
 
 
-def _label_contexts(ctx, labels):
-    """The labelled sample's and the labels' census contexts (cached on ``ctx`` per labels, so
-    that every measure of one evaluation shares them). The labelled sample has ``ctx``'s design,
-    so it takes ``ctx``'s design facts rather than rebuilding them."""
+def label_contexts(ctx, labels):
+    """``(ctx_f, census, grades)``: the labelled sample's and the labels' census contexts, and
+    the label grades per tdi (cached on ``ctx`` per labels, so that every measure of one
+    evaluation shares them). The labelled sample has ``ctx``'s design, so it takes ``ctx``'s
+    design facts rather than rebuilding them."""
     def build():
         collection, judgments = ctx.collection, ctx.judgments
         grades = label_grades(labels, judgments, collection.tdi_topic.astype(np.int64),
