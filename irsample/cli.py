@@ -4,7 +4,10 @@ Thin by design: pick the command, build its parser (importing only that command'
 :mod:`irsample.commands`), run it, write the text it returns. Output is built completely before
 anything is written; ``-o FILE`` is checked before any work and written through a temporary file
 (see :mod:`irsample.io.output`), so a failure leaves no partial output. Errors print
-``irsample: file:line: message`` and exit 1 (2 for usage).
+``irsample: file:line: message`` and exit 1 (2 for usage). Ctrl-C (SIGINT) anywhere prints the
+one line ``irsample: interrupted`` and exits 130 (128 + SIGINT, as shells report it); commands
+that run worker processes stop them first (:mod:`irsample.experiments.executors`), and no output
+file is left half-written (outputs are written whole, at the end).
 
 Start-up stays lean: ``irsample --help`` lists the commands from :data:`COMMANDS` without
 importing them, and only the chosen command's module is imported to build its parser. A command
@@ -107,6 +110,10 @@ def check_outputs(args) -> None:
 _quick_exit = False
 
 
+#: the exit status after Ctrl-C: 128 + SIGINT's number, what a shell reports for it
+INTERRUPTED = 130
+
+
 def run() -> None:
     """The console entry point (``irsample``, ``python -m irsample``): :func:`main`, then exit
     with its status. After a command that asks for it (``eval``), once its output is flushed
@@ -133,6 +140,9 @@ def main(argv: list[str] | None = None) -> int:
     thresholds = gc.get_threshold()
     try:
         return _main(argv)
+    except KeyboardInterrupt:  # Ctrl-C, wherever it fell (imports, reading, a kernel, workers)
+        print("irsample: interrupted", file=sys.stderr)
+        return INTERRUPTED
     finally:
         # The process usually ends now: the objects still alive go to the collector's permanent
         # generation, so the full collection at exit skips them (numba's and the measures'

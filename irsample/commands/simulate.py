@@ -53,7 +53,7 @@ def collection_files(args):
     if args.qrels or args.runs:
         if not (args.qrels and args.runs):
             raise InputError("give both --qrels and --runs (or --shared)")
-        return CollectionFiles.of(args.runs, args.qrels, pooled=args.pooled or _all_pooled(args))
+        return CollectionFiles.of(args.runs, args.qrels, pooled=args.pooled)
     folder = Path(args.shared) if args.shared else TREC8
     if (folder / "data" / "trec8-adhoc").is_dir():
         folder = folder / "data" / "trec8-adhoc"
@@ -65,26 +65,6 @@ def collection_files(args):
     pooled = folder / "run-pooled-flag.txt"
     return CollectionFiles.of(folder / "runs", qrels[0],
                               pooled=args.pooled or (pooled if pooled.exists() else None))
-
-
-def _all_pooled(args):
-    """Without --pooled every run is pooled: a flags file written next to the output."""
-    from ..io import load_runs
-    from ..io.output import write_atomic
-
-    names = sorted({r.name for r in load_runs(_run_paths(args.runs))})
-    out = Path(args.outdir)
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / "pooled.txt"
-    write_atomic(path, "".join(f"{n} judged\n" for n in names).encode())
-    return path
-
-
-def _run_paths(runs):
-    paths = []
-    for r in map(Path, runs):
-        paths.extend(sorted(q for q in r.iterdir() if q.is_file()) if r.is_dir() else [r])
-    return [str(p) for p in paths]
 
 
 def cmd_simulate(args) -> str:

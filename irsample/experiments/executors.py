@@ -4,17 +4,29 @@ Every executor returns the tasks' results in task order, whatever order they com
 experiment's tables do not depend on the executor or the number of workers. Workers read the
 collection's files themselves, once each (:func:`~irsample.experiments.trial.init_worker`);
 local processes are spawned, not forked (no fork of a process with numba threads).
+
+Ctrl-C reaches every process of the terminal's foreground group. Local workers are spawned with
+SIGINT ignored (an ignored signal stays ignored across ``exec``, and Python installs its
+KeyboardInterrupt handler only where SIGINT is at its default), so only this process sees it:
+it terminates the workers (SIGTERM; a task in a compiled kernel would not see an exception for
+seconds) and waits at most :data:`STOP_SECONDS` for them, instead of letting the pool finish
+the tasks under way.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import signal
+import threading
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
 
 from .trial import Task, TrialConfig, init_worker, run_task
 
 EXECUTORS = ("sequential", "processes", "dask")
+#: how long an interrupted run waits for each terminated worker before killing it
+STOP_SECONDS = 1.0
 
 
 def run_tasks(config: TrialConfig, tasks: Sequence[Task], *, executor: str, workers: int,
@@ -46,16 +58,51 @@ def _progress(total: int, enabled: bool):
 
 
 def _run_processes(config: TrialConfig, tasks: Sequence[Task], workers: int, bar) -> list:
-    """``workers`` spawned local processes, each reading the collection once."""
+    """``workers`` spawned local processes, each reading the collection once. On any exception
+    (Ctrl-C, a failed task) the workers are stopped at once rather than left to finish."""
     results: list = [None] * len(tasks)
     context = multiprocessing.get_context("spawn")  # no fork of a process with numba threads
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=init_worker,
-                             initargs=(config.files,)) as pool:
-        futures = {pool.submit(run_task, config, task): task.index for task in tasks}
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=init_worker,
+                               initargs=(config.files,))
+    try:
+        with _sigint_ignored():  # the workers are spawned by submit
+            futures = {pool.submit(run_task, config, task): task.index for task in tasks}
         for future in as_completed(futures):
             results[futures[future]] = future.result()
             bar.update()
+    except BaseException:
+        stop_workers(pool)
+        raise
+    pool.shutdown()
     return results
+
+
+@contextmanager
+def _sigint_ignored():
+    """SIGINT ignored in this process (and so in the processes it spawns) meanwhile; only the
+    main thread may change a handler, elsewhere this does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def stop_workers(pool: ProcessPoolExecutor) -> None:
+    """Terminate ``pool``'s worker processes, wait up to :data:`STOP_SECONDS` for each (then
+    kill it) and shut the pool down without waiting for its tasks."""
+    processes = list(getattr(pool, "_processes", {}).values())  # the pool has no public list
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        process.join(STOP_SECONDS)
+        if process.is_alive():
+            process.kill()
+            process.join(STOP_SECONDS)
+    pool.shutdown(wait=True, cancel_futures=True)  # quick: the manager sees the pool broken
 
 
 def _run_dask(config: TrialConfig, tasks: Sequence[Task], workers: int, scheduler, bar) -> list:

@@ -1,0 +1,69 @@
+"""Ctrl-C: one line on standard error, exit status 130, worker processes stopped within 2 s and
+no output left behind, checked on real processes (the command runs in its own session and the
+whole process group gets SIGINT, as a terminal sends it to its foreground group)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+psutil = pytest.importorskip("psutil")
+
+DATA = Path(__file__).resolve().parents[1] / "irsample" / "data" / "vaswani"
+
+
+def interrupt(args: list[str], ready, *, timeout: float = 120.0):
+    """Start ``irsample ARGS``, wait until ``ready(process)`` is true, send SIGINT to its
+    process group; return (exit status, stderr text, seconds from SIGINT to the exit of the
+    command and of every process it started)."""
+    proc = subprocess.Popen([sys.executable, "-m", "irsample", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    parent = psutil.Process(proc.pid)
+    deadline = time.monotonic() + timeout
+    while not ready(parent):
+        assert proc.poll() is None, proc.stderr.read().decode()
+        assert time.monotonic() < deadline, "the command never got going"
+        time.sleep(0.1)
+    family = [parent] + parent.children(recursive=True)
+    start = time.monotonic()
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    psutil.wait_procs(family, timeout=30)
+    return proc.returncode, err.decode(), time.monotonic() - start
+
+
+def workers_busy(parent) -> bool:
+    """Two worker processes (besides multiprocessing's resource tracker) that have run tasks
+    for a while: the collection is read (about 1 s) and trials are under way."""
+    workers = [c for c in parent.children() if "resource_tracker" not in " ".join(c.cmdline())]
+    return len(workers) >= 2 and all(time.time() - w.create_time() > 4.0 for w in workers)
+
+
+def test_simulate_with_two_workers_stops_at_once(tmp_path):
+    out = tmp_path / "out"
+    status, err, seconds = interrupt(
+        ["simulate", "infap-random", "--qrels", str(DATA / "qrels.gz"), "--runs",
+         str(DATA / "runs"), "--param", "percents=10,20,30", "--trials", "5000",
+         "--workers", "2", "--no-progress", "-o", str(out)], workers_busy)
+    assert status == 130
+    assert err == "irsample: interrupted\n"
+    assert seconds < 2.0, f"workers stopped after {seconds:.1f} s"
+    assert not out.exists() or not any(out.iterdir())  # nothing written, not even a part
+
+
+def test_a_command_in_its_own_process(tmp_path):
+    """Ctrl-C while a single-process command computes (demo: judging and estimating)."""
+    plot = tmp_path / "demo.png"
+    status, err, seconds = interrupt(
+        ["demo", "--fraction", "0.3", "--no-progress", "--plot", str(plot)],
+        lambda p: time.time() - p.create_time() > 3.0)
+    assert status == 130
+    assert err == "irsample: interrupted\n"
+    assert seconds < 2.0
+    assert not plot.exists()
