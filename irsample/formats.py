@@ -2,7 +2,7 @@
 
 - ``trec``: trec_eval's lines ``%-22s\\t%s\\t%6.4f`` (measure, topic or ``all``, value), counts as
   integers, one block per run: per-topic lines (with ``per_topic``) topic by topic, then the
-  summary starting with ``runid``.
+  summary starting with ``runid`` (always, when there are several runs).
 - ``tsv``: header ``run\\ttopic\\tmeasure\\tvalue``; the run's tag, the topic or ``all``, the
   trec_eval measure name, the value.
 - ``json``: ``{run: {topic: {measure: value}}}`` with ``all`` for summaries.
@@ -88,13 +88,28 @@ def _rows(ev: Evaluation, per_topic: bool, runs=None):
                 yield r, "all", m, ev.summary[r, j]
 
 
-def to_trec(ev: Evaluation, *, per_topic: bool = False, places: int = 4, runs=None) -> str:
-    """trec_eval's lines for all runs (or the run indices ``runs``), one block per run."""
+def to_trec(ev: Evaluation, *, per_topic: bool = False, places: int = 4, runs=None,
+            zscores: bool = False) -> str:
+    """trec_eval's lines for all runs (or the run indices ``runs``), one block per run.
+
+    With several runs in the output, each run's summary starts with trec_eval's ``runid`` line
+    (its ``-m all_trec`` line) even when ``runid`` was not asked for, so that every block is
+    named. ``zscores``: the values are trec_eval's ``-Z`` z-scores, printed as it prints them,
+    ``Z`` before the name and every number, counts too, with decimals."""
     lines = []
     limits = _Limits(ev)
+    several = len(range(len(ev.run_names)) if runs is None else runs) > 1
+    named = several and not any(m.family == "runid" for m in ev.measures)
+    summary_started = None
     for r, topic, m, value in _rows(ev, per_topic, runs):
+        if named and topic == "all" and summary_started != r:
+            summary_started = r
+            lines.append(f"{'runid':<22s}\tall\t{ev.run_names[r]}")
         if m.value_type == "str":
             text = value
+        elif zscores:
+            lines.append(f"Z{m.trec_name:<22s}\t{topic}\t{value:{places + 2}.{places}f}")
+            continue
         elif m.value_type == "int":
             text = str(int(round(value)))
         else:
@@ -259,10 +274,12 @@ def to_sample_eval(
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-def render(ev: Evaluation, fmt: str, *, per_topic: bool = False, places: int | None = None) -> str:
-    """Render in one of :data:`FORMATS`."""
+def render(ev: Evaluation, fmt: str, *, per_topic: bool = False, places: int | None = None,
+           zscores: bool = False) -> str:
+    """Render in one of :data:`FORMATS` (``zscores``: trec only, see :func:`to_trec`)."""
     if fmt == "trec":
-        return to_trec(ev, per_topic=per_topic, places=4 if places is None else places)
+        return to_trec(ev, per_topic=per_topic, places=4 if places is None else places,
+                       zscores=zscores)
     renderers = {
         "tsv": to_tsv, "json": to_json, "latex": to_latex, "table": to_table,
         "sample_eval": to_sample_eval,

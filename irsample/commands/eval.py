@@ -23,6 +23,8 @@ from .arguments import number  # noqa: E402
 SUMMARY_ONLY = ("latex", "table")
 #: formats that can print exact doubles (``--places exact``)
 EXACT = ("tsv", "json")
+#: trec_eval's -R formats: the ones read, then the ones refused with a reason
+REL_INFO_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")
 
 
 def places(text: str):
@@ -88,6 +90,15 @@ def add_parser(sub) -> None:
     ev.add_argument("--auto-labels", metavar="FILE|fusion", default=None,
                     help="automatic labels (topic Q0 docno value) for ppi(M) and auto(M), or "
                     "'fusion' for the built-in labeller fitted on the judged sample")
+    ev.add_argument("-R", "--rel-info-format", choices=REL_INFO_FORMATS, default="qrels",
+                    help="trec_eval's -R: qrels (default; --qrels-format tells which kind) or "
+                    "qrels_jg (qid jg docno rel: judgments per group, measures map_avgjg, "
+                    "P_avgjg, Rprec_mult_avgjg, the set qrels_jg); prefs and qrels_prefs are "
+                    "not supported (see docs/usage.md, differences from trec_eval)")
+    ev.add_argument("-Z", "--zscores", metavar="FILE", default=None,
+                    help="trec_eval's -Z: print each value as a z-score against the 'qid "
+                    "measure mean stddev' lines of FILE (-1000000 where FILE has none); "
+                    "--format trec only")
     ev.add_argument("-o", "--output", help="write to this file instead of standard output")
     ev.set_defaults(run=cmd_eval, start=start_reading, quick_exit=True)
 
@@ -120,7 +131,8 @@ def start_reading(args) -> None:
                             "json or sample_eval)")
     if args.places == "exact" and args.format not in EXACT:
         raise IrsampleError(f"--places exact: only with --format {' or '.join(EXACT)}")
-    if args.auto_labels is None:  # with automatic labels every run is held at once
+    check_trec_inputs(args)
+    if args.auto_labels is None and args.rel_info_format == "qrels":  # else: all runs at once
         from ..io.ahead import ReadAhead, run_batches
 
         # numba's OpenMP workers sleep when a parallel kernel ends instead of spinning: the
@@ -129,6 +141,19 @@ def start_reading(args) -> None:
         if len(run_batches(args.runs)) == 1:  # before the threads start allocating
             keep_freed_memory()
         args.ahead = ReadAhead(args.runs)
+
+
+def check_trec_inputs(args) -> None:
+    """Refuse ``-R`` and ``-Z`` where trec_eval's meaning cannot be kept."""
+    if args.rel_info_format in ("prefs", "qrels_prefs"):
+        raise IrsampleError(
+            f"-R {args.rel_info_format}: preference judgments and trec_eval's prefs_* measures "
+            "are not implemented (docs/usage.md, 'Differences from trec_eval')")
+    if args.rel_info_format == "qrels_jg" and (args.auto_labels or args.ci is not None):
+        raise IrsampleError("-R qrels_jg: no estimators (--ci, --auto-labels) with judgment "
+                            "groups")
+    if args.zscores is not None and (args.format != "trec" or args.ci is not None):
+        raise IrsampleError("-Z: z-scores are printed in --format trec, without --ci")
 
 
 def cmd_eval(args) -> str:
@@ -150,13 +175,44 @@ def _evaluate(args, ahead) -> str:
         ahead.parse(args.qrels, args.qrels_format)
     from ..api import measures_from
     from ..formats import render
-    from .notices import warn_ignored_strata
 
     default = ["sample_eval"] if args.format == "sample_eval" else ["official"]
-    measures = measures_from(args.measure or default)
     options = dict(rel_level=args.level, judged_only=args.judged_only, max_docs=args.max_docs,
                    complete=args.complete, compat=args.compat, ci=args.ci,
                    variance=args.variance)
+    if args.rel_info_format == "qrels_jg":
+        ev = _judgment_groups(args, options)
+    else:
+        ev = _judgments(args, ahead, measures_from(args.measure or default), options)
+    places = 4 if args.places is None else args.places  # trec_eval's precision in every format
+    if args.zscores is not None:
+        from ..io.trec_extra import read_zscores
+        from ..trec_inputs import zscores
+
+        ev = zscores(ev, read_zscores(args.zscores), complete=args.complete)
+    return render(ev, args.format, per_topic=args.per_topic,
+                  places=None if places == "exact" else places,
+                  zscores=args.zscores is not None)
+
+
+def _judgment_groups(args, options):
+    """``-R qrels_jg``: every run read at once, evaluated once per judgment group."""
+    from ..io import load_runs
+    from ..io.trec_extra import read_qrels_jg
+    from ..model import Collection
+    from ..trec_inputs import evaluate_judgment_groups, judgment_group_measures
+
+    measures = judgment_group_measures(args.measure or ["qrels_jg"])
+    groups = read_qrels_jg(args.qrels)
+    collection = Collection.build(load_runs(args.runs), list(groups.values()))
+    del options["ci"], options["variance"]
+    return evaluate_judgment_groups(collection, groups, measures, **options)
+
+
+def _judgments(args, ahead, measures, options):
+    """The evaluation with one set of judgments (``-R qrels``)."""
+    from .notices import warn_ignored_strata
+
     if ahead is not None:
         from ..streaming import evaluate_in_batches
 
@@ -173,6 +229,4 @@ def _evaluate(args, ahead) -> str:
         warn_ignored_strata(measures, judgments)
         labels = eval_labels(args, measures, collection, judgments)
         ev = evaluate_collection(collection, judgments, measures, auto_labels=labels, **options)
-    places = 4 if args.places is None else args.places  # trec_eval's precision in every format
-    return render(ev, args.format, per_topic=args.per_topic,
-                  places=None if places == "exact" else places)
+    return ev
