@@ -50,7 +50,8 @@ _use_cache_dir()
 
 #: public name -> module defining it
 _EXPORTS = {
-    "compare": "api", "estimate": "api", "evaluate": "api", "load": "api", "measures_from": "api",
+    "compare": "api", "compare_table": "api", "estimate": "api", "evaluate": "api", "load": "api",
+    "measures_from": "api",
     "InputError": "errors", "IrsampleError": "errors", "MeasureError": "errors",
     "Evaluation": "evaluation", "Measure": "measures", "parse": "measures",
     "Collection": "model", "Judgments": "model",

@@ -349,6 +349,41 @@ def compare(
                               variance=variance, rel_level=rel_level)
 
 
+def compare_table(
+    judgments, runs, measures=("ht(AP)",), *, ci: float = 0.95, correction: str = "holm",
+    variance: str = "design", qrels_format: str | None = None, rel_level: int = 1,
+):
+    r"""Runs x measures for a paper: each run's estimate, interval, reliability status and the
+    runs it is significantly better than (superscript letters), as a
+    :class:`~irsample.comparison_table.ComparisonTable`; ``.render("markdown")``, ``"latex"``
+    or ``"html"`` gives the text. Arguments as :func:`compare`, with several design-based
+    ``measures``; the rule behind each superscript is in :mod:`irsample.comparison_table`.
+
+    Examples
+    --------
+    >>> from io import BytesIO
+    >>> import irsample
+    >>> sample = BytesIO(b"1 0 a 1\n1 0 b -1\n1 0 c 0\n1 0 d 1\n2 0 x 1\n2 0 y -1\n2 0 z 0\n")
+    >>> runs = [BytesIO(b"1 Q0 a 1 4 r1\n1 Q0 b 2 3 r1\n1 Q0 c 3 2 r1\n1 Q0 d 4 1 r1\n"
+    ...                 b"2 Q0 x 1 2 r1\n2 Q0 y 2 1 r1\n"),
+    ...         BytesIO(b"1 Q0 c 1 4 r2\n1 Q0 d 2 3 r2\n1 Q0 a 3 2 r2\n"
+    ...                 b"2 Q0 z 1 2 r2\n2 Q0 y 2 1 r2\n2 Q0 x 3 0 r2\n")]
+    >>> table = irsample.compare_table(sample, runs, ["ht(AP)", "ht(P@2)"])
+    >>> print(table.render("markdown", places=2).split("\n\n")[0])
+    | run | ht(AP) | ht(P@2) | status |
+    |---|---:|---:|---|
+    | (a) r1 | **0.91** [0.55, 1.28]<sup>b</sup> | **0.71** [0.17, 1.24] | ok |
+    | (b) r2 | 0.51 [0.35, 0.67] | 0.33 [0.01, 0.66] | ok |
+    """
+    from .comparison_table import comparison_table
+
+    collection, judged = load(judgments, runs, qrels_format=qrels_format)
+    check_common_topics(collection, judged)
+    names = [measures] if isinstance(measures, (str, Measure)) else list(measures)
+    return comparison_table(collection, judged, names, ci=ci, correction=correction,
+                            variance=variance, rel_level=rel_level)
+
+
 def check_common_topics(collection: Collection, judgments: Judgments) -> None:
     """Every run must share at least one topic with the judgments."""
     shared = (collection.segment_lengths() > 0) & judgments.has_topic

@@ -30,7 +30,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("model", ("irsample.model", "irsample._build", "irsample._rank")),
     ("measures", ("irsample.measures",)),
     ("results", ("irsample.evaluation", "irsample.comparison", "irsample.formats",
-                 "irsample.plots", "irsample.trec_inputs")),
+                 "irsample.plots", "irsample.trec_inputs", "irsample.comparison_table")),
     ("design", ("irsample.design",)),
     ("api", ("irsample.api", "irsample.streaming")),
     ("experiments", ("irsample.experiments", "irsample.assess")),

@@ -1,15 +1,22 @@
 """``irsample compare``: every pair of runs compared on one judged sample with ``ht(M)``.
 
-``irsample compare QRELS RUN... -m 'ht(AP)' [--ci 0.95] [--correction holm|bh|none]
-[--variance design|topics] [--format text|csv|json]`` prints one row per pair: the mean
-difference a - b over topics, its standard error from the shared sample
-(:mod:`irsample.measures.ht_pairs`), the interval, the p-value, the p-value adjusted over all
-pairs and whether the pair is decided at the chosen level (:mod:`irsample.comparison`).
+``irsample compare QRELS RUN... [-m 'ht(AP)']... [--ci 0.95] [--correction holm|bh|none]
+[--variance design|topics] [--format text|csv|json|markdown|latex|html] [-o FILE]`` prints one
+row per pair and measure: the mean difference a - b over topics, its standard error from the
+shared sample (:mod:`irsample.measures.ht_pairs`), the interval, the p-value, the p-value
+adjusted over all pairs and whether the pair is decided at the chosen level
+(:mod:`irsample.comparison`). ``markdown``, ``latex`` and ``html`` print runs x measures for a
+paper instead: estimate, interval, status, and superscripts naming the runs each run is
+significantly better than (:mod:`irsample.comparison_table`).
 """
 
 from __future__ import annotations
 
-from .arguments import number
+from .arguments import add_output, number
+
+#: the pairs' formats, then the paper tables' (irsample.comparison_table.FORMATS)
+PAIR_FORMATS = ("text", "csv", "json")
+TABLE_FORMATS = ("markdown", "latex", "html")
 
 
 def add_parser(sub) -> None:
@@ -20,29 +27,41 @@ def add_parser(sub) -> None:
     cp.add_argument("qrels", help="judgments: sampled qrels (-1: pooled, not judged), "
                     "stratified qrels or prels")
     cp.add_argument("runs", nargs="+", help="run files (at least two)")
-    cp.add_argument("-m", "--measure", default="ht(AP)", help="a design-based measure "
-                    "(default ht(AP))")
+    cp.add_argument("-m", "--measure", action="append", default=None, metavar="MEASURE",
+                    help="a design-based measure; repeat for more (default ht(AP))")
     cp.add_argument("--ci", type=number(float, above=0.0, below=1.0), default=0.95,
                     help="confidence level; pairs are decided at 1 - ci (default 0.95)")
-    cp.add_argument("--correction", choices=("holm", "bh", "none"), default="holm")
+    cp.add_argument("--correction", choices=("holm", "bh", "none"), default="holm",
+                    help="adjustment of the p-values over all pairs of a measure: Holm "
+                    "(default), Benjamini-Hochberg or none")
     cp.add_argument("--variance", choices=("design", "topics"), default="design",
                     help="design: topics fixed (default); topics: topic-to-topic variance too")
     cp.add_argument("--qrels-format", choices=("trec", "strata", "prels"), default=None)
     cp.add_argument("-l", dest="rel_level", type=number(int, minimum=1), default=1,
                     help="relevance level (default 1)")
-    cp.add_argument("--format", choices=("text", "csv", "json"), default="text")
+    cp.add_argument("--format", choices=PAIR_FORMATS + TABLE_FORMATS, default="text",
+                    help="text, csv, json: one row per pair and measure (default text); "
+                    "markdown, latex, html: runs x measures for a paper, each estimate with its "
+                    "interval, status and superscript letters of the runs it is significantly "
+                    "better than")
+    cp.add_argument("--places", type=number(int, minimum=0), default=4,
+                    help="decimals in the markdown, latex and html tables (default 4)")
+    add_output(cp)
     cp.set_defaults(run=cmd_compare)
 
 
 def cmd_compare(args) -> str:
-    from ..api import compare
+    from ..api import compare_table
     from ..errors import InputError
 
     if len(args.runs) < 2:
         raise InputError("compare needs at least two runs")
-    table = compare(args.qrels, args.runs, args.measure, ci=args.ci, correction=args.correction,
-                    variance=args.variance, qrels_format=args.qrels_format,
-                    rel_level=args.rel_level)
+    report = compare_table(args.qrels, args.runs, args.measure or ["ht(AP)"], ci=args.ci,
+                           correction=args.correction, variance=args.variance,
+                           qrels_format=args.qrels_format, rel_level=args.rel_level)
+    if args.format in TABLE_FORMATS:
+        return report.render(args.format, places=args.places)
+    table = report.pairs
     if args.format == "csv":
         return table.to_csv(index=False)
     if args.format == "json":

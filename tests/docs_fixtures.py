@@ -1,0 +1,43 @@
+"""Small judged samples made from the bundled Vaswani collection, for the tests of commands
+that need a sample (compare, ht and ppi estimates) and for the examples of the docs."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import numpy as np
+
+import irsample
+
+VASWANI = Path(irsample.__file__).resolve().parent / "data" / "vaswani"
+
+
+def make_sample_qrels(path: Path, runs, *, depth: int = 100, fraction: float = 0.2,
+                      seed: int = 7) -> Path:
+    """TREC qrels of the depth-``depth`` pool of ``runs`` (files in trec_eval's order, as the
+    bundled runs are) on Vaswani, each pooled document judged with probability ``fraction``
+    (its grade from the complete qrels, 0 when they do not list it) and -1 otherwise: a
+    uniform sample, one stratum."""
+    grades = {}
+    with gzip.open(VASWANI / "qrels.gz", "rt") as fh:
+        for line in fh:
+            q, _, d, r = line.split()
+            grades[q, d] = int(r)
+    pool: dict[str, set] = {}
+    for run in runs:
+        seen: dict[str, int] = {}
+        with gzip.open(run, "rt") as fh:
+            for line in fh:
+                q, _, d = line.split()[:3]
+                seen[q] = seen.get(q, 0) + 1
+                if seen[q] <= depth:
+                    pool.setdefault(q, set()).add(d)
+    rng = np.random.default_rng(seed)
+    lines = []
+    for q in sorted(pool, key=int):
+        for d in sorted(pool[q]):
+            judged = rng.random() < fraction
+            lines.append(f"{q} 0 {d} {grades.get((q, d), 0) if judged else -1}\n")
+    path.write_text("".join(lines))
+    return path
