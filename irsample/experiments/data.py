@@ -38,6 +38,7 @@ import numpy as np
 from ..design import Pool, SamplingFrame
 from ..evaluation import Evaluation, evaluate_collection
 from ..io import load_qrels, load_runs
+from ..io.irds import is_irds
 from ..measures.base import parse_one
 from ..model import Collection, Judgments
 from ..stats.pairs import PairDecisions, decisions
@@ -70,7 +71,7 @@ class CollectionFiles:
             raise ValueError("no run file given")
 
         def absolute(p):
-            return None if p is None else str(Path(p).resolve())
+            return None if p is None else p if is_irds(p) else str(Path(p).resolve())
 
         return cls(
             tuple(str(f) for f in files), absolute(qrels), absolute(pooled), absolute(groups))

@@ -96,16 +96,22 @@ def load_runs(sources) -> list[RunTable]:
 def load_qrels(source, fmt: str | None = None) -> QrelsTable:
     """Parse judgments from a path, parquet file, DataFrame or table.
 
-    ``fmt`` is ``trec`` (qid iter docno rel), ``strata`` (sample_eval's qid iter docno stratum
+    ``source`` may also be an ir_datasets id, ``irds:<id>`` (:mod:`irsample.io.irds`). ``fmt``
+    is ``trec`` (qid iter docno rel), ``strata`` (sample_eval's qid iter docno stratum
     rel) or ``prels`` (statAP's qid docno rel method probability); by default it is detected
     from the file (:func:`~irsample.io.strata.detect_qrels_format`). Standard input is read
     once and kept for both detection and parsing.
     """
+    from .irds import is_irds
     from .strata import detect_qrels_format, read_prels, read_strata_qrels
     from .trec import QrelsTable, read_bytes, read_qrels
 
     if isinstance(source, QrelsTable):
         return source
+    if is_irds(source):
+        from .irds import read_irds_qrels
+
+        return read_irds_qrels(source)
     if _is_frame(source) or _is_parquet(source):
         from .frames import qrels_from_frame, read_parquet
 

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from .files import GZIP_MAGIC, check_sources, read_raw
+from .irds import is_irds
 
 BATCH_BYTES = 256 * 2**20  #: run text per batch (all of TREC-8's runs; one MS MARCO run)
 PREFETCH_BYTES = BATCH_BYTES  #: run text read ahead while the program starts and the qrels load
@@ -42,7 +43,7 @@ def lower_priority(steps: int = READER_NICE) -> None:
 
 def text_size(source) -> int | None:
     """Estimated bytes of run text in a file, or None for anything that is not a plain path."""
-    if not isinstance(source, (str, os.PathLike)) or str(source) == "-":
+    if not isinstance(source, (str, os.PathLike)) or str(source) == "-" or is_irds(source):
         return None
     if str(source).endswith(".parquet"):
         return None
