@@ -50,7 +50,7 @@ def save_figure(fig, path: str | Path, *, title: str = "", dpi: int = 120) -> Pa
 
 
 def estimate_vs_truth(
-    panels: Sequence[tuple[str, np.ndarray, np.ndarray, np.ndarray, np.ndarray]],
+    panels: Sequence[tuple[str, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]],
     path: str | Path,
     *,
     title: str = "",
@@ -58,34 +58,31 @@ def estimate_vs_truth(
     """One panel per ``(label, truth, estimate, low, high)`` (arrays over runs); writes a PNG.
 
     Points are (truth, estimate); vertical bars span [low, high]; a run whose interval misses
-    the truth is drawn in red. Returns the path written.
+    the truth is drawn in red. A panel whose ``low`` and ``high`` are None shows point estimates
+    only (no interval is reported for them). Returns the path written.
     """
     fig, axes = new_figure(len(panels), 4.2, 4.0)
     for ax, (label, truth, estimate, low, high) in zip(axes, panels):
         truth, estimate = np.asarray(truth), np.asarray(estimate)
-        covered = (np.asarray(low) <= truth) & (truth <= np.asarray(high))
+        points = low is None
+        low = estimate if points else np.asarray(low)
+        high = estimate if points else np.asarray(high)
+        covered = (low <= truth) & (truth <= high) if not points else np.ones(len(truth), bool)
         top = float(max(truth.max(), np.max(high), 1e-9)) * 1.05
         ax.plot([0, top], [0, top], color="0.6", linestyle="--", linewidth=1)
         for mask, color in ((covered, "tab:blue"), (~covered, "tab:red")):
             if mask.any():
-                ax.errorbar(
-                    truth[mask],
-                    estimate[mask],
-                    yerr=[
-                        estimate[mask] - np.asarray(low)[mask],
-                        np.asarray(high)[mask] - estimate[mask],
-                    ],
-                    fmt="o",
-                    markersize=3,
-                    color=color,
-                    capsize=2,
-                    linewidth=1,
-                )
+                ax.errorbar(truth[mask], estimate[mask],
+                            yerr=None if points else [estimate[mask] - low[mask],
+                                                      high[mask] - estimate[mask]],
+                            fmt="o", markersize=3, color=color, capsize=2, linewidth=1)
         ax.set_xlim(0, top)
         ax.set_ylim(0, top)
         ax.set_xlabel(f"true {label.split(' ')[-1]}")
         ax.set_ylabel(label)
-        ax.set_title(f"{label}: {covered.sum()}/{len(covered)} intervals cover", fontsize=9)
+        shown = ("point estimates (no calibrated interval)" if points
+                 else f"{covered.sum()}/{len(covered)} intervals cover")
+        ax.set_title(f"{label}: {shown}", fontsize=9)
     return save_figure(fig, path, title=title)
 
 

@@ -137,6 +137,9 @@ def _demo(args, qrels, runs, steps, start) -> str:
             else:
                 line += " (point estimate only)"
                 uncalibrated.append(e)
+                if INTERVALS.get(target) is None and e == ESTIMATORS[target][0]:
+                    panels.append((f"{e} vs {TRUTH_NAMES[target]}", true, est.summary[:, k],
+                                   None, None))
             lines.append(line)
     if uncalibrated:
         lines.append(f"no intervals for {', '.join(uncalibrated)}:")
@@ -151,7 +154,7 @@ def _demo(args, qrels, runs, steps, start) -> str:
     if panels:
         path = estimate_vs_truth(
             panels, Path(args.plot), title=f"{judged / len(frame):.0%} of the depth-{args.depth} "
-            f"pool judged ({design.name})")
+            f"pool judged\n{design.name}")
         lines.append(f"figure: {path}  ({time.perf_counter() - start:.1f} s)")
     return "\n".join(lines) + "\n"
 

@@ -60,7 +60,9 @@ def add_parser(sub) -> None:
                     help="number of judgments (in total, or per topic with --per-topic)")
     sa.add_argument("--per-topic", action="store_true", help="the budget is per topic")
     add_seed(sa, "seed of the draw")
-    sa.add_argument("--depth", type=_depth, default=None, help="pool depth (default: see below)")
+    sa.add_argument("--depth", type=_depth, default=None,
+                    help="pool depth (default: the design file's depth, else the design's own, "
+                    "100 for 2strata, else 100)")
     sa.add_argument("--runs-from", metavar="FILE", help="pool only the runs named in FILE")
     sa.add_argument("-o", dest="outdir", required=True, metavar="DIR",
                     help="folder for to_judge.tsv and design.json (created if missing)")
@@ -71,7 +73,10 @@ def add_parser(sub) -> None:
                         "into stratified qrels, prels or trec_eval qrels.")
     me.add_argument("design", help="design file written by irsample sample")
     me.add_argument("judgments", help="TREC qrels of the judged documents (partial allowed)")
-    me.add_argument("--format", required=True, choices=("strata", "prels", "trec"))
+    me.add_argument("--format", required=True, choices=("strata", "prels", "trec"),
+                    help="strata: stratified qrels (xinfAP, infNDCG); prels: statAP's, with "
+                    "each document's inclusion probability; trec: qrels with -1 for pooled "
+                    "documents not judged (infAP)")
     add_output(me)
     me.add_argument("-v", "--verbose", action="store_true",
                     help="report per topic on standard error (default: one summary line)")
@@ -170,8 +175,9 @@ def cmd_sample(args) -> str:
     for s in record.strata_summary():
         rate = s["sampled"] / s["size"] if s["size"] else 0.0
         lines.append(f"{s['label']}\t{s['size']}\t{s['sampled']}\t{rate:.4f}")
-    lines.append(f"all\t{len(record.qid)}\t{int(record.selected.sum())}\t"
-                 f"{record.selected.mean() if len(record.qid) else 0:.4f}")
+    if len(record.strata_summary()) > 1:  # one stratum (uniform) is its own total
+        lines.append(f"all\t{len(record.qid)}\t{int(record.selected.sum())}\t"
+                     f"{record.selected.mean() if len(record.qid) else 0:.4f}")
     to_judge = files["to_judge.tsv"].count(b"\n") - 1
     if to_judge < int(record.selected.sum()):  # a design topping up documents judged before
         lines.append(f"{int(record.selected.sum()) - to_judge} selected documents are judged "

@@ -65,7 +65,9 @@ def add_parser(sub) -> None:
     ev.add_argument("-l", "--level", type=int, default=1, help="relevance level (default 1)")
     ev.add_argument("-M", "--max-docs", type=at_least_zero, default=None,
                     help="evaluate only the first N documents of each ranking")
-    ev.add_argument("--format", choices=FORMATS, default="trec")
+    ev.add_argument("--format", choices=FORMATS, default="trec",
+                    help="trec (trec_eval's lines, the default), tsv, json, latex, table "
+                    "(summaries, one row per run) or sample_eval (sample_eval.pl's layout)")
     ev.add_argument(
         "--qrels-format", choices=QRELS_FORMATS, default=None,
         help="judgments format (default: detected; 4 fields trec, 5 fields stratified qrels "

@@ -41,7 +41,8 @@ def add_parser(sub) -> None:
     nj.add_argument("--select", type=float, default=None,
                     help="condorcet: fuse only this fraction of the runs, those of largest bias")
     nj.add_argument("--measure", default="AP", help="soboroff/condorcet: measure (default AP)")
-    nj.add_argument("--format", choices=("tsv", "table"), default="tsv")
+    nj.add_argument("--format", choices=("tsv", "table"), default="tsv",
+                    help="tsv: run, score, rank lines (default); table: aligned columns")
     add_output(nj)
     add_progress_option(nj)
     nj.set_defaults(run=cmd_nojudge)

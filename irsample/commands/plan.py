@@ -205,7 +205,10 @@ def _plan_active(args) -> str:
 def interval_note(estimator: str) -> str:
     from .calibration import interval_note as note
 
-    return note(estimator)
+    return (note(estimator) + "\n  (measured on the bundled Vaswani and CACM collections with "
+            "the demo's design, not on these runs: the prediction above is this plan's own; "
+            "`irsample simulate ci-coverage` measures coverage on a collection with complete "
+            "judgments)")
 
 
 def _write(args, design, pool, depth, lines) -> str:
