@@ -41,3 +41,19 @@ def make_sample_qrels(path: Path, runs, *, depth: int = 100, fraction: float = 0
             lines.append(f"{q} 0 {d} {grades.get((q, d), 0) if judged else -1}\n")
     path.write_text("".join(lines))
     return path
+
+
+def irds_home(root: Path) -> Path:
+    """An IR_DATASETS_HOME holding Vaswani's qrels as ir_datasets caches them
+    (``vaswani/qrels.txt``, the NPL archive's ``rlv-ass`` layout: per topic its id, then the
+    relevant documents, then a ``   /`` line), so that ``irds:vaswani`` loads offline."""
+    topics: dict[str, list[str]] = {}
+    with gzip.open(VASWANI / "qrels.gz", "rt") as fh:
+        for line in fh:
+            q, _, d, r = line.split()
+            assert r == "1"  # Vaswani's judgments are relevant-only, as the NPL file lists them
+            topics.setdefault(q, []).append(d)
+    (root / "vaswani").mkdir(parents=True)
+    text = "".join(f"{q}\n {' '.join(docs)}\n   /\n" for q, docs in topics.items())
+    (root / "vaswani" / "qrels.txt").write_text(text)
+    return root

@@ -6,7 +6,6 @@ ir_datasets reads ``IR_DATASETS_HOME`` when it is imported."""
 
 from __future__ import annotations
 
-import gzip
 import os
 import subprocess
 import sys
@@ -16,6 +15,8 @@ import pytest
 
 import irsample
 
+from .docs_fixtures import irds_home
+
 pytest.importorskip("ir_datasets", reason="the optional extra irsample[irds] is not installed")
 
 VASWANI = Path(irsample.__file__).resolve().parent / "data" / "vaswani"
@@ -24,19 +25,7 @@ RUN = VASWANI / "runs" / "bm25_k1.2_b0.75.run.gz"
 
 @pytest.fixture(scope="module")
 def home(tmp_path_factory):
-    """An IR_DATASETS_HOME holding Vaswani's qrels as ir_datasets caches them: per topic its
-    id, then the relevant documents, then a '   /' line."""
-    topics: dict[str, list[str]] = {}
-    with gzip.open(VASWANI / "qrels.gz", "rt") as fh:
-        for line in fh:
-            q, _, d, r = line.split()
-            assert r == "1"  # Vaswani's judgments are relevant-only, as the NPL file lists them
-            topics.setdefault(q, []).append(d)
-    root = tmp_path_factory.mktemp("irds")
-    (root / "vaswani").mkdir()
-    text = "".join(f"{q}\n {' '.join(docs)}\n   /\n" for q, docs in topics.items())
-    (root / "vaswani" / "qrels.txt").write_text(text)
-    return root
+    return irds_home(tmp_path_factory.mktemp("irds"))
 
 
 def irsample_cli(home, *argv):

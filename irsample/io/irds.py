@@ -45,10 +45,14 @@ def read_irds_qrels(source):
     if not dataset.has_qrels():
         raise InputError(f"ir_datasets dataset {dataset_id!r} has no qrels", name)
     qid, docno, rel = [], [], []
-    for qrel in dataset.qrels_iter():
-        qid.append(qrel.query_id.encode())
-        docno.append(qrel.doc_id.encode())
-        rel.append(int(qrel.relevance))
+    try:
+        for qrel in dataset.qrels_iter():
+            qid.append(qrel.query_id.encode())
+            docno.append(qrel.doc_id.encode())
+            rel.append(int(qrel.relevance))
+    except Exception as exc:  # a download or a file ir_datasets could not read
+        raise InputError(f"ir_datasets could not read the qrels of {dataset_id!r} "
+                         f"({type(exc).__name__}: {str(exc)[:300]})", name) from None
     if not rel:
         raise InputError("empty qrels: no records", name)
     table = QrelsTable(name, pa.array(qid, pa.binary()), pa.array(docno, pa.binary()),
