@@ -34,12 +34,18 @@ from .trec import (
 )
 
 
-def read_qrels_jg(source: Source) -> dict[str, QrelsTable]:
-    """``{group: qrels}`` of a qrels_jg file (``qid jg docno rel``; module docstring)."""
+def _four_fields(source: Source, what: str):
+    """(name, bytes, field starts, field ends, line numbers) of a file of four-field lines."""
     name = source_name(source)
     buf = read_bytes(source)
     starts, ends, nfields, lineno = _scan(buf, [0, 1, 2, 3], name)
-    _check_field_count(nfields, lineno, name, exact=4, what="qid jg docno rel")
+    _check_field_count(nfields, lineno, name, exact=4, what=what)
+    return name, buf, starts, ends, lineno
+
+
+def read_qrels_jg(source: Source) -> dict[str, QrelsTable]:
+    """``{group: qrels}`` of a qrels_jg file (``qid jg docno rel``; module docstring)."""
+    name, buf, starts, ends, lineno = _four_fields(source, "qid jg docno rel")
     qid = binary_array(buf, starts[:, 0], ends[:, 0])
     group = binary_array(buf, starts[:, 1], ends[:, 1])
     docno = binary_array(buf, starts[:, 2], ends[:, 2])
@@ -61,10 +67,7 @@ def read_qrels_jg(source: Source) -> dict[str, QrelsTable]:
 
 def read_zscores(source: Source) -> dict[tuple[str, str], tuple[float, float]]:
     """``{(qid, measure): (mean, stddev)}`` of a z-score file (module docstring)."""
-    name = source_name(source)
-    buf = read_bytes(source)
-    starts, ends, nfields, lineno = _scan(buf, [0, 1, 2, 3], name)
-    _check_field_count(nfields, lineno, name, exact=4, what="qid measure mean stddev")
+    name, buf, starts, ends, lineno = _four_fields(source, "qid measure mean stddev")
     qid = binary_array(buf, starts[:, 0], ends[:, 0])
     measure = binary_array(buf, starts[:, 1], ends[:, 1])
     check_utf8(qid, lineno, name, "topic id")
