@@ -2,14 +2,14 @@
 
 Reference-semantics §3.6. The truth is M on the complete judgments restricted to the frame (the
 pool); documents outside the frame are non-relevant. From the judged sample S and the inclusion
-probabilities of ``ht_design.py`` (pi_d; pi_de = pi_d pi_e g_d g_e within a cell):
+probabilities of ``ht/inclusion.py`` (pi_d; pi_de = pi_d pi_e g_d g_e within a cell):
 
 - linear totals T = sum_F y_d are estimated by sum_S y_d / pi_d (unbiased): R (``num_rel``),
   P@k = (1/k) sum_{r<=k} rel_r, RBP(p) = (1-p) sum_r p^(r-1) gain_r (trec_eval's gain scaling),
   DCG@k = sum_{r<=k} gain_r / log2(r+1), the relevant retrieved in the top k;
 - AP's numerator N = sum_k rel_k/k + sum_{j<k} rel_j rel_k/k (ranks j < k of the run, at most
   ``k`` for AP@k) by sum_S rel_k/(k pi_k) + sum_{j<k in S} rel_j rel_k/(k pi_jk) (unbiased), in
-  one pass per ranking (``ht_kernels.ap_walk``);
+  one pass per ranking (``walks.ap_walk``);
 - ratios theta = X / Y (AP = N/R, recall@k = RelRet@k / R, nDCG = DCG / IDCG, Rprec) by
   theta^ = X^/Y^ with the second-order (Taylor) correction of its bias,
   theta^_bc = theta^ - (theta^ v(Y^) - c(X^, Y^)) / Y^^2 (Cochran, *Sampling Techniques* §6.8;
@@ -22,7 +22,7 @@ probabilities of ``ht_design.py`` (pi_d; pi_de = pi_d pi_e g_d g_e within a cell
 
 Variances: X^ linearised by its first-order influence (for AP, u_d = prec(d) + sum of
 rel_e/rank_e over relevant e ranked below d, the Hoeffding projection of the quadratic form),
-then the cell formula of ``ht_design.py``; a ratio's variance is that of
+then the cell formula of ``ht/inclusion.py``; a ratio's variance is that of
 z_d = (u_d - theta y_d)/Y over the sample, divided by Y^^2. With every frame document judged
 (pi = 1) every estimate equals M and every variance is 0.
 
@@ -56,15 +56,19 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..errors import MeasureError
-from ..model import JUDGED, POOLED
-from .average_precision import AP
-from .base import Measure, parse
-from .context import safe_divide
-from .counts import NumRel
-from .gain import NDCG
-from .gain_tables import position_gains
-from .ht_design import (
+from ...errors import MeasureError
+from ...model import JUDGED
+from ..base import Measure
+from ..context import safe_divide
+from ..incomplete.score_intervals import RBP, rbp_gain_table
+from ..trec_eval.average_precision import AP
+from ..trec_eval.counts import NumRel
+from ..trec_eval.gain import NDCG
+from ..trec_eval.gain_tables import position_gains
+from ..trec_eval.precision import P, Recall, Rprec
+from .ideal_dcg import ideal_dcg, ideal_linearisation, single_hit_weights
+from .imputation import impute, linearised_variance, topic_states
+from .inclusion import (
     HTDesign,
     TopicTotal,
     cell_variance,
@@ -72,11 +76,8 @@ from .ht_design import (
     topic_total,
     total_variance,
 )
-from .ht_ideal import ideal_dcg, ideal_linearisation, single_hit_weights
-from .ht_jackknife import ap_replicates, jackknife_variance
-from .ht_kernels import NO_CUTOFF, ap_walk, cell_sums, weighted_prefix
-from .precision import P, Recall, Rprec
-from .residual import RBP, rbp_gain_table
+from .jackknife import ap_replicates, jackknife_variance
+from .walks import NO_CUTOFF, ap_walk, cell_sums, weighted_prefix
 
 SUPPORTED = (AP, NDCG, P, Recall, Rprec, RBP, NumRel)
 
@@ -100,7 +101,7 @@ class Estimate:
     x: np.ndarray | None = None
     centre: np.ndarray | None = None
     known: np.ndarray | None = None
-    replicates: tuple | None = None  #: AP's jackknife replicates (``ht_jackknife.py``)
+    replicates: tuple | None = None  #: AP's jackknife replicates (``ht/jackknife.py``)
     donors: np.ndarray | None = None  #: per segment, the weight of a topic in ``impute``
 
 
@@ -257,52 +258,6 @@ def _sparse_aware(ctx, d: HTDesign, theta, num, y, var_x, cov, var_y, correct,
                     donors=donors)
 
 
-def topic_states(ctx, d: HTDesign, y) -> tuple[np.ndarray, np.ndarray]:
-    """Per run x topic, from the segments' estimated denominators ``y``: ``known`` (the topic
-    is in the judgments, the run ranks documents for it and its ratio is identified, Y^ > 0)
-    and ``missing`` (the same but not identified and not judged whole: imputed)."""
-    shape = (ctx.n_runs, ctx.n_topics)
-    present = (ctx.judgments.has_topic[ctx.seg_topic] & (ctx.seg_len > 0)).reshape(shape)
-    known = present & (np.asarray(y) > 0).reshape(shape)
-    missing = present & ~known & ~census_topics(ctx, d)[ctx.seg_topic].reshape(shape)
-    return known, missing
-
-
-def linearised_variance(var_x, cov, var_y, centre, y) -> np.ndarray:
-    """An identified topic's ratio variance linearised at ``centre``:
-    max(v(X^) - 2 c C + c^2 v(Y^), 0) / Y^2, 0 where Y^ <= 0."""
-    y = np.asarray(y, dtype=np.float64)
-    v = np.maximum(var_x - 2.0 * centre * cov + centre * centre * var_y, 0.0)
-    return np.where(y > 0, v / np.where(y > 0, y * y, 1.0), 0.0)
-
-
-def impute(plain, own, known, missing, donors=None):
-    """Values and variances (runs x topics) with the ``missing`` topics imputed (module
-    docstring, "Sparse topics"). The imputed value is the weighted mean of the identified
-    values, mean = sum_I a_q theta^_q with shares a_q = w_q / sum_I w (``donors`` w, default 1
-    on every identified topic). With m missing topics of a run, s^2 the weighted spread of the
-    identified values (n_eff = 1 / sum a_q^2 of them: s^2 = n_eff/(n_eff - 1) sum a_q
-    (theta^_q - mean)^2), vbar = sum a_q v_q their mean variance and tau^2 = max(s^2 - vbar, 0)
-    the topic-to-topic variance of the truths, the sum over topics has error
-    sum_I (1 + m a_q) e_q + (m sum_I a_q theta_q - sum_M theta_q) (e_q: the identified topics'
-    sampling errors), of variance sum_I (1 + m a_q)^2 v_q + m (1 + m sum a_q^2) tau^2, spread as
-    v_q (1 + m a_q)^2 on each identified topic and tau^2 (1 + m sum a_q^2) on each imputed one.
-    With equal weights (a_q = 1/k) these are (1 + m/k)^2 v_q and tau^2 (1 + m/k)."""
-    w = np.where(known, 1.0 if donors is None else donors, 0.0)
-    share = safe_divide(w, w.sum(axis=1)[:, None])
-    m = missing.sum(axis=1)[:, None]
-    mean = (share * plain).sum(axis=1)
-    concentration = (share * share).sum(axis=1)
-    n_eff = safe_divide(1.0, concentration)
-    spread = safe_divide((share * (plain - mean[:, None]) ** 2).sum(axis=1) * n_eff, n_eff - 1.0)
-    vbar = (share * own).sum(axis=1)
-    tau2 = np.maximum(spread - vbar, 0.0)[:, None]
-    value = np.where(missing, mean[:, None], np.where(known, plain, 0.0))
-    grow = 1.0 + m * share
-    var = np.where(known, own * grow * grow,
-                   np.where(missing, tau2 * (1.0 + m * concentration[:, None]), 0.0))
-    return value, var
-
 
 
 # ---- nDCG ---------------------------------------------------------------------------------------
@@ -330,59 +285,3 @@ def _ndcg(ctx, d: HTDesign, m: NDCG) -> Estimate:
     sampled = (j.state == JUDGED) & (j.grade > 0)
     return _ratio(ctx, d, num, term, den, tdi_slope, correct=False,
                   donors=single_hit_weights(ctx, d, sampled)[ctx.seg_topic])
-
-
-# ---- the measure family -------------------------------------------------------------------------
-@dataclass(frozen=True)
-class HT(Measure):
-    """``ht(M)``: the design-based estimate of M on the sampling frame (module docstring), with
-    its design variance. M is one of AP, AP@k, nDCG, nDCG@k, P@k, Rprec, RBP(p), R@k, num_rel.
-
-    Horvitz & Thompson, JASA 1952; Aslam, Pavlu & Yilmaz, SIGIR 2006 (AP as a ratio of HT
-    estimates); Särndal, Swensson & Wretman, *Model Assisted Survey Sampling* (1992)."""
-
-    of: str = "AP"
-    family = "ht"
-    estimator = True
-    at_param = "_none"
-    citation = "Horvitz & Thompson 1952; Aslam, Pavlu & Yilmaz, SIGIR 2006; Särndal et al. 1992"
-    variance_method = "design variance, linearised (measures/ht_design.py)"
-
-    @classmethod
-    def from_params(cls, text):
-        if not text:
-            raise MeasureError(f"ht needs a measure: ht(AP), ht(P@10), ... ({supported_text()})")
-        return {"of": text}
-
-    def __post_init__(self):
-        inner = self.inner
-        object.__setattr__(self, "of", inner.name)
-
-    @property
-    def inner(self) -> Measure:
-        found = parse(self.of) if isinstance(self.of, str) else [self.of]
-        if len(found) != 1 or not isinstance(found[0], SUPPORTED):
-            raise MeasureError(
-                f"ht() does not estimate {self.of!r} (supported: {supported_text()})")
-        return found[0]
-
-    @property
-    def name(self) -> str:
-        return f"ht({self.of})"
-
-    @property
-    def summary(self):  # type: ignore[override]
-        return "sum" if isinstance(self.inner, NumRel) else "mean"
-
-    def compute(self, ctx):
-        return estimate(ctx, self.inner).value
-
-    def variance(self, ctx, method=None):  # one estimator: ``method`` is ignored
-        return estimate(ctx, self.inner).variance
-
-
-def census_topics(ctx, d: HTDesign) -> np.ndarray:
-    """Per topic: whether every frame document was judged with certainty (no sampling error)."""
-    j = ctx.judgments
-    uncertain = (j.state == POOLED) | ((d.tdi_pi > 0) & (d.tdi_pi < 1.0))
-    return np.bincount(ctx.collection.tdi_topic[uncertain], minlength=ctx.n_topics) == 0

@@ -1,13 +1,13 @@
 """The ideal DCG of estimated counts per grade, and the donor weights of ht(nDCG)'s imputation
-(``design_based.py``, module docstring: nDCG, "Sparse topics")."""
+(``ht/estimator.py``, module docstring: nDCG, "Sparse topics")."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..model import JUDGED
-from .gain_tables import gain_tables
-from .ht_design import HTDesign, topic_total, total_variance
+from ...model import JUDGED
+from ..trec_eval.gain_tables import gain_tables
+from .inclusion import HTDesign, topic_total, total_variance
 
 
 def single_hit_weights(ctx, d: HTDesign, relevant: np.ndarray) -> np.ndarray:

@@ -29,10 +29,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import MeasureError
-from ..model import JUDGED
-from .context import safe_divide
-from .ht_kernels import gather_design
+from ...errors import MeasureError
+from ...model import JUDGED
+from ..context import safe_divide
+from .walks import gather_design
 
 
 @dataclass(frozen=True, eq=False)

@@ -30,8 +30,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ..model import JUDGED
-from .context import safe_divide
+from ...model import JUDGED
+from ..context import safe_divide
 
 
 @njit(cache=True, nogil=True, parallel=True)

@@ -2,18 +2,18 @@
 
 Two runs evaluated on the same judged sample share its sampling error: the variance of the
 difference is not the sum of the two variances (reference-semantics §3.6). Per topic, with the
-linearised numerator variables x_a, x_b of ``design_based.py`` over the same sampled documents
+linearised numerator variables x_a, x_b of ``ht/estimator.py`` over the same sampled documents
 (x = u/pi), a shared denominator Y (R or the ideal DCG: a property of the topic, not of the run)
 and delta = theta~_a - theta~_b (the runs' cross-topic means),
 
     v(theta^_a - theta^_b) = [v(X_a) + v(X_b) - 2 c(X_a, X_b) - 2 delta (c(X_a, Y) - c(X_b, Y))
                               + delta^2 v(Y)] / Y^2,
 
-every v and c by the cell formula of ``ht_design.py``; for totals (P@k, RBP) Y = 1 and
+every v and c by the cell formula of ``ht/inclusion.py``; for totals (P@k, RBP) Y = 1 and
 delta = 0. For AP the variance is the stratified jackknife of the replicate differences
-(``ht_jackknife.py``: both runs' ratios recomputed without each sampled document). Topics
+(``ht/jackknife.py``: both runs' ratios recomputed without each sampled document). Topics
 with no sampled relevant document take the mean difference of the identified ones, with the
-variances of ``design_based.impute``. Over the Q topics both runs answer:
+variances of ``imputation.impute``. Over the Q topics both runs answer:
 diff = mean_q d_q, var = sum_q v_q / Q^2 (``variance="design"``: the topics are fixed, the
 question is what judging the whole frame would show), or s_d^2 / Q (``"topics"``: topics as a
 sample from a population of topics; the spread of the estimated d_q already holds the design
@@ -26,9 +26,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .context import safe_divide
-from .design_based import census_topics, estimate, impute
-from .ht_design import ht_design
+from ..context import safe_divide
+from .estimator import estimate
+from .imputation import census_topics, impute
+from .inclusion import ht_design
 
 
 @dataclass(frozen=True)
@@ -97,8 +98,8 @@ def pair_estimates(ctx, inner, *, variance: str = "design") -> PairEstimates:
     v = np.zeros(both.shape)
     ident = np.zeros(both.shape, dtype=bool)
     jack = None
-    if est.replicates is not None:  # AP: jackknife of the differences (ht_jackknife.py)
-        from .ht_jackknife import jackknife_pair_variance
+    if est.replicates is not None:  # AP: jackknife of the differences (ht/jackknife.py)
+        from .jackknife import jackknife_pair_variance
 
         jack = jackknife_pair_variance(ctx, d, est.replicates, first, second)
     for t in range(n_topics):

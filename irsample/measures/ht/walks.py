@@ -1,10 +1,10 @@
-"""Numba walks behind the design-based (Horvitz-Thompson) estimators of ``design_based.py``.
+"""Numba walks behind the design-based (Horvitz-Thompson) estimators of ``ht/estimator.py``.
 
 Every ranked position carries its document's first-order inclusion probability ``pi`` (0: not
 sampled, i.e. not judged), its cell (stratum of the topic) and a pair factor ``g`` such that two
 distinct documents d, e of one cell are both sampled with probability
 pi_de = pi_d pi_e g_d g_e (documents of different cells: pi_d pi_e). For a simple random sample
-of n of N documents, g^2 = (n - 1) N / (n (N - 1)) exactly; see ``ht_design.py``.
+of n of N documents, g^2 = (n - 1) N / (n (N - 1)) exactly; see ``ht/inclusion.py``.
 
 The walks are O(n x strata) per ranking: the pairwise sums of average precision's quadratic form
 are running sums by cell, never loops over pairs.

@@ -1,10 +1,10 @@
 """Covariance-aware variances of infAP and xinfAP: linearisation and delete-one jackknife.
 
 The paper's variance (Yilmaz, Kanoulas & Aslam, SIGIR 2008, §3 and appendix; reference-semantics
-§3.3; ``inferred.py`` and ``sampled_variance.py``) adds the variances of the precisions PC_k
-estimated at the sampled relevant documents as if they were independent. They are not: the
-documents sampled above a cut-off j are also sampled above every cut-off k below it, so the
-estimation errors of PC_j and PC_k share those documents and are strongly positively
+§3.3; ``incomplete/inferred_ap.py`` and ``incomplete/sample_eval_variance.py``) adds the variances
+of the precisions PC_k estimated at the sampled relevant documents as if they were independent.
+They are not: the documents sampled above a cut-off j are also sampled above every cut-off k below
+it, so the estimation errors of PC_j and PC_k share those documents and are strongly positively
 correlated; and a sampled relevant document both serves as a cut-off and raises the estimated
 precision of every cut-off below it. On TREC-8 the paper's standard errors of the mean are about
 half the spread observed over repeated samples (benchmarks/ci_coverage.py). Two estimators
@@ -94,8 +94,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from . import stratified
-from .stratified import DOCS, RELEVANT, SAMPLED
+from ..pool_layout import pooled_positions
+from . import strata_walk
+from .strata_walk import DOCS, RELEVANT, SAMPLED
 
 
 @njit(cache=True, nogil=True)
@@ -127,7 +128,7 @@ def _variance_kernel(pool_offsets, rank, grade, stratum, one_stratum, level, dep
         weights = _weights(*stratum_counts)
         if weights[2] == 0:
             continue  # no judged relevant document: theta and every theta_(i) are 0
-        first, end = stratified.segment(pool_offsets, rank, s, depth)
+        first, end = strata_walk.segment(pool_offsets, rank, s, depth)
         walk = (rank[first:end], grade[first:end], stratum[first:end], one_stratum, level)
         if jackknife:
             out[s] = _jackknife(walk, eps, weights, stratum_counts)
@@ -157,7 +158,7 @@ def _linearised(walk, eps, weights, stratum_counts, theta):
         c = 0 if one_stratum else stratum[i]
         rel = grade[i] >= level
         if rel:
-            pc = stratified.stratified_precision(counts, k, eps_rel, eps_sampled)
+            pc = strata_walk.stratified_precision(counts, k, eps_rel, eps_sampled)
             wk = w[c]
             diag = 0.0
             cross = 0.0
@@ -175,7 +176,7 @@ def _linearised(walk, eps, weights, stratum_counts, theta):
             a_sum[c] += pc - theta
             a_sq[c] += (pc - theta) * (pc - theta)
             pc_run[c] += pc
-        stratified.count(counts, c, grade[i], level)
+        strata_walk.count(counts, c, grade[i], level)
     v1 = 0.0
     v12 = 0.0
     for u in range(n_strata):
@@ -211,7 +212,7 @@ def _jackknife(walk, eps, weights, stratum_counts):
         c = 0 if one_stratum else stratum[i]
         rel = 1 if grade[i] >= level else 0
         if rel:
-            pc = stratified.stratified_precision(counts, k, eps_rel, eps_sampled)
+            pc = strata_walk.stratified_precision(counts, k, eps_rel, eps_sampled)
             pcs[i] = pc
             sap[c] += pc
             for u in range(n_strata):
@@ -225,7 +226,7 @@ def _jackknife(walk, eps, weights, stratum_counts):
                     less = (q[u] - 1.0 + eps_rel) / (m[u] - 1.0 + eps_sampled)
                     run[u, 1] += scale * (less - base)
         before[i] = run[c, rel]
-        stratified.count(counts, c, grade[i], level)
+        strata_walk.count(counts, c, grade[i], level)
     y = 0.0
     for u in range(n_strata):
         y += w[u] * sap[u]
@@ -270,15 +271,15 @@ def ap_variance(ctx, method: str, value: np.ndarray, *, infap_c: float | None = 
         size = j.stratum_size.sum(axis=1, keepdims=True).astype(np.float64)
         sampled = j.stratum_sampled.sum(axis=1, keepdims=True).astype(np.float64)
         relevant = ctx.num_rel_topic().astype(np.float64)[:, None]
-        level, depth = ctx.rel_level, stratified.ALL_RANKS
-        eps_rel, eps_sampled = stratified.INFAP_EPSILON, infap_c * stratified.INFAP_EPSILON
+        level, depth = ctx.rel_level, strata_walk.ALL_RANKS
+        eps_rel, eps_sampled = strata_walk.INFAP_EPSILON, infap_c * strata_walk.INFAP_EPSILON
     else:
         size = j.stratum_size.astype(np.float64)
         sampled = j.stratum_sampled.astype(np.float64)
         relevant = j.stratum_grades[:, :, 1:].sum(axis=2).astype(np.float64)
-        level, depth = 1, stratified.SAMPLE_EVAL_DEPTH
-        eps_rel, eps_sampled = stratified.SMOOTH_REL, stratified.SMOOTH_SAMPLED
-    pool_offsets, rank, grade, stratum = stratified.pooled_positions(ctx)
+        level, depth = 1, strata_walk.SAMPLE_EVAL_DEPTH
+        eps_rel, eps_sampled = strata_walk.SMOOTH_REL, strata_walk.SMOOTH_SAMPLED
+    pool_offsets, rank, grade, stratum = pooled_positions(ctx)
     args = (
         pool_offsets, rank, grade, stratum, infap_c is not None, level, depth,
         (eps_rel, eps_sampled), ctx.seg_topic, size, sampled, relevant,

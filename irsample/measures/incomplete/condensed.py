@@ -25,9 +25,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ..errors import MeasureError
-from .base import Measure, parse
-from .context import EvalContext
+from ...errors import MeasureError
+from ..base import Measure, parse
+from ..context import EvalContext
 
 _SAKAI = "Sakai, \"Alternatives to bpref\", SIGIR 2007 (condensed lists); trec_eval -J"
 _YA = "Yilmaz & Aslam, Information Retrieval 11(5) 2008, §4.3; CIKM 2006 (induced AP)"

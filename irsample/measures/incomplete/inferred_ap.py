@@ -11,12 +11,13 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, prange
 
-from ..errors import MeasureError
-from . import stratified
+from ...errors import MeasureError
+from ..base import DEFAULT_VARIANCE, Measure
+from ..context import safe_divide
+from ..pool_layout import pooled_positions
+from . import strata_walk
 from .ap_variance import ap_variance
-from .base import DEFAULT_VARIANCE, Measure
-from .context import safe_divide
-from .stratified import DOCS, INFAP_EPSILON, RELEVANT, SAMPLED
+from .strata_walk import DOCS, INFAP_EPSILON, RELEVANT, SAMPLED
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -27,11 +28,11 @@ def _infap_kernel(pool_offsets, rank, grade, level, num_rel, eps, c):
     for s in prange(n_seg):
         counts = np.zeros((3, 1))
         total = 0.0
-        first, end = stratified.segment(pool_offsets, rank, s, stratified.ALL_RANKS)
+        first, end = strata_walk.segment(pool_offsets, rank, s, strata_walk.ALL_RANKS)
         for x in range(first, end):
             if grade[x] >= level:
-                total += stratified.infap_precision(rank[x], counts, eps, c)
-            stratified.count(counts, 0, grade[x], level)
+                total += strata_walk.infap_precision(rank[x], counts, eps, c)
+            strata_walk.count(counts, 0, grade[x], level)
         if num_rel[s] > 0:
             out[s] = total / num_rel[s]
     return out
@@ -46,13 +47,13 @@ def _infap_variance_kernel(pool_offsets, rank, grade, level, num_rel, eps, c, fr
         counts = np.zeros((3, 1))
         sum_sq = 0.0
         stage2 = 0.0
-        first, end = stratified.segment(pool_offsets, rank, s, stratified.ALL_RANKS)
+        first, end = strata_walk.segment(pool_offsets, rank, s, strata_walk.ALL_RANKS)
         for x in range(first, end):
             if grade[x] >= level:
-                pc = stratified.infap_precision(rank[x], counts, eps, c)
+                pc = strata_walk.infap_precision(rank[x], counts, eps, c)
                 sum_sq += pc * pc
                 stage2 += _precision_variance(rank[x] + 1.0, counts)
-            stratified.count(counts, 0, grade[x], level)
+            strata_walk.count(counts, 0, grade[x], level)
         r = num_rel[s]  # no cut-off when r = 0: the variance stays 0
         if r > 0:
             spread = max(sum_sq / r - value[s] * value[s], 0.0)
@@ -94,7 +95,7 @@ class InfAP(Measure):
     documents sampled above them, it gives about half the observed standard error on TREC-8.
     The default ``"jackknife"`` (stratified delete-one jackknife) and ``"covariance"``
     (linearisation with the covariances of the precisions and of the two stages) are in
-    ``ap_variance.py``.
+    ``incomplete/ap_variance.py``.
 
     ``c`` is the smoothing parameter of Yilmaz & Aslam, Information Retrieval 2008 (paper 001
     §4.5.4): with no judged document above k the precision above k is taken as 1/c. The default
@@ -122,11 +123,11 @@ class InfAP(Measure):
     def trec_family(self):
         return self.trec if self.c == 2.0 else None
 
-    variance_method = "jackknife, covariance or paper's two-stage (ap_variance.py)"
+    variance_method = "jackknife, covariance or paper's two-stage (incomplete/ap_variance.py)"
 
     def compute(self, ctx):
         return ctx.shared(("infAP", self.c), lambda: _infap_kernel(
-            *stratified.pooled_positions(ctx)[:3], ctx.rel_level, ctx.num_rel(), INFAP_EPSILON,
+            *pooled_positions(ctx)[:3], ctx.rel_level, ctx.num_rel(), INFAP_EPSILON,
             self.c,
         ))
 
@@ -136,7 +137,7 @@ class InfAP(Measure):
         j = ctx.judgments
         fraction = safe_divide(j.stratum_sampled.sum(axis=1), j.stratum_size.sum(axis=1))
         return _infap_variance_kernel(
-            *stratified.pooled_positions(ctx)[:3], ctx.rel_level, ctx.num_rel(), INFAP_EPSILON,
+            *pooled_positions(ctx)[:3], ctx.rel_level, ctx.num_rel(), INFAP_EPSILON,
             self.c,
             fraction[ctx.seg_topic], self.compute(ctx),
         )

@@ -5,7 +5,7 @@ SIGIR 2008 (paper 000 here); the numbers of NIST's sample_eval.pl (2011 revision
 reference-semantics §3.1. Per topic and stratum s: N_s qrels entries, n_s sampled (rel >= 0),
 r_s relevant (rel > 0); R^ = sum over s with n_s > 0 of r_s N_s / n_s.
 
-One walk over each ranking (its first ``depth`` = 1000 documents; the walk of ``stratified.py``)
+One walk over each ranking (its first ``depth`` = 1000 documents; the walk of ``strata_walk.py``)
 keeps, before the document at rank k is counted, d_s (documents of s above k), m_s (sampled
 among them), q_s (relevant among them) and D = sum d_s. At a relevant document (rel > 0) of
 stratum s it adds to SAP_s the estimated precision
@@ -23,15 +23,16 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, prange
 
-from ..errors import MeasureError
-from . import stratified
+from ...errors import MeasureError
+from ..base import DEFAULT_VARIANCE, Measure, split_values
+from ..context import safe_divide
+from ..pool_layout import pooled_positions
+from ..trec_eval.gain_tables import gains_text, parse_gains
+from ..trec_eval.interpolated import ELEVEN_POINTS
+from . import strata_walk
 from .ap_variance import ap_variance
-from .base import DEFAULT_VARIANCE, Measure, split_values
-from .context import safe_divide
-from .gain_tables import gains_text, parse_gains
-from .interpolated import ELEVEN_POINTS
-from .sampled_variance import infndcg_variance, xinfap_variance
-from .stratified import DOCS, SAMPLE_EVAL_DEPTH, SAMPLED
+from .sample_eval_variance import infndcg_variance, xinfap_variance
+from .strata_walk import DOCS, SAMPLE_EVAL_DEPTH, SAMPLED
 
 _YKA = "Yilmaz, Kanoulas & Aslam, SIGIR 2008; NIST sample_eval.pl"
 
@@ -70,7 +71,7 @@ def _walk(offsets, pool_offsets, rank, grade, stratum, gain_table, n_strata, dep
     discount = _log2_ranks(offsets, depth)
     for s in prange(n_seg):
         counts = counted[s]
-        first, end = stratified.segment(pool_offsets, rank, s, depth)
+        first, end = strata_walk.segment(pool_offsets, rank, s, depth)
         a = offsets[s]
         done = 0  # with keep_expected: ranks whose E is written
         e = 0.0
@@ -79,12 +80,12 @@ def _walk(offsets, pool_offsets, rank, grade, stratum, gain_table, n_strata, dep
             g = grade[x]
             if g > 0:
                 k = rank[x] + 1.0
-                sap[s, c] += stratified.sample_eval_precision(counts, k)
+                sap[s, c] += strata_walk.sample_eval_precision(counts, k)
                 gain[s, c] += gain_table[min(g, gain_table.shape[0] - 1)] / discount[rank[x]]
-            stratified.count(counts, c, g, 1)
+            strata_walk.count(counts, c, g, 1)
             if keep_expected:
                 expected[a + done : a + rank[x]] = e  # unpooled ranks: E unchanged
-                e = stratified.sample_eval_expected(counts)
+                e = strata_walk.sample_eval_expected(counts)
                 expected[a + rank[x]] = e
                 done = rank[x] + 1
         if keep_expected:
@@ -112,8 +113,8 @@ def walk(ctx, gains: tuple = (), *, expected: bool = False):
         j = ctx.judgments
         if j.stratum is None:
             raise MeasureError("sampled estimators need judgments built by Judgments.from_qrels")
-        table = stratified.gain_table(gains, j.stratum_grades.shape[2])
-        pool_offsets, rank, grade, stratum = stratified.pooled_positions(ctx)
+        table = strata_walk.gain_table(gains, j.stratum_grades.shape[2])
+        pool_offsets, rank, grade, stratum = pooled_positions(ctx)
         return _walk(
             ctx.offsets, pool_offsets, rank, grade, stratum, table, len(j.stratum_labels),
             SAMPLE_EVAL_DEPTH, keep,
@@ -154,12 +155,14 @@ class XInfAP(Measure):
     estimator = True
     sample_eval_name = "infAP"
     citation = _YKA
-    variance_method = "jackknife, covariance or paper (ap_variance.py, sampled_variance.py)"
+    variance_method = (
+        "jackknife, covariance or paper (incomplete/ap_variance.py, "
+        "incomplete/sample_eval_variance.py)")
 
     def variance(self, ctx, method=DEFAULT_VARIANCE):
-        """``"paper"``: the stratified two-stage formula of ``sampled_variance.py`` (precisions at
-        different cut-offs independent); ``"covariance"`` and ``"jackknife"``:
-        ``ap_variance.py``."""
+        """``"paper"``: the stratified two-stage formula of ``incomplete/sample_eval_variance.py``
+        (precisions at different cut-offs independent); ``"covariance"`` and ``"jackknife"``:
+        ``incomplete/ap_variance.py``."""
         if method == "paper":
             return xinfap_variance(ctx, self.compute(ctx))
         return ap_variance(ctx, method, self.compute(ctx))
@@ -180,7 +183,7 @@ def ideal_dcg(ctx, gains: tuple) -> np.ndarray:
     term per further grade past rank 1000; irsample stops at 1000)."""
     j = ctx.judgments
     n_grades = j.stratum_grades.shape[2]
-    table = stratified.gain_table(gains, n_grades)
+    table = strata_walk.gain_table(gains, n_grades)
     per_grade = safe_divide(
         j.stratum_grades * j.stratum_size[:, :, None], j.stratum_sampled[:, :, None]
     ).sum(axis=1)
@@ -225,7 +228,7 @@ class InfNDCG(Measure):
     def trec_name(self):
         return "infNDCG" if not self.gains else f"infNDCG_{gains_text(self.gains)}"
 
-    variance_method = "stratified expansion, ideal DCG fixed (sampled_variance.py)"
+    variance_method = "stratified expansion, ideal DCG fixed (incomplete/sample_eval_variance.py)"
 
     def variance(self, ctx, method=None):  # one estimator: ``method`` is ignored
         return infndcg_variance(ctx, self.gains, ideal_dcg(ctx, self.gains))

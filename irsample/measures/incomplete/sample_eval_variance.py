@@ -1,11 +1,12 @@
 """Sampling variances of xinfAP and infNDCG under a stratified sample of the pool.
 
 xinfAP's is its ``variance="paper"`` estimator (precisions at different cut-offs independent);
-the default jackknife and the covariance-aware linearisation are in ``ap_variance.py``.
+the default jackknife and the covariance-aware linearisation are in ``incomplete/ap_variance.py``.
 
 The stratified analogue of infAP's two-stage variance (Yilmaz, Kanoulas & Aslam, SIGIR 2008,
-§3 and appendix; reference-semantics §3.3), derived for the estimators of ``sampled.py``: each
-stratum s of the topic's pool (N_s documents) is a simple random sample of n_s documents.
+§3 and appendix; reference-semantics §3.3), derived for the estimators of
+``incomplete/sample_eval.py``: each stratum s of the topic's pool (N_s documents) is a simple
+random sample of n_s documents.
 
 xinfAP. Since R^_s / R^ * SAP_s / r_s = (N_s/n_s) SAP_s / R^, xinfAP is the ratio of two
 stratified expansion estimators, Y^ / R^ with Y^ = sum_s (N_s/n_s) sum over sampled relevant d of
@@ -42,9 +43,10 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from . import stratified
-from .context import safe_divide
-from .stratified import DOCS, RELEVANT, SAMPLED
+from ..context import safe_divide
+from ..pool_layout import pooled_positions
+from . import strata_walk
+from .strata_walk import DOCS, RELEVANT, SAMPLED
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -58,13 +60,13 @@ def _variance_walk(pool_offsets, rank, grade, stratum, gain_table, n_strata, dep
     counted = np.zeros((n_seg, 3, n_strata))
     for s in prange(n_seg):
         counts = counted[s]
-        first, end = stratified.segment(pool_offsets, rank, s, depth)
+        first, end = strata_walk.segment(pool_offsets, rank, s, depth)
         for x in range(first, end):
             c = stratum[x]
             rel = grade[x]
             if rel > 0:
                 k = rank[x] + 1.0
-                pc = stratified.sample_eval_precision(counts, k)
+                pc = strata_walk.sample_eval_precision(counts, k)
                 pc_sum[s, c] += pc
                 pc_sq[s, c] += pc * pc
                 pc_var[s, c] += _proportions_variance(counts) / (k * k)
@@ -73,7 +75,7 @@ def _variance_walk(pool_offsets, rank, grade, stratum, gain_table, n_strata, dep
                 )
                 g_sum[s, c] += g
                 g_sq[s, c] += g * g
-            stratified.count(counts, c, rel, 1)
+            strata_walk.count(counts, c, rel, 1)
     return pc_sum, pc_sq, pc_var, g_sum, g_sq, counted[:, DOCS].copy(), counted[:, SAMPLED].copy()
 
 
@@ -96,11 +98,11 @@ def variance_walk(ctx, gains: tuple = ()):
 
     def build():
         j = ctx.judgments
-        table = stratified.gain_table(gains, j.stratum_grades.shape[2])
-        pool_offsets, rank, grade, stratum = stratified.pooled_positions(ctx)
+        table = strata_walk.gain_table(gains, j.stratum_grades.shape[2])
+        pool_offsets, rank, grade, stratum = pooled_positions(ctx)
         return _variance_walk(
             pool_offsets, rank, grade, stratum, table, len(j.stratum_labels),
-            stratified.SAMPLE_EVAL_DEPTH,
+            strata_walk.SAMPLE_EVAL_DEPTH,
         )
 
     return ctx.shared(("sample_eval_variance_walk", gains), build)

@@ -13,25 +13,22 @@ retrieved document that is not judged (pooled but unjudged, or unpooled) is unkn
 
 Each family takes ``point`` (B, T, resid, XS, XB, XI, XM; default B) and ``E``. Scores of
 several points of one family share one pass over the rankings (cached per evaluation).
-:func:`compare_intervals` is the paper's pessimistic comparison of two intervals.
+:func:`compare_intervals` is the paper's pessimistic comparison of two intervals (of every pair of
+runs of an evaluation: :func:`irsample.comparison.interval_outcomes`).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 from numba import njit, prange
 
-from ..errors import MeasureError
-from ..model import JUDGED
-from .base import Measure, format_number
-from .gain_tables import gain_tables, gains_text
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ..evaluation import Evaluation
+from ...errors import MeasureError
+from ...model import JUDGED
+from ..base import Measure, format_number
+from ..trec_eval.gain_tables import gains_text, rbp_gain_table
 
 _PAPER = (
     "Ravana & Moffat, Score estimation, incomplete judgments, and significance testing in IR "
@@ -98,27 +95,6 @@ class _Interval(Measure):
 
 
 # ---- RBP -------------------------------------------------------------------------------------
-def rbp_gain_table(ctx, gains: tuple) -> np.ndarray:
-    """``table[t, v]``: the gain of level ``v`` in topic ``t``, normalised as trec_eval 10's rbp.
-
-    The trec_eval gain table of the topic (levels 0 to the highest judged level, plus the levels
-    named in ``gains``; the gain of a level is the level unless mapped) is rescaled to
-    (g - lo) / (hi - lo) when lo < 0 or hi > 1, with lo = min(0, table gains) and
-    hi = max(0, table gains): binary gains stay 0/1, levels {0, 1, 2, 4} become level / 4.
-    """
-
-    def build():
-        gain_of_level, *_ = ctx.shared(("gain_tables", gains), lambda: gain_tables(ctx, gains))
-        named = np.array([g for _, g in gains] + [0.0])
-        lo = np.minimum(gain_of_level.min(axis=1, initial=0.0), named.min())
-        hi = np.maximum(gain_of_level.max(axis=1, initial=0.0), named.max())
-        rescale = ((lo < 0) | (hi > 1))[:, None]
-        span = np.where(hi > lo, hi - lo, 1.0)[:, None]
-        return np.where(rescale, (gain_of_level - lo[:, None]) / span, gain_of_level)
-
-    return ctx.shared(("rbp_gain_table", gains), build)
-
-
 @njit(cache=True, nogil=True, parallel=True)
 def _rbp_kernel(offsets, seg_topic, state, grade, table, answered, p, judged_state):
     """Per segment: RBP with unknown documents as gain 0 (trec_eval's summation order), and its
@@ -338,22 +314,3 @@ def compare_intervals(low1, high1, low2, high2) -> np.ndarray:
     out[high2 < low1] = 1
     out[high1 < low2] = -1
     return out
-
-
-def interval_outcomes(ev: Evaluation, low, high) -> np.ndarray:
-    """``outcome[i, j, t]``: :func:`compare_intervals` of run i against run j on topic t.
-
-    ``low`` and ``high`` name (or are) two measures of ``ev``, e.g. ``"SDCG@10"`` and
-    ``"SDCG(point=T)@10"``; topics not evaluated for both runs are 0.
-    """
-    lo, hi = (_column(ev, m) for m in (low, high))
-    return compare_intervals(lo[:, None], hi[:, None], lo[None], hi[None])
-
-
-def _column(ev: Evaluation, measure) -> np.ndarray:
-    from .base import parse
-
-    found = parse(measure) if isinstance(measure, str) else [measure]
-    if len(found) != 1 or found[0] not in ev.measures:
-        raise MeasureError(f"{measure} is not one measure of this evaluation")
-    return ev.values[:, :, ev.measures.index(found[0])]

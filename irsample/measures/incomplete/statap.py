@@ -27,9 +27,9 @@ from typing import ClassVar
 import numpy as np
 from numba import njit
 
-from ..errors import MeasureError
-from ..model import JUDGED
-from .base import Measure
+from ...errors import MeasureError
+from ...model import JUDGED
+from ..base import Measure
 
 _APY = "Aslam, Pavlu & Yilmaz, SIGIR 2006; Million Query track statAP_MQ_eval"
 

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, prange
 
-from ..errors import MeasureError
-from ..model import JUDGED, UNPOOLED
-from .base import Measure
+from ...errors import MeasureError
+from ...model import JUDGED, UNPOOLED
+from ..base import Measure
 
 #: relative weight below which the rest of a binomial tail is dropped (bounded, see below)
 TAIL = 1e-17

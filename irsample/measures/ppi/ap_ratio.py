@@ -1,12 +1,12 @@
 """ppi(AP): ht(AP) on the human judgments corrected stratum by stratum by the same estimator on
-the automatic labels (``ppi.py`` for the setting and the other measures).
+the automatic labels (``ppi/estimate.py`` for the setting and the other measures).
 
-Estimator. Write ht_y = ht(AP) on the human judgments of the sample S (``design_based.py``),
+Estimator. Write ht_y = ht(AP) on the human judgments of the sample S (``ht/estimator.py``),
 ht_f = the *same* estimator on the same sample with each judged grade replaced by its label, and
 AP(f) the labels' value on the whole pool F (known without sampling error). With strata
 h = 1..H of the design (per topic: the cells of ``ht_design``), let E_k be ht(AP) on the labels
 with strata 1..k sampled and strata k+1..H judged completely by their labels (pi = 1,
-``ppi_judgments.labelled_sample(census=...)``): E_0 = AP(f), E_H = ht_f. Stratum h's step
+``label_judgments.labelled_sample(census=...)``): E_0 = AP(f), E_H = ht_f. Stratum h's step
 
     D_h = E_{h-1} - E_h
 
@@ -47,10 +47,10 @@ sample adds (first order: the strata are sampled independently, the steps uncorr
 
     var(ppi) = V_y - 2 sum_h lambda_h C_h + sum_h lambda_h^2 V_f,h,
 
-V_y = ht(AP)'s variance of ht_y (jackknife, ``ht_jackknife.py``), V_f its variance of ht_f,
+V_y = ht(AP)'s variance of ht_y (jackknife, ``ht/jackknife.py``), V_f its variance of ht_f,
 split over the strata V_f,h = V_f s_f,h and V_y,h = V_y s_y,h by the shares s of the strata in
 the linearised variance (per sampled document the influence z_d = (x_d - theta~ r_d) / Y of
-each estimate, ``ppi_kernels.py``, and ht_design's cell formula, cell by cell), and
+each estimate, ``ppi/influence.py``, and ht_design's cell formula, cell by cell), and
 C_h = rho_h sqrt(V_y,h V_f,h) with rho_h the correlation of the two linearised estimates in
 stratum h. Where a segment has no linearised variance in a stratum (a topic ht imputes, or no
 sampled document there moves an estimate) it takes the run's pooled shares and correlation.
@@ -72,9 +72,9 @@ of the mean over the run's topics:
 Clipped to [0, 1], 0 on topics whose labels are constant; where a sum of V_f is 0 (no sampled
 document moves ht_f) the weight falls back to the next wider sum (topic, run, everything) and to
 1 where even that is 0. A stratum whose cells cannot be judged completely (an unsampled pooled
-document outside the collection: no label, no grade; ``ppi_judgments.census_possible``) has no
+document outside the collection: no label, no grade; ``label_judgments.census_possible``) has no
 computable step, and ``"stratum"`` then falls back to ``"run"``. A run whose estimated variance
-would exceed ht's keeps ht (``ppi._wider``, applied by the caller).
+would exceed ht's keeps ht (``estimate._wider``, applied by the caller).
 
 Why one weight per run is the default (2strata design, 10% human judgments, seed 2024, the
 draws of ``irsample simulate model-assisted``; ratios are ppi's over ht's): per stratum the
@@ -104,12 +104,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import MeasureError
-from .context import safe_divide
-from .design_based import estimate as ht_estimate
-from .design_based import tdi_relevant
-from .ppi_difference import cell_moments, influence_cells
-from .ppi_judgments import census_possible, labelled_sample
+from ...errors import MeasureError
+from ..context import safe_divide
+from ..ht.estimator import estimate as ht_estimate
+from ..ht.estimator import tdi_relevant
+from .difference import cell_moments, influence_cells
+from .label_judgments import census_possible, labelled_sample
 
 TUNINGS = ("run", "stratum", "topic", "global")
 
@@ -118,7 +118,7 @@ def ratio_form(ctx, ctx_f, m, hy, auto, useful, tuning, grades):
     """(value, variance, lambda per segment, ht_f, rho, lambda per segment and stratum) of the
     module docstring. ``useful`` per segment: whether its topic's labels vary; ``grades`` the
     label grades per tdi. The rule that keeps ht for a run whose variance would exceed ht's is
-    the caller's (``ppi.py``, shared with the difference form)."""
+    the caller's (``ppi/estimate.py``, shared with the difference form)."""
     hf = ht_estimate(ctx_f, m)
     v_y, v_f = hy.variance, np.where(useful, hf.variance, 0.0)
     cov, vf_h = strata_moments(ctx, ctx_f, hy, hf, v_y, v_f)

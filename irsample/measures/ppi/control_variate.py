@@ -1,11 +1,11 @@
-"""ppi(nDCG) on the topics the difference form leaves to ht (``ppi_difference.py``): ht(nDCG)
+"""ppi(nDCG) on the topics the difference form leaves to ht (``ppi/difference.py``): ht(nDCG)
 on the humans with ht on the labels as a control variate, in the humans' imputation structure.
 
-Setting (``ppi.py``): theta_t = nDCG of the humans' grades on topic t's pool, f_t = nDCG(f)_t
-the labels' census value (known exactly), theta^_y,t = DCG^/IDCG^ of ht(nDCG) on the human
+Setting (``ppi/estimate.py``): theta_t = nDCG of the humans' grades on topic t's pool, f_t =
+nDCG(f)_t the labels' census value (known exactly), theta^_y,t = DCG^/IDCG^ of ht(nDCG) on the human
 sample and theta^_f,t the same ratio on the same sample with each judged grade replaced by its
-label (``ppi_judgments.labelled_sample``; same design, concavity correction and slopes). ht
-(``design_based.py``, "Sparse topics") calls a topic identified (I) when its sample holds a
+label (``label_judgments.labelled_sample``; same design, concavity correction and slopes). ht
+(``ht/estimator.py``, "Sparse topics") calls a topic identified (I) when its sample holds a
 relevant document (IDCG^ > 0) and imputes the others (M) by the donor-weighted mean
 sum_I a_q theta^_y,q (single-hit donors, a_q = w_q / sum w).
 
@@ -39,13 +39,13 @@ the mean of ht's ratio error on the labels (small, opposite to the humans' where
 the imputation of g rests on ht's Poisson identity (E over the draws of the donor-weighted sum
 over single-hit topics equals the sum over the topics with no hit, for any fixed per-topic
 quantity, here g_t = theta_t - lambda f_t), with the same approximation 1/R_q ~ pi_d as ht's
-(``design_based.py``). Neither is exact: ``tests/test_ppi_control.py`` checks the correction's
+(``ht/estimator.py``). Neither is exact: ``tests/test_ppi_control.py`` checks the correction's
 mean over repeated draws at a fixed lambda.
 
 Variance (ht's ``impute`` with g in place of theta): an identified topic's own linearised
 variance is V_g = V_y - 2 lambda C + lambda^2 V_f (V_y, V_f: ht's linearised variance at the run's
 centre, C = rho sqrt(V_y V_f) with rho the correlation of the two linearised influences,
-``ppi_ap.strata_moments`` with nDCG's influence z_d = (x_d - theta~ r_d) / IDCG^, r_d the slope
+``ap_ratio.strata_moments`` with nDCG's influence z_d = (x_d - theta~ r_d) / IDCG^, r_d the slope
 of the ideal DCG in d's grade), grown by (1 + m a_q)^2 for the m imputed topics it stands for;
 an imputed topic takes tau_g^2 (1 + m sum a^2), tau_g^2 the donors' spread of g minus their mean
 V_g. lambda per run is the value of a grid (0, 0.05, ..., 1) with the least estimated variance of
@@ -121,12 +121,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .design_based import estimate as ht_estimate
-from .design_based import impute, linearised_variance, topic_states
-from .ht_design import ht_design
-from .ht_ideal import ideal_linearisation
-from .ht_kernels import NO_CUTOFF
-from .ppi_ap import strata_moments
+from ..ht.estimator import estimate as ht_estimate
+from ..ht.ideal_dcg import ideal_linearisation
+from ..ht.imputation import impute, linearised_variance, topic_states
+from ..ht.inclusion import ht_design
+from ..ht.walks import NO_CUTOFF
+from .ap_ratio import strata_moments
 
 #: the pooling of lambda per tuning level of the difference form
 POOLING = {"stratum": "run", "topic": "run", "global": "global"}
@@ -207,7 +207,7 @@ def _tuned(at, one, use, shape, pooling):
 
 def _own(est):
     """Per segment: the linearised variance of an identified topic's ratio at the run's centre
-    (``design_based._sparse_aware``'s ``own``)."""
+    (``estimator._sparse_aware``'s ``own``)."""
     return linearised_variance(est.var_num, est.cov, est.var_den, np.nan_to_num(est.centre),
                                est.den)
 
@@ -215,6 +215,6 @@ def _own(est):
 def ndcg_slopes(c, cutoff):
     """Per tdi the slope of ht(nDCG)'s ideal DCG in the document's grade (0 unless judged with a
     positive grade), and the slopes per topic and grade (the sampled documents no run
-    retrieved): the denominator's linearisation of ``design_based._ndcg``."""
+    retrieved): the denominator's linearisation of ``estimator._ndcg``."""
     *_, slope, tdi_slope = ideal_linearisation(c, ht_design(c), cutoff)
     return tdi_slope, slope

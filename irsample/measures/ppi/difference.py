@@ -1,7 +1,7 @@
-"""ppi(M) for nDCG, nDCG@k, P@k and num_rel (``ppi.py``): the measure's totals as difference
-estimators, with one label weight per stratum.
+"""ppi(M) for nDCG, nDCG@k, P@k and num_rel (``ppi/estimate.py``): the measure's totals as
+difference estimators, with one label weight per stratum.
 
-Per topic, F is the pool, S the judged sample (pi_d of ``ht_design.py``), y_d the human value
+Per topic, F is the pool, S the judged sample (pi_d of ``ht/inclusion.py``), y_d the human value
 of d and f_d its label's (P@k, R: relevant at the relevance level; nDCG: the grade, as gain).
 A coefficient c_d = lambda_h(d) in [0, 1] (one weight per stratum h; 0 on the topics whose labels
 are constant) scales the labels, l_d = c_d f_d, and every total the measure is built from is
@@ -17,12 +17,12 @@ any fixed c. P@k and num_rel are such totals. nDCG = DCG / IDCG is estimated by 
     nDCG^ = DCG^ / IDCG(C^),
 
 IDCG(C) the ideal DCG of counts C_v per grade (each clipped at 0; linear between integers, as
-``ht_ideal.ideal_dcg``). The labels enter both parts as residuals, so the coefficient of
+``ideal_dcg.ideal_dcg``). The labels enter both parts as residuals, so the coefficient of
 variation of the denominator, which governs the ratio's bias, shrinks where the labels predict
 the grades. The estimate is clipped to [0, 1] (the measure's range: a projection that never
 moves it away from the truth).
 
-Where the ratio is not identified the topic keeps ht(nDCG) (option: ``ppi_control.py``):
+Where the ratio is not identified the topic keeps ht(nDCG) (option: ``ppi/control_variate.py``):
 IDCG(C^) <= 0, its coefficient of variation sqrt(v(IDCG^))/IDCG^ above :data:`CV_MAX`, or
 fewer than :data:`MIN_REL` sampled documents of positive human grade (with none, every residual
 can be 0 and the estimated variance 0 while the labels' value is far off: measured on Vaswani
@@ -46,13 +46,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..model import JUDGED, UNPOOLED
-from .context import safe_divide
-from .counts import NumRel
-from .ht_design import cell_variance, ht_design, topic_total
-from .ht_ideal import ideal_and_slopes, ideal_dcg
-from .ht_kernels import NO_CUTOFF, weighted_prefix
-from .ppi_kernels import N_SUMS, influence_sums
+from ...model import JUDGED, UNPOOLED
+from ..context import safe_divide
+from ..ht.ideal_dcg import ideal_and_slopes, ideal_dcg
+from ..ht.inclusion import cell_variance, ht_design, topic_total
+from ..ht.walks import NO_CUTOFF, weighted_prefix
+from ..trec_eval.counts import NumRel
+from .influence import N_SUMS, influence_sums
 
 #: the largest coefficient of variation of the denominator at which a topic's ratio is taken
 CV_MAX = 0.5
@@ -246,7 +246,7 @@ class Parts:
 
 
 def influence_cells(ctx, a, b, out_a=None, out_b=None):
-    """Per segment and cell the sums of ``ppi_kernels.influence_sums`` for two influences,
+    """Per segment and cell the sums of ``influence.influence_sums`` for two influences,
     each given as (u per position, r per tdi, theta per segment, Y per segment). ``out_a`` /
     ``out_b`` (topics x grades): r of a sampled document outside the collection (one no run
     retrieved: u = 0) of each grade; their z = -theta r / Y enter every cell at the cell's rate

@@ -2,18 +2,18 @@
 probability sample of human judgments (reference-semantics §3.6, last bullet).
 
 Setting. Per topic the frame F is the pool; a probability sample S of it is judged (any design
-``ht_design.py`` reads: strata, inclusion probabilities); an automatic label f_d
-(``irsample.io.labels``, turned into a grade by ``ppi_judgments.label_grades``) is known for
+``ht/inclusion.py`` reads: strata, inclusion probabilities); an automatic label f_d
+(``irsample.io.labels``, turned into a grade by ``label_judgments.label_grades``) is known for
 every d in F. M is AP, nDCG, nDCG@k, P@k or num_rel; M(y) is its value on the human grades of
 F (the truth), M(f) its value with the labels in their place (``auto(M)``).
 
 One estimator per measure:
 
-- nDCG, nDCG@k, P@k, num_rel (``ppi_difference.py``): every total the measure is built from
+- nDCG, nDCG@k, P@k, num_rel (``ppi/difference.py``): every total the measure is built from
   (DCG, the count of each grade behind the ideal DCG, P@k's count, R) is the labels' value on
   the pool plus the design-weighted residuals y_d - lambda_h f_d of the sample, with one
   lambda per stratum h (stratified PPI), and nDCG = DCG^ / IDCG(C^).
-- AP (``ppi_ap.py``): the ratio correction below, with one lambda per run (or per run and
+- AP (``ppi/ap_ratio.py``): the ratio correction below, with one lambda per run (or per run and
   stratum).
 
 Why not one form for all (Vaswani, depth-100 pool, 20 trials, seed 2024, 10% human judgments,
@@ -37,10 +37,10 @@ those topics and not kept: the difference form without the 2-relevant rule (Vasw
 ratio / coverage / bias: 0.63 / 0.77 / +0.042 at kappa 0.7 but 0.69 / 0.14 / +0.106 with the
 fusion labels, ht 0.82 / +0.060); ht(nDCG) + lambda (nDCG(f) - ht_f), ht_f = ht(nDCG) on the
 labels with its own imputation (0.63 / 0.60 / +0.060 at kappa 0.7: the two sides impute
-different topics, ``ppi_control.py``).
+different topics, ``ppi/control_variate.py``).
 
-Offered as an option, ``kept="control"`` (``ppi_control.py``, formula, reasoning and the full
-table there): on those topics ht(nDCG) with the same estimator on the labels as control variate
+Offered as an option, ``kept="control"`` (``ppi/control_variate.py``, formula, reasoning and the
+full table there): on those topics ht(nDCG) with the same estimator on the labels as control variate
 in the humans' imputation structure (identified t: theta^_y + lambda (f_t - theta^_f); imputed
 t: lambda f_t plus ht's donor mean of theta^_y - lambda theta^_f), one lambda per run;
 ``kept="identified"`` corrects the identified topics only. It meets the half-width targets
@@ -50,7 +50,7 @@ default's and ht's in some cells (Vaswani uniform 0.883-0.938 against 0.946-0.96
 CACM uniform kappa 0.7 0.716 against 0.924): the interval narrows while ppi(nDCG)'s bias
 elsewhere (the difference form's on 2strata) or the single-hit topics' stays.
 
-AP estimator (``ppi_ap.py``, derivation there): ht(AP) on the humans plus, stratum by stratum,
+AP estimator (``ppi/ap_ratio.py``, derivation there): ht(AP) on the humans plus, stratum by stratum,
 lambda_h times the step D_h by which sampling stratum h moves the same estimator on the labels
 (sum_h D_h = AP(f) - ht_f(AP), the labels' census value minus ht on the sample's labels; its
 pairs take the residual of products y_j y_k - lambda f_j f_k over pi_jk).
@@ -68,7 +68,7 @@ pool): when the labels vary somewhere in the pool, a topic whose constant labels
 judged document takes the labels' value with variance 0 (PPI with lambda = 1 and a sample
 without residuals).
 
-AP's variance and power tuning: ``ppi_ap.py`` (one lambda per run by default). For
+AP's variance and power tuning: ``ppi/ap_ratio.py`` (one lambda per run by default). For
 every measure, a run whose estimated variance would exceed ht's keeps ht (lambda = 0): the run's
 interval is never wider than ht's.
 """
@@ -79,16 +79,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import MeasureError
-from ..io.labels import AutoLabels
-from .base import parse_one
-from .context import safe_divide
-from .design_based import estimate as ht_estimate
-from .ht_design import ht_design
-from .ppi_ap import TUNINGS, fixed_tuning, ratio_form
-from .ppi_control import control_estimate
-from .ppi_difference import LEVELS, difference_estimate
-from .ppi_judgments import (
+from ...errors import MeasureError
+from ...io.labels import AutoLabels
+from ..base import parse_one
+from ..context import safe_divide
+from ..ht.estimator import estimate as ht_estimate
+from ..ht.inclusion import ht_design
+from .ap_ratio import TUNINGS, fixed_tuning, ratio_form
+from .control_variate import control_estimate
+from .difference import LEVELS, difference_estimate
+from .label_judgments import (
     agreeing_topics,
     informative_topics,
     label_grades,
@@ -127,7 +127,7 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
     or a fixed lambda in [0, 1]. ``kept`` (nDCG, nDCG@k): what the topics the difference form
     leaves to ht take: ``"ht"`` ht(nDCG) alone (default), ``"control"`` ht(nDCG) with ht on
     the labels as control variate, imputed topics included, ``"identified"`` the same on the
-    topics ht identifies only (``ppi_control.py``; both narrower, but below ht's coverage in
+    topics ht identifies only (``ppi/control_variate.py``; both narrower, but below ht's coverage in
     some cells: module docstring)."""
     m = parse_one(target)
     if kept not in KEPT:

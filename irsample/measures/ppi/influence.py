@@ -1,8 +1,8 @@
-"""The one walk behind the prediction-powered estimators of ``ppi.py``: the design covariance of
-ht(M) on the human judgments and ht(M) on the automatic labels, from the same sample.
+"""The one walk behind the prediction-powered estimators of ``ppi/estimate.py``: the design
+covariance of ht(M) on the human judgments and ht(M) on the automatic labels, from the same sample.
 
 Per (run, topic) segment, every sampled document d of the topic (0 < pi_d < 1) gets the
-linearised influence of each of the two estimates, as ``design_based.py`` linearises ht(M):
+linearised influence of each of the two estimates, as ``ht/estimator.py`` linearises ht(M):
 
     z_d = (x_d - theta~ r_d) / Y,
 
@@ -10,7 +10,7 @@ x_d the document's numerator influence at its ranked position (``Estimate.x``: 0
 did not retrieve it), r_d its value in the denominator total (AP: relevance; nDCG: the slope of
 the ideal DCG in its grade; linear measures: 0), theta~ the centre and Y the denominator of the
 segment (``Estimate.centre``, ``Estimate.den``). Per stratum (cell) h of the topic, with
-x = z / pi_d and w = 1 - pi_d, the walk returns the sums ``ht_design.cell_variance`` reads:
+x = z / pi_d and w = 1 - pi_d, the walk returns the sums ``inclusion.cell_variance`` reads:
 sum x, sum w x, sum w x^2 for each of the two influences and sum w x_y x_f for the cross term.
 """
 

@@ -1,4 +1,4 @@
-"""Automatic labels as judgments, for the prediction-powered estimators of ``ppi.py``.
+"""Automatic labels as judgments, for the prediction-powered estimators of ``ppi/estimate.py``.
 
 ppi(M) runs the design-based estimator ht(M) twice on one sample: on the human judgments and on
 the labels in their place. This module builds the second set of judgments and the census the
@@ -8,8 +8,8 @@ labels define:
   (no label: 0). Probability labels become grades by a fixed monotone rule: per topic, the
   round(sum_F p_d) documents of highest p_d are labelled relevant (grade ``rel_level``), the
   rest 0, so that the labelled-relevant count is the labels' expected count. Any fixed function
-  of the labels keeps the estimators unbiased (``ppi.py``); this one keeps the labels' order
-  and their calibration in the count (ht(M)'s walks take grades, not fractions).
+  of the labels keeps the estimators unbiased (``ppi/estimate.py``); this one keeps the labels'
+  order and their calibration in the count (ht(M)'s walks take grades, not fractions).
 - :func:`labelled_sample`: the judgments of the sample with every judged grade replaced by its
   label; pooled-unjudged entries, strata, inclusion probabilities and the documents no run
   retrieved (which have no label and keep their human grade in both) unchanged, so both ht(M)
@@ -18,7 +18,8 @@ labels define:
 
 ``labelled_sample(..., census=mask)`` judges, in the cells (topic x stratum) of ``mask``, every
 pooled document of the collection with its label at pi = 1: ht(M) on those judgments is the
-estimate that samples the other cells only (the strata's steps of AP's correction, ``ppi.py``).
+estimate that samples the other cells only (the strata's steps of AP's correction,
+``ppi/estimate.py``).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..model import JUDGED, UNPOOLED, Judgments
+from ...model import JUDGED, UNPOOLED, Judgments
 
 
 def label_grades(labels, judgments, topic, rel_level: int = 1) -> np.ndarray:

@@ -1,35 +1,34 @@
-"""``ppi(M)`` and ``auto(M)``: the prediction-powered estimators of ``ppi.py`` as measures.
+"""``ppi(M)`` and ``auto(M)``: the prediction-powered estimators of ``ppi/estimate.py`` as measures.
 
 ``ppi(AP)``, ``ppi(nDCG)``, ``ppi(nDCG@10)``, ``ppi(P@10)``, ``ppi(num_rel)``: automatic labels on
-every pooled document corrected by the human sample (formulas and variance in ``ppi.py``), with
-an interval from :meth:`Measure.variance`. ``auto(M)`` is the same measure with the labels in
+every pooled document corrected by the human sample (formulas and variance in ``ppi/estimate.py``),
+with an interval from :meth:`Measure.variance`. ``auto(M)`` is the same measure with the labels in
 place of judgments and no correction (biased whenever the labels are: for diagnostics only).
 
-The labels reach the measures through the evaluation context: :func:`attach_labels` (called by
-:func:`irsample.evaluation.evaluate_collection` with ``auto_labels=``) stores them, and a
-measure that finds none raises :class:`MeasureError`.
+The labels reach the measures through the evaluation context (``EvalContext.auto_labels``,
+set by :func:`irsample.evaluation.evaluate_collection` with ``auto_labels=``); a measure that
+finds none raises :class:`MeasureError`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import MeasureError
-from .base import Measure, parse
-from .ppi import ppi_estimate
+from ...errors import MeasureError
+from ..base import Measure, parse
+from .estimate import ppi_estimate
 
 _PPI = ("Angelopoulos, Bates, Fannjiang, Jordan & Zrnic, Prediction-powered inference, Science "
         "2023; Angelopoulos, Duchi & Zrnic, PPI++, 2023")
-LABELS_KEY = "auto_labels"
 
 
 def attach_labels(ctx, labels) -> None:
     """Make ``labels`` (:class:`~irsample.io.labels.AutoLabels`) the context's automatic labels."""
-    ctx.replace_shared(LABELS_KEY, labels)
+    ctx.auto_labels = labels
 
 
 def _labels(ctx, name):
-    labels = ctx.shared(LABELS_KEY, lambda: None)
+    labels = ctx.auto_labels
     if labels is None:
         raise MeasureError(f"{name} needs automatic labels (--auto-labels FILE|fusion, or "
                            "auto_labels= in irsample.estimate)")
@@ -59,16 +58,16 @@ def _target(text: str):
 class PPI(Measure):
     """ppi(AP) = ht(AP) + lambda (AP(f) - ht_f(AP)): ht(AP) on the human judgments, corrected by
     the labels' census value minus the same estimator run on the labels of the sample (its pairs
-    take the residual of products y_d y_e - lambda f_d f_e over pi_de; ``ppi.py``), lambda tuned
-    per run; ppi(nDCG), ppi(P@k), ppi(num_rel): each total behind M as
+    take the residual of products y_d y_e - lambda f_d f_e over pi_de; ``ppi/estimate.py``), lambda
+    tuned per run; ppi(nDCG), ppi(P@k), ppi(num_rel): each total behind M as
     sum_F lambda_h f_d a_d + sum_S (y_d - lambda_h f_d) a_d / pi_d, one lambda per stratum, and
-    nDCG = DCG^/IDCG^ (``ppi_difference.py``); every lambda in [0, 1] by PPI++ power tuning."""
+    nDCG = DCG^/IDCG^ (``ppi/difference.py``); every lambda in [0, 1] by PPI++ power tuning."""
 
     target: str = "AP"
     family = "ppi"
     estimator = True
     citation = _PPI
-    variance_method = "stratified linearisation (ppi.py)"
+    variance_method = "stratified linearisation (ppi/estimate.py)"
 
     @classmethod
     def from_params(cls, text):
@@ -104,7 +103,7 @@ class PPI(Measure):
 @dataclass(frozen=True)
 class Auto(PPI):
     """auto(M): M with the automatic labels in place of judgments over the pool, uncorrected
-    (probability labels as grades by ``ppi_judgments.label_grades``); biased wherever the labels
+    (probability labels as grades by ``label_judgments.label_grades``); biased wherever the labels
     are."""
 
     family = "auto"

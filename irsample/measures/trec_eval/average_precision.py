@@ -12,10 +12,10 @@ from typing import ClassVar
 import numpy as np
 from numba import njit, prange
 
-from ..errors import MeasureError
-from .base import DEFAULT_CUTOFFS, Measure
-from .context import safe_divide
-from .stratified import pooled_positions
+from ...errors import MeasureError
+from ..base import DEFAULT_CUTOFFS, Measure
+from ..context import safe_divide
+from ..pool_layout import pooled_positions
 
 _TREC = "trec_eval (NIST), https://github.com/usnistgov/trec_eval"
 

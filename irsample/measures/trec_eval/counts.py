@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .base import Measure
+from ..base import Measure
 
 _TREC = "trec_eval (NIST), https://github.com/usnistgov/trec_eval"
 

@@ -17,9 +17,10 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ..errors import MeasureError
-from .base import DEFAULT_CUTOFFS, Measure
-from .context import safe_divide
+from ...errors import MeasureError
+from ..base import DEFAULT_CUTOFFS, Measure
+from ..context import safe_divide
+from ..kernels import segment_cumsum
 from .gain_tables import (
     cumulative_dcg,
     gains_text,
@@ -28,7 +29,6 @@ from .gain_tables import (
     position_gains,
     shared_gain_tables,
 )
-from .kernels import segment_cumsum
 
 _JK = "Järvelin & Kekäläinen, Cumulated gain-based evaluation of IR techniques, TOIS 2002"
 
@@ -112,7 +112,7 @@ class NDCG(_GainMeasure):
 @njit(inline="always")
 def ideal_span(ideal_offsets, topic):
     """Start and length of ``topic``'s ideal ranking in the ideal-gains array (see
-    :func:`~irsample.measures.gain_tables.gain_tables`)."""
+    :func:`~irsample.measures.trec_eval.gain_tables.gain_tables`)."""
     a = ideal_offsets[topic]
     return a, ideal_offsets[topic + 1] - a
 

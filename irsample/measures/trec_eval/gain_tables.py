@@ -17,9 +17,9 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from ..errors import MeasureError
-from ..model import JUDGED
-from .base import format_number
+from ...errors import MeasureError
+from ...model import JUDGED
+from ..base import format_number
 
 
 def _merge_sort(items: list, cmp) -> list:
@@ -162,3 +162,24 @@ def parse_gains(text: str) -> tuple:
 
 def gains_text(gains: tuple) -> str:
     return ",".join(f"{level}={format_number(g)}" for level, g in gains)
+
+
+def rbp_gain_table(ctx, gains: tuple) -> np.ndarray:
+    """``table[t, v]``: the gain of level ``v`` in topic ``t``, normalised as trec_eval 10's rbp.
+
+    The trec_eval gain table of the topic (levels 0 to the highest judged level, plus the levels
+    named in ``gains``; the gain of a level is the level unless mapped) is rescaled to
+    (g - lo) / (hi - lo) when lo < 0 or hi > 1, with lo = min(0, table gains) and
+    hi = max(0, table gains): binary gains stay 0/1, levels {0, 1, 2, 4} become level / 4.
+    """
+
+    def build():
+        gain_of_level, *_ = ctx.shared(("gain_tables", gains), lambda: gain_tables(ctx, gains))
+        named = np.array([g for _, g in gains] + [0.0])
+        lo = np.minimum(gain_of_level.min(axis=1, initial=0.0), named.min())
+        hi = np.maximum(gain_of_level.max(axis=1, initial=0.0), named.max())
+        rescale = ((lo < 0) | (hi > 1))[:, None]
+        span = np.where(hi > lo, hi - lo, 1.0)[:, None]
+        return np.where(rescale, (gain_of_level - lo[:, None]) / span, gain_of_level)
+
+    return ctx.shared(("rbp_gain_table", gains), build)

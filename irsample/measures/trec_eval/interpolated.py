@@ -15,9 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, prange
 
-from ..errors import MeasureError
-from .base import Measure, split_values
-from .context import safe_divide
+from ...errors import MeasureError
+from ..base import Measure, split_values
+from ..context import safe_divide
 
 _SM = "Salton & McGill, Introduction to Modern Information Retrieval (1983); trec_eval"
 ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)

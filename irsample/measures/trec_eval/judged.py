@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..model import JUDGED, POOLED
-from .base import Measure
+from ...model import JUDGED, POOLED
+from ..base import Measure
 
 #: relstring characters: judged grades 0-9 as digits, '>' above 9, '.' pooled but unjudged,
 #: '-' unpooled (trec_eval m_relstring)

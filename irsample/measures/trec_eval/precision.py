@@ -11,9 +11,9 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, prange
 
-from ..errors import MeasureError
-from .base import DEFAULT_CUTOFFS, Measure, format_number, split_values
-from .context import safe_divide
+from ...errors import MeasureError
+from ..base import DEFAULT_CUTOFFS, Measure, format_number, split_values
+from ..context import safe_divide
 
 _TREC = "trec_eval (NIST), https://github.com/usnistgov/trec_eval"
 
