@@ -3,7 +3,7 @@
 ``irsample compare QRELS RUN... [-m 'ht(AP)']... [--ci 0.95] [--correction holm|bh|none]
 [--variance design|topics] [--format text|csv|json|markdown|latex|html] [-o FILE]`` prints one
 row per pair and measure: the mean difference a - b over topics, its standard error from the
-shared sample (:mod:`irsample.measures.ht_pairs`), the interval, the p-value, the p-value
+shared sample (:mod:`irsample.measures.ht.pairs`), the interval, the p-value, the p-value
 adjusted over all pairs and whether the pair is decided at the chosen level
 (:mod:`irsample.comparison`). ``markdown``, ``latex`` and ``html`` print runs x measures for a
 paper instead: estimate, interval, status, and superscripts naming the runs each run is
