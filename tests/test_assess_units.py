@@ -21,7 +21,7 @@ from irsample.assess.store import Store
 from irsample.assess.topics import query_terms, read_topics
 from irsample.errors import InputError
 
-from .test_assess_helpers import sample, tiny_data
+from .test_assess_helpers import ROOT, sample, tiny_data
 
 SGML = """<DOC>
 <DOCNO> FT1-1 </DOCNO>
@@ -145,6 +145,29 @@ def test_store_saves_once_undoes_skips_and_leases(tmp_path):
         store.add_assessor("bad name")
     with pytest.raises(InputError, match="other settings"):
         store.setup([], {"x": 2})
+
+
+def test_design_order_serves_the_top_stratum_first(tmp_path):
+    """The issue's case: 2strata@300 of the bundled Vaswani runs, seed 7, whose design file
+    lists a row of stratum 11-100 first. The design order hands out all of stratum 1-10 before
+    any of 11-100."""
+    runs = sorted((ROOT / "irsample" / "data" / "vaswani" / "runs").glob("*.gz"))
+    design = sample(runs, tmp_path / "design", design="2strata@300", seed=7)
+    first_row = (design / "design.json").read_text().split('"rows": [\n')[1].split("\n")[0]
+    assert '"11-100"' in first_row  # the order of appearance would put 11-100 first
+    pairs = [x.split("\t") for x in (design / "to_judge.tsv").read_text().splitlines()[1:]]
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text("".join(json.dumps({"docno": d, "text": "x"}) + "\n" for _, d in pairs))
+    topics = tmp_path / "topics.tsv"
+    topics.write_text("".join(f"{q}\tt{q}\n" for q in sorted({q for q, _ in pairs})))
+    session = Session.open(design, docs, topics, tmp_path / "v.db")
+    a = session.store.assessor_by_token(session.store.add_assessor("a")).id
+    strata = []
+    while (item := session.next_item(a)) is not None:
+        strata.append(item.stratum)
+        session.judge(a, item.id, 0)
+    top = strata.count("1-10")
+    assert top == 121 and strata == ["1-10"] * top + ["11-100"] * (len(strata) - top)
 
 
 @pytest.mark.parametrize("method", ["mtf", "mtf-global", "hedge"])
