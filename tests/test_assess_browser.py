@@ -65,12 +65,13 @@ def test_five_documents_judged_by_keyboard(playwright, tmp_path):
                 with page.expect_navigation():
                     page.keyboard.press(key)
                 pressed[docno] = int(key)
-                assert "Saved." in page.inner_text(".flash")
+                assert f"Saved: {docno} judged {key} (" in page.inner_text(".flash")
             with page.expect_navigation():
                 page.keyboard.press("u")  # undo the last one, then judge it again with 2
-            assert "Undone" in page.inner_text(".flash")
             last = page.inner_text("#docno")
-            assert pressed[last] == 1
+            flash = page.inner_text(".flash")
+            assert f"Withdrawn: your 1 (marginally relevant) for {last}" in flash
+            assert pressed[last] == 1 and page.get_attribute("button.was", "value") == "1"
             with page.expect_navigation():
                 page.keyboard.press("2")
             pressed[last] = 2
@@ -79,8 +80,8 @@ def test_five_documents_judged_by_keyboard(playwright, tmp_path):
             assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
             errors = []
             page.on("pageerror", lambda e: errors.append(e))
-            page.goto(server.url + "/progress")
-            assert "Progress" in page.inner_text("h1") and not errors
+            page.goto(server.url + "/mine")
+            assert "My judgments" in page.inner_text("h1") and not errors
         finally:
             browser.close()
     rows = sqlite3.connect(db).execute(
