@@ -236,6 +236,17 @@ def register(db, n) -> dict[str, str]:
     return tokens
 
 
+def report(what: str, db, tally, n: int) -> list[str]:
+    """Print what the database holds against the plan; returns the problems (:func:`check`)."""
+    problems = check(db, tally, complete=True)
+    pairs, per_item, required = stored(db)
+    print(f"{what} {len(pairs)} judgments of {len(per_item)} documents (of {n}); documents "
+          f"with more assessors than planned: "
+          f"{sum(len(v) > required[i] for i, v in per_item.items())}; problems: "
+          f"{problems or 'none'}")
+    return problems
+
+
 def main_(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--clients", type=int, default=20)
@@ -288,12 +299,7 @@ def main_(argv=None) -> int:
               f"gone (409); leases run out between next and judge without a break: "
               f"{tally.slow_lost}")
         print(f"slowest next + judgment cycles: {np.round(np.sort(cycle_lat)[-3:], 2)} s")
-        problems = check(db, tally, complete=True)
-        pairs, per_item, required = stored(db)
-        print(f"stored {len(pairs)} judgments of {len(per_item)} documents (of {n}); "
-              f"documents with more assessors than planned: "
-              f"{sum(len(v) > required[i] for i, v in per_item.items())}; problems: "
-              f"{problems or 'none'}")
+        problems = report("stored", db, tally, n)
 
         db = folder / "kill.db"
         tokens = register(db, args.clients)
@@ -313,12 +319,7 @@ def main_(argv=None) -> int:
         server = Server(design, docs, topics, db, *extra)
         run_load(server.url, tokens, args.seconds, tally, **load)
         server.stop()
-        after = check(db, tally, complete=True)
-        pairs, per_item, required = stored(db)
-        print(f"after the restart: {len(pairs)} judgments of {len(per_item)} documents "
-              f"(of {n}); more assessors than planned: "
-              f"{sum(len(v) > required[i] for i, v in per_item.items())}; problems: "
-              f"{after or 'none'}")
+        after = report("after the restart:", db, tally, n)
         good = not lost and not problems and not after
         print("PASS" if good else "FAIL")
         return 0 if good else 1

@@ -64,6 +64,12 @@ def tiny_data(folder: Path, *, n_topics=3, n_runs=4, depth=20, n_docs=40, seed=5
             "docs": folder / "docs.jsonl", "topics": folder / "topics.tsv", "folder": folder}
 
 
+def tiny_design(folder: Path) -> tuple[dict, Path]:
+    """:func:`tiny_data` in ``folder/data`` and its default :func:`sample` in ``folder/design``."""
+    data = tiny_data(folder / "data")
+    return data, sample(data["runs"], folder / "design")
+
+
 def sample(runs, out: Path, design="1-5:1,6-20:0.5", seed=3) -> Path:
     assert main(["sample", *map(str, runs), "--design", design, "--seed", str(seed),
                  "-o", str(out)]) == 0

@@ -70,6 +70,13 @@ def routes(session, writer, live, authorised) -> list[Route]:
         return JSONResponse({"progress": dashboard.progress(session.store.db),
                              "agreement": found})
 
+    def checked(status: int, action, *args):
+        """``action(*args)``, its IrsampleError answered with ``status`` and its message."""
+        try:
+            return action(*args)
+        except IrsampleError as exc:
+            raise HTTPException(status, getattr(exc, "message", str(exc))) from None
+
     def name_of(fields) -> str:
         name = fields.get("name")
         if not isinstance(name, str) or not name:
@@ -79,10 +86,7 @@ def routes(session, writer, live, authorised) -> list[Route]:
     async def add_person(request):
         who, fields = await organiser(request, post=True)
         name, role = name_of(fields), fields.get("role", "assessor")
-        try:
-            token = session.store.add_person(name, role)
-        except IrsampleError as exc:
-            raise HTTPException(400, getattr(exc, "message", str(exc))) from None
+        token = checked(400, session.store.add_person, name, role)
         return await admin_get(request, f"Added {role} {name}; their link (shown once):",
                                f"/login?token={token}")
 
@@ -91,19 +95,13 @@ def routes(session, writer, live, authorised) -> list[Route]:
         name = name_of(fields)
         if name == who.name:
             raise HTTPException(400, "you cannot revoke your own link")
-        try:
-            session.store.revoke(name)
-        except IrsampleError as exc:
-            raise HTTPException(404, getattr(exc, "message", str(exc))) from None
+        checked(404, session.store.revoke, name)
         return await admin_get(request, f"Revoked {name}'s link (their judgments stay).")
 
     async def reissue(request):
         who, fields = await organiser(request, post=True)
         name = name_of(fields)
-        try:
-            token = session.store.reissue(name)
-        except IrsampleError as exc:
-            raise HTTPException(404, getattr(exc, "message", str(exc))) from None
+        token = checked(404, session.store.reissue, name)
         return await admin_get(request, f"New link for {name} (the old one no longer works; "
                                "shown once):", f"/login?token={token}")
 

@@ -210,22 +210,22 @@ def cmd_serve(args) -> str:
     return ""
 
 
-def cmd_add_person(args) -> str:
-    store = _store(args.db, must_exist=False)
+def _link(args, *, new: bool) -> str:
+    """``NAME<TAB>URL/login?token=...`` of a person added (``new``) or given a new token."""
+    store = _store(args.db, must_exist=not new)
     try:
-        token = store.add_person(args.name, args.role)
+        token = store.add_person(args.name, args.role) if new else store.reissue(args.name)
     finally:
         store.close()
     return f"{args.name}\t{args.url.rstrip('/')}/login?token={token}\n"
+
+
+def cmd_add_person(args) -> str:
+    return _link(args, new=True)
 
 
 def cmd_reissue(args) -> str:
-    store = _store(args.db, must_exist=True)
-    try:
-        token = store.reissue(args.name)
-    finally:
-        store.close()
-    return f"{args.name}\t{args.url.rstrip('/')}/login?token={token}\n"
+    return _link(args, new=False)
 
 
 def cmd_revoke(args) -> str:
