@@ -29,6 +29,7 @@ Usage: python benchmarks/assess_load.py [--clients 20] [--per-client 100] [--ove
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
 import re
@@ -75,6 +76,7 @@ class Server:
              "--docs", str(docs), "--topics", str(topics), "--db", str(db), "--port", "0",
              *map(str, extra)],
             stdout=subprocess.PIPE, text=True, env=env)
+        atexit.register(self.stop)  # a benchmark that fails midway leaves no server behind
         line = self.proc.stdout.readline()
         self.url = re.search(r"http://\S+?(?=/ )", line).group(0)
         while True:
@@ -89,8 +91,9 @@ class Server:
         self.proc.wait()
 
     def stop(self):
-        self.proc.terminate()
-        self.proc.wait()
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait()
 
 
 @dataclass
