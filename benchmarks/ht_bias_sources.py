@@ -1,6 +1,6 @@
 """Experiment (a record for issue 12): where ht(AP)'s bias of a run's mean over topics comes from.
 
-ht(AP) (irsample/measures/design_based.py) estimates a topic's AP by N^/R^ with a Taylor
+ht(AP) (irsample/measures/ht/estimator.py) estimates a topic's AP by N^/R^ with a Taylor
 correction; a topic whose sample holds no relevant document (R^ = 0, "unidentified") takes the
 run's mean over the identified topics. This script splits the bias of the mean over topics,
 against the frame's truth, into the part of the identified topics and the part of the imputed
@@ -50,10 +50,10 @@ from ht_coverage import design_for, load  # noqa: E402
 
 def pairs_total(ctx, d) -> np.ndarray:
     """Per topic: sum over ordered pairs of distinct sampled relevant documents of 1/pi_de
-    (the Horvitz-Thompson estimate of R(R - 1)), with pi_de as ``ht_design.py`` has them."""
-    from irsample.measures.design_based import _tdi_relevant
+    (the Horvitz-Thompson estimate of R(R - 1)), with pi_de as ``ht/inclusion.py`` has them."""
+    from irsample.measures.ht.estimator import tdi_relevant
 
-    sampled = (d.tdi_pi > 0) & (_tdi_relevant(ctx) > 0)
+    sampled = (d.tdi_pi > 0) & (tdi_relevant(ctx) > 0)
     pi = d.tdi_pi[sampled]
     certain = pi >= 1.0
     cells = d.n_cells + 1  # certain documents form a cell of their own
@@ -73,10 +73,10 @@ def pairs_total(ctx, d) -> np.ndarray:
 
 def hajek_ap(ctx, est):
     """The ``hajek`` alternative (module docstring) per segment, or ht(AP)'s value."""
-    from irsample.measures import design_based as db
     from irsample.measures.context import safe_divide
-    from irsample.measures.ht_design import ht_design
-    from irsample.measures.ht_jackknife import jackknife_variance
+    from irsample.measures.ht import imputation as db
+    from irsample.measures.ht.inclusion import ht_design
+    from irsample.measures.ht.jackknife import jackknife_variance
 
     d = ht_design(ctx)
     rank, rel = ctx.rank, ctx.rel()
@@ -90,7 +90,7 @@ def hajek_ap(ctx, est):
     shape = (ctx.n_runs, ctx.n_topics)
     present = (ctx.judgments.has_topic[ctx.seg_topic] & (ctx.seg_len > 0)).reshape(shape)
     known = present & (r > 0).reshape(shape)
-    missing = present & ~known & ~db._census(ctx, d)[ctx.seg_topic].reshape(shape)
+    missing = present & ~known & ~db.census_topics(ctx, d)[ctx.seg_topic].reshape(shape)
     own = jackknife_variance(ctx, d, est.replicates).reshape(shape)
     value, var = db.impute(value.reshape(shape), own, known, missing)
     return replace(est, value=value.ravel(), variance=var.ravel())
@@ -111,7 +111,9 @@ def main() -> None:
         return
 
     from irsample.evaluation import evaluate_collection
-    from irsample.measures import average_precision, design_based, parse_all
+    from irsample.measures import parse_all
+    from irsample.measures.ht import estimator as ht_estimator
+    from irsample.measures.trec_eval import average_precision
 
     collection, frame = load(args.collection, Path(args.shared))
     measures = parse_all(["ht(AP)", "ht(num_rel)"])
@@ -119,7 +121,7 @@ def main() -> None:
     truth, relevant = full.values[:, :, 0], full.values[0, :, 1]
     topics = relevant > 0
     design = design_for(args.design, args.fraction, frame)
-    plain_estimate = design_based._estimate
+    plain_estimate = ht_estimator._estimate
 
     def with_hajek(ctx, m):
         est = plain_estimate(ctx, m)
@@ -129,7 +131,7 @@ def main() -> None:
           f"relevant documents in the frame (mean R {relevant[topics].mean():.1f}), "
           f"{args.trials} trials, seed {args.seed}")
     for name, estimator in (("ht(AP)", plain_estimate), ("hajek", with_hajek)):
-        design_based._estimate = estimator
+        ht_estimator._estimate = estimator
         values, variances, found = [], [], []
         for child in np.random.SeedSequence(args.seed).spawn(args.trials):
             sample = design.sample(frame, rng=np.random.default_rng(child))
@@ -137,7 +139,7 @@ def main() -> None:
             values.append(ev.values[:, :, 0])
             variances.append(ev.variance[:, :, 0])
             found.append(ev.values[0, :, 1] > 0)
-        design_based._estimate = plain_estimate
+        ht_estimator._estimate = plain_estimate
         error = (np.array(values) - truth)[:, :, topics]
         found = np.array(found)[:, None, topics]
         count = topics.sum()
@@ -158,16 +160,17 @@ def main() -> None:
 def ndcg_sources(args) -> None:
     """ht(nDCG)'s bias of the run mean, split as the module docstring says."""
     from irsample.evaluation import evaluate_collection
-    from irsample.measures import design_based, parse_all
-    from irsample.measures.gain import NDCG
-    from irsample.measures.ht_design import ht_design
-    from irsample.measures.ht_ideal import grade_counts, ideal_dcg
-    from irsample.measures.ht_kernels import NO_CUTOFF
+    from irsample.measures import parse_all
+    from irsample.measures.ht import estimator as ht_estimator
+    from irsample.measures.ht.ideal_dcg import grade_counts, ideal_dcg
+    from irsample.measures.ht.inclusion import ht_design
+    from irsample.measures.ht.walks import NO_CUTOFF
+    from irsample.measures.trec_eval.gain import NDCG
     from irsample.model import JUDGED
 
     collection, frame = load(args.collection, Path(args.shared))
     measures = parse_all(["ht(nDCG)", "ht(num_rel)"])
-    plain_estimate = design_based._estimate
+    plain_estimate = ht_estimator._estimate
     seen = []
 
     def capture(ctx, m):
@@ -183,7 +186,7 @@ def ndcg_sources(args) -> None:
                          est.den.reshape(shape), raw[ctx.seg_topic].reshape(shape), k))
         return est
 
-    design_based._estimate = capture
+    ht_estimator._estimate = capture
     full = evaluate_collection(collection, frame.judgments(), measures)
     _, dcg, idcg, _, _ = seen.pop()
     truth, relevant = full.values[:, :, 0], full.values[0, :, 1]
@@ -192,7 +195,7 @@ def ndcg_sources(args) -> None:
     for child in np.random.SeedSequence(args.seed).spawn(args.trials):
         sample = design.sample(frame, rng=np.random.default_rng(child))
         evaluate_collection(collection, sample, measures, ci=0.95)
-    design_based._estimate = plain_estimate
+    ht_estimator._estimate = plain_estimate
     value, num, den, raw, k = (np.array(a)[..., topics] for a in zip(*seen))
     t, dcg, idcg = truth[:, topics], dcg[:, topics], idcg[:, topics]
     count = topics.sum()

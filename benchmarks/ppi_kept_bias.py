@@ -2,7 +2,7 @@
 leaves to ht comes from, split by topic kind.
 
 Per trial of the ``model-assisted`` recipe's draws (same seeds, one label source, one design),
-the segments (run x topic) the difference form does not take (``ppi_difference.py``: fewer than
+the segments (run x topic) the difference form does not take (``ppi/difference.py``: fewer than
 two sampled human-relevant documents or an unstable ideal DCG) are split by k_y, the number of
 sampled human-relevant documents of the topic (0: ht_y imputes it), and k_f, the number of
 sampled labelled-relevant ones (0: ht_f imputes it). Per kind it prints the contribution to the
@@ -24,7 +24,7 @@ ht_y - y / ht_f - f / ppi - y, ppi with ``kept="control"``):
 | kept, k_y>=2 | 0.08 / 0.06 | +0.005 / +0.007 / -0.001 | +0.006 / +0.014 / -0.002 |
 
 The first form tried, ht_y + lambda (f - ht_f) with ht_f's own imputation, had ppi - y = +0.049
-on the k_y=0, k_f>0 kind at kappa 0.7 (ht_f - f = -0.039 there): ``ppi_control.py``.
+on the k_y=0, k_f>0 kind at kappa 0.7 (ht_f - f = -0.039 there): ``ppi/control_variate.py``.
 
 Usage: python benchmarks/ppi_kept_bias.py --collection vaswani|cacm --design uniform|2strata
        [--labels kappa0.7] [--trials 20] [--seed 2024] [--percent 10]
@@ -57,10 +57,10 @@ def main() -> None:
     from irsample.experiments.data import CollectionFiles
     from irsample.experiments.model_assisted import Setup
     from irsample.measures import parse
-    from irsample.measures.design_based import estimate as ht_estimate
-    from irsample.measures.ppi import label_contexts, ppi_estimate
-    from irsample.measures.ppi_difference import difference_estimate
-    from irsample.measures.ppi_judgments import informative_topics
+    from irsample.measures.ht.estimator import estimate as ht_estimate
+    from irsample.measures.ppi.difference import difference_estimate
+    from irsample.measures.ppi.estimate import label_contexts, ppi_estimate
+    from irsample.measures.ppi.label_judgments import informative_topics
     from irsample.model import JUDGED
 
     base = HERE.parent / "irsample" / "data" / args.collection

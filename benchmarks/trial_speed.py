@@ -175,7 +175,7 @@ def _phases(data, split, design, repeat: int) -> None:
     from irsample.experiments.trial import single_threaded
     from irsample.measures import parse_all
     from irsample.measures.context import EvalContext
-    from irsample.measures.stratified import pooled_positions
+    from irsample.measures.incomplete.strata_walk import pooled_positions
 
     measures = parse_all(["xinfAP", "infNDCG", "infAP", "bpref"])
     frame = data.frame(split.pool, 100.0)

@@ -48,6 +48,10 @@ def _use_cache_dir() -> None:
 
 _use_cache_dir()
 
+from . import _moved  # noqa: E402 (after the cache folder is set: it imports nothing heavy)
+
+_moved.install()
+
 #: public name -> module defining it
 _EXPORTS = {
     "compare": "api", "estimate": "api", "evaluate": "api", "load": "api", "measures_from": "api",

@@ -2,10 +2,14 @@
 
 For a design-based measure ``ht(M)``, :func:`compare_collection` estimates for every pair of runs
 the difference of their means over topics with its own variance (shared sampled documents:
-:mod:`irsample.measures.ht_pairs`), a normal interval at level ``ci`` (a t interval on Q - 1
+:mod:`irsample.measures.ht.pairs`), a normal interval at level ``ci`` (a t interval on Q - 1
 degrees of freedom with ``variance="topics"``), a two-sided p-value, the p-value adjusted over
 all pairs (Holm or Benjamini-Hochberg, :mod:`irsample.stats.multiple`) and whether the pair is
 decided (adjusted p < 1 - ci).
+
+For score intervals [B, T] (paper 004), :func:`interval_outcomes` compares every pair of runs
+topic by topic with the paper's pessimistic rule
+(:func:`~irsample.measures.incomplete.score_intervals.compare_intervals`).
 """
 
 from __future__ import annotations
@@ -15,10 +19,12 @@ import pandas as pd
 from scipy import stats
 
 from .errors import MeasureError
+from .evaluation import Evaluation
 from .measures import Measure, parse
 from .measures.context import EvalContext
-from .measures.design_based import HT
-from .measures.ht_pairs import pair_estimates
+from .measures.ht.measure import HT
+from .measures.ht.pairs import pair_estimates
+from .measures.incomplete.score_intervals import compare_intervals
 from .model import Collection, Judgments
 from .stats import intervals
 from .stats.multiple import adjust
@@ -63,3 +69,20 @@ def compare_collection(
         "diff": pe.diff, "se": se, "low": pe.diff - quantile * se, "high": pe.diff + quantile * se,
         "p": p, "p_adjusted": adjusted, "decided": adjusted < 1.0 - ci,
     }, columns=COLUMNS)
+
+
+def interval_outcomes(ev: Evaluation, low, high) -> np.ndarray:
+    """``outcome[i, j, t]``: :func:`compare_intervals` of run i against run j on topic t.
+
+    ``low`` and ``high`` name (or are) two measures of ``ev``, e.g. ``"SDCG@10"`` and
+    ``"SDCG(point=T)@10"``; topics not evaluated for both runs are 0.
+    """
+    lo, hi = (_column(ev, m) for m in (low, high))
+    return compare_intervals(lo[:, None], hi[:, None], lo[None], hi[None])
+
+
+def _column(ev: Evaluation, measure) -> np.ndarray:
+    found = parse(measure) if isinstance(measure, str) else [measure]
+    if len(found) != 1 or found[0] not in ev.measures:
+        raise MeasureError(f"{measure} is not one measure of this evaluation")
+    return ev.values[:, :, ev.measures.index(found[0])]

@@ -281,12 +281,13 @@ def evaluate_collection(
     (0, 1)), the sampling variance of every measure that has an estimator of it is computed too,
     per topic and for the mean over topics (sum of var_q / Q^2): see :class:`Evaluation`.
 
-    ``variance`` picks the variance estimator of infAP and xinfAP (``measures/ap_variance.py``):
-    ``"jackknife"`` (the default: a stratified delete-one jackknife, whose 95% intervals cover
-    closest to nominal on TREC-8), ``"covariance"`` (a linearisation that adds the covariances
-    of the precisions at different cut-offs and of the two stages) or ``"paper"`` (Yilmaz,
-    Kanoulas & Aslam 2008 §3, precisions at different cut-offs taken as independent; its
-    standard errors are about half the observed spread). infNDCG and statAP have one estimator.
+    ``variance`` picks the variance estimator of infAP and xinfAP
+    (``measures/incomplete/ap_variance.py``): ``"jackknife"`` (the default: a stratified delete-one
+    jackknife, whose 95% intervals cover closest to nominal on TREC-8), ``"covariance"`` (a
+    linearisation that adds the covariances of the precisions at different cut-offs and of the two
+    stages) or ``"paper"`` (Yilmaz, Kanoulas & Aslam 2008 §3, precisions at different cut-offs
+    taken as independent; its standard errors are about half the observed spread). infNDCG and
+    statAP have one estimator.
 
     Parameters
     ----------
@@ -335,10 +336,7 @@ def evaluate_collection(
         compat=compat,
     )
     ctx.requested = tuple(measures)
-    if auto_labels is not None:
-        from .measures.ppi_measures import attach_labels
-
-        attach_labels(ctx, auto_labels)
+    ctx.auto_labels = auto_labels
     n_runs, n_topics = collection.n_runs, collection.n_topics
     retrieved = collection.segment_lengths() > 0
     evaluated = np.broadcast_to(judgments.has_topic, (n_runs, n_topics)).copy()

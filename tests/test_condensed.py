@@ -25,8 +25,8 @@ from irsample.errors import MeasureError
 from irsample.evaluation import evaluate_collection
 from irsample.io import load_qrels, load_runs
 from irsample.measures import REGISTRY, TREC_REGISTRY, EvalContext, parse
-from irsample.measures.condensed import Condensed, Induced, reduced_context
-from irsample.measures.subcollection import expected_precision, pool_fraction
+from irsample.measures.incomplete.condensed import Condensed, Induced, reduced_context
+from irsample.measures.incomplete.subcollection import expected_precision, pool_fraction
 from irsample.model import Collection, Judgments
 
 from .test_measure_invariants import make_collection

@@ -15,7 +15,7 @@ import pytest
 from irsample.evaluation import evaluate_collection
 from irsample.io import load_qrels, load_runs
 from irsample.measures import parse_all
-from irsample.measures.condensed import Condensed
+from irsample.measures.incomplete.condensed import Condensed
 from irsample.model import Collection, Judgments
 
 pytestmark = pytest.mark.shared

@@ -82,8 +82,9 @@ def test_estimated_relevant_is_unbiased():
     the true R over 2,000 draws, within 3 standard errors."""
     import pyarrow as pa
 
-    from irsample.measures import sampled, stat
     from irsample.measures.context import EvalContext
+    from irsample.measures.incomplete import sample_eval as sampled
+    from irsample.measures.incomplete import statap as stat
 
     q, runs = collection(11, n_topics=2)
     full = load_qrels(q)

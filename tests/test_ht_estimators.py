@@ -1,4 +1,4 @@
-"""Design-based estimators ht(M) (irsample/measures/design_based.py) on synthetic pools.
+"""Design-based estimators ht(M) (irsample/measures/ht/estimator.py) on synthetic pools.
 
 - Complete judgments (every frame document judged, pi = 1): ht(M) equals M exactly with variance
   0, for every M, whatever stratification the judgments carry.
@@ -21,8 +21,9 @@ from irsample.evaluation import evaluate_collection
 from irsample.io import load_qrels
 from irsample.measures import parse, parse_all
 from irsample.measures.context import EvalContext
-from irsample.measures.design_based import HT, estimate
-from irsample.measures.ht_pairs import pair_estimates
+from irsample.measures.ht.estimator import estimate
+from irsample.measures.ht.measure import HT
+from irsample.measures.ht.pairs import pair_estimates
 from irsample.model import Collection
 from irsample.stats.multiple import benjamini_hochberg, holm
 
@@ -203,7 +204,7 @@ def test_imputation_with_donor_weights():
     """``impute`` with equal donor weights is the plain mean with variances (1 + m/k)^2 v_q and
     tau^2 (1 + m/k); with 0/1 weights the imputed value is the donors' mean and only donors
     carry the extra weight (1 + m/p)^2 (p donors)."""
-    from irsample.measures.design_based import impute
+    from irsample.measures.ht.imputation import impute
 
     plain = np.array([[0.2, 0.4, 0.9, 0.0, 0.0]])
     own = np.array([[0.01, 0.02, 0.03, 0.0, 0.0]])

@@ -21,12 +21,12 @@ from scipy.special import expit
 
 from irsample.design import Pool, SamplingFrame
 from irsample.design.nojudge.infer import expected_ap
+from irsample.design.planner.allocation import neyman
 from irsample.design.planner.plan import (
     EDGE_GRID,
     PILOT_EDGE,
     budget_for_halfwidth,
     candidate_edges,
-    neyman,
     pilot,
     plan,
     plan_with,

@@ -1,6 +1,6 @@
 """The pooled positions the estimators walk, with the pool's layout kept between evaluations.
 
-``stratified.pooled_positions`` keeps, per collection, the layout of a pool evaluated more than
+``pool_layout.pooled_positions`` keeps, per collection, the layout of a pool evaluated more than
 once (which ranked positions are pooled) and looks up only the grades and strata of each draw.
 Here draws of three designs over one frame alternate (two share their pool but not their strata,
 the third has a smaller pool), and every evaluation must give the positions of a plain numpy
@@ -16,7 +16,7 @@ from irsample.design import stratified, uniform
 from irsample.design.frame import SamplingFrame
 from irsample.evaluation import evaluate_collection
 from irsample.measures import parse_all
-from irsample.measures import stratified as walk
+from irsample.measures import pool_layout as walk
 from irsample.measures.context import EvalContext
 
 from .synthetic import pooled_collection

@@ -12,7 +12,7 @@ from irsample.design.sampling.active import active
 from irsample.errors import DesignError
 from irsample.io.labels import AutoLabels
 from irsample.measures import EvalContext
-from irsample.measures.ppi import ppi_estimate
+from irsample.measures.ppi.estimate import ppi_estimate
 
 from .synthetic import pooled_collection
 

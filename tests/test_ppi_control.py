@@ -1,4 +1,4 @@
-"""ppi(nDCG) on the topics the difference form leaves to ht (irsample.measures.ppi_control):
+"""ppi(nDCG) on the topics the difference form leaves to ht (irsample.measures.ppi.control_variate):
 ht(nDCG) on the humans with ht on the labels as control variate, imputed topics included.
 
 A synthetic collection with few relevant documents per topic, so that at a 15% uniform sample
@@ -14,7 +14,7 @@ from irsample.design import SamplingFrame, uniform
 from irsample.errors import MeasureError
 from irsample.evaluation import evaluate_collection
 from irsample.measures import EvalContext, parse
-from irsample.measures.ppi import ppi_estimate
+from irsample.measures.ppi.estimate import ppi_estimate
 
 from .synthetic import frame_labels, moved_grade_labels, pooled_collection
 
@@ -37,7 +37,7 @@ def _kept(e):
 
 @pytest.mark.parametrize("kept", ["control", "identified"])
 def test_true_labels_exact_on_imputed_and_single_hit_topics(world, kept):
-    from irsample.measures.design_based import estimate
+    from irsample.measures.ht.estimator import estimate
 
     collection, frame, truth = world
     labels = frame_labels(collection, frame, frame.rel)

@@ -1,4 +1,4 @@
-"""Prediction-powered estimators (irsample.measures.ppi) on synthetic graded collections.
+"""Prediction-powered estimators (irsample.measures.ppi.estimate) on synthetic graded collections.
 
 Exactness for every supported measure and several designs: labels equal to the truth give the
 full-judgment measure with variance 0; constant labels give ht(M) itself (value and variance).
@@ -17,10 +17,10 @@ from irsample.errors import MeasureError
 from irsample.evaluation import evaluate_collection
 from irsample.io.labels import AutoLabels
 from irsample.measures import EvalContext, parse
-from irsample.measures.design_based import estimate as ht_estimate
-from irsample.measures.ppi import ppi_estimate
-from irsample.measures.ppi_difference import Parts
-from irsample.measures.ppi_judgments import label_grades, labelled_census, labelled_sample
+from irsample.measures.ht.estimator import estimate as ht_estimate
+from irsample.measures.ppi.difference import Parts
+from irsample.measures.ppi.estimate import ppi_estimate
+from irsample.measures.ppi.label_judgments import label_grades, labelled_census, labelled_sample
 from irsample.model import Judgments
 
 from .synthetic import frame_labels, moved_grade_labels, pooled_collection
@@ -124,7 +124,7 @@ def test_stratum_weights_follow_where_the_labels_predict(world):
 
 
 def _residual_of_products(collection, sample, frame, y_grade, f_grade, lam):
-    """AP's numerator by the formula of ppi.py, pair by pair: lambda Num(f) +
+    """AP's numerator by the formula of ppi/estimate.py, pair by pair: lambda Num(f) +
     sum_S (y - lambda f)/(k pi) + sum_{j<k in S} (y_j y_k - lambda f_j f_k)/(k pi_jk)."""
     judged = sample.state == 2
     topic = collection.tdi_topic

@@ -1,5 +1,5 @@
-"""ppi(AP) stratum by stratum (irsample.measures.ppi_ap) and the sampled documents outside the
-collection in the difference form's variance (irsample.measures.ppi_difference).
+"""ppi(AP) stratum by stratum (irsample.measures.ppi.ap_ratio) and the sampled documents outside the
+collection in the difference form's variance (irsample.measures.ppi.difference).
 
 AP: the labels' steps E_{h-1} - E_h telescope to AP(f) - ht_f; exactness (labels = truth, constant
 labels) with a weight per stratum; the numerator of ht_y + sum_h lambda_h (E_{h-1} - E_h) is
@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 from irsample.design import SamplingFrame, stratified
 from irsample.evaluation import evaluate_collection
 from irsample.measures import EvalContext, parse
-from irsample.measures.design_based import estimate as ht_estimate
-from irsample.measures.ppi import ppi_estimate
-from irsample.measures.ppi_judgments import (
+from irsample.measures.ht.estimator import estimate as ht_estimate
+from irsample.measures.ppi.estimate import ppi_estimate
+from irsample.measures.ppi.label_judgments import (
     census_possible,
     label_grades,
     labelled_census,

@@ -206,16 +206,16 @@ def _nan_ok(key: str, pt_value: float, ours: float, pt_topic: dict, judged_only:
     1. iprec_at_recall and 11pt_avg of an empty ranking (possible only with -J). trec_eval starts
        interpolated precision at num_rel_ret / num_ret = 0 / 0, so the recall points whose cut-off
        rounds to 0 (all of them when R = 0) are NaN, and 11pt_avg averages that NaN. irsample:
-       "An empty ranking gives 0 (trec_eval divides 0 by 0)" (irsample/measures/interpolated.py
-       module docstring); research notes trec_eval_semantics.md §7 "n = 0" leave the choice to
-       the library.
+       "An empty ranking gives 0 (trec_eval divides 0 by 0)"
+       (irsample/measures/trec_eval/interpolated.py module docstring); research notes
+       trec_eval_semantics.md §7 "n = 0" leave the choice to the library.
     2. Rndcg when R > 0 but the ideal walk takes no sample: no judged level has a positive gain
        (``Rndcg.0=-1,1=-1``), or the top entry of trec_eval's gain table has gain <= 0
        (``Rndcg.1=0.5`` on a topic with level-1 documents only, see test_gain_table_top_entry).
        trec_eval returns sum / (number of samples) = 0 / 0 (research notes §6.24: "C divides even
        if nch == 0 (NaN; only with all-nonpositive gains and R>0)"); irsample's kernel returns 0
-       when there is no sample (irsample/measures/gain.py, _rndcg_kernel). With R = 0 trec_eval
-       returns 0 before dividing, hence the R > 0 condition.
+       when there is no sample (irsample/measures/trec_eval/gain.py, _rndcg_kernel). With R = 0
+       trec_eval returns 0 before dividing, hence the R > 0 condition.
     """
     if not (math.isnan(pt_value) and ours == 0.0):
         return False
@@ -522,8 +522,8 @@ def test_gain_table_top_entry(qrels, run, measure):
     and stop at once when it is <= 0 (m_ndcg.c and m_ndcg_rel.c in 9.0.8 and 10:
     ``ideal_gain = gains.rel_gains[cur_level].gain; for (...; ideal_gain > 0.0; ...)``), so the
     IDCG is 0 and the value 0. irsample uses that top gain for Rndcg only (``top_gain`` in
-    irsample/measures/gain.py); for ndcg, ndcg_rel and G it builds the ideal ranking by skipping
-    empty entries before testing the gain, finds [0.5] and returns 1.0 (ndcg, ndcg_rel) and
+    irsample/measures/trec_eval/gain.py); for ndcg, ndcg_rel and G it builds the ideal ranking by
+    skipping empty entries before testing the gain, finds [0.5] and returns 1.0 (ndcg, ndcg_rel) and
     0.7565 (G). With a judged level-0 document (last case) irsample's ideal is empty too, but
     its ndcg_rel kernel then divides DCG by a zero IDCG for the retrieved gain-0.5 document and
     raises ZeroDivisionError; trec_eval returns 0.

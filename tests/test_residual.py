@@ -1,4 +1,5 @@
-"""Score intervals of paper 004 (irsample/measures/residual.py): RBP, SDCG@k, PInterval@k.
+"""Score intervals of paper 004 (irsample/measures/incomplete/score_intervals.py): RBP, SDCG@k,
+PInterval@k.
 
 - Hand-computed rankings for every point (B, T, resid, XS, XB, XI, XM), including resid = 1
   (XI = E), fully judged rankings (T = B for P and SDCG; T - B = p^n for RBP), trec_eval's
@@ -22,19 +23,19 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from irsample.comparison import interval_outcomes
 from irsample.errors import MeasureError
 from irsample.evaluation import evaluate_collection
 from irsample.io import load_qrels, load_runs
 from irsample.measures import parse
-from irsample.measures.precision import P
-from irsample.measures.residual import (
+from irsample.measures.incomplete.score_intervals import (
     POINTS,
     RBP,
     SDCG,
     PInterval,
     compare_intervals,
-    interval_outcomes,
 )
+from irsample.measures.trec_eval.precision import P
 from irsample.model import Collection, Judgments
 
 UNPOOLED = None  # a retrieved document absent from the qrels; -1 = pooled but unjudged

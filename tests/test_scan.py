@@ -8,7 +8,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from irsample.io._scan import parse_float_fields, parse_int_fields, record_cap, scan_run
+from irsample.io._scan import parse_float_fields, parse_int_fields
+from irsample.io._scan_run import record_cap, scan_run
 
 finite = st.floats(allow_nan=False, allow_infinity=False)
 decimal_text = st.one_of(

@@ -2,10 +2,10 @@
 
 Expected outputs are trec_eval's (../shared/data/trec_eval_tests, options per FLAGS.md), rbp and
 rbp_resid included: trec_eval 10's rbp reads uninitialised min/max gains (spec §2), but with the
-normalisation of residual.rbp_gain_table every printed rbp line matches; every rbp_resid line
+normalisation of gain_tables.rbp_gain_table every printed rbp line matches; every rbp_resid line
 matches too (trec_eval 10 leaves out p^n when no unjudged document is retrieved, see
-residual.RBP, but these rankings are 500 documents long or hold unjudged documents). The prefs
-and qrels_jg input formats are not covered.
+score_intervals.RBP, but these rankings are 500 documents long or hold unjudged documents). The
+prefs and qrels_jg input formats are not covered.
 """
 
 from __future__ import annotations

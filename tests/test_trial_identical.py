@@ -1,9 +1,9 @@
 """A simulation trial's numbers are bit-identical to those of the per-position kernels.
 
 ``tests/data/trial_2strata_before.npz`` holds the outputs of irsample at commit 2170afa (before
-the estimators walked the pooled positions only, ``measures/stratified.py``): on the synthetic
-pooled collection of ``tests/synthetic.py`` (seed 3: 10 topics, 8 runs, depth-100 pool), three
-2-strata samples (ranks 1-10 judged, 20% of 11-100; ``default_rng(k)``, k = 0, 1, 2), then
+the estimators walked the pooled positions only, ``measures/incomplete/strata_walk.py``): on the
+synthetic pooled collection of ``tests/synthetic.py`` (seed 3: 10 topics, 8 runs, depth-100 pool),
+three 2-strata samples (ranks 1-10 judged, 20% of 11-100; ``default_rng(k)``, k = 0, 1, 2), then
 xinfAP, infNDCG, infAP and bpref with their variances (jackknife, covariance, paper) and 95%
 limits, and sample_eval's whole set (iP, inum_rel_ret, iprec: E after every rank). Every array
 must be equal to the bit (NaN where not evaluated).

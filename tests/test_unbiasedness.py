@@ -58,8 +58,9 @@ import pytest
 
 from irsample.design import SamplingFrame, stratified, uniform
 from irsample.evaluation import evaluate_collection
-from irsample.measures import parse_all, sampled
+from irsample.measures import parse_all
 from irsample.measures.context import EvalContext
+from irsample.measures.incomplete import sample_eval as sampled
 
 from .synthetic import pooled_collection
 

@@ -1,4 +1,4 @@
-"""Covariance-aware variances of infAP and xinfAP (irsample/measures/ap_variance.py).
+"""Covariance-aware variances of infAP and xinfAP (irsample/measures/incomplete/ap_variance.py).
 
 - By hand: V1, V2 with the covariance of the two estimated precisions, and V12 on the small
   ranking of test_variance.py's infAP example.

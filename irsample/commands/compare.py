@@ -3,7 +3,7 @@
 ``irsample compare QRELS RUN... -m 'ht(AP)' [--ci 0.95] [--correction holm|bh|none]
 [--variance design|topics] [--format text|csv|json]`` prints one row per pair: the mean
 difference a - b over topics, its standard error from the shared sample
-(:mod:`irsample.measures.ht_pairs`), the interval, the p-value, the p-value adjusted over all
+(:mod:`irsample.measures.ht.pairs`), the interval, the p-value, the p-value adjusted over all
 pairs and whether the pair is decided at the chosen level (:mod:`irsample.comparison`).
 """
 

@@ -16,12 +16,13 @@ the complete judgments restricted to F (mean over topics):
    to the budget; ``active``: :mod:`irsample.design.sampling.active` with the runs-only
    relevance prior as the design's labels, fixed before any judging) draws ``percent``% of F
    for human judgment;
-3. ht(M) (:mod:`irsample.measures.design_based`, humans only), ppi(M) (lambda tuned per run
+3. ht(M) (:mod:`irsample.measures.ht.estimator`, humans only), ppi(M) (lambda tuned per run
    for AP, per stratum for nDCG, or as ``tuning`` says: ``stratum`` tunes AP per run and
-   stratum too, :mod:`irsample.measures.ppi_ap`) and auto-only (labels as judgments)
+   stratum too, :mod:`irsample.measures.ppi.ap_ratio`) and auto-only (labels as judgments)
    estimate every run's mean (``kept``: what ppi(nDCG)'s topics outside the difference form
-   take, ``ht``, ``control`` or ``identified``: :func:`irsample.measures.ppi.ppi_estimate`), with
-   95% intervals for ht and ppi (:mod:`irsample.measures.ppi`; ppi's ``ht`` is ht(M) itself).
+   take, ``ht``, ``control`` or ``identified``:
+   :func:`irsample.measures.ppi.estimate.ppi_estimate`), with 95% intervals for ht and ppi
+   (:mod:`irsample.measures.ppi.estimate`; ppi's ``ht`` is ht(M) itself).
 
 results: per (strategy, percent, labels, measure) over trials and runs: coverage of ppi's
 intervals, mean half-width, halfwidth_ratio = ppi's mean half-width / ht's (same draws), bias
@@ -47,7 +48,7 @@ from ..design.sampling.budget import Budget
 from ..evaluation import evaluate_collection
 from ..io.labels import AutoLabels
 from ..measures import EvalContext, parse
-from ..measures.ppi import ppi_estimate
+from ..measures.ppi.estimate import ppi_estimate
 from ..stats.agreement import cohen_kappa
 from .data import load
 from .registry import Context, recipe

@@ -14,9 +14,9 @@ evaluation", AIRS 2010 (paper 004 here; Fig. 2 and Table 2). Protocol:
    as paper 004's "46-non" TREC-9 systems, so residuals stay even with every judgment),
    ``"pooled"`` or ``"all"``.
 3. Measures (paper 004): P@10, SDCG@100 and RBP with p = 0.95, each as an interval [B, T] of
-   the unknown (unjudged) documents, and the point estimates (:mod:`irsample.measures.residual`,
-   E = 0.01): XS = B; XB = B + E (T - B); XI = B + (T - B) B / (B + 1 - T); XM = (1 - resid) XI
-   + resid XB.
+   the unknown (unjudged) documents, and the point estimates
+   (:mod:`irsample.measures.incomplete.score_intervals`, E = 0.01): XS = B; XB = B + E (T - B); XI
+   = B + (T - B) B / (B + 1 - T); XM = (1 - resid) XI + resid XB.
 4. Separability of a point estimate (paper 004's Fig. 2): the fraction of run pairs i < j whose
    paired t-test over topics on the point estimates has p < ``alpha`` (0.01 in the paper).
    Two interval versions: ``interval`` = the fraction of (run pair, topic) cells the
@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 
 from ..evaluation import evaluate_collection
-from ..measures.residual import compare_intervals
+from ..measures.incomplete.score_intervals import compare_intervals
 from ..model import Judgments
 from ..plots import new_figure, save_figure
 from ..stats.pairs import decisions

@@ -29,10 +29,9 @@ from ._scan import (
     gather_spans,
     parse_float_fields,
     parse_int_fields,
-    record_cap,
     scan_fields,
-    scan_run,
 )
+from ._scan_run import record_cap, scan_run
 from .arrow import binary_from, numbers
 from .files import Source, read_raw, source_name
 

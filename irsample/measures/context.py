@@ -78,6 +78,9 @@ class EvalContext:
         #: the measures being evaluated with this context (set by evaluate_collection), so a
         #: shared computation can serve all of them in one pass
         self.requested: tuple = ()
+        #: automatic labels (:class:`~irsample.io.labels.AutoLabels`) for ``ppi(M)`` and
+        #: ``auto(M)``, set by evaluate_collection with ``auto_labels=``
+        self.auto_labels = None
 
     def shared(self, key, build):
         """Compute ``build()`` once per context under ``key`` (arrays several measures use)."""
@@ -100,7 +103,7 @@ class EvalContext:
     def __getattr__(self, name):
         """``pos_grade`` (the qrels value of every ranked position, 0 where unpooled) and
         ``pos_state`` (``UNPOOLED``, ``POOLED``, ``JUDGED``), gathered together on first use:
-        the estimators read the pooled positions alone (``stratified.pooled_positions``)."""
+        the estimators read the pooled positions alone (``pool_layout.pooled_positions``)."""
         if name not in ("pos_grade", "pos_state"):
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         j = self.judgments

@@ -1,5 +1,5 @@
-"""Which module of :mod:`irsample.measures` defines which measure names, to import only those
-a command asks for.
+"""Which module of :mod:`irsample.measures`' packages defines which measure names, to import only
+those a command asks for.
 
 Importing every family module costs a short ``irsample eval -m map`` about a tenth of its time
 (module code and the dataclass machinery of some fifty families). :func:`load_for` imports the
@@ -16,26 +16,29 @@ from importlib import import_module
 
 #: module -> the names its families register, lower-cased (space-separated)
 FAMILY_MODULES: dict[str, str] = {
-    "average_precision": "ap bpref gm_bpref gm_map gmap gmbpref map map_cut",
-    "condensed": "condensed induced",
-    "counts": (
+    # trec_eval's measures
+    "trec_eval.average_precision": "ap bpref gm_bpref gm_map gmap gmbpref map map_cut",
+    "trec_eval.counts": (
         "num_nonrel_judged_ret num_q num_rel num_rel_ret num_ret numnonreljudgedret numq numrel "
         "numrelret numret runid"
     ),
-    "design_based": "ht",
-    "gain": "bing g ndcg ndcg_cut ndcg_rel rndcg",
-    "inferred": "infap",
-    "interpolated": "11pt_avg elevenptap iprec iprec_at_recall rprec_mult",
-    "judged": "judged relstring unj",
-    "ppi_measures": "auto ppi",
-    "precision": (
+    "trec_eval.gain": "bing g ndcg ndcg_cut ndcg_rel rndcg",
+    "trec_eval.interpolated": "11pt_avg elevenptap iprec iprec_at_recall rprec_mult",
+    "trec_eval.judged": "judged relstring unj",
+    "trec_eval.precision": (
         "mrr p precision r r-prec recall recip_rank relative_p relativep rprec rr set_f set_map "
         "set_p set_recall set_relative_p setap setf setp setr setrelativep success utility"
     ),
-    "residual": "pinterval rbp rbp_resid sdcg",
-    "sampled": "iiprec infndcg inum_rel inum_rel_ret ip iprec_rec xinfap",
-    "stat": "statap statap_var statnum_rel statp statrprec",
-    "subcollection": "subap",
+    # the seed papers' estimators for incomplete and sampled judgments
+    "incomplete.condensed": "condensed induced",
+    "incomplete.inferred_ap": "infap",
+    "incomplete.sample_eval": "iiprec infndcg inum_rel inum_rel_ret ip iprec_rec xinfap",
+    "incomplete.score_intervals": "pinterval rbp rbp_resid sdcg",
+    "incomplete.statap": "statap statap_var statnum_rel statp statrprec",
+    "incomplete.subcollection": "subap",
+    # design-based and prediction-powered estimators
+    "ht.measure": "ht",
+    "ppi.measures": "auto ppi",
 }
 
 _NAMES = [(name.lower(), module) for module, names in FAMILY_MODULES.items()

@@ -1,5 +1,5 @@
-"""The names of the variance estimators of infAP and xinfAP (``ap_variance.py``), with no import:
-the command line offers them as ``--variance`` choices before it imports NumPy.
+"""The names of the variance estimators of infAP and xinfAP (``incomplete/ap_variance.py``), with
+no import: the command line offers them as ``--variance`` choices before it imports NumPy.
 
 ``"jackknife"`` (stratified delete-one jackknife), ``"covariance"`` (linearisation with the
 covariances of the precisions at different cut-offs) and ``"paper"`` (Yilmaz, Kanoulas & Aslam

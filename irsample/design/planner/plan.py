@@ -63,7 +63,6 @@ bisection (without the band the optimum's variance falls as B grows; the band mo
 
 from __future__ import annotations
 
-import heapq
 import itertools
 from dataclasses import dataclass
 
@@ -72,6 +71,7 @@ import numpy as np
 from ...errors import DesignError
 from ...stats.intervals import z
 from ..sampling.allocated import Allocated, allocated
+from .allocation import continuous_neyman, neyman
 from .bounds import MIN_TOP_UP, SPREAD, floor_sizes, lower_sizes, upper_sizes, wide_enough
 from .relevance_model import RelevanceModel
 from .variance_model import VarianceModel, pool_depth
@@ -155,58 +155,6 @@ class Plan:
         return "\n".join(lines) + "\n"
 
 
-def neyman(weight: np.ndarray, size: np.ndarray, lower: np.ndarray, budget: int) -> np.ndarray:
-    """Integer n_c in [lower_c, size_c] summing to ``budget`` that minimise
-    sum_c weight_c / n_c (module docstring, step 2). Arrays of any (same) shape."""
-    w, n, lo = (np.asarray(a, dtype=np.float64).ravel() for a in (weight, size, lower))
-    if budget < lo.sum() or budget > n.sum():
-        raise DesignError(f"budget of {budget} judgments is outside [{int(lo.sum())}, "
-                          f"{int(n.sum())}] (judged or one per cell .. the whole pool)")
-    real = _continuous(w, n, lo, budget)
-    take = np.clip(np.floor(real + 1e-9), lo, n)
-    heap = [(-w[c] / (take[c] * (take[c] + 1)), c) for c in np.flatnonzero(take < n)]
-    heapq.heapify(heap)
-    for _ in range(int(budget - take.sum())):
-        _, c = heapq.heappop(heap)
-        take[c] += 1
-        if take[c] < n[c]:
-            heapq.heappush(heap, (-w[c] / (take[c] * (take[c] + 1)), c))
-    return take.astype(np.int64).reshape(np.shape(size))
-
-
-def _continuous(w, n, lo, budget):
-    """clip(lambda sqrt(w), lo, n) summing to ``budget``."""
-    root = np.sqrt(np.maximum(w, 0.0))
-    positive = root > 0
-    if not positive.any():
-        scale = (budget - lo.sum()) / max(float((n - lo).sum()), 1.0)
-        return lo + scale * (n - lo)
-    # the sum is piecewise linear in lambda, with kinks where a cell reaches lo or n: bisect
-    # over the kinks, then interpolate (exact, however many orders of magnitude w spans)
-    kinks = np.unique(np.concatenate([[0.0], lo[positive] / root[positive],
-                                      n[positive] / root[positive]]))
-    def total(k):
-        return float(np.clip(kinks[k] * root, lo, n).sum())
-
-    a, b = 0, len(kinks) - 1
-    if total(b) <= budget:
-        lam = kinks[b]
-    else:  # total(a) <= budget < total(b)
-        while b - a > 1:
-            mid = (a + b) // 2
-            if total(mid) <= budget:
-                a = mid
-            else:
-                b = mid
-        low, high = total(a), total(b)
-        lam = kinks[a] + (budget - low) / (high - low) * (kinks[b] - kinks[a])
-    real = np.clip(lam * root, lo, n)
-    if real.sum() < budget - 1e-6:  # only zero-weight cells can still grow
-        room = np.where(positive, 0.0, n - real)
-        real += room * min(1.0, (budget - real.sum()) / max(room.sum(), 1e-12))
-    return real
-
-
 def candidate_edges(depth: int, max_strata: int, required=()) -> list[tuple[int, ...]]:
     """Every edge set: rank 1, the ``required`` edges and up to ``max_strata`` - 1 - len(required)
     more from :data:`EDGE_GRID` (edges above ``depth`` dropped)."""
@@ -283,7 +231,7 @@ def _search(vm, units, budget, judged, choices, min_take, estimator, level, *, b
             if budget < lo.sum() or budget > hi.sum():
                 continue
             mean_w = weight.mean(axis=0)
-            real = _continuous(mean_w.ravel(), hi.ravel().astype(float),
+            real = continuous_neyman(mean_w.ravel(), hi.ravel().astype(float),
                                lo.ravel().astype(float), budget).reshape(size.shape)
             value = float(np.sum(mean_w * (1 / np.maximum(real, 1e-12) - 1 / np.maximum(size, 1))
                                  * (size > 0)))

@@ -27,7 +27,7 @@ ranking counts to rank 1000, as the estimators read it, also below the pool's de
   counts in R). AP and R are their model expectations.
 - **nDCG** (infNDCG): u_d = 1 / (log2(k + 1) IDCG), x_d the gain, with IDCG the ideal DCG of the
   topic's expected relevant documents at the mean gain (held fixed, as in infNDCG's own
-  variance, :mod:`irsample.measures.sampled_variance`).
+  variance, :mod:`irsample.measures.incomplete.sample_eval_variance`).
 
 Averaged over the runs, the cell's weight A_c = mean_r N_c^2 S_{r,c}^2 / T^2 makes the mean
 variance over runs sum_c A_c (1/n_c - 1/N_c): what Neyman allocation minimises.
@@ -51,7 +51,7 @@ import numpy as np
 from numba import njit
 
 from ...errors import DesignError
-from ...measures.sampled import SAMPLE_EVAL_DEPTH
+from ...measures.incomplete.sample_eval import SAMPLE_EVAL_DEPTH
 
 #: target estimator -> influence kind
 INFLUENCE = {"xinfAP": "AP", "statAP": "AP", "infNDCG": "nDCG"}

@@ -2,7 +2,7 @@
 estimators (Zrnic & Candes, "Active statistical inference", ICML 2024).
 
 With labels f_d on every pooled document, ppi(M) = ht(M) + lambda (M(f) - ht_f(M))
-(``irsample.measures.ppi``) has, for a total sum_F w_d y_d, the design variance of
+(``irsample.measures.ppi.estimate``) has, for a total sum_F w_d y_d, the design variance of
 sum_S w_d (y_d - lambda f_d) / pi_d; under a fixed-size design of n documents it is smallest
 (to first order) for pi_d proportional to w_d sqrt(E[(y_d - lambda f_d)^2]) (Zrnic & Candes
 §3: the residual's standard deviation times the document's weight in the estimand). Here:

@@ -25,7 +25,7 @@ upward on Vaswani and CACM (issue 12). Given the earlier judgments, the top-up i
 unjudged documents with known size, so every Horvitz-Thompson total
 sum_{judged before} y_d + sum_{top-up} y_d / pi_d has conditional expectation the cell's total
 (unbiased whatever the allocation rule), and its conditional variance (SRS of j of N - m:
-second order as in ``ht_design.py``) is an unbiased estimate of the total variance. Sequential
+second order as in ``ht/inclusion.py``) is an unbiased estimate of the total variance. Sequential
 designs that top up in several batches condition on everything judged before the last batch.
 
 A cell with no top-up (k <= m < N) has no second-phase sample of its unjudged documents: there

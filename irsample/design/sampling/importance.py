@@ -19,8 +19,8 @@ drawn by **randomized systematic PPS** (Madow 1949; Goodman & Kish 1950): the ro
 random order, their pi laid end to end on [0, n), and the rows whose interval contains one of
 u, u+1, ..., u+n-1 (u ~ U[0,1)) are selected. Each row is then selected with probability exactly
 pi_i (its interval, of length pi_i <= 1, holds one of the points with that probability), and the
-sample size is exactly n. statAP (:mod:`irsample.measures.stat`) needs only these first-order
-pi: its estimates are Horvitz-Thompson ratios sum(x/pi) / sum(1/pi).
+sample size is exactly n. statAP (:mod:`irsample.measures.incomplete.statap`) needs only these
+first-order pi: its estimates are Horvitz-Thompson ratios sum(x/pi) / sum(1/pi).
 
 Sample sizes: ``fraction`` of every topic's pool (n_t = max(1, round(fraction N_t)), one
 systematic pass per topic); a per-topic budget n_t = B; a total budget B: one c for all topics

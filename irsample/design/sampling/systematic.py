@@ -28,7 +28,7 @@ so averaged over that order more pairs have pi_de > 0, but pi_de stays far from 
 k(k-1) / (N(N-1)).) The Sen-Yates-Grundy (and Horvitz-Thompson) variance estimators need
 pi_de > 0 for every pair (Särndal et al., ch. 2-3), so **the design's variance cannot be
 estimated without bias from one sample**. irsample's variances treat every cell as a simple
-random sample of k of N (ht(M)'s per-cell Hájek form in :mod:`irsample.measures.ht_design`;
+random sample of k of N (ht(M)'s per-cell Hájek form in :mod:`irsample.measures.ht.inclusion`;
 sample_eval's xinfAP variance): the usual approximation for a systematic sample, which ignores
 the implicit stratification by rank that the ordering gives (Cochran ch. 8: for a population
 with a linear trend the systematic sample beats the SRS, so the approximation is conservative;

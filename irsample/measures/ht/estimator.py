@@ -1,0 +1,287 @@
+"""Design-based estimators ``ht(M)``: Horvitz-Thompson estimates of M on the sampling frame.
+
+Reference-semantics §3.6. The truth is M on the complete judgments restricted to the frame (the
+pool); documents outside the frame are non-relevant. From the judged sample S and the inclusion
+probabilities of ``ht/inclusion.py`` (pi_d; pi_de = pi_d pi_e g_d g_e within a cell):
+
+- linear totals T = sum_F y_d are estimated by sum_S y_d / pi_d (unbiased): R (``num_rel``),
+  P@k = (1/k) sum_{r<=k} rel_r, RBP(p) = (1-p) sum_r p^(r-1) gain_r (trec_eval's gain scaling),
+  DCG@k = sum_{r<=k} gain_r / log2(r+1), the relevant retrieved in the top k;
+- AP's numerator N = sum_k rel_k/k + sum_{j<k} rel_j rel_k/k (ranks j < k of the run, at most
+  ``k`` for AP@k) by sum_S rel_k/(k pi_k) + sum_{j<k in S} rel_j rel_k/(k pi_jk) (unbiased), in
+  one pass per ranking (``walks.ap_walk``);
+- ratios theta = X / Y (AP = N/R, recall@k = RelRet@k / R, nDCG = DCG / IDCG, Rprec) by
+  theta^ = X^/Y^ with the second-order (Taylor) correction of its bias,
+  theta^_bc = theta^ - (theta^ v(Y^) - c(X^, Y^)) / Y^^2 (Cochran, *Sampling Techniques* §6.8;
+  Särndal, Swensson & Wretman §5.6), with v and c from the design (below). IDCG is the ideal DCG
+  of the estimated counts per grade, extended to real counts by linear interpolation of the
+  cumulative discount, minus its second-order (concavity) bias
+  (1/2) sum_v IDCG''_v v(R^_v); nDCG takes no Taylor ratio correction (measured on Vaswani, the
+  correction moved the bias the wrong way: +0.14 against +0.06 without at uniform 10%);
+  R-prec cuts at round(R^).
+
+Variances: X^ linearised by its first-order influence (for AP, u_d = prec(d) + sum of
+rel_e/rank_e over relevant e ranked below d, the Hoeffding projection of the quadratic form),
+then the cell formula of ``ht/inclusion.py``; a ratio's variance is that of
+z_d = (u_d - theta y_d)/Y over the sample, divided by Y^^2. With every frame document judged
+(pi = 1) every estimate equals M and every variance is 0.
+
+Sparse topics (ratios only). A sample that holds one or two relevant documents of a topic
+fits theta^ to them: the plug-in linearised variance at theta^ is then near 0 (with one
+relevant document z_d = u_d - theta^ = 0 exactly) although the estimate is far from certain.
+Measured
+on Vaswani (benchmarks/ht_coverage.py), the linearised variance evaluated at the true theta is
+unbiased, at theta^ it is a third of the observed. So the variance is evaluated at the run's mean
+over its identified topics (theta~, not fitted to the topic's own sample):
+v = (v(X^) - 2 theta~ c(X^, Y^) + theta~^2 v(Y^)) / Y^^2. A topic whose sample holds no relevant
+document (Y^ = 0) is unidentified: its value is the mean of the run's identified topics
+(missing at random over topics); the variances make the mean over topics honest (``impute``):
+each identified topic also stands for m/k unidentified ones, and each unidentified one adds
+the topic-to-topic variance of the truths. A topic judged completely (no sampling) keeps 0.
+
+nDCG imputes from the topics whose sample holds exactly one relevant document (donors), not
+from every identified topic: unidentified topics are those with few relevant documents, not a
+random subset. Under Poisson sampling of a topic's relevant documents, P(k = 0) = prod(1 - pi)
+and P(k = 1, hit d) = pi_d / (1 - pi_d) P(k = 0), so sum over single-hit topics of
+theta_q (1 - pi_d) / (pi_d R_q) has the expectation of the sum of theta_q over the unidentified
+ones; with R_q by its one-hit HT estimate 1/pi_d, a single-hit topic weighs 1 - pi_d (a run with
+fewer than two donors uses every identified topic). ``benchmarks/ht_bias_sources.py
+--measure nDCG``: with the plain mean, the imputed topics made +0.044 of +0.054 (Vaswani 2strata
+10%), +0.049 of +0.060 (uniform 10%), +0.038 of +0.070 (CACM uniform 10%). AP keeps the plain
+mean (single-hit donors measured worse for AP: CACM uniform 10% bias -0.108)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ...errors import MeasureError
+from ...model import JUDGED
+from ..base import Measure
+from ..context import safe_divide
+from ..incomplete.score_intervals import RBP, rbp_gain_table
+from ..trec_eval.average_precision import AP
+from ..trec_eval.counts import NumRel
+from ..trec_eval.gain import NDCG
+from ..trec_eval.gain_tables import position_gains
+from ..trec_eval.precision import P, Recall, Rprec
+from .ideal_dcg import ideal_dcg, ideal_linearisation, single_hit_weights
+from .imputation import impute, linearised_variance, topic_states
+from .inclusion import (
+    HTDesign,
+    TopicTotal,
+    cell_variance,
+    ht_design,
+    topic_total,
+    total_variance,
+)
+from .jackknife import ap_replicates, jackknife_variance
+from .walks import NO_CUTOFF, ap_walk, cell_sums, weighted_prefix
+
+SUPPORTED = (AP, NDCG, P, Recall, Rprec, RBP, NumRel)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Per segment: the bias-corrected estimate, its variance, the plain ratio X^/Y^, and the
+    parts (X^, Y^ per segment, v(X^), c(X^, Y^), v(Y^)); Y^ = 1, c = v(Y^) = 0 for totals.
+    ``x`` is the linearised numerator variable of every ranked position (0 where not sampled),
+    ``centre`` the theta~ the variance is evaluated at, ``known`` whether Y^ > 0 (or a
+    total), ``present`` whether the segment is evaluated (topic judged and answered)."""
+
+    value: np.ndarray
+    variance: np.ndarray
+    plain: np.ndarray
+    num: np.ndarray
+    den: np.ndarray
+    var_num: np.ndarray
+    cov: np.ndarray
+    var_den: np.ndarray
+    x: np.ndarray | None = None
+    centre: np.ndarray | None = None
+    known: np.ndarray | None = None
+    replicates: tuple | None = None  #: AP's jackknife replicates (``ht/jackknife.py``)
+    donors: np.ndarray | None = None  #: per segment, the weight of a topic in ``impute``
+
+
+def estimate(ctx, inner: Measure) -> Estimate:
+    """The design-based estimate of ``inner`` (one of :data:`SUPPORTED`), cached per context."""
+    return ctx.shared(("ht", inner, ctx.rel_level), lambda: _estimate(ctx, inner))
+
+
+def _estimate(ctx, m: Measure) -> Estimate:
+    d = ht_design(ctx)
+    if isinstance(m, NumRel):
+        r = _relevant_total(ctx, d)
+        vy = total_variance(d, r)
+        z = np.zeros(ctx.n_topics)
+        est = _total_estimate(r.value, vy)
+        return Estimate(*(a[ctx.seg_topic] for a in (est.value, est.variance, est.plain, est.num,
+                                                        est.den, est.var_num, z, z)))
+    if isinstance(m, P):
+        weight = np.full(m.k, 1.0 / m.k)
+        rel = ctx.rel().astype(np.float64)
+        num, term = weighted_prefix(ctx.offsets, rel, d.pos_pi, weight, m.k)
+        return _linear(ctx, d, num, term)
+    if isinstance(m, RBP):
+        if m.point != "B":
+            raise MeasureError("ht(RBP) estimates RBP itself (point=B)")
+        table = _rbp_gains(ctx, m.gains)
+        gain = np.where(ctx.pos_state == JUDGED, table[np.repeat(ctx.seg_topic, ctx.seg_len),
+                                                      np.maximum(ctx.pos_grade, 0)], 0.0)
+        longest = int(ctx.seg_len.max(initial=0))
+        weight = (1.0 - m.p) * m.p ** np.arange(longest, dtype=np.float64)
+        num, term = weighted_prefix(ctx.offsets, gain, d.pos_pi, weight, NO_CUTOFF)
+        return _linear(ctx, d, num, term)
+    rel = ctx.rel().astype(np.float64)
+    r = _relevant_total(ctx, d)
+    tdi_rel = tdi_relevant(ctx)
+    if isinstance(m, AP):
+        cutoff = NO_CUTOFF if m.k is None else m.k
+        num, _, influence = ap_walk(
+            ctx.offsets, ctx.seg_topic, ctx.rel(), d.pos_pi, d.pos_cell, d.pos_g, d.n_cells, cutoff
+        )
+        replicates = ap_replicates(ctx, d, cutoff)
+        est = _ratio(ctx, d, num, influence, r, tdi_rel, own=jackknife_variance(ctx, d, replicates))
+        return replace(est, replicates=replicates)
+    if isinstance(m, Recall):
+        weight = np.ones(m.k)
+        num, term = weighted_prefix(ctx.offsets, rel, d.pos_pi, weight, m.k)
+        return _ratio(ctx, d, num, term, r, tdi_rel)
+    if isinstance(m, Rprec):
+        k = np.floor(r.value + 0.5).astype(np.int64)[ctx.seg_topic]
+        rank = ctx.rank
+        seg = np.repeat(np.arange(ctx.n_seg), ctx.seg_len)
+        inside = rank <= k[seg]
+        term = np.where(inside & (d.pos_pi > 0), rel * safe_divide(1.0, k[seg]), 0.0)
+        num = np.bincount(seg, weights=safe_divide(term, d.pos_pi), minlength=ctx.n_seg)
+        return _linear(ctx, d, num, term)
+    if isinstance(m, NDCG):
+        return _ndcg(ctx, d, m)
+    raise MeasureError(f"ht() does not estimate {m.name} (supported: {supported_text()})")
+
+
+def supported_text() -> str:
+    return "AP, AP@k, nDCG, nDCG@k, P@k, Rprec, RBP(p), R@k, num_rel"
+
+
+def _rbp_gains(ctx, gains: tuple) -> np.ndarray:
+    """RBP's gain per topic and level. trec_eval rescales by the topic's highest judged level,
+    which a sample may miss: without a ``gains`` map, levels are divided by the highest level
+    judged in any topic (binary grades stay 0/1), so the gain never depends on the topic's draw
+    and RBP^ stays a linear Horvitz-Thompson total."""
+    if gains:
+        return rbp_gain_table(ctx, gains)
+    j = ctx.judgments
+    top = max(int(j.judged_grades.max(initial=0)), 1)
+    levels = np.arange(max(top, int(j.grade.max(initial=0))) + 1, dtype=np.float64)
+    return np.tile(levels / top, (ctx.n_topics, 1))
+
+
+# ---- totals over the frame ---------------------------------------------------------------------
+def tdi_relevant(ctx) -> np.ndarray:
+    """r_d per tdi: 1 for a judged document at ``ctx.rel_level`` or above (its value in R)."""
+    j = ctx.judgments
+    return ((j.state == JUDGED) & (j.grade >= ctx.rel_level)).astype(np.float64)
+
+
+def _relevant_total(ctx, d: HTDesign) -> TopicTotal:
+    def build():
+        n_grades = ctx.judgments.stratum_grades.shape[2]
+        by_grade = (np.arange(n_grades) >= ctx.rel_level).astype(np.float64)
+        return topic_total(ctx, d, tdi_relevant(ctx), np.tile(by_grade, (ctx.n_topics, 1)))
+
+    return ctx.shared(("ht_relevant", ctx.rel_level), build)
+
+
+def _total_estimate(value, variance) -> Estimate:
+    one, zero = np.ones_like(value), np.zeros_like(value)
+    return Estimate(value, variance, value, value, one, variance, zero, zero)
+
+
+def _linear(ctx, d: HTDesign, num, term) -> Estimate:
+    zero = np.zeros(ctx.collection.n_tdi)
+    sx, swx, swxx, _ = cell_sums(ctx.offsets, term, d.pos_pi, d.pos_cell, ctx.pos_tdi, zero,
+                                 d.n_cells)
+    est = _total_estimate(num, cell_variance(d, ctx.seg_topic, sx, swx, swxx))
+    ones = np.ones(len(num), dtype=bool)
+    return Estimate(est.value, est.variance, est.plain, est.num, est.den, est.var_num, est.cov,
+                    est.var_den, term, np.zeros(len(num)), ones)
+
+
+def _ratio(ctx, d: HTDesign, num, influence, den: TopicTotal, tdi_den, *, correct: bool = True,
+           own=None, donors=None) -> Estimate:
+    """theta^ = X^/Y^ and its bias correction and variance (module docstring); ``influence``:
+    per position the linearised numerator variable, ``tdi_den`` the denominator's y_d."""
+    sx, swx, swxx, swxy = cell_sums(
+        ctx.offsets, influence, d.pos_pi, d.pos_cell, ctx.pos_tdi, tdi_den, d.n_cells
+    )
+    t = ctx.seg_topic
+    sy, swy, swyy = den.sx[t], den.swx[t], den.swxx[t]
+    y = den.value[t]
+    var_x = cell_variance(d, t, sx, swx, swxx)
+    var_y = cell_variance(d, t, sy, swy, swyy)
+    # covariance: (v(X + Y) - v(X) - v(Y)) / 2 by the same bilinear form
+    var_sum = cell_variance(d, t, sx + sy, swx + swy, swxx + 2.0 * swxy + swyy)
+    cov = 0.5 * (var_sum - var_x - var_y)
+    theta = safe_divide(num, y)
+    est = _sparse_aware(ctx, d, theta, num, y, var_x, cov, var_y, correct, own, donors)
+    return Estimate(est.value, est.variance, theta, num, y, var_x, cov, var_y, influence,
+                    est.centre, y > 0, donors=est.donors)
+
+
+def _sparse_aware(ctx, d: HTDesign, theta, num, y, var_x, cov, var_y, correct,
+                  own=None, donors=None) -> Estimate:
+    """Per-topic ratio estimates and variances that stay honest when a topic's sample holds few
+    or no relevant documents (module docstring, "Sparse topics"); ``own``: the identified
+    topics' variances (default: linearised at the run's mean over topics); ``donors``: per
+    segment, the weights of the topics an unidentified one is imputed from (default: every
+    identified topic equally)."""
+    shape = (ctx.n_runs, ctx.n_topics)
+    known, missing = topic_states(ctx, d, y)
+    y2 = y * y
+    corrected = theta - safe_divide(theta * var_y - cov, y2) if correct else theta
+    plain = corrected.reshape(shape)
+    k = known.sum(axis=1)
+    mean = safe_divide(np.where(known, plain, 0.0).sum(axis=1), k)
+    ref = np.broadcast_to(mean[:, None], shape).ravel()
+    if own is None:
+        own = linearised_variance(var_x, cov, var_y, ref, y)
+    if donors is not None:  # a run with fewer than two donors takes every identified topic
+        weight = np.where(known, donors.reshape(shape), 0.0)
+        weight = np.where((weight > 0).sum(axis=1, keepdims=True) >= 2, weight, known * 1.0)
+        donors = weight.ravel()
+    value, var = impute(plain, own.reshape(shape), known, missing,
+                        None if donors is None else donors.reshape(shape))
+    return Estimate(value.ravel(), var.ravel(), theta, num, y, var_x, cov, var_y, None, ref,
+                    donors=donors)
+
+
+
+
+# ---- nDCG ---------------------------------------------------------------------------------------
+def _ndcg(ctx, d: HTDesign, m: NDCG) -> Estimate:
+    if m.gains:
+        raise MeasureError("ht(nDCG) uses the grades as gains (no gains= parameter)")
+    cutoff = NO_CUTOFF if m.k is None else m.k
+    longest = int(ctx.seg_len.max(initial=0))
+    discount = 1.0 / np.log2(np.arange(2, longest + 2, dtype=np.float64))
+    num, term = weighted_prefix(ctx.offsets, position_gains(ctx, ()), d.pos_pi, discount, cutoff)
+    counts, count_var, gains, ideal, slope, tdi_slope = ideal_linearisation(ctx, d, cutoff)
+    levels = np.arange(1, counts.shape[1])
+    # the ideal DCG is concave in the counts: E[IDCG(R^)] ~ IDCG(R) + (1/2) sum_v IDCG''_v v(R^_v);
+    # remove that second-order bias (second differences of the ideal in each count)
+    for v in levels:
+        down = counts.copy()
+        down[:, v] = np.maximum(down[:, v] - 1.0, 0.0)
+        bumped = counts.copy()
+        bumped[:, v] += 1.0
+        curve = ideal_dcg(bumped, gains, cutoff) - 2.0 * ideal + ideal_dcg(down, gains, cutoff)
+        ideal = ideal - 0.5 * np.where(counts[:, v] >= 1.0, curve, 0.0) * count_var[:, v]
+    den = topic_total(ctx, d, tdi_slope, slope)
+    den = TopicTotal(ideal, den.sx, den.swx, den.swxx)
+    j = ctx.judgments
+    sampled = (j.state == JUDGED) & (j.grade > 0)
+    return _ratio(ctx, d, num, term, den, tdi_slope, correct=False,
+                  donors=single_hit_weights(ctx, d, sampled)[ctx.seg_topic])

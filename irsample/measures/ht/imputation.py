@@ -1,0 +1,72 @@
+"""Topics whose sample identifies no ratio: which they are, and the mean over topics with them
+imputed, with a variance that stays honest (``estimator.py``, module docstring, "Sparse topics").
+
+A topic of a run is *known* when its sample holds a relevant document (Y^ > 0), *missing* when
+it does not and the topic was not judged whole (:func:`census_topics`); missing topics take the
+weighted mean of the known ones (:func:`impute`). Used by ht(M) and by ppi(nDCG)'s control
+variate (``ppi/control_variate.py``), which keeps the humans' imputation structure.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...model import POOLED
+from ..context import safe_divide
+from .inclusion import HTDesign
+
+
+def topic_states(ctx, d: HTDesign, y) -> tuple[np.ndarray, np.ndarray]:
+    """Per run x topic, from the segments' estimated denominators ``y``: ``known`` (the topic
+    is in the judgments, the run ranks documents for it and its ratio is identified, Y^ > 0)
+    and ``missing`` (the same but not identified and not judged whole: imputed)."""
+    shape = (ctx.n_runs, ctx.n_topics)
+    present = (ctx.judgments.has_topic[ctx.seg_topic] & (ctx.seg_len > 0)).reshape(shape)
+    known = present & (np.asarray(y) > 0).reshape(shape)
+    missing = present & ~known & ~census_topics(ctx, d)[ctx.seg_topic].reshape(shape)
+    return known, missing
+
+
+def linearised_variance(var_x, cov, var_y, centre, y) -> np.ndarray:
+    """An identified topic's ratio variance linearised at ``centre``:
+    max(v(X^) - 2 c C + c^2 v(Y^), 0) / Y^2, 0 where Y^ <= 0."""
+    y = np.asarray(y, dtype=np.float64)
+    v = np.maximum(var_x - 2.0 * centre * cov + centre * centre * var_y, 0.0)
+    return np.where(y > 0, v / np.where(y > 0, y * y, 1.0), 0.0)
+
+
+def impute(plain, own, known, missing, donors=None):
+    """Values and variances (runs x topics) with the ``missing`` topics imputed (module
+    docstring, "Sparse topics"). The imputed value is the weighted mean of the identified
+    values, mean = sum_I a_q theta^_q with shares a_q = w_q / sum_I w (``donors`` w, default 1
+    on every identified topic). With m missing topics of a run, s^2 the weighted spread of the
+    identified values (n_eff = 1 / sum a_q^2 of them: s^2 = n_eff/(n_eff - 1) sum a_q
+    (theta^_q - mean)^2), vbar = sum a_q v_q their mean variance and tau^2 = max(s^2 - vbar, 0)
+    the topic-to-topic variance of the truths, the sum over topics has error
+    sum_I (1 + m a_q) e_q + (m sum_I a_q theta_q - sum_M theta_q) (e_q: the identified topics'
+    sampling errors), of variance sum_I (1 + m a_q)^2 v_q + m (1 + m sum a_q^2) tau^2, spread as
+    v_q (1 + m a_q)^2 on each identified topic and tau^2 (1 + m sum a_q^2) on each imputed one.
+    With equal weights (a_q = 1/k) these are (1 + m/k)^2 v_q and tau^2 (1 + m/k)."""
+    w = np.where(known, 1.0 if donors is None else donors, 0.0)
+    share = safe_divide(w, w.sum(axis=1)[:, None])
+    m = missing.sum(axis=1)[:, None]
+    mean = (share * plain).sum(axis=1)
+    concentration = (share * share).sum(axis=1)
+    n_eff = safe_divide(1.0, concentration)
+    spread = safe_divide((share * (plain - mean[:, None]) ** 2).sum(axis=1) * n_eff, n_eff - 1.0)
+    vbar = (share * own).sum(axis=1)
+    tau2 = np.maximum(spread - vbar, 0.0)[:, None]
+    value = np.where(missing, mean[:, None], np.where(known, plain, 0.0))
+    grow = 1.0 + m * share
+    var = np.where(known, own * grow * grow,
+                   np.where(missing, tau2 * (1.0 + m * concentration[:, None]), 0.0))
+    return value, var
+
+
+
+
+def census_topics(ctx, d: HTDesign) -> np.ndarray:
+    """Per topic: whether every frame document was judged with certainty (no sampling error)."""
+    j = ctx.judgments
+    uncertain = (j.state == POOLED) | ((d.tdi_pi > 0) & (d.tdi_pi < 1.0))
+    return np.bincount(ctx.collection.tdi_topic[uncertain], minlength=ctx.n_topics) == 0

@@ -1,0 +1,193 @@
+"""Stratified delete-one jackknife of ht(AP) = N^/R^ (replicates shared by all runs of a topic).
+
+Why: the linearised variance of a ratio, evaluated at the sample's own theta^ and R^, is far too
+small when a topic's sample holds one or two relevant documents (with one, z_d = 0 exactly). The
+jackknife recomputes the ratio without each sampled document: deleting the only relevant one
+leaves R^ = 0 (the estimate is then 0), so a topic the sample says little about gets a large
+variance, as it should.
+
+Replicates (Wolter, *Introduction to Variance Estimation*, §4.5; Rao & Shao 1992 for the
+stratified, without-replacement form): deleting sampled document d of cell h scales the weights
+1/pi of the other n_h - 1 sampled documents of h by s_h = n_h/(n_h - 1); a pair's weight
+1/pi_jk scales by the product of its two documents' factors. With N^ = sum_h L_h +
+sum_{h <= h'} P_hh' (L: single terms, P: pair terms by the cells of the pair),
+
+    N^_(h)    = N^ + (s-1) L_h + (s-1) sum_{h' != h} P_hh' + (s^2-1) P_hh,
+    N^_(-d)   = N^_(h) - s a_d/pi_d - s sum_h' s_h' Q_dh'      (d relevant and ranked),
+    R^_(-d)   = R^ + (s-1) R^_h - s/pi_d                     (R^_h: cell h's part of R^),
+
+Q_dh' the pair terms of d with the sampled relevant documents of cell h'. A deleted non-relevant
+document leaves N^_(h)/ (R^ + (s-1) R^_h). Variance:
+v = sum_h (1 - f_h) (n_h - 1)/n_h sum_{d in S_h} (theta_(-d) - mean_h)^2, f_h the mean pi of
+the cell's sampled documents (n_h/N_h for SRS); certain documents are never deleted. The
+replicates of every run are kept per deleted unit of the topic (its sampled relevant documents
+in a fixed order, then one per cell for the non-relevant ones), so differences of runs get their
+jackknife from the same deletions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from ...model import JUDGED
+from ..context import safe_divide
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _replicates(offsets, seg_topic, pos_rel, pos_pi, pos_cell, pos_g, pos_tdi, n_cells, cutoff,
+                rel_offsets, rel_tdi, rel_pi, rel_cell, local, cell_n, cell_r, r_hat):
+    """Per segment: theta_(-d) for every sampled relevant document d of its topic (CSR by
+    ``rel_offsets`` of the topic, written at ``rep_offsets``) and theta_(h) for a deleted
+    non-relevant document of each cell (``base[s, h]``)."""
+    n_seg = offsets.shape[0] - 1
+    rep_offsets = np.zeros(n_seg + 1, dtype=np.int64)
+    for s in range(n_seg):
+        t = seg_topic[s]
+        rep_offsets[s + 1] = rep_offsets[s] + rel_offsets[t + 1] - rel_offsets[t]
+    rep = np.zeros(rep_offsets[-1])
+    base = np.zeros((n_seg, n_cells))
+    for s in prange(n_seg):
+        t = seg_topic[s]
+        a = offsets[s]
+        n = min(offsets[s + 1] - a, cutoff)
+        m = 0
+        for i in range(n):
+            if pos_rel[a + i] != 0 and pos_pi[a + i] > 0.0:
+                m += 1
+        rank = np.empty(m)
+        pi = np.empty(m)
+        cell = np.empty(m, dtype=np.int64)  # n_cells: certain
+        g = np.empty(m)
+        unit = np.empty(m, dtype=np.int64)
+        m = 0
+        for i in range(n):
+            if pos_rel[a + i] != 0 and pos_pi[a + i] > 0.0:
+                rank[m] = i + 1.0
+                pi[m] = pos_pi[a + i]
+                cell[m] = pos_cell[a + i] if pos_pi[a + i] < 1.0 else n_cells
+                g[m] = pos_g[a + i]
+                unit[m] = local[pos_tdi[a + i]]
+                m += 1
+        h1 = n_cells + 1
+        single = np.zeros(h1)
+        pair = np.zeros((h1, h1))
+        q = np.zeros((m, h1))
+        for x in range(m):
+            single[cell[x]] += 1.0 / (rank[x] * pi[x])
+            for y in range(x):
+                w = 1.0 / (rank[x] * pi[x] * pi[y])
+                if cell[x] == cell[y] and cell[x] < n_cells:
+                    gg = g[x] * g[y]
+                    w = w / gg if gg > 0.0 else 0.0
+                lo, hi = min(cell[x], cell[y]), max(cell[x], cell[y])
+                pair[lo, hi] += w
+                q[x, cell[y]] += w
+                q[y, cell[x]] += w
+        num = 0.0
+        for h in range(h1):
+            num += single[h]
+            for k in range(h, h1):
+                num += pair[h, k]
+        rh = r_hat[t]
+        start = rep_offsets[s]
+        for h in range(n_cells):
+            nh = cell_n[t, h]
+            if nh < 2:
+                continue
+            f = nh / (nh - 1.0)
+            num_h = num + (f - 1.0) * single[h] + (f * f - 1.0) * pair[h, h]
+            for k in range(h1):
+                if k != h:
+                    num_h += (f - 1.0) * pair[min(h, k), max(h, k)]
+            den_h = rh + (f - 1.0) * cell_r[t, h]
+            base[s, h] = num_h / den_h if den_h > 0 else 0.0
+            # sampled relevant documents of the cell not ranked here (within the cut-off)
+            for j in range(rel_offsets[t], rel_offsets[t + 1]):
+                if rel_cell[j] == h and rel_pi[j] < 1.0:
+                    den = den_h - f / rel_pi[j]
+                    rep[start + j - rel_offsets[t]] = num_h / den if den > 1e-12 else 0.0
+            for x in range(m):
+                if cell[x] != h or unit[x] < 0:
+                    continue
+                cut = f / (rank[x] * pi[x])
+                for k in range(h1):
+                    cut += f * (f if k == h else 1.0) * q[x, k]
+                den = den_h - f / pi[x]
+                rep[start + unit[x]] = (num_h - cut) / den if den > 1e-12 else 0.0
+    return rep_offsets, rep, base
+
+
+def ap_replicates(ctx, design, cutoff: int):
+    """Jackknife replicates of ht(AP) (module docstring): ``(rep_offsets, rep, base, units)``
+    with ``units`` the topic's sampled relevant documents (CSR: ``offsets, cell, pi``)."""
+    j = ctx.judgments
+    col = ctx.collection
+    rel = (j.state == JUDGED) & (j.grade >= ctx.rel_level) & (design.tdi_pi > 0)
+    tdi = np.flatnonzero(rel)
+    topic = np.searchsorted(col.topic_doc_offsets, tdi, side="right") - 1
+    cell = design.tdi_cell[tdi]
+    pi = design.tdi_pi[tdi]
+    # sampled relevant documents outside the collection: one unit each, at the cell's rate
+    out = design.outside[:, :, ctx.rel_level:].sum(axis=2).astype(np.int64)
+    ot, oc = np.nonzero(out)
+    reps = out[ot, oc]
+    topic = np.concatenate([topic, np.repeat(ot, reps)])
+    cell = np.concatenate([cell, np.repeat(oc, reps)])
+    pi = np.concatenate([pi, np.repeat(design.outside_pi[ot, oc], reps)])
+    tdi = np.concatenate([tdi, np.full(int(reps.sum()), -1)])
+    order = np.argsort(topic, kind="stable")
+    topic, cell, pi, tdi = topic[order], cell[order], pi[order], tdi[order]
+    counts = np.bincount(topic, minlength=ctx.n_topics)
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    local = np.full(col.n_tdi, -1, dtype=np.int64)
+    inside = tdi >= 0
+    local[tdi[inside]] = (np.arange(len(tdi)) - offsets[topic])[inside]
+    uncertain = pi < 1.0
+    cell_r = np.zeros((ctx.n_topics, design.n_cells))
+    np.add.at(cell_r, (topic[uncertain], cell[uncertain]), 1.0 / pi[uncertain])
+    r_hat = np.bincount(topic, weights=1.0 / pi, minlength=ctx.n_topics)
+    rep_offsets, rep, base = _replicates(
+        ctx.offsets, ctx.seg_topic, ctx.rel(), design.pos_pi, design.pos_cell, design.pos_g,
+        ctx.pos_tdi, design.n_cells, cutoff, offsets, tdi, pi, cell, local,
+        design.cell_n.astype(np.float64), cell_r, r_hat,
+    )
+    return rep_offsets, rep, base, (offsets, cell, pi)
+
+
+def jackknife_variance(ctx, design, replicates) -> np.ndarray:
+    """Per segment: sum over cells of (1 - f_h)(n_h - 1)/n_h sum_d (theta_(-d) - mean_h)^2."""
+    return _jackknife(ctx, design, replicates, np.arange(ctx.n_runs)).ravel()
+
+
+def jackknife_pair_variance(ctx, design, replicates, first, second) -> np.ndarray:
+    """(pairs, T): the jackknife variance of theta_a - theta_b per topic, from the differences of
+    the two runs' replicates over the same deletions."""
+    return _jackknife(ctx, design, replicates, first, second)
+
+
+def _jackknife(ctx, design, replicates, first, second=None) -> np.ndarray:
+    """(len(first), T): per topic the jackknife variance of theta_first (minus theta_second)."""
+    rep_offsets, rep, base, (offsets, cell, pi) = replicates
+    n_runs, n_topics, n_cells = ctx.n_runs, ctx.n_topics, design.n_cells
+    out = np.zeros((len(first), n_topics))
+    n = design.cell_n.astype(np.float64)
+    fpc = 1.0 - safe_divide(n - design.cell_w, n)  # 1 - mean pi of the sampled documents
+    for t in range(n_topics):
+        segs = np.arange(n_runs) * n_topics + t
+        units = np.stack([rep[rep_offsets[s]:rep_offsets[s + 1]] for s in segs])  # (R, u)
+        cells = cell[offsets[t]:offsets[t + 1]]
+        certain = pi[offsets[t]:offsets[t + 1]] >= 1.0
+        for h in range(n_cells):
+            nh = n[t, h]
+            if nh < 2:
+                continue
+            cols = (cells == h) & ~certain
+            mine, b = units[first][:, cols], base[segs[first], h]
+            if second is not None:
+                mine, b = mine - units[second][:, cols], b - base[segs[second], h]
+            others = nh - mine.shape[1]
+            mean = (mine.sum(axis=1) + others * b) / nh
+            spread = ((mine - mean[:, None]) ** 2).sum(axis=1) + others * (b - mean) ** 2
+            out[:, t] += fpc[t, h] * (nh - 1.0) / nh * spread
+    return out

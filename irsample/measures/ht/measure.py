@@ -1,0 +1,59 @@
+"""The measure family ``ht(M)``: what ``-m 'ht(AP)'`` parses to; the estimate itself is
+:func:`~irsample.measures.ht.estimator.estimate` (formulas in its module docstring)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...errors import MeasureError
+from ..base import Measure, parse
+from ..trec_eval.counts import NumRel
+from .estimator import SUPPORTED, estimate, supported_text
+
+
+@dataclass(frozen=True)
+class HT(Measure):
+    """``ht(M)``: the design-based estimate of M on the sampling frame (module docstring), with
+    its design variance. M is one of AP, AP@k, nDCG, nDCG@k, P@k, Rprec, RBP(p), R@k, num_rel.
+
+    Horvitz & Thompson, JASA 1952; Aslam, Pavlu & Yilmaz, SIGIR 2006 (AP as a ratio of HT
+    estimates); Särndal, Swensson & Wretman, *Model Assisted Survey Sampling* (1992)."""
+
+    of: str = "AP"
+    family = "ht"
+    estimator = True
+    at_param = "_none"
+    citation = "Horvitz & Thompson 1952; Aslam, Pavlu & Yilmaz, SIGIR 2006; Särndal et al. 1992"
+    variance_method = "design variance, linearised (measures/ht/inclusion.py)"
+
+    @classmethod
+    def from_params(cls, text):
+        if not text:
+            raise MeasureError(f"ht needs a measure: ht(AP), ht(P@10), ... ({supported_text()})")
+        return {"of": text}
+
+    def __post_init__(self):
+        inner = self.inner
+        object.__setattr__(self, "of", inner.name)
+
+    @property
+    def inner(self) -> Measure:
+        found = parse(self.of) if isinstance(self.of, str) else [self.of]
+        if len(found) != 1 or not isinstance(found[0], SUPPORTED):
+            raise MeasureError(
+                f"ht() does not estimate {self.of!r} (supported: {supported_text()})")
+        return found[0]
+
+    @property
+    def name(self) -> str:
+        return f"ht({self.of})"
+
+    @property
+    def summary(self):  # type: ignore[override]
+        return "sum" if isinstance(self.inner, NumRel) else "mean"
+
+    def compute(self, ctx):
+        return estimate(ctx, self.inner).value
+
+    def variance(self, ctx, method=None):  # one estimator: ``method`` is ignored
+        return estimate(ctx, self.inner).variance

@@ -1,0 +1,129 @@
+"""Differences of two runs' ht(M) means estimated on one shared sample, with their variance.
+
+Two runs evaluated on the same judged sample share its sampling error: the variance of the
+difference is not the sum of the two variances (reference-semantics §3.6). Per topic, with the
+linearised numerator variables x_a, x_b of ``ht/estimator.py`` over the same sampled documents
+(x = u/pi), a shared denominator Y (R or the ideal DCG: a property of the topic, not of the run)
+and delta = theta~_a - theta~_b (the runs' cross-topic means),
+
+    v(theta^_a - theta^_b) = [v(X_a) + v(X_b) - 2 c(X_a, X_b) - 2 delta (c(X_a, Y) - c(X_b, Y))
+                              + delta^2 v(Y)] / Y^2,
+
+every v and c by the cell formula of ``ht/inclusion.py``; for totals (P@k, RBP) Y = 1 and
+delta = 0. For AP the variance is the stratified jackknife of the replicate differences
+(``ht/jackknife.py``: both runs' ratios recomputed without each sampled document). Topics
+with no sampled relevant document take the mean difference of the identified ones, with the
+variances of ``imputation.impute``. Over the Q topics both runs answer:
+diff = mean_q d_q, var = sum_q v_q / Q^2 (``variance="design"``: the topics are fixed, the
+question is what judging the whole frame would show), or s_d^2 / Q (``"topics"``: topics as a
+sample from a population of topics; the spread of the estimated d_q already holds the design
+variance, as the between-unit variance of a two-stage sample does; Cochran §10.2).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..context import safe_divide
+from .estimator import estimate
+from .imputation import census_topics, impute
+from .inclusion import ht_design
+
+
+@dataclass(frozen=True)
+class PairEstimates:
+    """All pairs (first[k] < second[k]) of runs: mean difference, its variance, topics used."""
+
+    first: np.ndarray
+    second: np.ndarray
+    diff: np.ndarray
+    variance: np.ndarray
+    topics: np.ndarray
+
+
+def _run_covariances(ctx, est, d, t: int) -> np.ndarray:
+    """(R, R) design covariances c(X_a, X_b) of the runs' numerators in topic ``t``."""
+    n_runs, n_topics = ctx.n_runs, ctx.n_topics
+    lo, hi = ctx.collection.topic_doc_offsets[t], ctx.collection.topic_doc_offsets[t + 1]
+    pi = d.tdi_pi[lo:hi]
+    sampled = np.flatnonzero((pi > 0) & (pi < 1))
+    if len(sampled) == 0:
+        return np.zeros((n_runs, n_runs))
+    local = np.full(hi - lo, -1, dtype=np.int64)
+    local[sampled] = np.arange(len(sampled))
+    x = np.zeros((n_runs, len(sampled)))
+    for r in range(n_runs):
+        s = r * n_topics + t
+        a, b = ctx.offsets[s], ctx.offsets[s + 1]
+        tdi = ctx.pos_tdi[a:b] - lo
+        idx = local[tdi]
+        ok = idx >= 0
+        np.add.at(x[r], idx[ok], est.x[a:b][ok] / pi[tdi[ok]])
+    cell = d.tdi_cell[lo:hi][sampled]
+    w = 1.0 - pi[sampled]
+    out = np.zeros((n_runs, n_runs))
+    for h in np.unique(cell):
+        n = float(d.cell_n[t, h])
+        if n < 2:
+            continue
+        cols = cell == h
+        xh, wh = x[:, cols], w[cols]
+        mean = xh.sum(axis=1) / n
+        xw = xh @ wh
+        out += n / (n - 1.0) * ((xh * wh) @ xh.T - np.outer(mean, xw) - np.outer(xw, mean)
+                                + d.cell_w[t, h] * np.outer(mean, mean))
+    return out
+
+
+def pair_estimates(ctx, inner, *, variance: str = "design") -> PairEstimates:
+    """Every pair of the context's runs, for the ht estimate of ``inner`` (module docstring)."""
+    if variance not in ("design", "topics"):
+        raise ValueError(f"variance must be 'design' or 'topics', not {variance!r}")
+    est = estimate(ctx, inner)
+    d = ht_design(ctx)
+    n_runs, n_topics = ctx.n_runs, ctx.n_topics
+    first, second = np.triu_indices(n_runs, k=1)
+    shape = (n_runs, n_topics)
+    value = est.value.reshape(shape)
+    present = (ctx.judgments.has_topic[ctx.seg_topic] & (ctx.seg_len > 0)).reshape(shape)
+    known = est.known.reshape(shape) if est.known is not None else np.ones(shape, bool)
+    centre = est.centre.reshape(shape)
+    cov_y = est.cov.reshape(shape)
+    var_y = est.var_den.reshape(shape)[0]
+    den = est.den.reshape(shape)[0]
+    both = present[first] & present[second]  # (pairs, T)
+    diffs = value[first] - value[second]
+    v = np.zeros(both.shape)
+    ident = np.zeros(both.shape, dtype=bool)
+    jack = None
+    if est.replicates is not None:  # AP: jackknife of the differences (ht/jackknife.py)
+        from .jackknife import jackknife_pair_variance
+
+        jack = jackknife_pair_variance(ctx, d, est.replicates, first, second)
+    for t in range(n_topics):
+        if not both[:, t].any():
+            continue
+        ident[:, t] = known[first, t] & known[second, t]
+        if jack is not None:
+            v[:, t] = jack[:, t]
+            continue
+        c = _run_covariances(ctx, est, d, t)
+        delta = centre[first, t] - centre[second, t]
+        num = (c[first, first] + c[second, second] - 2.0 * c[first, second]
+               - 2.0 * delta * (cov_y[first, t] - cov_y[second, t]) + delta * delta * var_y[t])
+        ident[:, t] = known[first, t] & known[second, t]
+        v[:, t] = safe_divide(np.maximum(num, 0.0), den[t] * den[t]) if den[t] > 0 else 0.0
+    q = both.sum(axis=1)
+    kept = both & ident
+    unknown = both & ~ident & ~census_topics(ctx, d)[None, :]
+    donors = None if est.donors is None else est.donors.reshape(shape)[first]
+    diffs, v = impute(diffs, v, kept, unknown, donors)
+    mean = safe_divide(np.where(both, diffs, 0.0).sum(axis=1), q)
+    if variance == "design":
+        var = safe_divide(np.where(both, v, 0.0).sum(axis=1), q * q)
+    else:
+        s2 = safe_divide(np.where(both, (diffs - mean[:, None]) ** 2, 0.0).sum(axis=1), q - 1.0)
+        var = safe_divide(s2, q)
+    return PairEstimates(first, second, mean, var, q)

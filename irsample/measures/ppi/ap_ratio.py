@@ -1,0 +1,241 @@
+"""ppi(AP): ht(AP) on the human judgments corrected stratum by stratum by the same estimator on
+the automatic labels (``ppi/estimate.py`` for the setting and the other measures).
+
+Estimator. Write ht_y = ht(AP) on the human judgments of the sample S (``ht/estimator.py``),
+ht_f = the *same* estimator on the same sample with each judged grade replaced by its label, and
+AP(f) the labels' value on the whole pool F (known without sampling error). With strata
+h = 1..H of the design (per topic: the cells of ``ht_design``), let E_k be ht(AP) on the labels
+with strata 1..k sampled and strata k+1..H judged completely by their labels (pi = 1,
+``label_judgments.labelled_sample(census=...)``): E_0 = AP(f), E_H = ht_f. Stratum h's step
+
+    D_h = E_{h-1} - E_h
+
+is what sampling stratum h instead of knowing it adds to the labels' error, and
+sum_h D_h = AP(f) - ht_f. Then (stratified PPI, Fisch et al. 2024, on PPI's correction of
+Angelopoulos, Bates, Fannjiang, Jordan & Zrnic, Science 2023)
+
+    ppi(AP) = ht_y + sum_h lambda_h D_h,    lambda_h in [0, 1].
+
+With one lambda for every stratum the sum telescopes to ht_y + lambda (AP(f) - ht_f).
+
+Why D_h estimates 0: for AP = Num / R with Num = sum_{j<=k} y_j y_k / k (ranks of the run, j = k
+the single term), ht's numerator is the pairwise HT sum
+sum_{k in S} y_k/(k pi_k) + sum_{j<k in S} y_j y_k / (k pi_jk). In E_h the pairs with a document
+of a stratum > h take pi = 1 for it (pi_jk = pi_j when k is certain). Given the sample of strata
+< h, E_{h-1} and E_h differ only in how stratum h enters: E_{h-1} takes its documents with
+weight 1, E_h with 1/pi (singles and pairs with other strata) or 1/pi_jk (pairs inside h), and
+E[1{k in S_h}/pi_k] = E[1{j,k in S_h}/pi_jk] = 1: the numerator's step has mean 0 exactly for
+any fixed lambda_h; R's likewise; the ratio (and ht's bias correction and sparse-topic rules,
+applied identically to every E_h) leaves the bias b(ht_y) - sum_h lambda_h b_h, b_h the labels'
+ratio bias of the step. In terms of the human values, stratum by stratum the correction
+replaces the pair terms y_j y_k / pi_jk by the residual of *products*
+
+    (y_j y_k - lambda f_j f_k) / pi_jk   (plus lambda f_j f_k on the census side),
+
+unbiased for Num(y) since E[1{j,k in S}/pi_jk] = 1. The product of residuals
+(y_j - lambda f_j)(y_k - lambda f_k) would estimate sum y_j y_k - lambda(y_j f_k + f_j y_k) +
+lambda^2 f_j f_k, not Num(y) - lambda Num(f): its cross terms are not a correction of Num(f).
+(A pair of documents from strata h < h' enters E_{h-1}, ..., E_H with weight 1, 1/pi_k, then
+1/pi_j pi_k: its lambda is lambda_h on the first step and lambda_h' on the second.)
+
+Exact cases. Labels equal to the human grades: ht_f = ht_y bit for bit, every lambda_h = 1
+(below) and ppi(AP) = AP(f) = AP(y) with variance 0. Labels constant over a topic's pool: lambda_h
+= 0 there and ppi(AP) = ht(AP), value and variance, bit for bit.
+
+Variance. ht_y's error is e_y, D_h's is -e_h with e_h the part of ht_f's error stratum h's
+sample adds (first order: the strata are sampled independently, the steps uncorrelated):
+
+    var(ppi) = V_y - 2 sum_h lambda_h C_h + sum_h lambda_h^2 V_f,h,
+
+V_y = ht(AP)'s variance of ht_y (jackknife, ``ht/jackknife.py``), V_f its variance of ht_f,
+split over the strata V_f,h = V_f s_f,h and V_y,h = V_y s_y,h by the shares s of the strata in
+the linearised variance (per sampled document the influence z_d = (x_d - theta~ r_d) / Y of
+each estimate, ``ppi/influence.py``, and ht_design's cell formula, cell by cell), and
+C_h = rho_h sqrt(V_y,h V_f,h) with rho_h the correlation of the two linearised estimates in
+stratum h. Where a segment has no linearised variance in a stratum (a topic ht imputes, or no
+sampled document there moves an estimate) it takes the run's pooled shares and correlation.
+No sample of unlabelled documents enters (AP(f) is a census of F), so PPI++'s factor (1 + n/N)
+on V_f does not apply. Measured on Vaswani (2strata, 10%, kappa 0.5 labels, 40 draws, fixed
+lambda 0.8), this model's estimated variance ratio ppi/ht matched the observed one (0.814 vs
+0.814); the jackknife covariance of the two estimates' replicates overstated it (0.865).
+
+Power tuning (PPI++, Angelopoulos, Duchi & Zrnic 2023). lambda minimises the estimated variance
+of the mean over the run's topics:
+
+- ``tuning="run"`` (default): one weight per run for every stratum,
+  lambda = sum_h sum_t C_h,t / sum_h sum_t V_f,h,t (the telescoped form, no intermediate E_h);
+- ``"stratum"``: one weight per run and stratum, lambda_h = sum_t C_h,t / sum_t V_f,h,t
+  (stratified PPI);
+- ``"topic"``: one per (run, topic); ``"global"``: one over every run and topic; or a fixed
+  number for every stratum.
+
+Clipped to [0, 1], 0 on topics whose labels are constant; where a sum of V_f is 0 (no sampled
+document moves ht_f) the weight falls back to the next wider sum (topic, run, everything) and to
+1 where even that is 0. A stratum whose cells cannot be judged completely (an unsampled pooled
+document outside the collection: no label, no grade; ``label_judgments.census_possible``) has no
+computable step, and ``"stratum"`` then falls back to ``"run"``. A run whose estimated variance
+would exceed ht's keeps ht (``estimate._wider``, applied by the caller).
+
+Why one weight per run is the default (2strata design, 10% human judgments, seed 2024, the
+draws of ``irsample simulate model-assisted``; ratios are ppi's over ht's): per stratum the
+linearised model puts lambda near 0.95 in the top stratum (pi about 0.33) and 0.4-0.5 below (pi
+about 0.07), and the *estimated* half-width ratio drops, but the *observed* spread of the
+estimates over the draws grows and the variance is understated:
+
+| collection, labels, draws | estimated ratio: run / stratum | observed sd ratio: run / stratum |
+|---|---|---|
+| Vaswani, kappa 0.5, 40 | 0.809 / 0.775 | 0.808 / 0.830 |
+| Vaswani, kappa 0.7, 40 | 0.684 / 0.651 | 0.756 / 0.800 |
+| TREC-8, kappa 0.5, 20 | 0.813 / 0.808 | 0.813 / 0.830 |
+| TREC-8, kappa 0.7, 20 | 0.687 / 0.680 | 0.673 / 0.700 |
+
+(TREC-8's per-run column was measured with one correlation over the whole sample, before the
+strata's shares; on Vaswani that change moved the estimated ratio by at most 0.003.) Coverage
+fell with it (Vaswani kappa 0.7: 0.78 per run, 0.46 per stratum, ht 0.67; TREC-8:
+0.92 / 0.91, ht 0.94). The low weight of the sparse stratum is the linearisation's; the labels'
+ratio error there tracks the humans' (at fixed weights on Vaswani, kappa 0.7, the observed
+ratio is 0.752 at (0.9, 0.9), 0.761 at (0.95, 0.4), 0.742 at (0.95, 0.7)), and with ht's ratio
+bias (+0.055 there) a high weight in that stratum also removes more of it. The per-stratum
+weight therefore narrows the stated interval without narrowing the estimate's error: it is
+offered, not the default.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import MeasureError
+from ..context import safe_divide
+from ..ht.estimator import estimate as ht_estimate
+from ..ht.estimator import tdi_relevant
+from .difference import cell_moments, influence_cells
+from .label_judgments import census_possible, labelled_sample
+
+TUNINGS = ("run", "stratum", "topic", "global")
+
+
+def ratio_form(ctx, ctx_f, m, hy, auto, useful, tuning, grades):
+    """(value, variance, lambda per segment, ht_f, rho, lambda per segment and stratum) of the
+    module docstring. ``useful`` per segment: whether its topic's labels vary; ``grades`` the
+    label grades per tdi. The rule that keeps ht for a run whose variance would exceed ht's is
+    the caller's (``ppi/estimate.py``, shared with the difference form)."""
+    hf = ht_estimate(ctx_f, m)
+    v_y, v_f = hy.variance, np.where(useful, hf.variance, 0.0)
+    cov, vf_h = strata_moments(ctx, ctx_f, hy, hf, v_y, v_f)
+    cov = np.where(useful[:, None], cov, 0.0)
+    n_cells = cov.shape[1]
+    if tuning == "stratum" and not census_possible(ctx.collection, ctx.judgments).all():
+        tuning = "run"  # some stratum's step cannot be computed: the telescoped form
+    if tuning == "stratum":
+        lam_h = choose(cov, vf_h, "run", ctx.n_runs, ctx.n_topics)
+    else:  # one weight for every stratum of a segment
+        lam = choose(cov.sum(axis=1, keepdims=True), vf_h.sum(axis=1, keepdims=True), tuning,
+                     ctx.n_runs, ctx.n_topics)
+        lam_h = np.repeat(lam, n_cells, axis=1)
+    lam_h = np.where(useful[:, None], lam_h, 0.0)
+    var = np.maximum(v_y - (2.0 * lam_h * cov - lam_h * lam_h * vf_h).sum(axis=1), 0.0)
+    shift = _shift(ctx, m, hf, auto, lam_h, grades)
+    used = lam_h.max(axis=1) > 0
+    total_f = vf_h.sum(axis=1)
+    lam = np.where(total_f > 0, safe_divide((lam_h * vf_h).sum(axis=1), total_f),
+                   lam_h.mean(axis=1))
+    rho = safe_divide(cov.sum(axis=1), np.sqrt(np.maximum(v_y * v_f, 0.0)))
+    return (np.where(used, hy.value + shift, hy.value), np.where(used, var, v_y), lam, hf.value,
+            np.clip(rho, -1.0, 1.0), lam_h)
+
+
+def _shift(ctx, m, hf, auto, lam_h, grades):
+    """sum_h lambda_h D_h per segment (module docstring); one weight per segment telescopes to
+    lambda (AP(f) - ht_f) and needs no intermediate estimate."""
+    n_cells = lam_h.shape[1]
+    ht_f = np.nan_to_num(hf.value)
+    same = np.all(lam_h == lam_h[:, :1], axis=1)
+    telescoped = np.where(lam_h[:, 0] > 0, lam_h[:, 0] * (auto - ht_f), 0.0)
+    if same.all():
+        return telescoped
+    # E_k: strata 0..k-1 sampled, k.. judged completely by their labels; E_0 = AP(f), E_H = ht_f
+    levels = [auto]
+    n_topics = ctx.n_topics
+    for k in range(1, n_cells):
+        mask = np.zeros((n_topics, n_cells), bool)
+        mask[:, k:] = True
+        judgments = labelled_sample(ctx.collection, ctx.judgments, grades, census=mask)
+        levels.append(np.nan_to_num(ht_estimate(ctx.on(judgments), m).value))
+    levels.append(ht_f)
+    steps = np.stack([levels[k] - levels[k + 1] for k in range(n_cells)], axis=1)
+    shift = (np.where(lam_h > 0, lam_h * steps, 0.0)).sum(axis=1)
+    return np.where(same, telescoped, shift)
+
+
+def strata_moments(ctx, ctx_f, hy, hf, v_y, v_f, den_values=None, out=None):
+    """Per segment and stratum: C_h = rho_h sqrt(V_y,h V_f,h) and V_f,h (module docstring).
+    ``den_values``: each side's r_d per tdi (default AP's, the document's value in R);
+    ``out``: each side's r of a sampled document no run retrieved, per topic and grade
+    (default: its relevance; it keeps its human grade on both sides)."""
+    n_seg = ctx.n_seg
+    if den_values is None:
+        den_values = (tdi_relevant(ctx), tdi_relevant(ctx_f))
+    if out is None:
+        n_grades = ctx.judgments.stratum_grades.shape[2]
+        rel = (np.arange(n_grades) >= ctx.rel_level).astype(np.float64)
+        out = (np.tile(rel, (ctx.n_topics, 1)),) * 2
+
+    def parts(est, c, r):
+        x = np.zeros(len(c.pos_tdi)) if est.x is None else np.asarray(est.x, dtype=np.float64)
+        centre = np.zeros(n_seg) if est.centre is None else est.centre
+        den = np.broadcast_to(np.asarray(est.den, dtype=np.float64), (n_seg,))
+        return x, r, centre, den
+
+    sums = influence_cells(ctx, parts(hy, ctx, den_values[0]), parts(hf, ctx_f, den_values[1]),
+                           out_a=out[0], out_b=out[1])
+    c, b, a = cell_moments(ctx, sums)  # covariance, V(ht_f), V(ht_y) per segment and cell
+    n_runs, n_topics = ctx.n_runs, ctx.n_topics
+
+    def by_run(v):  # (n_seg, S): the run's sums over its topics, per stratum
+        return np.repeat(v.reshape(n_runs, n_topics, -1).sum(axis=1), n_topics, axis=0)
+
+    def shares(v):
+        own = safe_divide(v, v.sum(axis=1, keepdims=True))
+        pooled = by_run(v)
+        pooled = safe_divide(pooled, pooled.sum(axis=1, keepdims=True))
+        return np.where(v.sum(axis=1, keepdims=True) > 0, own, pooled)
+
+    own_rho = safe_divide(c, np.sqrt(np.maximum(a * b, 0.0)))
+    pooled_rho = safe_divide(by_run(c), np.sqrt(np.maximum(by_run(a) * by_run(b), 0.0)))
+    rho = np.clip(np.where((a > 0) & (b > 0), own_rho, pooled_rho), -1.0, 1.0)
+    vy_h = v_y[:, None] * shares(a)
+    vf_h = v_f[:, None] * shares(b)
+    return rho * np.sqrt(np.maximum(vy_h * vf_h, 0.0)), vf_h
+
+
+def fixed_tuning(tuning) -> bool:
+    """Whether ``tuning`` is a fixed weight (a number) rather than a tuning level."""
+    return isinstance(tuning, (int, float)) and not isinstance(tuning, bool)
+
+
+def choose(cov, v_f, tuning, n_runs, n_topics) -> np.ndarray:
+    """lambda per segment and stratum: C_h / V_f,h summed per segment (``"topic"``), over a
+    run's topics (``"run"``) or over everything (``"global"``), stratum by stratum, clipped to
+    [0, 1]; or the fixed ``tuning``. Where a sum of V_f,h is 0 lambda_h changes no estimated
+    variance; it falls back to the next wider sum (topic, run, everything) and to 1 where even
+    that is 0."""
+    if fixed_tuning(tuning):
+        if not 0.0 <= tuning <= 1.0:
+            raise MeasureError(f"lambda must be in [0, 1], not {tuning}")
+        return np.full(cov.shape, float(tuning))
+    levels = ("topic", "run", "global")
+    if tuning not in levels:
+        raise MeasureError(f"tuning must be one of {TUNINGS} or a number in [0, 1], not {tuning!r}")
+    n_seg, n_cells = cov.shape
+
+    def run_sum(v):
+        return np.repeat(v.reshape(n_runs, n_topics, n_cells).sum(axis=1), n_topics, axis=0)
+
+    sums = {"topic": (cov, v_f), "run": (run_sum(cov), run_sum(v_f)),
+            "global": (np.broadcast_to(cov.sum(axis=0), cov.shape),
+                       np.broadcast_to(v_f.sum(axis=0), cov.shape))}
+    lam = np.ones((n_seg, n_cells))
+    for level in reversed(levels[levels.index(tuning):]):  # widest first, narrower override
+        num, den = sums[level]
+        lam = np.where(den > 0, np.clip(safe_divide(num, den), 0.0, 1.0), lam)
+    return lam

@@ -1,0 +1,213 @@
+"""Prediction-powered estimators: automatic labels on every pooled document, corrected by a
+probability sample of human judgments (reference-semantics §3.6, last bullet).
+
+Setting. Per topic the frame F is the pool; a probability sample S of it is judged (any design
+``ht/inclusion.py`` reads: strata, inclusion probabilities); an automatic label f_d
+(``irsample.io.labels``, turned into a grade by ``label_judgments.label_grades``) is known for
+every d in F. M is AP, nDCG, nDCG@k, P@k or num_rel; M(y) is its value on the human grades of
+F (the truth), M(f) its value with the labels in their place (``auto(M)``).
+
+One estimator per measure:
+
+- nDCG, nDCG@k, P@k, num_rel (``ppi/difference.py``): every total the measure is built from
+  (DCG, the count of each grade behind the ideal DCG, P@k's count, R) is the labels' value on
+  the pool plus the design-weighted residuals y_d - lambda_h f_d of the sample, with one
+  lambda per stratum h (stratified PPI), and nDCG = DCG^ / IDCG(C^).
+- AP (``ppi/ap_ratio.py``): the ratio correction below, with one lambda per run (or per run and
+  stratum).
+
+Why not one form for all (Vaswani, depth-100 pool, 20 trials, seed 2024, 10% human judgments,
+uniform design; ``irsample simulate model-assisted``): the ratio correction of nDCG carries the
+ratio bias of ht(nDCG) run on the labels into the estimate (coverage 0.12-0.62 over the five
+label sources, bias +0.056 to +0.088) where the difference form covers 0.60-0.81 (bias +0.046
+to +0.067); for AP the difference form's denominator R^ is unstable at 1.6 sampled relevant
+documents per topic (coverage 0.80-0.93, bias -0.020 to -0.004, half-width ratio 0.74-0.84)
+where the ratio correction covers 0.91-0.96 (half-width ratio 0.58-0.89). A third form,
+ht(M) plus lambda_h times the labels' linearised influences (census minus HT; mean 0 exactly),
+kept ht's bias but narrowed AP's interval little (ratio 0.92-0.96) and is not exact for true
+labels.
+
+What limits ppi(nDCG)'s interval (measured, seed 2024, 10% uniform, kappa 0.7 labels): the topics
+the difference form leaves to ht (ratio not identified: fewer than 2 sampled relevant documents
+or a denominator CV above 0.5). On Vaswani they are 69% of the segments and hold 67% of ht's
+variance (10 draws); on the segments it takes, the half-width ratio is 0.21. TREC-8 (3 draws):
+21% of the segments, 32% of ht's variance, ratio 0.60 on the rest, lambda 0.68; per-topic weights
+gave 0.762 against 0.770 per stratum (8 draws) with lower coverage (0.87 against 0.93). Tried on
+those topics and not kept: the difference form without the 2-relevant rule (Vaswani, 40 draws;
+ratio / coverage / bias: 0.63 / 0.77 / +0.042 at kappa 0.7 but 0.69 / 0.14 / +0.106 with the
+fusion labels, ht 0.82 / +0.060); ht(nDCG) + lambda (nDCG(f) - ht_f), ht_f = ht(nDCG) on the
+labels with its own imputation (0.63 / 0.60 / +0.060 at kappa 0.7: the two sides impute
+different topics, ``ppi/control_variate.py``).
+
+Offered as an option, ``kept="control"`` (``ppi/control_variate.py``, formula, reasoning and the
+full table there): on those topics ht(nDCG) with the same estimator on the labels as control variate
+in the humans' imputation structure (identified t: theta^_y + lambda (f_t - theta^_f); imputed
+t: lambda f_t plus ht's donor mean of theta^_y - lambda theta^_f), one lambda per run;
+``kept="identified"`` corrects the identified topics only. It meets the half-width targets
+(Vaswani uniform 10%, 100 draws: ratio 0.590 / 0.435 at kappa 0.5 / 0.7, was 0.954 / 0.944; RMS
+0.054 -> 0.028 at kappa 0.7) but is not the default, because its coverage falls below the
+default's and ht's in some cells (Vaswani uniform 0.883-0.938 against 0.946-0.961, ht 0.963;
+CACM uniform kappa 0.7 0.716 against 0.924): the interval narrows while ppi(nDCG)'s bias
+elsewhere (the difference form's on 2strata) or the single-hit topics' stays.
+
+AP estimator (``ppi/ap_ratio.py``, derivation there): ht(AP) on the humans plus, stratum by stratum,
+lambda_h times the step D_h by which sampling stratum h moves the same estimator on the labels
+(sum_h D_h = AP(f) - ht_f(AP), the labels' census value minus ht on the sample's labels; its
+pairs take the residual of products y_j y_k - lambda f_j f_k over pi_jk).
+
+Exact cases (by construction, not by tolerance). Labels equal to the human grades: ht_f equals
+ht_y bit for bit (AP), every residual is 0 (the others), so ppi(M) = M(y), lambda = 1, variance
+0. Labels constant over a topic's pool carry no information: lambda = 0 there and ppi(M) =
+ht(M) with ht's variance, bit for bit. (The difference form with lambda = 0 on a topic whose
+labels vary would be DCG^/IDCG(C^) of the humans alone, without ht(nDCG)'s concavity
+correction and sparse-topic rules; measured at uniform 10% on Vaswani, kappa 0.5 labels, five
+draws, it differs from ht(nDCG) on 43% of the segments by 0.063 on average (mean -0.035): so
+the constant-label case keeps ht by this rule, not by the formula.) One exception, so that true
+labels stay exact on a topic where the truth itself is constant (no relevant document in its
+pool): when the labels vary somewhere in the pool, a topic whose constant labels match every
+judged document takes the labels' value with variance 0 (PPI with lambda = 1 and a sample
+without residuals).
+
+AP's variance and power tuning: ``ppi/ap_ratio.py`` (one lambda per run by default). For
+every measure, a run whose estimated variance would exceed ht's keeps ht (lambda = 0): the run's
+interval is never wider than ht's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...errors import MeasureError
+from ...io.labels import AutoLabels
+from ..base import parse_one
+from ..context import safe_divide
+from ..ht.estimator import estimate as ht_estimate
+from ..ht.inclusion import ht_design
+from .ap_ratio import TUNINGS, fixed_tuning, ratio_form
+from .control_variate import control_estimate
+from .difference import LEVELS, difference_estimate
+from .label_judgments import (
+    agreeing_topics,
+    informative_topics,
+    label_grades,
+    labelled_census,
+    labelled_sample,
+)
+
+#: what ppi(nDCG)'s topics outside the difference form take (``ppi_estimate``)
+KEPT = ("ht", "control", "identified")
+
+
+@dataclass(frozen=True, eq=False)
+class PPIEstimate:
+    """Per segment (run x topic): the PPI estimate, its variance and lambda; ht(M) (lambda = 0)
+    with its variance; ``auto`` = M(f), the labels alone (uncorrected); ``ht_f`` = ht(M) on the
+    labels; ``rho`` the correlation of ht_y and ht_f."""
+
+    value: np.ndarray
+    variance: np.ndarray
+    lam: np.ndarray
+    ht: np.ndarray
+    ht_variance: np.ndarray
+    auto: np.ndarray
+    ht_f: np.ndarray
+    rho: np.ndarray
+    #: the label weights per stratum: (T, S) per topic x stratum (difference form); AP:
+    #: (n_seg, S) per segment x stratum
+    lam_h: np.ndarray | None = None
+
+
+def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None = None,
+                 kept: str = "ht") -> PPIEstimate:
+    """ppi(M) for every segment of ``ctx`` (module docstring); ``target`` a measure or its name
+    (AP, nDCG, nDCG@k, P@k, num_rel). ``tuning``: AP ``"run"`` (default), ``"stratum"``,
+    ``"topic"``, ``"global"``; the others ``"stratum"`` (default), ``"topic"``, ``"global"``;
+    or a fixed lambda in [0, 1]. ``kept`` (nDCG, nDCG@k): what the topics the difference form
+    leaves to ht take: ``"ht"`` ht(nDCG) alone (default), ``"control"`` ht(nDCG) with ht on
+    the labels as control variate, imputed topics included, ``"identified"`` the same on the
+    topics ht identifies only (``ppi/control_variate.py``; both narrower, but below ht's coverage in
+    some cells: module docstring)."""
+    m = parse_one(target)
+    if kept not in KEPT:
+        raise MeasureError(f"kept must be one of {KEPT}, not {kept!r}")
+    collection, judgments = ctx.collection, ctx.judgments
+    if len(labels.value) != collection.n_tdi:
+        raise MeasureError("automatic labels were read for another collection")
+    levels = TUNINGS if m.family == "AP" else LEVELS
+    tuning = levels[0] if tuning is None else tuning
+    if fixed_tuning(tuning):
+        if not 0.0 <= tuning <= 1.0:
+            raise MeasureError(f"lambda must be in [0, 1], not {tuning}")
+    elif tuning not in levels:
+        raise MeasureError(f"tuning of ppi({m.name}) must be one of {levels} or a number in "
+                           f"[0, 1], not {tuning!r}")
+    ctx_f, census, grades = label_contexts(ctx, labels)
+    hy = ht_estimate(ctx, m)
+    auto = np.nan_to_num(census.shared(("ppi_auto", m), lambda: m.compute(census)))
+    topic = collection.tdi_topic.astype(np.int64)
+    useful_t = informative_topics(grades, judgments, topic, ctx.n_topics)
+    # a topic whose labels are constant but match every judged document: the sample shows no
+    # residual, and the labels are used as they are (PPI's lambda = 1 with a zero residual)
+    sure = (~useful_t & useful_t.any() & agreeing_topics(grades, judgments, topic,
+                                                         ctx.n_topics))[ctx.seg_topic]
+    if m.family == "AP":
+        value, var, lam, ht_f, rho, lam_h = ratio_form(
+            ctx, ctx_f, m, hy, auto, useful_t[ctx.seg_topic], tuning, grades)
+    else:
+        value, var, to_ht, lam_h = difference_estimate(ctx, m, grades, hy.value, hy.den,
+                                                       useful_t, tuning)
+        n = ht_design(ctx).cell_n[ctx.seg_topic].astype(np.float64)
+        lam_seg = lam_h[ctx.seg_topic]
+        lam = np.where(n.sum(axis=1) > 0, safe_divide((n * lam_seg).sum(axis=1), n.sum(axis=1)),
+                       lam_seg.mean(axis=1))
+        ht_f = rho = np.full(ctx.n_seg, np.nan)
+        if kept != "ht" and m.family == "nDCG":  # the segments left to ht: ``kept``'s form
+            cv, cv_var, cv_lam, ht_f, rho = control_estimate(
+                ctx, ctx_f, m, hy, auto, to_ht, useful_t[ctx.seg_topic], tuning,
+                imputed=kept == "control")
+        else:
+            cv, cv_var, cv_lam = hy.value, hy.variance, np.zeros(ctx.n_seg)
+        lam = np.where(to_ht, cv_lam, lam)
+        value, var = np.where(to_ht, cv, value), np.where(to_ht, cv_var, var)
+    if not fixed_tuning(tuning):  # a run whose variance would exceed ht's keeps ht
+        worse = _wider(var, hy.variance, ctx)
+        value, var = np.where(worse, hy.value, value), np.where(worse, hy.variance, var)
+        lam = np.where(worse, 0.0, lam)
+        if m.family == "AP":  # per segment and stratum
+            lam_h = np.where(worse[:, None], 0.0, lam_h)
+    value = np.where(sure, auto, value)
+    var = np.where(sure, 0.0, var)
+    return PPIEstimate(value, var, np.where(sure, 1.0, lam), hy.value, hy.variance, auto, ht_f,
+                       rho, lam_h)
+
+
+def label_contexts(ctx, labels):
+    """``(ctx_f, census, grades)``: the labelled sample's and the labels' census contexts, and
+    the label grades per tdi (cached on ``ctx`` per labels, so that every measure of one
+    evaluation shares them). The labelled sample has ``ctx``'s design, so it takes ``ctx``'s
+    design facts rather than rebuilding them."""
+    def build():
+        collection, judgments = ctx.collection, ctx.judgments
+        grades = label_grades(labels, judgments, collection.tdi_topic.astype(np.int64),
+                              ctx.rel_level)
+        labelled = labelled_sample(collection, judgments, grades)
+        ctx_f = ctx.on(labelled)
+        if labelled.max_grade == judgments.max_grade:  # same per-grade tables: same design
+            ctx_f.replace_shared("ht_design", ht_design(ctx))
+        census = ctx.on(labelled_census(collection, judgments, grades))
+        return labels, ctx_f, census, grades
+
+    cached = ctx.shared(("ppi_labels", id(labels)), build)
+    if cached[0] is not labels:  # an id reused by new labels
+        cached = build()
+        ctx.replace_shared(("ppi_labels", id(labels)), cached)
+    return cached[1:]
+
+
+def _wider(var, ht_var, ctx) -> np.ndarray:
+    """Per segment: whether its run's variance of the mean exceeds ht's (beyond rounding)."""
+    by_run = var.reshape(ctx.n_runs, ctx.n_topics).sum(axis=1)
+    limit = ht_var.reshape(ctx.n_runs, ctx.n_topics).sum(axis=1) * (1.0 + 1e-9) + 1e-20
+    return np.repeat(by_run > limit, ctx.n_topics)

@@ -1,0 +1,116 @@
+"""``ppi(M)`` and ``auto(M)``: the prediction-powered estimators of ``ppi/estimate.py`` as measures.
+
+``ppi(AP)``, ``ppi(nDCG)``, ``ppi(nDCG@10)``, ``ppi(P@10)``, ``ppi(num_rel)``: automatic labels on
+every pooled document corrected by the human sample (formulas and variance in ``ppi/estimate.py``),
+with an interval from :meth:`Measure.variance`. ``auto(M)`` is the same measure with the labels in
+place of judgments and no correction (biased whenever the labels are: for diagnostics only).
+
+The labels reach the measures through the evaluation context (``EvalContext.auto_labels``,
+set by :func:`irsample.evaluation.evaluate_collection` with ``auto_labels=``); a measure that
+finds none raises :class:`MeasureError`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...errors import MeasureError
+from ..base import Measure, parse
+from .estimate import ppi_estimate
+
+_PPI = ("Angelopoulos, Bates, Fannjiang, Jordan & Zrnic, Prediction-powered inference, Science "
+        "2023; Angelopoulos, Duchi & Zrnic, PPI++, 2023")
+
+
+def attach_labels(ctx, labels) -> None:
+    """Make ``labels`` (:class:`~irsample.io.labels.AutoLabels`) the context's automatic labels."""
+    ctx.auto_labels = labels
+
+
+def _labels(ctx, name):
+    labels = ctx.auto_labels
+    if labels is None:
+        raise MeasureError(f"{name} needs automatic labels (--auto-labels FILE|fusion, or "
+                           "auto_labels= in irsample.estimate)")
+    return labels
+
+
+def _target(text: str):
+    """The (kind, k) ppi_estimate takes for a target measure name."""
+    found = parse(text)
+    if len(found) != 1:
+        raise MeasureError(f"ppi() takes one measure, not {text!r}")
+    m = found[0]
+    k = getattr(m, "k", None)
+    if m.family == "AP" and k is None:
+        return "AP", None
+    if m.family == "nDCG" and not getattr(m, "gains", ()):
+        return "nDCG", k
+    if m.family == "P" and k is not None:
+        return "P", k
+    if m.family == "NumRel":
+        return "num_rel", None
+    raise MeasureError(f"no prediction-powered estimator of {text!r} (AP, nDCG, nDCG@k, P@k, "
+                       "num_rel)")
+
+
+@dataclass(frozen=True)
+class PPI(Measure):
+    """ppi(AP) = ht(AP) + lambda (AP(f) - ht_f(AP)): ht(AP) on the human judgments, corrected by
+    the labels' census value minus the same estimator run on the labels of the sample (its pairs
+    take the residual of products y_d y_e - lambda f_d f_e over pi_de; ``ppi/estimate.py``), lambda
+    tuned per run; ppi(nDCG), ppi(P@k), ppi(num_rel): each total behind M as
+    sum_F lambda_h f_d a_d + sum_S (y_d - lambda_h f_d) a_d / pi_d, one lambda per stratum, and
+    nDCG = DCG^/IDCG^ (``ppi/difference.py``); every lambda in [0, 1] by PPI++ power tuning."""
+
+    target: str = "AP"
+    family = "ppi"
+    estimator = True
+    citation = _PPI
+    variance_method = "stratified linearisation (ppi/estimate.py)"
+
+    @classmethod
+    def from_params(cls, text):
+        if not text:
+            raise MeasureError("ppi needs a measure, e.g. ppi(AP)")
+        return {"target": text.strip()}
+
+    def __post_init__(self):
+        _target(self.target)
+
+    @property
+    def name(self) -> str:
+        return f"{self.family}({self.target})"
+
+    @property
+    def summary(self) -> str:  # type: ignore[override]
+        return "sum" if _target(self.target)[0] == "num_rel" else "mean"
+
+    def _estimate(self, ctx):
+        _target(self.target)
+        inner = parse(self.target)[0]
+        labels = _labels(ctx, self.name)
+        key = ("ppi", inner, id(labels))
+        return ctx.shared(key, lambda: ppi_estimate(ctx, labels, inner))
+
+    def compute(self, ctx):
+        return self._estimate(ctx).value
+
+    def variance(self, ctx, method=None):  # one estimator: ``method`` is ignored
+        return self._estimate(ctx).variance
+
+
+@dataclass(frozen=True)
+class Auto(PPI):
+    """auto(M): M with the automatic labels in place of judgments over the pool, uncorrected
+    (probability labels as grades by ``label_judgments.label_grades``); biased wherever the labels
+    are."""
+
+    family = "auto"
+    variance_method = None
+
+    def compute(self, ctx):
+        return self._estimate(ctx).auto
+
+    def variance(self, ctx, method=None):
+        raise MeasureError(f"{self.name} is uncorrected: it has no sampling variance")
