@@ -1,8 +1,9 @@
-"""Make the screenshots of docs/assess.md: the judging page and the progress page of the app
-serving a 2strata@300 design (seed 7) of the bundled Vaswani runs with the Vaswani documents
-and topics (../shared/data/vaswani). Two assessors answer 120 documents from the qrels (bob
-flips 15% of his grades, seeded) with 30% overlap, so the agreement table has numbers; then
-headless Chromium (/usr/bin/chromium) takes the pictures.
+"""Make the screenshots of docs/assess.md: the judging page on a desktop (1280x900) and on a
+phone (390x844), and the organiser's dashboard, of the app serving a 2strata@300 design (seed
+7) of the bundled Vaswani runs with the Vaswani documents and topics (../shared/data/vaswani).
+Two assessors answer 60 documents each from the qrels (bob flips 15% of his grades, seeded)
+with 30% overlap, so the agreement tables and the live estimates have numbers; then headless
+Chromium (/usr/bin/chromium) takes the pictures.
 
 Usage: python docs/assess_screenshots.py [--shared ../shared]
 """
@@ -42,8 +43,9 @@ def main(argv=None) -> int:
         truth = {pair: qrels.get(pair, 0) for pair in selected(design)}
         db = tmp / "s.db"
         tokens = {n: add_assessor(db, n) for n in ("alice", "bob", "carol")}
+        boss = add_assessor(db, "olga", role="organiser")
         with Server(design, vaswani / "doc-text.trec.gz", vaswani / "query-text.trec", db,
-                    "--overlap", "0.3", "--grades", "0-2", "--order", "topic") as server:
+                    "--overlap", "0.3", "--grades", "0-2", "--runs", *runs) as server:
             for name in ("alice", "bob"):
                 api = Api(server.url, tokens[name])
                 for _ in range(60):
@@ -56,17 +58,22 @@ def main(argv=None) -> int:
 
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-                page = browser.new_page(viewport={"width": 1280, "height": 760})
-                page.goto(f"{server.url}/login?token={tokens['carol']}")
-                for key in "10":  # two judgments by keyboard, so the page shows a message
-                    with page.expect_navigation():
-                        page.keyboard.press(key)
-                page.screenshot(path=str(ROOT / "docs" / "assess-judging.png"))
-                page.goto(server.url + "/progress")
-                page.set_viewport_size({"width": 1280, "height": 900})
-                page.screenshot(path=str(ROOT / "docs" / "assess-progress.png"))
+                for name, size in (("judging", (1280, 900)), ("judging-phone", (390, 844))):
+                    page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+                    page.goto(f"{server.url}/login?token={tokens['carol']}")
+                    for key in "10":  # two judgments by keyboard: the page shows a message
+                        with page.expect_navigation():
+                            page.keyboard.press(key)
+                    page.screenshot(path=str(ROOT / "docs" / f"assess-{name}.png"))
+                    page.close()
+                page = browser.new_page(viewport={"width": 1280, "height": 900})
+                page.goto(f"{server.url}/login?token={boss}")
+                page.wait_for_selector("#estimates-table", timeout=120_000)
+                page.wait_for_selector("pre.plan", timeout=120_000)
+                page.screenshot(path=str(ROOT / "docs" / "assess-dashboard.png"), full_page=True)
                 browser.close()
-    print("wrote docs/assess-judging.png and docs/assess-progress.png")
+    print("wrote docs/assess-judging.png, docs/assess-judging-phone.png and "
+          "docs/assess-dashboard.png")
     return 0
 
 

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-from .test_assess_helpers import Server, add_assessor, sample, tiny_data
+from .test_assess_helpers import Server, add_assessor, tiny_design
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -42,47 +43,55 @@ def playwright():
         yield p
 
 
-def test_five_documents_judged_by_keyboard(playwright, tmp_path):
-    data = tiny_data(tmp_path / "data")
-    design = sample(data["runs"], tmp_path / "design")
-    db = tmp_path / "b.db"
-    token = add_assessor(db, "carol")
-    with Server(design, data["docs"], data["topics"], db) as server:
+@contextmanager
+def serving(playwright, *args):
+    """``irsample assess serve`` with ``args`` (design, docs, topics, db, options) and a
+    browser, both stopped afterwards."""
+    with Server(*args) as server:
         browser = launch(playwright)
         try:
-            page = browser.new_page(viewport={"width": 1200, "height": 800})
-            page.goto(f"{server.url}/login?token={token}")
-            assert page.url.endswith("/judge")
-            pressed = {}
-            for k, key in enumerate(["2", "0", "1", "3", "1"]):
-                docno = page.inner_text("#docno")
-                assert page.inner_text("#doctext").strip()
-                if k == 2:
-                    page.keyboard.press("n")
-                    assert page.evaluate("document.activeElement.id") == "note"
-                    page.keyboard.type("typed in the browser; keys 0-3 do not grade here")
-                    page.keyboard.press("Escape")
-                with page.expect_navigation():
-                    page.keyboard.press(key)
-                pressed[docno] = int(key)
-                assert "Saved." in page.inner_text(".flash")
-            with page.expect_navigation():
-                page.keyboard.press("u")  # undo the last one, then judge it again with 2
-            assert "Undone" in page.inner_text(".flash")
-            last = page.inner_text("#docno")
-            assert pressed[last] == 1
-            with page.expect_navigation():
-                page.keyboard.press("2")
-            pressed[last] = 2
-            shot = tmp_path / "judging.png"
-            page.screenshot(path=str(shot))
-            assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-            errors = []
-            page.on("pageerror", lambda e: errors.append(e))
-            page.goto(server.url + "/progress")
-            assert "Progress" in page.inner_text("h1") and not errors
+            yield server, browser
         finally:
             browser.close()
+
+
+def test_five_documents_judged_by_keyboard(playwright, tmp_path):
+    data, design = tiny_design(tmp_path)
+    db = tmp_path / "b.db"
+    token = add_assessor(db, "carol")
+    with serving(playwright, design, data["docs"], data["topics"], db) as (server, browser):
+        page = browser.new_page(viewport={"width": 1200, "height": 800})
+        page.goto(f"{server.url}/login?token={token}")
+        assert page.url.endswith("/judge")
+        pressed = {}
+        for k, key in enumerate(["2", "0", "1", "3", "1"]):
+            docno = page.inner_text("#docno")
+            assert page.inner_text("#doctext").strip()
+            if k == 2:
+                page.keyboard.press("n")
+                assert page.evaluate("document.activeElement.id") == "note"
+                page.keyboard.type("typed in the browser; keys 0-3 do not grade here")
+                page.keyboard.press("Escape")
+            with page.expect_navigation():
+                page.keyboard.press(key)
+            pressed[docno] = int(key)
+            assert f"Saved: {docno} judged {key} (" in page.inner_text(".flash")
+        with page.expect_navigation():
+            page.keyboard.press("u")  # undo the last one, then judge it again with 2
+        last = page.inner_text("#docno")
+        flash = page.inner_text(".flash")
+        assert f"Withdrawn: your 1 (marginally relevant) for {last}" in flash
+        assert pressed[last] == 1 and page.get_attribute("button.was", "value") == "1"
+        with page.expect_navigation():
+            page.keyboard.press("2")
+        pressed[last] = 2
+        shot = tmp_path / "judging.png"
+        page.screenshot(path=str(shot))
+        assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        errors = []
+        page.on("pageerror", lambda e: errors.append(e))
+        page.goto(server.url + "/mine")
+        assert "My judgments" in page.inner_text("h1") and not errors
     rows = sqlite3.connect(db).execute(
         "SELECT i.docno, j.grade, j.note FROM judgments j JOIN items i ON i.id = j.item").fetchall()
     assert {d: g for d, g, _ in rows} == pressed

@@ -49,7 +49,25 @@ def test_add_assessor_and_export(data, tmp_path, capsys):
                      "http://127.0.0.1:9000/")
     assert rc == 0 and out.startswith("alice\thttp://127.0.0.1:9000/login?token=")
     rc, _, err = run(capsys, "assess", "add-assessor", "--db", db, "alice")
-    assert rc == 1 and "an assessor called 'alice' exists already" in err
+    assert rc == 1 and "called 'alice' exists already" in err and "reissue" in err
+    old_token = out.split("token=")[1].strip()
+    rc, out, _ = run(capsys, "assess", "reissue", "--db", db, "alice")
+    assert rc == 0 and out.startswith("alice\thttp://127.0.0.1:8765/login?token=")
+    from irsample.assess.store import Store
+
+    store = Store(db)
+    assert store.assessor_by_token(old_token) is None
+    assert store.assessor_by_token(out.split("token=")[1].strip()).name == "alice"
+    store.close()
+    rc, _, err = run(capsys, "assess", "revoke", "--db", db, "alice")
+    assert rc == 0 and "revoked alice's link" in err
+    rc, out, _ = run(capsys, "assess", "add-organiser", "--db", db, "olga")
+    assert rc == 0 and out.startswith("olga\t")
+    rc, out, _ = run(capsys, "assess", "people", "--db", db)
+    assert out.splitlines()[1:] == ["alice\tassessor\trevoked\t0\t0\t0",
+                                    "olga\torganiser\tactive\t0\t0\t0"]
+    rc, _, err = run(capsys, "assess", "revoke", "--db", db, "nobody")
+    assert rc == 1 and "no assessor or organiser called 'nobody' (known: alice, olga)" in err
     rc, _, err = run(capsys, "assess", "export", "--db", tmp_path / "none.db", "-o", tmp_path / "x")
     assert rc == 1 and "no such judging database" in err and not (tmp_path / "x").exists()
     rc, _, err = run(capsys, "assess", "export", "--db", db, "-o", tmp_path / "x")
@@ -72,7 +90,7 @@ def test_add_assessor_and_export(data, tmp_path, capsys):
         assert grades == {p: pick(d["qrels"][p]) for p in pairs}
     assert {x.split()[1] for x in (tmp_path / "first.qrels").read_text().splitlines()} <= {"b", "c"}
     details = (tmp_path / "details.tsv").read_text().splitlines()
-    assert details[0] == "topic\tdocno\tstratum\tassessor\tgrade\ttime\tnote"
+    assert details[0] == "topic\tdocno\tstratum\tassessor\tgrade\ttime\tstate\tnote"
     assert len(details) == 2 * len(pairs) + 1
 
 

@@ -64,19 +64,26 @@ def tiny_data(folder: Path, *, n_topics=3, n_runs=4, depth=20, n_docs=40, seed=5
             "docs": folder / "docs.jsonl", "topics": folder / "topics.tsv", "folder": folder}
 
 
+def tiny_design(folder: Path) -> tuple[dict, Path]:
+    """:func:`tiny_data` in ``folder/data`` and its default :func:`sample` in ``folder/design``."""
+    data = tiny_data(folder / "data")
+    return data, sample(data["runs"], folder / "design")
+
+
 def sample(runs, out: Path, design="1-5:1,6-20:0.5", seed=3) -> Path:
     assert main(["sample", *map(str, runs), "--design", design, "--seed", str(seed),
                  "-o", str(out)]) == 0
     return out
 
 
-def add_assessor(db: Path, name: str) -> str:
-    """Register ``name`` as ``irsample assess add-assessor`` does; returns the token."""
+def add_assessor(db: Path, name: str, role: str = "assessor") -> str:
+    """Register ``name`` as ``irsample assess add-assessor`` (``add-organiser``) does; returns
+    the token."""
     from irsample.assess.store import Store
 
     store = Store(db)
     try:
-        return store.add_assessor(name)
+        return store.add_person(name, role)
     finally:
         store.close()
 
@@ -171,26 +178,48 @@ def selected(design: Path) -> list[tuple[str, str]]:
     return [tuple(x.split("\t")) for x in lines]
 
 
-def load(url, tokens, qrels, acked, stop_after=None):
+def load(url, tokens, qrels, acked, stop_after=None, *, poach=0.0, refused=None, seed=0):
     """Each token judges in its own thread until nothing is left; ``acked`` collects the
-    (item, assessor) of every acknowledged judgment."""
+    (item, assessor) of every acknowledged judgment. With ``poach``, that share of the cycles
+    first tries to judge a random document not handed out (``refused`` collects (item,
+    assessor, time) of the 409s; one accepted is a planned overlap's second judgment,
+    acknowledged)."""
     errors = []
+    refused = [] if refused is None else refused
+    n_items = len(qrels)
 
-    def work(name, token):
+    def work(k, name, token):
         api = Api(url, token)
+        rng = np.random.default_rng([seed, k])
         try:
             while True:
                 item = api.next()
                 if item is None:
                     return
-                api.judge(item["item"], qrels[(item["topic"], item["docno"])])
+                if rng.random() < poach:
+                    other = int(rng.integers(1, n_items + 1))
+                    if other != item["item"]:
+                        r = api.post("/api/judge", {"item": other, "grade": 0})
+                        if r.status_code == 200:
+                            acked.append((other, name))
+                        elif r.status_code == 409:
+                            refused.append((other, name, time.time()))
+                        elif r.status_code != 404:  # 404: no such item
+                            errors.append(r.text)
+                r = api.post("/api/judge", {"item": item["item"],
+                                            "grade": qrels[(item["topic"], item["docno"])]})
+                if r.status_code == 409:  # the lease ran out under load and the document left
+                    refused.append((item["item"], name, time.time()))
+                    continue
+                assert r.status_code == 200, r.text
                 acked.append((item["item"], name))
         except (requests.RequestException, json.JSONDecodeError):
             return  # the server was killed
         except Exception as exc:  # pragma: no cover - reported below
             errors.append(exc)
 
-    threads = [threading.Thread(target=work, args=kv) for kv in tokens.items()]
+    threads = [threading.Thread(target=work, args=(k, *kv))
+               for k, kv in enumerate(tokens.items())]
     for t in threads:
         t.start()
     if stop_after is not None:

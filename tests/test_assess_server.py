@@ -59,12 +59,17 @@ def served(setup, tmp_path):
 ROUTES = [("GET", "/"), ("GET", "/judge"), ("POST", "/judge"), ("POST", "/skip"),
           ("POST", "/undo"), ("GET", "/progress"), ("GET", "/api/next"),
           ("POST", "/api/judge"), ("POST", "/api/skip"), ("POST", "/api/undo"),
-          ("GET", "/api/progress"), ("GET", "/static/assess.js"), ("GET", "/login")]
+          ("GET", "/api/progress"), ("GET", "/static/assess.js"), ("GET", "/login"),
+          ("GET", "/mine"), ("GET", "/api/mine"), ("POST", "/api/renew"), ("GET", "/admin"),
+          ("GET", "/api/admin"), ("POST", "/admin/person"), ("POST", "/admin/revoke"),
+          ("POST", "/admin/reissue"), ("POST", "/admin/round")]
 
 
 def test_every_route_needs_a_valid_token(served):
     server, tokens, _, _ = served
     assert requests.get(server.url + "/healthz").status_code == 200
+    icon = requests.get(server.url + "/favicon.ico")
+    assert icon.status_code == 200 and icon.headers["content-type"] == "image/x-icon"
     for method, path in ROUTES:
         r = requests.request(method, server.url + path, allow_redirects=False)
         assert r.status_code == 401, (method, path, r.status_code)
@@ -103,7 +108,7 @@ def test_login_cookie_and_judging_by_form(served):
         "SELECT i.docno, j.grade, j.note FROM judgments j JOIN items i ON i.id = j.item").fetchall()
     assert rows == [(docno, 2, "a note")]
     page = browser.get(server.url + r.headers["location"]).text
-    assert "Saved." in page and "you: 1 judgments" in page
+    assert f"Saved: {docno} judged 2 (" in page and "You: 1 judgment &middot;" in page
     assert re.search(r'<code id="docno">([^<]+)</code>', page).group(1) != docno
 
 
@@ -143,7 +148,9 @@ def test_undo_skip_and_repeated_judgments(served):
     assert api.post("/api/skip", {"item": third["item"]}).status_code == 200
     assert api.next()["item"] != third["item"]
     con = sqlite3.connect(db)
-    assert con.execute("SELECT item, grade FROM judgments").fetchall() == [(first["item"], 2)]
+    assert con.execute("SELECT item, grade FROM judgments WHERE current = 1").fetchall() == [
+        (first["item"], 2)]
+    assert con.execute("SELECT count(*) FROM judgments").fetchone() == (2,)  # the undone kept
     assert [a for (a,) in con.execute("SELECT action FROM log ORDER BY id")] == [
         "saved", "undo", "saved", "skip"]
 
@@ -156,11 +163,14 @@ BAD = [
     ("/api/judge", b'{"item": 1.5, "grade": 1}', 400),
     ("/api/judge", b'{"item": 99999999999999999999999, "grade": 1}', 400),
     ("/api/judge", b'{"item": 999999, "grade": 1}', 404),
-    ("/api/judge", b'{"item": 1, "grade": 7}', 400),
-    ("/api/judge", b'{"item": 1, "grade": "2"}', 200),
-    ("/api/judge", b'{"item": 1, "grade": true}', 400),
-    ("/api/judge", b'{"item": 1, "grade": 1, "note": 5}', 400),
-    ("/api/judge", b'{"item": 1, "grade": 1, "note": "' + b"n" * 3000 + b'"}', 400),
+    ("/api/judge", b'{"item": MINE, "grade": 7}', 400),
+    ("/api/judge", b'{"item": OTHER, "grade": 1}', 409),  # not leased to alice
+    ("/api/renew", b'{"item": OTHER}', 409),
+    ("/api/renew", b'{"item": MINE}', 200),
+    ("/api/judge", b'{"item": MINE, "grade": "2"}', 200),
+    ("/api/judge", b'{"item": MINE, "grade": true}', 400),
+    ("/api/judge", b'{"item": MINE, "grade": 1, "note": 5}', 400),
+    ("/api/judge", b'{"item": MINE, "grade": 1, "note": "' + b"n" * 3000 + b'"}', 400),
     ("/api/judge", b"\xff\xfe", 400),
     ("/api/judge", b"x" * 70000, 413),
     ("/api/skip", b'{"item": -3}', 404),
@@ -175,8 +185,10 @@ BAD = [
 def test_malformed_requests_get_4xx_with_a_message(served):
     server, tokens, _, _ = served
     api = Api(server.url, tokens["alice"])
-    api.next()
+    mine = api.next()["item"]
+    other = Api(server.url, tokens["bob"]).next()["item"]
     for path, body, status in BAD:
+        body = body.replace(b"MINE", b"%d" % mine).replace(b"OTHER", b"%d" % other)
         r = api.http.post(server.url + path, data=body, allow_redirects=False, headers={
             "X-CSRF-Token": api.csrf, "Content-Type": "application/json"})
         expect = 303 if status == 200 and not path.startswith("/api") else status
@@ -197,6 +209,7 @@ def test_overlap_agreement_page_and_api(setup, tmp_path):
     data, design, _ = setup
     db = tmp_path / "o.db"
     tokens = {n: add_assessor(db, n) for n in ("alice", "bob")}
+    boss = add_assessor(db, "olga", role="organiser")
     rng = np.random.default_rng(1)
     with Server(design, data["docs"], data["topics"], db, "--overlap", "1", "--grades", "0-2",
                 "--seed", "11") as server:
@@ -215,8 +228,12 @@ def test_overlap_agreement_page_and_api(setup, tmp_path):
                 given.setdefault(item["item"], {})[name] = grade
             if not progress:
                 break
-        report = apis["alice"].http.get(server.url + "/api/progress").json()
-        page = apis["alice"].http.get(server.url + "/progress").text
+        for path in ("/api/progress", "/progress", "/admin", "/api/admin"):  # blind
+            assert apis["alice"].http.get(server.url + path).status_code == 403, path
+        organiser = Api(server.url, boss)
+        assert organiser.http.get(server.url + "/api/next").status_code == 403  # no judging
+        report = organiser.http.get(server.url + "/api/progress").json()
+        page = organiser.http.get(server.url + "/admin").text
     n = len(selected(design))
     assert len(given) == n and all(len(v) == 2 for v in given.values())
     a = [given[i]["alice"] for i in sorted(given)]
@@ -231,11 +248,13 @@ def test_overlap_agreement_page_and_api(setup, tmp_path):
     assert "Cohen&#39;s kappa" in page or "Cohen's kappa" in page
     assert f"{expected.estimate:.3f} [{expected.low:.3f}, {expected.high:.3f}]" in page
     assert sum(r["judged"] for r in report["progress"]) == n
-    assert f"<p>{n} of {n} documents judged ({2 * n} judgments of {2 * n} needed" in page
+    assert f">{n} of {n} documents judged ({2 * n} judgments of {2 * n} needed" in page
     for r in report["progress"]:
-        assert (f"<tr><td>{r['topic']}</td><td>{r['stratum']}</td><td>{r['items']}</td>"
-                f"<td>{r['judged']}</td><td>0</td><td>{r['judgments']} / {r['required']}</td>"
-                in page)
+        cells = [r["topic"], r["stratum"], r["items"], r["judged"], 0,
+                 f"{r['judgments']} / {r['required']}"]
+        labels = ["topic", "stratum", "documents", "judged", "to judge", "judgments"]
+        assert "<tr>" + "".join(f'<td data-label="{k}">{v}</td>' for k, v in zip(labels, cells)) \
+            + "</tr>" in page
 
 
 def test_export_merge_eval_round_trip(setup, tmp_path, capsys):
@@ -266,29 +285,48 @@ def test_export_merge_eval_round_trip(setup, tmp_path, capsys):
 
 
 def test_concurrent_assessors_and_kill9_lose_nothing(setup, tmp_path):
+    """Six assessors at once under a half-second lease, a fifth of their cycles spent trying to
+    judge documents not handed to them, and a kill -9 in the middle: no acknowledged judgment
+    is lost, no document gets more assessors than planned (25% planned for two), and after the
+    restart every document has exactly its planned judgments."""
     data, _, folder = setup
     design = sample(data["runs"], tmp_path / "design", design="1-12:1")
     n = len(selected(design))
     db = tmp_path / "load.db"
     tokens = {f"a{i}": add_assessor(db, f"a{i}") for i in range(6)}
     acked: list = []
-    server = Server(design, data["docs"], data["topics"], db).start()
+    refused: list = []
+    extra = ("--lease", "0.5", "--overlap", "0.25")
+    server = Server(design, data["docs"], data["topics"], db, *extra).start()
 
     def kill_mid_load():
         while len(acked) < n // 3:
             time.sleep(0.005)
         server.kill9()
 
-    load(server.url, tokens, data["qrels"], acked, kill_mid_load)
-    assert 0 < len(acked) < n
-    stored = set(sqlite3.connect(db).execute(
-        "SELECT j.item, a.name FROM judgments j JOIN assessors a ON a.id = j.assessor"))
-    assert set(acked) <= stored  # every acknowledged judgment survived the kill
-    with Server(design, data["docs"], data["topics"], db) as server:
-        load(server.url, tokens, data["qrels"], acked)
+    def stored():
+        con = sqlite3.connect(db)
+        pairs = set(con.execute("SELECT item, a.name FROM judgments j JOIN assessors a ON "
+                                "a.id = j.assessor WHERE current = 1"))
+        over = con.execute("SELECT count(*) FROM items WHERE judged > required").fetchone()[0]
+        return pairs, over
+
+    qrels = {pair: data["qrels"][pair] for pair in selected(design)}
+    load(server.url, tokens, qrels, acked, kill_mid_load, poach=0.2, refused=refused)
+    pairs, over = stored()
+    assert 0 < len(acked) < n and set(acked) <= pairs and over == 0
+    with Server(design, data["docs"], data["topics"], db, *extra) as server:
+        load(server.url, tokens, qrels, acked, poach=0.2, refused=refused, seed=1)
+    pairs, over = stored()
+    assert set(acked) <= pairs and over == 0 and refused
     con = sqlite3.connect(db)
-    assert con.execute("SELECT count(*), count(DISTINCT item) FROM judgments").fetchone() == (n, n)
-    assert con.execute("SELECT count(*) FROM items WHERE judged != 1").fetchone() == (0,)
+    first = {(i, n): at for i, n, at in con.execute(
+        "SELECT item, a.name, min(at) FROM judgments j JOIN assessors a ON a.id = j.assessor "
+        "GROUP BY 1, 2")}
+    assert not [r for r in refused if first.get(r[:2], float("inf")) <= r[2]]  # none stored
+    assert con.execute("SELECT count(*) FROM items WHERE judged != required").fetchone() == (0,)
+    assert con.execute("SELECT sum(required), count(*) FROM items").fetchone() == (
+        len(pairs), n)
 
 
 def test_binds_to_loopback_by_default(served):

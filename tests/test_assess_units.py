@@ -21,7 +21,7 @@ from irsample.assess.store import Store
 from irsample.assess.topics import query_terms, read_topics
 from irsample.errors import InputError
 
-from .test_assess_helpers import sample, tiny_data
+from .test_assess_helpers import ROOT, sample, tiny_data
 
 SGML = """<DOC>
 <DOCNO> FT1-1 </DOCNO>
@@ -116,7 +116,7 @@ def test_design_order_is_stratum_by_stratum_and_seeded():
             parse_grades(bad)
 
 
-def test_store_saves_once_undoes_skips_and_leases(tmp_path):
+def test_store_saves_once_revises_undoes_skips_and_leases(tmp_path):
     store = Store(tmp_path / "s.db", lease_seconds=0.2)
     store.setup([("1", f"d{i}", "s", i, 2 if i == 0 else 1) for i in range(3)], {"x": 1})
     store.set_positions([it.id for it in store.items()])
@@ -125,7 +125,7 @@ def test_store_saves_once_undoes_skips_and_leases(tmp_path):
     assert first.docno == "d0" and store.current(a) == first  # kept until judged
     assert store.current(b).docno == "d0"  # needs two assessors
     assert store.judge(a, first.id, 1) == "saved" and store.judge(a, first.id, 1) == "unchanged"
-    assert store.judge(a, first.id, 2, "n") == "updated"
+    assert store.judge(a, first.id, 2, "n") == "revised"  # a new row; the first one is kept
     assert store.item(first.id).judged == 1
     second = store.current(a)
     assert second.docno == "d1"
@@ -136,15 +136,118 @@ def test_store_saves_once_undoes_skips_and_leases(tmp_path):
     assert store.current(c).docno == "d0"
     store.judge(c, store.current(c).id, 0)
     assert store.current(c).docno == "d1"
-    assert store.undo(a).docno == "d0" and store.item(first.id).judged == 1  # c's is left
-    assert store.current(a).docno == "d0"
+    withdrawn = store.undo(a)  # the revision: back to a's first grade
+    assert (withdrawn.item, withdrawn.grade, withdrawn.note, withdrawn.restored) == (
+        first.id, 2, "n", 1)
+    assert store.item(first.id).judged == 2
+    withdrawn = store.undo(a)  # a's first judgment: d0 is theirs to judge again
+    assert (withdrawn.grade, withdrawn.note, withdrawn.restored) == (1, "", None)
+    assert store.item(first.id).judged == 1 and store.current(a).docno == "d0"
     assert store.undo(a) is None
-    with pytest.raises(InputError, match="exists already"):
+    rows = store.db.execute("SELECT assessor, grade, current, withdrawn IS NOT NULL, replaces "
+                            "FROM judgments ORDER BY id").fetchall()
+    assert rows == [(a, 1, 0, True, None), (a, 2, 0, True, 1), (c, 0, 1, False, None)]
+    with pytest.raises(InputError, match="exists already.*reissue"):
         store.add_assessor("a")
-    with pytest.raises(InputError, match="assessor names"):
+    with pytest.raises(InputError, match="names are"):
         store.add_assessor("bad name")
     with pytest.raises(InputError, match="other settings"):
         store.setup([], {"x": 2})
+
+
+def test_leases_bind_judgments(tmp_path):
+    """A judgment needs the document's lease (or a planned overlap's room, or the assessor's
+    own earlier judgment); an expired lease counts until someone else takes the document;
+    renewing never hands a document out."""
+    from irsample.assess.assign import Conflict
+
+    store = Store(tmp_path / "l.db", lease_seconds=0.3)
+    store.setup([("1", "d0", "s", 0, 1), ("1", "d1", "s", 1, 2), ("1", "d2", "s", 2, 1)],
+                {"x": 1})
+    store.set_positions([it.id for it in store.items()])
+    a, b, c = (store.assessor_by_token(store.add_assessor(n)).id for n in "abc")
+    d0, d1, d2 = (it.id for it in store.items())
+    assert store.current(a).id == d0 and store.current(b).id == d1
+    with pytest.raises(Conflict, match="not leased to you"):
+        store.claim(b, d0)
+    with pytest.raises(Conflict, match="no longer leased to you"):
+        store.renew(b, d0)
+    store.claim(a, d0)  # accepted: it holds d0's place until settled
+    store.release(a, d0, judged=False)  # (the commit failed: a keeps the lease)
+    store.claim(c, d1)  # a planned overlap with room: a second assessor may judge it ...
+    with pytest.raises(Conflict, match="planned assessors are all taken"):
+        store.claim(a, d1)  # ... but not a third while c's judgment is in flight (b's lease)
+    store.judge(c, d1, 1)
+    time.sleep(0.35)  # a's lease on d0 ran out; nobody took it: still a's
+    store.renew(a, d0)
+    time.sleep(0.35)
+    assert store.current(b).id == d1  # b's expired lease kept: d1 has room for b
+    assert store.current(c).id == d0  # a's lease on d0 expired: c takes it
+    with pytest.raises(Conflict, match="went to another assessor"):
+        store.claim(a, d0)
+    with pytest.raises(Conflict, match="went to another assessor"):
+        store.renew(a, d0)
+    store.judge(c, d0, 2)
+    store.claim(c, d0)  # a revision of c's own judgment needs no lease
+    assert store.current(a).id == d2
+
+
+def test_version1_database_is_upgraded(tmp_path):
+    """A database of the first version (one judgments row per item and assessor, no roles,
+    no rounds) opens with its judgments as current ones, and revising it keeps the old row."""
+    import sqlite3
+
+    path = tmp_path / "v1.db"
+    con = sqlite3.connect(path)
+    con.executescript("""
+    CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE assessors(id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL,
+      token_hash TEXT UNIQUE NOT NULL, csrf TEXT NOT NULL, created REAL NOT NULL);
+    CREATE TABLE items(id INTEGER PRIMARY KEY, topic TEXT NOT NULL, docno TEXT NOT NULL,
+      stratum TEXT NOT NULL, seq INTEGER NOT NULL, required INTEGER NOT NULL,
+      judged INTEGER NOT NULL DEFAULT 0, UNIQUE(topic, docno));
+    CREATE TABLE judgments(id INTEGER PRIMARY KEY, item INTEGER NOT NULL REFERENCES items(id),
+      assessor INTEGER NOT NULL REFERENCES assessors(id), grade INTEGER NOT NULL,
+      note TEXT NOT NULL DEFAULT '', at REAL NOT NULL, UNIQUE(item, assessor));
+    CREATE INDEX judgments_by_assessor ON judgments(assessor, id);
+    INSERT INTO assessors VALUES (1, 'alice', 'h', 'c', 0);
+    INSERT INTO items VALUES (1, '7', 'x', '1-10', 0, 1, 1);
+    INSERT INTO judgments VALUES (1, 1, 1, 2, 'old note', 5.0);
+    """)
+    con.close()
+    store = Store(path)
+    assert store.meta("schema") == 2
+    assert store.judge(1, 1, 1, "new") == "revised"
+    assert store.db.execute("SELECT grade, note, current FROM judgments ORDER BY id").fetchall() \
+        == [(2, "old note", 0), (1, "new", 1)]
+    assert store.people() == {"alice": ("assessor", None)}
+
+
+def test_design_order_serves_the_top_stratum_first(tmp_path):
+    """The issue's case: 2strata@300 of the bundled Vaswani runs, seed 7, whose design file
+    lists a row of stratum 11-100 first. The design order hands out all of stratum 1-10 before
+    any of 11-100, and topics sort as numbers."""
+    from irsample.assess.readout import topic_key
+
+    runs = sorted((ROOT / "irsample" / "data" / "vaswani" / "runs").glob("*.gz"))
+    design = sample(runs, tmp_path / "design", design="2strata@300", seed=7)
+    first_row = (design / "design.json").read_text().split('"rows": [\n')[1].split("\n")[0]
+    assert '"11-100"' in first_row  # the order of appearance would put 11-100 first
+    pairs = [x.split("\t") for x in (design / "to_judge.tsv").read_text().splitlines()[1:]]
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text("".join(json.dumps({"docno": d, "text": "x"}) + "\n" for _, d in pairs))
+    topics = tmp_path / "topics.tsv"
+    topics.write_text("".join(f"{q}\tt{q}\n" for q in sorted({q for q, _ in pairs})))
+    session = Session.open(design, docs, topics, tmp_path / "v.db")
+    a = session.store.assessor_by_token(session.store.add_assessor("a")).id
+    strata = []
+    while (item := session.next_item(a)) is not None:
+        strata.append(item.stratum)
+        session.judge(a, item.id, 0)
+    top = strata.count("1-10")
+    assert top == 121 and strata == ["1-10"] * top + ["11-100"] * (len(strata) - top)
+    assert sorted(["10", "2", "1", "11", "A7", "A10"], key=topic_key) == [
+        "1", "2", "10", "11", "A7", "A10"]
 
 
 @pytest.mark.parametrize("method", ["mtf", "mtf-global", "hedge"])

@@ -31,13 +31,14 @@ def test_sample_assess_export_merge_eval_on_vaswani(shared, tmp_path, capsys):
     truth = {pair: qrels.get(pair, 0) for pair in selected(design)}  # unjudged: not relevant
     db = tmp_path / "v.db"
     tokens = [add_assessor(db, name) for name in ("alice", "bob")]
+    boss = add_assessor(db, "olga", role="organiser")
     with Server(design, docs, topics, db, "--overlap", "0.3", "--grades", "0-1") as server:
         apis = [Api(server.url, t) for t in tokens]
         page = apis[0].http.get(server.url + "/judge").text
         assert "<mark>" in page and 'id="doctext"' in page  # a real Vaswani document
         while sum(judge_all(api, truth, limit=25) for api in apis):
             pass
-        report = apis[0].http.get(server.url + "/api/progress").json()
+        report = Api(server.url, boss).http.get(server.url + "/api/progress").json()
     assert sum(r["judged"] for r in report["progress"]) == len(truth)
     both = report["agreement"]["items"]
     assert both == round(0.3 * len(truth))

@@ -1,6 +1,7 @@
 """The order documents are handed out in: the design's, or an adaptive method's.
 
-- ``design``: stratum by stratum in the design's stratum order (e.g. ranks 1-10 before 11-100),
+- ``design``: stratum by stratum from the top (the stratum holding the best-ranked document
+  first: ranks 1-10 before 11-100, :func:`stratum_ranks`),
   shuffled within a stratum over all topics by a seeded permutation; stopping early leaves a
   simple random subsample of the last stratum, not its best-ranked documents.
 - ``topic``: the same, one topic after another (an assessor keeps a topic in mind).
@@ -31,12 +32,27 @@ from ..errors import DesignError, InputError
 from . import ADAPTIVE_ORDERS, ORDERS, STATIC_ORDERS  # noqa: F401
 
 
+def stratum_ranks(record) -> np.ndarray:
+    """Each stratum's place from the top: strata ordered by the best rank of their best-ranked
+    pool document (ties: the order of the labels). A design file's rows give the strata indices
+    in the order their first row appears (``1``'s first document may well be in ``11-100``),
+    so that index says nothing about which stratum is on top."""
+    n = len(record.labels)
+    top = np.full(n, np.inf)
+    np.minimum.at(top, np.asarray(record.stratum, np.int64), np.asarray(record.best_rank, float))
+    ranks = np.empty(n, np.int64)
+    ranks[np.lexsort((np.arange(n), top))] = np.arange(n)
+    return ranks
+
+
 def to_judge(record) -> list[tuple[str, str, str, int]]:
-    """(topic, docno, stratum label, stratum index) of the design's documents to judge: the
-    selected ones, less those a planned design lists as judged before."""
-    before = getattr(record.design, "before", frozenset())
+    """(topic, docno, stratum label, stratum place from the top: :func:`stratum_ranks`) of the
+    design's documents to judge: the selected ones, less those a planned design lists as
+    judged before."""
+    before = record.design.judged_before()
+    place = stratum_ranks(record)
     rows = [(record.qid[i], record.docno[i], record.labels[record.stratum[i]],
-             int(record.stratum[i])) for i in np.flatnonzero(record.selected)]
+             int(place[record.stratum[i]])) for i in np.flatnonzero(record.selected)]
     return sorted(r for r in rows if (r[0], r[1]) not in before)
 
 

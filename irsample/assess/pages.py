@@ -2,16 +2,20 @@
 
 Every value reaches the page escaped: document text goes through :func:`highlight`, which
 escapes each piece and adds only ``<mark>`` elements of its own; templates autoescape the rest.
+Assessors' pages are blind: they show the topic, the document and the assessor's own counts,
+never a stratum, rank, run, overlap flag or another assessor's statistics.
 """
 
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup, escape
 
+from . import dashboard, readout
 from .session import grade_labels
 from .topics import s_stem
 
@@ -19,6 +23,15 @@ HERE = Path(__file__).parent
 ENV = Environment(loader=FileSystemLoader(HERE / "templates"),
                   autoescape=select_autoescape(default=True, default_for_string=True))
 _WORD = re.compile(r"(\w+)")
+
+
+def plural(n: int, word: str) -> str:
+    """``1 judgment``, ``2 judgments``."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+ENV.filters["plural"] = plural
+ENV.filters["age"] = dashboard.age
 
 
 def highlight(text: str, terms) -> Markup:
@@ -40,39 +53,91 @@ def _fmt(result) -> str:
     return f"{result.estimate:.3f} [{result.low:.3f}, {result.high:.3f}]"
 
 
-def judge_page(session, assessor, item, message: str = "") -> str:
+def _flash(session, assessor, params, labels) -> tuple[str, tuple | None]:
+    """The message after an action (from the redirect's query) and, after an undo, the
+    withdrawn (grade, note) to show again."""
+    con = session.store.db
+    done, item_id = params.get("done", ""), params.get("item", "")
+    item = session.store.item(int(item_id)) if item_id.isdigit() else None
+    docno = item.docno if item else "the document"
+    own = readout.own_judgment(con, assessor.id, item.id) if item else None
+
+    def graded(g):
+        return f"{g} ({labels.get(g, 'grade')})"
+
+    if done in ("saved", "revised", "unchanged") and own is not None:
+        text = {"saved": f"Saved: {docno} judged {graded(own[0])}.",
+                "revised": f"Revised: {docno} is now {graded(own[0])}; the earlier grade is "
+                           "kept in the history.",
+                "unchanged": f"Already saved: {docno} {graded(own[0])}."}[done]
+        return text, None
+    if done == "skipped":
+        return f"Skipped {docno}: it comes back after the other documents.", None
+    if done == "undone" and item is not None:
+        row = con.execute("SELECT grade, note FROM judgments WHERE item=? AND assessor=? AND "
+                          "withdrawn IS NOT NULL ORDER BY id DESC LIMIT 1",
+                          (item.id, assessor.id)).fetchone()
+        if row is not None:
+            with_note = " and your note (below)" if row[1] else ""
+            return (f"Withdrawn: your {graded(row[0])} for {docno}{with_note}. Judge it "
+                    "again.", tuple(row))
+    if params.get("undone", "").isdigit() and own is not None:
+        return (f"Withdrawn: your revision to {graded(int(params['undone']))}; {docno} is back "
+                f"to {graded(own[0])}.", None)
+    if done == "nothing":
+        return "Nothing to undo.", None
+    return "", None
+
+
+def judge_page(session, assessor, item, params, *, revising: bool = False) -> str:
     from .topics import query_terms
 
-    store = session.store
-    counts = store.counts()
-    context = dict(assessor=assessor, item=item, message=message,
-                   mine=store.judged_by(assessor.id),
-                   all_done=sum(r[3] for r in counts), all_total=sum(r[2] for r in counts),
-                   grades=grade_labels(session.grades))
+    con = session.store.db
+    labels = grade_labels(session.grades)
+    message, withdrawn = _flash(session, assessor, params, labels)
+    done, total = readout.totals(con)
+    context = dict(assessor=assessor, item=item, message=message, grades=labels,
+                   mine=readout.judged_by(con, assessor.id), all_done=done, all_total=total,
+                   revising=revising, lease=session.store.lease_seconds, was=None, note="")
+    if withdrawn is not None and item is not None:
+        context.update(was=withdrawn[0], note=withdrawn[1])
+    if revising:
+        own = readout.own_judgment(con, assessor.id, item.id)
+        context.update(was=own[0], note=own[1])
     if item is not None:
         topic = session.topics[item.topic]
-        done, total = store.topic_progress(item.topic)
-        context.update(topic=topic, topic_done=done, topic_total=total,
+        context.update(topic=topic,
                        text=highlight(session.documents[item.docno], query_terms(topic)))
     return ENV.get_template("judge.html").render(**context)
+
+
+def mine_page(session, assessor) -> str:
+    rows = readout.mine(session.store.db, assessor.id)
+    return ENV.get_template("mine.html").render(
+        assessor=assessor, rows=rows, grades=grade_labels(session.grades),
+        when=lambda t: time.strftime("%Y-%m-%d %H:%M", time.localtime(t)))
 
 
 ALPHA_LABELS = ("grades as categories (nominal)", "grades as ranks (ordinal)",
                 "relevant or not (nominal)")
 
 
-def progress_page(session, assessor, *, level: float = 0.95, resamples: int = 2000) -> str:
-    rows = session.progress()
+def admin_page(session, organiser, live, *, message: str = "", link: str = "", base: str = "",
+               level: float = 0.95, resamples: int = 2000) -> str:
+    con = session.store.db
+    rows = dashboard.progress(con)
     total = {k: sum(r[k] for r in rows) for k in ("items", "judged", "judgments", "required")}
-    names = session.store.assessors()
-    counts = dict(session.store.db.execute(
-        "SELECT assessor, count(*) FROM judgments GROUP BY assessor").fetchall())
-    agreement = session.agreement(level=level, n_resamples=resamples)
-    return ENV.get_template("progress.html").render(
-        assessor=assessor, rows=rows, total=total, agreement=agreement,
-        assessors=[(n, counts.get(i, 0)) for i, n in names.items()],
-        alphas=list(zip(agreement["alpha"], ALPHA_LABELS)), fmt=_fmt,
-        level_pct=f"{level * 100:g}", resamples=resamples, seed=session.seed)
+    agreement = dashboard.agreement(con, rel_level=session.rel_level, seed=session.seed,
+                                    level=level, n_resamples=resamples)
+    preview = None if live is None else live.preview
+    return ENV.get_template("admin.html").render(
+        assessor=organiser, rows=rows, strata=dashboard.by_stratum(rows), total=total,
+        agreement=agreement, alphas=list(zip(agreement["alpha"], ALPHA_LABELS)), fmt=_fmt,
+        level_pct=f"{level * 100:g}", resamples=resamples, seed=session.seed,
+        people=dashboard.pace(con), live=live, result=None if live is None else live.result,
+        preview=preview, plan=None if isinstance(preview, str) or preview is None else preview,
+        rounds=session.store.rounds(), message=message, link=(base + link) if link else "",
+        now=time.time())
 
 
 def message_page(status: int, message: str) -> str:

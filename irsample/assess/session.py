@@ -2,30 +2,38 @@
 
 :meth:`Session.open` reads the design (a folder written by ``irsample sample``, or its
 ``design.json``), loads the items into the store on first use (checking on later starts that the
-settings are the same), reads the documents and topics it needs (every one must be found), and
-sets the order. :meth:`next_item`, :meth:`judge`, :meth:`skip` and :meth:`undo` are what the web
-app calls; an adaptive order is re-ranked after every change of the judgments.
+settings are the same), reads the documents and topics of every round's documents (every one
+must be found), and sets the order. :meth:`next_item`, :meth:`judge`, :meth:`skip` and
+:meth:`undo` are what the web app calls; an adaptive order is re-ranked after every change of
+the judgments. A round loaded later (:mod:`.rounds`, from the dashboard or ``irsample assess
+next-round``) is picked up on the next request: its documents' texts are read then.
 """
 
 from __future__ import annotations
 
 import hashlib
-import itertools
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import InputError
-from . import agreement
+from . import readout
+from .assign import Conflict
 from .documents import read_documents
+from .ops import judge_op, skip_op, undo_op
 from .order import ADAPTIVE_ORDERS, ORDERS, AdaptiveOrder, overlap_flags, static_order, to_judge
-from .store import MAX_NOTE, Item, Store, judge_op, skip_op, undo_op
+from .store import MAX_NOTE, Item, Store
 from .topics import Topic, read_topics
 
 GRADE_NAMES = {2: ("not relevant", "relevant"),
                3: ("not relevant", "relevant", "highly relevant"),
                4: ("not relevant", "marginally relevant", "relevant", "highly relevant")}
+
+
+class Paused(Exception):
+    """Judging is paused for a moment (a new round is being loaded; answered 503)."""
 
 
 def parse_grades(text: str) -> tuple[int, ...]:
@@ -59,7 +67,12 @@ class Session:
     rel_level: int = 1
     adaptive: AdaptiveOrder | None = None
     seed: int = 0
+    order: str = "design"
+    overlap: float = 0.0
+    sources: tuple = (None, None)  #: (documents path, topics path), to read later rounds'
+    paused: bool = False
     dirty: bool = field(default=True, repr=False)
+    rounds_seen: int = field(default=0, repr=False)
 
     @classmethod
     def open(cls, design, docs, topics, db, *, order: str = "design", overlap: float = 0.0,
@@ -70,7 +83,8 @@ class Session:
         if order not in ORDERS:
             raise InputError(f"unknown order {order!r} (one of {', '.join(ORDERS)})")
         path = Path(design)
-        record = DesignRecord.read(str(path / "design.json" if path.is_dir() else path))
+        path = path / "design.json" if path.is_dir() else path
+        record = DesignRecord.read(str(path))
         if not record.has_rows:
             raise InputError("the design file lists no documents: run 'irsample sample' first",
                              record.source)
@@ -85,17 +99,16 @@ class Session:
         config = {"design": record.design.name, "design_seed": record.seed, "items": len(rows),
                   "digest": digest, "order": order, "overlap": overlap, "seed": seed,
                   "grades": list(grades)}
-        topic_map = read_topics(topics)
-        missing = sorted({r[0] for r in rows} - set(topic_map))
-        if missing:
-            raise InputError(f"{len(missing)} topics of the design are not in the topics file "
-                             f"(e.g. {missing[0]!r})", str(topics))
-        texts = read_documents(docs, {r[1] for r in rows})
-        lost = sorted({r[1] for r in rows} - set(texts))
-        if lost:
-            raise InputError(f"{len(lost)} documents of the design are not in the documents "
-                             f"(e.g. {lost[0]!r})", str(docs))
-        adaptive = None  # built before the store is touched: a failure leaves it as it was
+        topic_map = read_topics(topics)  # read before the store is touched: a failure
+        texts = read_documents(docs, {r[1] for r in rows})  # leaves the database as it was
+        for lost, what, where in (({r[0] for r in rows} - set(topic_map), "topics", topics),
+                                  ({r[1] for r in rows} - set(texts), "documents", docs)):
+            if lost:
+                first = sorted(lost, key=readout.topic_key)[0]
+                raise InputError(f"{len(lost)} {what} of the design are not in the {what}"
+                                 f"{' file' if what == 'topics' else ''} (e.g. {first!r})",
+                                 str(where))
+        adaptive = None
         if order in ADAPTIVE_ORDERS:
             if not runs:
                 raise InputError(f"the {order} order needs the design's runs (--runs)")
@@ -105,13 +118,55 @@ class Session:
                                      record_runs=record.runs, seed=seed, rel_level=rel_level,
                                      beta=beta)
         store = Store(db, lease_seconds=lease_seconds)
-        store.setup([(r[0], r[1], r[2], int(s), int(q)) for r, s, q in zip(rows, seq, required)],
-                    config)
-        return cls(store, texts, topic_map, tuple(grades), rel_level, adaptive, seed)
+        try:
+            store.setup([(r[0], r[1], r[2], int(s), int(q))
+                         for r, s, q in zip(rows, seq, required)], config)
+            if not store.rounds():  # a new database, or one from before rounds
+                store._set_meta("rounds", [{"round": 1, "design": str(path.resolve()),
+                                            "items": len(rows), "at": time.time()}])
+            for entry in store.rounds()[1:]:
+                if not Path(entry["design"]).is_file():
+                    raise InputError(f"round {entry['round']}'s design file is missing",
+                                     entry["design"])
+            session = cls(store, texts, topic_map, tuple(grades), rel_level, adaptive, seed, order,
+                          overlap, (docs, topics))
+            session.read_texts()
+            store._set_meta("sources", {"docs": str(Path(docs).resolve()),
+                                        "topics": str(Path(topics).resolve())})
+        except BaseException:
+            store.close()
+            raise
+        return session
+
+    def read_texts(self) -> None:
+        """Read the texts and topics of every active document not read yet (all of them at the
+        start, a new round's later); every one must be found."""
+        items = self.store.items()
+        wanted = {it.docno for it in items} - set(self.documents)
+        topics = {it.topic for it in items}
+        docs_path, topics_path = self.sources
+        if topics - set(self.topics):
+            topic_map = read_topics(topics_path)
+            missing = sorted(topics - set(topic_map), key=readout.topic_key)
+            if missing:
+                raise InputError(f"{len(missing)} topics of the design are not in the topics "
+                                 f"file (e.g. {missing[0]!r})", str(topics_path))
+            self.topics = topic_map
+        if wanted:
+            texts = read_documents(docs_path, wanted)
+            lost = sorted(wanted - set(texts))
+            if lost:
+                raise InputError(f"{len(lost)} documents of the design are not in the "
+                                 f"documents (e.g. {lost[0]!r})", str(docs_path))
+            self.documents.update(texts)
+        self.rounds_seen = len(self.store.rounds())
+        self.dirty = True
 
     # --------------------------------------------------------------------------- judging
 
     def _refresh(self) -> None:
+        if len(self.store.rounds()) != self.rounds_seen:  # a round loaded by the command line
+            self.read_texts()
         if not self.dirty:
             return
         if self.adaptive is None:
@@ -121,8 +176,9 @@ class Session:
             key = {it.id: (it.topic, it.docno) for it in items}
             ids = {k: i for i, k in key.items()}
             second = [it.id for it in items if 0 < it.judged < it.required]
-            ranked = self.adaptive.ranking([(key[i], g) for i, g in self.store.first_grades()])
-            self.store.set_positions(second + [ids[k] for k in ranked])
+            ranked = self.adaptive.ranking(
+                [(key[i], g) for i, g in readout.first_grades(self.store.db) if i in key])
+            self.store.set_positions(second + [ids[k] for k in ranked if k in ids])
         self.dirty = False
 
     def next_item(self, assessor: int) -> Item | None:
@@ -138,10 +194,21 @@ class Session:
         if self.store.item(item_id) is None:
             raise KeyError(f"no document with item id {item_id}")
 
-    def judge(self, assessor: int, item_id: int, grade: int, note: str = "") -> str:
-        """Validate and save (see :func:`~.store.judge_op`); committed when it returns."""
+    def _claim(self, assessor: int, item_id: int, grade: int, note: str) -> None:
         self._check(item_id, grade, note)
-        status = self.store.judge(assessor, item_id, grade, note)
+        if self.paused:
+            raise Paused("a new round is being loaded: send the judgment again in a few seconds")
+        self.store.claim(assessor, item_id)
+
+    def judge(self, assessor: int, item_id: int, grade: int, note: str = "") -> str:
+        """Validate, claim (:func:`~.assign.claim`) and save (:func:`~.ops.judge_op`);
+        committed when it returns."""
+        self._claim(assessor, item_id, grade, note)
+        try:
+            status = self.store.judge(assessor, item_id, grade, note)
+        except BaseException:
+            self.store.release(assessor, item_id, judged=False)
+            raise
         self.dirty |= self.adaptive is not None and status != "unchanged"
         return status
 
@@ -149,17 +216,21 @@ class Session:
         self._check(item_id)
         self.store.skip(assessor, item_id)
 
-    def undo(self, assessor: int) -> Item | None:
-        item = self.store.undo(assessor)
-        self.dirty |= self.adaptive is not None and item is not None
-        return item
+    def undo(self, assessor: int):
+        withdrawn = self.store.undo(assessor)
+        self.dirty |= self.adaptive is not None and withdrawn is not None
+        return withdrawn
 
     # the same through the group commit of the server (:mod:`.writer`)
 
     async def judge_async(self, writer, assessor: int, item_id: int, grade: int,
                           note: str = "") -> str:
-        self._check(item_id, grade, note)
-        status = await writer.run(lambda con: judge_op(con, assessor, item_id, grade, note))
+        self._claim(assessor, item_id, grade, note)
+        try:
+            status = await writer.run(lambda con: judge_op(con, assessor, item_id, grade, note))
+        except BaseException:
+            self.store.release(assessor, item_id, judged=False)
+            raise
         self.store.release(assessor, item_id)
         self.dirty |= self.adaptive is not None and status != "unchanged"
         return status
@@ -169,52 +240,16 @@ class Session:
         await writer.run(lambda con: skip_op(con, assessor, item_id))
         self.store.release(assessor, item_id)
 
-    async def undo_async(self, writer, assessor: int) -> Item | None:
-        item = self.store.after_undo(assessor, await writer.run(lambda con: undo_op(con, assessor)))
-        self.dirty |= self.adaptive is not None and item is not None
-        return item
+    async def undo_async(self, writer, assessor: int):
+        withdrawn = self.store.after_undo(assessor,
+                                          await writer.run(lambda con: undo_op(con, assessor)))
+        self.dirty |= self.adaptive is not None and withdrawn is not None
+        return withdrawn
 
-    # --------------------------------------------------------------------- progress, agreement
+    def renew(self, assessor: int, item_id: int) -> None:
+        """Renew the lease on the document the assessor's page shows (:func:`.assign.renew`)."""
+        self._check(item_id)
+        self.store.renew(assessor, item_id)
 
-    def progress(self) -> list[dict]:
-        keys = ("topic", "stratum", "items", "judged", "judgments", "required")
-        rows = [dict(zip(keys, r)) for r in self.store.counts()]
-        for r in rows:
-            r["to_judge"] = r["items"] - r["judged"]
-        return rows
 
-    def agreement(self, *, level: float = 0.95, n_resamples: int = 2000) -> dict:
-        """Kappa for every pair of assessors with common items, alpha over all of them
-        (grades, and relevant/not at ``rel_level``), bootstrap intervals seeded by the session's
-        seed; kappa also with the analytic interval."""
-        ratings = self.store.ratings()
-        names = sorted({n for r in ratings.values() for n in r})
-        out = {"items": len(ratings), "assessors": names, "pairs": [], "alpha": []}
-        if not ratings:
-            return out
-        matrix = np.full((len(ratings), len(names)), np.nan)
-        for row, grades in enumerate(ratings.values()):
-            for name, g in grades.items():
-                matrix[row, names.index(name)] = g
-        binary = np.where(np.isnan(matrix), np.nan, (matrix >= self.rel_level).astype(float))
-        for (i, a), (j, b) in itertools.combinations(enumerate(names), 2):
-            both = ~np.isnan(matrix[:, i]) & ~np.isnan(matrix[:, j])
-            if not both.any():
-                continue
-            x, y = matrix[both, i].astype(int), matrix[both, j].astype(int)
-            bx, by = (x >= self.rel_level).astype(int), (y >= self.rel_level).astype(int)
-            opts = dict(level=level, n_resamples=n_resamples, rng=self.seed)
-            out["pairs"].append({
-                "a": a, "b": b, "items": int(both.sum()),
-                "kappa": agreement.kappa_interval(x, y, **opts),
-                "kappa_analytic": agreement.kappa_interval(x, y, level=level, method="analytic"),
-                "kappa_binary": agreement.kappa_interval(bx, by, **opts),
-                "raw": float(np.mean(x == y)),
-            })
-        opts = dict(level=level, n_resamples=n_resamples, rng=self.seed)
-        out["alpha"] = [
-            agreement.alpha_interval(matrix, level_of_measurement="nominal", **opts),
-            agreement.alpha_interval(matrix, level_of_measurement="ordinal", **opts),
-            agreement.alpha_interval(binary, level_of_measurement="nominal", **opts),
-        ]
-        return out
+__all__ = ["Conflict", "Paused", "Session", "grade_labels", "parse_grades"]

@@ -51,5 +51,10 @@ class GroupCommit:
         finally:
             self.flushing = False
 
+    async def idle(self) -> None:
+        """Return once every operation queued so far is committed (nothing pending)."""
+        while self.flushing or self.pending:
+            await asyncio.sleep(0.005)
+
     def close(self) -> None:
         self.thread.shutdown(wait=True)

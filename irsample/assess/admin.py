@@ -1,0 +1,172 @@
+"""The organiser's routes: the dashboard, people (add, revoke, reissue a link) and rounds.
+
+``GET /admin`` (the dashboard: :mod:`.dashboard`), ``GET /api/admin`` (the same as JSON),
+``GET /progress`` (redirects to the dashboard), ``GET /api/progress`` (progress and agreement
+as JSON), ``POST /admin/person`` (``name``, ``role``: a new link, shown once),
+``POST /admin/revoke`` and ``POST /admin/reissue`` (``name``), ``POST /admin/round``
+(``batch``: plan, draw and load the next round, :mod:`.rounds`). Judging pauses while a
+round is loaded (a judgment sent meanwhile is answered 503, "send it again").
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import asdict
+
+from starlette.exceptions import HTTPException
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse
+from starlette.routing import Route
+
+from ..errors import IrsampleError
+from . import dashboard, pages
+from .web import integer
+
+
+def routes(session, writer, live, authorised) -> list[Route]:
+    """The organiser's routes; ``authorised(request, post=, role=)`` checks token and CSRF."""
+
+    def organiser(request, post=False):
+        return authorised(request, post=post, role="organiser")
+
+    async def admin_get(request, message: str = "", link: str = ""):
+        who, _ = await organiser(request)
+        if live is not None:
+            live.poke()
+        return HTMLResponse(pages.admin_page(session, who, live, message=message, link=link,
+                                             base=str(request.base_url).rstrip("/")))
+
+    async def api_admin(request):
+        await organiser(request)
+        if live is not None:
+            live.poke()
+        con = session.store.db
+        result = None if live is None else live.result
+        return JSONResponse({
+            "progress": dashboard.progress(con),
+            "people": [asdict(p) for p in dashboard.pace(con)],
+            "rounds": session.store.rounds(),
+            "computing": bool(live and live.computing),
+            "estimates": None if result is None else {
+                "basis": None if result.basis is None else {
+                    "round": result.basis.round, "design": result.basis.design,
+                    "format": result.basis.format, "note": result.basis.note},
+                "judgments": result.judgments, "used": result.used, "at": result.at,
+                "error": result.error, "commands": result.commands,
+                "runs": [{"run": run, **{m: asdict(c) for m, c in cells.items()}}
+                         for run, cells in result.rows]},
+        })
+
+    async def progress_get(request):
+        await organiser(request)
+        return RedirectResponse("/admin", status_code=303)
+
+    async def api_progress(request):
+        await organiser(request)
+        found = dashboard.agreement(session.store.db, rel_level=session.rel_level,
+                                    seed=session.seed)
+        found["pairs"] = [{k: (v.__dict__ if hasattr(v, "__dict__") else v)
+                           for k, v in p.items()} for p in found["pairs"]]
+        found["alpha"] = [a.__dict__ for a in found["alpha"]]
+        return JSONResponse({"progress": dashboard.progress(session.store.db),
+                             "agreement": found})
+
+    def checked(status: int, action, *args):
+        """``action(*args)``, its IrsampleError answered with ``status`` and its message."""
+        try:
+            return action(*args)
+        except IrsampleError as exc:
+            raise HTTPException(status, getattr(exc, "message", str(exc))) from None
+
+    def name_of(fields) -> str:
+        name = fields.get("name")
+        if not isinstance(name, str) or not name:
+            raise HTTPException(400, "missing field 'name'")
+        return name
+
+    async def add_person(request):
+        who, fields = await organiser(request, post=True)
+        name, role = name_of(fields), fields.get("role", "assessor")
+        token = checked(400, session.store.add_person, name, role)
+        return await admin_get(request, f"Added {role} {name}; their link (shown once):",
+                               f"/login?token={token}")
+
+    async def revoke(request):
+        who, fields = await organiser(request, post=True)
+        name = name_of(fields)
+        if name == who.name:
+            raise HTTPException(400, "you cannot revoke your own link")
+        checked(404, session.store.revoke, name)
+        return await admin_get(request, f"Revoked {name}'s link (their judgments stay).")
+
+    async def reissue(request):
+        who, fields = await organiser(request, post=True)
+        name = name_of(fields)
+        token = checked(404, session.store.reissue, name)
+        return await admin_get(request, f"New link for {name} (the old one no longer works; "
+                               "shown once):", f"/login?token={token}")
+
+    async def next_round(request):
+        _, fields = await organiser(request, post=True)
+        batch = integer(fields, "batch")
+        if batch < 1:
+            raise HTTPException(400, "batch must be at least 1")
+        try:
+            number = await load_next_round(session, writer, live, batch)
+        except IrsampleError as exc:
+            raise HTTPException(400, f"no round loaded: {getattr(exc, 'message', exc)}") from None
+        return await admin_get(request, f"Round {number} loaded: {batch} judgments planned.")
+
+    return [
+        Route("/admin", admin_get, methods=["GET"]),
+        Route("/api/admin", api_admin),
+        Route("/progress", progress_get),
+        Route("/api/progress", api_progress),
+        Route("/admin/person", add_person, methods=["POST"]),
+        Route("/admin/revoke", revoke, methods=["POST"]),
+        Route("/admin/reissue", reissue, methods=["POST"]),
+        Route("/admin/round", next_round, methods=["POST"]),
+    ]
+
+
+async def load_next_round(session, writer, live, batch: int) -> int:
+    """Pause judging, wait for the judgments in flight, plan ``batch`` more judgments from
+    every judgment so far, draw them, check their texts, load them, resume (:mod:`.rounds`)."""
+    from ..errors import InputError
+    from ..stats.random import derived_seed
+    from .documents import read_documents
+    from .export import export
+    from .rounds import draw_round, load_round, plan_round, round_folder
+
+    if session.adaptive is not None:
+        raise InputError("rounds need the design or topic order (an adaptive order ranks one "
+                         "round's documents)")
+    if live is None or not live.runs:
+        raise InputError("planning a round needs the design's runs (serve --runs)")
+    loop = asyncio.get_running_loop()
+    store = session.store
+    session.paused = True
+    try:
+        await writer.idle()
+        rounds = store.rounds()
+        number = len(rounds) + 1
+        qrels = export(store.db).qrels  # here: the store's connection is this thread's
+        planned = await loop.run_in_executor(
+            live.thread, lambda: plan_round(rounds, qrels, live.runs, batch=batch,
+                                            level=live.ci))
+        record, path = await loop.run_in_executor(
+            live.thread, draw_round, planned, derived_seed(session.seed, "draw", number),
+            round_folder(store.path, number))
+        wanted = {record.docno[i] for i in range(len(record.docno)) if record.selected[i]}
+        texts = await loop.run_in_executor(live.thread, read_documents, session.sources[0],
+                                           wanted - set(session.documents))
+        lost = wanted - set(session.documents) - set(texts)
+        if lost:
+            raise InputError(f"{len(lost)} documents of the new round are not in the documents "
+                             f"(e.g. {sorted(lost)[0]!r})", str(session.sources[0]))
+        session.documents.update(texts)
+        load_round(store, record, path, order=session.order, overlap=session.overlap,
+                   seed=session.seed)
+        session.read_texts()
+    finally:
+        session.paused = False
+    return number

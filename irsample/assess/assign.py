@@ -1,0 +1,145 @@
+"""Handing documents out under leases, and refusing judgments of documents not handed out.
+
+Each assessor holds at most one lease (the temporary table ``assignments``): the document they
+were handed and when the lease was taken or last renewed. A lease is *live* for
+``lease_seconds``; the judging page renews it while it is open (``POST /api/renew``). A
+document is open to an assessor when it is active, they have not judged it, and its judgments
+plus the other assessors' live leases leave room for one more of its ``required`` judgments
+(2 for a planned overlap document, else 1).
+
+Binding (:func:`claim`): a judgment is accepted only from the assessor who holds the document's
+lease (an expired lease counts while nobody else took the document), from an assessor revising
+their own judgment, or, for a planned overlap document, from a second assessor while there is
+room. Anything else raises :class:`Conflict` (the app answers 409): so no document gets more
+judgments than planned, whatever the clients send or however long a coffee break lasts.
+"""
+
+from __future__ import annotations
+
+import time
+
+
+class Conflict(Exception):
+    """The assessor may not judge this document now (answered 409)."""
+
+
+#: other assessors holding a place on item i: a live lease or a judgment being committed,
+#: less those whose judgment is committed already (``judged`` counts them; their lease and
+#: in-flight rows go only when the event loop hears of the commit)
+_HOLDERS = """(SELECT count(*) FROM (
+      SELECT assessor FROM assignments s WHERE s.item = i.id AND s.assessor != :a
+        AND s.at > :since
+      UNION SELECT assessor FROM inflight f WHERE f.item = i.id AND f.assessor != :a) h
+    WHERE NOT EXISTS (SELECT 1 FROM judgments j WHERE j.item = i.id
+                      AND j.assessor = h.assessor AND j.current = 1))"""
+
+_OPEN = f"""
+  SELECT p.item FROM pos p JOIN items i ON i.id = p.item
+  WHERE i.active = 1 AND i.judged < i.required
+    AND NOT EXISTS (SELECT 1 FROM judgments j WHERE j.item = i.id AND j.assessor = :a
+                    AND j.current = 1)
+    AND i.judged + {_HOLDERS} < i.required
+"""
+
+
+def _room(con, assessor: int, item_id: int, since: float) -> bool:
+    """Whether the item leaves room for one more judgment besides the current ones and the
+    places other assessors hold (and the assessor has not judged it)."""
+    row = con.execute(
+        f"SELECT i.active = 1 AND i.judged + {_HOLDERS} < i.required AND NOT EXISTS (SELECT 1 "
+        "FROM judgments j WHERE j.item = i.id AND j.assessor = :a AND j.current = 1) "
+        "FROM items i WHERE i.id = :item",
+        {"a": assessor, "since": since, "item": item_id}).fetchone()
+    return bool(row and row[0])
+
+
+def _lease(con, assessor: int):
+    return con.execute("SELECT item, at FROM assignments WHERE assessor=?",
+                       (assessor,)).fetchone()
+
+
+def _take(con, assessor: int, item_id: int, now: float) -> None:
+    con.execute("INSERT OR REPLACE INTO assignments VALUES (?, ?, ?)", (assessor, item_id, now))
+
+
+def _judged_by(con, assessor: int, item_id: int) -> bool:
+    return con.execute("SELECT 1 FROM judgments WHERE item=? AND assessor=? AND current=1",
+                       (item_id, assessor)).fetchone() is not None
+
+
+def current(con, assessor: int, lease_seconds: float) -> int | None:
+    """The assessor's current document: their leased one while it is theirs (renewed; an
+    expired lease is kept only if nobody else took the document), else the first open one in
+    order (documents the assessor skipped come last, oldest skip first). None: nothing open."""
+    now = time.time()
+    since = now - lease_seconds
+    lease = _lease(con, assessor)
+    if lease is not None and not _judged_by(con, assessor, lease[0]):
+        if lease[1] > since or _room(con, assessor, lease[0], since):
+            _take(con, assessor, lease[0], now)
+            return lease[0]
+    args = {"a": assessor, "since": since}
+    row = con.execute(_OPEN + " AND NOT EXISTS (SELECT 1 FROM skips k WHERE k.assessor = :a "
+                      "AND k.item = i.id) ORDER BY p.pos LIMIT 1", args).fetchone()
+    if row is None:
+        row = con.execute(_OPEN.replace("FROM pos p", "FROM pos p JOIN skips k ON k.item = "
+                                        "p.item AND k.assessor = :a") + " ORDER BY k.at LIMIT 1",
+                          args).fetchone()
+    if row is None:
+        con.execute("DELETE FROM assignments WHERE assessor=?", (assessor,))
+        return None
+    _take(con, assessor, row[0], now)
+    return row[0]
+
+
+def claim(con, assessor: int, item_id: int, lease_seconds: float) -> None:
+    """Accept a judgment of ``item_id`` by ``assessor`` now (module docstring: binding): it
+    holds the document's place (``inflight``) until :func:`settle` after its commit, and a
+    leased document's lease is renewed; else raise :class:`Conflict` with the reason."""
+    if _judged_by(con, assessor, item_id):
+        return  # a revision of their own judgment
+    now = time.time()
+    since = now - lease_seconds
+    lease = _lease(con, assessor)
+    mine = lease is not None and lease[0] == item_id
+    row = con.execute("SELECT required, active FROM items WHERE id=?", (item_id,)).fetchone()
+    if not mine and not (row and row[0] > 1):
+        raise Conflict(f"document item {item_id} is not leased to you: judge the document "
+                       "the app hands you (GET /api/next or /judge)")
+    if not _room(con, assessor, item_id, since):
+        if row and not row[1]:
+            raise Conflict("this document is no longer to be judged (a later round replaced "
+                           "the one it belonged to)")
+        if mine:
+            raise Conflict("this document went to another assessor after your lease on it "
+                           "ran out; your judgment was not saved")
+        raise Conflict(f"document item {item_id} is not leased to you and its planned "
+                       "assessors are all taken")
+    if mine:
+        _take(con, assessor, item_id, now)
+    con.execute("INSERT OR IGNORE INTO inflight VALUES (?, ?)", (assessor, item_id))
+
+
+def settle(con, assessor: int, item_id: int, *, judged: bool) -> None:
+    """A claimed judgment is committed (``judged``: its lease ends too) or failed (the lease,
+    if any, stays for a retry)."""
+    con.execute("DELETE FROM inflight WHERE assessor=? AND item=?", (assessor, item_id))
+    if judged:
+        con.execute("DELETE FROM assignments WHERE assessor=? AND item=?", (assessor, item_id))
+
+
+def renew(con, assessor: int, item_id: int, lease_seconds: float) -> None:
+    """Renew the assessor's lease on ``item_id`` (the judging page does, while open). Only an
+    existing lease is renewed (an expired one while nobody else took the document): renewing
+    never hands a document out. Raises :class:`Conflict` otherwise."""
+    if _judged_by(con, assessor, item_id):
+        return  # revising: nothing is leased
+    now = time.time()
+    lease = _lease(con, assessor)
+    if lease is None or lease[0] != item_id:
+        raise Conflict("this document is no longer leased to you (the server restarted, or "
+                       "you moved on in another tab)")
+    if lease[1] <= now - lease_seconds and not _room(con, assessor, item_id, now - lease_seconds):
+        con.execute("DELETE FROM assignments WHERE assessor=?", (assessor,))
+        raise Conflict("this document went to another assessor after your lease on it ran out")
+    _take(con, assessor, item_id, now)

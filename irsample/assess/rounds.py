@@ -1,0 +1,162 @@
+"""Judging in rounds: plan the next round from the judgments so far, draw it, load it.
+
+The database's rounds (``meta.rounds``) each name the design file whose sample they judge:
+round 1 is the design ``serve --design`` was given; round k+1 is planned by :func:`plan_round`
+with irsample's planner (:mod:`irsample.design.planner`, what ``irsample plan --design
+ROUND_k/design.json --judged QRELS --batch B`` does): the relevance model is fitted to the
+judgments, the least-variance allocation of B more judgments tops up the cells of round k's
+strata, and :func:`draw_round` draws it (``irsample sample --design PLAN``) into a design file
+whose inclusion probabilities are those *given the documents judged before* (1 for them,
+j / (N - m) for the rest of a cell: :mod:`irsample.design.sampling.allocated`), so ``ht(M)``
+stays unbiased across rounds. :func:`load_round` adds its documents to the database.
+
+The plan is made over what is judged: a round's documents still unjudged when the next round
+is planned are not judged as part of it (they leave the judging set, ``items.active`` 0; a
+document the new round draws again comes back). Because the new design's probabilities are
+conditional on the judged set, whatever it is, the exactness does not need the earlier round
+finished; but only a finished round has its own estimates (:mod:`.estimates`).
+
+:func:`plan_round` is the one place to change when the planner learns ``ht(M)`` (today it plans
+for xinfAP's variance model, :data:`ESTIMATOR`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass
+from io import BytesIO
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InputError
+from ..stats.random import derived_seed
+from .order import overlap_flags, static_order, to_judge
+
+#: the estimator whose variance model the planner minimises (issue 25 brings ht(M))
+ESTIMATOR = "xinfAP"
+
+
+@dataclass(frozen=True, eq=False)
+class RoundPlan:
+    """A planned next round: the planner's :class:`~irsample.design.planner.plan.Plan`, its
+    design (topping up the judged documents), the pool it was planned over, and what it is
+    based on (round, judgments, judgments of this database at planning time)."""
+
+    plan: object
+    design: object
+    pool: object
+    round: int
+    judged: int
+    batch: int
+    stamp: tuple  #: (judgment rows, last judgment id) when planned: stale if they changed
+
+    def summary(self) -> str:
+        return self.plan.summary()
+
+
+def judged_record(record, judged_keys):
+    """``record`` with ``selected`` narrowed to its documents in ``judged_keys`` ((topic,
+    docno) pairs): the sample the judgments realised."""
+    judged = np.array([(q, d) in judged_keys for q, d in zip(record.qid, record.docno)], bool)
+    return dataclasses.replace(record, selected=record.selected & judged)
+
+
+def plan_round(rounds: list[dict], qrels: str, runs, *, batch: int, stamp=(),
+               max_strata: int = 4, level: float = 0.95) -> RoundPlan:
+    """Plan ``batch`` more judgments over the latest round's design (module docstring);
+    ``qrels`` the exported current judgments (:mod:`.export`), ``runs`` the run files."""
+    from ..design import DesignRecord, Pool
+    from ..design.planner.plan import plan
+    from ..design.planner.relevance_model import fit_relevance
+    from ..design.planner.sequential import judged_keys, judged_sample
+    from ..io import load_qrels, load_runs
+    from ..model import Collection
+
+    if not runs:
+        raise InputError("planning a round needs the design's runs (serve --runs)")
+    latest = rounds[-1]
+    record = DesignRecord.read(latest["design"])
+    table = load_qrels(BytesIO(qrels.encode("utf-8", "surrogateescape")), "trec")
+    keys = {(q.decode("utf-8", "surrogateescape"), d.decode("utf-8", "surrogateescape"))
+            for q, d in zip(table.qid.to_pylist(), table.docno.to_pylist())}
+    elsewhere = record.design.judged_before() - keys
+    if elsewhere:
+        raise InputError(f"{len(elsewhere)} documents the design lists as judged before are not "
+                         "judged in this database: a next round needs their judgments here",
+                         record.source)
+    collection = Collection.build(load_runs(runs))
+    missing = [r for r in record.runs or () if r not in collection.run_names]
+    if missing:
+        raise InputError(f"the design pooled runs that were not given: {', '.join(missing)}",
+                         record.source)
+    pooled = None if record.runs is None else tuple(collection.run_names.index(r)
+                                                    for r in record.runs)
+    depth = int(record.depth) if record.depth else 100
+    pool = Pool.from_runs(collection, pooled, depth=depth)
+    sample = judged_sample(pool, judged_record(record, keys), table)
+    if not sample.judged.any():
+        raise InputError("nothing of the design is judged yet: judge some documents first",
+                         record.source)
+    model = fit_relevance(pool, sample.judged, sample.grade, gains=ESTIMATOR == "infNDCG")
+    result = plan(pool, model, int(sample.judged.sum()) + batch, estimator=ESTIMATOR,
+                  judged=sample.judged, required=sample.edges[1:], max_strata=max_strata,
+                  level=level)
+    design = result.design(before=judged_keys(pool, sample.judged))
+    return RoundPlan(result, design, pool, latest["round"], int(sample.judged.sum()), batch,
+                     tuple(stamp))
+
+
+def draw_round(planned: RoundPlan, seed: int, folder) -> tuple[object, Path]:
+    """Draw the planned round with ``seed`` into ``folder`` (``design.json`` and
+    ``to_judge.tsv``, as ``irsample sample`` writes them); returns the record and the path."""
+    from ..design import DesignRecord
+    from ..io.output import write_atomic
+
+    sample = planned.design.select(planned.pool, rng=seed)
+    record = DesignRecord.from_sample(planned.pool, planned.design, sample, seed=seed)
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    write_atomic(folder / "design.json", record.to_json())
+    write_atomic(folder / "to_judge.tsv", record.to_judge_tsv())
+    return record, (folder / "design.json").resolve()
+
+
+def load_round(store, record, path, *, order: str, overlap: float, seed: int) -> int:
+    """Add the drawn round ``record`` (its file at ``path``) to ``store``: its documents not
+    judged before become the documents to judge (shuffled by ``order`` with a seed derived
+    from ``seed`` and the round, ``overlap`` of them for two assessors); documents of earlier
+    rounds nobody judged leave the judging set. Returns the round's number."""
+    rounds = store.rounds()
+    number = len(rounds) + 1
+    rows = to_judge(record)
+    if not rows:
+        raise InputError("the new round has no documents to judge", str(path))
+    round_seed = derived_seed(seed, "round", number)
+    seq = static_order(rows, order, round_seed)
+    required = np.where(overlap_flags(len(rows), overlap, round_seed), 2, 1)
+    con = store.db
+    base = con.execute("SELECT coalesce(max(seq), -1) + 1 FROM items").fetchone()[0]
+    con.execute("BEGIN IMMEDIATE")
+    try:
+        con.execute("UPDATE items SET active=0 WHERE active=1 AND judged=0")
+        con.executemany(
+            "INSERT INTO items(topic, docno, stratum, seq, required, round) VALUES (?, ?, ?, "
+            "?, ?, ?) ON CONFLICT(topic, docno) DO UPDATE SET stratum=excluded.stratum, "
+            "seq=excluded.seq, required=max(excluded.required, judged), round=excluded.round, "
+            "active=1",
+            [(r[0], r[1], r[2], base + int(s), int(q), number)
+             for r, s, q in zip(rows, seq, required)])
+        store._set_meta("rounds", rounds + [{"round": number, "design": str(path),
+                                             "items": len(rows), "at": time.time()}])
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    return number
+
+
+def round_folder(db, number: int) -> Path:
+    """Where the dashboard writes round ``number``'s design: beside the database."""
+    return Path(f"{db}.round{number}")

@@ -1,0 +1,56 @@
+"""The organiser's live estimates without a server: ppi(M) with automatic labels equal
+``irsample eval --auto-labels`` on the export, and the reliability status comes from the
+evaluation table's own ``status``/``reason`` columns when it has them."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+pytest.importorskip("jinja2")
+
+from irsample.assess.estimates import compute, interval_status  # noqa: E402
+from irsample.assess.session import Session  # noqa: E402
+from irsample.cli import main  # noqa: E402
+
+from .test_assess_helpers import sample, tiny_data  # noqa: E402
+
+
+def test_interval_status_reads_the_tables_own_status():
+    frame = pd.DataFrame({"run": ["a", "b"], "measure": ["ht(AP)"] * 2, "value": [0.2, 0.3],
+                          "low": [0.1, math.nan], "high": [0.3, math.nan]})
+    assert interval_status(frame) == [
+        ("ok", ""), ("unreliable", "no interval: the variance is undefined on this sample")]
+    frame["status"] = ["unreliable", "ok"]
+    frame["reason"] = ["few relevant documents in topics 3, 7", None]
+    assert interval_status(frame) == [("unreliable", "few relevant documents in topics 3, 7"),
+                                      ("ok", "")]
+
+
+def test_live_estimates_with_labels_equal_eval(tmp_path, capsys):
+    data = tiny_data(tmp_path / "data")
+    design = sample(data["runs"], tmp_path / "design")
+    db = tmp_path / "e.db"
+    session = Session.open(design, data["docs"], data["topics"], db, grades=(0, 1, 2))
+    a = session.store.assessor_by_token(session.store.add_assessor("a")).id
+    for _ in range(40):
+        item = session.next_item(a)
+        session.judge(a, item.id, data["qrels"][(item.topic, item.docno)])
+    found = compute(db, session.store.rounds(), data["runs"], labels="fusion")
+    assert not found.error and found.used == 40 and found.basis.format == "strata"
+    assert found.measures[-3:] == ("ppi(AP)", "ppi(nDCG)", "ppi(P@10)")
+    capsys.readouterr()
+    for line in found.commands:
+        argv = [x.strip("'") for x in line.split()[1:]]
+        argv = [str(tmp_path / x) if x.startswith(("judged.", "merged.")) else x for x in argv]
+        if argv[0] == "eval":
+            argv += ["--format", "tsv", "--places", "exact"]
+        assert main(argv) == 0, line
+    out = capsys.readouterr().out
+    expected = {(r, m): (float(v), float(lo), float(hi)) for r, _, m, v, lo, hi in
+                (x.split("\t") for x in out.splitlines()[1:])}
+    got = {(run, m): (c.value, c.low, c.high) for run, cells in found.rows
+           for m, c in cells.items()}
+    assert got == expected and len(got) == 6 * len(data["runs"])
