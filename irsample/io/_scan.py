@@ -194,10 +194,12 @@ def first_invalid_utf8(offsets, data):
 EXACT_POW10 = np.array([10.0**i for i in range(23)])
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def parse_float(buf, p, e):
     """``(value, ok)`` for the token ``buf[p:e]``; ``ok`` is False where :func:`parse_float_fields`
-    leaves the token to the caller."""
+    leaves the token to the caller. A called function, not inlined by numba: the run scanner
+    calls it from three places, and three inlined copies made it compile 3 s longer; LLVM
+    still inlines it where that pays."""
     neg, p = _sign(buf, p, e)
     mantissa = 0
     digits = 0  # significant digits in mantissa
