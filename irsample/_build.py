@@ -154,6 +154,17 @@ def intern_strings(offsets, data):
     return ids, first[:m].copy()
 
 
+@njit(cache=True, nogil=True, inline="always")
+def copy_run(src, i, end, dst, o):
+    """Copy ``src[i:end]`` to ``dst`` from ``o`` on (an element loop: see :func:`_merge_sort`);
+    the position in ``dst`` after it."""
+    while i < end:
+        dst[o] = src[i]
+        i += 1
+        o += 1
+    return o
+
+
 @njit(cache=True, nogil=True)
 def _merge_sort(idx, tmp, ka, kb, k1, k2, data):
     """Sort entry indices ``idx`` by their strings ``data[ka[j]:kb[j]]`` (stable, bottom-up).
@@ -179,20 +190,13 @@ def _merge_sort(idx, tmp, ka, kb, k1, k2, data):
                     dst[o] = x
                     i += 1
                 o += 1
-            while i < mid:
-                dst[o] = src[i]
-                i += 1
-                o += 1
-            while j < hi:
-                dst[o] = src[j]
-                j += 1
-                o += 1
+            o = copy_run(src, i, mid, dst, o)
+            copy_run(src, j, hi, dst, o)
         src, dst = dst, src
         width *= 2
         passes += 1
     if passes % 2 == 1:
-        for i in range(n):
-            idx[i] = tmp[i]
+        copy_run(tmp, 0, n, idx, 0)
 
 
 @njit(cache=True, nogil=True)

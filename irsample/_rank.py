@@ -58,39 +58,31 @@ def _sorts_before(a, b, score, tdi):
 
 
 @njit(cache=True, nogil=True)
-def _merge_order(score, tdi, out, tmp):
-    """Sort the permutation ``out`` by :func:`_sorts_before` (a bottom-up merge sort)."""
-    n = out.shape[0]
-    src, dst = out, tmp
-    width = 1
-    passes = 0
-    while width < n:
-        for lo in range(0, n, 2 * width):
-            mid = min(lo + width, n)
-            hi = min(lo + 2 * width, n)
-            i, j, o = lo, mid, lo
-            while i < mid and j < hi:
-                if _sorts_before(src[j], src[i], score, tdi):
-                    dst[o] = src[j]
-                    j += 1
-                else:
-                    dst[o] = src[i]
-                    i += 1
-                o += 1
-            while i < mid:
-                dst[o] = src[i]
-                i += 1
-                o += 1
-            while j < hi:
-                dst[o] = src[j]
-                j += 1
-                o += 1
-        src, dst = dst, src
-        width *= 2
-        passes += 1
-    if passes % 2 == 1:
-        for i in range(n):
-            out[i] = tmp[i]
+def _heap_order(score, tdi, out):
+    """Sort the permutation ``out`` by :func:`_sorts_before`: a heap sort (no scratch array;
+    one loop builds the heap, then takes its top, the entry sorting last, to the end). Not
+    stable, and need not be: the order is total, a segment's documents being distinct (a
+    repeated one is an error, :func:`rank_runs`)."""
+    end = out.shape[0]
+    start = end // 2
+    while end > 1:
+        if start > 0:  # building the heap
+            start -= 1
+            root = start
+        else:
+            end -= 1
+            out[0], out[end] = out[end], out[0]
+            root = 0
+        while True:  # sift the root down
+            child = 2 * root + 1
+            if child >= end:
+                break
+            if child + 1 < end and _sorts_before(out[child], out[child + 1], score, tdi):
+                child += 1
+            if not _sorts_before(out[root], out[child], score, tdi):
+                break
+            out[root], out[child] = out[child], out[root]
+            root = child
 
 
 @njit(cache=True, nogil=True)
@@ -98,7 +90,7 @@ def _sort_segment(score, tdi, out):
     """Write the permutation putting entries ``0..n-1`` in trec_eval order into ``out``.
 
     Runs are usually written nearly in that order, so an insertion sort is tried first; past
-    8 moves per entry it gives up for a merge sort by score descending, then docno
+    8 moves per entry it gives up for a heap sort by score descending, then docno
     descending, in NumPy's order of scores (what ``argsort(-score, kind="mergesort")`` of the
     entries in descending docno order gave: a NaN score last). Its own sort rather than
     ``np.argsort``: numba's two sorts took longer to compile than the rest of the ranking.
@@ -118,7 +110,7 @@ def _sort_segment(score, tdi, out):
         if budget < 0:
             for i in range(n):
                 out[i] = i
-            _merge_order(score, tdi, out, np.empty(n, dtype=np.int64))
+            _heap_order(score, tdi, out)
             return
 
 

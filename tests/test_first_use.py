@@ -129,3 +129,23 @@ def test_parallel_when_large_gives_the_serial_kernels_bits():
     assert serial.tobytes() == chosen.tobytes()
     assert _threads.parts(np.array([5, 5, 5, 5]), 2).tolist() == [0, 2, 4]
     assert _threads.parts(np.zeros(0), 4).tolist() == [0, 0]
+
+
+def test_ranking_fallback_sorts_as_numpy_did():
+    """The ranking's own sort (heap sort, compiled in a fraction of numba's argsorts' time)
+    orders a shuffled segment as ``argsort(-score, kind="mergesort")`` of the entries in
+    descending docno order did: score descending in NumPy's order (NaN last, 0.0 == -0.0),
+    ties by docno descending."""
+    from irsample._rank import _sort_segment
+
+    rng = np.random.default_rng(3)
+    for n in (40, 257):
+        score = rng.integers(0, 5, n).astype(np.float64)
+        score[rng.random(n) < 0.1] = np.nan
+        score[rng.random(n) < 0.1] = -0.0
+        score = np.sort(score)  # ascending: past the insertion sort's budget
+        tdi = rng.permutation(3 * n)[:n].astype(np.int32)
+        out = np.empty(n, dtype=np.int64)
+        _sort_segment(score, tdi, out)
+        by_doc = np.argsort(-tdi.astype(np.int64))
+        assert out.tolist() == by_doc[np.argsort(-score[by_doc], kind="mergesort")].tolist()
