@@ -5,7 +5,7 @@ serially (numba outlines the ``prange`` body into a gufunc, compiles it and the 
 and loads its threading layer): on a fresh install that was most of the first command's time
 (issue 27). A serial kernel compiled with ``nogil=True`` releases the interpreter lock while it
 runs, so the same work shares the cores just as well when Python threads call it on disjoint
-parts of the input. The two kernels every command runs (:func:`irsample._build.intern_topics`
+parts of the input. The two kernels every command runs (:func:`irsample._build.intern_topic_docs`
 and :func:`irsample._rank.rank_runs`) are written that way: one serial compile serves a
 three-line run and all of TREC-8.
 

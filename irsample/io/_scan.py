@@ -273,6 +273,19 @@ def parse_float_fields(buf, starts, ends):
     return values, needs_slow
 
 
+def read_only(array: np.ndarray) -> np.ndarray:
+    """``array``, or a read-only view of it. numba compiles a kernel once per argument type,
+    and a writable buffer is another type than a read-only one: a file's bytes are read-only
+    (``np.frombuffer`` of ``bytes``), a run given a final newline or a buffer built in memory
+    writable, so each scanner compiled twice on first use. The scanners' callers pass every
+    buffer read-only: one signature each."""
+    if not array.flags.writeable:
+        return array
+    view = array.view()
+    view.flags.writeable = False
+    return view
+
+
 def count_lines(buf: np.ndarray) -> int:
     """Upper bound on the number of records in ``buf`` (newlines + a final unterminated line)."""
     return int(np.count_nonzero(buf == NEWLINE)) + 1
