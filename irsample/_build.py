@@ -13,9 +13,10 @@ Hash hits are always confirmed that way, so interning is exact.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from ._numba_start import skip_blas_probe
+from ._threads import THREADED_ROWS, parts, run_parts
 
 skip_blas_probe()
 
@@ -153,9 +154,24 @@ def intern_strings(offsets, data):
     return ids, first[:m].copy()
 
 
+@njit(cache=True, nogil=True, inline="always")
+def copy_run(src, i, end, dst, o):
+    """Copy ``src[i:end]`` to ``dst`` from ``o`` on (an element loop: see :func:`_merge_sort`);
+    the position in ``dst`` after it."""
+    while i < end:
+        dst[o] = src[i]
+        i += 1
+        o += 1
+    return o
+
+
 @njit(cache=True, nogil=True)
 def _merge_sort(idx, tmp, ka, kb, k1, k2, data):
-    """Sort entry indices ``idx`` by their strings ``data[ka[j]:kb[j]]`` (stable, bottom-up)."""
+    """Sort entry indices ``idx`` by their strings ``data[ka[j]:kb[j]]`` (stable, bottom-up).
+
+    Element loops rather than slice assignments: numba compiles a slice assignment with the
+    code that formats its shape-mismatch error, which took more time to compile than the
+    whole sort (issue 27)."""
     n = idx.shape[0]
     width = 1
     passes = 0
@@ -174,95 +190,95 @@ def _merge_sort(idx, tmp, ka, kb, k1, k2, data):
                     dst[o] = x
                     i += 1
                 o += 1
-            dst[o : o + mid - i] = src[i:mid]
-            o += mid - i
-            dst[o : o + hi - j] = src[j:hi]
+            o = copy_run(src, i, mid, dst, o)
+            copy_run(src, j, hi, dst, o)
         src, dst = dst, src
         width *= 2
         passes += 1
     if passes % 2 == 1:
-        idx[:] = tmp
+        copy_run(tmp, 0, n, idx, 0)
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
+def _intern_topic_part(grp, seg_offsets, base, offsets, data_base, data, n_topics, rows,
+                       row_local, start, end, counts, t_lo, t_hi):
+    """Topics ``t_lo:t_hi`` of :func:`intern_topic_docs`: each topic interns its rows (of
+    every table) in a hash table of its own distinct docnos, then sorts them; writes
+    ``row_local`` at the topic's grouped positions, its sorted docnos' spans at
+    ``start``/``end[rows[t]:]`` and their number at ``counts[t]``."""
+    n_tables = base.shape[0] - 1
+    size = 1
+    for t in range(t_lo, t_hi):
+        size = max(size, rows[t + 1] - rows[t])
+    ka = np.empty(size, dtype=np.int64)
+    kb = np.empty(size, dtype=np.int64)
+    k1 = np.empty(size, dtype=np.uint64)
+    k2 = np.empty(size, dtype=np.uint64)
+    kh = np.empty(size, dtype=np.uint64)
+    idx = np.empty(size, dtype=np.int64)
+    tmp = np.empty(size, dtype=np.int64)
+    for t in range(t_lo, t_hi):
+        slots = np.full(1024, -1, dtype=np.int32)
+        m = 0
+        for k in range(n_tables):
+            o = base[k] + k
+            db = data_base[k]
+            for p in range(seg_offsets[k * n_topics + t], seg_offsets[k * n_topics + t + 1]):
+                a = db + offsets[o + grp[p]]
+                b = db + offsets[o + grp[p] + 1]
+                h1, h2, h = _keys(data, a, b)
+                s, found = _find(slots, kh, ka, kb, k1, k2, data, a, b, h1, h2, h)
+                if found < 0:
+                    found = m
+                    ka[m], kb[m], k1[m], k2[m], kh[m] = a, b, h1, h2, h
+                    slots[s] = m
+                    m += 1
+                    if 2 * m > slots.shape[0]:
+                        slots = _grow(slots, kh, m)
+                row_local[p] = found
+        for j in range(m):
+            idx[j] = j
+        _merge_sort(idx[:m], tmp[:m], ka, kb, k1, k2, data)
+        r0 = rows[t]
+        for r in range(m):
+            start[r0 + r] = ka[idx[r]]
+            end[r0 + r] = kb[idx[r]]
+            tmp[idx[r]] = r
+        for k in range(n_tables):
+            for p in range(seg_offsets[k * n_topics + t], seg_offsets[k * n_topics + t + 1]):
+                row_local[p] = tmp[row_local[p]]
+        counts[t] = m
+    return 0
+
+
 def intern_topic_docs(grp, seg_offsets, base, offsets, data_base, data, n_topics, n_threads):
     """Number the distinct (topic, document) pairs: the ``tdi`` space.
 
-    Pairs are numbered by topic, then by docno byte-wise. Topics are shared among threads in
-    contiguous chunks; each topic interns its rows (of every table) in a hash table of its own
-    distinct docnos, then sorts them. Returns ``(row_local, topic_doc_offsets, doc_start,
-    doc_end)``: row at grouped position ``p`` of topic ``t`` has ``tdi = topic_doc_offsets[t] +
-    row_local[p]``, and ``tdi`` ``i`` is the docno ``data[doc_start[i]:doc_end[i]]``.
+    Pairs are numbered by topic, then by docno byte-wise. Topics are shared among
+    ``n_threads`` threads in contiguous parts of about equal rows
+    (:mod:`irsample._threads`: one serial kernel, :func:`_intern_topic_part`, on each part).
+    Returns ``(row_local, topic_doc_offsets, doc_start, doc_end)``: row at grouped position
+    ``p`` of topic ``t`` has ``tdi = topic_doc_offsets[t] + row_local[p]``, and ``tdi`` ``i``
+    is the docno ``data[doc_start[i]:doc_end[i]]``.
     """
-    n_tables = base.shape[0] - 1
-    n = grp.shape[0]
+    n_tables = len(base) - 1
+    n = len(grp)
+    per_topic = np.diff(seg_offsets[: n_tables * n_topics + 1]).reshape(n_tables, n_topics)
     rows = np.zeros(n_topics + 1, dtype=np.int64)
-    for t in range(n_topics):
-        rows[t + 1] = rows[t]
-        for k in range(n_tables):
-            rows[t + 1] += seg_offsets[k * n_topics + t + 1] - seg_offsets[k * n_topics + t]
-    n_chunks = min(max(n_topics, 1), n_threads)
-    bounds = np.empty(n_chunks + 1, dtype=np.int64)
-    for c in range(n_chunks):
-        bounds[c] = np.searchsorted(rows[:-1], rows[-1] * c // n_chunks)
-    bounds[0] = 0
-    bounds[n_chunks] = n_topics
+    np.cumsum(per_topic.sum(axis=0), out=rows[1:])
     row_local = np.empty(n, dtype=np.int32)
     start = np.empty(n, dtype=np.int64)  # per topic at rows[t]: its sorted docnos
     end = np.empty(n, dtype=np.int64)
     counts = np.zeros(n_topics, dtype=np.int64)
-    for c in prange(n_chunks):
-        size = 1
-        for t in range(bounds[c], bounds[c + 1]):
-            size = max(size, rows[t + 1] - rows[t])
-        ka = np.empty(size, dtype=np.int64)
-        kb = np.empty(size, dtype=np.int64)
-        k1 = np.empty(size, dtype=np.uint64)
-        k2 = np.empty(size, dtype=np.uint64)
-        kh = np.empty(size, dtype=np.uint64)
-        idx = np.empty(size, dtype=np.int64)
-        tmp = np.empty(size, dtype=np.int64)
-        for t in range(bounds[c], bounds[c + 1]):
-            slots = np.full(1024, -1, dtype=np.int32)
-            m = 0
-            for k in range(n_tables):
-                o = base[k] + k
-                db = data_base[k]
-                for p in range(seg_offsets[k * n_topics + t], seg_offsets[k * n_topics + t + 1]):
-                    a = db + offsets[o + grp[p]]
-                    b = db + offsets[o + grp[p] + 1]
-                    h1, h2, h = _keys(data, a, b)
-                    s, found = _find(slots, kh, ka, kb, k1, k2, data, a, b, h1, h2, h)
-                    if found < 0:
-                        found = m
-                        ka[m], kb[m], k1[m], k2[m], kh[m] = a, b, h1, h2, h
-                        slots[s] = m
-                        m += 1
-                        if 2 * m > slots.shape[0]:
-                            slots = _grow(slots, kh, m)
-                    row_local[p] = found
-            for j in range(m):
-                idx[j] = j
-            _merge_sort(idx[:m], tmp[:m], ka, kb, k1, k2, data)
-            r0 = rows[t]
-            for r in range(m):
-                start[r0 + r] = ka[idx[r]]
-                end[r0 + r] = kb[idx[r]]
-                tmp[idx[r]] = r
-            for k in range(n_tables):
-                for p in range(seg_offsets[k * n_topics + t], seg_offsets[k * n_topics + t + 1]):
-                    row_local[p] = tmp[row_local[p]]
-            counts[t] = m
+    bounds = parts(np.diff(rows), n_threads if n >= THREADED_ROWS else 1)
+    run_parts(_intern_topic_part, bounds, grp, seg_offsets, base, offsets, data_base, data,
+              n_topics, rows, row_local, start, end, counts)
     topic_doc_offsets = np.zeros(n_topics + 1, dtype=np.int64)
-    topic_doc_offsets[1:] = np.cumsum(counts)
-    n_tdi = topic_doc_offsets[-1]
-    doc_start = np.empty(n_tdi, dtype=np.int64)
-    doc_end = np.empty(n_tdi, dtype=np.int64)
-    for t in prange(n_topics):
-        a = topic_doc_offsets[t]
-        doc_start[a : a + counts[t]] = start[rows[t] : rows[t] + counts[t]]
-        doc_end[a : a + counts[t]] = end[rows[t] : rows[t] + counts[t]]
-    return row_local, topic_doc_offsets, doc_start, doc_end
+    np.cumsum(counts, out=topic_doc_offsets[1:])
+    # tdi i of topic t sits at start[rows[t] + i - topic_doc_offsets[t]]
+    at = np.arange(topic_doc_offsets[-1], dtype=np.int64)
+    at += np.repeat(rows[:-1] - topic_doc_offsets[:-1], counts)
+    return row_local, topic_doc_offsets, start[at], end[at]
 
 
 @njit(cache=True, nogil=True)

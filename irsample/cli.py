@@ -105,6 +105,11 @@ def check_outputs(args) -> None:
         check_output_folder(path)
 
 
+#: set by :func:`run`: this process is the command line's, which tells on standard error when
+#: it compiles kernels (:func:`irsample.commands.notices.announce_compilation`); a program or
+#: test that calls :func:`main` keeps its standard error to itself
+_notice = False
+
 #: set by :func:`_main` when the command that ran asked to end without the interpreter's
 #: teardown (``set_defaults(quick_exit=True)``) and its output is written
 _quick_exit = False
@@ -121,6 +126,8 @@ def run() -> None:
     memory (numba's and the measures' million objects, the arrays of the last batch) that the
     system reclaims anyway (TREC-8 eval: 20-30 ms). Commands with background services or
     files to close (``assess``, ``simulate`` on Dask) exit as usual."""
+    global _notice
+    _notice = True
     status = main()
     if _quick_exit:
         try:
@@ -166,10 +173,11 @@ def _main(argv: list[str] | None) -> int:
         check_outputs(args)
         if getattr(args, "start", None) is not None:
             args.start(args)  # work that needs no heavy module (eval: reading runs) starts now
-        from .commands.notices import announce_compilation
-
         _numba_start.import_numba()
-        announce_compilation()  # imports numba (imported just above in a process of ours)
+        if _notice:  # the command line's own process (:func:`run`), not a caller of main()
+            from .commands.notices import announce_compilation
+
+            announce_compilation(args=args)  # imports numba (imported above in our process)
         text = args.run(args)
         _write(text, output)
         global _quick_exit

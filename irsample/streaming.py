@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._threads import expect
 from .errors import InputWarning
 from .io import load_qrels, load_runs
 from .io.ahead import (  # noqa: F401 (run_batches: API)
@@ -83,7 +84,8 @@ def evaluate_in_batches(
         ahead = ReadAhead(sources, batch_bytes)
     ahead.parse(qrels, qrels_format)  # the threads read the qrels (trec), then parse the runs
     if ahead.qrels is not None and ahead.first_part_pending():
-        load_kernels(measures, options)  # while the threads read the qrels and the first part
+        # while the threads read the qrels and the first part
+        load_kernels(measures, options, ahead.first_part_lines() / TINY_RUN.count(b"\n"))
     try:
         table = ahead.qrels.result() if ahead.qrels is not None else None
         if table is None:  # another source or format: read here (its warnings are printed)
@@ -110,20 +112,22 @@ def evaluate_in_batches(
     return merge_evaluations(parts)
 
 
-def load_kernels(measures, options) -> None:
+def load_kernels(measures, options, scale: float = 1.0) -> None:
     """Evaluate ``measures`` with ``options`` on a three-line run and TREC qrels, dropping the
     values: numba loads the kernels that building and evaluating call (from its cache, a few
     ms each; TREC-8's official + infAP + ndcg: 0.1-0.2 s) while the reading threads read the
     qrels and parse the first runs, instead of after them. (Judgments of another format may
-    need a few other kernels: they load when first called.) A failure here is left to the
-    real evaluation, which meets it again."""
+    need a few other kernels: they load when first called.) ``scale``: how many times larger
+    the real input is, so that kernels with a serial and a parallel version load the one it
+    will use (:func:`irsample._threads.expect`). A failure here is left to the real
+    evaluation, which meets it again."""
     from io import BytesIO
 
     from .evaluation import evaluate_collection
     from .io.trec import read_qrels, read_run
 
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), expect(scale):
             warnings.simplefilter("ignore")
             qrels = read_qrels(BytesIO(TINY_QRELS))
             collection = Collection.build([read_run(BytesIO(TINY_RUN))], [qrels])

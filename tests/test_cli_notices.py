@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import irsample
-from irsample.commands.notices import COMPILE_NOTICE, Steps, progress_enabled
+from irsample.commands.notices import Steps, compile_notice, progress_enabled
 
 ROOT = Path(irsample.__file__).resolve().parents[1]
 
@@ -123,13 +123,14 @@ def test_long_commands_take_the_progress_options(command):
 
 
 def test_compile_notice_once_on_first_use_then_silent(sample, tmp_path):
-    """A fresh kernel cache: the first eval compiles (one notice line, on the terminal); the
-    second loads the cache and prints nothing."""
+    """A fresh kernel cache: the first eval compiles (one notice line, on the terminal as in a
+    pipe: tests/test_first_use.py); the second loads the cache and prints nothing."""
     env = {"NUMBA_CACHE_DIR": str(tmp_path / "fresh-cache")}
     argv = ["eval", "-m", "num_ret", "sample.qrels", "r1"]
     rc, out, shown = run_on_terminal(argv, cwd=sample, env=env)
     assert rc == 0 and out.endswith("\t3\n"), shown
-    assert shown.replace("\r", "") == COMPILE_NOTICE + "\n"
+    assert shown.replace("\r", "") == compile_notice(Namespace(command="eval",
+                                                               measure=["num_ret"])) + "\n"
     rc, out, shown = run_on_terminal(argv, cwd=sample, env=env)
     assert rc == 0 and shown == ""
     assert list((tmp_path / "fresh-cache").rglob("*.nbi"))  # the index of the cached kernels

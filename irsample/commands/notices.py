@@ -1,6 +1,7 @@
 """What the command line tells the user on standard error besides errors: a one-line notice when
-numba compiles kernels (first use after install, or after the sources changed), progress bars
-for long commands, and warnings about measures that ignore part of the input.
+numba compiles kernels (first use after install, or after the sources changed), with the time
+that command's compilation takes, progress bars for long commands, and warnings about measures
+that ignore part of the input.
 
 Progress bars (tqdm) are shown by default when standard error is a terminal, and never when it
 is not (pipes, files, tests); ``--no-progress`` turns them off, ``--progress`` forces them on.
@@ -11,19 +12,67 @@ from __future__ import annotations
 import os
 import sys
 
-#: shown once per process when the first kernel of irsample is compiled rather than loaded
-#: from numba's cache (:func:`irsample.numba_cache_dir`)
-COMPILE_NOTICE = "irsample: compiling kernels on first use (once, ~30 s)..."
+#: shown once per process, on standard error (a terminal or not), when a command starts
+#: compiling a kernel of irsample that numba's cache (:func:`irsample.numba_cache_dir`) lacks
+COMPILE_NOTICE = "irsample: compiling kernels on first use (once, about {seconds} s)..."
+
+#: seconds the first use of a command spends compiling its kernels: CPU seconds (what one of 2
+#: cores takes when nothing else runs) of runs with an empty kernel cache (issue 27), rounded.
+#: ``eval``: one of trec_eval's measures (``-m map`` on trec_eval's test file: 8.0-8.3 s), 0.05 s
+#: per further family of trec_eval's (the default ``official``, 12 families: 9.6 s) and 1.2 s
+#: per family of estimators (``--ci 0.95`` with xinfAP, infAP, ht(AP), ht(nDCG), infNDCG:
+#: 14.1-14.7 s; ``all_trec``, 32 families and 2 of estimators: 11.1 s).
+#: ``pool``: 7.2 s. Commands not listed compile the readers and the collection's kernels and a
+#: few of their own.
+FIRST_USE_SECONDS = {"eval": 8, "demo": 17, "pool": 7}
+SECONDS_PER_FAMILY = 0.05
+SECONDS_PER_ESTIMATOR = 1.2
+DEFAULT_FIRST_USE_SECONDS = 10
+
+
+def first_use_seconds(args=None) -> int:
+    """The compilation time :data:`COMPILE_NOTICE` announces for the command of ``args`` (the
+    parsed command line; None: the default)."""
+    command = getattr(args, "command", None)
+    seconds = FIRST_USE_SECONDS.get(command, DEFAULT_FIRST_USE_SECONDS)
+    if command == "eval":
+        families, estimators = _kinds(getattr(args, "measure", None))
+        seconds += SECONDS_PER_FAMILY * max(families - 1, 0) + SECONDS_PER_ESTIMATOR * estimators
+    return round(seconds)
+
+
+def _kinds(names) -> tuple[int, int]:
+    """Of the measures named (default: ``official``): how many families are trec_eval's, and
+    how many are not (estimators)."""
+    from ..measures import parse
+
+    try:
+        measures = [m for name in (names or ["official"]) for m in _as_list(parse(name))]
+    except Exception:  # noqa: BLE001 - a bad name is reported by the command itself
+        return 1, 0
+    ours = [type(m).__module__.startswith("irsample.measures.trec_eval") for m in measures]
+    families = {m.family for m, trec in zip(measures, ours) if trec}
+    return len(families), len({m.family for m, trec in zip(measures, ours) if not trec})
+
+
+def _as_list(parsed):
+    return list(parsed) if isinstance(parsed, (list, tuple)) else [parsed]
+
+
+def compile_notice(args=None) -> str:
+    """:data:`COMPILE_NOTICE` with the estimate for the command of ``args``."""
+    return COMPILE_NOTICE.format(seconds=first_use_seconds(args))
+
 
 _announced = False
 
 
-def announce_compilation(stream=None) -> None:
-    """Print :data:`COMPILE_NOTICE` when numba starts compiling a kernel of irsample, once per
-    process: to ``stream`` if given, else to standard error when it is a terminal (as progress
-    bars; a pipe or log stays clean). numba fires its ``numba:compile`` event only on a cache
-    miss, after trying the on-disk cache, so warm runs stay silent; only the kernels a command
-    calls are compiled (none is compiled eagerly at import)."""
+def announce_compilation(stream=None, args=None) -> None:
+    """Print :func:`compile_notice` when numba starts compiling a kernel of irsample, once per
+    process, to ``stream`` (default: standard error, a terminal, pipe or log alike). numba
+    fires its ``numba:compile`` event only on a cache miss, after trying the on-disk cache,
+    and before it compiles, so the notice comes before the wait and warm runs stay silent;
+    only the kernels a command calls are compiled (none is compiled eagerly at import)."""
     from numba.core import event
 
     class Listener(event.Listener):
@@ -34,9 +83,7 @@ def announce_compilation(stream=None) -> None:
             if _announced or not module.startswith("irsample"):
                 return
             _announced = True
-            out = stream or sys.stderr
-            if stream is not None or _isatty(out):
-                print(COMPILE_NOTICE, file=out, flush=True)
+            print(compile_notice(args), file=stream or sys.stderr, flush=True)
 
         def on_end(self, ev):
             pass

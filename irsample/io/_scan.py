@@ -194,10 +194,12 @@ def first_invalid_utf8(offsets, data):
 EXACT_POW10 = np.array([10.0**i for i in range(23)])
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def parse_float(buf, p, e):
     """``(value, ok)`` for the token ``buf[p:e]``; ``ok`` is False where :func:`parse_float_fields`
-    leaves the token to the caller."""
+    leaves the token to the caller. A called function, not inlined by numba: the run scanner
+    calls it from three places, and three inlined copies made it compile 3 s longer; LLVM
+    still inlines it where that pays."""
     neg, p = _sign(buf, p, e)
     mantissa = 0
     digits = 0  # significant digits in mantissa
@@ -269,6 +271,19 @@ def parse_float_fields(buf, starts, ends):
         values[i] = v
         needs_slow[i] = not ok
     return values, needs_slow
+
+
+def read_only(array: np.ndarray) -> np.ndarray:
+    """``array``, or a read-only view of it. numba compiles a kernel once per argument type,
+    and a writable buffer is another type than a read-only one: a file's bytes are read-only
+    (``np.frombuffer`` of ``bytes``), a run given a final newline or a buffer built in memory
+    writable, so each scanner compiled twice on first use. The scanners' callers pass every
+    buffer read-only: one signature each."""
+    if not array.flags.writeable:
+        return array
+    view = array.view()
+    view.flags.writeable = False
+    return view
 
 
 def count_lines(buf: np.ndarray) -> int:

@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 from ..errors import InputError, InputWarning
-from ._scan import gather_spans
+from ._scan import gather_spans, read_only
 from .trec import (
     QrelsTable,
     Source,
@@ -128,7 +128,7 @@ def detect_qrels_format(source: Source) -> str:
             int(lineno[0]),
         )
     _, fifth = gather_spans(  # bytes, so any encoding is fine
-        buf, np.ascontiguousarray(starts[:, 0]), np.ascontiguousarray(ends[:, 0])
+        read_only(buf), np.ascontiguousarray(starts[:, 0]), np.ascontiguousarray(ends[:, 0])
     )
     fractional = bool(np.isin(fifth, np.frombuffer(b".eE", np.uint8)).any())
     return "prels" if fractional else "strata"

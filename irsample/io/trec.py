@@ -29,6 +29,7 @@ from ._scan import (
     gather_spans,
     parse_float_fields,
     parse_int_fields,
+    read_only,
     scan_fields,
 )
 from ._scan_run import record_cap, scan_run
@@ -85,7 +86,7 @@ def read_bytes(source: Source, raw: bytes | None = None) -> np.ndarray:
         skip += 3
     if skip:
         raw = memoryview(raw)[skip:]
-    return np.frombuffer(raw, dtype=np.uint8)
+    return read_only(np.frombuffer(raw, dtype=np.uint8))
 
 
 def binary_array(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> pa.Array:
@@ -98,8 +99,10 @@ def binary_array(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> pa.Ar
                 binary_array(buf, starts[half:], ends[half:]),
             ]
         )
-    # contiguous spans (a column of a 2-D array is strided): one kernel signature
-    offsets, data = gather_spans(buf, np.ascontiguousarray(starts), np.ascontiguousarray(ends))
+    # a read-only buffer, contiguous spans (a column of a 2-D array is strided): one signature
+    offsets, data = gather_spans(
+        read_only(buf), np.ascontiguousarray(starts), np.ascontiguousarray(ends)
+    )
     return pa.Array.from_buffers(
         pa.binary(), len(starts), [None, pa.py_buffer(offsets), pa.py_buffer(data)]
     )
@@ -107,7 +110,7 @@ def binary_array(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> pa.Ar
 
 def _scan(buf: np.ndarray, keep: list[int], name: str):
     starts, ends, nfields, lineno, count = scan_fields(
-        buf, np.asarray(keep, dtype=np.int64), count_lines(buf)
+        read_only(buf), np.asarray(keep, dtype=np.int64), count_lines(buf)
     )
     if count == 0:
         raise InputError("empty file: no records", name)
@@ -134,7 +137,9 @@ def parse_floats(buf, starts, ends, lineno, name, what) -> np.ndarray:
     nearest the decimal value), in C++ without the interpreter lock. Where Arrow refuses a
     token or reads a non-finite value, Python's ``float`` decides and reports it.
     """
-    values, slow = parse_float_fields(buf, starts, ends)
+    values, slow = parse_float_fields(  # one signature: see binary_array
+        read_only(buf), np.ascontiguousarray(starts), np.ascontiguousarray(ends)
+    )
     slow = np.flatnonzero(slow)
     if not len(slow):
         return values
@@ -169,7 +174,9 @@ def parse_ints(buf, starts, ends, lineno, name, what) -> np.ndarray:
 
     C ``atol`` (trec_eval) reads ``1.5`` as 1; irsample refuses it instead of guessing.
     """
-    values, bad, fractional = parse_int_fields(buf, starts, ends)
+    values, bad, fractional = parse_int_fields(  # one signature: see binary_array
+        read_only(buf), np.ascontiguousarray(starts), np.ascontiguousarray(ends)
+    )
     if bad < 0:
         out_of_range = (values < INT32_MIN) | (values > INT32_MAX)
         if out_of_range.any():
@@ -247,7 +254,7 @@ def read_run(source: Source, raw: bytes | None = None) -> RunTable:
         return _read_run_large(buf, name)
     if len(buf) and buf[-1] != 10:  # the scanner stops at newlines: end the last line
         buf = np.concatenate([buf, np.array([10], dtype=np.uint8)])
-    scanned = scan_run(buf, record_cap(buf))
+    scanned = scan_run(read_only(buf), record_cap(buf))
     count, q_off, q_data, d_off, d_data, score, lineno, slow, short, fields, tag_s, tag_e = scanned
     if count == 0:
         raise InputError("empty file: no records", name)

@@ -5,8 +5,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from .._threads import parallel_when_large
 
-@njit(cache=True, nogil=True, parallel=True)
+
+@parallel_when_large
 def segment_cumsum(offsets, values):
     """Running sum of ``values`` restarted at every segment start (sequential summation within a
     segment; segments in parallel)."""

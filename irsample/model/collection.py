@@ -201,9 +201,8 @@ class Collection(RunsAndTopics):
         score = np.concatenate(
             [np.asarray(r.score, dtype=np.float64) for r in runs] or [np.zeros(0)]
         )
-        n_chunks = min(max(n_topics, 1), n_threads)
         dup_run, dup_row = rank_runs(
-            score, base, grp, seg_offsets, row_local, topic_doc_offsets, len(runs), n_chunks,
+            score, base, grp, seg_offsets, row_local, topic_doc_offsets, len(runs), n_threads,
             rank_tdi, rank_score,
         )
         del score

@@ -28,13 +28,14 @@ jackknife from the same deletions.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from ..._threads import parallel_when_large
 from ...model import JUDGED
 from ..context import safe_divide
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@parallel_when_large
 def _replicates(offsets, seg_topic, pos_rel, pos_pi, pos_cell, pos_g, pos_tdi, n_cells, cutoff,
                 rel_offsets, rel_tdi, rel_pi, rel_cell, local, cell_n, cell_r, r_hat):
     """Per segment: theta_(-d) for every sampled relevant document d of its topic (CSR by

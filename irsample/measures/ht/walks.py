@@ -15,11 +15,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from ..._threads import parallel_when_large
+
 #: the cut-off of a measure without one (``weighted_prefix``, ``ap_walk``): past every rank
 NO_CUTOFF = np.iinfo(np.int64).max
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@parallel_when_large
 def ap_walk(offsets, seg_topic, pos_rel, pos_pi, pos_cell, pos_g, n_cells, cutoff):
     """Per position of a sampled relevant document d at rank k <= ``cutoff``:
 
@@ -82,7 +84,7 @@ def _sweep(a, n, downward, pos_rel, pos_pi, pos_cell, pos_g, n_cells, out):
             scaled[c] += v / g
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@parallel_when_large
 def cell_sums(offsets, pos_value, pos_pi, pos_cell, pos_tdi, tdi_other, n_cells):
     """Per segment and cell, over the sampled positions with 0 < pi < 1 (certain documents add no
     variance) with x = value / pi:
@@ -109,7 +111,7 @@ def cell_sums(offsets, pos_value, pos_pi, pos_cell, pos_tdi, tdi_other, n_cells)
     return sx, swx, swxx, swxy
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@parallel_when_large
 def weighted_prefix(offsets, pos_value, pos_pi, weight_of_rank, cutoff):
     """Per segment: sum over sampled positions at rank r <= cutoff of
     value * weight_of_rank[r - 1] / pi (a linear Horvitz-Thompson total), and the per-position

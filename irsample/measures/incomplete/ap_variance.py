@@ -94,6 +94,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from ..._threads import parallel_when_large
 from ..pool_layout import pooled_positions
 from . import strata_walk
 from .strata_walk import DOCS, RELEVANT, SAMPLED
@@ -115,7 +116,7 @@ def _weights(size, sampled, relevant):
     return w, w_del, r_hat
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@parallel_when_large
 def _variance_kernel(pool_offsets, rank, grade, stratum, one_stratum, level, depth, eps,
                      seg_topic, size, sampled, relevant, value, jackknife):
     """Per segment: the jackknife (``jackknife``) or linearised variance of the module

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, prange
 
+from ..._threads import parallel_when_large
 from ...errors import MeasureError
 from ..base import DEFAULT_VARIANCE, Measure
 from ..context import safe_divide
@@ -20,7 +21,7 @@ from .ap_variance import ap_variance
 from .strata_walk import DOCS, INFAP_EPSILON, RELEVANT, SAMPLED
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@parallel_when_large
 def _infap_kernel(pool_offsets, rank, grade, level, num_rel, eps, c):
     """Per segment: (1/R) sum over the judged relevant documents of infap_precision."""
     n_seg = pool_offsets.shape[0] - 1
@@ -38,7 +39,7 @@ def _infap_kernel(pool_offsets, rank, grade, level, num_rel, eps, c):
     return out
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@parallel_when_large
 def _infap_variance_kernel(pool_offsets, rank, grade, level, num_rel, eps, c, fraction, value):
     """Per segment: stage 1 + stage 2 of the two-stage variance of infAP (see InfAP)."""
     n_seg = pool_offsets.shape[0] - 1

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, prange
 
+from ..._threads import parallel_when_large
 from ...errors import MeasureError
 from ..base import DEFAULT_VARIANCE, Measure, split_values
 from ..context import safe_divide
@@ -52,7 +53,7 @@ def _log2_ranks(offsets, depth):
     return out
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@parallel_when_large
 def _walk(offsets, pool_offsets, rank, grade, stratum, gain_table, n_strata, depth,
           keep_expected):
     """Per segment: SAP_s, gain_s, d_s, m_s (over the top ``depth``) and, with

@@ -43,13 +43,14 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from ..._threads import parallel_when_large
 from ..context import safe_divide
 from ..pool_layout import pooled_positions
 from . import strata_walk
 from .strata_walk import DOCS, RELEVANT, SAMPLED
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@parallel_when_large
 def _variance_walk(pool_offsets, rank, grade, stratum, gain_table, n_strata, depth):
     """Per segment and stratum: sum PC, sum PC^2, sum var(PC) over relevant retrieved documents,
     sum g, sum g^2 of the discounted gains, d_s and m_s (top ``depth``)."""

@@ -23,8 +23,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from ..._threads import parallel_when_large
 from ...errors import MeasureError
 from ...model import JUDGED
 from ..base import Measure, format_number
@@ -45,7 +46,7 @@ _B, _T, _RESID, _XS, _XB, _XI, _XM = range(7)
 TREC_RBP_P = 0.9  #: trec_eval's default persistence for rbp and rbp_resid
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@parallel_when_large
 def point_estimates(bottom, resid, point, e):
     """The ``point`` code of every interval [bottom, bottom + resid], clipped into the interval."""
     out = np.empty_like(bottom)
@@ -95,7 +96,7 @@ class _Interval(Measure):
 
 
 # ---- RBP -------------------------------------------------------------------------------------
-@njit(cache=True, nogil=True, parallel=True)
+@parallel_when_large
 def _rbp_kernel(offsets, seg_topic, state, grade, table, answered, p, judged_state):
     """Per segment: RBP with unknown documents as gain 0 (trec_eval's summation order), and its
     residual p^n + (1 - p) * sum over unknown ranks i of p^(i-1); 1 exactly when nothing is
@@ -218,7 +219,7 @@ class RBP(_Interval):
 
 
 # ---- P@k and SDCG@k --------------------------------------------------------------------------
-@njit(cache=True, nogil=True, parallel=True)
+@parallel_when_large
 def _cutoff_kernel(offsets, state, grade, level, k, discounted, judged_state):
     """Per segment, over ranks i <= min(k, n) with weight w_i (1, or 1/log2(i + 1)) divided by
     the sum of w_i for i <= k: the weight of judged relevant ranks (B) and of unknown ranks."""

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, prange
 
+from ..._threads import parallel_when_large
 from ...errors import MeasureError
 from ...model import JUDGED, UNPOOLED
 from ..base import Measure
@@ -66,7 +67,7 @@ def expected_precision(r, n, nd, p):
     return total / weight_sum
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@parallel_when_large
 def _subap_kernel(offsets, state, grade, level, num_rel, p_seg):
     n_seg = offsets.shape[0] - 1
     out = np.zeros(n_seg)

@@ -17,13 +17,15 @@ sum x, sum w x, sum w x^2 for each of the two influences and sum w x_y x_f for t
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
+
+from ..._threads import parallel_when_large
 
 #: columns of the walk's output: y's sx, swx, swxx; f's sx, swx, swxx; the cross swxy
 N_SUMS = 7
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@parallel_when_large
 def influence_sums(offsets, seg_topic, pos_tdi, pos_x_y, pos_x_f, sample_offsets, sample_tdi,
                    local, tdi_pi, tdi_cell, r_y, r_f, theta_y, theta_f, den_y, den_f, n_cells):
     """Per segment and cell, the sums of the module docstring. ``sample_tdi`` lists each

@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from ..._threads import parallel_when_large
 from ...errors import MeasureError
 from ..base import DEFAULT_CUTOFFS, Measure
 from ..context import safe_divide
@@ -20,7 +21,7 @@ from ..pool_layout import pooled_positions
 _TREC = "trec_eval (NIST), https://github.com/usnistgov/trec_eval"
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@parallel_when_large
 def _precision_at_relevant_cumsum(offsets, rel):
     """Running sum over relevant ranks i of rel(i)/i, per segment."""
     out = np.empty(rel.shape[0])
@@ -105,7 +106,7 @@ class GMAP(_GeometricMean):
     citation = "Voorhees, TREC 2004 Robust track; Robertson, CIKM 2006"
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@parallel_when_large
 def _bpref_kernel(pool_offsets, grade, level, num_rel, num_nonrel):
     """Per segment, over its pooled positions (``grade`` < 0: not judged; the others do not
     count): bpref of the class docstring."""

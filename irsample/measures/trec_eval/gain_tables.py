@@ -17,6 +17,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from ..._threads import parallel_when_large
 from ...errors import MeasureError
 from ...model import JUDGED
 from ..base import format_number
@@ -93,7 +94,7 @@ def shared_gain_tables(ctx, gains):
     return ctx.shared(("gain_tables", gains), lambda: gain_tables(ctx, gains))
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@parallel_when_large
 def _position_gains(offsets, seg_topic, state, grade, gain_of_level, judged_state):
     out = np.zeros(grade.shape[0])
     for s in prange(offsets.shape[0] - 1):
@@ -116,7 +117,7 @@ def position_gains(ctx, gains: tuple) -> np.ndarray:
     return ctx.shared(("position_gains", gains), build)
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@parallel_when_large
 def cumulative_dcg(offsets, gain):
     """Running DCG: sum of gain_i / log2(i + 1) through each rank, per segment."""
     out = np.empty_like(gain)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, prange
 
+from ..._threads import parallel_when_large
 from ...errors import MeasureError
 from ..base import Measure, split_values
 from ..context import safe_divide
@@ -24,7 +25,7 @@ ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 R_MULTIPLES = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@parallel_when_large
 def _best_precision_below(offsets, rel):
     """Per position: the maximum precision rel(i)/i over this and every lower rank."""
     out = np.empty(rel.shape[0])

@@ -9,8 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from ..._threads import parallel_when_large
 from ...errors import MeasureError
 from ..base import DEFAULT_CUTOFFS, Measure, format_number, split_values
 from ..context import safe_divide
@@ -93,7 +94,7 @@ class Rprec(Measure):
         return safe_divide(ctx.at_cutoff(ctx.cum_rel(), R), R)
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@parallel_when_large
 def _reciprocal_first_rank(offsets, rel):
     """1 / rank of the first relevant position of every segment (0 if none)."""
     out = np.zeros(offsets.shape[0] - 1)
