@@ -30,7 +30,7 @@ import dataclasses
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -56,9 +56,13 @@ class CollectionFiles:
     qrels: str
     pooled: str | None = None
     groups: str | None = None
+    #: > 1: every relevant judgment gets a grade drawn uniformly from 1..graded (:func:`regraded`)
+    graded: int = 0
+    graded_seed: int = 0
 
     @classmethod
-    def of(cls, runs, qrels, *, pooled=None, groups=None) -> CollectionFiles:
+    def of(cls, runs, qrels, *, pooled=None, groups=None, graded=0,
+           graded_seed=0) -> CollectionFiles:
         """From paths; a directory in ``runs`` stands for its files (sorted by name)."""
         if isinstance(runs, (str, Path)):
             runs = [runs]
@@ -72,15 +76,17 @@ class CollectionFiles:
         def absolute(p):
             return None if p is None else str(Path(p).resolve())
 
-        return cls(
-            tuple(str(f) for f in files), absolute(qrels), absolute(pooled), absolute(groups))
+        return cls(tuple(str(f) for f in files), absolute(qrels), absolute(pooled),
+                   absolute(groups), int(graded), int(graded_seed))
 
     def settings(self) -> dict:
         runs = self.runs
         folders = sorted({str(Path(r).parent) for r in runs})
         return {"runs": len(runs), "run_folders": folders,
                 "run_files": [Path(r).name for r in runs], "qrels": self.qrels,
-                "pooled": self.pooled, "groups": self.groups}
+                "pooled": self.pooled, "groups": self.groups,
+                **({"graded": self.graded, "graded_seed": self.graded_seed}
+                   if self.graded > 1 else {})}
 
 
 class LoadedCollection:
@@ -89,6 +95,8 @@ class LoadedCollection:
     def __init__(self, files: CollectionFiles):
         self.files = files
         qrels = load_qrels(files.qrels)
+        if files.graded > 1:
+            qrels = regraded(qrels, files.graded, files.graded_seed)
         self.collection = Collection.build(load_runs(list(files.runs)), [qrels])
         self.qrels = qrels
         self.judgments = Judgments.from_qrels(self.collection, qrels)
@@ -192,6 +200,18 @@ class LoadedCollection:
             return self.collection
         with self._lock:
             return _lru(self._subsets, runs, lambda: restrict_runs(self.collection, runs))
+
+
+def regraded(qrels, levels: int, seed: int):
+    """The qrels with every relevant judgment (grade > 0) given a grade drawn uniformly from
+    1..``levels`` by ``numpy.random.default_rng(seed)`` in file order; other judgments as they
+    are. A graded version of a binary collection (``irsample simulate --graded``), to validate
+    the estimators of graded measures where no graded collection is at hand: the relevant set,
+    and so every binary measure, is unchanged."""
+    rel = np.asarray(qrels.rel, dtype=np.int64).copy()
+    relevant = rel > 0
+    rel[relevant] = np.random.default_rng(seed).integers(1, levels + 1, int(relevant.sum()))
+    return replace(qrels, rel=rel)
 
 
 def _lru(cache: OrderedDict, key, build, size: int = FRAMES_KEPT):
