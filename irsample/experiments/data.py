@@ -101,8 +101,12 @@ class LoadedCollection:
         self.qrels = qrels
         self.judgments = Judgments.from_qrels(self.collection, qrels)
         topic, tdi = self.collection.lookup(qrels.qid, qrels.docno)  # once: frames reuse it
-        keep = topic >= 0
-        self._rows = (topic[keep], tdi[keep], np.asarray(qrels.rel, dtype=np.int64)[keep])
+        rel = np.asarray(qrels.rel, dtype=np.int64)
+        # an entry marked unjudged (rel < 0; TREC-COVID's round-5 qrels hold two) is no
+        # judgment: left out of the frame's rows, a pooled one counts as non-relevant, as
+        # trec_eval counts it in the truth
+        keep = (topic >= 0) & (rel >= 0)
+        self._rows = (topic[keep], tdi[keep], rel[keep])
         self.info: RunInfo = run_info(
             self.collection.run_names,
             pooled=None if files.pooled is None else read_pooled_flags(files.pooled),
