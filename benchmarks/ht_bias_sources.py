@@ -179,7 +179,7 @@ def ndcg_sources(args) -> None:
             j = ctx.judgments
             hit = ((j.state == JUDGED) & (j.grade > 0)).astype(np.float64)
             k = np.bincount(collection.tdi_topic, weights=hit, minlength=ctx.n_topics)
-            counts, _, gains = grade_counts(ctx, ht_design(ctx))
+            counts, gains = grade_counts(ctx, ht_design(ctx))
             raw = ideal_dcg(counts, gains, NO_CUTOFF)
             shape = (ctx.n_runs, ctx.n_topics)
             seen.append((est.value.reshape(shape), est.num.reshape(shape),
