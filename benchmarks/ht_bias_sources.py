@@ -31,7 +31,7 @@ numerator +0.077, ideal +0.041, interaction -0.108); Vaswani uniform 10% +0.060 
 30%: -0.020 = -0.008 - 0.012 (single-hit topics' own estimates are biased -0.08 there).
 
 Usage: python benchmarks/ht_bias_sources.py --collection vaswani|cacm|trec8 --design uniform
-       [--fraction 0.1] [--trials 40] [--seed 12] [--measure AP|nDCG]
+       [--fraction 0.1] [--trials 40] [--seed 12] [--measure AP|nDCG] [--graded K]
 """
 
 from __future__ import annotations
@@ -105,6 +105,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=12)
     parser.add_argument("--shared", default=os.path.join(os.path.dirname(__file__), "../../shared"))
     parser.add_argument("--measure", default="AP", choices=("AP", "nDCG"))
+    parser.add_argument("--graded", type=int, default=0,
+                        help="regrade the relevant judgments 1..K (as simulate --graded)")
     args = parser.parse_args()
     if args.measure == "nDCG":
         ndcg_sources(args)
@@ -115,7 +117,7 @@ def main() -> None:
     from irsample.measures.ht import estimator as ht_estimator
     from irsample.measures.trec_eval import average_precision
 
-    collection, frame = load(args.collection, Path(args.shared))
+    collection, frame = load(args.collection, Path(args.shared), args.graded)
     measures = parse_all(["ht(AP)", "ht(num_rel)"])
     full = evaluate_collection(collection, frame.judgments(), [m.inner for m in measures])
     truth, relevant = full.values[:, :, 0], full.values[0, :, 1]
@@ -168,7 +170,7 @@ def ndcg_sources(args) -> None:
     from irsample.measures.trec_eval.gain import NDCG
     from irsample.model import JUDGED
 
-    collection, frame = load(args.collection, Path(args.shared))
+    collection, frame = load(args.collection, Path(args.shared), args.graded)
     measures = parse_all(["ht(nDCG)", "ht(num_rel)"])
     plain_estimate = ht_estimator._estimate
     seen = []
@@ -179,7 +181,7 @@ def ndcg_sources(args) -> None:
             j = ctx.judgments
             hit = ((j.state == JUDGED) & (j.grade > 0)).astype(np.float64)
             k = np.bincount(collection.tdi_topic, weights=hit, minlength=ctx.n_topics)
-            counts, _, gains = grade_counts(ctx, ht_design(ctx))
+            counts, gains = grade_counts(ctx, ht_design(ctx))
             raw = ideal_dcg(counts, gains, NO_CUTOFF)
             shape = (ctx.n_runs, ctx.n_topics)
             seen.append((est.value.reshape(shape), est.num.reshape(shape),

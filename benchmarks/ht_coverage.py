@@ -27,7 +27,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def load(name: str, shared: Path):
+def load(name: str, shared: Path, graded: int = 0):
+    """Collection and depth-100 frame of ``name`` (vaswani, cacm, trec8, covid); ``graded`` > 1:
+    the relevant judgments regraded 1..graded as ``irsample simulate --graded`` does (seed 0)."""
     from irsample.design import Pool, SamplingFrame
     from irsample.io import load_qrels, load_runs
     from irsample.model import JUDGED, Collection, Judgments
@@ -40,6 +42,9 @@ def load(name: str, shared: Path):
     elif name == "trec8":
         base = shared / "data/trec8-adhoc"
         qrels, runs = base / "qrels.trec8.adhoc", sorted(glob.glob(str(base / "runs/*")))
+    elif name == "covid":
+        base = shared / "data/trec-covid-r5"
+        qrels, runs = base / "qrels.covid-round5.txt", sorted(glob.glob(str(base / "runs/*")))
     elif name == "cacm":
         qrels, runs = (
             ROOT / "irsample/data/cacm/qrels.gz",
@@ -48,6 +53,10 @@ def load(name: str, shared: Path):
     else:
         raise SystemExit(f"unknown collection {name}")
     q = load_qrels(str(qrels))
+    if graded > 1:
+        from irsample.experiments.data import regraded
+
+        q = regraded(q, graded, 0)
     col = Collection.build(load_runs([str(r) for r in runs]), [q])
     pool = Pool.from_runs(col, list(range(col.n_runs)), depth=100)
     full = Judgments.from_qrels(col, q)

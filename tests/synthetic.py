@@ -1,8 +1,9 @@
 """Synthetic test collections with complete judgments, built in memory (no files).
 
 :func:`pooled_collection` imitates a TREC ad hoc collection on a small scale: per topic a
-universe of documents with a few dozen relevant ones (grades 1 and 2), runs of increasing skill
-that score documents as skill * grade + noise and retrieve their top ``depth``, and complete
+universe of documents with a few dozen relevant ones (grades 1 and 2 unless asked), runs of
+increasing skill that score documents as skill * grade + noise and retrieve their top ``depth``,
+and complete
 judgments of the depth-``pool_depth`` pool of all runs (documents outside the pool are unjudged
 and count as non-relevant, as in TREC). Run ``r{i}`` is better for larger ``i``.
 """
@@ -18,15 +19,16 @@ from irsample.model import Collection
 
 def pooled_collection(
     seed: int, *, n_topics=10, n_runs=8, n_docs=3000, depth=200, pool_depth=100,
-    relevant=(20, 80), noise=1.5,
+    relevant=(20, 80), noise=1.5, grades=(1, 1, 2),
 ):
-    """(collection, complete qrels table) of a depth-``pool_depth`` pool over ``n_runs`` runs."""
+    """(collection, complete qrels table) of a depth-``pool_depth`` pool over ``n_runs`` runs;
+    a relevant document's grade is drawn from ``grades``."""
     rng = np.random.default_rng(seed)
     run_parts, qrels_parts = [], []
     for t in range(n_topics):
         grade = np.zeros(n_docs, dtype=np.int64)
         rel = rng.choice(n_docs, int(rng.integers(*relevant)), replace=False)
-        grade[rel] = rng.choice([1, 1, 2], len(rel))
+        grade[rel] = rng.choice(list(grades), len(rel))
         pooled = np.zeros(n_docs, dtype=bool)
         for r in range(n_runs):
             skill = 0.5 + 2.5 * r / max(n_runs - 1, 1)
@@ -73,7 +75,8 @@ def frame_labels(collection, frame, values, kind="grade"):
 
 
 def moved_grade_labels(collection, frame, seed, share):
-    """Grade labels: the frame's grades, a ``share`` of them moved one grade up or down (0-2)."""
+    """Grade labels: the frame's grades, a ``share`` of them moved one grade up or down (within
+    0 and the frame's highest grade)."""
     rng = np.random.default_rng(seed)
     moved = rng.integers(-1, 2, len(frame)) * (rng.random(len(frame)) < share)
-    return frame_labels(collection, frame, np.clip(frame.rel + moved, 0, 2))
+    return frame_labels(collection, frame, np.clip(frame.rel + moved, 0, max(frame.rel.max(), 1)))

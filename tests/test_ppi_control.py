@@ -21,13 +21,23 @@ from .synthetic import frame_labels, moved_grade_labels, pooled_collection
 NDCG = parse("nDCG")[0]
 
 
-@pytest.fixture(scope="module")
-def world():
+def _world(grades):
     collection, qrels = pooled_collection(5, n_topics=12, n_runs=4, n_docs=500, depth=60,
-                                          pool_depth=30, relevant=(2, 9))
+                                          pool_depth=30, relevant=(2, 9), grades=grades)
     frame = SamplingFrame.from_qrels(collection, qrels)
     truth = evaluate_collection(collection, frame.judgments(), [NDCG]).values[:, :, 0].ravel()
     return collection, frame, truth
+
+
+@pytest.fixture(scope="module")
+def world():
+    return _world((1, 1, 2))
+
+
+@pytest.fixture(scope="module")
+def graded_world():
+    """The same sparse world with grades 1-3."""
+    return _world((1, 2, 3))
 
 
 def _kept(e):
@@ -91,9 +101,12 @@ def _runs_over_draws(world, labels, lam, kept, draws):
     return map(np.array, (corr, err_ppi, err_ht))
 
 
-def test_correction_is_minus_hts_error_for_true_labels_at_fixed_lambda(world):
+@pytest.mark.parametrize("which", ["world", "graded_world"])
+def test_correction_is_minus_hts_error_for_true_labels_at_fixed_lambda(which, request):
     """At lambda = 1 with true labels the correction of a run's mean is exactly -(ht's error),
-    draw by draw: the labels' side reproduces the humans' estimator, imputation included."""
+    draw by draw, with grades 1-2 and 1-3: the labels' side reproduces the humans' estimator,
+    imputation and the ideal DCG's correction included."""
+    world = request.getfixturevalue(which)
     collection, frame, _ = world
     corr, err_ppi, err_ht = _runs_over_draws(world, frame_labels(collection, frame, frame.rel), 1.0,
                                              "control", 20)

@@ -28,13 +28,23 @@ from .synthetic import frame_labels, moved_grade_labels, pooled_collection
 NAMES = ["AP", "nDCG", "nDCG@10", "P@10", "num_rel"]
 
 
-@pytest.fixture(scope="module")
-def world():
+def _world(grades):
     collection, qrels = pooled_collection(7, n_topics=6, n_runs=5, n_docs=800, depth=100,
-                                          pool_depth=40, relevant=(15, 40))
+                                          pool_depth=40, relevant=(15, 40), grades=grades)
     frame = SamplingFrame.from_qrels(collection, qrels)
     truth = frame.judgments()
     return collection, frame, truth
+
+
+@pytest.fixture(scope="module")
+def world():
+    return _world((1, 1, 2))
+
+
+@pytest.fixture(scope="module")
+def graded_world():
+    """The same world with grades 1-3 (nDCG's ideal DCG then has three layers)."""
+    return _world((1, 2, 3))
 
 
 def _truth_values(collection, truth, name):
@@ -297,10 +307,12 @@ def test_every_target_name_parses():
     assert parse("ppi(num_rel)")[0].summary == "sum"
 
 
-def test_ndcg_parts_are_unbiased_difference_estimates(world):
+@pytest.mark.parametrize("which", ["world", "graded_world"])
+def test_ndcg_parts_are_unbiased_difference_estimates(which, request):
     """nDCG's numerator DCG^ at a fixed coefficient per document (different per stratum) is
-    unbiased for the full-judgment DCG: mean over 400 stratified draws within 3.3 SE."""
-    collection, frame, truth = world
+    unbiased for the full-judgment DCG, with grades 1-2 and 1-3: mean over 400 stratified draws
+    within 3.3 SE."""
+    collection, frame, truth = request.getfixturevalue(which)
     labels = moved_grade_labels(collection, frame, 21, 0.3)
     design = stratified("1-5:0.6,6-:0.2")
     m = parse("nDCG")[0]

@@ -148,3 +148,40 @@ def test_trec8_smoke(shared, tmp_path):
     table = pd.read_parquet(tmp_path / "results.parquet").set_index("measure")
     # paper 001 §5.2: tau 0.9002 (infAP), 0.8992 (induced AP) on TREC-8's depth-4 pool
     assert table.loc["infAP", "tau"] > 0.8 and table.loc["induced(AP)", "tau"] > 0.8
+
+
+def test_ci_coverage_runs_the_designs_asked_for(files):
+    table = run_recipe("ci-coverage", Context(files, trials=1, seed=3),
+                       {"percents": "30", "designs": "2strata", "estimators": "ht(nDCG)"}).results
+    assert set(table["strategy"]) == {"2strata"}
+    with pytest.raises(ValueError, match="designs must be among"):
+        run_recipe("ci-coverage", Context(files, trials=1), {"designs": "uniform,depth"})
+
+
+def test_graded_collection_keeps_the_relevant_set(paths):
+    """--graded K: the relevant judgments get grades 1..K (all used, seeded: the same again,
+    another with another seed); non-relevant ones and every binary measure stay as they are."""
+    from irsample.experiments.data import LoadedCollection
+
+    plain = LoadedCollection(CollectionFiles.of(paths["runs"], paths["qrels"]))
+    graded = [LoadedCollection(CollectionFiles.of(paths["runs"], paths["qrels"], graded=3,
+                                                  graded_seed=s)) for s in (0, 0, 1)]
+    rel = np.asarray(plain.qrels.rel)
+    for loaded in graded:
+        g = np.asarray(loaded.qrels.rel)
+        assert np.array_equal(g > 0, rel > 0) and np.array_equal(g[rel <= 0], rel[rel <= 0])
+        assert set(np.unique(g[g > 0])) == {1, 2, 3}
+    assert np.array_equal(graded[0].qrels.rel, graded[1].qrels.rel)
+    assert not np.array_equal(graded[0].qrels.rel, graded[2].qrels.rel)
+    np.testing.assert_array_equal(plain.truth(["map", "P.10"]).values,
+                                  graded[0].truth(["map", "P.10"]).values)
+    assert not np.array_equal(plain.truth(["ndcg"]).values, graded[0].truth(["ndcg"]).values)
+
+
+def test_simulate_graded_option(paths, tmp_path):
+    out = tmp_path / "out"
+    main(["simulate", "ci-coverage", "--qrels", str(paths["qrels"]), "--runs",
+          str(paths["runs"]), "--graded", "3", "--trials", "1", "--param", "percents=30",
+          "--param", "designs=uniform", "--param", "estimators=ht(nDCG)", "--format", "csv",
+          "-o", str(out)])
+    assert "graded" in (out / "report.md").read_text()

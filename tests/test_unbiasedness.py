@@ -89,7 +89,7 @@ class MonteCarlo:
         cell_se = est.std(axis=0, ddof=1) / np.sqrt(len(est))
         cell_z = _z(est.mean(axis=0) - true, cell_se)
         return Comparison(
-            f"{self.name}: {estimator} vs {truth}", _z(mean - target, se),
+            f"{self.name}: {estimator} vs {truth}", len(est), _z(mean - target, se),
             (mean - target) / target, float(np.mean(np.abs(cell_z) > 3)),
             float(np.max(np.abs(cell_z))), self.sample_ms, self.evaluate_ms,
         )
@@ -105,6 +105,7 @@ def _z(diff, se):
 @dataclass
 class Comparison:
     case: str
+    draws: int
     z: np.ndarray  #: per run
     relative_bias: np.ndarray  #: per run
     cells_beyond_3se: float
@@ -114,7 +115,7 @@ class Comparison:
 
     def __str__(self):
         return (
-            f"{self.case} ({DRAWS} draws; sample {self.sample_ms:.2f} ms + evaluate "
+            f"{self.case} ({self.draws} draws; sample {self.sample_ms:.2f} ms + evaluate "
             f"{self.evaluate_ms:.2f} ms per draw)\n"
             f"  z per run (worst to best run): {np.array2string(self.z, precision=1)}\n"
             f"  relative bias %: {np.array2string(100 * self.relative_bias, precision=2)}\n"
@@ -132,8 +133,9 @@ def frame():
     numba.set_num_threads(threads)
 
 
-def simulate(frame, design, estimators, truths, seed, *, ideal_dcg=False) -> MonteCarlo:
-    """``DRAWS`` samples of ``design`` with one Generator seeded ``seed``; with ``ideal_dcg``
+def simulate(frame, design, estimators, truths, seed, *, ideal_dcg=False,
+             draws=DRAWS) -> MonteCarlo:
+    """``draws`` samples of ``design`` with one Generator seeded ``seed``; with ``ideal_dcg``
     also sample_eval's IDCG^ per topic (``draws["IDCG"]``, truth ``truth["IDCG"]``)."""
     measures = parse_all(estimators)
     truth_eval = evaluate_collection(frame.collection, frame.judgments(), parse_all(truths))
@@ -142,7 +144,7 @@ def simulate(frame, design, estimators, truths, seed, *, ideal_dcg=False) -> Mon
         truth["IDCG"] = sampled.ideal_dcg(EvalContext(frame.collection, frame.judgments()), ())
     rng = np.random.default_rng(seed)
     values, ideal, sampling, evaluating = [], [], 0.0, 0.0
-    for _ in range(DRAWS):
+    for _ in range(draws):
         t0 = time.perf_counter()
         judgments = design.sample(frame, rng=rng)
         t1 = time.perf_counter()
@@ -152,10 +154,20 @@ def simulate(frame, design, estimators, truths, seed, *, ideal_dcg=False) -> Mon
         if ideal_dcg:
             ideal.append(sampled.ideal_dcg(EvalContext(frame.collection, judgments), ()))
     values = np.array(values)
-    draws = {m.trec_name: values[..., i] for i, m in enumerate(measures)}
+    out = {m.trec_name: values[..., i] for i, m in enumerate(measures)}
     if ideal_dcg:
-        draws["IDCG"] = np.array(ideal)
-    return MonteCarlo(design.name, truth, draws, 1e3 * sampling / DRAWS, 1e3 * evaluating / DRAWS)
+        out["IDCG"] = np.array(ideal)
+    return MonteCarlo(design.name, truth, out, 1e3 * sampling / draws, 1e3 * evaluating / draws)
+
+
+@pytest.fixture(scope="module")
+def graded_frame():
+    """The same collection with relevant grades 1-3 (infNDCG's gains then take three values)."""
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)
+    collection, table = pooled_collection(COLLECTION_SEED, grades=(1, 2, 3))
+    yield SamplingFrame.from_qrels(collection, table)
+    numba.set_num_threads(threads)
 
 
 @pytest.fixture(scope="module")
@@ -195,20 +207,31 @@ def test_infndcg_under_stratified_sampling_within_3se(stratified_mc):
 
 
 def test_infndcg_numerator_is_unbiased(stratified_mc):
+    _numerator_is_unbiased(stratified_mc)
+
+
+def test_infndcg_numerator_is_unbiased_with_three_grades(graded_frame):
+    """The same with relevant grades 1-3 (600 draws)."""
+    _numerator_is_unbiased(simulate(
+        graded_frame, stratified(STRATA), ["infNDCG"], ["ndcg"], seed=3, ideal_dcg=True,
+        draws=600))
+
+
+def _numerator_is_unbiased(mc):
     """infNDCG = DCG^ / IDCG^. DCG^ = sum_s d_s gain_s / m_s is unbiased under per-stratum SRS
     (given m_s > 0 the sampled retrieved documents of s are an SRS of the d_s retrieved ones), so
     every run's mean DCG^ is within 3 SE of the true DCG; the bias of infNDCG comes from its
     normaliser (IDCG^ places int(R^_g + 0.5) documents per grade, a concave, rounded function of
     unbiased R^_g, and E[1/IDCG^] > 1/IDCG). Every run x topic cell too, at a Bonferroni bound
     over the cells (family-wise 1%)."""
-    mc = stratified_mc
     ideal = mc.draws["IDCG"][:, None, :]
     dcg = MonteCarlo(
         mc.name, {"DCG": mc.truth["ndcg"] * mc.truth["IDCG"][None, :]},
         {"DCG^": mc.draws["infNDCG"] * ideal}, mc.sample_ms, mc.evaluate_ms,
     ).compare("DCG^", "DCG")
     idcg = mc.draws["IDCG"]
-    z_ideal = _z(idcg.mean(axis=0) - mc.truth["IDCG"], idcg.std(axis=0, ddof=1) / np.sqrt(DRAWS))
+    z_ideal = _z(idcg.mean(axis=0) - mc.truth["IDCG"],
+                 idcg.std(axis=0, ddof=1) / np.sqrt(len(idcg)))
     print(dcg, f"  IDCG^ z per topic: {np.array2string(z_ideal, precision=1)}", sep="\n")
     assert np.all(np.abs(dcg.z) <= 3), str(dcg)
     cells = mc.draws["infNDCG"][0].size

@@ -31,6 +31,11 @@ def add_parser(sub) -> None:
     p.add_argument("--runs", nargs="+", default=None, help="run files or folders")
     p.add_argument("--pooled", default=None,
                    help="'run judged|notjudged' lines (default: every run pooled)")
+    p.add_argument("--graded", type=number(int, minimum=2), default=0, metavar="K",
+                   help="give every relevant judgment a random grade 1..K (seeded by "
+                   "--graded-seed): a graded version of a binary collection")
+    p.add_argument("--graded-seed", type=number(int, minimum=0), default=0, metavar="N",
+                   help="seed of --graded's grades (default 0)")
     p.add_argument("--trials", type=number(int, minimum=1), default=None,
                    help="trials (default: the recipe's)")
     add_seed(p, "random seed")
@@ -53,7 +58,8 @@ def collection_files(args):
     if args.qrels or args.runs:
         if not (args.qrels and args.runs):
             raise InputError("give both --qrels and --runs (or --shared)")
-        return CollectionFiles.of(args.runs, args.qrels, pooled=args.pooled)
+        return CollectionFiles.of(args.runs, args.qrels, pooled=args.pooled,
+                                  graded=args.graded, graded_seed=args.graded_seed)
     folder = Path(args.shared) if args.shared else TREC8
     if (folder / "data" / "trec8-adhoc").is_dir():
         folder = folder / "data" / "trec8-adhoc"
@@ -64,7 +70,8 @@ def collection_files(args):
         raise InputError(f"{folder}: no qrels* file")
     pooled = folder / "run-pooled-flag.txt"
     return CollectionFiles.of(folder / "runs", qrels[0],
-                              pooled=args.pooled or (pooled if pooled.exists() else None))
+                              pooled=args.pooled or (pooled if pooled.exists() else None),
+                              graded=args.graded, graded_seed=args.graded_seed)
 
 
 def cmd_simulate(args) -> str:

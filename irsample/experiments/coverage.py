@@ -8,7 +8,8 @@ mean over topics, and each estimate is compared with the **frame truth** (the ta
 the complete judgments of that pool: what judging all of it would give; the pool's own bias
 against the complete qrels is a separate section, :mod:`irsample.experiments.pool_bias`).
 
-Designs, at equal judgments B = round(f x pool size) for each percentage f:
+Designs (``--param designs=uniform,2strata,planned``, the default: all three), at equal
+judgments B = round(f x pool size) for each percentage f:
 
 - ``uniform``: uniform(f), a simple random sample of f of every topic's pool;
 - ``2strata``: best rank 1-20 at four times the rate of ranks 21-100 (``1-20:0.8,21-100:0.2``)
@@ -60,16 +61,26 @@ def available(names) -> tuple[list[str], list[str]]:
     return known, unknown
 
 
-def designs(pool_size: int, percents, plan_for: str = "xinfAP"):
-    """The three strategies of the module docstring at the judged ``percents``."""
+#: the strategies of the module docstring, in the order they run
+STRATEGIES = ("uniform", "2strata", "planned")
+
+
+def designs(pool_size: int, percents, plan_for: str = "xinfAP", which=STRATEGIES):
+    """The strategies of the module docstring named in ``which``, at the judged ``percents``."""
+    unknown = [w for w in which if w not in STRATEGIES]
+    if unknown or not which:
+        raise ValueError(f"ci-coverage: designs must be among {', '.join(STRATEGIES)}, not "
+                         f"{', '.join(unknown) or 'none'}")
     budget = {f"{p:g}": max(1, round(p / 100.0 * pool_size)) for p in percents}
-    return [
-        strategy("uniform", uniform, settings=[p / 100.0 for p in percents]),
-        strategy("2strata", lambda p: parse_design(f"1-20:0.8,21-100:0.2@{budget[f'{p:g}']}"),
-                 settings=list(percents), depth=100),
-        strategy("planned", lambda p: PlannedDesign(budget[f"{p:g}"], plan_for),
-                 settings=list(percents), depth=100),
-    ]
+    made = {
+        "uniform": strategy("uniform", uniform, settings=[p / 100.0 for p in percents]),
+        "2strata": strategy("2strata",
+                            lambda p: parse_design(f"1-20:0.8,21-100:0.2@{budget[f'{p:g}']}"),
+                            settings=list(percents), depth=100),
+        "planned": strategy("planned", lambda p: PlannedDesign(budget[f"{p:g}"], plan_for),
+                            settings=list(percents), depth=100),
+    }
+    return [made[name] for name in STRATEGIES if name in which]
 
 
 def interval_checks(est, truth, sd, *, level: float = 0.95, ks_alpha: float = 0.05) -> dict:
@@ -130,7 +141,8 @@ def _percent(strat: str, setting: str) -> float:
 @recipe("ci-coverage", "coverage, half-width, bias, RMS and tau of 95% intervals of run means "
         "against the frame truth, for uniform, 2strata and planned designs",
         PAPER_000 + ", §3", trials=100, percents=(5.0, 10.0, 20.0, 30.0),
-        estimators="infAP,xinfAP,infNDCG,ht(AP),ht(nDCG),ht(P@10)", plan_for="xinfAP")
+        estimators="infAP,xinfAP,infNDCG,ht(AP),ht(nDCG),ht(P@10)", plan_for="xinfAP",
+        designs=STRATEGIES)
 def ci_coverage(context: Context, p: dict) -> Report:
     names = [n.strip() for n in str(p["estimators"]).split(",") if n.strip()]
     for name in names:
@@ -141,7 +153,8 @@ def ci_coverage(context: Context, p: dict) -> Report:
     if not known:
         raise ValueError(f"ci-coverage: none of {', '.join(names)} is available")
     pool = pool_size(context)
-    result = run_experiment(context, p, designs(pool, p["percents"], p["plan_for"]),
+    result = run_experiment(context, p, designs(pool, p["percents"], p["plan_for"],
+                                                p["designs"]),
                   {n: ESTIMATORS[n] for n in known}, ci=0.95)
     table = coverage_table(result)
     cells = table[table.percent >= 10]
@@ -161,7 +174,8 @@ def ci_coverage(context: Context, p: dict) -> Report:
         text += (f" Not in this build, so not run: {', '.join(missing)}.")
     first = result.runs[result.runs["trial"] == 0]
     middle = f"{p['percents'][len(p['percents']) // 2]:g}"
-    shown = [(s, m) for s in ("2strata",) for m in known[:6]]
+    shown_design = "2strata" if "2strata" in p["designs"] else p["designs"][0]
+    shown = [(shown_design, m) for m in known[:6]]
     panels = []
     for (s, setting, m), g in first.groupby(["strategy", "setting", "measure"], sort=False):
         if (s, m) in shown and _percent(s, setting) == float(middle):
@@ -170,7 +184,8 @@ def ci_coverage(context: Context, p: dict) -> Report:
 
     def draw(path):
         from ..plots import estimate_vs_truth
-        return estimate_vs_truth(panels, path, title=f"trial 0, {middle}% judged (2strata)")
+        return estimate_vs_truth(panels, path,
+                                 title=f"trial 0, {middle}% judged ({shown_design})")
 
     return Report("ci-coverage", "Confidence intervals of run means: coverage against the "
                   "frame truth", PAPER_000, {}, [
@@ -183,5 +198,5 @@ def ci_coverage(context: Context, p: dict) -> Report:
                   ], table.assign(recipe="ci-coverage"), result.execution)
 
 
-__all__ = ["ESTIMATORS", "available", "ci_coverage", "coverage_table", "designs",
+__all__ = ["ESTIMATORS", "STRATEGIES", "available", "ci_coverage", "coverage_table", "designs",
            "interval_checks"]

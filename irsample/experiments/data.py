@@ -30,7 +30,7 @@ import dataclasses
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -57,9 +57,13 @@ class CollectionFiles:
     qrels: str
     pooled: str | None = None
     groups: str | None = None
+    #: > 1: every relevant judgment gets a grade drawn uniformly from 1..graded (:func:`regraded`)
+    graded: int = 0
+    graded_seed: int = 0
 
     @classmethod
-    def of(cls, runs, qrels, *, pooled=None, groups=None) -> CollectionFiles:
+    def of(cls, runs, qrels, *, pooled=None, groups=None, graded=0,
+           graded_seed=0) -> CollectionFiles:
         """From paths; a directory in ``runs`` stands for its files (sorted by name)."""
         if isinstance(runs, (str, Path)):
             runs = [runs]
@@ -73,15 +77,17 @@ class CollectionFiles:
         def absolute(p):
             return None if p is None else p if is_irds(p) else str(Path(p).resolve())
 
-        return cls(
-            tuple(str(f) for f in files), absolute(qrels), absolute(pooled), absolute(groups))
+        return cls(tuple(str(f) for f in files), absolute(qrels), absolute(pooled),
+                   absolute(groups), int(graded), int(graded_seed))
 
     def settings(self) -> dict:
         runs = self.runs
         folders = sorted({str(Path(r).parent) for r in runs})
         return {"runs": len(runs), "run_folders": folders,
                 "run_files": [Path(r).name for r in runs], "qrels": self.qrels,
-                "pooled": self.pooled, "groups": self.groups}
+                "pooled": self.pooled, "groups": self.groups,
+                **({"graded": self.graded, "graded_seed": self.graded_seed}
+                   if self.graded > 1 else {})}
 
 
 class LoadedCollection:
@@ -90,12 +96,18 @@ class LoadedCollection:
     def __init__(self, files: CollectionFiles):
         self.files = files
         qrels = load_qrels(files.qrels)
+        if files.graded > 1:
+            qrels = regraded(qrels, files.graded, files.graded_seed)
         self.collection = Collection.build(load_runs(list(files.runs)), [qrels])
         self.qrels = qrels
         self.judgments = Judgments.from_qrels(self.collection, qrels)
         topic, tdi = self.collection.lookup(qrels.qid, qrels.docno)  # once: frames reuse it
-        keep = topic >= 0
-        self._rows = (topic[keep], tdi[keep], np.asarray(qrels.rel, dtype=np.int64)[keep])
+        rel = np.asarray(qrels.rel, dtype=np.int64)
+        # an entry marked unjudged (rel < 0; TREC-COVID's round-5 qrels hold two) is no
+        # judgment: left out of the frame's rows, a pooled one counts as non-relevant, as
+        # trec_eval counts it in the truth
+        keep = (topic >= 0) & (rel >= 0)
+        self._rows = (topic[keep], tdi[keep], rel[keep])
         self.info: RunInfo = run_info(
             self.collection.run_names,
             pooled=None if files.pooled is None else read_pooled_flags(files.pooled),
@@ -193,6 +205,18 @@ class LoadedCollection:
             return self.collection
         with self._lock:
             return _lru(self._subsets, runs, lambda: restrict_runs(self.collection, runs))
+
+
+def regraded(qrels, levels: int, seed: int):
+    """The qrels with every relevant judgment (grade > 0) given a grade drawn uniformly from
+    1..``levels`` by ``numpy.random.default_rng(seed)`` in file order; other judgments as they
+    are. A graded version of a binary collection (``irsample simulate --graded``), to validate
+    the estimators of graded measures where no graded collection is at hand: the relevant set,
+    and so every binary measure, is unchanged."""
+    rel = np.asarray(qrels.rel, dtype=np.int64).copy()
+    relevant = rel > 0
+    rel[relevant] = np.random.default_rng(seed).integers(1, levels + 1, int(relevant.sum()))
+    return replace(qrels, rel=rel)
 
 
 def _lru(cache: OrderedDict, key, build, size: int = FRAMES_KEPT):

@@ -104,8 +104,10 @@ def run_recipe(name: str, context: Context, params: dict | None = None):
         p["trials"] = context.trials
     p["seed"] = context.seed
     report = r.function(context, p)
-    report.params = p | {"collection": context.files.settings()["run_folders"]
-                         + [context.files.qrels]}
+    files = context.files
+    report.params = p | {"collection": files.settings()["run_folders"] + [files.qrels]}
+    if files.graded > 1:  # the qrels' relevant judgments regraded (CollectionFiles.graded)
+        report.params |= {"graded": files.graded, "graded_seed": files.graded_seed}
     return report
 
 

@@ -15,8 +15,11 @@ probabilities of ``ht/inclusion.py`` (pi_d; pi_de = pi_d pi_e g_d g_e within a c
   theta^_bc = theta^ - (theta^ v(Y^) - c(X^, Y^)) / Y^^2 (Cochran, *Sampling Techniques* §6.8;
   Särndal, Swensson & Wretman §5.6), with v and c from the design (below). IDCG is the ideal DCG
   of the estimated counts per grade, extended to real counts by linear interpolation of the
-  cumulative discount, minus its second-order (concavity) bias
-  (1/2) sum_v IDCG''_v v(R^_v); nDCG takes no Taylor ratio correction (measured on Vaswani, the
+  cumulative discount D, minus its second-order (concavity) bias: with the grades in decreasing
+  gain g_(1) > g_(2) > ... and S_k the count of the k highest grades,
+  IDCG = sum_k (g_(k) - g_(k+1)) D(S_k), and the bias is (1/2) sum_k (g_(k) - g_(k+1))
+  D''(S^_k) v(S^_k), the covariances of the grade counts inside v(S^_k)
+  (``ideal_dcg.concavity_bias``); nDCG takes no Taylor ratio correction (measured on Vaswani, the
   correction moved the bias the wrong way: +0.14 against +0.06 without at uniform 10%);
   R-prec cuts at round(R^).
 
@@ -66,7 +69,7 @@ from ..trec_eval.counts import NumRel
 from ..trec_eval.gain import NDCG
 from ..trec_eval.gain_tables import position_gains
 from ..trec_eval.precision import P, Recall, Rprec
-from .ideal_dcg import ideal_dcg, ideal_linearisation, single_hit_weights
+from .ideal_dcg import concavity_bias, ideal_linearisation, single_hit_weights
 from .imputation import impute, linearised_variance, topic_states
 from .inclusion import (
     HTDesign,
@@ -268,17 +271,9 @@ def _ndcg(ctx, d: HTDesign, m: NDCG) -> Estimate:
     longest = int(ctx.seg_len.max(initial=0))
     discount = 1.0 / np.log2(np.arange(2, longest + 2, dtype=np.float64))
     num, term = weighted_prefix(ctx.offsets, position_gains(ctx, ()), d.pos_pi, discount, cutoff)
-    counts, count_var, gains, ideal, slope, tdi_slope = ideal_linearisation(ctx, d, cutoff)
-    levels = np.arange(1, counts.shape[1])
-    # the ideal DCG is concave in the counts: E[IDCG(R^)] ~ IDCG(R) + (1/2) sum_v IDCG''_v v(R^_v);
-    # remove that second-order bias (second differences of the ideal in each count)
-    for v in levels:
-        down = counts.copy()
-        down[:, v] = np.maximum(down[:, v] - 1.0, 0.0)
-        bumped = counts.copy()
-        bumped[:, v] += 1.0
-        curve = ideal_dcg(bumped, gains, cutoff) - 2.0 * ideal + ideal_dcg(down, gains, cutoff)
-        ideal = ideal - 0.5 * np.where(counts[:, v] >= 1.0, curve, 0.0) * count_var[:, v]
+    _, gains, ideal, slope, tdi_slope = ideal_linearisation(ctx, d, cutoff)
+    # the ideal DCG is concave in the counts: remove its second-order bias
+    ideal = ideal - concavity_bias(ctx, d, gains, cutoff)
     den = topic_total(ctx, d, tdi_slope, slope)
     den = TopicTotal(ideal, den.sx, den.swx, den.swxx)
     j = ctx.judgments

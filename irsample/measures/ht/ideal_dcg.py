@@ -1,5 +1,6 @@
-"""The ideal DCG of estimated counts per grade, and the donor weights of ht(nDCG)'s imputation
-(``ht/estimator.py``, module docstring: nDCG, "Sparse topics")."""
+"""The ideal DCG of estimated counts per grade, its linearisation and second-order bias, and the
+donor weights of ht(nDCG)'s imputation (``ht/estimator.py``, module docstring: nDCG, "Sparse
+topics")."""
 
 from __future__ import annotations
 
@@ -26,37 +27,76 @@ def single_hit_weights(ctx, d: HTDesign, relevant: np.ndarray) -> np.ndarray:
 
 def grade_counts(ctx, d: HTDesign):
     """Per topic and grade v >= 1: the Horvitz-Thompson count C^_v of frame documents of grade
-    v, its design variance v(C^_v), and the gain of each grade (topic x grade arrays)."""
+    v, and the gain of each grade (topic x grade arrays)."""
     j = ctx.judgments
     gain_of_level = gain_tables(ctx, ())[0]  # (T, levels)
     n_grades = j.stratum_grades.shape[2]
     counts = np.zeros((ctx.n_topics, n_grades))
-    count_var = np.zeros((ctx.n_topics, n_grades))
     sampled = (j.state == JUDGED) & (j.grade > 0)
     for v in range(1, n_grades):
         grade_value = np.zeros((ctx.n_topics, n_grades))
         grade_value[:, v] = 1.0
         total = topic_total(ctx, d, (sampled & (j.grade == v)).astype(np.float64), grade_value)
         counts[:, v] = total.value
-        count_var[:, v] = total_variance(d, total)
     gains = np.zeros((ctx.n_topics, n_grades))
     width = min(gain_of_level.shape[1], n_grades)
     gains[:, :width] = gain_of_level[:, :width]
-    return counts, count_var, gains
+    return counts, gains
 
 
 def ideal_linearisation(ctx, d: HTDesign, cutoff: int):
-    """ht(nDCG)'s denominator before its concavity correction: :func:`grade_counts` (counts,
-    their variances, gains), the ideal DCG of the counts and its slopes per topic and grade
-    (:func:`ideal_and_slopes`), and per tdi the slope of the document's grade (0 unless judged
-    with a positive grade)."""
+    """ht(nDCG)'s denominator before its concavity correction (:func:`concavity_bias`):
+    :func:`grade_counts` (counts, gains), the ideal DCG of the counts and its slopes per topic
+    and grade (:func:`ideal_and_slopes`), and per tdi the slope of the document's grade (0 unless
+    judged with a positive grade)."""
     j = ctx.judgments
-    counts, count_var, gains = grade_counts(ctx, d)
+    counts, gains = grade_counts(ctx, d)
     ideal, slope = ideal_and_slopes(counts, gains, cutoff)
     sampled = (j.state == JUDGED) & (j.grade > 0)
     grade = np.clip(j.grade, 0, counts.shape[1] - 1)
     tdi_slope = np.where(sampled, slope[ctx.collection.tdi_topic, grade], 0.0)
-    return counts, count_var, gains, ideal, slope, tdi_slope
+    return counts, gains, ideal, slope, tdi_slope
+
+
+def concavity_bias(ctx, d: HTDesign, gains: np.ndarray, cutoff: int) -> np.ndarray:
+    """Per topic: the second-order bias of the ideal DCG of the estimated counts,
+    E[IDCG(C^)] - IDCG(C) ~ (1/2) sum_k (g_(k) - g_(k+1)) D''(S_k) v(S^_k).
+
+    Why this form: with the levels in decreasing order of gain g_(1) >= g_(2) >= ... (those of
+    positive gain; g_(K+1) = 0) and S_k the number of frame documents of the k highest levels,
+    the ideal ranking puts S_1 documents first, then S_2 - S_1, ..., so
+    IDCG = sum_k g_(k) (D(S_k) - D(S_{k-1})) = sum_k (g_(k) - g_(k+1)) D(S_k), D the cumulative
+    discount (:func:`_cumulative_discount`). Each term depends on one S_k alone and D is
+    concave, so a second-order Taylor expansion (Cochran, *Sampling Techniques* §6.8; Särndal,
+    Swensson & Wretman §5.5) gives the bias above, with D''(S) the second difference
+    D(S + 1) - 2 D(S) + D(S - 1) at the estimate (0 below one document) and v(S^_k) the design
+    variance of the HT count of the k highest levels, which holds the covariances of the grade
+    counts. (Differences of IDCG in one grade count at a time miss those covariances; taken
+    around an already corrected IDCG they compound.) With binary grades it is the one term
+    (1/2) D''(R^) v(R^)."""
+    j = ctx.judgments
+    n_topics, n_grades = gains.shape
+    rows = np.arange(n_topics)[:, None]
+    order = np.argsort(-gains, axis=1, kind="stable")  # as ideal_dcg ranks the levels
+    ranked = np.maximum(np.take_along_axis(gains, order, axis=1), 0.0)
+    step = ranked - np.concatenate([ranked[:, 1:], np.zeros((n_topics, 1))], axis=1)
+    position = np.empty_like(order)
+    position[rows, order] = np.arange(n_grades)
+    sampled = (j.state == JUDGED) & (j.grade > 0)
+    grade = np.clip(j.grade, 0, n_grades - 1)
+    topic = ctx.collection.tdi_topic
+    bias = np.zeros(n_topics)
+    for k in range(n_grades):
+        if not (step[:, k] > 0).any():
+            continue
+        member = (position <= k) & (gains > 0)  # (T, G): the k + 1 highest levels
+        total = topic_total(ctx, d, (sampled & member[topic, grade]).astype(np.float64),
+                            member.astype(np.float64))
+        s = total.value
+        curve = (_cumulative_discount(s + 1.0, cutoff) - 2.0 * _cumulative_discount(s, cutoff)
+                 + _cumulative_discount(np.maximum(s - 1.0, 0.0), cutoff))
+        bias += 0.5 * step[:, k] * np.where(s >= 1.0, curve, 0.0) * total_variance(d, total)
+    return bias
 
 
 def _cumulative_discount(x: np.ndarray, cutoff: int) -> np.ndarray:
