@@ -116,15 +116,17 @@ def test_correction_is_minus_hts_error_for_true_labels_at_fixed_lambda(which, re
 
 @pytest.mark.parametrize("kept", ["control", "identified"])
 def test_correction_at_fixed_lambda_over_repeated_draws(world, kept):
-    """At a fixed lambda (0.6) and noisy labels, over 150 draws: the correction of a run's mean
-    (ppi - ht) averages within 0.05 of 0 (not exactly 0: ht(nDCG)'s ratio and imputation are
-    approximately unbiased, and on this sparse world ht's own bias reaches 0.06), and ppi's
-    RMS error is below ht's for every run (measured: correction means -0.033 to +0.017,
-    RMS ppi 0.07-0.17 against ht 0.08-0.26)."""
+    """At a fixed lambda (0.6) and noisy labels, over 150 draws: ppi's mean error against the
+    truth is within 0.05 for every run (not exactly 0: the ratio and the imputation are
+    approximately unbiased), and its RMS error below ht's for every run. On this sparse world
+    (2-9 relevant documents a topic, grades 1-2, 15% judged) ht(nDCG) itself is biased by up to
+    +0.10 (the best run; a grade a topic's sample misses leaves the ideal DCG short), and the
+    labels take most of it away (measured: ppi's mean errors -0.034 to +0.035, ht's +0.018 to
+    +0.097; RMS ppi 0.07-0.22 against ht 0.08-0.27)."""
     collection, frame, _ = world
     labels = moved_grade_labels(collection, frame, 11, 0.3)
     corr, err_ppi, err_ht = _runs_over_draws(world, labels, 0.6, kept, 150)
     assert np.mean(corr != 0) > 0.5  # the correction is active
-    assert np.all(np.abs(corr.mean(axis=0)) < 0.05)
+    assert np.all(np.abs(err_ppi.mean(axis=0)) < 0.05)
     rms = np.sqrt((err_ppi**2).mean(axis=0))
     assert np.all(rms < np.sqrt((err_ht**2).mean(axis=0)))

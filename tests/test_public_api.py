@@ -18,7 +18,7 @@ from irsample._moved import MOVED
 
 TOP = (
     "Collection Evaluation InputError IrsampleError Judgments Measure MeasureError "
-    "compare estimate evaluate load measures_from parse"
+    "compare compare_table estimate evaluate load measures_from parse"
 ).split()
 MEASURES = "EvalContext MEASURE_SETS Measure REGISTRY TREC_REGISTRY parse parse_all".split()
 ROOMS = {

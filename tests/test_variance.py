@@ -173,8 +173,9 @@ def test_cli_ci_in_every_format(sampled_files, capsys):
     assert main(["eval", qrels, *runs, "-m", "infAP", "-m", "map", "--ci", "0.95"]) == 0
     lines = capsys.readouterr().out.splitlines()
     names = [line.split("\t")[0].strip() for line in lines]
-    assert names[:4] == ["map", "infAP", "infAP_low", "infAP_high"]
-    value, low, high = (float(line.split("\t")[2]) for line in lines[1:4])
+    # several runs: each block starts with the run's name (trec_eval's runid line)
+    assert names[:5] == ["runid", "map", "infAP", "infAP_low", "infAP_high"]
+    value, low, high = (float(line.split("\t")[2]) for line in lines[2:5])
     assert low < value < high
 
     assert (
