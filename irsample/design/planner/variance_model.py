@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from numba import njit
@@ -156,13 +157,24 @@ class VarianceModel:
         return cls(np.cumsum(sums, axis=3), np.cumsum(rows, axis=2), shift, depth, n_topics,
                    r_topic, kind == _AP)
 
-    def _between(self, cum, edges):
-        """Sums over the strata [edges[s], edges[s+1]) (1-based ranks; last ends at depth)."""
+    @cached_property
+    def _by_rank(self) -> tuple[np.ndarray, np.ndarray]:
+        """``cum_runs`` and ``cum_rows`` with the rank axis first: a search reads a few ranks of
+        every run and topic for each of its ~80 candidate strata, and whole blocks gather in a
+        fraction of the time of strided columns (TREC-8: 1.1 -> 0.6 ms per candidate)."""
+        return tuple(np.ascontiguousarray(np.moveaxis(c, -1, 0))
+                     for c in (self.cum_runs, self.cum_rows))
+
+    def _between(self, by_rank, edges):
+        """Sums over the strata [edges[s], edges[s+1]) (1-based ranks; last ends at depth) of
+        cumulative sums with the rank axis first (``_by_rank``), the strata last (C order, so
+        later reductions add in the same order as over the rank-last arrays)."""
         hi = np.array(list(edges[1:]) + [self.depth + 1]) - 2
         lo = np.array(edges) - 2
-        upper = cum[..., hi]
-        lower = np.where(lo >= 0, cum[..., np.maximum(lo, 0)], 0.0)
-        return upper - lower
+        upper = by_rank[hi]
+        lower = np.where((lo >= 0).reshape((-1,) + (1,) * (by_rank.ndim - 1)),
+                         by_rank[np.maximum(lo, 0)], 0.0)
+        return np.ascontiguousarray(np.moveaxis(upper - lower, 0, -1))
 
     def cells(self, edges) -> tuple[np.ndarray, np.ndarray]:
         """(N, W) for strata starting at ``edges`` (edges[0] = 1): N[t, s] pool sizes and
@@ -173,8 +185,9 @@ class VarianceModel:
     def cells_and_bias(self, edges) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """:meth:`cells` and B[i, t, s] = -N^2 S_zx / (R_t T): run i's second-order ratio bias
         of its mean per unit of (1/n - 1/N) (module docstring, "Ratio bias")."""
-        runs = self._between(self.cum_runs, edges)
-        rows = self._between(self.cum_rows, edges)
+        by_runs, by_rows = self._by_rank
+        runs = self._between(by_runs, edges)
+        rows = self._between(by_rows, edges)
         n, m1, m2, m3 = rows
         c = self.shift[:, :, None]
         su = runs[0] + c * m1
