@@ -40,32 +40,52 @@ from .walks import gather_design, sampled_positions
 class SampledPositions:
     """The ranked positions whose document is sampled (pi > 0), segment by segment in rank
     order, with their design facts: the estimators' walks read these alone (``walks.py``),
-    since every other position has pi = 0 and adds nothing to any sum."""
+    since every other position has pi = 0 and adds nothing to any sum. A position's facts are
+    its document's (``doc``: its index among the sampled documents ``docs``), looked up in the
+    small per-document tables rather than in arrays over every document of the collection."""
 
     offsets: np.ndarray  #: (n_seg + 1,) CSR over segments
     index: np.ndarray  #: position among all ranked positions of the context
     rank: np.ndarray  #: 1-based rank in its ranking
-    tdi: np.ndarray
-    pi: np.ndarray
-    cell: np.ndarray
-    g: np.ndarray
+    doc: np.ndarray  #: the position's document among ``docs``
+    docs: np.ndarray  #: the sampled documents (tdi, ascending)
+    doc_pi: np.ndarray
+    doc_cell: np.ndarray
+    doc_g: np.ndarray
     n_positions: int  #: ranked positions of the context, sampled or not
+
+    @cached_property
+    def tdi(self) -> np.ndarray:
+        return self.docs[self.doc]
+
+    @cached_property
+    def pi(self) -> np.ndarray:
+        return self.doc_pi[self.doc]
+
+    @cached_property
+    def cell(self) -> np.ndarray:
+        return self.doc_cell[self.doc]
+
+    @cached_property
+    def g(self) -> np.ndarray:
+        return self.doc_g[self.doc]
 
     def rel(self, ctx) -> np.ndarray:
         """``ctx.rel()`` at these positions (int64), cached per context."""
         def build():
             j = ctx.judgments
-            return ((j.state[self.tdi] == JUDGED)
-                    & (j.grade[self.tdi] >= ctx.rel_level)).astype(np.int64)
+            rel = (j.state[self.docs] == JUDGED) & (j.grade[self.docs] >= ctx.rel_level)
+            return rel.astype(np.int64)[self.doc]
 
         return ctx.shared(("ht_sampled_rel", ctx.rel_level), build)
 
     def by_grade(self, ctx, table: np.ndarray) -> np.ndarray:
         """``table[topic, grade]`` of each position's judged document (0 where not judged)."""
         j = ctx.judgments
-        topic = ctx.collection.tdi_topic[self.tdi]
-        return np.where(j.state[self.tdi] == JUDGED,
-                        table[topic, np.maximum(j.grade[self.tdi], 0)], 0.0)
+        topic = ctx.collection.tdi_topic[self.docs]
+        value = np.where(j.state[self.docs] == JUDGED,
+                         table[topic, np.maximum(j.grade[self.docs], 0)], 0.0)
+        return value[self.doc]
 
     def scatter(self, values: np.ndarray) -> np.ndarray:
         """``values`` at these positions as an array over every ranked position (0 elsewhere)."""
@@ -91,10 +111,10 @@ class HTDesign:
     sampled: SampledPositions
     pos_tdi: np.ndarray  #: the context's ranked documents (for the per-position arrays)
 
-    @cached_property
+    @property
     def sampled_tdi(self) -> np.ndarray:
         """The sampled documents (pi > 0), in tdi order."""
-        return np.flatnonzero(self.tdi_pi > 0)
+        return self.sampled.docs
 
     @cached_property
     def _positions(self):
@@ -164,10 +184,13 @@ def _build(ctx) -> HTDesign:
     tdi_cell[judged] = cell
     tdi_g = np.ones(col.n_tdi)
     tdi_g[judged] = g
-    offsets, index, rank = sampled_positions(ctx.offsets, ctx.pos_tdi, tdi_pi)
-    tdi = ctx.pos_tdi[index]
-    at = SampledPositions(offsets, index, rank, tdi, tdi_pi[tdi], tdi_cell[tdi], tdi_g[tdi],
-                          len(ctx.pos_tdi))
+    positive = pi > 0
+    docs = judged[positive]
+    local = np.full(col.n_tdi, -1, dtype=np.int32)
+    local[docs] = np.arange(len(docs), dtype=np.int32)
+    offsets, index, rank, doc = sampled_positions(ctx.offsets, ctx.pos_tdi, local)
+    at = SampledPositions(offsets, index, rank, doc, docs, pi[positive], cell[positive],
+                          g[positive], len(ctx.pos_tdi))
     return HTDesign(
         n_cells, tdi_pi, tdi_cell, tdi_g, np.maximum(n_prime, 0), w, outside, outside_pi, at,
         ctx.pos_tdi,

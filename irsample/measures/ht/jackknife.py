@@ -177,7 +177,9 @@ def _jackknife(ctx, design, replicates, first, second=None) -> np.ndarray:
     fpc = 1.0 - safe_divide(n - design.cell_w, n)  # 1 - mean pi of the sampled documents
     for t in range(n_topics):
         segs = np.arange(n_runs) * n_topics + t
-        units = np.stack([rep[rep_offsets[s]:rep_offsets[s + 1]] for s in segs])  # (R, u)
+        # (R, u): every run of the topic has the topic's u units, so one gather takes them all
+        u = rep_offsets[segs[0] + 1] - rep_offsets[segs[0]] if len(segs) else 0
+        units = rep[rep_offsets[segs][:, None] + np.arange(u)]
         cells = cell[offsets[t]:offsets[t + 1]]
         certain = pi[offsets[t]:offsets[t + 1]] >= 1.0
         for h in range(n_cells):

@@ -168,24 +168,26 @@ def gather_design(index, pi, cell, g):
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def sampled_positions(offsets, pos_tdi, tdi_pi):
-    """The ranked positions whose document is sampled (``tdi_pi`` > 0), segment by segment in
-    rank order: ``(offsets, index, rank)`` with ``index`` the position among all ranked ones and
-    ``rank`` its 1-based rank. One gather of ``tdi_pi`` per position (a mask), then the
-    compaction reads the mask."""
+def sampled_positions(offsets, pos_tdi, local):
+    """The ranked positions whose document is sampled (``local[tdi]`` >= 0: its index among
+    the sampled documents), segment by segment in rank order: ``(offsets, index, rank, doc)``
+    with ``index`` the position among all ranked ones, ``rank`` its 1-based rank and ``doc``
+    its document's ``local``. One lookup per position (a mask), then the compaction reads the
+    mask."""
     n_seg = offsets.shape[0] - 1
     keep = np.empty(pos_tdi.shape[0], dtype=np.uint8)
     counts = np.zeros(n_seg + 1, dtype=np.int64)
     for s in prange(n_seg):
         n = 0
         for i in range(offsets[s], offsets[s + 1]):
-            k = tdi_pi[pos_tdi[i]] > 0.0
+            k = local[pos_tdi[i]] >= 0
             keep[i] = k
             n += k
         counts[s + 1] = n
     out_offsets = np.cumsum(counts)
     index = np.empty(out_offsets[-1], dtype=np.int64)
     rank = np.empty(out_offsets[-1], dtype=np.int64)
+    doc = np.empty(out_offsets[-1], dtype=np.int32)
     for s in prange(n_seg):
         w = out_offsets[s]
         a = offsets[s]
@@ -193,5 +195,6 @@ def sampled_positions(offsets, pos_tdi, tdi_pi):
             if keep[i]:
                 index[w] = i
                 rank[w] = i - a + 1
+                doc[w] = local[pos_tdi[i]]
                 w += 1
-    return out_offsets, index, rank
+    return out_offsets, index, rank, doc
