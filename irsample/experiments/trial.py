@@ -25,8 +25,12 @@ collection once (:mod:`irsample.experiments.data`):
    columns: tau, RMS error and pair accuracy against the qrels truth (sampling + pool bias,
    paper 002's gold standard).
 
-Numba runs single-threaded inside a task: tasks are what runs in parallel, and each kernel call
-is too small to gain from threads on a shared machine.
+Numba and BLAS run single-threaded inside a task: tasks are what runs in parallel, and each
+kernel call is too small to gain from threads on a shared machine. BLAS's threads cost more than
+they give: the planner's relevance fit (``design/planner/relevance_model.py``) makes a few
+hundred small matrix-vector products per planned cell, and OpenBLAS's second thread spun
+through them (TREC-8, four planned draws: 2.0 s of process CPU with two BLAS threads, 0.85 s
+with one; the fits are identical to the bit).
 """
 
 from __future__ import annotations
@@ -159,11 +163,14 @@ class TrialConfig:
 
 @contextmanager
 def single_threaded():
-    """Numba kernels on one thread in this (calling) thread, restored afterwards."""
+    """Numba kernels and BLAS on one thread in this (calling) thread, restored afterwards."""
+    from threadpoolctl import threadpool_limits
+
     before = numba.get_num_threads()
     numba.set_num_threads(1)
     try:
-        yield
+        with threadpool_limits(limits=1, user_api="blas"):
+            yield
     finally:
         numba.set_num_threads(before)
 

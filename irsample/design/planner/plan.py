@@ -217,6 +217,7 @@ def _sparse(vm: VarianceModel, budget: int) -> bool:
 
 def _search(vm, units, budget, judged, choices, min_take, estimator, level, *, band) -> Plan:
     best = None
+    judged_rows = _judged_rows(units, judged, vm)  # the same for every candidate
     # strata too narrow for the band only where no others are left (the fixed ones, choices[0]);
     # fewer forced top-ups only if nothing fits
     for top_up, strict in itertools.product(range(MIN_TOP_UP, -1, -1), (True, False)):
@@ -224,7 +225,7 @@ def _search(vm, units, budget, judged, choices, min_take, estimator, level, *, b
             size, weight, bias = vm.cells_and_bias(cand)
             if strict and not wide_enough(size, budget, band, top_up):
                 continue
-            done = _judged_cells(units, judged, cand, vm)
+            done = _judged_cells(judged_rows, cand, vm)
             lo = lower_sizes(size, done, min_take, top_up)
             hi = upper_sizes(size, lo, budget, band)
             lo = np.minimum(np.maximum(lo, floor_sizes(size, budget, band)), hi)
@@ -253,14 +254,20 @@ def _search(vm, units, budget, judged, choices, min_take, estimator, level, *, b
                 (bias * factor[None]).sum(axis=(1, 2)))
 
 
-def _judged_cells(units, judged, edges, vm) -> np.ndarray:
-    """m[t, s]: rows already judged per topic and stratum."""
+def _judged_rows(units, judged, vm) -> tuple[np.ndarray, np.ndarray]:
+    """(topic, best rank) of the rows already judged within the pool's depth."""
     rank = units.best_rank
     inside = judged & np.isfinite(rank) & (rank <= vm.depth)
-    stratum = np.searchsorted(np.array(edges), rank[inside], side="right") - 1
-    m = np.zeros((vm.n_topics, len(edges)), dtype=np.int64)
-    np.add.at(m, (units.topic[inside], stratum), 1)
-    return m
+    return units.topic[inside], rank[inside]
+
+
+def _judged_cells(judged_rows, edges, vm) -> np.ndarray:
+    """m[t, s]: rows already judged (:func:`_judged_rows`) per topic and stratum."""
+    topic, rank = judged_rows
+    stratum = np.searchsorted(np.array(edges), rank, side="right") - 1
+    n_strata = len(edges)
+    counts = np.bincount(topic * n_strata + stratum, minlength=vm.n_topics * n_strata)
+    return counts.reshape(vm.n_topics, n_strata).astype(np.int64)
 
 
 def budget_for_halfwidth(units, model: RelevanceModel, target: float, *,

@@ -51,11 +51,20 @@ class RelevanceModel:
 
 
 def features(units) -> np.ndarray:
-    """Per row: [1, log(N_t q_d), log(best_rank_d)] (q_d floored at 1e-6 / N_t)."""
+    """Per row: [1, log(N_t q_d), log(best_rank_d)] (q_d floored at 1e-6 / N_t); computed once
+    per pool (they depend on its runs alone, and a simulation plans every draw on one pool)."""
+    memo = getattr(units, "memo", None)  # pools and frames keep it; other row sets do not
+    return _features(units) if memo is None else memo("relevance features",
+                                                      lambda: _features(units))
+
+
+def _features(units) -> np.ndarray:
     size = np.bincount(units.topic, minlength=units.collection.n_topics)[units.topic]
     q = np.maximum(ap_prior(units) * size, 1e-6)
     rank = np.where(np.isfinite(units.best_rank), units.best_rank, 1e6)
-    return np.column_stack([np.ones(len(q)), np.log(q), np.log(rank)])
+    out = np.column_stack([np.ones(len(q)), np.log(q), np.log(rank)])
+    out.flags.writeable = False  # shared by every fit on the pool
+    return out
 
 
 def fit_relevance(units, judged: np.ndarray, grade: np.ndarray, *, rel_level: int = 1,

@@ -56,6 +56,7 @@ mean (single-hit donors measured worse for AP: CACM uniform 10% bias -0.108)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
 
@@ -67,12 +68,13 @@ from ..incomplete.score_intervals import RBP, rbp_gain_table
 from ..trec_eval.average_precision import AP
 from ..trec_eval.counts import NumRel
 from ..trec_eval.gain import NDCG
-from ..trec_eval.gain_tables import position_gains
+from ..trec_eval.gain_tables import shared_gain_tables
 from ..trec_eval.precision import P, Recall, Rprec
 from .ideal_dcg import concavity_bias, ideal_linearisation, single_hit_weights
 from .imputation import impute, linearised_variance, topic_states
 from .inclusion import (
     HTDesign,
+    SampledPositions,
     TopicTotal,
     cell_variance,
     ht_design,
@@ -90,8 +92,10 @@ class Estimate:
     """Per segment: the bias-corrected estimate, its variance, the plain ratio X^/Y^, and the
     parts (X^, Y^ per segment, v(X^), c(X^, Y^), v(Y^)); Y^ = 1, c = v(Y^) = 0 for totals.
     ``x`` is the linearised numerator variable of every ranked position (0 where not sampled),
-    ``centre`` the theta~ the variance is evaluated at, ``known`` whether Y^ > 0 (or a
-    total), ``present`` whether the segment is evaluated (topic judged and answered)."""
+    spread on first use from ``x_sampled``, its values at the positions ``sampled`` (every
+    position when ``sampled`` is None); ``centre`` the theta~ the variance is evaluated at,
+    ``known`` whether Y^ > 0 (or a total), ``present`` whether the segment is evaluated (topic
+    judged and answered)."""
 
     value: np.ndarray
     variance: np.ndarray
@@ -101,11 +105,18 @@ class Estimate:
     var_num: np.ndarray
     cov: np.ndarray
     var_den: np.ndarray
-    x: np.ndarray | None = None
+    x_sampled: np.ndarray | None = None
     centre: np.ndarray | None = None
     known: np.ndarray | None = None
     replicates: tuple | None = None  #: AP's jackknife replicates (``ht/jackknife.py``)
     donors: np.ndarray | None = None  #: per segment, the weight of a topic in ``impute``
+    sampled: SampledPositions | None = None  #: where ``x_sampled`` is given
+
+    @cached_property
+    def x(self) -> np.ndarray | None:
+        if self.x_sampled is None or self.sampled is None:
+            return self.x_sampled
+        return self.sampled.scatter(self.x_sampled)
 
 
 def estimate(ctx, inner: Measure) -> Estimate:
@@ -122,43 +133,42 @@ def _estimate(ctx, m: Measure) -> Estimate:
         est = _total_estimate(r.value, vy)
         return Estimate(*(a[ctx.seg_topic] for a in (est.value, est.variance, est.plain, est.num,
                                                         est.den, est.var_num, z, z)))
+    at = d.sampled  # the walks read the sampled positions alone (walks.py)
     if isinstance(m, P):
         weight = np.full(m.k, 1.0 / m.k)
-        rel = ctx.rel().astype(np.float64)
-        num, term = weighted_prefix(ctx.offsets, rel, d.pos_pi, weight, m.k)
+        rel = at.rel(ctx).astype(np.float64)
+        num, term = weighted_prefix(at.offsets, at.rank, rel, at.pi, weight, m.k)
         return _linear(ctx, d, num, term)
     if isinstance(m, RBP):
         if m.point != "B":
             raise MeasureError("ht(RBP) estimates RBP itself (point=B)")
         table = _rbp_gains(ctx, m.gains)
-        gain = np.where(ctx.pos_state == JUDGED, table[np.repeat(ctx.seg_topic, ctx.seg_len),
-                                                      np.maximum(ctx.pos_grade, 0)], 0.0)
+        gain = at.by_grade(ctx, table)
         longest = int(ctx.seg_len.max(initial=0))
         weight = (1.0 - m.p) * m.p ** np.arange(longest, dtype=np.float64)
-        num, term = weighted_prefix(ctx.offsets, gain, d.pos_pi, weight, NO_CUTOFF)
+        num, term = weighted_prefix(at.offsets, at.rank, gain, at.pi, weight, NO_CUTOFF)
         return _linear(ctx, d, num, term)
-    rel = ctx.rel().astype(np.float64)
+    rel = at.rel(ctx).astype(np.float64)
     r = _relevant_total(ctx, d)
     tdi_rel = tdi_relevant(ctx)
     if isinstance(m, AP):
         cutoff = NO_CUTOFF if m.k is None else m.k
         num, _, influence = ap_walk(
-            ctx.offsets, ctx.seg_topic, ctx.rel(), d.pos_pi, d.pos_cell, d.pos_g, d.n_cells, cutoff
-        )
+            at.offsets, at.rank, ctx.seg_topic, at.rel(ctx), at.pi, at.cell, at.g, d.n_cells,
+            cutoff)
         replicates = ap_replicates(ctx, d, cutoff)
         est = _ratio(ctx, d, num, influence, r, tdi_rel, own=jackknife_variance(ctx, d, replicates))
         return replace(est, replicates=replicates)
     if isinstance(m, Recall):
         weight = np.ones(m.k)
-        num, term = weighted_prefix(ctx.offsets, rel, d.pos_pi, weight, m.k)
+        num, term = weighted_prefix(at.offsets, at.rank, rel, at.pi, weight, m.k)
         return _ratio(ctx, d, num, term, r, tdi_rel)
     if isinstance(m, Rprec):
         k = np.floor(r.value + 0.5).astype(np.int64)[ctx.seg_topic]
-        rank = ctx.rank
-        seg = np.repeat(np.arange(ctx.n_seg), ctx.seg_len)
-        inside = rank <= k[seg]
-        term = np.where(inside & (d.pos_pi > 0), rel * safe_divide(1.0, k[seg]), 0.0)
-        num = np.bincount(seg, weights=safe_divide(term, d.pos_pi), minlength=ctx.n_seg)
+        seg = np.repeat(np.arange(ctx.n_seg), np.diff(at.offsets))
+        inside = at.rank <= k[seg]
+        term = np.where(inside & (at.pi > 0), rel * safe_divide(1.0, k[seg]), 0.0)
+        num = np.bincount(seg, weights=safe_divide(term, at.pi), minlength=ctx.n_seg)
         return _linear(ctx, d, num, term)
     if isinstance(m, NDCG):
         return _ndcg(ctx, d, m)
@@ -184,9 +194,11 @@ def _rbp_gains(ctx, gains: tuple) -> np.ndarray:
 
 # ---- totals over the frame ---------------------------------------------------------------------
 def tdi_relevant(ctx) -> np.ndarray:
-    """r_d per tdi: 1 for a judged document at ``ctx.rel_level`` or above (its value in R)."""
+    """r_d per tdi: 1 for a judged document at ``ctx.rel_level`` or above (its value in R);
+    cached per context (every ratio measure reads it)."""
     j = ctx.judgments
-    return ((j.state == JUDGED) & (j.grade >= ctx.rel_level)).astype(np.float64)
+    return ctx.shared(("ht_tdi_relevant", ctx.rel_level), lambda: (
+        (j.state == JUDGED) & (j.grade >= ctx.rel_level)).astype(np.float64))
 
 
 def _relevant_total(ctx, d: HTDesign) -> TopicTotal:
@@ -204,21 +216,24 @@ def _total_estimate(value, variance) -> Estimate:
 
 
 def _linear(ctx, d: HTDesign, num, term) -> Estimate:
+    """``term``: per sampled position (``d.sampled``)."""
     zero = np.zeros(ctx.collection.n_tdi)
-    sx, swx, swxx, _ = cell_sums(ctx.offsets, term, d.pos_pi, d.pos_cell, ctx.pos_tdi, zero,
-                                 d.n_cells)
+    at = d.sampled
+    sx, swx, swxx, _ = cell_sums(at.offsets, term, at.pi, at.cell, at.tdi, zero, d.n_cells)
     est = _total_estimate(num, cell_variance(d, ctx.seg_topic, sx, swx, swxx))
     ones = np.ones(len(num), dtype=bool)
     return Estimate(est.value, est.variance, est.plain, est.num, est.den, est.var_num, est.cov,
-                    est.var_den, term, np.zeros(len(num)), ones)
+                    est.var_den, term, np.zeros(len(num)), ones, sampled=at)
 
 
 def _ratio(ctx, d: HTDesign, num, influence, den: TopicTotal, tdi_den, *, correct: bool = True,
            own=None, donors=None) -> Estimate:
     """theta^ = X^/Y^ and its bias correction and variance (module docstring); ``influence``:
-    per position the linearised numerator variable, ``tdi_den`` the denominator's y_d."""
+    per sampled position (``d.sampled``) the linearised numerator variable, ``tdi_den`` the
+    denominator's y_d."""
+    at = d.sampled
     sx, swx, swxx, swxy = cell_sums(
-        ctx.offsets, influence, d.pos_pi, d.pos_cell, ctx.pos_tdi, tdi_den, d.n_cells
+        at.offsets, influence, at.pi, at.cell, at.tdi, tdi_den, d.n_cells
     )
     t = ctx.seg_topic
     sy, swy, swyy = den.sx[t], den.swx[t], den.swxx[t]
@@ -231,7 +246,7 @@ def _ratio(ctx, d: HTDesign, num, influence, den: TopicTotal, tdi_den, *, correc
     theta = safe_divide(num, y)
     est = _sparse_aware(ctx, d, theta, num, y, var_x, cov, var_y, correct, own, donors)
     return Estimate(est.value, est.variance, theta, num, y, var_x, cov, var_y, influence,
-                    est.centre, y > 0, donors=est.donors)
+                    est.centre, y > 0, donors=est.donors, sampled=at)
 
 
 def _sparse_aware(ctx, d: HTDesign, theta, num, y, var_x, cov, var_y, correct,
@@ -270,7 +285,9 @@ def _ndcg(ctx, d: HTDesign, m: NDCG) -> Estimate:
     cutoff = NO_CUTOFF if m.k is None else m.k
     longest = int(ctx.seg_len.max(initial=0))
     discount = 1.0 / np.log2(np.arange(2, longest + 2, dtype=np.float64))
-    num, term = weighted_prefix(ctx.offsets, position_gains(ctx, ()), d.pos_pi, discount, cutoff)
+    at = d.sampled
+    gain = at.by_grade(ctx, shared_gain_tables(ctx, ())[0])
+    num, term = weighted_prefix(at.offsets, at.rank, gain, at.pi, discount, cutoff)
     _, gains, ideal, slope, tdi_slope = ideal_linearisation(ctx, d, cutoff)
     # the ideal DCG is concave in the counts: remove its second-order bias
     ideal = ideal - concavity_bias(ctx, d, gains, cutoff)

@@ -15,10 +15,12 @@ def single_hit_weights(ctx, d: HTDesign, relevant: np.ndarray) -> np.ndarray:
     """Per topic: 1 - pi_d when the topic's sample holds exactly one ``relevant`` document d,
     else 0: the donors that impute a topic whose sample holds none (module docstring,
     "Sparse topics")."""
-    topic = ctx.collection.tdi_topic
-    hit = relevant & (d.tdi_pi > 0)
+    docs = d.sampled_tdi  # only sampled documents can hit: the same terms, in the same order
+    topic = ctx.collection.tdi_topic[docs]
+    hit = relevant[docs]
     k = np.bincount(topic, weights=hit.astype(np.float64), minlength=ctx.n_topics)
-    miss = np.bincount(topic, weights=np.where(hit, 1.0 - d.tdi_pi, 0.0), minlength=ctx.n_topics)
+    miss = np.bincount(topic, weights=np.where(hit, 1.0 - d.tdi_pi[docs], 0.0),
+                       minlength=ctx.n_topics)
     outside = d.outside[:, :, 1:].sum(axis=2)  # sampled relevant documents no run retrieved
     k = k + outside.sum(axis=1)
     miss = miss + (outside * (1.0 - d.outside_pi)).sum(axis=1)

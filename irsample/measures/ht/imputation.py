@@ -66,7 +66,11 @@ def impute(plain, own, known, missing, donors=None):
 
 
 def census_topics(ctx, d: HTDesign) -> np.ndarray:
-    """Per topic: whether every frame document was judged with certainty (no sampling error)."""
-    j = ctx.judgments
-    uncertain = (j.state == POOLED) | ((d.tdi_pi > 0) & (d.tdi_pi < 1.0))
-    return np.bincount(ctx.collection.tdi_topic[uncertain], minlength=ctx.n_topics) == 0
+    """Per topic: whether every frame document was judged with certainty (no sampling error);
+    cached per context and design (every ratio measure asks)."""
+    def build():
+        j = ctx.judgments
+        uncertain = (j.state == POOLED) | ((d.tdi_pi > 0) & (d.tdi_pi < 1.0))
+        return np.bincount(ctx.collection.tdi_topic[uncertain], minlength=ctx.n_topics) == 0
+
+    return ctx.shared(("ht_census_topics", d), build)

@@ -26,18 +26,79 @@ summed over cells. Covariances of two totals by the same bilinear form.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 from ...errors import MeasureError
 from ...model import JUDGED
 from ..context import safe_divide
-from .walks import gather_design
+from .walks import gather_design, sampled_positions
+
+
+@dataclass(frozen=True, eq=False)
+class SampledPositions:
+    """The ranked positions whose document is sampled (pi > 0), segment by segment in rank
+    order, with their design facts: the estimators' walks read these alone (``walks.py``),
+    since every other position has pi = 0 and adds nothing to any sum. A position's facts are
+    its document's (``doc``: its index among the sampled documents ``docs``), looked up in the
+    small per-document tables rather than in arrays over every document of the collection."""
+
+    offsets: np.ndarray  #: (n_seg + 1,) CSR over segments
+    index: np.ndarray  #: position among all ranked positions of the context
+    rank: np.ndarray  #: 1-based rank in its ranking
+    doc: np.ndarray  #: the position's document among ``docs``
+    docs: np.ndarray  #: the sampled documents (tdi, ascending)
+    doc_pi: np.ndarray
+    doc_cell: np.ndarray
+    doc_g: np.ndarray
+    n_positions: int  #: ranked positions of the context, sampled or not
+
+    @cached_property
+    def tdi(self) -> np.ndarray:
+        return self.docs[self.doc]
+
+    @cached_property
+    def pi(self) -> np.ndarray:
+        return self.doc_pi[self.doc]
+
+    @cached_property
+    def cell(self) -> np.ndarray:
+        return self.doc_cell[self.doc]
+
+    @cached_property
+    def g(self) -> np.ndarray:
+        return self.doc_g[self.doc]
+
+    def rel(self, ctx) -> np.ndarray:
+        """``ctx.rel()`` at these positions (int64), cached per context."""
+        def build():
+            j = ctx.judgments
+            rel = (j.state[self.docs] == JUDGED) & (j.grade[self.docs] >= ctx.rel_level)
+            return rel.astype(np.int64)[self.doc]
+
+        return ctx.shared(("ht_sampled_rel", ctx.rel_level), build)
+
+    def by_grade(self, ctx, table: np.ndarray) -> np.ndarray:
+        """``table[topic, grade]`` of each position's judged document (0 where not judged)."""
+        j = ctx.judgments
+        topic = ctx.collection.tdi_topic[self.docs]
+        value = np.where(j.state[self.docs] == JUDGED,
+                         table[topic, np.maximum(j.grade[self.docs], 0)], 0.0)
+        return value[self.doc]
+
+    def scatter(self, values: np.ndarray) -> np.ndarray:
+        """``values`` at these positions as an array over every ranked position (0 elsewhere)."""
+        out = np.zeros(self.n_positions)
+        out[self.index] = values
+        return out
 
 
 @dataclass(frozen=True, eq=False)
 class HTDesign:
-    """Per-document and per-cell design facts of one evaluation context."""
+    """Per-document and per-cell design facts of one evaluation context; per position, the
+    sampled positions (``sampled``), and on demand every position (``pos_pi``, ``pos_cell``,
+    ``pos_g``; 0 where not sampled)."""
 
     n_cells: int  #: strata per topic
     tdi_pi: np.ndarray  #: (n_tdi,) pi of judged documents, 0 elsewhere
@@ -47,9 +108,29 @@ class HTDesign:
     cell_w: np.ndarray  #: (T, S) sum of (1 - pi) over them
     outside: np.ndarray  #: (T, S, G) sampled documents outside the collection, by grade
     outside_pi: np.ndarray  #: (T, S) their pi (the cell's rate)
-    pos_pi: np.ndarray
-    pos_cell: np.ndarray
-    pos_g: np.ndarray
+    sampled: SampledPositions
+    pos_tdi: np.ndarray  #: the context's ranked documents (for the per-position arrays)
+
+    @property
+    def sampled_tdi(self) -> np.ndarray:
+        """The sampled documents (pi > 0), in tdi order."""
+        return self.sampled.docs
+
+    @cached_property
+    def _positions(self):
+        return gather_design(self.pos_tdi, self.tdi_pi, self.tdi_cell, self.tdi_g)
+
+    @property
+    def pos_pi(self) -> np.ndarray:
+        return self._positions[0]
+
+    @property
+    def pos_cell(self) -> np.ndarray:
+        return self._positions[1]
+
+    @property
+    def pos_g(self) -> np.ndarray:
+        return self._positions[2]
 
 
 def ht_design(ctx) -> HTDesign:
@@ -103,9 +184,16 @@ def _build(ctx) -> HTDesign:
     tdi_cell[judged] = cell
     tdi_g = np.ones(col.n_tdi)
     tdi_g[judged] = g
+    positive = pi > 0
+    docs = judged[positive]
+    local = np.full(col.n_tdi, -1, dtype=np.int32)
+    local[docs] = np.arange(len(docs), dtype=np.int32)
+    offsets, index, rank, doc = sampled_positions(ctx.offsets, ctx.pos_tdi, local)
+    at = SampledPositions(offsets, index, rank, doc, docs, pi[positive], cell[positive],
+                          g[positive], len(ctx.pos_tdi))
     return HTDesign(
-        n_cells, tdi_pi, tdi_cell, tdi_g, np.maximum(n_prime, 0), w, outside, outside_pi,
-        *gather_design(ctx.pos_tdi, tdi_pi, tdi_cell, tdi_g),
+        n_cells, tdi_pi, tdi_cell, tdi_g, np.maximum(n_prime, 0), w, outside, outside_pi, at,
+        ctx.pos_tdi,
     )
 
 
@@ -127,14 +215,15 @@ def topic_total(
     """The total of ``tdi_value`` (per document; ``grade_value[t, g]`` the same value by topic and
     grade, for sampled documents outside the collection)."""
     n_topics, n_cells = ctx.n_topics, design.n_cells
-    col = ctx.collection
-    flat = col.tdi_topic.astype(np.int64) * n_cells + design.tdi_cell
-    sampled = design.tdi_pi > 0
-    x = np.zeros(len(design.tdi_pi))
-    x[sampled] = tdi_value[sampled] / design.tdi_pi[sampled]
-    value = np.bincount(col.tdi_topic[sampled], weights=x[sampled], minlength=n_topics)
-    unc = sampled & (design.tdi_pi < 1.0)
-    w = 1.0 - design.tdi_pi
+    # the sampled documents alone (in tdi order, as a mask over every document would take them)
+    sampled = design.sampled_tdi
+    pi = design.tdi_pi[sampled]
+    topic = ctx.collection.tdi_topic[sampled]
+    flat = topic.astype(np.int64) * n_cells + design.tdi_cell[sampled]
+    x = tdi_value[sampled] / pi
+    value = np.bincount(topic, weights=x, minlength=n_topics)
+    unc = pi < 1.0
+    w = 1.0 - pi
 
     def by_cell(weights):
         return np.bincount(flat[unc], weights=weights[unc], minlength=n_topics * n_cells).reshape(

@@ -33,11 +33,12 @@ from numba import prange
 from ..._threads import parallel_when_large
 from ...model import JUDGED
 from ..context import safe_divide
+from .walks import within
 
 
 @parallel_when_large
-def _replicates(offsets, seg_topic, pos_rel, pos_pi, pos_cell, pos_g, pos_tdi, n_cells, cutoff,
-                rel_offsets, rel_tdi, rel_pi, rel_cell, local, cell_n, cell_r, r_hat):
+def _replicates(offsets, pos_rank, seg_topic, pos_rel, pos_pi, pos_cell, pos_g, pos_tdi, n_cells,
+                cutoff, rel_offsets, rel_tdi, rel_pi, rel_cell, local, cell_n, cell_r, r_hat):
     """Per segment: theta_(-d) for every sampled relevant document d of its topic (CSR by
     ``rel_offsets`` of the topic, written at ``rep_offsets``) and theta_(h) for a deleted
     non-relevant document of each cell (``base[s, h]``)."""
@@ -51,7 +52,7 @@ def _replicates(offsets, seg_topic, pos_rel, pos_pi, pos_cell, pos_g, pos_tdi, n
     for s in prange(n_seg):
         t = seg_topic[s]
         a = offsets[s]
-        n = min(offsets[s + 1] - a, cutoff)
+        n = within(offsets, pos_rank, s, cutoff)
         m = 0
         for i in range(n):
             if pos_rel[a + i] != 0 and pos_pi[a + i] > 0.0:
@@ -64,7 +65,7 @@ def _replicates(offsets, seg_topic, pos_rel, pos_pi, pos_cell, pos_g, pos_tdi, n
         m = 0
         for i in range(n):
             if pos_rel[a + i] != 0 and pos_pi[a + i] > 0.0:
-                rank[m] = i + 1.0
+                rank[m] = pos_rank[a + i]
                 pi[m] = pos_pi[a + i]
                 cell[m] = pos_cell[a + i] if pos_pi[a + i] < 1.0 else n_cells
                 g[m] = pos_g[a + i]
@@ -148,9 +149,10 @@ def ap_replicates(ctx, design, cutoff: int):
     cell_r = np.zeros((ctx.n_topics, design.n_cells))
     np.add.at(cell_r, (topic[uncertain], cell[uncertain]), 1.0 / pi[uncertain])
     r_hat = np.bincount(topic, weights=1.0 / pi, minlength=ctx.n_topics)
+    at = design.sampled
     rep_offsets, rep, base = _replicates(
-        ctx.offsets, ctx.seg_topic, ctx.rel(), design.pos_pi, design.pos_cell, design.pos_g,
-        ctx.pos_tdi, design.n_cells, cutoff, offsets, tdi, pi, cell, local,
+        at.offsets, at.rank, ctx.seg_topic, at.rel(ctx), at.pi, at.cell, at.g, at.tdi,
+        design.n_cells, cutoff, offsets, tdi, pi, cell, local,
         design.cell_n.astype(np.float64), cell_r, r_hat,
     )
     return rep_offsets, rep, base, (offsets, cell, pi)
@@ -176,7 +178,9 @@ def _jackknife(ctx, design, replicates, first, second=None) -> np.ndarray:
     fpc = 1.0 - safe_divide(n - design.cell_w, n)  # 1 - mean pi of the sampled documents
     for t in range(n_topics):
         segs = np.arange(n_runs) * n_topics + t
-        units = np.stack([rep[rep_offsets[s]:rep_offsets[s + 1]] for s in segs])  # (R, u)
+        # (R, u): every run of the topic has the topic's u units, so one gather takes them all
+        u = rep_offsets[segs[0] + 1] - rep_offsets[segs[0]] if len(segs) else 0
+        units = rep[rep_offsets[segs][:, None] + np.arange(u)]
         cells = cell[offsets[t]:offsets[t + 1]]
         certain = pi[offsets[t]:offsets[t + 1]] >= 1.0
         for h in range(n_cells):

@@ -8,6 +8,12 @@ of n of N documents, g^2 = (n - 1) N / (n (N - 1)) exactly; see ``ht/inclusion.p
 
 The walks are O(n x strata) per ranking: the pairwise sums of average precision's quadratic form
 are running sums by cell, never loops over pairs.
+
+Every walk takes the 1-based rank of each position (``pos_rank``) instead of reading it from the
+position's index, so it can walk the sampled positions alone (:func:`sampled_positions`: a
+uniform 5% sample of TREC-8's depth-100 pool sits at 0.14 million of its 6.3 million ranked
+positions, a 30% sample at 0.84 million): the positions it skips have pi = 0 and add nothing,
+so the sums are the same, term by term and in the same order.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ NO_CUTOFF = np.iinfo(np.int64).max
 
 
 @parallel_when_large
-def ap_walk(offsets, seg_topic, pos_rel, pos_pi, pos_cell, pos_g, n_cells, cutoff):
+def ap_walk(offsets, pos_rank, seg_topic, pos_rel, pos_pi, pos_cell, pos_g, n_cells, cutoff):
     """Per position of a sampled relevant document d at rank k <= ``cutoff``:
 
     - ``prec[i]`` = (1/k) (1 + sum over sampled relevant j above d of 1/pi_{j|d}), with
@@ -41,23 +47,36 @@ def ap_walk(offsets, seg_topic, pos_rel, pos_pi, pos_cell, pos_g, n_cells, cutof
     num = np.zeros(offsets.shape[0] - 1)
     for s in prange(offsets.shape[0] - 1):
         a = offsets[s]
-        n = min(offsets[s + 1] - a, cutoff)
-        _sweep(a, n, True, pos_rel, pos_pi, pos_cell, pos_g, n_cells, prec)  # pairs above
+        n = within(offsets, pos_rank, s, cutoff)
+        _sweep(a, n, True, pos_rank, pos_rel, pos_pi, pos_cell, pos_g, n_cells, prec)  # above
         acc = 0.0
         for i in range(n):
             p = pos_pi[a + i]
             if p > 0.0 and pos_rel[a + i] != 0:
-                prec[a + i] = (1.0 + prec[a + i]) / (i + 1.0)
+                prec[a + i] = (1.0 + prec[a + i]) / pos_rank[a + i]
                 acc += prec[a + i] / p
         num[s] = acc
-        _sweep(a, n, False, pos_rel, pos_pi, pos_cell, pos_g, n_cells, influence)  # below
+        _sweep(a, n, False, pos_rank, pos_rel, pos_pi, pos_cell, pos_g, n_cells, influence)
         for i in range(n):
             influence[a + i] += prec[a + i]
     return num, prec, influence
 
 
 @njit(cache=True, nogil=True)
-def _sweep(a, n, downward, pos_rel, pos_pi, pos_cell, pos_g, n_cells, out):
+def within(offsets, pos_rank, s, cutoff):
+    """How many positions of segment ``s`` are ranked at most ``cutoff`` (ranks ascend)."""
+    a = offsets[s]
+    n = offsets[s + 1] - a
+    if n == 0 or pos_rank[a + n - 1] <= cutoff:
+        return n
+    k = 0
+    while pos_rank[a + k] <= cutoff:
+        k += 1
+    return k
+
+
+@njit(cache=True, nogil=True)
+def _sweep(a, n, downward, pos_rank, pos_rel, pos_pi, pos_cell, pos_g, n_cells, out):
     """One pass over the sampled relevant positions a .. a+n-1 of a ranking, down the ranking
     (``downward``) or up it: at each such document d, ``out`` gets the sum over the documents e
     passed so far of v_e / pi_{e|d}, then d's own v_d joins them (v = 1 going down, 1/rank going
@@ -77,7 +96,7 @@ def _sweep(a, n, downward, pos_rel, pos_pi, pos_cell, pos_g, n_cells, out):
         if g > 0.0:
             passed += scaled[c] / g
         out[a + i] = passed
-        v = 1.0 / p if downward else 1.0 / (p * (i + 1.0))
+        v = 1.0 / p if downward else 1.0 / (p * pos_rank[a + i])
         total += v
         plain[c] += v
         if g > 0.0:
@@ -112,22 +131,23 @@ def cell_sums(offsets, pos_value, pos_pi, pos_cell, pos_tdi, tdi_other, n_cells)
 
 
 @parallel_when_large
-def weighted_prefix(offsets, pos_value, pos_pi, weight_of_rank, cutoff):
+def weighted_prefix(offsets, pos_rank, pos_value, pos_pi, weight_of_rank, cutoff):
     """Per segment: sum over sampled positions at rank r <= cutoff of
     value * weight_of_rank[r - 1] / pi (a linear Horvitz-Thompson total), and the per-position
     terms value * weight_of_rank[r - 1] (0 beyond the cut-off or where not sampled)."""
     n_seg = offsets.shape[0] - 1
     total = np.zeros(n_seg)
     term = np.zeros(pos_value.shape[0])
+    last = min(cutoff, weight_of_rank.shape[0])
     for s in prange(n_seg):
         a = offsets[s]
-        n = min(offsets[s + 1] - a, cutoff, weight_of_rank.shape[0])
+        n = within(offsets, pos_rank, s, last)
         acc = 0.0
         for i in range(n):
             p = pos_pi[a + i]
             if p <= 0.0:
                 continue
-            t = pos_value[a + i] * weight_of_rank[i]
+            t = pos_value[a + i] * weight_of_rank[pos_rank[a + i] - 1]
             term[a + i] = t
             acc += t / p
         total[s] = acc
@@ -147,3 +167,36 @@ def gather_design(index, pi, cell, g):
         out_cell[i] = cell[d]
         out_g[i] = g[d]
     return out_pi, out_cell, out_g
+
+
+@parallel_when_large
+def sampled_positions(offsets, pos_tdi, local):
+    """The ranked positions whose document is sampled (``local[tdi]`` >= 0: its index among
+    the sampled documents), segment by segment in rank order: ``(offsets, index, rank, doc)``
+    with ``index`` the position among all ranked ones, ``rank`` its 1-based rank and ``doc``
+    its document's ``local``. One lookup per position (a mask), then the compaction reads the
+    mask."""
+    n_seg = offsets.shape[0] - 1
+    keep = np.empty(pos_tdi.shape[0], dtype=np.uint8)
+    counts = np.zeros(n_seg + 1, dtype=np.int64)
+    for s in prange(n_seg):
+        n = 0
+        for i in range(offsets[s], offsets[s + 1]):
+            k = local[pos_tdi[i]] >= 0
+            keep[i] = k
+            n += k
+        counts[s + 1] = n
+    out_offsets = np.cumsum(counts)
+    index = np.empty(out_offsets[-1], dtype=np.int64)
+    rank = np.empty(out_offsets[-1], dtype=np.int64)
+    doc = np.empty(out_offsets[-1], dtype=np.int32)
+    for s in prange(n_seg):
+        w = out_offsets[s]
+        a = offsets[s]
+        for i in range(a, offsets[s + 1]):
+            if keep[i]:
+                index[w] = i
+                rank[w] = i - a + 1
+                doc[w] = local[pos_tdi[i]]
+                w += 1
+    return out_offsets, index, rank, doc

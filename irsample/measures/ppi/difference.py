@@ -196,7 +196,7 @@ class Parts:
             a, b = (zero, -np.where(self.sampled, self.y_tdi, 0.0)), (zero, -l_tdi)
             return a, b, np.ones(ctx.n_seg), a[1] - b[1], self.outside()
         _, uy = self._human_numerator()
-        _, uf = weighted_prefix(ctx.offsets, one[ctx.pos_tdi] * self.f_pos, d.pos_pi,
+        _, uf = weighted_prefix(ctx.offsets, ctx.rank, one[ctx.pos_tdi] * self.f_pos, d.pos_pi,
                                 self.weight, self.cutoff)
         if self.kind == "P":
             zero = np.zeros(len(self.f_tdi))
@@ -208,8 +208,8 @@ class Parts:
 
     def _human_numerator(self):
         if self._human is None:
-            self._human = weighted_prefix(self.ctx.offsets, self.y_pos, self.d.pos_pi,
-                                          self.weight, self.cutoff)
+            self._human = weighted_prefix(self.ctx.offsets, self.ctx.rank, self.y_pos,
+                                          self.d.pos_pi, self.weight, self.cutoff)
         return self._human
 
     def label_den(self):
@@ -240,8 +240,8 @@ class Parts:
         ctx, d = self.ctx, self.d
         xy, uy = self._human_numerator()
         lab = c_pos * self.f_pos
-        xl, ul = weighted_prefix(ctx.offsets, lab, d.pos_pi, self.weight, self.cutoff)
-        census, _ = weighted_prefix(ctx.offsets, lab, self.ones, self.weight, self.cutoff)
+        xl, ul = weighted_prefix(ctx.offsets, ctx.rank, lab, d.pos_pi, self.weight, self.cutoff)
+        census, _ = weighted_prefix(ctx.offsets, ctx.rank, lab, self.ones, self.weight, self.cutoff)
         return xy + census - xl, uy - ul
 
 

@@ -1,0 +1,63 @@
+"""The design-based estimators ``ht(M)`` give the same numbers, to the bit, since their walks
+read the sampled positions alone (``measures/ht/walks.py``, ``SampledPositions``).
+
+``tests/data/ht_before_sampled.npz`` holds the outputs of irsample at commit f2c6244, when every
+walk read every ranked position: on the synthetic graded collections of
+``tests/test_ht_estimators.py`` (seeds 0 and 1), one draw of each of its four designs
+(``default_rng(k)``), every part of the :class:`~irsample.measures.ht.estimator.Estimate` of
+each supported measure (values, variances, ratio parts, the per-position influences ``x``,
+centres, donors) on the whole rankings and with ``-M 25`` (positions cut), and the pair
+estimates of ht(AP) and ht(nDCG) (which read ``x`` and the jackknife replicates). Regenerate
+only from a commit whose numbers are known good: ``python -m tests.test_ht_sampled_identical``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from irsample.measures import parse
+from irsample.measures.context import EvalContext
+from irsample.measures.ht.estimator import estimate
+from irsample.measures.ht.pairs import pair_estimates
+
+from .bitwise import differing
+from .test_ht_estimators import DESIGNS, MEASURES, synthetic
+
+BEFORE = Path(__file__).parent / "data" / "ht_before_sampled.npz"
+PARTS = ("value", "variance", "plain", "num", "den", "var_num", "cov", "var_den", "x", "centre",
+         "known", "donors")
+
+
+def outputs() -> dict:
+    out = {}
+    for seed in (0, 1):
+        col, frame = synthetic(seed)
+        for k, (name, design) in enumerate(DESIGNS.items()):
+            judgments = design.sample(frame, rng=np.random.default_rng(k))
+            for cut in (None, 25):
+                ctx = EvalContext(col, judgments, max_docs=cut)
+                for inner in MEASURES:
+                    (m,) = parse(inner)
+                    est = estimate(ctx, m)
+                    for part in PARTS:
+                        value = getattr(est, part)
+                        if value is not None:
+                            out[f"{seed}/{name}/{cut}/{inner}/{part}"] = np.asarray(value)
+                for inner in ("AP", "nDCG"):
+                    (m,) = parse(inner)
+                    pairs = pair_estimates(ctx, m)
+                    out[f"{seed}/{name}/{cut}/{inner}/pairs"] = np.stack([pairs.diff,
+                                                                          pairs.variance])
+    return out
+
+
+def test_ht_numbers_are_those_of_the_walks_over_every_position():
+    changed = differing(BEFORE, outputs())
+    assert not changed, changed[:5]
+    assert np.nanmax(np.load(BEFORE)["0/uniform/None/AP/x"]) > 0  # the fixture is not all zeros
+
+
+if __name__ == "__main__":  # pragma: no cover - regenerates the fixture
+    np.savez_compressed(BEFORE, **outputs())
