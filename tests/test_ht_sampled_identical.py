@@ -1,8 +1,8 @@
 """The design-based estimators ``ht(M)`` give the same numbers, to the bit, since their walks
 read the sampled positions alone (``measures/ht/walks.py``, ``SampledPositions``).
 
-``tests/data/ht_before_sampled.npz`` holds the outputs of irsample at commit f2c6244, when every
-walk read every ranked position: on the synthetic graded collections of
+``tests/data/ht_before_sampled.npz`` holds the outputs of irsample at commit 8946588 (f2c6244
+with ht(nDCG)'s graded ideal-DCG correction), when every walk read every ranked position: on the synthetic graded collections of
 ``tests/test_ht_estimators.py`` (seeds 0 and 1), one draw of each of its four designs
 (``default_rng(k)``), every part of the :class:`~irsample.measures.ht.estimator.Estimate` of
 each supported measure (values, variances, ratio parts, the per-position influences ``x``,
