@@ -158,6 +158,15 @@ class Measure:
         """Per-segment values (one per run x topic, ``ctx.n_seg``)."""
         raise NotImplementedError
 
+    #: a ratio of estimated totals (AP = N/R, nDCG = DCG/IDCG, ...): its topics whose sample holds
+    #: one or two relevant documents are weak (:mod:`irsample.measures.reliability`)
+    ratio: ClassVar[bool] = False
+
+    def estimated_bias(self, ctx: EvalContext) -> np.ndarray | None:
+        """Per segment: the estimator's estimated bias where it can give one (None: it gives
+        none); read by :func:`irsample.measures.reliability.assess`."""
+        return None
+
     def variance(self, ctx: EvalContext, method: str = DEFAULT_VARIANCE) -> np.ndarray:
         """Per-segment estimated sampling variance of :meth:`compute`'s values over the random
         choice of judged documents (families with a ``variance_method`` only); ``method`` is one

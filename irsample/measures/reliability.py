@@ -1,0 +1,144 @@
+"""Can the interval of a run's mean be trusted? A rule computed from the judged sample alone.
+
+No estimator of a topic's AP or nDCG from a fixed-size sample is design-unbiased, and where a
+topic's sample holds one or two relevant documents (or none) the ratio's bias, summed over the
+topics, can exceed the standard error of the mean; an interval of a mean that rests on a handful
+of judged relevant documents is skewed, and its estimated variance often too small. So every
+interval of a run's mean over topics gets a status: ``ok``, or ``unreliable`` with the reasons
+and the topics that cause it (where to judge next). A run's mean is unreliable when
+
+1. **support**: it rests on fewer than :data:`MIN_SUPPORT` judged relevant documents, counted
+   over its topics in its ranking within the measure's cut-off (the normal approximation of a
+   Horvitz-Thompson total needs a sample of the order of 25 G1^2, G1 the skewness of the values:
+   Cochran, *Sampling Techniques*, 1977, §2.15; relevance counts are skewed);
+2. **weak topics** (ratio estimators: AP, nDCG, R-prec, recall): more than :data:`MAX_WEAK` of
+   its topics have :data:`FEW` or fewer judged relevant documents (none: the topic is imputed),
+   unless judged whole; such topics' ratios are fitted to one or two documents (their bias is
+   of the order of the estimate over the number of relevant documents sampled, and their
+   variance estimate near 0);
+3. **estimated bias** (estimators that give it, ``Measure.estimated_bias``): the second-order
+   bias of the mean, summed over topics, exceeds :data:`MAX_BIAS_SE` of its standard error:
+   an interval whose centre is off by b standard errors covers (1.96 - b) - (-1.96 - b) of the
+   normal mass, 0.936 at b = 0.35 (the 0.93 floor of the coverage the rule is validated for).
+
+The thresholds were chosen by simulation across collections (Vaswani, CACM, TREC-8,
+TREC-COVID round 5; graded and binary): see REPRODUCTION.md, "Calibrated or flagged".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..model import JUDGED
+
+#: fewest judged relevant documents a run mean's interval may rest on
+MIN_SUPPORT = 40
+#: a topic with this many judged relevant documents or fewer is weak (ratio estimators)
+FEW = 2
+#: largest share of a run's topics that may be weak
+MAX_WEAK = 0.05
+#: largest estimated bias of a run mean, in standard errors
+MAX_BIAS_SE = 0.35
+#: topics named in a reason, at most (the rest are counted)
+NAMED = 8
+
+
+@dataclass(frozen=True)
+class Reliability:
+    """Per run: whether the interval of its mean is ``unreliable``, the ``reason`` (empty when
+    ok) and the ``topics`` (indices) that cause it; the diagnostics behind the rule: ``support``
+    (judged relevant documents the mean rests on), ``weak`` (share of weak topics), ``bias_se``
+    (estimated bias over the standard error; NaN where the estimator gives none)."""
+
+    unreliable: np.ndarray
+    reason: tuple[str, ...]
+    topics: tuple[tuple[int, ...], ...]
+    support: np.ndarray
+    weak: np.ndarray
+    bias_se: np.ndarray
+
+    @property
+    def status(self) -> np.ndarray:
+        """``"ok"`` or ``"unreliable"`` per run."""
+        return np.where(self.unreliable, "unreliable", "ok")
+
+
+def judged_relevant(ctx) -> np.ndarray:
+    """Per tdi: judged at the context's relevance level or above (the documents a mean rests
+    on)."""
+    j = ctx.judgments
+    return (j.state == JUDGED) & (j.grade >= ctx.rel_level)
+
+
+def judged_whole(ctx) -> np.ndarray:
+    """Per topic: every pooled document judged (no sampling left: nothing is estimated)."""
+    j = ctx.judgments
+    size = j.stratum_size.sum(axis=1)
+    return (j.stratum_sampled.sum(axis=1) >= size) & j.has_topic
+
+
+def support_per_segment(ctx, cutoff: int | None) -> np.ndarray:
+    """Per segment (run x topic): judged relevant documents the run ranks within ``cutoff``
+    (all its ranking when None)."""
+    hit = judged_relevant(ctx)[ctx.pos_tdi]
+    if cutoff is not None:
+        hit &= ctx.rank <= cutoff
+    seg = np.repeat(np.arange(ctx.n_seg), ctx.seg_len)
+    return np.bincount(seg, weights=hit.astype(np.float64), minlength=ctx.n_seg)
+
+
+def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray) -> Reliability:
+    """The rule of the module docstring for ``measure`` on ``ctx``; ``evaluated`` and
+    ``variance`` are (runs, topics): the topics each run's mean covers and their variances."""
+    shape = (ctx.n_runs, ctx.n_topics)
+    topics = np.asarray(ctx.collection.topics)
+    whole = judged_whole(ctx)
+    inner = getattr(measure, "inner", measure)
+    cutoff = getattr(inner, "k", None) if not getattr(measure, "ratio", False) else None
+    support = np.where(evaluated, support_per_segment(ctx, cutoff).reshape(shape), 0.0).sum(1)
+    per_topic = np.bincount(ctx.collection.tdi_topic[judged_relevant(ctx)],
+                            minlength=ctx.n_topics)
+    if getattr(measure, "ratio", False):
+        weak_topic = (per_topic <= FEW) & ~whole
+    else:
+        weak_topic = np.zeros(ctx.n_topics, dtype=bool)
+    weak_cells = evaluated & weak_topic[None, :]
+    q = np.maximum(evaluated.sum(axis=1), 1)
+    weak = weak_cells.sum(axis=1) / q
+    bias = measure.estimated_bias(ctx) if hasattr(measure, "estimated_bias") else None
+    if bias is None:
+        bias_se = np.full(ctx.n_runs, np.nan)
+    else:
+        b = np.where(evaluated, np.asarray(bias).reshape(shape), 0.0).sum(axis=1)
+        se = np.sqrt(np.where(evaluated, variance, 0.0).sum(axis=1))
+        bias_se = np.where(se > 0, np.abs(b) / np.where(se > 0, se, 1.0), 0.0)
+    low = support < MIN_SUPPORT
+    many_weak = weak > MAX_WEAK
+    biased = np.nan_to_num(bias_se) > MAX_BIAS_SE
+    unreliable = low | many_weak | biased
+    reasons, causes = [], []
+    for r in range(ctx.n_runs):
+        parts, cause = [], []
+        if many_weak[r]:
+            idx = np.flatnonzero(weak_cells[r])
+            cause += idx.tolist()
+            parts.append(f"{len(idx)} of {int(evaluated[r].sum())} topics have {FEW} or fewer "
+                         f"judged relevant documents ({_named(topics[idx])})")
+        if low[r]:
+            parts.append(f"rests on {int(support[r])} judged relevant documents (fewer than "
+                         f"{MIN_SUPPORT})")
+            if not cause:  # the topics where the run has least to go on
+                idx = np.flatnonzero(evaluated[r])
+                cause += idx[np.argsort(per_topic[idx], kind="stable")][:NAMED].tolist()
+        if biased[r]:
+            parts.append(f"estimated bias {bias_se[r]:.2f} of its standard error")
+        reasons.append("; ".join(parts))
+        causes.append(tuple(int(c) for c in cause))
+    return Reliability(unreliable, tuple(reasons), tuple(causes), support, weak, bias_se)
+
+
+def _named(names) -> str:
+    shown = ", ".join(str(n) for n in names[:NAMED])
+    return shown + (f" and {len(names) - NAMED} more" if len(names) > NAMED else "")
