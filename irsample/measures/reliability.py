@@ -110,8 +110,10 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray) -> Reliabi
     bias = measure.estimated_bias(ctx) if hasattr(measure, "estimated_bias") else None
     if bias is None:
         bias_se = np.full(ctx.n_runs, np.nan)
+        per_cell = np.zeros(shape)
     else:
-        b = np.where(evaluated, np.asarray(bias).reshape(shape), 0.0).sum(axis=1)
+        per_cell = np.where(evaluated, np.asarray(bias).reshape(shape), 0.0)
+        b = per_cell.sum(axis=1)
         se = np.sqrt(np.where(evaluated, variance, 0.0).sum(axis=1))
         bias_se = np.where(se > 0, np.abs(b) / np.where(se > 0, se, 1.0), 0.0)
     low = support < MIN_SUPPORT
@@ -134,9 +136,21 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray) -> Reliabi
                 cause += idx[np.argsort(per_topic[idx], kind="stable")][:NAMED].tolist()
         if biased[r]:
             parts.append(f"estimated bias {bias_se[r]:.2f} of its standard error")
+            cause += [t for t in _carrying(per_cell[r]) if t not in cause]
         reasons.append("; ".join(parts))
         causes.append(tuple(int(c) for c in cause))
     return Reliability(unreliable, tuple(reasons), tuple(causes), support, weak, bias_se)
+
+
+def _carrying(bias: np.ndarray, share: float = 0.5) -> list[int]:
+    """The topics whose estimated bias, largest first, makes up ``share`` of the run's."""
+    size = np.abs(bias)
+    order = np.argsort(-size, kind="stable")
+    total = size.sum()
+    if total <= 0:
+        return []
+    upto = int(np.searchsorted(np.cumsum(size[order]), share * total)) + 1
+    return [int(t) for t in order[:upto]]
 
 
 def _named(names) -> str:
