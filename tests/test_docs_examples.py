@@ -173,8 +173,8 @@ def judge(folder: Path, command: str, before: set) -> None:
 def serve_and_judge(folder: Path, command: str) -> None:
     """What ``assess serve`` and its assessors did before ``assess next-round`` reads the
     database (serve is not run here, see :data:`NOT_RUN`): the session is opened on the design
-    with stand-in texts of the runs' documents and of the topics, and alice judges every document by the
-    complete qrels."""
+    with stand-in texts of the runs' documents and of the topics, and alice judges every
+    document by the complete qrels."""
     if "assess next-round" not in command:
         return
     from irsample.assess.session import Session
