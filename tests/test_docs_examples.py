@@ -19,6 +19,7 @@ run in a test are listed in :data:`NOT_RUN` with the reason.
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import re
 import shutil
@@ -169,6 +170,44 @@ def judge(folder: Path, command: str, before: set) -> None:
             (folder / word).write_text("".join(dict.fromkeys(lines)))
 
 
+def serve_and_judge(folder: Path, command: str) -> None:
+    """What ``assess serve`` and its assessors did before ``assess next-round`` reads the
+    database (serve is not run here, see :data:`NOT_RUN`): the session is opened on the design
+    with stand-in texts of the runs' documents and of the topics, and alice judges every
+    document by the complete qrels."""
+    if "assess next-round" not in command:
+        return
+    from irsample.assess.session import Session
+    from irsample.assess.store import Store
+
+    words = command.split()
+    db = folder / words[words.index("--db") + 1]
+    store = Store(db)
+    try:
+        if store.rounds():
+            return
+    finally:
+        store.close()
+    rows = [r.split("\t")[:2] for r in
+            (db.parent / "to_judge.tsv").read_text().splitlines()[1:]]
+    docnos = set()  # every document of the runs: the next round draws from them
+    for run in (VASWANI / "runs").glob("*.run.gz"):
+        with gzip.open(run, "rt") as fh:
+            docnos.update(line.split()[2] for line in fh)
+    (folder / "docs.jsonl").write_text("".join(
+        json.dumps({"docno": d, "text": f"document {d}"}) + "\n" for d in sorted(docnos)))
+    (folder / "topics.tsv").write_text("qid\ttitle\n" + "".join(
+        f"{q}\ttopic {q}\n" for q in sorted({q for q, _ in rows})))
+    session = Session.open(db.parent, folder / "docs.jsonl", folder / "topics.tsv", db)
+    try:
+        grades, alice = _grades(), session.store.assessors()
+        person = next(k for k, v in alice.items() if v == "alice")
+        for item in session.store.items():
+            session.store.judge(person, item.id, grades.get((item.topic, item.docno), 0))
+    finally:
+        session.store.close()
+
+
 def test_count_of_command_lines():
     """The number this test runs (the closing note of issue 27 asks for it)."""
     run = sum(len(b) for p in PARAMS for b in p.values[0])
@@ -194,6 +233,7 @@ def test_docs_commands_run(blocks, tmp_path, request):
             if command.startswith(tuple(NOT_RUN)):
                 continue
             judge(folder, command, before)
+            serve_and_judge(folder, command)
             result = subprocess.run(["bash", "-c", command.replace("irsample ", f"{SCRIPT} ", 1)],
                                     cwd=folder, capture_output=True, text=True, timeout=1800,
                                     env=env)

@@ -58,12 +58,15 @@ def test_simulate_with_two_workers_stops_at_once(tmp_path):
 
 
 def test_a_command_in_its_own_process(tmp_path):
-    """Ctrl-C while a single-process command computes (demo: judging and estimating)."""
-    plot = tmp_path / "demo.png"
+    """Ctrl-C while a single-process command computes: 5000 trials in this process take minutes
+    however fast the machine, so the signal always arrives mid-computation."""
+    out = tmp_path / "out"
     status, err, seconds = interrupt(
-        ["demo", "--fraction", "0.3", "--no-progress", "--plot", str(plot)],
+        ["simulate", "infap-random", "--qrels", str(DATA / "qrels.gz"), "--runs",
+         str(DATA / "runs"), "--param", "percents=10", "--trials", "5000", "--workers", "1",
+         "--no-progress", "-o", str(out)],
         lambda p: time.time() - p.create_time() > 3.0)
     assert status == 130
     assert err == "irsample: interrupted\n"
     assert seconds < 2.0
-    assert not plot.exists()
+    assert not out.exists() or not any(out.iterdir())
