@@ -37,6 +37,8 @@ from ..model import JUDGED
 MIN_SUPPORT = 40
 #: a topic with this many judged relevant documents or fewer is weak (ratio estimators)
 FEW = 2
+#: a topic judged at least this share of its pool is not weak, whatever it holds
+SETTLED = 0.5
 #: largest share of a run's topics that may be weak
 MAX_WEAK = 0.05
 #: largest estimated bias of a run mean, in standard errors
@@ -72,11 +74,11 @@ def judged_relevant(ctx) -> np.ndarray:
     return (j.state == JUDGED) & (j.grade >= ctx.rel_level)
 
 
-def judged_whole(ctx) -> np.ndarray:
-    """Per topic: every pooled document judged (no sampling left: nothing is estimated)."""
+def judged_share(ctx) -> np.ndarray:
+    """Per topic: the share of its pooled documents judged (1: nothing is estimated)."""
     j = ctx.judgments
     size = j.stratum_size.sum(axis=1)
-    return (j.stratum_sampled.sum(axis=1) >= size) & j.has_topic
+    return np.where(size > 0, j.stratum_sampled.sum(axis=1) / np.maximum(size, 1), 1.0)
 
 
 def support_per_segment(ctx, cutoff: int | None) -> np.ndarray:
@@ -89,19 +91,23 @@ def support_per_segment(ctx, cutoff: int | None) -> np.ndarray:
     return np.bincount(seg, weights=hit.astype(np.float64), minlength=ctx.n_seg)
 
 
-def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray) -> Reliability:
-    """The rule of the module docstring for ``measure`` on ``ctx``; ``evaluated`` and
-    ``variance`` are (runs, topics): the topics each run's mean covers and their variances."""
+def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
+           values: np.ndarray | None = None) -> Reliability:
+    """The rule of the module docstring for ``measure`` on ``ctx``; ``evaluated``,
+    ``variance`` and ``values`` are (runs, topics): the topics each run's mean covers, their
+    variances and estimates (the estimates give the imputation's bound: without them it is
+    left out)."""
     shape = (ctx.n_runs, ctx.n_topics)
     topics = np.asarray(ctx.collection.topics)
-    whole = judged_whole(ctx)
+    share = judged_share(ctx)
     inner = getattr(measure, "inner", measure)
     cutoff = getattr(inner, "k", None) if not getattr(measure, "ratio", False) else None
     support = np.where(evaluated, support_per_segment(ctx, cutoff).reshape(shape), 0.0).sum(1)
     per_topic = np.bincount(ctx.collection.tdi_topic[judged_relevant(ctx)],
                             minlength=ctx.n_topics)
     if getattr(measure, "ratio", False):
-        weak_topic = (per_topic <= FEW) & ~whole
+        # none found: imputed, unless judged whole; one or two: weak until half judged
+        weak_topic = ((per_topic == 0) & (share < 1.0)) | ((per_topic <= FEW) & (share < SETTLED))
     else:
         weak_topic = np.zeros(ctx.n_topics, dtype=bool)
     weak_cells = evaluated & weak_topic[None, :]
@@ -113,7 +119,10 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray) -> Reliabi
         per_cell = np.zeros(shape)
     else:
         per_cell = np.where(evaluated, np.asarray(bias).reshape(shape), 0.0)
-        b = per_cell.sum(axis=1)
+        imputed = evaluated & ((per_topic == 0) & (share < 1.0))[None, :]
+        if values is not None and getattr(measure, "ratio", False) and imputed.any():
+            per_cell = np.abs(per_cell) + imputed * _spread(values, evaluated & ~imputed)[:, None]
+        b = np.abs(per_cell).sum(axis=1)
         se = np.sqrt(np.where(evaluated, variance, 0.0).sum(axis=1))
         bias_se = np.where(se > 0, np.abs(b) / np.where(se > 0, se, 1.0), 0.0)
     low = support < MIN_SUPPORT
@@ -140,6 +149,15 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray) -> Reliabi
         reasons.append("; ".join(parts))
         causes.append(tuple(int(c) for c in cause))
     return Reliability(unreliable, tuple(reasons), tuple(causes), support, weak, bias_se)
+
+
+def _spread(values: np.ndarray, cells: np.ndarray) -> np.ndarray:
+    """Per run: the standard deviation of its estimates over ``cells`` (0 with fewer than 2)."""
+    n = cells.sum(axis=1)
+    v = np.where(cells, values, 0.0)
+    mean = v.sum(axis=1) / np.maximum(n, 1)
+    ss = np.where(cells, (values - mean[:, None]) ** 2, 0.0).sum(axis=1)
+    return np.where(n > 1, np.sqrt(ss / np.maximum(n - 1, 1)), 0.0)
 
 
 def _carrying(bias: np.ndarray, share: float = 0.5) -> list[int]:
