@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..model import JUDGED
+from ..model import JUDGED, POOLED
 
 #: fewest judged relevant documents a run mean's interval may rest on
 MIN_SUPPORT = 40
@@ -91,6 +91,21 @@ def support_per_segment(ctx, cutoff: int | None) -> np.ndarray:
     return np.bincount(seg, weights=hit.astype(np.float64), minlength=ctx.n_seg)
 
 
+def open_share(ctx, cutoff: int | None, evaluated: np.ndarray) -> np.ndarray:
+    """Per run: the share of the positions it ranks within ``cutoff`` (over its evaluated
+    topics) whose document is pooled but not judged: what the estimate must infer."""
+    state = ctx.judgments.state[ctx.pos_tdi]
+    inside = np.ones(len(state), dtype=bool) if cutoff is None else ctx.rank <= cutoff
+    seg = np.repeat(np.arange(ctx.n_seg), ctx.seg_len)
+    shape = (ctx.n_runs, ctx.n_topics)
+    total = np.bincount(seg, weights=inside.astype(np.float64), minlength=ctx.n_seg)
+    unknown = np.bincount(seg, weights=(inside & (state == POOLED)).astype(np.float64),
+                          minlength=ctx.n_seg)
+    total = np.where(evaluated, total.reshape(shape), 0.0).sum(axis=1)
+    unknown = np.where(evaluated, unknown.reshape(shape), 0.0).sum(axis=1)
+    return np.where(total > 0, unknown / np.maximum(total, 1.0), 0.0)
+
+
 def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
            values: np.ndarray | None = None) -> Reliability:
     """The rule of the module docstring for ``measure`` on ``ctx``; ``evaluated``,
@@ -125,7 +140,7 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
         b = np.abs(per_cell).sum(axis=1)
         se = np.sqrt(np.where(evaluated, variance, 0.0).sum(axis=1))
         bias_se = np.where(se > 0, np.abs(b) / np.where(se > 0, se, 1.0), 0.0)
-    low = support < MIN_SUPPORT
+    low = (support < MIN_SUPPORT) & (open_share(ctx, cutoff, evaluated) > 1.0 - SETTLED)
     many_weak = weak > MAX_WEAK
     biased = np.nan_to_num(bias_se) > MAX_BIAS_SE
     unreliable = low | many_weak | biased
@@ -139,7 +154,8 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
                          f"judged relevant documents ({_named(topics[idx])})")
         if low[r]:
             parts.append(f"rests on {int(support[r])} judged relevant documents (fewer than "
-                         f"{MIN_SUPPORT})")
+                         f"{MIN_SUPPORT}) with more than {1 - SETTLED:.0%} of what it ranks "
+                         "unjudged")
             if not cause:  # the topics where the run has least to go on
                 idx = np.flatnonzero(evaluated[r])
                 cause += idx[np.argsort(per_topic[idx], kind="stable")][:NAMED].tolist()
