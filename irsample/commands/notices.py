@@ -181,7 +181,7 @@ class _NoBar:
 STRATIFIED_COUNTERPART = {"infAP": "xinfAP"}
 #: measures that take an incomplete sample as uniform (they drop or reweigh the unjudged
 #: documents alike wherever they are), and what estimates from a stratified design instead
-UNIFORM_READERS = {"infAP": "xinfAP or ht(AP)", "induced": "ht(M)", "condensed": "ht(M)"}
+UNIFORM_READERS = {"infAP": "ht(AP) or statAP", "induced": "ht(M)", "condensed": "ht(M)"}
 
 
 def warn_ignored_strata(measures, judgments, stream=None) -> list[str]:

@@ -282,15 +282,15 @@ def _varies_within(topic: np.ndarray, value: np.ndarray, n_topics: int) -> bool:
 
 
 def missing_probabilities(what: str) -> str:
-    """The refusal of a design-based estimator (``what``: its names) on judgments that carry no
-    inclusion probabilities and assume no design."""
+    """The refusal of design-based estimators (``what``: their names, comma-separated) on
+    judgments that carry no inclusion probabilities and assume no design."""
+    verb = "need" if "," in what else "needs"
     return (
-        f"{what} needs each judged document's inclusion probability, and these TREC qrels do "
-        "not carry them: their -1 rows mark a sample whose design they do not state (a "
-        "stratified sample written as TREC qrels loses its probabilities). Give judgments that "
-        "carry them: stratified qrels or prels from the design file "
-        "('irsample merge design.json JUDGED --format strata' or '--format prels'), or state "
-        "the design with '--assume uniform' (Python: assume=\"uniform\"), which takes each "
+        f"{what} {verb} each judged document's inclusion probability, which TREC qrels with -1 "
+        "rows do not carry (they mark a sample, not its design: a stratified sample written as "
+        "TREC qrels loses its probabilities). Use judgments that carry them, stratified qrels "
+        "or prels ('irsample merge design.json JUDGED --format strata' or '--format prels'), "
+        "or state the design: '--assume uniform' (Python: assume=\"uniform\") takes each "
         "topic's judged documents as a uniform random sample of its pool"
     )
 
