@@ -115,12 +115,12 @@ class Merged:
 def trec_warning(merged: Merged) -> str | None:
     """The one line ``irsample merge --format trec`` prints on standard error: a warning when
     the design is not uniform (the estimators would have to guess the probabilities the
-    format drops), a note on how to read it otherwise; ``None`` for a design without formats
-    that carry the probabilities."""
+    format drops), a note on how to read it otherwise; ``None`` for a census (pi = 1
+    everywhere) or a design without formats that carry the probabilities."""
     rec = merged.record
     carry = [f for f in ("strata", "prels") if f in rec.design.merge_formats]
-    if not carry:
-        return None
+    if not carry or (len(rec.inclusion) and np.all(rec.inclusion >= 1.0)):
+        return None  # nothing to keep, or a census: every pool document judged, pi = 1
     use = " or ".join(f"--format {f}" for f in carry)
     if not merged.uniform:
         return (f"irsample: warning: the trec format drops the inclusion probabilities of "
