@@ -45,10 +45,12 @@ def compare_collection(
     collection: Collection, judgments: Judgments, measure: str | Measure = "ht(AP)", *,
     ci: float = 0.95, correction: str = "holm", variance: str = "design", rel_level: int = 1,
 ) -> pd.DataFrame:
-    """One row per pair of runs (module docstring); columns :data:`COLUMNS`."""
+    """One row per pair of runs (module docstring); columns :data:`COLUMNS`, then ``assume``
+    (the design assumed for judgments without inclusion probabilities) when one was."""
     if not 0.0 < ci < 1.0:
         raise ValueError(f"ci must be in (0, 1), got {ci}")
     m = comparison_measure(measure)
+    judgments.require_probabilities(m.name)
     ctx = EvalContext(collection, judgments, rel_level=rel_level)
     pe = pair_estimates(ctx, m.inner, variance=variance)
     se = np.sqrt(pe.variance)
@@ -64,11 +66,12 @@ def compare_collection(
     p = np.where((se == 0) & (pe.diff != 0), 0.0, np.where(se == 0, 1.0, p))
     adjusted = adjust(p, correction)
     names = np.array(collection.run_names, dtype=object)
-    return pd.DataFrame({
+    pairs = pd.DataFrame({
         "run_a": names[pe.first], "run_b": names[pe.second], "measure": m.name,
         "diff": pe.diff, "se": se, "low": pe.diff - quantile * se, "high": pe.diff + quantile * se,
         "p": p, "p_adjusted": adjusted, "decided": adjusted < 1.0 - ci,
     }, columns=COLUMNS)
+    return pairs if judgments.assumed is None else pairs.assign(assume=judgments.assumed)
 
 
 def interval_outcomes(ev: Evaluation, low, high) -> np.ndarray:

@@ -53,6 +53,8 @@ class ComparisonTable:
     pairs: pd.DataFrame
     ci: float
     correction: str
+    #: the design assumed for judgments without inclusion probabilities (``None``: none)
+    assumed: str | None = None
 
     def letter(self, run: str) -> str:
         """The run's letter (a, b, ..., z, aa, ab, ...)."""
@@ -98,7 +100,9 @@ class ComparisonTable:
                 f"(letters) a run is significantly better than, paired tests at "
                 f"{1 - self.ci:.2g} with {CORRECTIONS[self.correction]} correction over all "
                 f"pairs of each measure. Best estimate in bold; a dagger marks an interval "
-                f"whose status is not ok.")
+                f"whose status is not ok." + (
+                    f" Inclusion probabilities assumed {self.assumed}: the judgments do not "
+                    "carry them." if self.assumed else ""))
 
 
 def _letters(i: int) -> str:
@@ -126,7 +130,8 @@ def comparison_table(collection: Collection, judgments: Judgments, measures, *,
                                           variance=variance, rel_level=rel_level)
                        for m in chosen], ignore_index=True)
     return ComparisonTable(tuple(collection.run_names), tuple(m.name for m in chosen),
-                           frame[keep].reset_index(drop=True), pairs, ci, correction)
+                           frame[keep].reset_index(drop=True), pairs, ci, correction,
+                           ev.assumed)
 
 
 def _markdown(table: ComparisonTable, places: int) -> str:

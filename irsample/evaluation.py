@@ -41,6 +41,8 @@ class Evaluation:
     :func:`evaluate_collection`).
 
     ``measures`` (in output order) index the last axis, ``collection`` the runs and topics.
+    ``assumed``: the design assumed for judgments without inclusion probabilities that a
+    design-based measure here relied on (``"uniform"``; ``None``: none), which outputs record.
     Built by :func:`irsample.evaluate`, :func:`irsample.estimate` or
     :func:`evaluate_collection`, not by hand.
 
@@ -67,6 +69,7 @@ class Evaluation:
     variance: np.ndarray | None = None
     summary_variance: np.ndarray | None = None
     variance_method: str | None = None
+    assumed: str | None = None
 
     def interval(self, *, summary: bool = True) -> Interval:
         r"""Normal-theory intervals value -/+ z(ci) sqrt(variance).
@@ -327,14 +330,11 @@ def evaluate_collection(
         raise ValueError(f"ci must be a confidence level in (0, 1), not {ci!r}")
     if variance not in VARIANCE_METHODS:
         raise ValueError(f"variance must be one of {', '.join(VARIANCE_METHODS)}, not {variance!r}")
-    ctx = EvalContext(
-        collection,
-        judgments,
-        rel_level=rel_level,
-        judged_only=judged_only,
-        max_docs=max_docs,
-        compat=compat,
-    )
+    needing = [m.name for m in measures if m.needs_inclusion]
+    if needing:  # before any work: the refusal names the measures and the formats to use
+        judgments.require_probabilities(", ".join(needing))
+    ctx = EvalContext(collection, judgments, rel_level=rel_level, judged_only=judged_only,
+                      max_docs=max_docs, compat=compat)
     ctx.requested = tuple(measures)
     ctx.auto_labels = auto_labels
     n_runs, n_topics = collection.n_runs, collection.n_topics
@@ -364,6 +364,7 @@ def evaluate_collection(
     return Evaluation(
         collection, tuple(measures), values, evaluated, summary, strings,
         ci, variances, summary_variance, variance if ci is not None else None,
+        judgments.assumed if needing else None,
     )
 
 

@@ -11,6 +11,13 @@
 - ``sample_eval``: NIST sample_eval.pl's layout (``infAP\t\t<topic>\t\t0.1234``), its
   measure order and names, topics in numeric order.
 
+Where a design-based measure relied on an assumed design (``Evaluation.assumed``, ``--assume
+uniform``: the judgments carry no inclusion probabilities), every format records it: an
+``assume`` line ``assume  all  uniform`` at the start of each run's summary, after ``runid``
+(trec, sample_eval), an ``assume`` column (tsv), an ``"assume": "uniform"`` entry in each
+run's ``all`` object (json), a ``% assume uniform`` comment line (latex) and a closing
+``assume: uniform`` line (table).
+
 ``places`` sets the decimals of real values (trec: 4 by default; tsv/json: shortest exact
 representation unless given).
 
@@ -102,9 +109,12 @@ def to_trec(ev: Evaluation, *, per_topic: bool = False, places: int = 4, runs=No
     named = several and not any(m.family == "runid" for m in ev.measures)
     summary_started = None
     for r, topic, m, value in _rows(ev, per_topic, runs):
-        if named and topic == "all" and summary_started != r:
+        if topic == "all" and summary_started != r:
             summary_started = r
-            lines.append(f"{'runid':<22s}\tall\t{ev.run_names[r]}")
+            if named:
+                lines.append(f"{'runid':<22s}\tall\t{ev.run_names[r]}")
+            if ev.assumed and m.family != "runid":  # else after the runid line, below
+                lines.append(_assume_line(ev))
         if m.value_type == "str":
             text = value
         elif zscores:
@@ -115,6 +125,8 @@ def to_trec(ev: Evaluation, *, per_topic: bool = False, places: int = 4, runs=No
         else:
             text = f"{value:{places + 2}.{places}f}"
         lines.append(f"{m.trec_name:<22s}\t{topic}\t{text}")
+        if ev.assumed and m.family == "runid":
+            lines.append(_assume_line(ev))
         bounds = limits.get(r, topic, m)
         if bounds is not None:
             for suffix, bound in zip(("_low", "_high"), bounds):
@@ -124,10 +136,16 @@ def to_trec(ev: Evaluation, *, per_topic: bool = False, places: int = 4, runs=No
     return "\n".join(lines) + ("\n" if lines else "")
 
 
+def _assume_line(ev: Evaluation) -> str:
+    return f"{'assume':<22s}\tall\t{ev.assumed}"
+
+
 def to_tsv(ev: Evaluation, *, per_topic: bool = False, places: int | None = None) -> str:
     limits = _Limits(ev)
     with_ci = ev.ci is not None
-    lines = ["run\ttopic\tmeasure\tvalue" + ("\tlow\thigh" if with_ci else "")]
+    assumed = f"\t{ev.assumed}" if ev.assumed else ""
+    lines = ["run\ttopic\tmeasure\tvalue" + ("\tlow\thigh" if with_ci else "")
+             + ("\tassume" if assumed else "")]
     for r, topic, m, value in _rows(ev, per_topic):
         if m.family == "runid":
             continue
@@ -138,7 +156,7 @@ def to_tsv(ev: Evaluation, *, per_topic: bool = False, places: int | None = None
                 "\t" + ("" if bounds is None else _value_text(b, "float", places))
                 for b in (bounds or (None, None))
             )
-        lines.append(f"{ev.run_names[r]}\t{topic}\t{m.trec_name}\t{text}")
+        lines.append(f"{ev.run_names[r]}\t{topic}\t{m.trec_name}\t{text}{assumed}")
     return "\n".join(lines) + "\n"
 
 
@@ -163,6 +181,9 @@ def to_json(ev: Evaluation, *, per_topic: bool = False, places: int | None = Non
             if bounds is not None:
                 v = {"value": v, "low": real(bounds[0]), "high": real(bounds[1])}
         out.setdefault(ev.run_names[r], {}).setdefault(topic, {})[m.trec_name] = v
+    if ev.assumed:
+        for run in out.values():
+            run.setdefault("all", {})["assume"] = ev.assumed
     return json.dumps(out, indent=1) + "\n"
 
 
@@ -202,7 +223,8 @@ def to_latex(ev: Evaluation, *, per_topic: bool = False, places: int | None = No
     places = 4 if places is None else places
     names, cells = _summary_columns(ev, places)
     head = " & ".join(["Run"] + [_latex_escape(n) for n in names])
-    lines = [
+    lines = [f"% assume {ev.assumed}"] if ev.assumed else []
+    lines += [
         r"\begin{tabular}{l" + "r" * len(names) + "}",
         r"\toprule",
         head + r" \\",
@@ -226,6 +248,8 @@ def to_table(ev: Evaluation, *, per_topic: bool = False, places: int | None = No
         )
         for row in rows
     ]
+    if ev.assumed:
+        lines.append(f"assume: {ev.assumed}")
     return "\n".join(lines) + "\n"
 
 
@@ -270,6 +294,8 @@ def to_sample_eval(
                         for j, m in numeric
                         if m.family != "iIPrec"
                     ]
+        if ev.assumed:
+            lines.append(f"assume\t\tall\t\t{ev.assumed}")
         lines += [_sample_eval_line(m, "all", ev.summary[r, j], places) for j, m in numeric]
     return "\n".join(lines) + ("\n" if lines else "")
 

@@ -12,7 +12,7 @@ significantly better than (:mod:`irsample.comparison_table`).
 
 from __future__ import annotations
 
-from .arguments import add_output, number
+from .arguments import add_assume, add_output, number
 
 #: the pairs' formats, then the paper tables' (irsample.comparison_table.FORMATS)
 PAIR_FORMATS = ("text", "csv", "json")
@@ -37,6 +37,7 @@ def add_parser(sub) -> None:
     cp.add_argument("--variance", choices=("design", "topics"), default="design",
                     help="design: topics fixed (default); topics: topic-to-topic variance too")
     cp.add_argument("--qrels-format", choices=("trec", "strata", "prels"), default=None)
+    add_assume(cp)
     cp.add_argument("-l", dest="rel_level", type=number(int, minimum=1), default=1,
                     help="relevance level (default 1)")
     cp.add_argument("--format", choices=PAIR_FORMATS + TABLE_FORMATS, default="text",
@@ -58,7 +59,13 @@ def cmd_compare(args) -> str:
         raise InputError("compare needs at least two runs")
     report = compare_table(args.qrels, args.runs, args.measure or ["ht(AP)"], ci=args.ci,
                            correction=args.correction, variance=args.variance,
-                           qrels_format=args.qrels_format, rel_level=args.rel_level)
+                           qrels_format=args.qrels_format, rel_level=args.rel_level,
+                           assume=args.assume)
+    if args.assume and report.assumed is None:
+        import sys
+
+        print(f"irsample: note: --assume {args.assume} not used: the judgments carry their "
+              "inclusion probabilities (or are complete)", file=sys.stderr)
     if args.format in TABLE_FORMATS:
         return report.render(args.format, places=args.places)
     table = report.pairs
@@ -66,4 +73,5 @@ def cmd_compare(args) -> str:
         return table.to_csv(index=False)
     if args.format == "json":
         return table.to_json(orient="records", lines=True)
-    return table.to_string(index=False, float_format=lambda v: f"{v:.4f}") + "\n"
+    head = f"# assume {report.assumed}\n" if report.assumed else ""  # as the assume column
+    return head + table.to_string(index=False, float_format=lambda v: f"{v:.4f}") + "\n"

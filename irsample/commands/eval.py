@@ -17,7 +17,7 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from ..errors import IrsampleError  # noqa: E402 (after the variable above)
-from .arguments import number  # noqa: E402
+from .arguments import add_assume, number  # noqa: E402
 
 #: formats whose output has no per-topic lines (``-q`` is refused with them)
 SUMMARY_ONLY = ("latex", "table")
@@ -89,6 +89,7 @@ def add_parser(sub) -> None:
         "nominal coverage on TREC-8), covariance (linearised, with the covariances of the "
         "precisions) or paper (Yilmaz, Kanoulas & Aslam 2008, precisions independent)",
     )
+    add_assume(ev)
     ev.add_argument("--auto-labels", metavar="FILE|fusion", default=None,
                     help="automatic labels (topic Q0 docno value) for ppi(M) and auto(M), or "
                     "'fusion' for the built-in labeller fitted on the judged sample")
@@ -213,22 +214,28 @@ def _judgment_groups(args, options):
 
 def _judgments(args, ahead, measures, options):
     """The evaluation with one set of judgments (``-R qrels``)."""
+    from .arguments import note_unused_assumption
     from .notices import warn_ignored_strata
+
+    def notices(judgments):
+        warn_ignored_strata(measures, judgments)
+        note_unused_assumption(args, judgments)
 
     if ahead is not None:
         from ..streaming import evaluate_in_batches
 
         ev = evaluate_in_batches(  # runs read and evaluated a batch at a time (bounded memory)
-            args.qrels, ahead, measures, qrels_format=args.qrels_format,
-            judgments_hook=lambda judgments: warn_ignored_strata(measures, judgments), **options)
+            args.qrels, ahead, measures, qrels_format=args.qrels_format, assume=args.assume,
+            judgments_hook=notices, **options)
     else:  # automatic labels (the fusion labeller reads every run): all runs at once
         from ..api import check_common_topics, load
         from ..evaluation import evaluate_collection
         from .judge_report import eval_labels
 
-        collection, judgments = load(args.qrels, args.runs, qrels_format=args.qrels_format)
+        collection, judgments = load(args.qrels, args.runs, qrels_format=args.qrels_format,
+                                     assume=args.assume)
         check_common_topics(collection, judgments)
-        warn_ignored_strata(measures, judgments)
+        notices(judgments)
         labels = eval_labels(args, measures, collection, judgments)
         ev = evaluate_collection(collection, judgments, measures, auto_labels=labels, **options)
     return ev

@@ -22,7 +22,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from .arguments import add_output, add_runs, number
+from .arguments import add_assume, add_output, add_runs, number
 
 _level = number(float, above=0.0, below=1.0)
 
@@ -45,6 +45,7 @@ def add_parser(sub) -> None:
     p.add_argument("-l", "--level", type=int, default=1, help="relevance level (default 1)")
     p.add_argument("--ci", type=_level, default=0.95, metavar="LEVEL", help="default 0.95")
     p.add_argument("--qrels-format", default=None, help="as for irsample eval")
+    add_assume(p)
     add_output(p)
     p.set_defaults(run=cmd_judge_report)
 
@@ -94,7 +95,8 @@ def cmd_judge_report(args) -> str:
     from ..evaluation import evaluate_collection
 
     names = args.measure or ["AP", "nDCG"]
-    collection, judgments = load(args.qrels, args.runs, qrels_format=args.qrels_format)
+    collection, judgments = load(args.qrels, args.runs, qrels_format=args.qrels_format,
+                                 assume=args.assume)
     check_common_topics(collection, judgments)
     labels = resolve_labels(args.auto_labels, collection, judgments, rel_level=args.level)
     pairs = [(measures_from([f"ppi({n})"])[0], measures_from([f"auto({n})"])[0]) for n in names]
@@ -104,6 +106,8 @@ def cmd_judge_report(args) -> str:
                              rel_level=args.level, ci=args.ci, auto_labels=labels)
     z = NormalDist().inv_cdf(0.5 + args.ci / 2.0)
     lines = agreement_lines(collection, judgments, labels, args.ci, args.level)
+    if ev.assumed:
+        lines = [f"# assume {ev.assumed}"] + lines
     lines += ["", f"per run: auto-only - ppi with the {args.ci:g} interval of ppi",
               "run\tmeasure\tauto\tppi\tppi_low\tppi_high\tdifference\tlow\thigh\tflag"]
     for j, (ppi, _) in enumerate(pairs):

@@ -80,6 +80,10 @@ class Measure:
     at_param: ClassVar[str] = "k"
     #: how :meth:`variance` estimates the sampling variance (``None``: the family has none)
     variance_method: ClassVar[str | None] = None
+    #: design-based: reads each judged document's inclusion probability, so it refuses
+    #: judgments that carry none unless a design is assumed
+    #: (:meth:`~irsample.model.Judgments.require_probabilities`)
+    needs_inclusion: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

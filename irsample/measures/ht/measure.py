@@ -31,6 +31,7 @@ class HT(Measure):
     of: str = "AP"
     family = "ht"
     estimator = True
+    needs_inclusion = True
     at_param = "_none"
     citation = "Horvitz & Thompson 1952; Aslam, Pavlu & Yilmaz, SIGIR 2006; Särndal et al. 1992"
     variance_method = "design variance, linearised (measures/ht/inclusion.py)"

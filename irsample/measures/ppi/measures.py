@@ -66,6 +66,7 @@ class PPI(Measure):
     target: str = "AP"
     family = "ppi"
     estimator = True
+    needs_inclusion = True
     citation = _PPI
     variance_method = "stratified linearisation (ppi/estimate.py)"
 
