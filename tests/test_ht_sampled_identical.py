@@ -2,13 +2,14 @@
 read the sampled positions alone (``measures/ht/walks.py``, ``SampledPositions``).
 
 ``tests/data/ht_before_sampled.npz`` holds the outputs of irsample at commit 8946588 (f2c6244
-with ht(nDCG)'s graded ideal-DCG correction), when every walk read every ranked position: on the synthetic graded collections of
-``tests/test_ht_estimators.py`` (seeds 0 and 1), one draw of each of its four designs
-(``default_rng(k)``), every part of the :class:`~irsample.measures.ht.estimator.Estimate` of
-each supported measure (values, variances, ratio parts, the per-position influences ``x``,
-centres, donors) on the whole rankings and with ``-M 25`` (positions cut), and the pair
-estimates of ht(AP) and ht(nDCG) (which read ``x`` and the jackknife replicates). Regenerate
-only from a commit whose numbers are known good: ``python -m tests.test_ht_sampled_identical``.
+with ht(nDCG)'s graded ideal-DCG correction), when every walk read every ranked position: on the
+synthetic graded collections of ``tests/test_ht_estimators.py`` (seeds 0 and 1), one draw of
+each of its four designs (``default_rng(k)``), every part of the
+:class:`~irsample.measures.ht.estimator.Estimate` of each supported measure (values, variances,
+ratio parts, the per-position influences ``x``, centres, donors) on the whole rankings and with
+``-M 25`` (positions cut), and the pair estimates of ht(AP) and ht(nDCG) (which read ``x`` and
+the jackknife replicates). Regenerate only from a commit whose numbers are known good: ``python
+-m tests.test_ht_sampled_identical``.
 """
 
 from __future__ import annotations
