@@ -49,8 +49,13 @@ def test_live_estimates_with_labels_equal_eval(tmp_path, capsys):
             argv += ["--format", "tsv", "--places", "exact"]
         assert main(argv) == 0, line
     out = capsys.readouterr().out
-    expected = {(r, m): (float(v), float(lo), float(hi)) for r, _, m, v, lo, hi in
+    expected = {(r, m): (float(v), float(lo), float(hi), status, reason)
+                for r, _, m, v, lo, hi, status, reason in
                 (x.split("\t") for x in out.splitlines()[1:])}
-    got = {(run, m): (c.value, c.low, c.high) for run, cells in found.rows
+    got = {(run, m): (c.value, c.low, c.high, c.status, c.reason) for run, cells in found.rows
            for m, c in cells.items()}
     assert got == expected and len(got) == 6 * len(data["runs"])
+    # the dashboard shows the evaluation's own status: 40 judgments are far too few to trust
+    assert {c.status for _, cells in found.rows for c in cells.values()} == {"unreliable"}
+    assert all("judged relevant documents" in c.reason for _, cells in found.rows
+               for c in cells.values())

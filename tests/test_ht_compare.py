@@ -49,6 +49,9 @@ def test_api_gives_one_row_per_pair(files):
         "p",
         "p_adjusted",
         "decided",
+        "status",
+        "reason",
+        "causes",
     ]
     assert (table.low <= table["diff"]).all() and (table["diff"] <= table.high).all()
     assert (table.p_adjusted >= table.p - 1e-15).all()

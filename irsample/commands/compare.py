@@ -5,14 +5,19 @@
 row per pair and measure: the mean difference a - b over topics, its standard error from the
 shared sample (:mod:`irsample.measures.ht.pairs`), the interval, the p-value, the p-value
 adjusted over all pairs and whether the pair is decided at the chosen level
-(:mod:`irsample.comparison`). ``markdown``, ``latex`` and ``html`` print runs x measures for a
-paper instead: estimate, interval, status, and superscripts naming the runs each run is
-significantly better than (:mod:`irsample.comparison_table`).
+(:mod:`irsample.comparison`) and the status of the pair's interval (``ok`` or ``unreliable``;
+``text``: a ``!`` after it and, below the table, ``! run_a - run_b measure: reason`` per
+unreliable pair; ``csv``, ``json``: a ``reason`` column too, and ``causes``, the topic ids, in
+``json``). ``markdown``, ``latex`` and ``html`` print runs x measures for a paper instead:
+estimate, interval, status, and superscripts naming the runs each run is significantly better
+than (:mod:`irsample.comparison_table`). ``--strict``: an unreliable interval among those
+printed is an error (:mod:`irsample.commands.strict`).
 """
 
 from __future__ import annotations
 
 from .arguments import add_output, number
+from .strict import add_strict, check_strict
 
 #: the pairs' formats, then the paper tables' (irsample.comparison_table.FORMATS)
 PAIR_FORMATS = ("text", "csv", "json")
@@ -47,6 +52,7 @@ def add_parser(sub) -> None:
     cp.add_argument("--places", type=number(int, minimum=0), default=4,
                     help="decimals in the markdown, latex and html tables (default 4)")
     add_output(cp)
+    add_strict(cp)
     cp.set_defaults(run=cmd_compare)
 
 
@@ -60,10 +66,17 @@ def cmd_compare(args) -> str:
                            correction=args.correction, variance=args.variance,
                            qrels_format=args.qrels_format, rel_level=args.rel_level)
     if args.format in TABLE_FORMATS:
+        check_strict(args, report.unreliable())
         return report.render(args.format, places=args.places)
     table = report.pairs
+    check_strict(args, report.unreliable(runs=False))
     if args.format == "csv":
-        return table.to_csv(index=False)
+        return table.drop(columns="causes").to_csv(index=False)
     if args.format == "json":
         return table.to_json(orient="records", lines=True)
-    return table.to_string(index=False, float_format=lambda v: f"{v:.4f}") + "\n"
+    shown = table.drop(columns=["reason", "causes"])
+    shown["status"] = shown.status.where(shown.status == "ok", shown.status + "!")
+    notes = [f"! {p.run_a} - {p.run_b} {p.measure}: {p.reason}"
+             for p in table.itertuples(index=False) if p.status != "ok"]
+    return "\n".join([shown.to_string(index=False, float_format=lambda v: f"{v:.4f}"),
+                      *notes]) + "\n"
