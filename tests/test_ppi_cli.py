@@ -101,6 +101,7 @@ def test_judge_report_agreement_and_flags(files, capsys):
     kappa = float(out.split("cohen_kappa\t")[1].split("\t")[0])
     assert kappa < 1.0
     lines = [line.split("\t") for line in out.split("per run")[1].splitlines()[2:]]
-    flags = {(cells[0], cells[1]): cells[-1] for cells in lines}
+    flags = {(cells[0], cells[1]): cells[9] for cells in lines}
+    assert {cells[10] for cells in lines} <= {"ok", "unreliable"}
     assert flags[("tf_raw", "P@10")] == "favoured"
     assert float(next(c for c in lines if c[:2] == ["tf_raw", "P@10"])[6]) > 0
