@@ -259,11 +259,7 @@ def estimate(
       run topic measure   value  variance    low    high
     0  r1   all   infAP  0.9062    0.0365  0.532  1.2805
     1  r2   all   infAP  0.4583    0.0157  0.213  0.7037
-
-    Each interval of a mean carries its status (:mod:`irsample.measures.reliability`): two
-    topics, three judged relevant documents, far too few to trust it:
-
-    >>> frame[["run", "status", "causes"]]
+    >>> frame[["run", "status", "causes"]]  # two topics, three relevant documents: too few
       run      status  causes
     0  r1  unreliable  (1, 2)
     1  r2  unreliable  (1, 2)
@@ -392,9 +388,6 @@ def compare_table(
     1  r1  ht(P@2)  unreliable
     2  r2   ht(AP)  unreliable
     3  r2  ht(P@2)  unreliable
-
-    Two topics and three judged relevant documents: every interval is flagged (a dagger, and
-    the reasons in the last column; the pairs' in ``table.pairs``).
     """
     from .comparison_table import comparison_table
 

@@ -232,14 +232,7 @@ class Evaluation:
         frame = frame.assign(variance=extra[:, 0], low=extra[:, 1], high=extra[:, 2])
         if self.statuses is None:
             return frame
-        cols = {name: np.full(len(frame), None, dtype=object)
-                for name in ("status", "reason", "causes")}
-        if summary and numeric:
-            at = len(frame) - len(self.run_names) * len(numeric)
-            for name, col in cols.items():
-                found = getattr(self.statuses, name)[:, numeric].ravel()
-                col[at:] = np.where(self.statuses.status[:, numeric].ravel() == "", None, found)
-        return frame.assign(**cols)
+        return frame.assign(**self.statuses.columns(numeric, len(frame), summary))
 
     def table(self) -> pd.DataFrame:
         r"""Summary values as a wide table: one row per run, one column per measure.

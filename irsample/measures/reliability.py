@@ -183,6 +183,18 @@ class Statuses:
         return cls(*(np.concatenate([getattr(p, f) for p in parts])
                      for f in ("status", "reason", "causes")))
 
+    def columns(self, numeric, n_rows: int, summary: bool) -> dict:
+        """``status``, ``reason`` and ``causes`` columns of a tidy table of ``n_rows`` rows
+        whose last ones (with ``summary``) are the runs x ``numeric`` measures' summaries; None
+        on the other rows and for measures without an interval."""
+        cols = {f: np.full(n_rows, None, dtype=object) for f in ("status", "reason", "causes")}
+        if summary and len(numeric):
+            at = n_rows - self.status.shape[0] * len(numeric)
+            empty = self.status[:, numeric].ravel() == ""
+            for f, col in cols.items():
+                col[at:] = np.where(empty, None, getattr(self, f)[:, numeric].ravel())
+        return cols
+
     def unreliable(self) -> list[tuple[int, int]]:
         """(run, measure) of every unreliable interval, run by run."""
         return [(int(r), int(j)) for r, j in zip(*np.nonzero(self.status == "unreliable"))]
