@@ -89,12 +89,14 @@ def judged_whole(ctx) -> np.ndarray:
 
 def support_per_segment(ctx, cutoff: int | None) -> np.ndarray:
     """Per segment (run x topic): judged relevant documents the run ranks within ``cutoff``
-    (all its ranking when None)."""
-    hit = judged_relevant(ctx)[ctx.pos_tdi]
+    (all its ranking when None): differences of the running count of judged relevant positions
+    (once per context), the first ``cutoff`` positions of a segment being its top ranks."""
+    count = ctx.shared(("reliability_support", ctx.rel_level), lambda: np.concatenate(
+        [[0], np.cumsum(judged_relevant(ctx)[ctx.pos_tdi], dtype=np.int64)]))
+    start, end = ctx.offsets[:-1], ctx.offsets[1:]
     if cutoff is not None:
-        hit &= ctx.rank <= cutoff
-    seg = np.repeat(np.arange(ctx.n_seg), ctx.seg_len)
-    return np.bincount(seg, weights=hit.astype(np.float64), minlength=ctx.n_seg)
+        end = np.minimum(end, start + cutoff)
+    return (count[end] - count[start]).astype(np.float64)
 
 
 def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray) -> Reliability:
