@@ -245,3 +245,17 @@ def test_judge_report_status_columns(samples, capsys, tmp_path):
     out_file = tmp_path / "report.txt"
     rc, out, err = cli(capsys, *base, "--strict", "-o", out_file)
     assert rc == 1 and out == "" and not out_file.exists() and "ppi(AP)" in err
+
+
+@pytest.mark.parametrize("options", [{}, {"max_docs": 50}, {"judged_only": True}])
+def test_support_counts_judged_relevant_documents_within_the_cutoff(samples, options):
+    from irsample.measures.context import EvalContext
+    from irsample.measures.reliability import judged_relevant, support_per_segment
+
+    ctx = EvalContext(*irsample.load(samples["thin"], RUNS), **options)
+    hit = judged_relevant(ctx)[ctx.pos_tdi]
+    seg = np.repeat(np.arange(ctx.n_seg), ctx.seg_len)
+    for cutoff in (None, 1, 10, 1000):
+        keep = hit if cutoff is None else hit & (ctx.rank <= cutoff)
+        expected = np.bincount(seg, weights=keep.astype(float), minlength=ctx.n_seg)
+        np.testing.assert_array_equal(support_per_segment(ctx, cutoff), expected)
