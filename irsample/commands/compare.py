@@ -1,9 +1,9 @@
 """``irsample compare``: every pair of runs compared on one judged sample with ``ht(M)``.
 
 ``irsample compare QRELS RUN... [-m 'ht(AP)']... [--ci 0.95] [--correction holm|bh|none]
-[--variance design|topics] [--format text|csv|json|markdown|latex|html] [-o FILE]`` prints one
-row per pair and measure: the mean difference a - b over topics, its standard error from the
-shared sample (:mod:`irsample.measures.ht.pairs`), the interval, the p-value, the p-value
+[--variance design|topics] [--format text|csv|json|markdown|latex|html] [--strict] [-o FILE]``
+prints one row per pair and measure: the mean difference a - b over topics, its standard error
+from the shared sample (:mod:`irsample.measures.ht.pairs`), the interval, the p-value, the p-value
 adjusted over all pairs and whether the pair is decided at the chosen level
 (:mod:`irsample.comparison`) and the status of the pair's interval (``ok`` or ``unreliable``;
 ``text``: a ``!`` after it and, below the table, ``! run_a - run_b measure: reason`` per
