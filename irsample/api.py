@@ -244,7 +244,8 @@ def estimate(
     -------
     Evaluation
         With ``ci`` set: :meth:`Evaluation.interval` and the ``variance``, ``low``, ``high``
-        columns of :meth:`Evaluation.frame`.
+        columns of :meth:`Evaluation.frame`, and each interval's reliability status
+        (``Evaluation.statuses``; the ``status``, ``reason`` and ``causes`` columns).
 
     Raises
     ------
@@ -265,10 +266,18 @@ def estimate(
     ...         BytesIO(b"1 Q0 c 1 4 r2\n1 Q0 d 2 3 r2\n1 Q0 a 3 2 r2\n"
     ...                 b"2 Q0 z 1 2 r2\n2 Q0 y 2 1 r2\n2 Q0 x 3 0 r2\n")]
     >>> est = irsample.estimate(sample, runs, ["infAP"], ci=0.95)
-    >>> est.frame(per_topic=False).round(4)
+    >>> frame = est.frame(per_topic=False)
+    >>> frame.iloc[:, :7].round(4)
       run topic measure   value  variance    low    high
     0  r1   all   infAP  0.9062    0.0365  0.532  1.2805
     1  r2   all   infAP  0.4583    0.0157  0.213  0.7037
+    >>> frame[["run", "status", "causes"]]  # two topics, three relevant documents: too few
+      run      status  causes
+    0  r1  unreliable  (1, 2)
+    1  r2  unreliable  (1, 2)
+    >>> print(frame.reason[0].replace("; ", ";\n"))
+    2 of 2 topics have 2 or fewer judged relevant documents (1, 2);
+    rests on 3 judged relevant documents (fewer than 40)
     >>> irsample.estimate(sample, runs, ["AP"])
     Traceback (most recent call last):
     ...
@@ -331,7 +340,10 @@ def compare(
     -------
     pandas.DataFrame
         One row per pair: run_a, run_b, measure, diff (mean of a - b), se, low, high, p,
-        p_adjusted, decided; and ``assume`` when a design was assumed.
+        p_adjusted, decided, the status of the difference's interval (``status``: ``ok`` or
+        ``unreliable``, ``reason``, ``causes``: topic ids;
+        :func:`irsample.measures.reliability.assess_pair`); and ``assume`` when a design was
+        assumed.
 
     Raises
     ------
@@ -384,11 +396,14 @@ def compare_table(
     ...         BytesIO(b"1 Q0 c 1 4 r2\n1 Q0 d 2 3 r2\n1 Q0 a 3 2 r2\n"
     ...                 b"2 Q0 z 1 2 r2\n2 Q0 y 2 1 r2\n2 Q0 x 3 0 r2\n")]
     >>> table = irsample.compare_table(sample, runs, ["ht(AP)", "ht(P@2)"], assume="uniform")
-    >>> print(table.render("markdown", places=2).split("\n\n")[0])
-    | run | ht(AP) | ht(P@2) | status |
-    |---|---:|---:|---|
-    | (a) r1 | **0.91** [0.55, 1.28]<sup>b</sup> | **0.71** [0.17, 1.24] | ok |
-    | (b) r2 | 0.51 [0.35, 0.67] | 0.33 [0.01, 0.66] | ok |
+    >>> print(table.render("markdown", places=2).split("\n")[2].split(" | ")[1])
+    **0.91** [0.55, 1.28]<sup>b</sup>†
+    >>> table.estimates[["run", "measure", "status"]]
+      run  measure      status
+    0  r1   ht(AP)  unreliable
+    1  r1  ht(P@2)  unreliable
+    2  r2   ht(AP)  unreliable
+    3  r2  ht(P@2)  unreliable
     """
     from .comparison_table import comparison_table
 

@@ -200,11 +200,15 @@ def merge_evaluations(parts):
     for r, t, m in list(strings):
         if t is None and m.family == "runid":
             strings[(r, t, m)] = runs.run_names[r]
-    summary_variance = None
+    summary_variance = statuses = None
     if first.summary_variance is not None:
         summary_variance = np.concatenate([ev.summary_variance for ev, _ in parts])
+    if first.statuses is not None:
+        from .measures.reliability import Statuses
+
+        statuses = Statuses.concat([ev.statuses for ev, _ in parts])
     return Evaluation(
         runs, first.measures, values, evaluated,
         np.concatenate([ev.summary for ev, _ in parts]), strings,
-        first.ci, variance, summary_variance, first.variance_method, first.assumed,
+        first.ci, variance, summary_variance, first.variance_method, first.assumed, statuses,
     )

@@ -50,6 +50,9 @@ def test_api_gives_one_row_per_pair(files):
         "p",
         "p_adjusted",
         "decided",
+        "status",
+        "reason",
+        "causes",
         "assume",
     ]
     assert (table.assume == "uniform").all()

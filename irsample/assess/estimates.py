@@ -18,8 +18,9 @@ prels (each document's inclusion probability given the earlier judgments), which
 its *whole* top-up: it is estimated once it is completely judged; meanwhile the estimates are
 the previous round's.
 
-:func:`interval_status` is the one place that says whether an interval can be trusted (issue
-25's reliability status arrives as ``status``/``reason`` columns of the evaluation table).
+:func:`interval_status` reads whether an interval can be trusted from the ``status``/``reason``
+columns of the evaluation table (the rule: :mod:`irsample.measures.reliability`, as ``irsample
+eval --ci`` prints it); the organiser's page shows each unreliable interval with its reason.
 """
 
 from __future__ import annotations
@@ -77,8 +78,8 @@ class Estimates:
 def interval_status(frame) -> list[tuple[str, str]]:
     """(status, reason) of each row of an evaluation's summary table: ``ok``, or
     ``unreliable`` with the reason. The table's own ``status`` and ``reason`` columns decide
-    when it has them (issue 25); until then an interval is ``ok`` unless it is not a finite
-    interval (an undefined variance)."""
+    (every evaluation with intervals has them); a table without them (made by hand) gives
+    ``ok`` unless the interval is not finite (an undefined variance)."""
     columns = set(frame.columns)
     out = []
     for row in frame.itertuples(index=False):

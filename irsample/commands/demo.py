@@ -13,7 +13,10 @@ CACM collection (``--collection cacm``), or on given qrels and runs:
 3. per measure, every estimator of :data:`ESTIMATORS` per run next to the truth, with a 95%
    interval only for the estimator of :data:`INTERVALS` (the one whose intervals are measured
    to be calibrated; the others are point estimates, and the output says why); the Kendall tau,
-   RMS error, the coverage of the printed intervals, and a figure.
+   RMS error, the coverage of the printed intervals, and a figure. Each printed interval
+   carries its status (:mod:`irsample.measures.reliability`): an unreliable one gets a ``!``
+   and a line ``! run estimator: reason`` below the table; ``--strict`` makes it an error
+   (nothing printed, no figure, exit 1).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from .arguments import add_seed
 from .calibration import EVIDENCE
 from .calibration import INTERVALS as CALIBRATED
 from .notices import Steps, add_progress_option, progress_enabled
+from .strict import add_strict, check_strict
 
 #: estimators shown per target measure (point estimates)
 ESTIMATORS = {"AP": ("xinfAP", "ht(AP)"), "nDCG": ("infNDCG", "ht(nDCG)")}
@@ -50,6 +54,7 @@ def add_parser(sub) -> None:
     add_seed(p, "seed of the draw")
     p.add_argument("--plot", default="irsample-demo.png", help="figure path (irsample-demo.png)")
     add_progress_option(p)
+    add_strict(p)
     p.set_defaults(run=run, output_files=("plot",))
 
 
@@ -113,13 +118,20 @@ def _demo(args, qrels, runs, steps, start) -> str:
     low, high = est.interval()
     column = {e: k for k, e in enumerate(names)}
     judged = int(judgments.stratum_sampled.sum())
-    table = _table(collection, truth.summary, est.summary, low, high, targets, column)
+    shown = {column[e] for e in INTERVALS.values() if e is not None and e in column}
+    order = np.argsort(-truth.summary[:, 0], kind="stable")  # the table's rows
+    flagged = sorted(((r, k) for r, k in est.statuses.unreliable() if k in shown),
+                     key=lambda rk: (int(np.flatnonzero(order == rk[0])[0]), rk[1]))
+    notes = [(collection.run_names[r], names[k], est.statuses.reason[r, k]) for r, k in flagged]
+    check_strict(args, notes)
+    table = _table(collection, truth.summary, est.summary, low, high, targets, column,
+                   set(flagged))
     lines = [
         f"{collection.n_runs} runs, {collection.n_topics} topics; depth-{args.depth} pool of "
         f"{len(frame)} documents, {judged} judged ({judged / len(frame):.1%}) with "
         f"{design.name}, seed {args.seed}",
         "truth: each run's measure with the whole pool judged",
-        "", *table, "",
+        "", *table, *(f"! {run} {e}: {reason}" for run, e, reason in notes), "",
     ]
     panels, uncalibrated = [], []
     for t, target in enumerate(targets):
@@ -170,16 +182,19 @@ def _tau(estimate, truth) -> float:
     return float(kendalltau(estimate, truth).statistic)
 
 
-def _table(collection, truth, est, low, high, targets, column) -> list[str]:
+def _table(collection, truth, est, low, high, targets, column, flagged=frozenset()) -> list[str]:
     """The per-run table, best true MAP first: per target the truth, then each estimator (with
-    its interval when it is the target's interval estimator)."""
+    its interval when it is the target's interval estimator, and a ``!`` after an interval in
+    ``flagged``, (run, estimator column) pairs: unreliable)."""
     import numpy as np
 
+    mark = 1 if flagged else 0  # the marks' column, where some interval is unreliable
     head = f"{'run':22s}"
     for target in targets:
         head += f" {TRUTH_NAMES[target]:>7s}"
         for e in ESTIMATORS[target]:
-            head += f" {e:>8s}" + (f" {'95% interval':>17s}" if INTERVALS.get(target) == e else "")
+            head += f" {e:>8s}" + (f" {'95% interval':>{17 + mark}s}"
+                                   if INTERVALS.get(target) == e else "")
     out = [head]
     for r in np.argsort(-truth[:, 0], kind="stable"):
         line = f"{collection.run_names[r][:22]:22s}"
@@ -190,5 +205,6 @@ def _table(collection, truth, est, low, high, targets, column) -> list[str]:
                 line += f" {est[r, k]:8.4f}"
                 if INTERVALS.get(target) == e:
                     line += f" [{low[r, k]:7.4f}, {high[r, k]:7.4f}]"
+                    line += ("!" if (r, k) in flagged else " ") if mark else ""
         out.append(line)
     return out

@@ -18,6 +18,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from ..errors import IrsampleError  # noqa: E402 (after the variable above)
 from .arguments import add_assume, number  # noqa: E402
+from .strict import add_strict  # noqa: E402
 
 #: formats whose output has no per-topic lines (``-q`` is refused with them)
 SUMMARY_ONLY = ("latex", "table")
@@ -81,7 +82,9 @@ def add_parser(sub) -> None:
     ev.add_argument(
         "--ci", type=number(float, above=0.0, below=1.0), default=None, metavar="LEVEL",
         help="add confidence limits at this level (e.g. 0.95) for estimators with a variance "
-        "(infAP, xinfAP, infNDCG, statAP): <name>_low/_high lines, or low/high columns",
+        "(infAP, xinfAP, infNDCG, statAP, ht, ppi): <name>_low/_high/_status lines, or "
+        "low/high/status columns; an unreliable interval is marked (trec: its reason on "
+        "standard error)",
     )
     ev.add_argument(
         "--variance", choices=VARIANCE_METHODS, default=DEFAULT_VARIANCE,
@@ -103,6 +106,7 @@ def add_parser(sub) -> None:
                     "measure mean stddev' lines of FILE (-1000000 where FILE has none); "
                     "--format trec only")
     ev.add_argument("-o", "--output", help="write to this file instead of standard output")
+    add_strict(ev)
     ev.set_defaults(run=cmd_eval, start=start_reading, quick_exit=True)
 
 
@@ -193,6 +197,13 @@ def _evaluate(args, ahead) -> str:
         from ..trec_inputs import zscores
 
         ev = zscores(ev, read_zscores(args.zscores), complete=args.complete)
+    from ..formats import unreliable_notes
+    from .strict import check_strict, warn_unreliable
+
+    notes = [] if args.format == "sample_eval" else unreliable_notes(ev)  # no interval printed
+    check_strict(args, notes)
+    if args.format == "trec":
+        warn_unreliable(notes)
     return render(ev, args.format, per_topic=args.per_topic,
                   places=None if places == "exact" else places,
                   zscores=args.zscores is not None)

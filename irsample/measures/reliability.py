@@ -21,6 +21,14 @@ and the topics that cause it (where to judge next). A run's mean is unreliable w
    an interval whose centre is off by b standard errors covers (1.96 - b) - (-1.96 - b) of the
    normal mass, 0.936 at b = 0.35 (the 0.93 floor of the coverage the rule is validated for).
 
+The difference of two runs' means (:func:`assess_pair`, ``irsample compare``) is unreliable when
+either run's mean is, by support or weak topics (1, 2), or when the estimated bias of the
+difference (run a's minus run b's, summed over the topics both runs answer) exceeds
+:data:`MAX_BIAS_SE` of the difference's standard error (3, for the pair).
+
+:class:`Statuses` holds the outcome per run x measure, with the causing topics by id, as
+evaluations carry it (:func:`statuses`).
+
 The thresholds were chosen by simulation across collections (Vaswani, CACM, TREC-8,
 TREC-COVID round 5; graded and binary): see REPRODUCTION.md, "Calibrated or flagged".
 """
@@ -60,6 +68,7 @@ class Reliability:
     support: np.ndarray
     weak: np.ndarray
     bias_se: np.ndarray
+    thin_or_weak: np.ndarray  #: per run: flagged by support or weak topics (rules 1, 2)
 
     @property
     def status(self) -> np.ndarray:
@@ -83,12 +92,14 @@ def judged_share(ctx) -> np.ndarray:
 
 def support_per_segment(ctx, cutoff: int | None) -> np.ndarray:
     """Per segment (run x topic): judged relevant documents the run ranks within ``cutoff``
-    (all its ranking when None)."""
-    hit = judged_relevant(ctx)[ctx.pos_tdi]
+    (all its ranking when None): differences of the running count of judged relevant positions
+    (once per context), the first ``cutoff`` positions of a segment being its top ranks."""
+    count = ctx.shared(("reliability_support", ctx.rel_level), lambda: np.concatenate(
+        [[0], np.cumsum(judged_relevant(ctx)[ctx.pos_tdi], dtype=np.int64)]))
+    start, end = ctx.offsets[:-1], ctx.offsets[1:]
     if cutoff is not None:
-        hit &= ctx.rank <= cutoff
-    seg = np.repeat(np.arange(ctx.n_seg), ctx.seg_len)
-    return np.bincount(seg, weights=hit.astype(np.float64), minlength=ctx.n_seg)
+        end = np.minimum(end, start + cutoff)
+    return (count[end] - count[start]).astype(np.float64)
 
 
 def open_share(ctx, cutoff: int | None, evaluated: np.ndarray) -> np.ndarray:
@@ -164,7 +175,8 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
             cause += [t for t in _carrying(per_cell[r]) if t not in cause]
         reasons.append("; ".join(parts))
         causes.append(tuple(int(c) for c in cause))
-    return Reliability(unreliable, tuple(reasons), tuple(causes), support, weak, bias_se)
+    return Reliability(unreliable, tuple(reasons), tuple(causes), support, weak, bias_se,
+                       low | many_weak)
 
 
 def _spread(values: np.ndarray, cells: np.ndarray) -> np.ndarray:
@@ -174,6 +186,115 @@ def _spread(values: np.ndarray, cells: np.ndarray) -> np.ndarray:
     mean = v.sum(axis=1) / np.maximum(n, 1)
     ss = np.where(cells, (values - mean[:, None]) ** 2, 0.0).sum(axis=1)
     return np.where(n > 1, np.sqrt(ss / np.maximum(n - 1, 1)), 0.0)
+
+
+@dataclass(frozen=True)
+class Statuses:
+    """Per run x measure of an evaluation: ``status`` (``"ok"``, ``"unreliable"``, or ``""``
+    for a measure without an interval), ``reason`` (empty unless unreliable) and ``causes``
+    (the topic ids causing it, a tuple, empty unless unreliable); object arrays of shape
+    (runs, measures)."""
+
+    status: np.ndarray
+    reason: np.ndarray
+    causes: np.ndarray
+
+    @classmethod
+    def empty(cls, n_runs: int, n_measures: int) -> Statuses:
+        """No status anywhere (no measure has an interval yet)."""
+        status = np.full((n_runs, n_measures), "", dtype=object)
+        causes = np.empty((n_runs, n_measures), dtype=object)
+        causes.fill(())
+        return cls(status, status.copy(), causes)
+
+    def set(self, j: int, found: Reliability, topic_ids) -> None:
+        """Column ``j`` from :func:`assess`'s outcome; ``topic_ids`` name its topic indices."""
+        ids = np.asarray(topic_ids, dtype=object)
+        self.status[:, j] = found.status
+        self.reason[:, j] = found.reason
+        for r, idx in enumerate(found.topics):
+            self.causes[r, j] = tuple(str(t) for t in ids[list(idx)])
+
+    @classmethod
+    def concat(cls, parts) -> Statuses:
+        """The runs of several evaluations' statuses, one after another."""
+        return cls(*(np.concatenate([getattr(p, f) for p in parts])
+                     for f in ("status", "reason", "causes")))
+
+    def columns(self, numeric, n_rows: int, summary: bool) -> dict:
+        """``status``, ``reason`` and ``causes`` columns of a tidy table of ``n_rows`` rows
+        whose last ones (with ``summary``) are the runs x ``numeric`` measures' summaries; None
+        on the other rows and for measures without an interval."""
+        cols = {f: np.full(n_rows, None, dtype=object) for f in ("status", "reason", "causes")}
+        if summary and len(numeric):
+            at = n_rows - self.status.shape[0] * len(numeric)
+            empty = self.status[:, numeric].ravel() == ""
+            for f, col in cols.items():
+                col[at:] = np.where(empty, None, getattr(self, f)[:, numeric].ravel())
+        return cols
+
+    def unreliable(self) -> list[tuple[int, int]]:
+        """(run, measure) of every unreliable interval, run by run."""
+        return [(int(r), int(j)) for r, j in zip(*np.nonzero(self.status == "unreliable"))]
+
+
+@dataclass(frozen=True)
+class PairReliability:
+    """Per pair of runs (``first[k]``, ``second[k]``): whether the interval of their difference
+    is ``unreliable``, the ``reason`` and the ``topics`` (indices) that cause it, and the
+    estimated bias of the difference over its standard error (NaN where the estimator gives
+    none)."""
+
+    unreliable: np.ndarray
+    reason: tuple[str, ...]
+    topics: tuple[tuple[int, ...], ...]
+    bias_se: np.ndarray
+
+    @property
+    def status(self) -> np.ndarray:
+        """``"ok"`` or ``"unreliable"`` per pair."""
+        return np.where(self.unreliable, "unreliable", "ok")
+
+
+def assess_pair(ctx, measure, runs: Reliability, first, second, evaluated: np.ndarray,
+                se: np.ndarray, names=None) -> PairReliability:
+    """The rule for differences (module docstring): the pairs ``first[k] - second[k]`` of the
+    context's runs, ``runs`` their means' :func:`assess`, ``evaluated`` (runs, topics) the
+    topics each run answers (a pair's difference is over the topics both answer), ``se`` the
+    standard error of each pair's mean difference; ``names`` the runs' names in the reasons."""
+    first, second = np.asarray(first), np.asarray(second)
+    names = ctx.collection.run_names if names is None else names
+    shape = (ctx.n_runs, ctx.n_topics)
+    weak_or_thin = runs.thin_or_weak
+    bias = measure.estimated_bias(ctx) if hasattr(measure, "estimated_bias") else None
+    both = evaluated[first] & evaluated[second]
+    q = np.maximum(both.sum(axis=1), 1)
+    if bias is None:
+        bias_se = np.full(len(first), np.nan)
+        per_cell = np.zeros(both.shape)
+    else:
+        b = np.asarray(bias, dtype=np.float64).reshape(shape)
+        per_cell = np.where(both, b[first] - b[second], 0.0)
+        mean_bias = per_cell.sum(axis=1) / q
+        se = np.asarray(se, dtype=np.float64)
+        bias_se = np.where(se > 0, np.abs(mean_bias) / np.where(se > 0, se, 1.0), 0.0)
+    biased = np.nan_to_num(bias_se) > MAX_BIAS_SE
+    unreliable = weak_or_thin[first] | weak_or_thin[second] | biased
+    reasons, causes = [], []
+    for k, (a, b_) in enumerate(zip(first, second)):
+        parts, cause = [], []
+        for r in (a, b_):
+            if weak_or_thin[r]:  # its mean's reasons but its own bias (the pair's is below)
+                own = [p for p in runs.reason[r].split("; ") if not p.startswith("estimated")]
+                parts.append(f"{names[r]}: {'; '.join(own)}")
+                cause += [t for t in runs.topics[r] if t not in cause]
+        if biased[k]:
+            parts.append(f"estimated bias of the difference {bias_se[k]:.2f} of its standard "
+                         "error")
+            cause += [t for t in _carrying(per_cell[k]) if t not in cause]
+        reasons.append("; ".join(parts))
+        causes.append(tuple(int(c) for c in cause))
+    return PairReliability(unreliable, tuple(reasons), tuple(causes), bias_se)
 
 
 def _carrying(bias: np.ndarray, share: float = 0.5) -> list[int]:
