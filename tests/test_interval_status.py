@@ -39,7 +39,7 @@ def cli(capsys, *argv):
 
 
 def test_api_thin_sample_is_unreliable_with_the_topics_that_cause_it(samples):
-    ev = irsample.estimate(samples["thin"], RUNS, MEASURES, ci=0.95)
+    ev = irsample.estimate(samples["thin"], RUNS, MEASURES, ci=0.95, assume="uniform")
     assert ev.statuses.status.shape == (len(RUNS), len(MEASURES))
     ap = ev.measures.index(irsample.parse("ht(AP)")[0])
     assert (ev.statuses.status[:, ap] == "unreliable").all()
@@ -72,8 +72,9 @@ def test_no_interval_no_status(samples):
 def test_batches_carry_the_same_statuses(samples):
     measures = irsample.measures_from(["ht(AP)", "ht(P@10)", "P@10"])
     whole = irsample.estimate(samples["thin"], RUNS, [m for m in measures if m.variance_method],
-                              ci=0.95)
-    batched = evaluate_in_batches(samples["thin"], RUNS, measures, batch_bytes=1, ci=0.95)
+                              ci=0.95, assume="uniform")
+    batched = evaluate_in_batches(samples["thin"], RUNS, measures, batch_bytes=1, ci=0.95,
+                                  assume="uniform")
     plain = batched.measures.index(irsample.parse("P@10")[0])
     assert (batched.statuses.status[:, plain] == "").all()  # no interval, no status
     for j, m in enumerate(whole.measures):
@@ -84,12 +85,13 @@ def test_batches_carry_the_same_statuses(samples):
 
 
 def test_trec_format_has_status_lines_and_reasons_on_stderr(samples, capsys):
-    rc, out, err = cli(capsys, "eval", samples["thin"], RUNS[0], "-m", "ht(AP)", "-m", "map",
+    rc, out, err = cli(capsys, "eval", samples["thin"], "--assume", "uniform",
+                       RUNS[0], "-m", "ht(AP)", "-m", "map",
                        "--ci", "0.95")
     assert rc == 0
     lines = out.splitlines()
     assert [ln.split("\t")[0].strip() for ln in lines] == [
-        "map", "ht(AP)", "ht(AP)_low", "ht(AP)_high", "ht(AP)_status"]
+        "assume", "map", "ht(AP)", "ht(AP)_low", "ht(AP)_high", "ht(AP)_status"]
     assert lines[-1] == f"{'ht(AP)_status':<22s}\tall\tunreliable"
     assert all(len(ln.split()) == 3 for ln in lines)  # trec_eval's three fields
     assert "irsample: warning: unreliable interval: bm25_k1.2_b0.75 ht(AP): " in err
@@ -98,25 +100,28 @@ def test_trec_format_has_status_lines_and_reasons_on_stderr(samples, capsys):
 
 
 def test_output_without_intervals_is_unchanged(samples, capsys):
-    argv = ["eval", samples["thin"], *RUNS, "-m", "ht(AP)", "-m", "map"]
+    argv = ["eval", samples["thin"], "--assume", "uniform", *RUNS, "-m", "ht(AP)", "-m", "map"]
     rc, plain, err = cli(capsys, *argv)
     assert rc == 0 and "_status" not in plain and "unreliable" not in err
     rc, strict, _ = cli(capsys, *argv, "--strict")  # no interval printed: nothing to refuse
     assert rc == 0 and strict == plain
-    rc, sample_eval, err = cli(capsys, "eval", samples["thin"], RUNS[0], "-m", "infAP", "--ci",
+    rc, sample_eval, err = cli(capsys, "eval", samples["thin"], "--assume", "uniform",
+                               RUNS[0], "-m", "infAP", "--ci",
                                "0.95", "--format", "sample_eval", "--strict")
     assert rc == 0 and "unreliable" not in sample_eval + err  # sample_eval prints no interval
 
 
 def test_tsv_json_table_latex_carry_the_status(samples, capsys):
-    base = ["eval", samples["thin"], *RUNS[:2], "-m", "ht(AP)", "-m", "P@10", "--ci", "0.95"]
+    base = ["eval", samples["thin"], "--assume", "uniform",
+            *RUNS[:2], "-m", "ht(AP)", "-m", "P@10", "--ci", "0.95"]
     rc, out, _ = cli(capsys, *base, "--format", "tsv")
     rows = [ln.split("\t") for ln in out.splitlines()]
-    assert rows[0] == ["run", "topic", "measure", "value", "low", "high", "status", "reason"]
+    assert rows[0] == ["run", "topic", "measure", "value", "low", "high", "status", "reason",
+                       "assume"]
     by = {(r[0], r[2]): r for r in rows[1:]}
     assert by[("bm25_k1.2_b0.75", "ht(AP)")][6] == "unreliable"
     assert "judged relevant documents" in by[("bm25_k1.2_b0.75", "ht(AP)")][7]
-    assert by[("bm25_k1.2_b0.75", "P_10")][4:] == ["", "", "", ""]
+    assert by[("bm25_k1.2_b0.75", "P_10")][4:] == ["", "", "", "", "uniform"]
 
     rc, out, _ = cli(capsys, *base, "--format", "json")
     entry = json.loads(out)["dfr_inexpb2_c1"]["all"]
@@ -142,7 +147,8 @@ def test_tsv_json_table_latex_carry_the_status(samples, capsys):
 @pytest.mark.parametrize("fmt", ["trec", "tsv", "table"])
 def test_strict_refuses_unreliable_intervals(samples, tmp_path, capsys, fmt):
     out_file = tmp_path / "out.txt"
-    rc, out, err = cli(capsys, "eval", samples["thin"], *RUNS, "-m", "ht(AP)", "--ci", "0.95",
+    rc, out, err = cli(capsys, "eval", samples["thin"], "--assume", "uniform",
+                       *RUNS, "-m", "ht(AP)", "--ci", "0.95",
                        "--format", fmt, "--strict", "-o", out_file)
     assert rc == 1 and out == "" and not out_file.exists()
     first = err.splitlines()[0]
@@ -155,28 +161,34 @@ def test_strict_refuses_unreliable_intervals(samples, tmp_path, capsys, fmt):
 
 
 def test_compare_pairs_carry_the_status(samples, capsys, tmp_path):
-    pairs = irsample.compare(samples["thin"], RUNS, "ht(AP)")
+    pairs = irsample.compare(samples["thin"], RUNS, "ht(AP)", assume="uniform")
     assert (pairs.status == "unreliable").all()
     first = pairs.iloc[0]
     assert first.reason.startswith(f"{first.run_a}: ") and f"; {first.run_b}: " in first.reason
     assert first.causes and set(first.causes) <= {str(t) for t in range(1, 94)}
 
-    rc, out, _ = cli(capsys, "compare", samples["thin"], *RUNS[:3], "-m", "ht(AP)")
-    lines = out.splitlines()
+    rc, out, _ = cli(capsys, "compare", samples["thin"], "--assume", "uniform",
+                     *RUNS[:3], "-m", "ht(AP)")
+    assert out.startswith("# assume uniform\n")
+    lines = out.splitlines()[1:]
     assert lines[0].split()[-1] == "status" and lines[1].endswith("unreliable!")
     assert lines[4].startswith(f"! {RUNS and 'bm25_k1.2_b0.75'} - dfr_inexpb2_c1 ht(AP): ")
-    rc, out, _ = cli(capsys, "compare", samples["thin"], *RUNS[:2], "--format", "csv")
-    assert out.splitlines()[0].endswith(",decided,status,reason")
-    rc, out, _ = cli(capsys, "compare", samples["thin"], *RUNS[:2], "--format", "json")
+    rc, out, _ = cli(capsys, "compare", samples["thin"], "--assume", "uniform",
+                     *RUNS[:2], "--format", "csv")
+    assert out.splitlines()[0].endswith(",decided,status,reason,assume")
+    rc, out, _ = cli(capsys, "compare", samples["thin"], "--assume", "uniform",
+                     *RUNS[:2], "--format", "json")
     assert json.loads(out.splitlines()[0])["status"] == "unreliable"
 
-    rc, out, _ = cli(capsys, "compare", samples["thin"], *RUNS[:2], "-m", "ht(AP)",
+    rc, out, _ = cli(capsys, "compare", samples["thin"], "--assume", "uniform",
+                     *RUNS[:2], "-m", "ht(AP)",
                      "--format", "markdown")
     row = [ln for ln in out.splitlines() if ln.startswith("| (a)")][0]
     assert "†" in row and "ht(AP): unreliable (" in row
 
     out_file = tmp_path / "pairs.txt"
-    rc, out, err = cli(capsys, "compare", samples["thin"], *RUNS[:2], "--strict", "-o", out_file)
+    rc, out, err = cli(capsys, "compare", samples["thin"], "--assume", "uniform",
+                       *RUNS[:2], "--strict", "-o", out_file)
     assert rc == 1 and out == "" and not out_file.exists()
     assert "bm25_k1.2_b0.75 - dfr_inexpb2_c1 ht(AP): " in err
     rc, out, err = cli(capsys, "compare", samples["census"], *RUNS[:2], "--strict",
@@ -191,7 +203,7 @@ def _pair_world(bias):
                           collection=SimpleNamespace(run_names=("a", "b")))
     measure = SimpleNamespace(estimated_bias=lambda ctx: np.asarray(bias, float).ravel())
     runs = Reliability(np.zeros(2, bool), ("", ""), ((), ()), np.full(2, 2.0 * MIN_SUPPORT),
-                       np.zeros(2), np.zeros(2))
+                       np.zeros(2), np.zeros(2), np.zeros(2, bool))
     return ctx, measure, runs
 
 
@@ -213,7 +225,8 @@ def test_pair_bias_rule():
     ctx, measure, _ = _pair_world(np.zeros((2, 4)))
     thin = Reliability(np.array([False, True]), ("", "rests on 3 judged relevant documents "
                        "(fewer than 40); estimated bias 0.90 of its standard error"),
-                       ((), (1, 3)), np.array([80.0, 3.0]), np.zeros(2), np.array([0.0, 0.9]))
+                       ((), (1, 3)), np.array([80.0, 3.0]), np.zeros(2), np.array([0.0, 0.9]),
+                       np.array([False, True]))
     found = assess_pair(ctx, measure, thin, [0], [1], evaluated, se)
     assert found.reason == ("b: rests on 3 judged relevant documents (fewer than 40)",)
     assert found.topics == ((1, 3),)
@@ -236,7 +249,8 @@ def test_demo_and_judge_report_print_the_status(tmp_path, capsys):
 
 
 def test_judge_report_status_columns(samples, capsys, tmp_path):
-    base = ["judge-report", samples["thin"], *RUNS[:2], "--auto-labels", "fusion", "-m", "AP"]
+    base = ["judge-report", samples["thin"], "--assume", "uniform",
+            *RUNS[:2], "--auto-labels", "fusion", "-m", "AP"]
     rc, out, err = cli(capsys, *base)
     assert rc == 0, err
     table = out.split("per run")[1].splitlines()[1:]
@@ -252,7 +266,7 @@ def test_support_counts_judged_relevant_documents_within_the_cutoff(samples, opt
     from irsample.measures.context import EvalContext
     from irsample.measures.reliability import judged_relevant, support_per_segment
 
-    ctx = EvalContext(*irsample.load(samples["thin"], RUNS), **options)
+    ctx = EvalContext(*irsample.load(samples["thin"], RUNS, assume="uniform"), **options)
     hit = judged_relevant(ctx)[ctx.pos_tdi]
     seg = np.repeat(np.arange(ctx.n_seg), ctx.seg_len)
     for cutoff in (None, 1, 10, 1000):

@@ -82,7 +82,7 @@ def cmd_compare(args) -> str:
     if args.format == "json":
         return table.to_json(orient="records", lines=True)
     head = f"# assume {report.assumed}\n" if report.assumed else ""  # as the assume column
-    shown = table.drop(columns=["reason", "causes"])
+    shown = table.drop(columns=["reason", "causes", "assume"], errors="ignore")
     shown["status"] = shown.status.where(shown.status == "ok", shown.status + "!")
     notes = [f"! {p.run_a} - {p.run_b} {p.measure}: {p.reason}"
              for p in table.itertuples(index=False) if p.status != "ok"]
