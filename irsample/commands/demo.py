@@ -210,10 +210,10 @@ def _demo(args, qrels, runs, steps, start) -> str:
         lines.append("")
     state = last.state
     hit = covered(ev.summary, last.low, last.high, truth)
-    spent = ", ".join(f"{s:,}" for s in state.spent)
+    spent = ("; per round " + ", ".join(f"{s:,}" for s in state.spent)
+             if state.rounds > 1 else "")
     lines += [f"final, after {state.rounds} round{'s' if state.rounds > 1 else ''}: "
-              f"{state.judged:,} judged ({state.judged / len(frame):.1%} of the pool; per "
-              f"round {spent})",
+              f"{state.judged:,} judged ({state.judged / len(frame):.1%} of the pool{spent})",
               *text.table(collection.run_names, truth, ev.summary, last.low, last.high,
                           flagged, targets),
               *(["(! after an interval: flagged unreliable)"] if flagged.any() else []),
