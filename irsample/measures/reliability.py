@@ -8,18 +8,24 @@ interval of a run's mean over topics gets a status: ``ok``, or ``unreliable`` wi
 and the topics that cause it (where to judge next). A run's mean is unreliable when
 
 1. **support**: it rests on fewer than :data:`MIN_SUPPORT` judged relevant documents, counted
-   over its topics in its ranking within the measure's cut-off (the normal approximation of a
-   Horvitz-Thompson total needs a sample of the order of 25 G1^2, G1 the skewness of the values:
-   Cochran, *Sampling Techniques*, 1977, §2.15; relevance counts are skewed);
+   over its topics in its ranking within the measure's cut-off, while more than 1 -
+   :data:`SETTLED` of the positions there are pooled but unjudged (the normal approximation of
+   a Horvitz-Thompson total needs a sample of the order of 25 G1^2, G1 the skewness of the
+   values: Cochran, *Sampling Techniques*, 1977, §2.15; relevance counts are skewed; a ranking
+   mostly judged has little left to estimate);
 2. **weak topics** (ratio estimators: AP, nDCG, R-prec, recall): more than :data:`MAX_WEAK` of
-   its topics have :data:`FEW` or fewer judged relevant documents (none: the topic is imputed),
-   unless judged whole; such topics' ratios are fitted to one or two documents (their bias is
-   of the order of the estimate over the number of relevant documents sampled, and their
-   variance estimate near 0);
+   its topics are weak: no judged relevant document (the topic is imputed) unless judged
+   whole, or 1 to :data:`FEW` while less than :data:`SETTLED` of the topic's pool is judged;
+   such topics' ratios are fitted to one or two documents (their bias is of the order of the
+   estimate over the number of relevant documents sampled, and their variance estimate near 0);
 3. **estimated bias** (estimators that give it, ``Measure.estimated_bias``): the second-order
-   bias of the mean, summed over topics, exceeds :data:`MAX_BIAS_SE` of its standard error:
-   an interval whose centre is off by b standard errors covers (1.96 - b) - (-1.96 - b) of the
-   normal mass, 0.936 at b = 0.35 (the 0.93 floor of the coverage the rule is validated for).
+   bias of the mean, summed over topics, plus for each imputed topic the spread of the run's
+   estimates over its other topics (an imputed topic's error is of that order: on Vaswani at 67%
+   judged one topic with a single relevant document carried an AP error of 0.3 while the run's
+   interval had shrunk to +-0.015; needs the estimates, ``values``), exceeds
+   :data:`MAX_BIAS_SE` of its standard error: an interval whose centre is off by b standard
+   errors covers (1.96 - b) - (-1.96 - b) of the normal mass, 0.936 at b = 0.35 (the 0.93 floor
+   of the coverage the rule is validated for).
 
 The difference of two runs' means (:func:`assess_pair`, ``irsample compare``) is unreliable when
 either run's mean is, by support or weak topics (1, 2), or when the estimated bias of the
