@@ -193,8 +193,9 @@ def _demo(args, qrels, runs, steps, start) -> str:
     if budget >= len(frame):
         plan = f"round 1 judges the whole pool ({len(frame):,} documents)"
     else:
+        head = "rank 1" if top == 1 else f"ranks 1-{top}"
         plan = (f"round 1 judges {args.fraction:.0%} of the pool ({budget:,} documents) with a "
-                f"two-strata design (ranks 1-{top} of every run in full, ranks {top + 1}-"
+                f"two-strata design ({head} of every run in full, ranks {top + 1}-"
                 f"{args.depth} at random; seed {args.seed}); later rounds {budget:,} more each, "
                 f"up to {args.rounds} rounds or until no interval is flagged")
     lines = [*text.wrap(f"{where}: {collection.n_runs} runs, {collection.n_topics} topics; "
