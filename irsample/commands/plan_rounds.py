@@ -29,7 +29,7 @@ from ..errors import DesignError
 #: what ``--measure`` defaults to when judging in rounds
 DEFAULT_MEASURES = ("ht(AP)", "ht(nDCG)", "ht(P@10)")
 #: flagged run means whose reasons are printed per measure
-SHOWN = 3
+SHOWN = 2
 
 
 class NextRound(argparse.Action):
@@ -62,6 +62,7 @@ def cmd_next_round(args) -> str:
     import numpy as np
 
     from ..design import DesignRecord
+    from ..design.rounds import MIN_CELL
     from ..design.rounds_files import resume
     from ..io import read_qrels
     from ..io.output import write_atomic
@@ -112,7 +113,7 @@ def cmd_next_round(args) -> str:
         write_atomic(out / name, data)
     cells = int(np.count_nonzero(np.bincount(after.cell[after.cell >= 0])))
     lines.append(f"round {after.rounds}: {new} new documents (seed {args.seed}"
-                 + (f"; {new - size} more than planned, to keep {2} judged per cell"
+                 + (f"; {new - size} more than planned, to keep {MIN_CELL} judged per cell"
                     if new > size else "") + f"), {after.judged} judged in all over {cells} "
                  "cells (topic x round-1 stratum x best-rank band)")
     lines.append(f"wrote {out / 'to_judge.tsv'} and {out / 'design.json'}; judge the list, then "
@@ -129,7 +130,7 @@ def _status(args, collection, judgments, measures) -> tuple[bool, list[str]]:
     from ..design.labels.fusion import resolve_labels
     from ..evaluation import evaluate_collection
     from ..measures import EvalContext
-    from ..measures.reliability import assess
+    from ..measures.reliability import MAX_BIAS_SE, MAX_WEAK, MIN_SUPPORT, assess
 
     labels = None
     if any(m.family == "ppi" for m in measures):
@@ -148,8 +149,13 @@ def _status(args, collection, judgments, measures) -> tuple[bool, list[str]]:
                 else ~(half <= args.target_halfwidth))
         flagged = np.flatnonzero(rel.unreliable)
         more |= bool(len(flagged)) or bool(wide.any())
-        line = (f"{m.name}: {len(flagged)} of {len(names)} run means flagged, half-widths "
-                f"{np.nanmin(half):.4f} to {np.nanmax(half):.4f}")
+        line = f"{m.name}: {len(flagged)} of {len(names)} run means flagged"
+        if len(flagged):
+            causes = ((rel.support < MIN_SUPPORT).sum(), (rel.weak > MAX_WEAK).sum(),
+                      (np.nan_to_num(rel.bias_se) > MAX_BIAS_SE).sum())
+            line += (f" (too few judged relevant documents: {causes[0]}, too many weak "
+                     f"topics: {causes[1]}, estimated bias: {causes[2]})")
+        line += f", half-widths {np.nanmin(half):.4f} to {np.nanmax(half):.4f}"
         if args.target_halfwidth is not None:
             line += f" ({int(wide.sum())} above {args.target_halfwidth:g})"
         lines.append(line)

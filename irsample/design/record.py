@@ -24,8 +24,10 @@ design's order of strata, which reading keeps (rows alone give the order they ap
 
 A design that cannot be named (``Design.file_key`` set: a planned design,
 :class:`~irsample.design.sampling.allocated.Allocated`, fixed sample sizes per topic and
-stratum, topping up documents judged before) is carried in its own entry after ``depth``
-(``"plan": {...}``, :mod:`irsample.design.sampling.plan_file`), written by the design's
+stratum, topping up documents judged before; or the union of judging rounds,
+:class:`~irsample.design.sampling.union.RoundsUnion`, ``"rounds": {...}``, whose rows' strata
+are the rounds' cells) is carried in its own entry after ``depth`` (``"plan": {...}``,
+:mod:`irsample.design.sampling.plan_file`), written by the design's
 ``file_block`` and read by its ``from_file_block``; the ``design`` name is then only
 informative (the entry is read, the name is not parsed).
 
