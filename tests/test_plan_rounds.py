@@ -166,8 +166,9 @@ def test_allocation_reads_judged_grades_only(simulated):
     assert np.array_equal(allocation(frame, first, 400), allocation(scrambled, first, 400))
 
 
-def test_a_third_round_reuses_the_folds(rounds, tmp_path):
+def test_a_third_round_reuses_the_folds(rounds, simulated, tmp_path):
     tmp, _ = rounds
+    frame, _, second = simulated
     rc, out, err = quiet("plan", *RUNS, "--next-round", tmp / "r2" / "design.json", "--judged",
                          tmp / "all.qrels", "--batch", 300, "--measure", "ht(AP)", "--seed", 9,
                          "-o", tmp_path / "r3")
@@ -179,6 +180,9 @@ def test_a_third_round_reuses_the_folds(rounds, tmp_path):
     assert r3.design.fold_seed == SEED1 and r3.design.spent == (600, 400, 300)
     assert np.all(r3.selected[r2.selected]) and r3.selected.sum() == 1300
     assert len(r3.design.before) == 1000
+    third = next_round(frame, second, 300, 9)  # the cells renumbered in the same order
+    assert np.array_equal(r3.selected, third.sample.judged)
+    assert np.allclose(r3.inclusion, third.sample.inclusion, rtol=0, atol=1e-15)
     # every cell (topic, recorded stratum) keeps one probability: its share judged
     cells = {}
     for q, s, p, sel in zip(r3.qid, r3.stratum, r3.inclusion, r3.selected):
@@ -232,6 +236,7 @@ def tampered_union(tmp: Path, out: Path) -> Path:
     ("tampered", "tampered.json: 1 rows' inclusion probabilities are not their cell's share"),
     ("planner", "the design-based estimators (ht(M), ppi(M)) are judged in rounds"),
     ("ppi", "ppi(M) needs automatic labels"),
+    ("depth", "--depth does not apply"),
 ])
 def test_bad_input_fails_naming_the_file(rounds, importance_round, tmp_path, case, message):
     tmp, _ = rounds
@@ -247,6 +252,8 @@ def test_bad_input_fails_naming_the_file(rounds, importance_round, tmp_path, cas
         design, judged = tampered_union(tmp, tmp_path / "tampered.json"), tmp / "all.qrels"
     elif case == "ppi":
         extra = ["--measure", "ppi(AP)"]
+    elif case == "depth":
+        extra = ["--depth", 50]
     args = ["--next-round", design, "--judged", judged, "--budget", 3000]
     if case == "planner":
         args = ["--measure", "ht(AP)", "--budget", 3000]

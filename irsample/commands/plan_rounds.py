@@ -76,6 +76,11 @@ def cmd_next_round(args) -> str:
     if args.design is not None:
         raise DesignError("--next-round names the judged round's design file: give it instead "
                           "of --design")
+    ignored = [o for o, v in (("--depth", args.depth), ("--runs-from", args.runs_from),
+                              ("--pilot", args.pilot)) if v is not None]
+    if ignored:
+        raise DesignError(f"--next-round keeps the judged round's pool and cells: "
+                          f"{', '.join(ignored)} does not apply")
     measures = design_based(args.measure)
     record = DesignRecord.read(args.next_round)
     collection = _collection(args.runs)
