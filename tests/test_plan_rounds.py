@@ -260,3 +260,42 @@ def test_bad_input_fails_naming_the_file(rounds, importance_round, tmp_path, cas
     rc, out, err = quiet("plan", *RUNS, *args, *extra, "-o", tmp_path / "next")
     assert rc == 1 and message in err and err.count("\n") == 1, err
     assert not (tmp_path / "next").exists() and out == ""
+
+
+def test_the_assessment_app_judges_a_finished_round_in_rounds(tmp_path):
+    """``irsample assess next-round`` after a finished round 1 of rank strata: the next round
+    is judged in rounds (the union's probabilities judged / size per cell, not 1 for the
+    documents judged before), and a second round from that union too."""
+    from irsample.assess.session import Session
+    from irsample.assess.store import Store
+
+    from .test_assess_helpers import add_assessor, sample, tiny_data
+
+    data = tiny_data(tmp_path / "data")
+    design = sample(data["runs"], tmp_path / "r1", design="1-5:0.6,6-20:0.3")
+    db = tmp_path / "r1" / "c.db"
+    add_assessor(db, "alice")
+    Session.open(tmp_path / "r1", data["docs"], data["topics"], db).store.close()
+    for number in (1, 2, 3):
+        store = Store(db)
+        try:  # alice judges every document of the round
+            person = next(k for k, v in store.assessors().items() if v == "alice")
+            for item in store.items():
+                store.judge(person, item.id, data["qrels"][(item.topic, item.docno)])
+        finally:
+            store.close()
+        if number == 3:
+            break
+        rc, out, err = quiet("assess", "next-round", "--db", db, "--runs", *data["runs"],
+                             "--batch", 8)
+        assert rc == 0 and "judging in rounds for ht(M): 8 more judgments" in out, err
+        record = DesignRecord.read(f"{db}.round{number + 1}/design.json")
+        assert record.design.kind == "rounds" and len(record.design.spent) == number + 1
+        cells: dict = {}
+        for q, s, p, sel in zip(record.qid, record.stratum, record.inclusion, record.selected):
+            n, size, pis = cells.get((q, s), (0, 0, set()))
+            cells[q, s] = (n + sel, size + 1, pis | {p})
+        assert all(len(pis) == 1 and pis.pop() == pytest.approx(n / size)
+                   for n, size, pis in cells.values())
+        assert record.selected.sum() == sum(record.design.spent)
+    assert design.exists()  # round 1's design stays where it was
