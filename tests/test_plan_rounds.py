@@ -20,6 +20,7 @@ import pytest
 from irsample.cli import main
 from irsample.design import DesignRecord, Pool, SamplingFrame, parse_design
 from irsample.design.rounds import allocation, fold_of, next_round, start
+from irsample.design.rounds_files import draw_seed
 from irsample.evaluation import evaluate_collection
 from irsample.io import load_runs, read_qrels
 from irsample.measures import parse
@@ -79,7 +80,8 @@ def simulated(tmp_path_factory):
     folds = fold_of([collection.topics[t] for t in frame.topic], SEED1)
     fold = np.array([folds.get(q, 0) for q in collection.topics])
     state = start(frame.topic, frame.best_rank, sample, fold, FIRST)
-    return frame, state, next_round(frame, state, BUDGET - int(sample.judged.sum()), SEED2)
+    return frame, state, next_round(frame, state, BUDGET - int(sample.judged.sum()),
+                                    draw_seed(SEED2, 2))
 
 
 def keys(frame, mask) -> list:
@@ -180,7 +182,7 @@ def test_a_third_round_reuses_the_folds(rounds, simulated, tmp_path):
     assert r3.design.fold_seed == SEED1 and r3.design.spent == (600, 400, 300)
     assert np.all(r3.selected[r2.selected]) and r3.selected.sum() == 1300
     assert len(r3.design.before) == 1000
-    third = next_round(frame, second, 300, 9)  # the cells renumbered in the same order
+    third = next_round(frame, second, 300, draw_seed(9, 3))  # cells renumbered, same order
     assert np.array_equal(r3.selected, third.sample.judged)
     assert np.allclose(r3.inclusion, third.sample.inclusion, rtol=0, atol=1e-15)
     # every cell (topic, recorded stratum) keeps one probability: its share judged

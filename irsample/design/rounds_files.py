@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import DesignError, InputError
+from ..stats.random import derived_seed
 from .frame import Sample, SamplingFrame
 from .merge import merge
 from .record import DesignRecord
@@ -59,10 +60,10 @@ class Resumed:
         return self.frame.judgments(self.state.sample, source=self.record.source)
 
     def next(self, budget: int, seed: int) -> tuple[RoundState, DesignRecord]:
-        """Draw the next round (about ``budget`` new judgments, ``seed``): the new state and
-        the design file of the union (rows: cell kind and pi = n_h / N_h; to-judge: the new
-        documents)."""
-        state = next_round(self.frame, self.state, budget, seed)
+        """Draw the next round (about ``budget`` new judgments): the new state and the design
+        file of the union (rows: cell kind and pi = n_h / N_h; to-judge: the new documents).
+        The draw's stream is :func:`draw_seed` of ``seed`` (recorded as the file's seed)."""
+        state = next_round(self.frame, self.state, budget, draw_seed(seed, self.state.rounds + 1))
         rec = self.record
         judged = self.state.sample.judged
         before = frozenset((rec.qid[i], rec.docno[i]) for i in np.flatnonzero(judged))
@@ -74,6 +75,14 @@ class Resumed:
             np.asarray(state.sample.inclusion, dtype=np.float64),
             np.asarray(state.sample.judged, dtype=bool), rec.source, True)
         return state, record
+
+
+def draw_seed(seed: int, number: int) -> int:
+    """The seed round ``number``'s draw uses under the campaign's ``seed``: a stream of its own
+    (:func:`~irsample.stats.random.derived_seed`), so one seed given to every round (the
+    commands' common default) does not replay round 1's random numbers over the documents it
+    left, which would tie the rounds' draws together."""
+    return derived_seed(seed, "round", number)
 
 
 def resume(record: DesignRecord, table, collection, *, seed: int) -> Resumed:
