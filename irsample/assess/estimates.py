@@ -16,7 +16,8 @@ estimated while it is being judged (in the design order, what is judged of a str
 random subset of its sample). A planned round that tops up earlier judgments is merged as
 prels (each document's inclusion probability given the earlier judgments), which hold for
 its *whole* top-up: it is estimated once it is completely judged; meanwhile the estimates are
-the previous round's.
+the previous round's. A round judged in rounds (the union of the rounds, ``design/sampling/
+union.py``) is the same, merged as stratified qrels whose strata are its cells.
 
 :func:`interval_status` reads whether an interval can be trusted from the ``status``/``reason``
 columns of the evaluation table (the rule: :mod:`irsample.measures.reliability`, as ``irsample
@@ -116,9 +117,9 @@ def choose_basis(rounds: list[dict], judged: set, read) -> tuple[Basis | None, s
             notes.append(f"Round {entry['round']} is in progress ({left} documents left): its "
                          "inclusion probabilities hold for its whole sample, so it is estimated "
                          "once it is complete; until then these are the previous round's.")
-        else:
-            return Basis(entry["round"], entry["design"], "prels", selected,
-                         " ".join(notes)), ""
+        else:  # a union of rounds: its cells are strata (n_h / N_h, exact second order)
+            fmt = "strata" if record.design.kind == "rounds" else "prels"
+            return Basis(entry["round"], entry["design"], fmt, selected, " ".join(notes)), ""
     return None, " ".join(notes)
 
 

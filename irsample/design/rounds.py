@@ -43,6 +43,8 @@ BANDS = (10, 30, 100)
 MIN_CELL = 2
 #: folds of topics for the cross-fitted allocation
 FOLDS = 2
+#: the stream of a seed the folds are drawn from (not the draw's own)
+FOLD_STREAM = 0xF01D
 
 
 @dataclass(frozen=True)
@@ -54,7 +56,7 @@ class RoundState:
 
     sample: Sample
     cell: np.ndarray
-    labels: tuple[str, ...]  #: per cell kind (cell % n_cells_per_topic): round-1 stratum, band
+    labels: tuple[str, ...]  #: per cell kind (cell % n_cells_per_topic): ``stratum/band``
     n_cells_per_topic: int
     fold: np.ndarray
     spent: tuple[int, ...]
@@ -86,9 +88,33 @@ def first_round(frame: SamplingFrame, design, rng) -> RoundState:
     rng = generator(rng)
     fold_rng, draw_rng = rng.spawn(2)
     sample = design.select(frame, rng=draw_rng)
+    fold = fold_rng.permutation(frame.n_topics) % FOLDS
+    return start(frame.topic, frame.best_rank, sample, fold, design.name)
+
+
+def start(topic: np.ndarray, best_rank: np.ndarray, sample: Sample, fold: np.ndarray,
+          what: str, spent: tuple[int, ...] | None = None) -> RoundState:
+    """The state after round 1: ``sample`` (a draw whose strata are simple random samples,
+    checked: :class:`DesignError` naming ``what`` otherwise) over rows of topics ``topic`` with
+    best ranks ``best_rank``, its strata cut into the best-rank bands; ``fold`` per topic."""
+    check_simple_random(topic, sample.stratum, sample.inclusion, len(sample.labels), what)
     inside = sample.stratum >= 0
-    key = frame.topic[inside] * len(sample.labels) + sample.stratum[inside]
-    pi = sample.inclusion[inside]
+    n_bands = len(BANDS) + 1
+    per_topic = len(sample.labels) * n_bands
+    cell = np.where(inside, topic * per_topic + np.maximum(sample.stratum, 0) * n_bands
+                    + band_of(best_rank), -1)
+    labels = tuple(f"{s}/{b}" for s in sample.labels for b in _band_names())
+    spent = (int(sample.judged.sum()),) if spent is None else tuple(spent)
+    return RoundState(sample, cell, labels, per_topic, np.asarray(fold), spent)
+
+
+def check_simple_random(topic, stratum, pi, n_labels: int, what: str) -> None:
+    """Raise :class:`DesignError` unless every (topic, stratum) has one inclusion probability:
+    a design whose strata are simple random samples (else its cells are no SRS of their part
+    of the stratum and a round's top-up would not make the union one)."""
+    inside = stratum >= 0
+    key = topic[inside] * max(n_labels, 1) + stratum[inside]
+    pi = pi[inside]
     size = np.bincount(key)
     low = np.full(len(size), np.inf)
     high = np.full(len(size), -np.inf)
@@ -97,22 +123,26 @@ def first_round(frame: SamplingFrame, design, rng) -> RoundState:
     used = size > 0
     if np.any(high[used] - low[used] > 1e-12 * np.maximum(high[used], 1.0)):
         raise DesignError(f"rounds need a round 1 whose strata are simple random samples (equal "
-                          f"inclusion probabilities within a topic's stratum); {design.name} "
+                          f"inclusion probabilities within a topic's stratum); {what} "
                           "has unequal ones")
-    n_bands = len(BANDS) + 1
-    per_topic = len(sample.labels) * n_bands
-    cell = np.where(inside, frame.topic * per_topic + np.maximum(sample.stratum, 0) * n_bands
-                    + band_of(frame.best_rank), -1)
-    fold = fold_rng.permutation(frame.n_topics) % FOLDS
-    labels = tuple(f"{s} rank {b}" for s in sample.labels for b in _band_names())
-    return RoundState(sample, cell, labels, per_topic, fold, (int(sample.judged.sum()),))
+
+
+def fold_of(qids, seed: int) -> dict[str, int]:
+    """Per topic id: its fold for the cross-fitted allocation, from ``seed`` alone (the topics
+    sorted, then a random permutation): a design file records the seed, so every later round
+    of a campaign reuses the folds, whatever the judgments say."""
+    topics = sorted(set(qids))
+    order = np.random.default_rng([int(seed), FOLD_STREAM]).permutation(len(topics))
+    return {q: int(k) % FOLDS for q, k in zip(topics, order)}
 
 
 def allocation(frame: SamplingFrame, state: RoundState, budget: int) -> np.ndarray:
     """Per cell: the next round's new judgments (module docstring): the floors first, then
     ``budget`` less the floors shared between the folds by their documents left (counts only),
     and within a fold in proportion to its cells' Neyman weights, which the other fold's
-    judgments give."""
+    judgments give. ``frame.rel`` is read on the judged rows only (``state.sample.judged``):
+    a campaign without complete judgments passes a frame whose other rows hold anything
+    (``design/rounds_files.py`` fills them with 0), and the allocation is the same."""
     n_cells = frame.n_topics * state.n_cells_per_topic
     inside = state.cell >= 0
     judged = state.sample.judged & inside
