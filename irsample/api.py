@@ -23,7 +23,8 @@ from .measures.base import DEFAULT_VARIANCE, output_key
 from .model import Collection, Judgments
 
 
-def load(qrels, runs, *, qrels_format: str | None = None) -> tuple[Collection, Judgments]:
+def load(qrels, runs, *, qrels_format: str | None = None,
+         assume: str | None = None) -> tuple[Collection, Judgments]:
     r"""Parse ``runs`` and ``qrels`` into the columnar arrays every measure works on.
 
     Parameters
@@ -35,6 +36,11 @@ def load(qrels, runs, *, qrels_format: str | None = None) -> tuple[Collection, J
         TREC runs (``qid Q0 docno rank score tag``); one file may hold several tags.
     qrels_format : {"trec", "strata", "prels"}, optional
         Overrides the detection of the judgments' format.
+    assume : {"uniform"}, optional
+        The design of TREC qrels with -1 rows, which do not carry inclusion probabilities:
+        design-based estimators (``ht(M)``, ``ppi(M)``) refuse such judgments unless it is
+        given; ``"uniform"`` takes each topic's judged documents as a uniform random sample of
+        its pool. Ignored for judgments that carry probabilities (stratified qrels, prels).
 
     Returns
     -------
@@ -62,7 +68,7 @@ def load(qrels, runs, *, qrels_format: str | None = None) -> tuple[Collection, J
     qrels_table = load_qrels(qrels, qrels_format)
     run_tables = load_runs(runs)
     collection = Collection.build(run_tables, [qrels_table])
-    return collection, Judgments.from_qrels(collection, qrels_table)
+    return collection, Judgments.from_qrels(collection, qrels_table).assuming(assume)
 
 
 def measures_from(names: Iterable[str | Measure] | str) -> list[Measure]:
@@ -112,6 +118,7 @@ def evaluate(
     max_docs: int | None = None,
     complete: bool = False,
     compat: str = "10",
+    assume: str | None = None,
 ) -> Evaluation:
     r"""Evaluate ``runs`` against ``qrels`` as trec_eval does.
 
@@ -136,6 +143,8 @@ def evaluate(
         trec_eval's ``-c``: a topic of the qrels that a run lacks counts as an empty ranking.
     compat : {"10", "9.0.8"}, default "10"
         The trec_eval version whose ``iprec_at_recall``/``11pt_avg`` rounding to follow.
+    assume : {"uniform"}, optional
+        The design of sampled TREC qrels, for design-based measures (see :func:`load`).
 
     Returns
     -------
@@ -170,7 +179,7 @@ def evaluate(
     4  bm25   all     map  0.541667
     5  bm25   all     P_2  0.500000
     """
-    collection, judgments = load(qrels, runs)
+    collection, judgments = load(qrels, runs, assume=assume)
     check_common_topics(collection, judgments)
     return evaluate_collection(
         collection,
@@ -195,6 +204,7 @@ def estimate(
     complete: bool = False,
     variance: str = DEFAULT_VARIANCE,
     auto_labels=None,
+    assume: str | None = None,
 ) -> Evaluation:
     r"""Estimate measures from sampled ``judgments`` with confidence intervals.
 
@@ -227,12 +237,15 @@ def estimate(
         ...: a label file (``topic Q0 docno value``), ``"fusion"`` (a labeller fitted on the
         judged sample from the runs, cross-fitted by topic) or
         :class:`~irsample.io.labels.AutoLabels`.
+    assume : {"uniform"}, optional
+        The design of sampled TREC qrels, for design-based measures (see :func:`load`).
 
     Returns
     -------
     Evaluation
         With ``ci`` set: :meth:`Evaluation.interval` and the ``variance``, ``low``, ``high``
-        columns of :meth:`Evaluation.frame`.
+        columns of :meth:`Evaluation.frame`, and each interval's reliability status
+        (``Evaluation.statuses``; the ``status``, ``reason`` and ``causes`` columns).
 
     Raises
     ------
@@ -253,10 +266,15 @@ def estimate(
     ...         BytesIO(b"1 Q0 c 1 4 r2\n1 Q0 d 2 3 r2\n1 Q0 a 3 2 r2\n"
     ...                 b"2 Q0 z 1 2 r2\n2 Q0 y 2 1 r2\n2 Q0 x 3 0 r2\n")]
     >>> est = irsample.estimate(sample, runs, ["infAP"], ci=0.95)
-    >>> est.frame(per_topic=False).round(4)
+    >>> frame = est.frame(per_topic=False)
+    >>> frame.iloc[:, :7].round(4)
       run topic measure   value  variance    low    high
     0  r1   all   infAP  0.9062    0.0365  0.532  1.2805
     1  r2   all   infAP  0.4583    0.0157  0.213  0.7037
+    >>> frame[["run", "status", "causes"]]  # two thirds of each topic's pool judged
+      run status causes
+    0  r1     ok     ()
+    1  r2     ok     ()
     >>> irsample.estimate(sample, runs, ["AP"])
     Traceback (most recent call last):
     ...
@@ -272,7 +290,7 @@ def estimate(
             f"no variance estimator for {', '.join(lacking)} "
             f"(estimators with one: {', '.join(have)})"
         )
-    collection, judged = load(judgments, runs, qrels_format=qrels_format)
+    collection, judged = load(judgments, runs, qrels_format=qrels_format, assume=assume)
     check_common_topics(collection, judged)
     from .design.labels.fusion import resolve_labels
 
@@ -286,7 +304,7 @@ def estimate(
 def compare(
     judgments, runs, measure: str | Measure = "ht(AP)", *, ci: float = 0.95,
     correction: str = "holm", variance: str = "design", qrels_format: str | None = None,
-    rel_level: int = 1,
+    rel_level: int = 1, assume: str | None = None,
 ):
     r"""Every pair of ``runs`` compared on one judged sample with a design-based measure.
 
@@ -312,12 +330,17 @@ def compare(
         Overrides the detection of the judgments' format.
     rel_level : int, default 1
         The lowest grade counted relevant.
+    assume : {"uniform"}, optional
+        The design of sampled TREC qrels (see :func:`load`).
 
     Returns
     -------
     pandas.DataFrame
         One row per pair: run_a, run_b, measure, diff (mean of a - b), se, low, high, p,
-        p_adjusted, decided.
+        p_adjusted, decided, the status of the difference's interval (``status``: ``ok`` or
+        ``unreliable``, ``reason``, ``causes``: topic ids;
+        :func:`irsample.measures.reliability.assess_pair`); and ``assume`` when a design was
+        assumed.
 
     Raises
     ------
@@ -335,7 +358,7 @@ def compare(
     ...                 b"2 Q0 x 1 2 r1\n2 Q0 y 2 1 r1\n"),
     ...         BytesIO(b"1 Q0 c 1 4 r2\n1 Q0 d 2 3 r2\n1 Q0 a 3 2 r2\n"
     ...                 b"2 Q0 z 1 2 r2\n2 Q0 y 2 1 r2\n2 Q0 x 3 0 r2\n")]
-    >>> pairs = irsample.compare(sample, runs, "ht(AP)")
+    >>> pairs = irsample.compare(sample, runs, "ht(AP)", assume="uniform")
     >>> pairs[["run_a", "run_b", "diff", "p", "decided"]].round(4)
       run_a run_b    diff       p  decided
     0    r1    r2  0.4043  0.0139     True
@@ -343,7 +366,7 @@ def compare(
     from .comparison import compare_collection, comparison_measure
 
     chosen = comparison_measure(measure)
-    collection, judged = load(judgments, runs, qrels_format=qrels_format)
+    collection, judged = load(judgments, runs, qrels_format=qrels_format, assume=assume)
     check_common_topics(collection, judged)
     return compare_collection(collection, judged, chosen, ci=ci, correction=correction,
                               variance=variance, rel_level=rel_level)
@@ -352,6 +375,7 @@ def compare(
 def compare_table(
     judgments, runs, measures=("ht(AP)",), *, ci: float = 0.95, correction: str = "holm",
     variance: str = "design", qrels_format: str | None = None, rel_level: int = 1,
+    assume: str | None = None,
 ):
     r"""Runs x measures for a paper: each run's estimate, interval, reliability status and the
     runs it is significantly better than (superscript letters), as a
@@ -368,16 +392,22 @@ def compare_table(
     ...                 b"2 Q0 x 1 2 r1\n2 Q0 y 2 1 r1\n"),
     ...         BytesIO(b"1 Q0 c 1 4 r2\n1 Q0 d 2 3 r2\n1 Q0 a 3 2 r2\n"
     ...                 b"2 Q0 z 1 2 r2\n2 Q0 y 2 1 r2\n2 Q0 x 3 0 r2\n")]
-    >>> table = irsample.compare_table(sample, runs, ["ht(AP)", "ht(P@2)"])
+    >>> table = irsample.compare_table(sample, runs, ["ht(AP)", "ht(P@2)"], assume="uniform")
     >>> print(table.render("markdown", places=2).split("\n\n")[0])
     | run | ht(AP) | ht(P@2) | status |
     |---|---:|---:|---|
     | (a) r1 | **0.91** [0.55, 1.28]<sup>b</sup> | **0.71** [0.17, 1.24] | ok |
     | (b) r2 | 0.51 [0.35, 0.67] | 0.33 [0.01, 0.66] | ok |
+    >>> table.estimates[["run", "measure", "status"]]
+      run  measure status
+    0  r1   ht(AP)     ok
+    1  r1  ht(P@2)     ok
+    2  r2   ht(AP)     ok
+    3  r2  ht(P@2)     ok
     """
     from .comparison_table import comparison_table
 
-    collection, judged = load(judgments, runs, qrels_format=qrels_format)
+    collection, judged = load(judgments, runs, qrels_format=qrels_format, assume=assume)
     check_common_topics(collection, judged)
     names = [measures] if isinstance(measures, (str, Measure)) else list(measures)
     return comparison_table(collection, judged, names, ci=ci, correction=correction,

@@ -43,8 +43,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                 "Condorcet)"),
     "infer-qrels": ("nojudge", "infer the relevance of a sample's unjudged documents (Aslam & "
                     "Yilmaz 2007)"),
-    "demo": ("demo", "judge 10%% of a pool, estimate MAP/nDCG with intervals, compare with the "
-             "truth"),
+    "demo": ("demo", "judge a pool in rounds until the intervals can be trusted, compare with "
+             "the truth"),
     "simulate": ("simulate", "rerun a seed paper's experiment (recipe) and write a report"),
     "judge-report": ("judge_report", "agreement of automatic labels with the human sample, and "
                      "the runs they favour"),

@@ -5,7 +5,10 @@ the difference of their means over topics with its own variance (shared sampled 
 :mod:`irsample.measures.ht.pairs`), a normal interval at level ``ci`` (a t interval on Q - 1
 degrees of freedom with ``variance="topics"``), a two-sided p-value, the p-value adjusted over
 all pairs (Holm or Benjamini-Hochberg, :mod:`irsample.stats.multiple`) and whether the pair is
-decided (adjusted p < 1 - ci).
+decided (adjusted p < 1 - ci), and the status of the pair's interval: ``ok``, or ``unreliable``
+with the reason and the topic ids that cause it (:func:`irsample.measures.reliability.assess_pair`:
+either run's mean rests on too few judged relevant documents or too many weak topics, or the
+difference's estimated bias exceeds a share of its standard error).
 
 For score intervals [B, T] (paper 004), :func:`interval_outcomes` compares every pair of runs
 topic by topic with the paper's pessimistic rule
@@ -25,11 +28,13 @@ from .measures.context import EvalContext
 from .measures.ht.measure import HT
 from .measures.ht.pairs import pair_estimates
 from .measures.incomplete.score_intervals import compare_intervals
+from .measures.reliability import assess, assess_pair
 from .model import Collection, Judgments
 from .stats import intervals
 from .stats.multiple import adjust
 
-COLUMNS = ["run_a", "run_b", "measure", "diff", "se", "low", "high", "p", "p_adjusted", "decided"]
+COLUMNS = ["run_a", "run_b", "measure", "diff", "se", "low", "high", "p", "p_adjusted", "decided",
+           "status", "reason", "causes"]
 
 
 def comparison_measure(measure: str | Measure) -> HT:
@@ -45,10 +50,12 @@ def compare_collection(
     collection: Collection, judgments: Judgments, measure: str | Measure = "ht(AP)", *,
     ci: float = 0.95, correction: str = "holm", variance: str = "design", rel_level: int = 1,
 ) -> pd.DataFrame:
-    """One row per pair of runs (module docstring); columns :data:`COLUMNS`."""
+    """One row per pair of runs (module docstring); columns :data:`COLUMNS`, then ``assume``
+    (the design assumed for judgments without inclusion probabilities) when one was."""
     if not 0.0 < ci < 1.0:
         raise ValueError(f"ci must be in (0, 1), got {ci}")
     m = comparison_measure(measure)
+    judgments.require_probabilities(m.name)
     ctx = EvalContext(collection, judgments, rel_level=rel_level)
     pe = pair_estimates(ctx, m.inner, variance=variance)
     se = np.sqrt(pe.variance)
@@ -64,11 +71,27 @@ def compare_collection(
     p = np.where((se == 0) & (pe.diff != 0), 0.0, np.where(se == 0, 1.0, p))
     adjusted = adjust(p, correction)
     names = np.array(collection.run_names, dtype=object)
-    return pd.DataFrame({
+    found = pair_status(ctx, m, pe, se)
+    topics = np.array(collection.topics, dtype=object)
+    pairs = pd.DataFrame({
         "run_a": names[pe.first], "run_b": names[pe.second], "measure": m.name,
         "diff": pe.diff, "se": se, "low": pe.diff - quantile * se, "high": pe.diff + quantile * se,
         "p": p, "p_adjusted": adjusted, "decided": adjusted < 1.0 - ci,
+        "status": found.status.astype(object), "reason": list(found.reason),
+        "causes": [tuple(str(t) for t in topics[list(c)]) for c in found.topics],
     }, columns=COLUMNS)
+    return pairs if judgments.assumed is None else pairs.assign(assume=judgments.assumed)
+
+
+def pair_status(ctx, m: HT, pe, se):
+    """:func:`~irsample.measures.reliability.assess_pair` of every pair of ``pe``
+    (:func:`~irsample.measures.ht.pairs.pair_estimates`), ``se`` their standard errors."""
+    shape = (ctx.n_runs, ctx.n_topics)
+    evaluated = (ctx.judgments.has_topic[ctx.seg_topic] & (ctx.seg_len > 0)).reshape(shape)
+    variance = np.asarray(m.variance(ctx), dtype=np.float64).reshape(shape)
+    values = np.asarray(m.compute(ctx), dtype=np.float64).reshape(shape)
+    runs = assess(ctx, m, evaluated, variance, values)
+    return assess_pair(ctx, m, runs, pe.first, pe.second, evaluated, se)
 
 
 def interval_outcomes(ev: Evaluation, low, high) -> np.ndarray:

@@ -12,9 +12,11 @@ is the larger:
 
 The estimate is the run's mean over topics with its ``ci`` interval (value -/+ z sqrt(var),
 :mod:`irsample.evaluation`); the best estimate of each measure is bold. The status of an
-interval is read by :func:`interval_status` from the estimates' ``status`` column where the
-evaluation provides one (``ok``, or ``unreliable`` with a reason), and is ``ok`` otherwise; a cell
-whose interval is not ``ok`` carries a dagger, and the table's last column lists the reasons.
+interval is read by :func:`interval_status` from the estimates' ``status`` column, which the
+evaluation provides (``ok``, or ``unreliable`` with a reason: :mod:`irsample.measures.reliability`;
+``ok`` for a table without one); a cell whose interval is not ``ok`` carries a dagger, and the
+table's last column lists the reasons, and the superscripts that rest on a pair whose difference
+is unreliable (``ht(AP) over b: unreliable difference``; the pair's reason is in ``pairs``).
 """
 
 from __future__ import annotations
@@ -53,6 +55,8 @@ class ComparisonTable:
     pairs: pd.DataFrame
     ci: float
     correction: str
+    #: the design assumed for judgments without inclusion probabilities (``None``: none)
+    assumed: str | None = None
 
     def letter(self, run: str) -> str:
         """The run's letter (a, b, ..., z, aa, ab, ...)."""
@@ -72,6 +76,31 @@ class ComparisonTable:
             raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
         return {"markdown": _markdown, "latex": _latex, "html": _html}[fmt](self, places)
 
+    def unreliable(self, *, runs: bool = True) -> list[tuple[str, str, str]]:
+        """(run or ``run_a - run_b``, measure, reason) of every unreliable interval: the runs'
+        means (with ``runs``), then the pairs' differences."""
+        out = []
+        if runs:
+            for row in self.estimates.itertuples(index=False):
+                status, reason = interval_status(row._asdict())
+                if status != "ok":
+                    out.append((row.run, row.measure, reason))
+        if "status" in self.pairs.columns:
+            for p in self.pairs[self.pairs.status != "ok"].itertuples(index=False):
+                out.append((f"{p.run_a} - {p.run_b}", p.measure, p.reason))
+        return out
+
+    def _unreliable_wins(self, run: str, measure: str) -> list[str]:
+        """Letters of the runs ``run`` is significantly better than on ``measure`` by a pair
+        whose difference is unreliable."""
+        if "status" not in self.pairs.columns:
+            return []
+        p = self.pairs[(self.pairs.measure == measure) & self.pairs.decided
+                       & (self.pairs.status != "ok")]
+        wins = list(p.run_b[(p.run_a == run) & (p["diff"] > 0)])
+        wins += list(p.run_a[(p.run_b == run) & (p["diff"] < 0)])
+        return sorted((self.letter(r) for r in wins), key=lambda s: (len(s), s))
+
     def cells(self, places: int):
         """Rows of (run label, [(value, interval, superscript, best, status)], status text)."""
         index = self.estimates.set_index(["run", "measure"])
@@ -85,6 +114,9 @@ class ComparisonTable:
                 status, reason = interval_status(row)
                 if status != "ok":
                     notes.append(f"{m}: {status}" + (f" ({reason})" if reason else ""))
+                shaky = self._unreliable_wins(run, m)
+                if shaky:
+                    notes.append(f"{m} over {', '.join(shaky)}: unreliable difference")
                 interval = (f"[{row.low:.{places}f}, {row.high:.{places}f}]"
                             if pd.notna(row.low) else "")
                 cells.append((f"{row.value:.{places}f}", interval,
@@ -98,7 +130,9 @@ class ComparisonTable:
                 f"(letters) a run is significantly better than, paired tests at "
                 f"{1 - self.ci:.2g} with {CORRECTIONS[self.correction]} correction over all "
                 f"pairs of each measure. Best estimate in bold; a dagger marks an interval "
-                f"whose status is not ok.")
+                f"whose status is not ok." + (
+                    f" Inclusion probabilities assumed {self.assumed}: the judgments do not "
+                    "carry them." if self.assumed else ""))
 
 
 def _letters(i: int) -> str:
@@ -126,7 +160,8 @@ def comparison_table(collection: Collection, judgments: Judgments, measures, *,
                                           variance=variance, rel_level=rel_level)
                        for m in chosen], ignore_index=True)
     return ComparisonTable(tuple(collection.run_names), tuple(m.name for m in chosen),
-                           frame[keep].reset_index(drop=True), pairs, ci, correction)
+                           frame[keep].reset_index(drop=True), pairs, ci, correction,
+                           ev.assumed)
 
 
 def _markdown(table: ComparisonTable, places: int) -> str:

@@ -59,3 +59,17 @@ class MeasureError(IrsampleError):
 
 class DesignError(IrsampleError, ValueError):
     """Invalid parameters of a judgment-sampling design, or a design that does not fit its frame."""
+
+
+class UnreliableError(IrsampleError):
+    """``--strict``: an interval the output would print is unreliable
+    (:mod:`irsample.measures.reliability`); ``items`` are its (run, measure, reason)."""
+
+    def __init__(self, items, shown: int = 3):
+        self.items = list(items)
+        lines = [f"--strict: {len(self.items)} interval{'s' if len(self.items) != 1 else ''} "
+                 f"{'are' if len(self.items) != 1 else 'is'} unreliable, nothing written:"]
+        lines += [f"  {run} {measure}: {reason}" for run, measure, reason in self.items[:shown]]
+        if len(self.items) > shown:
+            lines.append(f"  and {len(self.items) - shown} more")
+        super().__init__("\n".join(lines))

@@ -17,6 +17,7 @@ import numpy as np
 
 from .measures.base import DEFAULT_VARIANCE, VARIANCE_METHODS, Measure
 from .measures.context import EvalContext
+from .measures.reliability import Statuses, assess
 from .model import Collection, Judgments
 from .stats.intervals import Interval, normal_interval
 
@@ -38,9 +39,14 @@ class Evaluation:
     measure]`` that of the mean over topics, sum of var_q / Q^2 (topics sampled independently);
     NaN for measures without a variance estimator. :meth:`interval` gives normal-theory limits.
     ``variance_method`` names the estimator used for infAP and xinfAP (see
-    :func:`evaluate_collection`).
+    :func:`evaluate_collection`). ``statuses`` (:class:`~irsample.measures.reliability.Statuses`)
+    tells per run and measure whether the interval of the mean can be trusted: ``ok``, or
+    ``unreliable`` with the reason and the topic ids that cause it (``""`` for measures without
+    an interval; the rule: :mod:`irsample.measures.reliability`).
 
     ``measures`` (in output order) index the last axis, ``collection`` the runs and topics.
+    ``assumed``: the design assumed for judgments without inclusion probabilities that a
+    design-based measure here relied on (``"uniform"``; ``None``: none), which outputs record.
     Built by :func:`irsample.evaluate`, :func:`irsample.estimate` or
     :func:`evaluate_collection`, not by hand.
 
@@ -67,6 +73,8 @@ class Evaluation:
     variance: np.ndarray | None = None
     summary_variance: np.ndarray | None = None
     variance_method: str | None = None
+    assumed: str | None = None
+    statuses: Statuses | None = None
 
     def interval(self, *, summary: bool = True) -> Interval:
         r"""Normal-theory intervals value -/+ z(ci) sqrt(variance).
@@ -150,8 +158,9 @@ class Evaluation:
         -------
         pandas.DataFrame
             Columns ``run``, ``topic``, ``measure`` (the trec_eval name), ``value``, and with a
-            confidence level ``variance``, ``low``, ``high``. String measures are left out (see
-            ``strings``).
+            confidence level ``variance``, ``low``, ``high``, and ``status``, ``reason``,
+            ``causes`` (see ``statuses``; None but on the summaries of measures with an
+            interval). String measures are left out (see ``strings``).
 
         Examples
         --------
@@ -223,7 +232,10 @@ class Evaluation:
                 [self.summary_variance[:, numeric].ravel(), low[:, numeric].ravel(),
                  high[:, numeric].ravel()], axis=1))
         extra = np.concatenate(parts)
-        return frame.assign(variance=extra[:, 0], low=extra[:, 1], high=extra[:, 2])
+        frame = frame.assign(variance=extra[:, 0], low=extra[:, 1], high=extra[:, 2])
+        if self.statuses is None:
+            return frame
+        return frame.assign(**self.statuses.columns(numeric, len(frame), summary))
 
     def table(self) -> pd.DataFrame:
         r"""Summary values as a wide table: one row per run, one column per measure.
@@ -327,14 +339,11 @@ def evaluate_collection(
         raise ValueError(f"ci must be a confidence level in (0, 1), not {ci!r}")
     if variance not in VARIANCE_METHODS:
         raise ValueError(f"variance must be one of {', '.join(VARIANCE_METHODS)}, not {variance!r}")
-    ctx = EvalContext(
-        collection,
-        judgments,
-        rel_level=rel_level,
-        judged_only=judged_only,
-        max_docs=max_docs,
-        compat=compat,
-    )
+    needing = [m.name for m in measures if m.needs_inclusion]
+    if needing:  # before any work: the refusal names the measures and the formats to use
+        judgments.require_probabilities(", ".join(needing))
+    ctx = EvalContext(collection, judgments, rel_level=rel_level, judged_only=judged_only,
+                      max_docs=max_docs, compat=compat)
     ctx.requested = tuple(measures)
     ctx.auto_labels = auto_labels
     n_runs, n_topics = collection.n_runs, collection.n_topics
@@ -345,10 +354,11 @@ def evaluate_collection(
     values = np.full((n_runs, n_topics, len(measures)), np.nan)
     summary = np.zeros((n_runs, len(measures)))
     strings: dict = {}
-    variances = summary_variance = None
+    variances = summary_variance = statuses = None
     if ci is not None:
         variances = np.full_like(values, np.nan)
         summary_variance = np.full_like(summary, np.nan)
+        statuses = Statuses.empty(n_runs, len(measures))
     for j, m in enumerate(measures):
         if m.value_type == "str":
             strings.update(_string_values(m, ctx, evaluated))
@@ -361,9 +371,11 @@ def evaluate_collection(
             variances[:, :, j] = np.where(evaluated, var, np.nan)
             how = "sum" if m.summary == "sum" else "variance_of_mean"
             summary_variance[:, j] = summarise(var, evaluated, how)
+            statuses.set(j, assess(ctx, m, evaluated, var, v), collection.topics)
     return Evaluation(
         collection, tuple(measures), values, evaluated, summary, strings,
         ci, variances, summary_variance, variance if ci is not None else None,
+        judgments.assumed if needing else None, statuses,
     )
 
 

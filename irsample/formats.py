@@ -11,6 +11,13 @@
 - ``sample_eval``: NIST sample_eval.pl's layout (``infAP\t\t<topic>\t\t0.1234``), its
   measure order and names, topics in numeric order.
 
+Where a design-based measure relied on an assumed design (``Evaluation.assumed``, ``--assume
+uniform``: the judgments carry no inclusion probabilities), every format records it: an
+``assume`` line ``assume  all  uniform`` at the start of each run's summary, after ``runid``
+(trec, sample_eval), an ``assume`` column (tsv), an ``"assume": "uniform"`` entry in each
+run's ``all`` object (json), a ``% assume uniform`` comment line (latex) and a closing
+``assume: uniform`` line (table).
+
 ``places`` sets the decimals of real values (trec: 4 by default; tsv/json: shortest exact
 representation unless given).
 
@@ -18,6 +25,15 @@ Evaluated with a confidence level (``ci``), every measure with a variance estima
 interval limits: ``<name>_low`` / ``<name>_high`` lines after its line (trec), ``low`` and
 ``high`` columns (tsv; empty for other measures), ``{"value", "low", "high"}`` objects (json) and
 ``low`` / ``high`` columns after the measure's column (table, latex).
+
+Each interval of a run's mean also carries its status (:mod:`irsample.measures.reliability`):
+a ``<name>_status`` line (``ok`` or ``unreliable``) after the limits (trec: three fields a line,
+as trec_eval's; ``irsample eval`` prints the reasons on standard error); ``status`` and
+``reason`` columns (tsv; empty on per-topic rows and for measures without an interval);
+``"status"``, ``"reason"`` and ``"causes"`` (the topic ids) in the summary's object (json); in
+the tables a ``!`` (table) or a dagger (latex) after an unreliable interval and, below the
+table, one line per unreliable run and measure, ``! run measure: reason``. Per-topic intervals
+carry no status.
 """
 
 from __future__ import annotations
@@ -47,12 +63,24 @@ class _Limits:
     """Interval limits of an evaluation with ``ci``, looked up by (run, topic index, measure)."""
 
     def __init__(self, ev: Evaluation):
+        self.ev = ev
         self.index = {m: j for j, m in enumerate(ev.measures)}
         self.has = ev.has_interval if ev.ci is not None else None
         if self.has is not None:
             self.topic = ev.interval(summary=False)
             self.summary = ev.interval(summary=True)
             self.topic_index = {t: i for i, t in enumerate(ev.topics)}
+
+    def status(self, r, topic, m):
+        """(status, reason, causes) of a summary row's interval, or None (no interval, a
+        per-topic row, or an evaluation without statuses)."""
+        found = getattr(self.ev, "statuses", None)
+        if topic != "all" or found is None or self.get(r, topic, m) is None:
+            return None
+        j = self.index[m]
+        if not found.status[r, j]:
+            return None
+        return found.status[r, j], found.reason[r, j], found.causes[r, j]
 
     def get(self, r, topic, m):
         """(low, high) of the row, or None when the measure has no interval."""
@@ -102,9 +130,12 @@ def to_trec(ev: Evaluation, *, per_topic: bool = False, places: int = 4, runs=No
     named = several and not any(m.family == "runid" for m in ev.measures)
     summary_started = None
     for r, topic, m, value in _rows(ev, per_topic, runs):
-        if named and topic == "all" and summary_started != r:
+        if topic == "all" and summary_started != r:
             summary_started = r
-            lines.append(f"{'runid':<22s}\tall\t{ev.run_names[r]}")
+            if named:
+                lines.append(f"{'runid':<22s}\tall\t{ev.run_names[r]}")
+            if ev.assumed and m.family != "runid":  # else after the runid line, below
+                lines.append(_assume_line(ev))
         if m.value_type == "str":
             text = value
         elif zscores:
@@ -115,19 +146,30 @@ def to_trec(ev: Evaluation, *, per_topic: bool = False, places: int = 4, runs=No
         else:
             text = f"{value:{places + 2}.{places}f}"
         lines.append(f"{m.trec_name:<22s}\t{topic}\t{text}")
+        if ev.assumed and m.family == "runid":
+            lines.append(_assume_line(ev))
         bounds = limits.get(r, topic, m)
         if bounds is not None:
             for suffix, bound in zip(("_low", "_high"), bounds):
                 lines.append(
                     f"{m.trec_name + suffix:<22s}\t{topic}\t{bound:{places + 2}.{places}f}"
                 )
+        found = limits.status(r, topic, m)
+        if found is not None:
+            lines.append(f"{m.trec_name + '_status':<22s}\t{topic}\t{found[0]}")
     return "\n".join(lines) + ("\n" if lines else "")
+
+
+def _assume_line(ev: Evaluation) -> str:
+    return f"{'assume':<22s}\tall\t{ev.assumed}"
 
 
 def to_tsv(ev: Evaluation, *, per_topic: bool = False, places: int | None = None) -> str:
     limits = _Limits(ev)
     with_ci = ev.ci is not None
-    lines = ["run\ttopic\tmeasure\tvalue" + ("\tlow\thigh" if with_ci else "")]
+    assumed = f"\t{ev.assumed}" if ev.assumed else ""
+    lines = ["run\ttopic\tmeasure\tvalue" + ("\tlow\thigh\tstatus\treason" if with_ci else "")
+             + ("\tassume" if assumed else "")]
     for r, topic, m, value in _rows(ev, per_topic):
         if m.family == "runid":
             continue
@@ -138,7 +180,9 @@ def to_tsv(ev: Evaluation, *, per_topic: bool = False, places: int | None = None
                 "\t" + ("" if bounds is None else _value_text(b, "float", places))
                 for b in (bounds or (None, None))
             )
-        lines.append(f"{ev.run_names[r]}\t{topic}\t{m.trec_name}\t{text}")
+            found = limits.status(r, topic, m) or ("", "", ())
+            text += f"\t{found[0]}\t{found[1]}"
+        lines.append(f"{ev.run_names[r]}\t{topic}\t{m.trec_name}\t{text}{assumed}")
     return "\n".join(lines) + "\n"
 
 
@@ -162,7 +206,13 @@ def to_json(ev: Evaluation, *, per_topic: bool = False, places: int | None = Non
             bounds = limits.get(r, topic, m)
             if bounds is not None:
                 v = {"value": v, "low": real(bounds[0]), "high": real(bounds[1])}
+                found = limits.status(r, topic, m)
+                if found is not None:
+                    v.update(status=found[0], reason=found[1], causes=list(found[2]))
         out.setdefault(ev.run_names[r], {}).setdefault(topic, {})[m.trec_name] = v
+    if ev.assumed:
+        for run in out.values():
+            run.setdefault("all", {})["assume"] = ev.assumed
     return json.dumps(out, indent=1) + "\n"
 
 
@@ -181,12 +231,23 @@ def _latex_escape(text: str) -> str:
     return "".join(_LATEX_SPECIALS.get(ch, ch) for ch in text)
 
 
-def _summary_columns(ev: Evaluation, places: int) -> tuple[list[str], list[list[str]]]:
+def unreliable_notes(ev: Evaluation) -> list[tuple[str, str, str]]:
+    """(run, measure's trec_eval name, reason) of every unreliable interval of a run's mean,
+    run by run."""
+    found = getattr(ev, "statuses", None)
+    if found is None:
+        return []
+    return [(ev.run_names[r], ev.measures[j].trec_name, found.reason[r, j])
+            for r, j in found.unreliable()]
+
+
+def _summary_columns(ev: Evaluation, places: int, mark: str = "!"):
     """Header and per-run cells of the summary tables: each numeric measure, followed by its
-    ``low`` and ``high`` limits when the evaluation has intervals."""
+    ``low`` and ``high`` limits when the evaluation has intervals, ``mark`` after the ``high``
+    of an unreliable one; and the notes ``(run, measure, reason)`` of the unreliable ones."""
     cols = [(j, m) for j, m in enumerate(ev.measures) if m.value_type != "str"]
     limits = _Limits(ev)
-    head, rows = [], [[] for _ in ev.run_names]
+    head, rows, notes = [], [[] for _ in ev.run_names], []
     for j, m in cols:
         head.append(m.trec_name)
         with_limits = limits.get(0, "all", m) is not None if ev.run_names else False
@@ -195,14 +256,19 @@ def _summary_columns(ev: Evaluation, places: int) -> tuple[list[str], list[list[
             cells.append(_value_text(ev.summary[r, j], m.value_type, places))
             if with_limits:
                 cells += [_value_text(b, "float", places) for b in limits.get(r, "all", m)]
-    return head, rows
+                found = limits.status(r, "all", m)
+                if found is not None and found[0] != "ok":
+                    cells[-1] += mark
+                    notes.append((ev.run_names[r], m.trec_name, found[1]))
+    return head, rows, sorted(notes, key=lambda n: ev.run_names.index(n[0]))
 
 
 def to_latex(ev: Evaluation, *, per_topic: bool = False, places: int | None = None) -> str:
     places = 4 if places is None else places
-    names, cells = _summary_columns(ev, places)
+    names, cells, notes = _summary_columns(ev, places, r"$^\dagger$")
     head = " & ".join(["Run"] + [_latex_escape(n) for n in names])
-    lines = [
+    lines = [f"% assume {ev.assumed}"] if ev.assumed else []
+    lines += [
         r"\begin{tabular}{l" + "r" * len(names) + "}",
         r"\toprule",
         head + r" \\",
@@ -211,12 +277,14 @@ def to_latex(ev: Evaluation, *, per_topic: bool = False, places: int | None = No
     for name, row in zip(ev.run_names, cells):
         lines.append(" & ".join([_latex_escape(name)] + row) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}"]
+    lines += [r"{\footnotesize $^\dagger$ " + _latex_escape(f"{run} {name}: {reason}") + r"\par}"
+              for run, name, reason in notes]
     return "\n".join(lines) + "\n"
 
 
 def to_table(ev: Evaluation, *, per_topic: bool = False, places: int | None = None) -> str:
     places = 4 if places is None else places
-    names, cells = _summary_columns(ev, places)
+    names, cells, notes = _summary_columns(ev, places)
     rows = [["run"] + names] + [[name] + row for name, row in zip(ev.run_names, cells)]
     widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
     lines = [
@@ -226,6 +294,9 @@ def to_table(ev: Evaluation, *, per_topic: bool = False, places: int | None = No
         )
         for row in rows
     ]
+    lines += [f"! {run} {name}: {reason}" for run, name, reason in notes]
+    if ev.assumed:
+        lines.append(f"assume: {ev.assumed}")
     return "\n".join(lines) + "\n"
 
 
@@ -270,6 +341,8 @@ def to_sample_eval(
                         for j, m in numeric
                         if m.family != "iIPrec"
                     ]
+        if ev.assumed:
+            lines.append(f"assume\t\tall\t\t{ev.assumed}")
         lines += [_sample_eval_line(m, "all", ev.summary[r, j], places) for j, m in numeric]
     return "\n".join(lines) + ("\n" if lines else "")
 

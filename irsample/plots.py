@@ -54,34 +54,53 @@ def estimate_vs_truth(
     path: str | Path,
     *,
     title: str = "",
+    flagged: Sequence[np.ndarray | None] | None = None,
 ) -> Path:
     """One panel per ``(label, truth, estimate, low, high)`` (arrays over runs); writes a PNG.
 
     Points are (truth, estimate); vertical bars span [low, high]; a run whose interval misses
     the truth is drawn in red. A panel whose ``low`` and ``high`` are None shows point estimates
-    only (no interval is reported for them). Returns the path written.
+    only (no interval is reported for them). ``flagged`` (per panel, a mask over runs or None):
+    the intervals whose status is unreliable, drawn grey and dashed with hollow markers (blue
+    or red as above), so a reader does not take them for trusted ones; a legend then names the
+    kinds drawn. Returns the path written.
     """
     fig, axes = new_figure(len(panels), 4.2, 4.0)
-    for ax, (label, truth, estimate, low, high) in zip(axes, panels):
+    for p, (ax, (label, truth, estimate, low, high)) in enumerate(zip(axes, panels)):
         truth, estimate = np.asarray(truth), np.asarray(estimate)
         points = low is None
         low = estimate if points else np.asarray(low)
         high = estimate if points else np.asarray(high)
         covered = (low <= truth) & (truth <= high) if not points else np.ones(len(truth), bool)
+        marked = flagged[p] if flagged is not None and flagged[p] is not None else None
+        marked = np.zeros(len(truth), bool) if marked is None else np.asarray(marked, bool)
         top = float(max(truth.max(), np.max(high), 1e-9)) * 1.05
         ax.plot([0, top], [0, top], color="0.6", linestyle="--", linewidth=1)
-        for mask, color in ((covered, "tab:blue"), (~covered, "tab:red")):
+        kinds = ((covered & ~marked, "tab:blue", False, "covers the truth"),
+                 (~covered & ~marked, "tab:red", False, "misses the truth"),
+                 (covered & marked, "tab:blue", True, "flagged, covers"),
+                 (~covered & marked, "tab:red", True, "flagged, misses"))
+        for mask, color, dashed, name in kinds:
             if mask.any():
-                ax.errorbar(truth[mask], estimate[mask],
-                            yerr=None if points else [estimate[mask] - low[mask],
-                                                      high[mask] - estimate[mask]],
-                            fmt="o", markersize=3, color=color, capsize=2, linewidth=1)
+                drawn = ax.errorbar(
+                    truth[mask], estimate[mask],
+                    yerr=None if points else [estimate[mask] - low[mask],
+                                              high[mask] - estimate[mask]],
+                    fmt="o", markersize=4 if dashed else 3, color=color,
+                    ecolor="0.55" if dashed else color, capsize=2, linewidth=1,
+                    markerfacecolor="none" if dashed else color, label=name)
+                if dashed and not points:
+                    for bars in drawn[2]:
+                        bars.set_linestyle("--")
         ax.set_xlim(0, top)
         ax.set_ylim(0, top)
         ax.set_xlabel(f"true {label.split(' ')[-1]}")
-        ax.set_ylabel(label)
+        ax.set_ylabel(label.rsplit(" vs ", 1)[0])
         shown = ("point estimates (no calibrated interval)" if points
                  else f"{covered.sum()}/{len(covered)} intervals cover")
+        if marked.any():
+            shown += f", {marked.sum()} flagged"
+            ax.legend(fontsize=7, loc="upper left")
         ax.set_title(f"{label}: {shown}", fontsize=9)
     return save_figure(fig, path, title=title)
 

@@ -59,6 +59,7 @@ def evaluate_in_batches(
     qrels_format: str | None = None,
     batch_bytes: int = BATCH_BYTES,
     judgments_hook: Callable[[Judgments], None] | None = None,
+    assume: str | None = None,
     **options,
 ):
     """Evaluate ``runs`` against ``qrels`` a batch of runs at a time.
@@ -70,7 +71,9 @@ def evaluate_in_batches(
     ``measures`` are :class:`~irsample.measures.Measure` objects; ``options`` are those of
     :func:`~irsample.evaluation.evaluate_collection` (``rel_level``, ``judged_only``,
     ``max_docs``, ``complete``, ``compat``, ``ci``, ``variance``). ``judgments_hook`` is
-    called once with the judgments of the first batch (e.g. to warn about them). Warnings
+    called once with the judgments of the first batch (e.g. to warn about them). ``assume``:
+    the design to assume for judgments without inclusion probabilities
+    (:meth:`~irsample.model.Judgments.assuming`; ``"uniform"``). Warnings
     about the input (:class:`~irsample.errors.InputWarning`, e.g. prels records statAP skips)
     are printed on standard error as ``irsample: warning: FILE:LINE: ...``. Raises
     :class:`InputError` for bad input, including a run sharing no topic with the qrels.
@@ -98,7 +101,7 @@ def evaluate_in_batches(
         for batch in ahead.parts():  # the first batch in parts, evaluated while the next is read
             run_tables = load_runs(batch)
             collection = Collection.build(run_tables, [table])
-            judgments = Judgments.from_qrels(collection, table)
+            judgments = Judgments.from_qrels(collection, table).assuming(assume)
             if judgments_hook is not None and not parts:
                 judgments_hook(judgments)
             check_common_topics(collection, judgments)
@@ -197,11 +200,15 @@ def merge_evaluations(parts):
     for r, t, m in list(strings):
         if t is None and m.family == "runid":
             strings[(r, t, m)] = runs.run_names[r]
-    summary_variance = None
+    summary_variance = statuses = None
     if first.summary_variance is not None:
         summary_variance = np.concatenate([ev.summary_variance for ev, _ in parts])
+    if first.statuses is not None:
+        from .measures.reliability import Statuses
+
+        statuses = Statuses.concat([ev.statuses for ev, _ in parts])
     return Evaluation(
         runs, first.measures, values, evaluated,
         np.concatenate([ev.summary for ev, _ in parts]), strings,
-        first.ci, variance, summary_variance, first.variance_method,
+        first.ci, variance, summary_variance, first.variance_method, first.assumed, statuses,
     )

@@ -126,8 +126,8 @@ def _eval_exact(commands, tmp_path) -> dict:
                 else a for a in argv]
         assert main(argv) == 0, line
     for row in (tmp_path / "eval.tsv").read_text().splitlines()[1:]:
-        run, _, measure, value, low, high = row.split("\t")
-        out[(run, measure)] = (value, low, high)
+        run, _, measure, value, low, high, status, reason = row.split("\t")
+        out[(run, measure)] = (value, low, high, status, reason)
     return out
 
 
@@ -154,9 +154,16 @@ def test_dashboard_estimates_equal_eval_and_links_are_revoked(playwright, vaswan
         expected = _eval_exact(commands, tmp_path)
         assert len(cells) == 3 * len(VASWANI_RUNS)
         for run, measure, value, low, high in cells:
-            assert (value, low, high) == expected[(run, measure)], (run, measure)
-        assert all(s == "ok" for s in page.eval_on_selector_all(
-            "#estimates-table td[data-label=status]", "cs => cs.map(c => c.innerText)"))
+            assert (value, low, high) == expected[(run, measure)][:3], (run, measure)
+        # each run's status cell: eval's status and reason of each of its intervals
+        shown = page.eval_on_selector_all("#estimates-table td[data-label=status]", """cs =>
+            cs.map(c => [c.closest("tr").dataset.run, c.innerText])""")
+        assert len(shown) == len(VASWANI_RUNS)
+        for run, text in shown:
+            notes = [f"{m}: {status} ({reason})" for r, m, *_ in cells if r == run
+                     for status, reason in [expected[(run, m)][3:]] if status != "ok"]
+            assert text == ("; ".join(notes) or "ok"), run
+        assert any(text != "ok" for _, text in shown)  # 60 judgments: too few to trust
         bob_page = login(browser, server, tokens["bob"])
         assert bob_page.url.endswith("/judge")
         with page.expect_navigation():

@@ -1,10 +1,12 @@
 """The organiser's live estimates without a server: ppi(M) with automatic labels equal
 ``irsample eval --auto-labels`` on the export, and the reliability status comes from the
-evaluation table's own ``status``/``reason`` columns when it has them."""
+evaluation table's own ``status``/``reason`` columns (the organiser's page shows them)."""
 
 from __future__ import annotations
 
 import math
+import re
+from types import SimpleNamespace
 
 import pandas as pd
 import pytest
@@ -12,6 +14,7 @@ import pytest
 pytest.importorskip("jinja2")
 
 from irsample.assess.estimates import compute, interval_status  # noqa: E402
+from irsample.assess.pages import admin_page  # noqa: E402
 from irsample.assess.session import Session  # noqa: E402
 from irsample.cli import main  # noqa: E402
 
@@ -34,7 +37,8 @@ def test_live_estimates_with_labels_equal_eval(tmp_path, capsys):
     design = sample(data["runs"], tmp_path / "design")
     db = tmp_path / "e.db"
     session = Session.open(design, data["docs"], data["topics"], db, grades=(0, 1, 2))
-    a = session.store.assessor_by_token(session.store.add_assessor("a")).id
+    token = session.store.add_assessor("a")
+    a = session.store.assessor_by_token(token).id
     for _ in range(40):
         item = session.next_item(a)
         session.judge(a, item.id, data["qrels"][(item.topic, item.docno)])
@@ -49,8 +53,22 @@ def test_live_estimates_with_labels_equal_eval(tmp_path, capsys):
             argv += ["--format", "tsv", "--places", "exact"]
         assert main(argv) == 0, line
     out = capsys.readouterr().out
-    expected = {(r, m): (float(v), float(lo), float(hi)) for r, _, m, v, lo, hi in
+    expected = {(r, m): (float(v), float(lo), float(hi), status, reason)
+                for r, _, m, v, lo, hi, status, reason in
                 (x.split("\t") for x in out.splitlines()[1:])}
-    got = {(run, m): (c.value, c.low, c.high) for run, cells in found.rows
+    got = {(run, m): (c.value, c.low, c.high, c.status, c.reason) for run, cells in found.rows
            for m, c in cells.items()}
     assert got == expected and len(got) == 6 * len(data["runs"])
+    # the dashboard shows the evaluation's own status (equal above): 40 judgments leave some
+    # intervals unreliable, each with its reason
+    cells_all = [c for _, cells in found.rows for c in cells.values()]
+    assert "unreliable" in {c.status for c in cells_all}
+    assert all(c.reason for c in cells_all if c.status == "unreliable")
+    page = admin_page(session, session.store.assessor_by_token(token),
+                      SimpleNamespace(result=found, preview=None, computing=False,
+                                      runs=data["runs"]))
+    status_cells = re.findall(r'<td data-label="status" class="(\w+)">([^<]*)</td>', page)
+    assert len(status_cells) == len(data["runs"])
+    flagged_runs = {run for run, cells in found.rows if cells["ht(AP)"].status != "ok"}
+    assert sum(kind == "warning" for kind, _ in status_cells) >= len(flagged_runs)
+    assert all("unreliable (" in text for kind, text in status_cells if kind == "warning")

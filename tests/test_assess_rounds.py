@@ -59,10 +59,10 @@ def check_equal_to_eval(estimates, tmp_path, capsys):
             argv += ["--format", "tsv", "--places", "exact"]
         rc, out, err = run(capsys, *argv)
         assert rc == 0, err
-    expected = {(r, m): tuple(map(float, v)) for r, _, m, *v in
+    expected = {(r, m): (*map(float, v[:3]), *v[3:]) for r, _, m, *v in
                 (x.split("\t") for x in out.splitlines()[1:])}
-    got = {(row["run"], m): (c["value"], c["low"], c["high"]) for row in estimates["runs"]
-           for m, c in row.items() if m != "run"}
+    got = {(row["run"], m): (c["value"], c["low"], c["high"], c["status"], c["reason"])
+           for row in estimates["runs"] for m, c in row.items() if m != "run"}
     assert got == expected
 
 

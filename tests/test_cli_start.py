@@ -29,7 +29,8 @@ HEAVY = ("matplotlib", "scipy.linalg", "scipy.stats", "scipy.optimize", "scipy.s
          "irsample.design", "irsample.experiments", "irsample.plots",
          # irsample.stats itself is numpy-only (intervals, seeds); these parts import scipy.stats
          "irsample.stats.correlation", "irsample.stats.tests",
-         "irsample.commands.demo", "irsample.commands.design", "irsample.commands.judge",
+         "irsample.commands.demo", "irsample.commands.demo_text", "irsample.commands.design",
+         "irsample.commands.judge",
          "irsample.commands.nojudge", "irsample.commands.plan", "irsample.commands.simulate")
 
 

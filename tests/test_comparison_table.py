@@ -29,10 +29,10 @@ def sample(tmp_path_factory):
 
 @pytest.mark.parametrize("correction", ["holm", "bh"])
 def test_superscripts_are_the_decided_pairs(sample, correction):
-    table = irsample.compare_table(sample, RUNS, MEASURES, correction=correction)
+    table = irsample.compare_table(sample, RUNS, MEASURES, correction=correction, assume="uniform")
     names = table.runs
     for m in MEASURES:
-        pairs = irsample.compare(sample, RUNS, m, correction=correction)
+        pairs = irsample.compare(sample, RUNS, m, correction=correction, assume="uniform")
         for x in names:
             expected = set()
             for _, p in pairs[pairs.decided].iterrows():
@@ -45,8 +45,8 @@ def test_superscripts_are_the_decided_pairs(sample, correction):
 
 
 def test_holm_never_decides_more_than_bh(sample):
-    holm = irsample.compare_table(sample, RUNS, MEASURES, correction="holm")
-    bh = irsample.compare_table(sample, RUNS, MEASURES, correction="bh")
+    holm = irsample.compare_table(sample, RUNS, MEASURES, correction="holm", assume="uniform")
+    bh = irsample.compare_table(sample, RUNS, MEASURES, correction="bh", assume="uniform")
     for x in holm.runs:
         for m in MEASURES:
             assert set(holm.better_than(x, m)) <= set(bh.better_than(x, m))
@@ -75,7 +75,7 @@ def test_status_is_read_from_the_estimates():
 
 
 def test_latex_structure(sample):
-    text = irsample.compare_table(sample, RUNS, MEASURES).render("latex")
+    text = irsample.compare_table(sample, RUNS, MEASURES, assume="uniform").render("latex")
     lines = text.splitlines()
     assert lines[0] == r"\begin{table}" and lines[-1] == r"\end{table}"
     for env in ("table", "tabular"):
@@ -95,7 +95,7 @@ def test_latex_structure(sample):
 
 
 def test_html_is_well_formed(sample):
-    text = irsample.compare_table(sample, RUNS, MEASURES).render("html")
+    text = irsample.compare_table(sample, RUNS, MEASURES, assume="uniform").render("html")
     stack, rows = [], 0
 
     class Checker(HTMLParser):
@@ -112,7 +112,7 @@ def test_html_is_well_formed(sample):
 
 
 def test_markdown_rows_have_every_column(sample):
-    text = irsample.compare_table(sample, RUNS, MEASURES).render("markdown")
+    text = irsample.compare_table(sample, RUNS, MEASURES, assume="uniform").render("markdown")
     rows = [ln for ln in text.splitlines() if ln.startswith("|")]
     assert len(rows) == 2 + len(RUNS)
     assert {ln.replace("\\|", "").count("|") for ln in rows} == {len(MEASURES) + 3}
@@ -121,11 +121,11 @@ def test_markdown_rows_have_every_column(sample):
 def test_cli_writes_the_table_to_a_file(sample, tmp_path, capsys):
     out = tmp_path / "table.md"
     argv = ["compare", str(sample), *map(str, RUNS), "-m", "ht(AP)", "-m", "ht(P@10)",
-            "--format", "markdown", "--correction", "bh", "-o", str(out)]
+            "--format", "markdown", "--correction", "bh", "--assume", "uniform", "-o", str(out)]
     assert main(argv) == 0
     assert capsys.readouterr().out == ""
     text = out.read_text()
-    assert "Benjamini-Hochberg" in text
-    assert text == irsample.compare_table(sample, RUNS, MEASURES, correction="bh").render(
-        "markdown")
+    assert "Benjamini-Hochberg" in text and "assumed uniform" in text
+    assert text == irsample.compare_table(sample, RUNS, MEASURES, correction="bh",
+                                          assume="uniform").render("markdown")
     assert main(["compare", str(sample), *map(str, RUNS[:2]), "-m", "AP"]) == 1

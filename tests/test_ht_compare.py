@@ -35,7 +35,8 @@ def files(tmp_path):
 
 def test_api_gives_one_row_per_pair(files):
     table = irsample.compare(
-        files["qrels"], [files["r0"], files["r1"], files["r2"]], "ht(AP)", correction="bh"
+        files["qrels"], [files["r0"], files["r1"], files["r2"]], "ht(AP)", correction="bh",
+        assume="uniform",  # a Bernoulli sample in TREC qrels: the design is stated
     )
     assert len(table) == 3
     assert list(table.columns) == [
@@ -49,11 +50,17 @@ def test_api_gives_one_row_per_pair(files):
         "p",
         "p_adjusted",
         "decided",
+        "status",
+        "reason",
+        "causes",
+        "assume",
     ]
+    assert (table.assume == "uniform").all()
     assert (table.low <= table["diff"]).all() and (table["diff"] <= table.high).all()
     assert (table.p_adjusted >= table.p - 1e-15).all()
     assert (table.decided == (table.p_adjusted < 0.05)).all()
-    means = irsample.estimate(files["qrels"], [files["r0"], files["r1"]], ["ht(AP)"]).summary[:, 0]
+    means = irsample.estimate(files["qrels"], [files["r0"], files["r1"]], ["ht(AP)"],
+                              assume="uniform").summary[:, 0]
     first = table[(table.run_a == "r0") & (table.run_b == "r1")]
     assert first["diff"].iloc[0] == pytest.approx(means[0] - means[1])
 
@@ -71,6 +78,8 @@ def test_cli_text_csv_and_errors(files, capsys):
             "csv",
             "--correction",
             "holm",
+            "--assume",
+            "uniform",
         ]
     )
     out, _ = capsys.readouterr()

@@ -293,6 +293,8 @@ def test_judgments_without_strata_are_one_uniform_stratum(world):
     sample = uniform(0.5).sample(frame, rng=9)
     plain = Judgments.from_arrays(collection, frame.topic, frame.tdi,
                                   np.where(sample.state[frame.tdi] == 2, frame.rel, -1))
+    assert plain.probabilities == "none"  # -1 rows without a design: stated below
+    plain = plain.assuming("uniform")
     labels = frame_labels(collection, frame, np.zeros(len(frame)))
     a = ppi_estimate(EvalContext(collection, sample), labels, "AP")
     b = ppi_estimate(EvalContext(collection, plain), labels, "AP")

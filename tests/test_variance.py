@@ -183,9 +183,10 @@ def test_cli_ci_in_every_format(sampled_files, capsys):
         == 0
     )
     rows = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
-    assert rows[0] == ["run", "topic", "measure", "value", "low", "high"]
+    assert rows[0] == ["run", "topic", "measure", "value", "low", "high", "status", "reason"]
     by_measure = {row[2]: row for row in rows[1:] if row[0] == "run0"}
-    assert by_measure["map"][4:] == ["", ""]
+    assert by_measure["map"][4:] == ["", "", "", ""]  # no interval, no status
+    assert by_measure["infAP"][6] in ("ok", "unreliable")
     assert (
         float(by_measure["infAP"][4])
         < float(by_measure["infAP"][3])

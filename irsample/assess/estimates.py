@@ -16,10 +16,12 @@ estimated while it is being judged (in the design order, what is judged of a str
 random subset of its sample). A planned round that tops up earlier judgments is merged as
 prels (each document's inclusion probability given the earlier judgments), which hold for
 its *whole* top-up: it is estimated once it is completely judged; meanwhile the estimates are
-the previous round's.
+the previous round's. A round judged in rounds (the union of the rounds, ``design/sampling/
+union.py``) is the same, merged as stratified qrels whose strata are its cells.
 
-:func:`interval_status` is the one place that says whether an interval can be trusted (issue
-25's reliability status arrives as ``status``/``reason`` columns of the evaluation table).
+:func:`interval_status` reads whether an interval can be trusted from the ``status``/``reason``
+columns of the evaluation table (the rule: :mod:`irsample.measures.reliability`, as ``irsample
+eval --ci`` prints it); the organiser's page shows each unreliable interval with its reason.
 """
 
 from __future__ import annotations
@@ -77,8 +79,8 @@ class Estimates:
 def interval_status(frame) -> list[tuple[str, str]]:
     """(status, reason) of each row of an evaluation's summary table: ``ok``, or
     ``unreliable`` with the reason. The table's own ``status`` and ``reason`` columns decide
-    when it has them (issue 25); until then an interval is ``ok`` unless it is not a finite
-    interval (an undefined variance)."""
+    (every evaluation with intervals has them); a table without them (made by hand) gives
+    ``ok`` unless the interval is not finite (an undefined variance)."""
     columns = set(frame.columns)
     out = []
     for row in frame.itertuples(index=False):
@@ -115,9 +117,9 @@ def choose_basis(rounds: list[dict], judged: set, read) -> tuple[Basis | None, s
             notes.append(f"Round {entry['round']} is in progress ({left} documents left): its "
                          "inclusion probabilities hold for its whole sample, so it is estimated "
                          "once it is complete; until then these are the previous round's.")
-        else:
-            return Basis(entry["round"], entry["design"], "prels", selected,
-                         " ".join(notes)), ""
+        else:  # a union of rounds: its cells are strata (n_h / N_h, exact second order)
+            fmt = "strata" if record.design.kind == "rounds" else "prels"
+            return Basis(entry["round"], entry["design"], fmt, selected, " ".join(notes)), ""
     return None, " ".join(notes)
 
 

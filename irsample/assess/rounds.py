@@ -2,22 +2,28 @@
 
 The database's rounds (``meta.rounds``) each name the design file whose sample they judge:
 round 1 is the design ``serve --design`` was given; round k+1 is planned by :func:`plan_round`
-with irsample's planner (:mod:`irsample.design.planner`, what ``irsample plan --design
-ROUND_k/design.json --judged QRELS --batch B`` does): the relevance model is fitted to the
-judgments, the least-variance allocation of B more judgments tops up the cells of round k's
-strata, and :func:`draw_round` draws it (``irsample sample --design PLAN``) into a design file
-whose inclusion probabilities are those *given the documents judged before* (1 for them,
-j / (N - m) for the rest of a cell: :mod:`irsample.design.sampling.allocated`), so ``ht(M)``
-stays unbiased across rounds. :func:`load_round` adds its documents to the database.
+one of two ways, and :func:`draw_round` draws it into a design file:
 
-The plan is made over what is judged: a round's documents still unjudged when the next round
-is planned are not judged as part of it (they leave the judging set, ``items.active`` 0; a
-document the new round draws again comes back). Because the new design's probabilities are
-conditional on the judged set, whatever it is, the exactness does not need the earlier round
-finished; but only a finished round has its own estimates (:mod:`.estimates`).
+- **in rounds, for ht(M)** (:class:`RoundsPlan`; ``irsample plan --next-round``), when round k
+  is finished and its strata are simple random samples (round 1 from ``irsample sample`` with a
+  uniform or rank-strata design, or a round planned this way): every cell (topic, round-1
+  stratum, best-rank band) is topped up from the documents it has left, each fold of topics
+  allocated from the other fold's judgments (:mod:`irsample.design.rounds`), and the union is
+  a stratified simple random sample over the cells with pi = judged / size, exact whatever the
+  judgments showed;
+- **by the planner, for xinfAP's variance model** (:class:`RoundPlan`; ``irsample plan
+  --design ROUND_k/design.json --judged QRELS --batch B``) otherwise (a round stopped part-way,
+  a planned round): the relevance model is fitted to the judgments, the least-variance
+  allocation of B more judgments tops up the cells of round k's strata, and the design's
+  inclusion probabilities are those *given the documents judged before* (1 for them,
+  j / (N - m) for the rest of a cell: :mod:`irsample.design.sampling.allocated`), so ``ht(M)``
+  stays unbiased across rounds too. Its plan is made over what is judged: a round's documents
+  still unjudged are not judged as part of it (they leave the judging set, ``items.active`` 0;
+  a document the new round draws again comes back); because its probabilities are conditional
+  on the judged set, the earlier round need not be finished.
 
-:func:`plan_round` is the one place to change when the planner learns ``ht(M)`` (today it plans
-for xinfAP's variance model, :data:`ESTIMATOR`).
+:func:`load_round` adds the new round's documents to the database. Only a finished round has
+its own estimates (:mod:`.estimates`).
 """
 
 from __future__ import annotations
@@ -34,7 +40,7 @@ from ..errors import InputError
 from ..stats.random import derived_seed
 from .order import overlap_flags, static_order, to_judge
 
-#: the estimator whose variance model the planner minimises (issue 25 brings ht(M))
+#: the estimator whose variance model the planner minimises (when rounds cannot be used)
 ESTIMATOR = "xinfAP"
 
 
@@ -52,8 +58,43 @@ class RoundPlan:
     batch: int
     stamp: tuple  #: (judgment rows, last judgment id) when planned: stale if they changed
 
+    basis = (f"planned for {ESTIMATOR}'s variance; the inclusion probabilities are given the "
+             "judgments so far, so ht stays unbiased")
+
     def summary(self) -> str:
         return self.plan.summary()
+
+
+@dataclass(frozen=True, eq=False)
+class RoundsPlan:
+    """A next round judged in rounds for ht(M) (module docstring): the campaign's rounds so far
+    (:class:`~irsample.design.rounds_files.Resumed`), the round they end with, what is judged
+    and the new round's size."""
+
+    rounds: object
+    round: int
+    judged: int
+    batch: int
+    stamp: tuple
+
+    basis = ("judged in rounds for ht(M): every cell topped up, each fold of topics allocated "
+             "from the other's judgments, so the union's inclusion probabilities are exact")
+
+    def summary(self) -> str:
+        from ..design.rounds import allocation
+
+        state = self.rounds.state
+        take = allocation(self.rounds.frame, state, self.batch)
+        cells = int(np.count_nonzero(np.bincount(state.cell[state.cell >= 0])))
+        return (f"judging in rounds for ht(M): {int(take.sum())} more judgments over "
+                f"{int(np.count_nonzero(take))} of {cells} cells (topic x round-1 stratum x "
+                "best-rank band), each cell's size from the other fold of topics' judgments; "
+                "the union is a stratified simple random sample of the cells (pi = judged / "
+                "size)\n")
+
+    def draw(self, seed: int):
+        """The design record of the union with the new round drawn with ``seed``."""
+        return self.rounds.next(self.batch, seed)[1]
 
 
 def judged_record(record, judged_keys):
@@ -64,8 +105,9 @@ def judged_record(record, judged_keys):
 
 
 def plan_round(rounds: list[dict], qrels: str, runs, *, batch: int, stamp=(),
-               max_strata: int = 4, level: float = 0.95) -> RoundPlan:
-    """Plan ``batch`` more judgments over the latest round's design (module docstring);
+               max_strata: int = 4, level: float = 0.95):
+    """Plan ``batch`` more judgments over the latest round's design, in rounds where it can
+    (:class:`RoundsPlan`), else by the planner (:class:`RoundPlan`; module docstring);
     ``qrels`` the exported current judgments (:mod:`.export`), ``runs`` the run files."""
     from ..design import DesignRecord, Pool
     from ..design.planner.plan import plan
@@ -91,6 +133,10 @@ def plan_round(rounds: list[dict], qrels: str, runs, *, batch: int, stamp=(),
     if missing:
         raise InputError(f"the design pooled runs that were not given: {', '.join(missing)}",
                          record.source)
+    rounds_so_far = _in_rounds(record, table, collection)
+    if rounds_so_far is not None:
+        return RoundsPlan(rounds_so_far, latest["round"], rounds_so_far.state.judged, batch,
+                          tuple(stamp))
     pooled = None if record.runs is None else tuple(collection.run_names.index(r)
                                                     for r in record.runs)
     depth = int(record.depth) if record.depth else 100
@@ -108,14 +154,34 @@ def plan_round(rounds: list[dict], qrels: str, runs, *, batch: int, stamp=(),
                      tuple(stamp))
 
 
-def draw_round(planned: RoundPlan, seed: int, folder) -> tuple[object, Path]:
-    """Draw the planned round with ``seed`` into ``folder`` (``design.json`` and
-    ``to_judge.tsv``, as ``irsample sample`` writes them); returns the record and the path."""
+def _in_rounds(record, table, collection):
+    """The rounds so far when the next round can be judged in rounds (module docstring), else
+    None: a planned round (conditional probabilities), a round stopped part-way or one whose
+    strata are not simple random samples (:func:`~irsample.design.rounds_files.resume`'s
+    errors) go to the planner, which handles them."""
+    from ..design.rounds_files import resume
+    from ..design.sampling.allocated import Allocated
+
+    if isinstance(record.design, Allocated):
+        return None
+    try:
+        return resume(record, table, collection, seed=0)
+    except InputError:
+        return None
+
+
+def draw_round(planned, seed: int, folder) -> tuple[object, Path]:
+    """Draw the planned round (:class:`RoundPlan` or :class:`RoundsPlan`) with ``seed`` into
+    ``folder`` (``design.json`` and ``to_judge.tsv``, as ``irsample sample`` writes them);
+    returns the record and the path."""
     from ..design import DesignRecord
     from ..io.output import write_atomic
 
-    sample = planned.design.select(planned.pool, rng=seed)
-    record = DesignRecord.from_sample(planned.pool, planned.design, sample, seed=seed)
+    if isinstance(planned, RoundsPlan):
+        record = planned.draw(seed)
+    else:
+        sample = planned.design.select(planned.pool, rng=seed)
+        record = DesignRecord.from_sample(planned.pool, planned.design, sample, seed=seed)
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     write_atomic(folder / "design.json", record.to_json())

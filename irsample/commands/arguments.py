@@ -53,3 +53,27 @@ def add_level(parser) -> None:
     """``-l/--level``: the lowest grade counted relevant, an integer >= 1 (default 1)."""
     parser.add_argument("-l", "--level", type=number(int, minimum=1), default=1,
                         help="lowest relevant grade (default 1)")
+
+
+def add_assume(parser) -> None:
+    """``--assume uniform``: the design of sampled TREC qrels (-1 rows), which carry no
+    inclusion probabilities; without it the design-based estimators (ht, ppi, auto) refuse
+    them (:meth:`~irsample.model.Judgments.require_probabilities`). Recorded in the output."""
+    parser.add_argument(
+        "--assume", choices=("uniform",), default=None,
+        help="the design of TREC qrels with -1 rows, which do not carry inclusion "
+        "probabilities: 'uniform' takes each topic's judged documents as a uniform random "
+        "sample of its pool (recorded in the output); without it ht(M), ppi(M) and auto(M) "
+        "refuse such qrels (stratified qrels and prels carry the probabilities)")
+
+
+def note_unused_assumption(args, judgments) -> None:
+    """One line on standard error when ``--assume`` was given for judgments that carry their
+    own probabilities (or are complete): it changes nothing there."""
+    import sys
+
+    if getattr(args, "assume", None) and judgments.probabilities != "none":
+        what = ("are complete (every pooled document judged)" if judgments.probabilities
+                == "census" else "carry their inclusion probabilities")
+        print(f"irsample: note: --assume {args.assume} not used: the judgments "
+              f"({judgments.source}) {what}", file=sys.stderr)

@@ -1,13 +1,15 @@
 """Which estimator's 95% intervals are calibrated, per target measure: the measured choice that
-``irsample demo`` and ``irsample plan`` follow (kept free of heavy imports: the CLI reads it
-while building its parsers).
+``irsample plan`` follows (kept free of heavy imports: the CLI reads it while building its
+parsers). ``irsample demo`` judges in rounds and prints the design-based estimators, whose
+intervals carry a reliability status, instead.
 
-The evidence: ``benchmarks/demo_coverage.py`` (the demo's own design, 20 seeds, on the bundled
-Vaswani and CACM) and ``irsample simulate ci-coverage`` (:mod:`irsample.experiments.coverage`;
-REPRODUCTION.md, "Intervals of run means": per design and judged percentage, the share of
-runs x trials whose 95% interval of a run's mean covers the frame truth). For each measure the
+The evidence: ``benchmarks/demo_coverage.py --once`` (the demo's round-1 design drawn once, 20
+seeds, on the bundled Vaswani and CACM) and ``irsample simulate ci-coverage``
+(:mod:`irsample.experiments.coverage`; REPRODUCTION.md, "Intervals of run means": per design
+and judged percentage, the share of runs x trials whose 95% interval of a run's mean covers the
+frame truth). For each measure the
 chosen estimator is the one whose coverage is closest to 0.95 on the demo's design, provided it
-reaches at least 0.93; ``None`` when none does (the demo then prints point estimates only).
+reaches at least 0.93; ``None`` when none does (point estimates only).
 Update this table and :data:`EVIDENCE` together with the measurement, never by hand-picking.
 """
 
@@ -17,8 +19,9 @@ from __future__ import annotations
 INTERVALS: dict[str, str | None] = {"AP": None, "nDCG": "infNDCG"}
 
 #: target measure -> the measured coverage behind the choice (printed by the commands); numbers
-#: from ``python benchmarks/demo_coverage.py --seeds 20 [--collection cacm]`` (the demo's design
-#: at 10%, seeds 2008-2027: mean share of the 11 runs whose interval covers the pool's truth)
+#: from ``python benchmarks/demo_coverage.py --once xinfAP,ht(AP),infNDCG,ht(nDCG) --seeds 20
+#: [--collection cacm]`` (the demo's round-1 design at 10% drawn once, seeds 2008-2027: mean
+#: share of the 11 runs whose interval covers the pool's truth)
 EVIDENCE: dict[str, str] = {
     "AP": ("no AP estimator's 95% intervals are calibrated for this design: over 20 seeds of "
            "the demo's design at 10% they covered the pool's truth for 6% (xinfAP) and 12% "

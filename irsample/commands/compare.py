@@ -1,18 +1,23 @@
 """``irsample compare``: every pair of runs compared on one judged sample with ``ht(M)``.
 
 ``irsample compare QRELS RUN... [-m 'ht(AP)']... [--ci 0.95] [--correction holm|bh|none]
-[--variance design|topics] [--format text|csv|json|markdown|latex|html] [-o FILE]`` prints one
-row per pair and measure: the mean difference a - b over topics, its standard error from the
-shared sample (:mod:`irsample.measures.ht.pairs`), the interval, the p-value, the p-value
+[--variance design|topics] [--format text|csv|json|markdown|latex|html] [--strict] [-o FILE]``
+prints one row per pair and measure: the mean difference a - b over topics, its standard error
+from the shared sample (:mod:`irsample.measures.ht.pairs`), the interval, the p-value, the p-value
 adjusted over all pairs and whether the pair is decided at the chosen level
-(:mod:`irsample.comparison`). ``markdown``, ``latex`` and ``html`` print runs x measures for a
-paper instead: estimate, interval, status, and superscripts naming the runs each run is
-significantly better than (:mod:`irsample.comparison_table`).
+(:mod:`irsample.comparison`) and the status of the pair's interval (``ok`` or ``unreliable``;
+``text``: a ``!`` after it and, below the table, ``! run_a - run_b measure: reason`` per
+unreliable pair; ``csv``, ``json``: a ``reason`` column too, and ``causes``, the topic ids, in
+``json``). ``markdown``, ``latex`` and ``html`` print runs x measures for a paper instead:
+estimate, interval, status, and superscripts naming the runs each run is significantly better
+than (:mod:`irsample.comparison_table`). ``--strict``: an unreliable interval among those
+printed is an error (:mod:`irsample.commands.strict`).
 """
 
 from __future__ import annotations
 
-from .arguments import add_output, number
+from .arguments import add_assume, add_output, number
+from .strict import add_strict, check_strict
 
 #: the pairs' formats, then the paper tables' (irsample.comparison_table.FORMATS)
 PAIR_FORMATS = ("text", "csv", "json")
@@ -37,6 +42,7 @@ def add_parser(sub) -> None:
     cp.add_argument("--variance", choices=("design", "topics"), default="design",
                     help="design: topics fixed (default); topics: topic-to-topic variance too")
     cp.add_argument("--qrels-format", choices=("trec", "strata", "prels"), default=None)
+    add_assume(cp)
     cp.add_argument("-l", dest="rel_level", type=number(int, minimum=1), default=1,
                     help="relevance level (default 1)")
     cp.add_argument("--format", choices=PAIR_FORMATS + TABLE_FORMATS, default="text",
@@ -47,6 +53,7 @@ def add_parser(sub) -> None:
     cp.add_argument("--places", type=number(int, minimum=0), default=4,
                     help="decimals in the markdown, latex and html tables (default 4)")
     add_output(cp)
+    add_strict(cp)
     cp.set_defaults(run=cmd_compare)
 
 
@@ -58,12 +65,26 @@ def cmd_compare(args) -> str:
         raise InputError("compare needs at least two runs")
     report = compare_table(args.qrels, args.runs, args.measure or ["ht(AP)"], ci=args.ci,
                            correction=args.correction, variance=args.variance,
-                           qrels_format=args.qrels_format, rel_level=args.rel_level)
+                           qrels_format=args.qrels_format, rel_level=args.rel_level,
+                           assume=args.assume)
+    if args.assume and report.assumed is None:
+        import sys
+
+        print(f"irsample: note: --assume {args.assume} not used: the judgments carry their "
+              "inclusion probabilities (or are complete)", file=sys.stderr)
     if args.format in TABLE_FORMATS:
+        check_strict(args, report.unreliable())
         return report.render(args.format, places=args.places)
     table = report.pairs
+    check_strict(args, report.unreliable(runs=False))
     if args.format == "csv":
-        return table.to_csv(index=False)
+        return table.drop(columns="causes").to_csv(index=False)
     if args.format == "json":
         return table.to_json(orient="records", lines=True)
-    return table.to_string(index=False, float_format=lambda v: f"{v:.4f}") + "\n"
+    head = f"# assume {report.assumed}\n" if report.assumed else ""  # as the assume column
+    shown = table.drop(columns=["reason", "causes", "assume"], errors="ignore")
+    shown["status"] = shown.status.where(shown.status == "ok", shown.status + "!")
+    notes = [f"! {p.run_a} - {p.run_b} {p.measure}: {p.reason}"
+             for p in table.itertuples(index=False) if p.status != "ok"]
+    return head + "\n".join([shown.to_string(index=False, float_format=lambda v: f"{v:.4f}"),
+                             *notes]) + "\n"

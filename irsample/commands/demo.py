@@ -1,44 +1,54 @@
-"""``irsample demo``: judge 10% of a pool, estimate with confidence intervals, compare with truth.
+"""``irsample demo``: judge a pool in rounds until the intervals can be trusted, against the truth.
 
 On the bundled Vaswani collection (11 runs of real retrieval models, built by
 ``scripts/make_vaswani_runs.py``; 93 topics with complete relevance judgments), the bundled
 CACM collection (``--collection cacm``), or on given qrels and runs:
 
 1. the depth-``--depth`` pool of all runs, judged completely (qrels; unlisted documents are
-   non-relevant): the truth, each run's MAP and nDCG with the whole pool judged (the frame
-   truth: what the sample estimates; relevant documents outside the pool are no part of it);
-2. a two-strata design with a budget of ``--fraction`` of the pool, drawn with ``--seed``: the
-   top k of every run judged exhaustively, k the deepest whose stratum takes at most half the
-   budget (paper 002's 2strata shape), and a uniform sample of ranks k+1 to depth with the rest;
-3. per measure, every estimator of :data:`ESTIMATORS` per run next to the truth, with a 95%
-   interval only for the estimator of :data:`INTERVALS` (the one whose intervals are measured
-   to be calibrated; the others are point estimates, and the output says why); the Kendall tau,
-   RMS error, the coverage of the printed intervals, and a figure.
+   non-relevant): the truth, each run's MAP, nDCG and P@10 with the whole pool judged (the
+   frame truth: what the sample estimates; relevant documents outside the pool are no part of
+   it);
+2. round 1: a two-strata design with a budget of ``--fraction`` of the pool, drawn with
+   ``--seed``: the top k of every run judged exhaustively, k the deepest whose stratum takes at
+   most half the budget (paper 002's 2strata shape), and a uniform sample of ranks k+1 to depth
+   with the rest;
+3. after each round, every run's ht(AP), ht(nDCG) and ht(P@10) with its 95% interval and the
+   interval's status (:mod:`irsample.measures.reliability`): a block says how much is judged and,
+   per estimator, how many run means are flagged and why, and what the next round judges; while
+   some interval is flagged, another round of the same size
+   (:func:`irsample.design.rounds.next_round`: exact inclusion probabilities, allocation
+   cross-fitted between two halves of the topics), up to ``--rounds`` rounds;
+4. the final estimates per run next to the truth, a ``!`` after a flagged interval; per
+   estimator the Kendall tau, RMS error and how many intervals cover the truth (all, and the
+   unflagged ones); what is still flagged, why, and which topics to judge further; a figure
+   (ht(AP) vs MAP, ht(nDCG) vs nDCG, flagged intervals grey and dashed). ``--strict`` makes a
+   flagged final interval an error (nothing printed, no figure, exit 1).
+
+Only estimators with intervals are printed: xinfAP and infNDCG, point estimates of the same
+measures, have no status to judge their intervals by in rounds.
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
 from .arguments import add_seed
-from .calibration import EVIDENCE
-from .calibration import INTERVALS as CALIBRATED
+from .demo_text import ESTIMATORS, TRUTH_NAMES
 from .notices import Steps, add_progress_option, progress_enabled
+from .strict import add_strict, check_strict
 
-#: estimators shown per target measure (point estimates)
-ESTIMATORS = {"AP": ("xinfAP", "ht(AP)"), "nDCG": ("infNDCG", "ht(nDCG)")}
-#: per target, the estimator whose 95% intervals are printed, or None: the measured choice of
-#: :mod:`irsample.commands.calibration` (coverage by `irsample simulate ci-coverage`)
-INTERVALS = CALIBRATED
-TRUTH_NAMES = {"AP": "MAP", "nDCG": "nDCG"}
+#: the targets drawn in the figure, one panel each
+PANELS = ("AP", "nDCG")
+NAMES = {"vaswani": "Vaswani", "cacm": "CACM"}
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
         "demo",
-        help="judge 10%% of a pool, estimate MAP/nDCG with intervals, compare with the truth",
+        help="judge a pool in rounds until the intervals can be trusted, compare with the truth",
         description=__doc__.split("\n\n")[0],
     )
     p.add_argument("--qrels", help="complete qrels (default: the bundled collection's)")
@@ -46,10 +56,14 @@ def add_parser(sub) -> None:
     p.add_argument("--collection", choices=("vaswani", "cacm"), default="vaswani",
                    help="bundled collection used without --qrels (default vaswani)")
     p.add_argument("--depth", type=int, default=100, help="pool depth (default 100)")
-    p.add_argument("--fraction", type=float, default=0.1, help="share of the pool judged (0.1)")
-    add_seed(p, "seed of the draw")
+    p.add_argument("--fraction", type=float, default=0.1,
+                   help="share of the pool judged per round (0.1)")
+    p.add_argument("--rounds", type=int, default=3,
+                   help="most rounds, fewer when no interval is flagged (3)")
+    add_seed(p, "seed of the draws")
     p.add_argument("--plot", default="irsample-demo.png", help="figure path (irsample-demo.png)")
     add_progress_option(p)
+    add_strict(p)
     p.set_defaults(run=run, output_files=("plot",))
 
 
@@ -70,125 +84,157 @@ def top_depth(best_rank, share: float, depth: int) -> int:
     return int(fits[-1]) + 1 if len(fits) else 1
 
 
+@dataclass(frozen=True)
+class Round:
+    """One round's outcome: what is judged (``state``), the estimates (``evaluation``, runs x
+    estimators in the order of :data:`~irsample.commands.demo_text.ESTIMATORS`), their
+    intervals, which are ``flagged`` (runs x estimators), and the next round's allocation per
+    cell (``plan``; None after the last round)."""
+
+    state: object
+    evaluation: object
+    low: object
+    high: object
+    flagged: object
+    plan: object = None
+
+
+def setup(collection, complete, depth: int, fraction: float):
+    """The demo's frame (the depth-``depth`` pool, graded by ``complete``), its round-1 design
+    and the budget of every round."""
+    import numpy as np
+
+    from ..design import Pool, SamplingFrame, parse_design
+
+    pool = Pool.from_runs(collection, depth=depth)
+    rel = np.maximum(complete.grade[pool.tdi], 0).astype(np.int64)  # unlisted: non-relevant
+    frame = SamplingFrame.from_arrays(collection, pool.topic, pool.tdi, rel, source="pool")
+    budget = max(1, round(fraction * len(frame)))
+    top = top_depth(pool.best_rank, budget / 2, depth)
+    design = parse_design(f"1-{top}:1,{top + 1}-{depth}:0.5@{budget}" if top < depth
+                          else f"1-{depth}:1@{budget}")
+    return frame, design, budget, top
+
+
+def judge_in_rounds(collection, frame, design, budget: int, rounds: int, seed,
+                    measures) -> list[Round]:
+    """Round 1 drawn with ``design``, then rounds of ``budget`` while some interval of
+    ``measures`` is flagged, up to ``rounds`` rounds or the whole pool (the loop of
+    ``irsample simulate rounds``, :mod:`irsample.experiments.rounds`)."""
+    import numpy as np
+
+    from ..design.rounds import allocation, first_round, next_round
+    from ..evaluation import evaluate_collection
+
+    rng = np.random.default_rng(seed)
+    state = first_round(frame, design, rng)
+    out = []
+    while True:
+        ev = evaluate_collection(collection, state.judgments(frame, source="demo"), measures,
+                                 ci=0.95)
+        low, high = ev.interval()
+        flagged = ev.statuses.status == "unreliable"
+        more = flagged.any() and state.rounds < rounds and state.open_documents() > 0
+        plan = allocation(frame, state, budget) if more else None
+        out.append(Round(state, ev, low, high, flagged, plan))
+        if not more:
+            return out
+        state = next_round(frame, state, budget, rng)
+
+
+def covered(estimate, low, high, truth):
+    """Whether [low, high] holds the truth; an estimate with no variance left (everything it
+    rests on judged) covers when it equals the truth up to rounding."""
+    import numpy as np
+
+    exact = np.isclose(estimate, truth, rtol=0.0, atol=1e-12)
+    return ((low <= truth) & (truth <= high)) | exact
+
+
 def run(args) -> str:
     from ..errors import InputError
 
     if not 0 < args.fraction <= 1:
         raise InputError(f"--fraction must be in (0, 1], not {args.fraction}")
+    if args.rounds < 1:
+        raise InputError(f"--rounds must be at least 1, not {args.rounds}")
     start = time.perf_counter()
     qrels, runs = (args.qrels, args.runs) if args.qrels else bundled(args.collection)
     if not runs:
         raise InputError("no runs given")
-    with Steps(["reading runs and qrels", "pooling and sampling", "evaluating",
+    with Steps(["reading runs and qrels", "pooling", "judging in rounds",
                 "drawing the figure"], progress_enabled(args)) as steps:
         steps.next()
         return _demo(args, qrels, runs, steps, start)
 
 
 def _demo(args, qrels, runs, steps, start) -> str:
-    import numpy as np
-
     from ..api import load
-    from ..design import Pool, SamplingFrame, parse_design
     from ..evaluation import evaluate_collection
     from ..measures import parse
-    from ..plots import estimate_vs_truth
+    from . import demo_text as text
 
     collection, complete = load(qrels, runs)
     steps.next()
-    pool = Pool.from_runs(collection, depth=args.depth)
-    rel = np.maximum(complete.grade[pool.tdi], 0).astype(np.int64)  # unlisted: non-relevant
-    frame = SamplingFrame.from_arrays(collection, pool.topic, pool.tdi, rel, source="pool")
-    budget = max(1, round(args.fraction * len(frame)))
-    top = top_depth(pool.best_rank, budget / 2, args.depth)
-    design = parse_design(f"1-{top}:1,{top + 1}-{args.depth}:0.5@{budget}" if top < args.depth
-                          else f"1-{args.depth}:1@{budget}")
-    judgments = design.sample(frame, rng=args.seed)
-    steps.next()
-
+    frame, design, budget, top = setup(collection, complete, args.depth, args.fraction)
     targets = list(ESTIMATORS)
-    names = [e for t in targets for e in ESTIMATORS[t]]
-    truth = evaluate_collection(collection, frame.judgments(), [one(parse, t) for t in targets])
-    est = evaluate_collection(collection, judgments, [one(parse, e) for e in names], ci=0.95)
-    low, high = est.interval()
-    column = {e: k for k, e in enumerate(names)}
-    judged = int(judgments.stratum_sampled.sum())
-    table = _table(collection, truth.summary, est.summary, low, high, targets, column)
-    lines = [
-        f"{collection.n_runs} runs, {collection.n_topics} topics; depth-{args.depth} pool of "
-        f"{len(frame)} documents, {judged} judged ({judged / len(frame):.1%}) with "
-        f"{design.name}, seed {args.seed}",
-        "truth: each run's measure with the whole pool judged",
-        "", *table, "",
-    ]
-    panels, uncalibrated = [], []
-    for t, target in enumerate(targets):
-        true = truth.summary[:, t]
-        for e in ESTIMATORS[target]:
-            k = column[e]
-            tau = _tau(est.summary[:, k], true)
-            rms = float(np.sqrt(np.mean((est.summary[:, k] - true) ** 2)))
-            line = f"{e:8s} vs truth: Kendall tau {tau:.3f}, RMS error {rms:.4f}"
-            if INTERVALS.get(target) == e:
-                covered = int(((low[:, k] <= true) & (true <= high[:, k])).sum())
-                line += f", {covered}/{collection.n_runs} intervals cover the true value"
-                panels.append((f"{e} vs {TRUTH_NAMES[target]}", true, est.summary[:, k],
-                               low[:, k], high[:, k]))
-            else:
-                line += " (point estimate only)"
-                uncalibrated.append(e)
-                if INTERVALS.get(target) is None and e == ESTIMATORS[target][0]:
-                    panels.append((f"{e} vs {TRUTH_NAMES[target]}", true, est.summary[:, k],
-                                   None, None))
-            lines.append(line)
-    if uncalibrated:
-        lines.append(f"no intervals for {', '.join(uncalibrated)}:")
-        for t in targets:
-            others = [e for e in ESTIMATORS[t] if e in uncalibrated]
-            if others and INTERVALS.get(t) is not None:
-                lines.append(f"  {TRUTH_NAMES[t]}: {', '.join(others)} as point estimates, "
-                             f"{INTERVALS[t]} with intervals: {EVIDENCE[t]}")
-            elif others:
-                lines.append(f"  {TRUTH_NAMES[t]}: {EVIDENCE[t]}")
+    names = [ESTIMATORS[t] for t in targets]
+    truth = evaluate_collection(collection, frame.judgments(),
+                                [parse(t)[0] for t in targets]).summary
     steps.next()
-    if panels:
-        path = estimate_vs_truth(
-            panels, Path(args.plot), title=f"{judged / len(frame):.0%} of the depth-{args.depth} "
-            f"pool judged\n{design.name}")
-        lines.append(f"figure: {path}  ({time.perf_counter() - start:.1f} s)")
+    history = judge_in_rounds(collection, frame, design, budget, args.rounds, args.seed,
+                              [parse(e)[0] for e in names])
+    last = history[-1]
+    ev, flagged = last.evaluation, last.flagged
+    order = sorted(zip(*flagged.nonzero()), key=lambda rk: (rk[1], -truth[rk[0], 0]))
+    check_strict(args, [(collection.run_names[r], names[k], ev.statuses.reason[r, k])
+                        for r, k in order])
+    where = NAMES[args.collection] if not args.qrels else "given qrels"
+    if budget >= len(frame):
+        plan = f"round 1 judges the whole pool ({len(frame):,} documents)"
+    else:
+        head = "rank 1" if top == 1 else f"ranks 1-{top}"
+        plan = (f"round 1 judges {args.fraction:.0%} of the pool ({budget:,} documents) with a "
+                f"two-strata design ({head} of every run in full, ranks {top + 1}-"
+                f"{args.depth} at random; seed {args.seed}); later rounds {budget:,} more each, "
+                f"up to {args.rounds} rounds or until no interval is flagged")
+    lines = [*text.wrap(f"{where}: {collection.n_runs} runs, {collection.n_topics} topics; "
+                        f"the depth-{args.depth} pool holds {len(frame):,} documents; truth: "
+                        "each run's measure with the whole pool judged", "  "),
+             *text.wrap(plan, "  "), ""]
+    n = collection.n_runs
+    for number, step in enumerate(history, 1):
+        lines += text.round_block(number, step.state, len(frame), names, step.flagged,
+                                  step.evaluation.statuses.reason, n, final=step is last)
+        if step.plan is not None:
+            lines += text.plan_line(frame, step.state, step.plan, number + 1)
+        lines.append("")
+    state = last.state
+    hit = covered(ev.summary, last.low, last.high, truth)
+    spent = ("; per round " + ", ".join(f"{s:,}" for s in state.spent)
+             if state.rounds > 1 else "")
+    lines += [f"final, after {state.rounds} round{'s' if state.rounds > 1 else ''}: "
+              f"{state.judged:,} judged ({state.judged / len(frame):.1%} of the pool{spent})",
+              *text.table(collection.run_names, truth, ev.summary, last.low, last.high,
+                          flagged, targets),
+              *(["(! after an interval: flagged unreliable)"] if flagged.any() else []),
+              *text.agreement_lines(targets, truth, ev.summary, hit, flagged)]
+    if flagged.any():
+        lines += ["", *text.advice(frame, state, collection.topics, names, flagged,
+                                   ev.statuses.reason, ev.statuses.causes, hit)]
+    else:
+        lines.append("nothing is flagged: every interval printed can be trusted by the rule")
+    steps.next()
+    from ..plots import estimate_vs_truth
+
+    panels, marks = [], []
+    for target in PANELS:
+        k = targets.index(target)
+        panels.append((f"{names[k]} vs {TRUTH_NAMES[target]}", truth[:, k], ev.summary[:, k],
+                       last.low[:, k], last.high[:, k]))
+        marks.append(flagged[:, k])
+    title = (f"{where}: {state.judged / len(frame):.0%} of the depth-{args.depth} pool judged in "
+             f"{state.rounds} round{'s' if state.rounds > 1 else ''}, seed {args.seed}")
+    path = estimate_vs_truth(panels, Path(args.plot), title=title, flagged=marks)
+    lines.append(f"figure: {path}  ({time.perf_counter() - start:.1f} s)")
     return "\n".join(lines) + "\n"
-
-
-def one(parse, name: str):
-    (measure,) = parse(name)
-    return measure
-
-
-def _tau(estimate, truth) -> float:
-    from scipy.stats import kendalltau
-
-    return float(kendalltau(estimate, truth).statistic)
-
-
-def _table(collection, truth, est, low, high, targets, column) -> list[str]:
-    """The per-run table, best true MAP first: per target the truth, then each estimator (with
-    its interval when it is the target's interval estimator)."""
-    import numpy as np
-
-    head = f"{'run':22s}"
-    for target in targets:
-        head += f" {TRUTH_NAMES[target]:>7s}"
-        for e in ESTIMATORS[target]:
-            head += f" {e:>8s}" + (f" {'95% interval':>17s}" if INTERVALS.get(target) == e else "")
-    out = [head]
-    for r in np.argsort(-truth[:, 0], kind="stable"):
-        line = f"{collection.run_names[r][:22]:22s}"
-        for t, target in enumerate(targets):
-            line += f" {truth[r, t]:7.4f}"
-            for e in ESTIMATORS[target]:
-                k = column[e]
-                line += f" {est[r, k]:8.4f}"
-                if INTERVALS.get(target) == e:
-                    line += f" [{low[r, k]:7.4f}, {high[r, k]:7.4f}]"
-        out.append(line)
-    return out

@@ -74,9 +74,10 @@ def add_parser(sub) -> None:
     me.add_argument("design", help="design file written by irsample sample")
     me.add_argument("judgments", help="TREC qrels of the judged documents (partial allowed)")
     me.add_argument("--format", required=True, choices=("strata", "prels", "trec"),
-                    help="strata: stratified qrels (xinfAP, infNDCG); prels: statAP's, with "
-                    "each document's inclusion probability; trec: qrels with -1 for pooled "
-                    "documents not judged (infAP)")
+                    help="strata: stratified qrels (xinfAP, infNDCG, ht); prels: statAP's, "
+                    "with each document's inclusion probability (statAP, ht, ppi); trec: qrels "
+                    "with -1 for pooled documents not judged (infAP, trec_eval), without the "
+                    "inclusion probabilities (a warning when the design is not uniform)")
     add_output(me)
     me.add_argument("-v", "--verbose", action="store_true",
                     help="report per topic on standard error (default: one summary line)")
@@ -188,12 +189,16 @@ def cmd_sample(args) -> str:
 
 def cmd_merge(args) -> str:
     from ..design import DesignRecord, merge
+    from ..design.merge import trec_warning
     from ..io import read_qrels
 
     record = DesignRecord.read(args.design)
     merged = merge(record, read_qrels(args.judgments))
     text = merged.render(args.format).decode("utf-8", "surrogateescape")
     sys.stderr.write(merged.report() if args.verbose else merge_summary(merged))
+    warning = trec_warning(merged) if args.format == "trec" else None
+    if warning is not None:
+        print(warning, file=sys.stderr)
     return text
 
 

@@ -17,7 +17,8 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from ..errors import IrsampleError  # noqa: E402 (after the variable above)
-from .arguments import number  # noqa: E402
+from .arguments import add_assume, number  # noqa: E402
+from .strict import add_strict  # noqa: E402
 
 #: formats whose output has no per-topic lines (``-q`` is refused with them)
 SUMMARY_ONLY = ("latex", "table")
@@ -81,7 +82,9 @@ def add_parser(sub) -> None:
     ev.add_argument(
         "--ci", type=number(float, above=0.0, below=1.0), default=None, metavar="LEVEL",
         help="add confidence limits at this level (e.g. 0.95) for estimators with a variance "
-        "(infAP, xinfAP, infNDCG, statAP): <name>_low/_high lines, or low/high columns",
+        "(infAP, xinfAP, infNDCG, statAP, ht, ppi): <name>_low/_high/_status lines, or "
+        "low/high/status columns; an unreliable interval is marked (trec: its reason on "
+        "standard error)",
     )
     ev.add_argument(
         "--variance", choices=VARIANCE_METHODS, default=DEFAULT_VARIANCE,
@@ -89,6 +92,7 @@ def add_parser(sub) -> None:
         "nominal coverage on TREC-8), covariance (linearised, with the covariances of the "
         "precisions) or paper (Yilmaz, Kanoulas & Aslam 2008, precisions independent)",
     )
+    add_assume(ev)
     ev.add_argument("--auto-labels", metavar="FILE|fusion", default=None,
                     help="automatic labels (topic Q0 docno value) for ppi(M) and auto(M), or "
                     "'fusion' for the built-in labeller fitted on the judged sample")
@@ -102,6 +106,7 @@ def add_parser(sub) -> None:
                     "measure mean stddev' lines of FILE (-1000000 where FILE has none); "
                     "--format trec only")
     ev.add_argument("-o", "--output", help="write to this file instead of standard output")
+    add_strict(ev)
     ev.set_defaults(run=cmd_eval, start=start_reading, quick_exit=True)
 
 
@@ -192,6 +197,13 @@ def _evaluate(args, ahead) -> str:
         from ..trec_inputs import zscores
 
         ev = zscores(ev, read_zscores(args.zscores), complete=args.complete)
+    from ..formats import unreliable_notes
+    from .strict import check_strict, warn_unreliable
+
+    notes = [] if args.format == "sample_eval" else unreliable_notes(ev)  # no interval printed
+    check_strict(args, notes)
+    if args.format == "trec":
+        warn_unreliable(notes)
     return render(ev, args.format, per_topic=args.per_topic,
                   places=None if places == "exact" else places,
                   zscores=args.zscores is not None)
@@ -213,22 +225,28 @@ def _judgment_groups(args, options):
 
 def _judgments(args, ahead, measures, options):
     """The evaluation with one set of judgments (``-R qrels``)."""
+    from .arguments import note_unused_assumption
     from .notices import warn_ignored_strata
+
+    def notices(judgments):
+        warn_ignored_strata(measures, judgments)
+        note_unused_assumption(args, judgments)
 
     if ahead is not None:
         from ..streaming import evaluate_in_batches
 
         ev = evaluate_in_batches(  # runs read and evaluated a batch at a time (bounded memory)
-            args.qrels, ahead, measures, qrels_format=args.qrels_format,
-            judgments_hook=lambda judgments: warn_ignored_strata(measures, judgments), **options)
+            args.qrels, ahead, measures, qrels_format=args.qrels_format, assume=args.assume,
+            judgments_hook=notices, **options)
     else:  # automatic labels (the fusion labeller reads every run): all runs at once
         from ..api import check_common_topics, load
         from ..evaluation import evaluate_collection
         from .judge_report import eval_labels
 
-        collection, judgments = load(args.qrels, args.runs, qrels_format=args.qrels_format)
+        collection, judgments = load(args.qrels, args.runs, qrels_format=args.qrels_format,
+                                     assume=args.assume)
         check_common_topics(collection, judgments)
-        warn_ignored_strata(measures, judgments)
+        notices(judgments)
         labels = eval_labels(args, measures, collection, judgments)
         ev = evaluate_collection(collection, judgments, measures, auto_labels=labels, **options)
     return ev

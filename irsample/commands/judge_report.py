@@ -9,7 +9,9 @@ sample.
    with its interval, and their difference auto - ppi with the interval of ppi (the auto-only
    value is fixed given the labels, so the difference varies with the sample exactly as ppi
    does). A run whose interval lies above 0 is flagged ``favoured`` (the labels inflate it),
-   below 0 ``disfavoured``.
+   below 0 ``disfavoured``. The last columns give the status of ppi's interval, ``ok`` or
+   ``unreliable`` with the reason (:mod:`irsample.measures.reliability`); ``--strict`` makes an
+   unreliable one an error (nothing printed or written, exit 1).
 
 ``irsample eval`` with ``auto(M)`` measures warns on standard error that the values are
 uncorrected (:func:`eval_labels`).
@@ -22,7 +24,8 @@ from statistics import NormalDist
 
 import numpy as np
 
-from .arguments import add_output, add_runs, number
+from .arguments import add_assume, add_output, add_runs, number
+from .strict import add_strict, check_strict
 
 _level = number(float, above=0.0, below=1.0)
 
@@ -45,7 +48,9 @@ def add_parser(sub) -> None:
     p.add_argument("-l", "--level", type=int, default=1, help="relevance level (default 1)")
     p.add_argument("--ci", type=_level, default=0.95, metavar="LEVEL", help="default 0.95")
     p.add_argument("--qrels-format", default=None, help="as for irsample eval")
+    add_assume(p)
     add_output(p)
+    add_strict(p)
     p.set_defaults(run=cmd_judge_report)
 
 
@@ -94,7 +99,8 @@ def cmd_judge_report(args) -> str:
     from ..evaluation import evaluate_collection
 
     names = args.measure or ["AP", "nDCG"]
-    collection, judgments = load(args.qrels, args.runs, qrels_format=args.qrels_format)
+    collection, judgments = load(args.qrels, args.runs, qrels_format=args.qrels_format,
+                                 assume=args.assume)
     check_common_topics(collection, judgments)
     labels = resolve_labels(args.auto_labels, collection, judgments, rel_level=args.level)
     pairs = [(measures_from([f"ppi({n})"])[0], measures_from([f"auto({n})"])[0]) for n in names]
@@ -103,9 +109,15 @@ def cmd_judge_report(args) -> str:
     ev = evaluate_collection(collection, judgments, [m for p in pairs for m in p],
                              rel_level=args.level, ci=args.ci, auto_labels=labels)
     z = NormalDist().inv_cdf(0.5 + args.ci / 2.0)
+    status = ev.statuses
+    check_strict(args, [(collection.run_names[r], ev.measures[j].name, status.reason[r, j])
+                        for r, j in status.unreliable()])
     lines = agreement_lines(collection, judgments, labels, args.ci, args.level)
+    if ev.assumed:
+        lines = [f"# assume {ev.assumed}"] + lines
     lines += ["", f"per run: auto-only - ppi with the {args.ci:g} interval of ppi",
-              "run\tmeasure\tauto\tppi\tppi_low\tppi_high\tdifference\tlow\thigh\tflag"]
+              "run\tmeasure\tauto\tppi\tppi_low\tppi_high\tdifference\tlow\thigh\tflag\tstatus"
+              "\treason"]
     for j, (ppi, _) in enumerate(pairs):
         for r, run in enumerate(collection.run_names):
             est, auto = ev.summary[r, 2 * j], ev.summary[r, 2 * j + 1]
@@ -114,7 +126,8 @@ def cmd_judge_report(args) -> str:
             flag = "favoured" if diff - half > 0 else "disfavoured" if diff + half < 0 else "-"
             lines.append(f"{run}\t{ppi.target}\t{auto:.4f}\t{est:.4f}\t{est - half:.4f}\t"
                          f"{est + half:.4f}\t{diff:.4f}\t{diff - half:.4f}\t"
-                         f"{diff + half:.4f}\t{flag}")
+                         f"{diff + half:.4f}\t{flag}\t{status.status[r, 2 * j]}\t"
+                         f"{status.reason[r, 2 * j]}")
     text = "\n".join(lines) + "\n"
     if args.output:
         from pathlib import Path

@@ -179,22 +179,34 @@ class _NoBar:
 
 #: estimators that read a sample as one uniform stratum, and their stratified counterparts
 STRATIFIED_COUNTERPART = {"infAP": "xinfAP"}
+#: measures that take an incomplete sample as uniform (they drop or reweigh the unjudged
+#: documents alike wherever they are), and what estimates from a stratified design instead
+UNIFORM_READERS = {"infAP": "ht(AP) or statAP", "induced": "ht(M)", "condensed": "ht(M)"}
 
 
 def warn_ignored_strata(measures, judgments, stream=None) -> list[str]:
-    """Warn (once per measure family) on standard error when stratified qrels (more than one
-    stratum) meet a measure that ignores the strata; returns the warnings."""
-    if len(getattr(judgments, "stratum_labels", ())) <= 1:
+    """Warn (once per measure family) on standard error when judgments that tell they come from
+    a stratified design (stratified qrels with several strata, or unequal inclusion
+    probabilities: prels of a stratified or importance sample) meet a measure that takes the
+    sample as uniform (infAP, induced and condensed measures); returns the warnings."""
+    strata = len(getattr(judgments, "stratum_labels", ()))
+    unequal = bool(getattr(judgments, "unequal_probabilities", False))
+    if strata <= 1 and not unequal:
         return []
     out = stream or sys.stderr
     warned = []
     for family in dict.fromkeys(m.family for m in measures):
-        counterpart = STRATIFIED_COUNTERPART.get(family)
-        if counterpart is None:
+        if family not in UNIFORM_READERS:
             continue
-        text = (f"irsample: warning: {family} ignores the {len(judgments.stratum_labels)} strata "
-                f"of these stratified qrels (it takes the sample as uniform); {counterpart} "
-                "estimates from stratified samples")
+        if family in STRATIFIED_COUNTERPART and strata > 1:
+            text = (f"irsample: warning: {family} ignores the {strata} strata of these "
+                    "stratified qrels (it takes the sample as uniform); "
+                    f"{STRATIFIED_COUNTERPART[family]} estimates from stratified samples")
+        else:
+            how = "unequal inclusion probabilities" if unequal else f"{strata} strata"
+            text = (f"irsample: warning: {family} takes the sample as uniform, but these "
+                    f"judgments come from a stratified design ({how}); "
+                    f"{UNIFORM_READERS[family]} estimates from them")
         print(text, file=out)
         warned.append(text)
     return warned

@@ -10,6 +10,9 @@ Rounds, each a design file that ``irsample sample --design FILE`` draws:
    judgments and plans the rest of the budget (or ``--batch B`` more judgments: sequential
    mode), keeping the drawn design's strata and its judged documents.
 
+Judging in rounds for ``ht(M)`` and ``ppi(M)``: ``irsample plan RUNS --next-round
+DIR/design.json --judged QRELS --budget N -o NEXT/`` (:mod:`irsample.commands.plan_rounds`).
+
 ``--target-halfwidth W``: plan the smallest budget whose predicted half-width of a run's mean
 estimate is at most W (``--budget`` then caps it). The summary goes to standard output.
 
@@ -23,9 +26,12 @@ and writes the drawn design file (rows with their pi); judge its selected docume
 
 from __future__ import annotations
 
+import argparse
+
 from ..errors import DesignError
 from .arguments import add_runs, add_seed, number
 from .notices import Steps, add_progress_option, progress_enabled
+from .plan_rounds import NextRound
 
 DEFAULT_DEPTH = 100
 ESTIMATORS = ("xinfAP", "infNDCG", "statAP")
@@ -38,8 +44,15 @@ def add_parser(sub) -> None:
         "predicted variance of the mean estimate (Neyman allocation from a relevance model "
         "fitted to a pilot); writes a design file for `irsample sample --design`.")
     add_runs(pl)
-    pl.add_argument("--measure", choices=ESTIMATORS, default="xinfAP",
-                    help="the estimator to plan for (default xinfAP)")
+    pl.add_argument("--measure", type=plan_measure, action="append", default=None,
+                    help="the estimator to plan for: xinfAP (default), infNDCG or statAP; with "
+                    "--next-round, design-based ones (repeatable; default ht(AP), ht(nDCG), "
+                    "ht(P@10); ppi(M) with --auto-labels)")
+    pl.add_argument("--next-round", action=NextRound, default=None, metavar="FILE",
+                    help="judging in rounds: the judged round's design.json (round 1 drawn by "
+                    "`irsample sample`, or a round written by this option); with --judged "
+                    "QRELS (every judgment so far) and --budget or --batch, draw the next "
+                    "round unless no interval is flagged; -o is then a folder")
     pl.add_argument("--budget", type=number(int, minimum=1), default=None, metavar="N",
                     help="judgments in all, those already judged included")
     pl.add_argument("--target-halfwidth", type=number(float, above=0), default=None,
@@ -62,20 +75,45 @@ def add_parser(sub) -> None:
     pl.add_argument("--auto-labels", metavar="FILE|fusion", default=None,
                     help="active judging: draw the sample now, favouring documents whose "
                     "automatic label is uncertain (a label file of probabilities, or fusion: "
-                    "the runs-only relevance prior)")
+                    "the runs-only relevance prior); with --next-round: the labels ppi(M) "
+                    "reads")
     pl.add_argument("--mix", type=number(float, above=0), default=0.2,
                     help="active judging: the uniform share of the inclusion probabilities "
                     "(default 0.2)")
-    add_seed(pl, "active judging: the seed of the draw")
+    add_seed(pl, "active judging and --next-round: the seed of the draw")
     pl.add_argument("-o", dest="plan_out", required=True, metavar="FILE",
-                    help="the design file to write")
+                    help="the design file to write (with --next-round: the folder of the next "
+                    "round's design.json and to_judge.tsv)")
     add_progress_option(pl)
     pl.set_defaults(run=cmd_plan, output_files=("plan_out",))
+
+
+def plan_measure(text: str) -> str:
+    """``--measure``: a planner estimator, or a design-based one (``ht(M)``, ``ppi(M)``: judging
+    in rounds, checked by :func:`~irsample.commands.plan_rounds.design_based`)."""
+    if text in ESTIMATORS or text.startswith(("ht(", "ppi(")):
+        return text
+    raise argparse.ArgumentTypeError(
+        f"invalid choice: {text!r} (choose from {', '.join(ESTIMATORS)}, or ht(M), ppi(M) with "
+        "--next-round)")
 
 
 def cmd_plan(args) -> str:
     from ..design import DesignRecord
 
+    if args.next_round is not None:
+        from .plan_rounds import cmd_next_round
+
+        return cmd_next_round(args)
+    measures = args.measure or ["xinfAP"]
+    if len(measures) > 1 or measures[0] not in ESTIMATORS:
+        raise DesignError(
+            f"--measure {' '.join(measures)}: the planner plans for one of "
+            f"{', '.join(ESTIMATORS)}; the design-based estimators (ht(M), ppi(M)) are judged "
+            "in rounds: draw round 1 with `irsample sample RUNS --design 2strata@N --seed S -o "
+            "r1/`, judge it, then `irsample plan RUNS --next-round r1/design.json --judged "
+            "QRELS --budget N -o r2/`")
+    args.measure = measures[0]
     if args.budget is None and args.target_halfwidth is None:
         raise DesignError("give --budget N, --target-halfwidth W, or both")
     if (args.design is None) != (args.judged is None):

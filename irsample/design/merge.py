@@ -11,7 +11,12 @@ negative rel means "not judged yet"), :func:`merge` pairs them and writes any of
 - ``prels``: statAP's ``topic docno rel method probability`` for every judged document, with
   its inclusion probability under the design (``method`` is written as 1).
 - ``trec``: trec_eval qrels ``topic 0 docno rel`` for every document of the design's pool, -1
-  for pooled but not (yet) judged ones. For infAP and the trec_eval measures.
+  for pooled but not (yet) judged ones. For infAP and the trec_eval measures. The format has
+  no place for the inclusion probabilities, nor for a mark saying where the file came from
+  (trec_eval reads exactly four fields per line, comment lines included), so the file is an
+  honest sample of unknown design: the design-based estimators refuse it unless the user
+  assumes a uniform design (right only for a uniform one, :attr:`Merged.uniform`), and
+  ``irsample merge`` warns when the design is not uniform (:func:`trec_warning`).
 
 Judgments of documents outside the design's pool, or not selected by its draw, are errors naming
 the judgments file and line: they would break the inclusion probabilities. Selected documents
@@ -44,6 +49,20 @@ class Merged:
     @property
     def judged(self) -> np.ndarray:
         return self.rel >= 0
+
+    @property
+    def uniform(self) -> bool:
+        """Whether every pool document of a topic has the same inclusion probability (a
+        uniform design, which ``--assume uniform`` reads right from TREC qrels)."""
+        rec = self.record
+        if not len(rec.qid):
+            return True
+        topics, topic = np.unique(np.asarray(rec.qid, dtype=object), return_inverse=True)
+        hi = np.full(len(topics), -np.inf)
+        lo = np.full(len(topics), np.inf)
+        np.maximum.at(hi, topic, rec.inclusion)
+        np.minimum.at(lo, topic, rec.inclusion)
+        return bool(np.all(hi - lo <= 1e-12 * np.maximum(hi, 1e-300)))
 
     @property
     def unjudged(self) -> np.ndarray:
@@ -91,6 +110,25 @@ class Merged:
             lines.append(f"# {len(missing)} selected documents are not judged yet: {shown}"
                          + (", ..." if len(missing) > 5 else ""))
         return "\n".join(lines) + "\n"
+
+
+def trec_warning(merged: Merged) -> str | None:
+    """The one line ``irsample merge --format trec`` prints on standard error: a warning when
+    the design is not uniform (the estimators would have to guess the probabilities the
+    format drops), a note on how to read it otherwise; ``None`` for a census (pi = 1
+    everywhere) or a design without formats that carry the probabilities."""
+    rec = merged.record
+    carry = [f for f in ("strata", "prels") if f in rec.design.merge_formats]
+    if not carry or (len(rec.inclusion) and np.all(rec.inclusion >= 1.0)):
+        return None  # nothing to keep, or a census: every pool document judged, pi = 1
+    use = " or ".join(f"--format {f}" for f in carry)
+    if not merged.uniform:
+        return (f"irsample: warning: the trec format drops the inclusion probabilities of "
+                f"this {rec.design.name} design (not uniform): ht(M), ppi(M) and xinfAP need "
+                f"them, and infAP takes the sample as uniform; merge with {use} to keep them")
+    return (f"irsample: note: the trec format drops the inclusion probabilities: ht(M) and "
+            f"ppi(M) read this uniform design's file with --assume uniform (or merge with "
+            f"{use})")
 
 
 def merge(record: DesignRecord, table: QrelsTable) -> Merged:

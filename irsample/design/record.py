@@ -19,12 +19,15 @@ its inclusion probability pi under the design and whether the draw selected it f
 (``1``). Only ``format``, ``version`` and ``design`` are required: a file without ``rows`` (e.g.
 written by a planner) describes a design to draw with ``irsample sample --design FILE``; merging
 needs the rows. ``budget`` is part of the design name; ``runs`` and ``depth``, when given, say
-which pool to build. ``strata`` is a summary (sizes and selections over all topics).
+which pool to build. ``strata`` is a summary (sizes and selections over all topics), in the
+design's order of strata, which reading keeps (rows alone give the order they appear in).
 
 A design that cannot be named (``Design.file_key`` set: a planned design,
 :class:`~irsample.design.sampling.allocated.Allocated`, fixed sample sizes per topic and
-stratum, topping up documents judged before) is carried in its own entry after ``depth``
-(``"plan": {...}``, :mod:`irsample.design.sampling.plan_file`), written by the design's
+stratum, topping up documents judged before; or the union of judging rounds,
+:class:`~irsample.design.sampling.union.RoundsUnion`, ``"rounds": {...}``, whose rows' strata
+are the rounds' cells) is carried in its own entry after ``depth`` (``"plan": {...}``,
+:mod:`irsample.design.sampling.plan_file`), written by the design's
 ``file_block`` and read by its ``from_file_block``; the ``design`` name is then only
 informative (the entry is read, the name is not parsed).
 
@@ -176,14 +179,25 @@ class DesignRecord:
             return cls(**common)
         rows = _rows(data, text, name)
         labels = design.stratum_labels()
-        if labels is not None:
-            rows = _in_design_order(rows, labels, name, _line_of(text, '"rows"'))
+        if labels is None:  # the order they were written in (the summary's), where it says
+            labels = _summary_order(data.get("strata"), rows["labels"])
+        rows = _in_design_order(rows, labels, name, _line_of(text, '"rows"'))
         return cls(**common, **rows, has_rows=True)
 
 
 def _line_of(text: str, needle: str, start: int = 0) -> int | None:
     at = text.find(needle, start)
     return text.count("\n", 0, at) + 1 if at >= 0 else None
+
+
+def _summary_order(strata, labels: tuple[str, ...]) -> tuple[str, ...]:
+    """The rows' stratum ``labels`` in the order of the file's ``strata`` summary (the draw's
+    order: a stratum's index decides the order of cells, hence of a later round's draws), those
+    it does not list after them in the rows' order."""
+    listed = [s.get("label") for s in strata if isinstance(s, dict)] \
+        if isinstance(strata, list) else []
+    first = [label for label in dict.fromkeys(listed) if label in labels]
+    return tuple(first) + tuple(label for label in labels if label not in first)
 
 
 def _in_design_order(rows: dict, labels: tuple[str, ...], name: str, line) -> dict:

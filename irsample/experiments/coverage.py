@@ -19,11 +19,15 @@ judgments B = round(f x pool size) for each percentage f:
   (xinfAP) with every cell's rate within 1.5 times the judged fraction either way.
 
 Columns, over runs x trials of a cell (strategy, percent, estimator): ``coverage`` = share of
-intervals [low, high] holding the truth (nominal 0.95); ``halfwidth`` = mean (high - low) / 2;
-``bias`` = mean (estimate - truth); ``rms`` = sqrt(mean (estimate - truth)^2); ``tau`` = mean
-over trials of Kendall's tau-b between the runs' estimates and truths; ``sd_ratio`` = predicted
-SD (half-width / z) over the SD observed across trials, averaged over runs; ``ks_pass`` = share
-of runs whose standardised errors pass a KS test against N(0, 1) at 5%.
+intervals [low, high] holding the truth (nominal 0.95; an estimate with no variance left covers
+when it equals the truth); ``flagged`` = share of the run means whose interval the reliability
+rule flags (:mod:`irsample.measures.reliability`), ``coverage_unflagged`` and
+``coverage_flagged`` = coverage of those not flagged and of those flagged; ``halfwidth`` = mean
+(high - low) / 2; ``bias`` = mean (estimate - truth); ``rms`` = sqrt(mean (estimate - truth)^2);
+``tau`` = mean over trials of Kendall's tau-b between the runs' estimates and truths;
+``sd_ratio`` = predicted SD (half-width / z) over the SD observed across trials, averaged over
+runs; ``ks_pass`` = share of runs whose standardised errors pass a KS test against N(0, 1) at
+5%.
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ from . import pool_bias
 from .data import parse_one
 from .registry import PAPER_000, Context, pool_size, recipe, run_experiment
 from .report import Report, Section
-from .trial import strategy
+from .trial import covers, strategy
 
 #: estimator -> target measure; ht(...) are the design-based (Horvitz-Thompson) estimators
 ESTIMATORS = {"infAP": "AP", "xinfAP": "AP", "infNDCG": "nDCG",
@@ -89,7 +93,7 @@ def interval_checks(est, truth, sd, *, level: float = 0.95, ks_alpha: float = 0.
     ``ks_alpha`` (paper 000 §3 reports 90% of the systems passing for infAP)."""
     z = intervals.z(level)
     est, truth, sd = (np.asarray(a, dtype=float) for a in (est, truth, sd))
-    covered = np.abs(est - truth) <= z * sd
+    covered = covers(est, est - z * sd, est + z * sd, truth)
     err = (est - truth) / np.where(sd > 0, sd, np.nan)
     passes = []
     for r in range(err.shape[1]):
@@ -119,6 +123,9 @@ def coverage_table(result, level: float = 0.95) -> pd.DataFrame:
         truth = g["truth"].to_numpy().reshape(shape)
         half = ((g["high"] - g["low"]).to_numpy() / 2).reshape(shape)
         checks = interval_checks(est, truth, half / z, level=level)
+        flagged = (g["flagged"].to_numpy().reshape(shape) if "flagged" in g
+                   else np.zeros(est.shape, dtype=bool))
+        covered = covers(est, est - half, est + half, truth)
         observed = est.std(axis=0, ddof=1) if est.shape[0] > 1 else np.full(est.shape[1], np.nan)
         with np.errstate(invalid="ignore", divide="ignore"):  # runs with no spread: NaN
             ratio = np.where(observed > 0, half.mean(0) / z / observed, np.nan)
@@ -126,11 +133,19 @@ def coverage_table(result, level: float = 0.95) -> pd.DataFrame:
         rows.append({"strategy": strat, "percent": _percent(strat, setting),
                      "judged_pct": 100 * judged.loc[(strat, setting)],
                      "estimator": measure, "target": g["target"].iloc[0],
-                     "coverage": checks["coverage"], "halfwidth": float(np.mean(half)),
+                     "coverage": checks["coverage"],
+                     "coverage_unflagged": _share(covered[~flagged]),
+                     "flagged": float(flagged.mean()),
+                     "coverage_flagged": _share(covered[flagged]),
+                     "halfwidth": float(np.mean(half)),
                      "bias": checks["bias"], "rms": checks["rms"],
                      "tau": float(tau.loc[(strat, setting, measure)]),
                      "sd_ratio": ratio, "ks_pass": checks["ks_pass"]})
     return pd.DataFrame(rows)
+
+
+def _share(values: np.ndarray) -> float:
+    return float(values.mean()) if values.size else math.nan
 
 
 def _percent(strat: str, setting: str) -> float:

@@ -27,7 +27,9 @@ the complete judgments restricted to F (mean over topics):
 results: per (strategy, percent, labels, measure) over trials and runs: coverage of ppi's
 intervals, mean half-width, halfwidth_ratio = ppi's mean half-width / ht's (same draws), bias
 and RMS error of ppi; ht's coverage and half-width; Kendall's tau against the truth of ppi, ht
-and auto-only; the mean lambda and the realised kappa.
+and auto-only; the mean lambda and the realised kappa; ``flagged`` and ``ht_flagged``, the share
+of run means whose interval the reliability rule flags (:mod:`irsample.measures.reliability`),
+and ``coverage_unflagged`` / ``ht_coverage_unflagged``, the coverage of the others.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ from ..evaluation import evaluate_collection
 from ..io.labels import AutoLabels
 from ..measures import EvalContext, parse
 from ..measures.ppi.estimate import ppi_estimate
+from ..measures.reliability import assess
 from ..stats.agreement import cohen_kappa
 from .data import load
 from .registry import Context, recipe
@@ -117,6 +120,7 @@ def run_model_assisted(files, *, trials=100, seed=2024, percents=(5, 10, 20),
                     e = ppi_estimate(ctx, lab, kind, tuning=_tuning(tuning), kept=kept)
                     res = _summarise(e, setup.evaluated, setup.q, setup.truth_mean[:, j], z,
                                      setup.collection.n_runs, setup.picks)
+                    res |= _flags(ctx, kind, e, setup.evaluated, setup.truth_mean[:, j], z)
                     out.append(dict(trial=trial, strategy=strategy, percent=percent,
                                     labels=name, measure=kind, judged=int(judged.sum()),
                                     kappa=kap, **res))
@@ -219,6 +223,26 @@ def _summarise(e, evaluated, q, truth, z, n_runs, picks):
                 tau_ppi=tau(est), tau_ht=tau(ht), tau_auto=tau(auto), lam=float(lam.mean()))
 
 
+def _flags(ctx, kind: str, e, evaluated, truth, z) -> dict:
+    """The reliability rule's flags on ppi's and ht's intervals of the run means
+    (:mod:`irsample.measures.reliability`): counts of flagged means and of covered unflagged
+    ones, for ``summarise``'s ``flagged`` and ``coverage_unflagged`` (and ``ht_``)."""
+    n_runs = evaluated.shape[0]
+    q = evaluated.sum(axis=1)
+    out = {}
+    for prefix, name, value, variance in (("", f"ppi({kind})", e.value, e.variance),
+                                          ("ht_", f"ht({kind})", e.ht, e.ht_variance)):
+        values = value.reshape(n_runs, -1)
+        var = variance.reshape(n_runs, -1)
+        flagged = assess(ctx, parse(name)[0], evaluated, var, values).unreliable
+        mean = _means(value, evaluated, q, n_runs)
+        half = z * np.sqrt(_means(variance, evaluated, q, n_runs) / np.maximum(q, 1))
+        covered = np.abs(mean - truth) <= half
+        out |= {f"{prefix}flagged_n": int(flagged.sum()), f"{prefix}runs_n": n_runs,
+                f"{prefix}covered_unflagged_n": int(covered[~flagged].sum())}
+    return out
+
+
 def summarise(trials: pd.DataFrame) -> pd.DataFrame:
     """Per (strategy, percent, labels, measure): the results columns (module docstring)."""
     keys = ["strategy", "percent", "labels", "measure"]
@@ -232,11 +256,21 @@ def summarise(trials: pd.DataFrame) -> pd.DataFrame:
                 tau_ppi=("tau_ppi", "mean"), tau_ht=("tau_ht", "mean"),
                 tau_auto=("tau_auto", "mean"), lam=("lam", "mean"), kappa=("kappa", "mean"),
                 judged=("judged", "mean"), trials=("trial", "nunique")).reset_index()
+    if "flagged_n" in trials:
+        sums = g[["flagged_n", "runs_n", "covered_unflagged_n", "ht_flagged_n", "ht_runs_n",
+                  "ht_covered_unflagged_n"]].sum().reset_index(drop=True)
+        for prefix in ("", "ht_"):
+            unflagged = sums[f"{prefix}runs_n"] - sums[f"{prefix}flagged_n"]
+            out[f"{prefix}flagged"] = sums[f"{prefix}flagged_n"] / sums[f"{prefix}runs_n"]
+            out[f"{prefix}coverage_unflagged"] = (sums[f"{prefix}covered_unflagged_n"]
+                                                  / unflagged.where(unflagged > 0))
     out["halfwidth_ratio"] = out["halfwidth"] / out["ht_halfwidth"]
     out["rms"] = np.sqrt(out.pop("mse"))
     out["ht_rms"] = np.sqrt(out.pop("ht_mse"))
     first = ["strategy", "percent", "labels", "measure", "coverage", "halfwidth",
              "halfwidth_ratio", "bias", "rms"]
+    first += [c for c in ("coverage_unflagged", "flagged", "ht_coverage_unflagged",
+                          "ht_flagged") if c in out]
     return out[first + [c for c in out.columns if c not in first]]
 
 

@@ -23,7 +23,8 @@ PAPER_000 = ("Yilmaz, Kanoulas & Aslam, A simple and efficient sampling method f
              "AP and NDCG, SIGIR 2008 (paper 000)")
 
 #: the modules of irsample.experiments that define recipes (imported by :func:`load_recipes`)
-RECIPE_MODULES = ("recipes", "coverage", "comparisons", "model_assisted", "paper_recipes")
+RECIPE_MODULES = ("recipes", "coverage", "comparisons", "model_assisted", "paper_recipes",
+                  "rounds")
 
 
 @dataclass(frozen=True)

@@ -52,7 +52,8 @@ from .data import CollectionFiles, load, parse_one
 from .splits import Split
 
 RUN_COLUMNS = ("strategy", "setting", "design", "split", "trial", "seed", "run", "pooled",
-               "measure", "target", "estimate", "truth", "truth_qrels", "low", "high")
+               "measure", "target", "estimate", "truth", "truth_qrels", "low", "high",
+               "flagged")
 TRIAL_COLUMNS = ("strategy", "setting", "design", "split", "trial", "seed", "measure", "target",
                  "runs", "pool_size", "judged", "kendall_tau", "rms", "bias", "max_error",
                  "coverage", *CLASSES, "accuracy", "kendall_tau_qrels", "rms_qrels",
@@ -212,8 +213,10 @@ def _run_task(config: TrialConfig, task: Task) -> dict:
         ev = evaluate_collection(sub, judgments, measures, ci=config.ci)
         if config.ci is not None:
             low, high = ev.interval()
+            flagged = ev.statuses.status == "unreliable"
         else:
             low = high = np.full_like(ev.summary, np.nan)
+            flagged = np.zeros(ev.summary.shape, dtype=bool)
         judged = int(judgments.stratum_sampled.sum())
         head = {"strategy": cell.strategy, "setting": cell.setting, "design": cell.design.name,
                 "split": split.name, "trial": task.trial, "seed": cell.seed}
@@ -227,7 +230,7 @@ def _run_task(config: TrialConfig, task: Task) -> dict:
                 runs_out[key].append(np.full(n_runs, value, dtype=kind))
             for key, value in (("run", names), ("pooled", in_pool), ("estimate", est),
                                ("truth", true), ("truth_qrels", qrels_means[:, j]),
-                               ("low", lo), ("high", hi)):
+                               ("low", lo), ("high", hi), ("flagged", flagged[:, j])):
                 runs_out[key].append(value)
             summary = row | {"runs": n_runs, "pool_size": len(frame), "judged": judged}
             summary |= _compare(est, true, lo, hi, has_variance[j])
@@ -259,13 +262,19 @@ def _dtype(values: list):
     return np.float64
 
 
+def covers(est, low, high, true) -> np.ndarray:
+    """Whether [low, high] holds the truth; an estimate with no variance left (all it rests on
+    judged) covers when it equals the truth up to rounding (1e-12)."""
+    return ((low <= true) & (true <= high)) | np.isclose(est, true, rtol=0.0, atol=1e-12)
+
+
 def _compare(est: np.ndarray, true: np.ndarray, low, high, has_interval: bool) -> dict:
     """Agreement of the runs' estimates with their truths (see the module docstring)."""
     error = est - true
     n = len(est)
     tau = stats.kendalltau(true, est).statistic if n >= 2 else math.nan
     finite = np.isfinite(low) & np.isfinite(high)
-    covered = (low <= true) & (true <= high)
+    covered = covers(est, low, high, true)
     return {
         "kendall_tau": float(tau),
         "rms": float(np.sqrt(np.mean(error**2))) if n else math.nan,

@@ -80,6 +80,10 @@ class Measure:
     at_param: ClassVar[str] = "k"
     #: how :meth:`variance` estimates the sampling variance (``None``: the family has none)
     variance_method: ClassVar[str | None] = None
+    #: design-based: reads each judged document's inclusion probability, so it refuses
+    #: judgments that carry none unless a design is assumed
+    #: (:meth:`~irsample.model.Judgments.require_probabilities`)
+    needs_inclusion: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -157,6 +161,15 @@ class Measure:
     def compute(self, ctx: EvalContext) -> np.ndarray:  # pragma: no cover - abstract
         """Per-segment values (one per run x topic, ``ctx.n_seg``)."""
         raise NotImplementedError
+
+    #: a ratio of estimated totals (AP = N/R, nDCG = DCG/IDCG, ...): its topics whose sample holds
+    #: one or two relevant documents are weak (:mod:`irsample.measures.reliability`)
+    ratio: ClassVar[bool] = False
+
+    def estimated_bias(self, ctx: EvalContext) -> np.ndarray | None:
+        """Per segment: the estimator's estimated bias where it can give one (None: it gives
+        none); read by :func:`irsample.measures.reliability.assess`."""
+        return None
 
     def variance(self, ctx: EvalContext, method: str = DEFAULT_VARIANCE) -> np.ndarray:
         """Per-segment estimated sampling variance of :meth:`compute`'s values over the random

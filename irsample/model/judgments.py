@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -20,6 +21,15 @@ JUDGED = np.int8(2)  #: in the qrels with a value >= 0
 
 #: the largest grade a per-grade table (nDCG gains, sample_eval's grade counts) may hold
 MAX_GRADE_LEVEL = 1000
+
+#: where a :class:`Judgments`' inclusion probabilities come from (its ``probabilities``):
+#: ``design`` (stratified qrels, prels, a design's draw: stated by the input), ``census`` (no
+#: pooled-but-unjudged row: every pooled document judged, pi = 1), ``none`` (a sample, the -1
+#: rows of TREC qrels, whose design the input does not state)
+PROBABILITY_SOURCES = ("design", "census", "none")
+#: the designs a user may state for judgments whose probabilities are ``none`` (``--assume``):
+#: ``uniform``, each topic's judged documents a simple random sample of its pool
+ASSUMPTIONS = ("uniform",)
 
 
 @dataclass(frozen=True, eq=False)
@@ -47,6 +57,13 @@ class Judgments:
     topic, ``sampled_count`` counts the sampled documents and ``relevant_sampled_prob`` (CSR by
     ``relevant_sampled_offsets``) holds the probabilities of the sampled relevant documents,
     with their ``tdi`` in ``relevant_sampled_tdi`` (-1 for documents outside the collection).
+
+    Provenance of the inclusion probabilities (design-based estimators need them exactly):
+    ``probabilities`` is one of :data:`PROBABILITY_SOURCES`; ``assumed`` the design the user
+    stated for judgments without them (:meth:`assuming`; ``None``: nothing assumed). Estimators
+    that need the probabilities call :meth:`require_probabilities`, which refuses ``none``
+    unless a design is assumed: TREC qrels drop the probabilities of a stratified sample, and
+    guessing a uniform one there gave ht(AP) above 1 on TREC-8.
     """
 
     source: str
@@ -68,6 +85,33 @@ class Judgments:
     relevant_sampled_offsets: np.ndarray = field(default=None, repr=False)
     relevant_sampled_prob: np.ndarray = field(default=None, repr=False)
     relevant_sampled_tdi: np.ndarray = field(default=None, repr=False)
+    probabilities: str = "census"
+    assumed: str | None = None
+    #: whether some topic was sampled with unequal inclusion probabilities: strata of one
+    #: topic with different sampling rates n_h / N_h, or judged documents of one topic with
+    #: different given probabilities (prels). Estimators that take the sample as uniform
+    #: (infAP, induced AP) warn then.
+    unequal_probabilities: bool = False
+
+    def assuming(self, design: str | None) -> Judgments:
+        """These judgments with ``design`` (one of :data:`ASSUMPTIONS`, or ``None``: nothing)
+        stated for them: recorded in ``assumed`` when they carry no probabilities, otherwise
+        they are returned as they are (their own probabilities win)."""
+        if design is None:
+            return self
+        if design not in ASSUMPTIONS:
+            raise InputError(f"unknown design to assume {design!r} (one of "
+                             f"{', '.join(ASSUMPTIONS)})")
+        if self.probabilities != "none":
+            return self
+        return dataclasses.replace(self, assumed=design)
+
+    def require_probabilities(self, what: str) -> None:
+        """Raise :class:`InputError` (naming the file, ``what`` needs them and the formats
+        that carry them) when the judgments carry no inclusion probabilities and no design is
+        assumed."""
+        if self.probabilities == "none" and self.assumed is None:
+            raise InputError(missing_probabilities(what), self.source)
 
     @property
     def stratum_grades(self) -> np.ndarray:
@@ -103,9 +147,12 @@ class Judgments:
         """Map a qrels table onto ``collection`` (documents no run retrieved still count)."""
         topic, tdi = collection.lookup(table.qid, table.docno)
         labels, row_stratum = _stratum_ids(table)
+        given = table.stratum is not None or table.prob is not None  # their format states it
+        no_design = "none" if np.any(table.rel < 0) else "census"
         return cls.from_arrays(
             collection, topic, tdi, table.rel, stratum=row_stratum, labels=labels,
             prob=table.prob, source=table.source, lines=table.lineno,
+            probabilities="design" if given else no_design,
         )
 
     @classmethod
@@ -121,6 +168,7 @@ class Judgments:
         prob: np.ndarray | None = None,
         source: str = "<arrays>",
         lines: np.ndarray | None = None,
+        probabilities: str | None = None,
     ) -> Judgments:
         """Judgments from per-row integer arrays, one row per qrels entry.
 
@@ -131,9 +179,16 @@ class Judgments:
         probabilities, in (0, 1] on every judged row (prels; ignored on the other rows).
         Vectorised throughout (counts by ``bincount``): the constructor simulations call per
         draw. ``lines`` (the rows' file lines) only serve error messages. No array is sized by
-        the largest grade. Raises :class:`InputError` on inconsistent arrays or a repeated
-        ``tdi``.
+        the largest grade. ``probabilities`` (one of :data:`PROBABILITY_SOURCES`) says where
+        the inclusion probabilities come from; by default ``design`` when ``prob`` or
+        ``stratum`` is given, else ``census`` without pooled-but-unjudged rows and ``none``
+        with them. Raises :class:`InputError` on inconsistent arrays or a repeated ``tdi``.
         """
+        if probabilities is None:
+            probabilities = ("design" if prob is not None or stratum is not None
+                             else "none" if np.any(np.asarray(rel) < 0) else "census")
+        elif probabilities not in PROBABILITY_SOURCES:
+            raise ValueError(f"probabilities must be one of {', '.join(PROBABILITY_SOURCES)}")
         topic = np.asarray(topic, dtype=np.int64)
         tdi = np.asarray(tdi, dtype=np.int64)
         rel = np.asarray(rel, dtype=np.int64)
@@ -193,11 +248,51 @@ class Judgments:
                 relevant_sampled_prob=prob[known][relevant][by_topic],
                 relevant_sampled_tdi=tdi[known][relevant][by_topic],
             )
+        unequal = _unequal_rates(size, sampled)
+        if prob is not None and not unequal:
+            with_p = known & (rel >= 0)
+            unequal = _varies_within(topic[with_p], prob[with_p], n_topics)
         return cls(
             source, grade, state, has_topic, offsets, judged_grades,
             row_stratum, labels, size, sampled, cell[relevant], rv[relevant], max_grade, max_line,
-            **sample,
+            **sample, probabilities=probabilities, unequal_probabilities=bool(unequal),
         )
+
+
+def _unequal_rates(size: np.ndarray, sampled: np.ndarray) -> bool:
+    """Whether some topic's non-empty strata (``size`` > 0) have different rates n / N."""
+    if size.shape[1] < 2:
+        return False
+    rate = sampled / np.maximum(size, 1)
+    hi = np.where(size > 0, rate, -np.inf).max(axis=1)
+    lo = np.where(size > 0, rate, np.inf).min(axis=1)
+    return bool(np.any((hi > -np.inf) & (hi - lo > 1e-12)))
+
+
+def _varies_within(topic: np.ndarray, value: np.ndarray, n_topics: int) -> bool:
+    """Whether ``value`` differs between two rows of one topic."""
+    if not len(topic):
+        return False
+    hi = np.full(n_topics, -np.inf)
+    lo = np.full(n_topics, np.inf)
+    np.maximum.at(hi, topic, value)
+    np.minimum.at(lo, topic, value)
+    seen = hi > -np.inf
+    return bool(np.any(hi[seen] - lo[seen] > 1e-12 * hi[seen]))
+
+
+def missing_probabilities(what: str) -> str:
+    """The refusal of design-based estimators (``what``: their names, comma-separated) on
+    judgments that carry no inclusion probabilities and assume no design."""
+    verb = "need" if "," in what else "needs"
+    return (
+        f"{what} {verb} each judged document's inclusion probability, which TREC qrels with -1 "
+        "rows do not carry (they mark a sample, not its design: a stratified sample written as "
+        "TREC qrels loses its probabilities). Use judgments that carry them, stratified qrels "
+        "or prels ('irsample merge design.json JUDGED --format strata' or '--format prels'), "
+        "or state the design: '--assume uniform' (Python: assume=\"uniform\") takes each "
+        "topic's judged documents as a uniform random sample of its pool"
+    )
 
 
 def _descending_grades(topic: np.ndarray, grade: np.ndarray, n_topics: int):

@@ -8,6 +8,7 @@ document's inclusion probability known.
 - :mod:`.importance`: importance (systematic PPS, pi proportional to the AP prior) for statAP;
 - :mod:`.allocated`: fixed sample sizes per (topic, stratum) cell, as a planner sets them
   (:mod:`.plan_file`: its entry in a design file);
+- :mod:`.union`: the union of judging rounds (``irsample plan --next-round``), as recorded;
 - :mod:`.depth`: the depth-k pool as a sample of a deeper pool (paper 001 §5.2);
 - :mod:`.named`: designs by name (``2strata@2000``) and paper 002's presets.
 

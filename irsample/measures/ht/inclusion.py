@@ -6,7 +6,9 @@ first-order inclusion probability pi_d:
 
 - ``judgments.inclusion[d]`` when the judgments carry probabilities (design samples, prels);
 - otherwise n_h / N_h of its stratum h (``stratum_sampled / stratum_size``): a stratified simple
-  random sample (plain qrels with -1 entries are one stratum; complete qrels give pi = 1).
+  random sample (stratified qrels; complete qrels give pi = 1). Plain qrels with -1 entries
+  state no design: they are refused (``Judgments.require_probabilities``) unless the user
+  assumes a uniform one, which makes them one stratum per topic.
 
 Second order, within a cell (topic x stratum) of n' sampled documents with pi < 1, Brewer's
 approximation (Brewer & Donadio 2003; Särndal, Swensson & Wretman §3.6 for the pi_de of
@@ -142,6 +144,7 @@ def _build(ctx) -> HTDesign:
     j = ctx.judgments
     if j.stratum is None:
         raise MeasureError("ht(...) needs judgments built by Judgments.from_qrels/from_arrays")
+    j.require_probabilities("a design-based estimator (ht(M), ppi(M), auto(M))")
     col = ctx.collection
     n_topics, n_cells = ctx.n_topics, len(j.stratum_labels)
     cells = n_topics * n_cells

@@ -5,10 +5,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from ...errors import MeasureError
 from ..base import Measure, parse
+from ..trec_eval.average_precision import AP
 from ..trec_eval.counts import NumRel
+from ..trec_eval.gain import NDCG
+from ..trec_eval.precision import Recall, Rprec
 from .estimator import SUPPORTED, estimate, supported_text
+
+#: the targets ht estimates as ratios of totals, and those whose second-order bias it removes
+RATIOS = (AP, NDCG, Recall, Rprec)
+CORRECTED = (AP, Recall, Rprec)
 
 
 @dataclass(frozen=True)
@@ -22,6 +31,7 @@ class HT(Measure):
     of: str = "AP"
     family = "ht"
     estimator = True
+    needs_inclusion = True
     at_param = "_none"
     citation = "Horvitz & Thompson 1952; Aslam, Pavlu & Yilmaz, SIGIR 2006; Särndal et al. 1992"
     variance_method = "design variance, linearised (measures/ht/inclusion.py)"
@@ -57,3 +67,24 @@ class HT(Measure):
 
     def variance(self, ctx, method=None):  # one estimator: ``method`` is ignored
         return estimate(ctx, self.inner).variance
+
+    @property
+    def ratio(self) -> bool:  # type: ignore[override]
+        return isinstance(self.inner, RATIOS)
+
+    def estimated_bias(self, ctx):
+        """Per segment: the ratio's second-order bias (theta v(Y^) - c(X^, Y^)) / Y^^2 where the
+        estimate leaves it in (nDCG); where it is removed (AP, recall), the next term's bound,
+        |that bias| times the denominator's coefficient of variation (capped at 1); 0 for
+        topics not identified, and None for totals (P@k, RBP, num_rel: unbiased)."""
+        if not self.ratio:
+            return None
+        e = estimate(ctx, self.inner)
+        y = e.den
+        ok = y > 0
+        y_safe = np.where(ok, y, 1.0)
+        b = np.where(ok, (e.plain * e.var_den - e.cov) / (y_safe * y_safe), 0.0)
+        if isinstance(self.inner, CORRECTED):
+            cv = np.minimum(np.sqrt(np.maximum(e.var_den, 0.0)) / y_safe, 1.0)
+            b = np.abs(b) * cv
+        return b

@@ -151,6 +151,7 @@ class XInfAP(Measure):
     Printed as ``infAP`` by sample_eval.pl. Yilmaz, Kanoulas & Aslam, SIGIR 2008.
     """
 
+    ratio = True  #: a ratio of estimates: its weak topics matter (measures/reliability.py)
     family = "xinfAP"
     trec = "xinfAP"
     estimator = True
@@ -211,6 +212,7 @@ class InfNDCG(Measure):
     (sample_eval's ``-G``; default gain = grade). Yilmaz, Kanoulas & Aslam, SIGIR 2008.
     """
 
+    ratio = True  #: a ratio of estimates: its weak topics matter (measures/reliability.py)
     gains: tuple = ()
     family = "infNDCG"
     trec = "infNDCG"

@@ -123,7 +123,9 @@ def labelled_sample(collection, judgments, grades, census=None) -> Judgments:
                                rate[c_rows], rate[u_rows]])
     return Judgments.from_arrays(collection, rows_topic, rows_tdi, rows_rel,
                                  stratum=rows_stratum, labels=judgments.stratum_labels,
-                                 prob=prob, source=f"{judgments.source} (labels)")
+                                 prob=prob, source=f"{judgments.source} (labels)",
+                                 probabilities=judgments.probabilities,
+                                 ).assuming(judgments.assumed)  # the human sample's design
 
 
 def census_possible(collection, judgments) -> np.ndarray:

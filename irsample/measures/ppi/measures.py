@@ -66,6 +66,7 @@ class PPI(Measure):
     target: str = "AP"
     family = "ppi"
     estimator = True
+    needs_inclusion = True
     citation = _PPI
     variance_method = "stratified linearisation (ppi/estimate.py)"
 
@@ -85,6 +86,15 @@ class PPI(Measure):
     @property
     def summary(self) -> str:  # type: ignore[override]
         return "sum" if _target(self.target)[0] == "num_rel" else "mean"
+
+    @property
+    def inner(self) -> Measure:
+        """The target measure."""
+        return parse(self.target)[0]
+
+    @property
+    def ratio(self) -> bool:  # type: ignore[override]
+        return _target(self.target)[0] in ("AP", "nDCG")
 
     def _estimate(self, ctx):
         _target(self.target)

@@ -1,0 +1,168 @@
+"""Recipe ``rounds``: judging in rounds until no interval is flagged, against the truth.
+
+Per trial and first design (``uniform`` or ``2strata``, each judging ``percent`` of the depth-100
+pool of the pooled runs), round 1 is drawn, every run is estimated by each of ``estimators``
+with its 95% interval and its reliability status (:mod:`irsample.measures.reliability`); while
+some interval is flagged, another round of the same size is judged
+(:func:`irsample.design.rounds.next_round`: cross-fitted allocation, exact inclusion
+probabilities), up to ``max_rounds`` rounds or the whole pool. The final estimates are compared
+with the frame truth (the measure on the complete judgments of the pool), and so are those of a
+fixed ``2strata`` design drawn at once with the same total number of judgments.
+
+Columns (per first design, estimator and ``when``: ``round 1``, ``final``, ``fixed`` = the fixed
+design at the final total): ``judged_pct`` (mean share of the pool judged), ``rounds`` (mean),
+``flagged`` (share of run means flagged), ``coverage`` (all intervals), ``coverage_unflagged``
+(the unflagged ones; NaN where none), ``coverage_flagged``, ``bias``, ``halfwidth``;
+``stopped_clean`` = share of trials that stopped with nothing flagged.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+
+from ..design import stratified, uniform
+from ..design.rounds import first_round, next_round
+from ..design.sampling.budget import Budget
+from ..evaluation import evaluate_collection
+from ..measures import EvalContext, parse
+from ..measures.reliability import assess
+from .data import load
+from .model_assisted import build_frame
+from .registry import Context, recipe
+from .report import Report, Section
+
+SOURCES = ("Cochran, Sampling Techniques (1977) §5.5 (Neyman allocation); Chernozhukov et al., "
+           "Econometrics Journal 2018 (cross-fitting)")
+TARGETS = {"ht(AP)": "AP", "ht(nDCG)": "nDCG", "ht(P@10)": "P@10", "ppi(AP)": "AP",
+           "ppi(nDCG)": "nDCG"}
+#: the two-strata design of ``ci-coverage``: best ranks 1-20 at four times the rate of 21-100
+TWO_STRATA = "1-20:0.8,21-100:0.2"
+
+
+def first_design(name: str, budget: int, share: float):
+    if name == "uniform":
+        return uniform(min(1.0, share))
+    if name == "2strata":
+        return stratified(TWO_STRATA, budget=Budget(budget))
+    raise ValueError(f"rounds: the first design is uniform or 2strata, not {name!r}")
+
+
+def statuses(collection, judgments, measures, ev) -> np.ndarray:
+    """(runs, measures): whether each run mean's interval is flagged unreliable."""
+    ctx = EvalContext(collection, judgments)
+    return np.stack([assess(ctx, m, ev.evaluated, ev.variance[:, :, j],
+                            ev.values[:, :, j]).unreliable
+                     for j, m in enumerate(measures)], axis=1)
+
+
+def covered(estimate, low, high, truth) -> np.ndarray:
+    """Whether [low, high] holds the truth; an estimate with no variance left (everything it
+    rests on judged) covers when it equals the truth up to rounding."""
+    exact = np.isclose(estimate, truth, rtol=0.0, atol=1e-12)
+    return ((low <= truth) & (truth <= high)) | exact
+
+
+def outcome(collection, judgments, measures, truth) -> dict:
+    """Per (run, measure): estimate error, covered, flagged and half-width."""
+    ev = evaluate_collection(collection, judgments, measures, ci=0.95)
+    low, high = ev.interval()
+    return {"error": ev.summary - truth, "covered": covered(ev.summary, low, high, truth),
+            "flagged": statuses(collection, judgments, measures, ev),
+            "half": (high - low) / 2}
+
+
+def run_rounds(files, *, trials=100, seed=2025, percent=10.0, designs=("uniform", "2strata"),
+               estimators=("ht(AP)", "ht(nDCG)", "ht(P@10)"), max_rounds=10, first=0,
+               progress=False):
+    """One row per trial x first design x estimator x ``when`` (module docstring) and the
+    setup facts."""
+    data = load(files)
+    c = data.collection
+    frame = build_frame(data, 100.0)
+    measures = [parse(e)[0] for e in estimators]
+    truth = evaluate_collection(c, frame.judgments(),
+                                [parse(TARGETS[e])[0] for e in estimators]).summary
+    budget = max(1, int(round(percent / 100.0 * len(frame))))
+    rows, started = [], time.time()
+    for trial in range(first, first + trials):
+        for d, name in enumerate(designs):
+            rng = np.random.default_rng([seed, trial, d])
+            state = first_round(frame, first_design(name, budget, percent / 100.0), rng)
+            history = []
+            while True:
+                result = outcome(c, state.judgments(frame), measures, truth)
+                history.append(result)
+                if (not result["flagged"].any() or state.rounds >= max_rounds
+                        or state.open_documents() == 0):
+                    break
+                state = next_round(frame, state, budget, rng)
+            fixed_design = stratified(TWO_STRATA, budget=Budget(state.judged))
+            fixed = outcome(c, fixed_design.sample(frame, rng=rng), measures, truth)
+            clean = not history[-1]["flagged"].any()
+            for when, res in (("round 1", history[0]), ("final", history[-1]),
+                              ("fixed", fixed)):
+                judged = state.spent[0] if when == "round 1" else state.judged
+                for j, e in enumerate(estimators):
+                    flagged, covered = res["flagged"][:, j], res["covered"][:, j]
+                    rows.append(dict(
+                        trial=trial, design=name, estimator=e, when=when,
+                        judged_pct=100.0 * judged / len(frame),
+                        rounds=1 if when == "round 1" else state.rounds,
+                        runs=len(flagged), flagged=int(flagged.sum()),
+                        covered=int(covered.sum()),
+                        covered_unflagged=int(covered[~flagged].sum()),
+                        bias=float(res["error"][:, j].mean()),
+                        halfwidth=float(res["half"][:, j].mean()), clean=clean))
+        if progress:
+            print(f"trial {trial + 1}/{first + trials} ({time.time() - started:.0f}s)",
+                  flush=True)
+    facts = dict(frame_size=len(frame), runs=c.n_runs, topics=c.n_topics, budget=budget,
+                 seconds=time.time() - started)
+    return pd.DataFrame(rows), facts
+
+
+def summarise(rows: pd.DataFrame) -> pd.DataFrame:
+    """The module docstring's table from :func:`run_rounds`'s rows."""
+    out = []
+    for (design, estimator, when), g in rows.groupby(["design", "estimator", "when"],
+                                                     sort=False):
+        n, flagged = g.runs.sum(), g.flagged.sum()
+        unflagged = n - flagged
+        out.append(dict(
+            design=design, estimator=estimator, when=when, judged_pct=g.judged_pct.mean(),
+            judged_min=g.judged_pct.min(), judged_max=g.judged_pct.max(),
+            rounds=g.rounds.mean(), flagged=flagged / n, coverage=g.covered.sum() / n,
+            coverage_unflagged=g.covered_unflagged.sum() / unflagged if unflagged else np.nan,
+            coverage_flagged=((g.covered.sum() - g.covered_unflagged.sum()) / flagged
+                              if flagged else np.nan),
+            bias=g.bias.mean(), halfwidth=g.halfwidth.mean(), stopped_clean=g.clean.mean(),
+            trials=len(g)))
+    return pd.DataFrame(out)
+
+
+@recipe("rounds", "judging in rounds until no interval is flagged, against the truth and a "
+        "fixed design at the same total", SOURCES, trials=100, percent=10.0,
+        designs=("uniform", "2strata"), estimators="ht(AP),ht(nDCG),ht(P@10)", max_rounds=10,
+        first=0)
+def rounds(context: Context, p: dict) -> Report:
+    names = tuple(n.strip() for n in str(p["estimators"]).split(",") if n.strip())
+    unknown = [n for n in names if n not in TARGETS]
+    if unknown:
+        raise ValueError(f"rounds: unknown estimator {unknown[0]!r}; known: "
+                         f"{', '.join(TARGETS)}")
+    trials, facts = run_rounds(context.files, trials=p["trials"], seed=context.seed,
+                               percent=p["percent"], designs=tuple(p["designs"]),
+                               estimators=names, max_rounds=p["max_rounds"], first=p["first"],
+                               progress=context.progress)
+    table = summarise(trials)
+    text = (f"Frame: the depth-100 pool of the pooled runs ({facts['frame_size']:,} documents, "
+            f"{facts['runs']} runs, {facts['topics']} topics); rounds of {facts['budget']:,} "
+            f"judgments ({p['percent']:g}%) until no run mean's interval is flagged, at most "
+            f"{p['max_rounds']} rounds. 'fixed': a 2strata design of the final total, drawn at "
+            "once. Coverage of the 95% intervals against the frame truth.")
+    return Report("rounds", "Judging in rounds until the intervals can be trusted", SOURCES,
+                  {}, [Section("Rounds, their cost and their coverage", text, table)],
+                  table.assign(recipe="rounds"), {"seconds": facts["seconds"]})

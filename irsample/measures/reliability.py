@@ -1,0 +1,319 @@
+"""Can the interval of a run's mean be trusted? A rule computed from the judged sample alone.
+
+No estimator of a topic's AP or nDCG from a fixed-size sample is design-unbiased, and where a
+topic's sample holds one or two relevant documents (or none) the ratio's bias, summed over the
+topics, can exceed the standard error of the mean; an interval of a mean that rests on a handful
+of judged relevant documents is skewed, and its estimated variance often too small. So every
+interval of a run's mean over topics gets a status: ``ok``, or ``unreliable`` with the reasons
+and the topics that cause it (where to judge next). A run's mean is unreliable when
+
+1. **support**: it rests on fewer than :data:`MIN_SUPPORT` judged relevant documents, counted
+   over its topics in its ranking within the measure's cut-off, while more than 1 -
+   :data:`SETTLED` of the positions there are pooled but unjudged (the normal approximation of
+   a Horvitz-Thompson total needs a sample of the order of 25 G1^2, G1 the skewness of the
+   values: Cochran, *Sampling Techniques*, 1977, §2.15; relevance counts are skewed; a ranking
+   mostly judged has little left to estimate);
+2. **weak topics** (ratio estimators: AP, nDCG, R-prec, recall): more than :data:`MAX_WEAK` of
+   its topics are weak: no judged relevant document (the topic is imputed) unless judged
+   whole, or 1 to :data:`FEW` while less than :data:`SETTLED` of the topic's pool is judged;
+   such topics' ratios are fitted to one or two documents (their bias is of the order of the
+   estimate over the number of relevant documents sampled, and their variance estimate near 0);
+3. **estimated bias** (estimators that give it, ``Measure.estimated_bias``): the second-order
+   bias of the mean, summed over topics, plus for each imputed topic the spread of the run's
+   estimates over its other topics (an imputed topic's error is of that order: on Vaswani at 67%
+   judged one topic with a single relevant document carried an AP error of 0.3 while the run's
+   interval had shrunk to +-0.015; needs the estimates, ``values``), exceeds
+   :data:`MAX_BIAS_SE` of its standard error: an interval whose centre is off by b standard
+   errors covers (1.96 - b) - (-1.96 - b) of the normal mass, 0.936 at b = 0.35 (the 0.93 floor
+   of the coverage the rule is validated for).
+
+The difference of two runs' means (:func:`assess_pair`, ``irsample compare``) is unreliable when
+either run's mean is, by support or weak topics (1, 2), or when the estimated bias of the
+difference (run a's minus run b's, summed over the topics both runs answer) exceeds
+:data:`MAX_BIAS_SE` of the difference's standard error (3, for the pair).
+
+:class:`Statuses` holds the outcome per run x measure, with the causing topics by id, as
+evaluations carry it (:func:`statuses`).
+
+The thresholds were chosen by simulation across collections (Vaswani, CACM, TREC-8,
+TREC-COVID round 5; graded and binary): see REPRODUCTION.md, "Calibrated or flagged".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..model import JUDGED, POOLED
+
+#: fewest judged relevant documents a run mean's interval may rest on
+MIN_SUPPORT = 40
+#: a topic with this many judged relevant documents or fewer is weak (ratio estimators)
+FEW = 2
+#: a topic judged at least this share of its pool is not weak, whatever it holds
+SETTLED = 0.5
+#: largest share of a run's topics that may be weak
+MAX_WEAK = 0.05
+#: largest estimated bias of a run mean, in standard errors
+MAX_BIAS_SE = 0.35
+#: topics named in a reason, at most (the rest are counted)
+NAMED = 8
+
+
+@dataclass(frozen=True)
+class Reliability:
+    """Per run: whether the interval of its mean is ``unreliable``, the ``reason`` (empty when
+    ok) and the ``topics`` (indices) that cause it; the diagnostics behind the rule: ``support``
+    (judged relevant documents the mean rests on), ``weak`` (share of weak topics), ``bias_se``
+    (estimated bias over the standard error; NaN where the estimator gives none)."""
+
+    unreliable: np.ndarray
+    reason: tuple[str, ...]
+    topics: tuple[tuple[int, ...], ...]
+    support: np.ndarray
+    weak: np.ndarray
+    bias_se: np.ndarray
+    thin_or_weak: np.ndarray  #: per run: flagged by support or weak topics (rules 1, 2)
+
+    @property
+    def status(self) -> np.ndarray:
+        """``"ok"`` or ``"unreliable"`` per run."""
+        return np.where(self.unreliable, "unreliable", "ok")
+
+
+def judged_relevant(ctx) -> np.ndarray:
+    """Per tdi: judged at the context's relevance level or above (the documents a mean rests
+    on)."""
+    j = ctx.judgments
+    return (j.state == JUDGED) & (j.grade >= ctx.rel_level)
+
+
+def judged_share(ctx) -> np.ndarray:
+    """Per topic: the share of its pooled documents judged (1: nothing is estimated)."""
+    j = ctx.judgments
+    size = j.stratum_size.sum(axis=1)
+    return np.where(size > 0, j.stratum_sampled.sum(axis=1) / np.maximum(size, 1), 1.0)
+
+
+def support_per_segment(ctx, cutoff: int | None) -> np.ndarray:
+    """Per segment (run x topic): judged relevant documents the run ranks within ``cutoff``
+    (all its ranking when None): differences of the running count of judged relevant positions
+    (once per context), the first ``cutoff`` positions of a segment being its top ranks."""
+    count = ctx.shared(("reliability_support", ctx.rel_level), lambda: np.concatenate(
+        [[0], np.cumsum(judged_relevant(ctx)[ctx.pos_tdi], dtype=np.int64)]))
+    start, end = ctx.offsets[:-1], ctx.offsets[1:]
+    if cutoff is not None:
+        end = np.minimum(end, start + cutoff)
+    return (count[end] - count[start]).astype(np.float64)
+
+
+def open_share(ctx, cutoff: int | None, evaluated: np.ndarray) -> np.ndarray:
+    """Per run: the share of the positions it ranks within ``cutoff`` (over its evaluated
+    topics) whose document is pooled but not judged: what the estimate must infer."""
+    state = ctx.judgments.state[ctx.pos_tdi]
+    inside = np.ones(len(state), dtype=bool) if cutoff is None else ctx.rank <= cutoff
+    seg = np.repeat(np.arange(ctx.n_seg), ctx.seg_len)
+    shape = (ctx.n_runs, ctx.n_topics)
+    total = np.bincount(seg, weights=inside.astype(np.float64), minlength=ctx.n_seg)
+    unknown = np.bincount(seg, weights=(inside & (state == POOLED)).astype(np.float64),
+                          minlength=ctx.n_seg)
+    total = np.where(evaluated, total.reshape(shape), 0.0).sum(axis=1)
+    unknown = np.where(evaluated, unknown.reshape(shape), 0.0).sum(axis=1)
+    return np.where(total > 0, unknown / np.maximum(total, 1.0), 0.0)
+
+
+def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
+           values: np.ndarray | None = None) -> Reliability:
+    """The rule of the module docstring for ``measure`` on ``ctx``; ``evaluated``,
+    ``variance`` and ``values`` are (runs, topics): the topics each run's mean covers, their
+    variances and estimates (the estimates give the imputation's bound: without them it is
+    left out)."""
+    shape = (ctx.n_runs, ctx.n_topics)
+    topics = np.asarray(ctx.collection.topics)
+    share = judged_share(ctx)
+    inner = getattr(measure, "inner", measure)
+    cutoff = getattr(inner, "k", None) if not getattr(measure, "ratio", False) else None
+    support = np.where(evaluated, support_per_segment(ctx, cutoff).reshape(shape), 0.0).sum(1)
+    per_topic = np.bincount(ctx.collection.tdi_topic[judged_relevant(ctx)],
+                            minlength=ctx.n_topics)
+    if getattr(measure, "ratio", False):
+        # none found: imputed, unless judged whole; one or two: weak until half judged
+        weak_topic = ((per_topic == 0) & (share < 1.0)) | ((per_topic <= FEW) & (share < SETTLED))
+    else:
+        weak_topic = np.zeros(ctx.n_topics, dtype=bool)
+    weak_cells = evaluated & weak_topic[None, :]
+    q = np.maximum(evaluated.sum(axis=1), 1)
+    weak = weak_cells.sum(axis=1) / q
+    bias = measure.estimated_bias(ctx) if hasattr(measure, "estimated_bias") else None
+    if bias is None:
+        bias_se = np.full(ctx.n_runs, np.nan)
+        per_cell = np.zeros(shape)
+    else:
+        per_cell = np.where(evaluated, np.asarray(bias).reshape(shape), 0.0)
+        imputed = evaluated & ((per_topic == 0) & (share < 1.0))[None, :]
+        if values is not None and getattr(measure, "ratio", False) and imputed.any():
+            per_cell = np.abs(per_cell) + imputed * _spread(values, evaluated & ~imputed)[:, None]
+        b = np.abs(per_cell).sum(axis=1)
+        se = np.sqrt(np.where(evaluated, variance, 0.0).sum(axis=1))
+        bias_se = np.where(se > 0, np.abs(b) / np.where(se > 0, se, 1.0), 0.0)
+    low = (support < MIN_SUPPORT) & (open_share(ctx, cutoff, evaluated) > 1.0 - SETTLED)
+    many_weak = weak > MAX_WEAK
+    biased = np.nan_to_num(bias_se) > MAX_BIAS_SE
+    unreliable = low | many_weak | biased
+    reasons, causes = [], []
+    for r in range(ctx.n_runs):
+        parts, cause = [], []
+        if many_weak[r]:
+            idx = np.flatnonzero(weak_cells[r])
+            cause += idx.tolist()
+            parts.append(f"{len(idx)} of {int(evaluated[r].sum())} topics have {FEW} or fewer "
+                         f"judged relevant documents ({_named(topics[idx])})")
+        if low[r]:
+            parts.append(f"rests on {int(support[r])} judged relevant documents (fewer than "
+                         f"{MIN_SUPPORT}) with more than {1 - SETTLED:.0%} of what it ranks "
+                         "unjudged")
+            if not cause:  # the topics where the run has least to go on
+                idx = np.flatnonzero(evaluated[r])
+                cause += idx[np.argsort(per_topic[idx], kind="stable")][:NAMED].tolist()
+        if biased[r]:
+            parts.append(f"estimated bias {bias_se[r]:.2f} of its standard error")
+            cause += [t for t in _carrying(per_cell[r]) if t not in cause]
+        reasons.append("; ".join(parts))
+        causes.append(tuple(int(c) for c in cause))
+    return Reliability(unreliable, tuple(reasons), tuple(causes), support, weak, bias_se,
+                       low | many_weak)
+
+
+def _spread(values: np.ndarray, cells: np.ndarray) -> np.ndarray:
+    """Per run: the standard deviation of its estimates over ``cells`` (0 with fewer than 2)."""
+    n = cells.sum(axis=1)
+    v = np.where(cells, values, 0.0)
+    mean = v.sum(axis=1) / np.maximum(n, 1)
+    ss = np.where(cells, (values - mean[:, None]) ** 2, 0.0).sum(axis=1)
+    return np.where(n > 1, np.sqrt(ss / np.maximum(n - 1, 1)), 0.0)
+
+
+@dataclass(frozen=True)
+class Statuses:
+    """Per run x measure of an evaluation: ``status`` (``"ok"``, ``"unreliable"``, or ``""``
+    for a measure without an interval), ``reason`` (empty unless unreliable) and ``causes``
+    (the topic ids causing it, a tuple, empty unless unreliable); object arrays of shape
+    (runs, measures)."""
+
+    status: np.ndarray
+    reason: np.ndarray
+    causes: np.ndarray
+
+    @classmethod
+    def empty(cls, n_runs: int, n_measures: int) -> Statuses:
+        """No status anywhere (no measure has an interval yet)."""
+        status = np.full((n_runs, n_measures), "", dtype=object)
+        causes = np.empty((n_runs, n_measures), dtype=object)
+        causes.fill(())
+        return cls(status, status.copy(), causes)
+
+    def set(self, j: int, found: Reliability, topic_ids) -> None:
+        """Column ``j`` from :func:`assess`'s outcome; ``topic_ids`` name its topic indices."""
+        ids = np.asarray(topic_ids, dtype=object)
+        self.status[:, j] = found.status
+        self.reason[:, j] = found.reason
+        for r, idx in enumerate(found.topics):
+            self.causes[r, j] = tuple(str(t) for t in ids[list(idx)])
+
+    @classmethod
+    def concat(cls, parts) -> Statuses:
+        """The runs of several evaluations' statuses, one after another."""
+        return cls(*(np.concatenate([getattr(p, f) for p in parts])
+                     for f in ("status", "reason", "causes")))
+
+    def columns(self, numeric, n_rows: int, summary: bool) -> dict:
+        """``status``, ``reason`` and ``causes`` columns of a tidy table of ``n_rows`` rows
+        whose last ones (with ``summary``) are the runs x ``numeric`` measures' summaries; None
+        on the other rows and for measures without an interval."""
+        cols = {f: np.full(n_rows, None, dtype=object) for f in ("status", "reason", "causes")}
+        if summary and len(numeric):
+            at = n_rows - self.status.shape[0] * len(numeric)
+            empty = self.status[:, numeric].ravel() == ""
+            for f, col in cols.items():
+                col[at:] = np.where(empty, None, getattr(self, f)[:, numeric].ravel())
+        return cols
+
+    def unreliable(self) -> list[tuple[int, int]]:
+        """(run, measure) of every unreliable interval, run by run."""
+        return [(int(r), int(j)) for r, j in zip(*np.nonzero(self.status == "unreliable"))]
+
+
+@dataclass(frozen=True)
+class PairReliability:
+    """Per pair of runs (``first[k]``, ``second[k]``): whether the interval of their difference
+    is ``unreliable``, the ``reason`` and the ``topics`` (indices) that cause it, and the
+    estimated bias of the difference over its standard error (NaN where the estimator gives
+    none)."""
+
+    unreliable: np.ndarray
+    reason: tuple[str, ...]
+    topics: tuple[tuple[int, ...], ...]
+    bias_se: np.ndarray
+
+    @property
+    def status(self) -> np.ndarray:
+        """``"ok"`` or ``"unreliable"`` per pair."""
+        return np.where(self.unreliable, "unreliable", "ok")
+
+
+def assess_pair(ctx, measure, runs: Reliability, first, second, evaluated: np.ndarray,
+                se: np.ndarray, names=None) -> PairReliability:
+    """The rule for differences (module docstring): the pairs ``first[k] - second[k]`` of the
+    context's runs, ``runs`` their means' :func:`assess`, ``evaluated`` (runs, topics) the
+    topics each run answers (a pair's difference is over the topics both answer), ``se`` the
+    standard error of each pair's mean difference; ``names`` the runs' names in the reasons."""
+    first, second = np.asarray(first), np.asarray(second)
+    names = ctx.collection.run_names if names is None else names
+    shape = (ctx.n_runs, ctx.n_topics)
+    weak_or_thin = runs.thin_or_weak
+    bias = measure.estimated_bias(ctx) if hasattr(measure, "estimated_bias") else None
+    both = evaluated[first] & evaluated[second]
+    q = np.maximum(both.sum(axis=1), 1)
+    if bias is None:
+        bias_se = np.full(len(first), np.nan)
+        per_cell = np.zeros(both.shape)
+    else:
+        b = np.asarray(bias, dtype=np.float64).reshape(shape)
+        per_cell = np.where(both, b[first] - b[second], 0.0)
+        mean_bias = per_cell.sum(axis=1) / q
+        se = np.asarray(se, dtype=np.float64)
+        bias_se = np.where(se > 0, np.abs(mean_bias) / np.where(se > 0, se, 1.0), 0.0)
+    biased = np.nan_to_num(bias_se) > MAX_BIAS_SE
+    unreliable = weak_or_thin[first] | weak_or_thin[second] | biased
+    reasons, causes = [], []
+    for k, (a, b_) in enumerate(zip(first, second)):
+        parts, cause = [], []
+        for r in (a, b_):
+            if weak_or_thin[r]:  # its mean's reasons but its own bias (the pair's is below)
+                own = [p for p in runs.reason[r].split("; ") if not p.startswith("estimated")]
+                parts.append(f"{names[r]}: {'; '.join(own)}")
+                cause += [t for t in runs.topics[r] if t not in cause]
+        if biased[k]:
+            parts.append(f"estimated bias of the difference {bias_se[k]:.2f} of its standard "
+                         "error")
+            cause += [t for t in _carrying(per_cell[k]) if t not in cause]
+        reasons.append("; ".join(parts))
+        causes.append(tuple(int(c) for c in cause))
+    return PairReliability(unreliable, tuple(reasons), tuple(causes), bias_se)
+
+
+def _carrying(bias: np.ndarray, share: float = 0.5) -> list[int]:
+    """The topics whose estimated bias, largest first, makes up ``share`` of the run's."""
+    size = np.abs(bias)
+    order = np.argsort(-size, kind="stable")
+    total = size.sum()
+    if total <= 0:
+        return []
+    upto = int(np.searchsorted(np.cumsum(size[order]), share * total)) + 1
+    return [int(t) for t in order[:upto]]
+
+
+def _named(names) -> str:
+    shown = ", ".join(str(n) for n in names[:NAMED])
+    return shown + (f" and {len(names) - NAMED} more" if len(names) > NAMED else "")

@@ -1,0 +1,213 @@
+"""No estimate from guessed inclusion probabilities (issue 3), on the bundled Vaswani data.
+
+TREC qrels with -1 rows mark a sample but not its design: the design-based estimators (ht, ppi,
+auto) refuse them, naming the formats that carry the probabilities, unless the user states the
+design (``--assume uniform``, ``assume="uniform"``), which every output format records. Complete
+TREC qrels (no -1 rows) are a census and keep working; stratified qrels and prels carry their
+probabilities. ``merge --format trec`` of a design that is not uniform warns, and infAP and
+induced measures warn on judgments that tell they come from a stratified design.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import numpy as np
+import pytest
+
+import irsample
+from irsample.cli import main
+from irsample.errors import InputError
+
+from .docs_fixtures import VASWANI, make_sample_qrels
+
+RUNS = [VASWANI / "runs" / f"{n}.run.gz" for n in ("bm25_k1.2_b0.75", "ql_dir_mu2000", "tf_raw")]
+
+
+def cli(capsys, *argv):
+    rc = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def _grades() -> dict:
+    with gzip.open(VASWANI / "qrels.gz", "rt") as fh:
+        return {(q, d): int(r) for q, _, d, r in (line.split() for line in fh)}
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """A uniform sample as TREC qrels (-1 rows) and the same sample as stratified qrels with one
+    stratum per topic; a 2strata design drawn, judged from the qrels and merged in the three
+    formats; a uniform design merged as trec; the complete qrels."""
+    out = tmp_path_factory.mktemp("assume")
+    sample = make_sample_qrels(out / "sample.qrels", RUNS, depth=50, fraction=0.3)
+    (out / "one.strata").write_text("".join(
+        f"{q} 0 {d} {q} {r}\n" for q, _, d, r in (ln.split() for ln in sample.open())))
+    with gzip.open(VASWANI / "qrels.gz", "rb") as fh:
+        (out / "complete.qrels").write_bytes(fh.read())
+    grades = _grades()
+    for name, design in (("s2", "2strata@400"), ("u", "uniform(0.2)")):
+        assert main(["sample", *map(str, RUNS), "--design", design, "--depth", "50", "--seed",
+                     "7", "-o", str(out / name)]) == 0
+        rows = (out / name / "to_judge.tsv").read_text().splitlines()[1:]
+        (out / f"{name}.judged").write_text("".join(
+            f"{q} 0 {d} {grades.get((q, d), 0)}\n" for q, d in (r.split("\t")[:2] for r in rows)))
+    return out
+
+
+def _merge(capsys, files, name, fmt):
+    path = files / f"{name}.{fmt}"
+    rc, _, err = cli(capsys, "merge", files / name / "design.json", files / f"{name}.judged",
+                     "--format", fmt, "-o", path)
+    assert rc == 0, err
+    return path, err
+
+
+def test_design_based_estimators_refuse_trec_qrels_with_unjudged_rows(files, capsys):
+    for measure in ("ht(AP)", "ht(P@10)"):
+        rc, out, err = cli(capsys, "eval", files / "sample.qrels", *RUNS, "-m", measure)
+        assert rc == 1 and out == ""
+        assert err.startswith(f"irsample: {files / 'sample.qrels'}: {measure} needs each judged "
+                              "document's inclusion probability")
+        for named in ("--format strata", "--format prels", "irsample merge",
+                      "--assume uniform"):
+            assert named in err
+    rc, _, err = cli(capsys, "compare", files / "sample.qrels", *RUNS)
+    assert rc == 1 and "ht(AP) needs" in err and "--assume uniform" in err
+    with pytest.raises(InputError, match='assume="uniform"') as caught:
+        irsample.estimate(files / "sample.qrels", RUNS, ["ht(AP)", "ht(nDCG)"])
+    assert "ht(AP), ht(nDCG) need each" in str(caught.value)
+    # the reference estimators keep their own assumptions
+    rc, out, _ = cli(capsys, "eval", files / "sample.qrels", *RUNS, "-m", "infAP", "-m", "map")
+    assert rc == 0 and "infAP" in out and "assume" not in out
+
+
+def test_assume_uniform_gives_the_uniform_numbers(files, capsys):
+    """--assume uniform reads each topic's judged documents as a uniform sample of its pool:
+    the numbers of the same sample given as one stratum per topic (what the trec qrels gave
+    before the refusal)."""
+    measures = ["ht(AP)", "ht(nDCG@10)", "ht(P@10)"]
+    assumed = irsample.estimate(files / "sample.qrels", RUNS, measures, assume="uniform")
+    strata = irsample.estimate(files / "one.strata", RUNS, measures)
+    np.testing.assert_array_equal(assumed.summary, strata.summary)
+    np.testing.assert_array_equal(assumed.summary_variance, strata.summary_variance)
+    assert assumed.assumed == "uniform" and strata.assumed is None
+    pairs = irsample.compare(files / "sample.qrels", RUNS, assume="uniform")
+    same = irsample.compare(files / "one.strata", RUNS)
+    np.testing.assert_array_equal(pairs["diff"], same["diff"])
+    assert list(pairs.assume.unique()) == ["uniform"] and "assume" not in same.columns
+
+
+def test_the_assumption_is_recorded_in_every_output_format(files, capsys):
+    base = ["eval", files / "sample.qrels", *RUNS, "-m", "ht(AP)", "-m", "map",
+            "--assume", "uniform"]
+    rc, out, err = cli(capsys, *base)
+    assert rc == 0 and err == ""
+    lines = out.splitlines()
+    assert lines.count("assume                \tall\tuniform") == len(RUNS)
+    assert lines[1] == "assume                \tall\tuniform"  # after the run's runid line
+    rc, out, _ = cli(capsys, *base, "-m", "runid")  # runid asked for: still right after it
+    lines = out.splitlines()
+    assert lines[0].startswith("runid") and lines[1] == "assume                \tall\tuniform"
+    rc, out, _ = cli(capsys, *base, "--format", "tsv")
+    head, *rows = out.splitlines()
+    assert head == "run\ttopic\tmeasure\tvalue\tassume"
+    assert rows and all(r.endswith("\tuniform") for r in rows)
+    rc, out, _ = cli(capsys, *base, "--format", "json")
+    assert all(run["all"]["assume"] == "uniform" for run in json.loads(out).values())
+    rc, out, _ = cli(capsys, *base, "--format", "table")
+    assert out.splitlines()[-1] == "assume: uniform"
+    rc, out, _ = cli(capsys, *base, "--format", "latex")
+    assert out.splitlines()[0] == "% assume uniform"
+    rc, out, _ = cli(capsys, *base, "--format", "sample_eval")
+    assert out.count("assume\t\tall\t\tuniform") == len(RUNS)
+    rc, out, _ = cli(capsys, "compare", files / "sample.qrels", *RUNS, "--assume", "uniform")
+    assert rc == 0 and out.startswith("# assume uniform\n")
+    rc, out, _ = cli(capsys, "compare", files / "sample.qrels", *RUNS, "--assume", "uniform",
+                     "--format", "csv")
+    assert out.splitlines()[0].endswith(",assume")
+    rc, out, _ = cli(capsys, "compare", files / "sample.qrels", *RUNS, "--assume", "uniform",
+                     "--format", "markdown")
+    assert "Inclusion probabilities assumed uniform" in out
+    # trec_eval's measures alone rely on nothing: nothing is recorded
+    rc, out, _ = cli(capsys, "eval", files / "sample.qrels", *RUNS, "-m", "map",
+                     "--assume", "uniform")
+    assert rc == 0 and "assume" not in out
+
+
+def test_complete_trec_qrels_are_a_census(files, capsys):
+    rc, out, err = cli(capsys, "eval", files / "complete.qrels", *RUNS, "-m", "ht(AP)", "-m",
+                       "map", "--format", "tsv", "--places", "exact")
+    assert rc == 0 and err == "" and "assume" not in out
+    values = {}
+    for row in out.splitlines()[1:]:
+        run, _, measure, value = row.split("\t")
+        values[run, measure] = float(value)
+    for run in {r for r, _ in values}:
+        assert values[run, "ht(AP)"] == pytest.approx(values[run, "map"], abs=1e-12)
+    rc, out, err = cli(capsys, "eval", files / "complete.qrels", *RUNS, "-m", "ht(AP)",
+                       "--assume", "uniform")
+    assert rc == 0 and "assume" not in out and "--assume uniform not used" in err
+
+
+def test_strata_and_prels_carry_their_probabilities(files, capsys):
+    for fmt in ("strata", "prels"):
+        path, err = _merge(capsys, files, "s2", fmt)
+        assert "warning" not in err
+        rc, out, err = cli(capsys, "eval", path, *RUNS, "-m", "ht(AP)", "--ci", "0.95")
+        assert rc == 0 and "assume" not in out
+        assert all("unreliable interval" in line for line in err.splitlines())
+        rc, out2, err = cli(capsys, "eval", path, *RUNS, "-m", "ht(AP)", "--ci", "0.95",
+                            "--assume", "uniform")
+        assert out2 == out and "carry their inclusion probabilities" in err
+
+
+def test_merge_as_trec_warns_for_a_design_that_is_not_uniform(files, capsys):
+    path, err = _merge(capsys, files, "s2", "trec")
+    warning = err.splitlines()[-1]
+    assert warning.startswith("irsample: warning: the trec format drops the inclusion "
+                              "probabilities of this 2strata@400 design (not uniform)")
+    assert "--format strata or --format prels" in warning
+    assert all(len(line.split()) == 4 for line in path.read_text().splitlines())  # trec_eval's
+    rc, _, err = cli(capsys, "eval", path, *RUNS, "-m", "ht(AP)")
+    assert rc == 1 and "--format strata" in err
+    _, err = _merge(capsys, files, "u", "trec")
+    assert err.splitlines()[-1].startswith("irsample: note: the trec format drops the "
+                                           "inclusion probabilities")
+    assert "--assume uniform" in err and "warning" not in err
+
+
+def test_uniform_readers_warn_on_a_stratified_design(files, capsys):
+    strata, _ = _merge(capsys, files, "s2", "strata")
+    prels, _ = _merge(capsys, files, "s2", "prels")
+    rc, _, err = cli(capsys, "eval", prels, *RUNS, "-m", "infAP", "-m", "induced(AP)")
+    assert rc == 0
+    assert err.splitlines() == [
+        "irsample: warning: infAP takes the sample as uniform, but these judgments come from a "
+        "stratified design (unequal inclusion probabilities); ht(AP) or statAP estimates from "
+        "them",
+        "irsample: warning: induced takes the sample as uniform, but these judgments come from a "
+        "stratified design (unequal inclusion probabilities); ht(M) estimates from them",
+    ]
+    rc, _, err = cli(capsys, "eval", strata, *RUNS, "-m", "induced(AP)")
+    assert rc == 0 and "induced takes the sample as uniform" in err
+    for uniform in (files / "sample.qrels", files / "complete.qrels"):
+        rc, _, err = cli(capsys, "eval", uniform, *RUNS, "-m", "infAP", "-m", "induced(AP)")
+        assert rc == 0 and err == ""
+
+
+def test_judgments_know_where_their_probabilities_come_from(files):
+    def probabilities(path):
+        return irsample.load(path, RUNS)[1].probabilities
+
+    assert probabilities(files / "sample.qrels") == "none"
+    assert probabilities(files / "complete.qrels") == "census"
+    assert probabilities(files / "one.strata") == "design"
+    _, judgments = irsample.load(files / "sample.qrels", RUNS, assume="uniform")
+    assert judgments.assumed == "uniform"
+    _, judgments = irsample.load(files / "one.strata", RUNS, assume="uniform")
+    assert judgments.assumed is None  # its own probabilities win
+    with pytest.raises(InputError, match="unknown design to assume"):
+        irsample.load(files / "sample.qrels", RUNS, assume="stratified")

@@ -1,0 +1,282 @@
+"""Every interval carries its status (:mod:`irsample.measures.reliability`): ``ok``, or
+``unreliable`` with the reason and the topics that cause it, in the API (``Evaluation.statuses``,
+the frame's ``status``/``reason``/``causes``, the pairs of ``compare``) and in every output of
+``eval --ci``, ``compare``, ``demo`` and ``judge-report``; ``--strict`` makes an unreliable
+interval an error. A thin sample (5% of Vaswani's depth-100 pool of four runs) is flagged, a
+census (the whole pool judged) is ``ok`` everywhere, and output without intervals is unchanged."""
+
+from __future__ import annotations
+
+import json
+import re
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+import irsample
+from irsample.cli import main
+from irsample.measures.reliability import MAX_BIAS_SE, MIN_SUPPORT, Reliability, assess_pair
+from irsample.streaming import evaluate_in_batches
+
+from .docs_fixtures import VASWANI, make_sample_qrels
+
+RUNS = [str(VASWANI / "runs" / f"{n}.run.gz")
+        for n in ("bm25_k1.2_b0.75", "dfr_inexpb2_c1", "ql_dir_mu2000", "tf_raw")]
+MEASURES = ["ht(AP)", "ht(P@10)", "ht(nDCG)"]
+
+
+@pytest.fixture(scope="module")
+def samples(tmp_path_factory):
+    root = tmp_path_factory.mktemp("status")
+    return {"thin": str(make_sample_qrels(root / "thin.qrels", RUNS, fraction=0.05)),
+            "census": str(make_sample_qrels(root / "census.qrels", RUNS, fraction=1.0))}
+
+
+def cli(capsys, *argv):
+    rc = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_api_thin_sample_is_unreliable_with_the_topics_that_cause_it(samples):
+    ev = irsample.estimate(samples["thin"], RUNS, MEASURES, ci=0.95, assume="uniform")
+    assert ev.statuses.status.shape == (len(RUNS), len(MEASURES))
+    ap = ev.measures.index(irsample.parse("ht(AP)")[0])
+    assert (ev.statuses.status[:, ap] == "unreliable").all()
+    for r in range(len(RUNS)):
+        causes = ev.statuses.causes[r, ap]
+        assert causes and set(causes) <= set(ev.topics)
+        assert "judged relevant documents" in ev.statuses.reason[r, ap]
+        assert causes[0] in ev.statuses.reason[r, ap]  # the reason names topics
+    frame = ev.frame()
+    summary = frame[frame.topic == "all"]
+    assert set(summary.status) <= {"ok", "unreliable"} and "unreliable" in set(summary.status)
+    assert all(isinstance(c, tuple) for c in summary.causes)
+    assert frame[frame.topic != "all"].status.isna().all()  # per-topic intervals: no status
+
+
+def test_api_census_is_ok_everywhere(samples):
+    ev = irsample.estimate(samples["census"], RUNS, MEASURES, ci=0.95)
+    assert (ev.statuses.status == "ok").all() and not ev.statuses.reason.any()
+    assert all(c == () for c in ev.statuses.causes.ravel())
+    for m in MEASURES:
+        pairs = irsample.compare(samples["census"], RUNS, m)
+        assert (pairs.status == "ok").all() and not pairs.reason.any()
+
+
+def test_no_interval_no_status(samples):
+    ev = irsample.evaluate(samples["thin"], RUNS[:1], ["AP"])
+    assert ev.statuses is None and "status" not in ev.frame().columns
+
+
+def test_batches_carry_the_same_statuses(samples):
+    measures = irsample.measures_from(["ht(AP)", "ht(P@10)", "P@10"])
+    whole = irsample.estimate(samples["thin"], RUNS, [m for m in measures if m.variance_method],
+                              ci=0.95, assume="uniform")
+    batched = evaluate_in_batches(samples["thin"], RUNS, measures, batch_bytes=1, ci=0.95,
+                                  assume="uniform")
+    plain = batched.measures.index(irsample.parse("P@10")[0])
+    assert (batched.statuses.status[:, plain] == "").all()  # no interval, no status
+    for j, m in enumerate(whole.measures):
+        k = batched.measures.index(m)
+        for field in ("status", "reason", "causes"):
+            assert (getattr(batched.statuses, field)[:, k]
+                    == getattr(whole.statuses, field)[:, j]).all()
+
+
+def test_trec_format_has_status_lines_and_reasons_on_stderr(samples, capsys):
+    rc, out, err = cli(capsys, "eval", samples["thin"], "--assume", "uniform",
+                       RUNS[0], "-m", "ht(AP)", "-m", "map",
+                       "--ci", "0.95")
+    assert rc == 0
+    lines = out.splitlines()
+    assert [ln.split("\t")[0].strip() for ln in lines] == [
+        "assume", "map", "ht(AP)", "ht(AP)_low", "ht(AP)_high", "ht(AP)_status"]
+    assert lines[-1] == f"{'ht(AP)_status':<22s}\tall\tunreliable"
+    assert all(len(ln.split()) == 3 for ln in lines)  # trec_eval's three fields
+    assert "irsample: warning: unreliable interval: bm25_k1.2_b0.75 ht(AP): " in err
+    rc, out, err = cli(capsys, "eval", samples["census"], RUNS[0], "-m", "ht(AP)", "--ci", "0.95")
+    assert out.splitlines()[-1].endswith("\tall\tok") and err == ""
+
+
+def test_output_without_intervals_is_unchanged(samples, capsys):
+    argv = ["eval", samples["thin"], "--assume", "uniform", *RUNS, "-m", "ht(AP)", "-m", "map"]
+    rc, plain, err = cli(capsys, *argv)
+    assert rc == 0 and "_status" not in plain and "unreliable" not in err
+    rc, strict, _ = cli(capsys, *argv, "--strict")  # no interval printed: nothing to refuse
+    assert rc == 0 and strict == plain
+    rc, sample_eval, err = cli(capsys, "eval", samples["thin"], "--assume", "uniform",
+                               RUNS[0], "-m", "infAP", "--ci",
+                               "0.95", "--format", "sample_eval", "--strict")
+    assert rc == 0 and "unreliable" not in sample_eval + err  # sample_eval prints no interval
+
+
+def test_tsv_json_table_latex_carry_the_status(samples, capsys):
+    base = ["eval", samples["thin"], "--assume", "uniform",
+            *RUNS[:2], "-m", "ht(AP)", "-m", "P@10", "--ci", "0.95"]
+    rc, out, _ = cli(capsys, *base, "--format", "tsv")
+    rows = [ln.split("\t") for ln in out.splitlines()]
+    assert rows[0] == ["run", "topic", "measure", "value", "low", "high", "status", "reason",
+                       "assume"]
+    by = {(r[0], r[2]): r for r in rows[1:]}
+    assert by[("bm25_k1.2_b0.75", "ht(AP)")][6] == "unreliable"
+    assert "judged relevant documents" in by[("bm25_k1.2_b0.75", "ht(AP)")][7]
+    assert by[("bm25_k1.2_b0.75", "P_10")][4:] == ["", "", "", "", "uniform"]
+
+    rc, out, _ = cli(capsys, *base, "--format", "json")
+    entry = json.loads(out)["dfr_inexpb2_c1"]["all"]
+    assert entry["ht(AP)"]["status"] == "unreliable" and entry["ht(AP)"]["causes"]
+    assert entry["ht(AP)"]["causes"][0] in entry["ht(AP)"]["reason"]
+    assert not isinstance(entry["P_10"], dict)
+
+    rc, out, _ = cli(capsys, *base, "--format", "table")
+    lines = out.splitlines()
+    assert lines[0].split() == ["run", "P_10", "ht(AP)", "low", "high"]
+    assert lines[1].split()[4].endswith("!") and lines[2].split()[4].endswith("!")
+    assert lines[3].startswith("! bm25_k1.2_b0.75 ht(AP): ")
+    assert lines[4].startswith("! dfr_inexpb2_c1 ht(AP): ")
+
+    rc, out, _ = cli(capsys, *base, "--format", "latex")
+    assert r"$^\dagger$ \\" in out and r"{\footnotesize $^\dagger$ bm25\_k1.2\_b0.75" in out
+
+    rc, out, _ = cli(capsys, "eval", samples["census"], *RUNS[:2], "-m", "ht(AP)", "--ci",
+                     "0.95", "--format", "table")
+    assert "!" not in out and len(out.splitlines()) == 3
+
+
+@pytest.mark.parametrize("fmt", ["trec", "tsv", "table"])
+def test_strict_refuses_unreliable_intervals(samples, tmp_path, capsys, fmt):
+    out_file = tmp_path / "out.txt"
+    rc, out, err = cli(capsys, "eval", samples["thin"], "--assume", "uniform",
+                       *RUNS, "-m", "ht(AP)", "--ci", "0.95",
+                       "--format", fmt, "--strict", "-o", out_file)
+    assert rc == 1 and out == "" and not out_file.exists()
+    first = err.splitlines()[0]
+    assert first == "irsample: --strict: 4 intervals are unreliable, nothing written:"
+    assert "  bm25_k1.2_b0.75 ht(AP): " in err and "  and 1 more" in err
+    assert "warning" not in err
+    rc, out, err = cli(capsys, "eval", samples["census"], *RUNS, "-m", "ht(AP)", "--ci", "0.95",
+                       "--format", fmt, "--strict", "-o", out_file)
+    assert rc == 0 and out_file.read_text() and err == ""
+
+
+def test_compare_pairs_carry_the_status(samples, capsys, tmp_path):
+    pairs = irsample.compare(samples["thin"], RUNS, "ht(AP)", assume="uniform")
+    assert (pairs.status == "unreliable").all()
+    first = pairs.iloc[0]
+    assert first.reason.startswith(f"{first.run_a}: ") and f"; {first.run_b}: " in first.reason
+    assert first.causes and set(first.causes) <= {str(t) for t in range(1, 94)}
+
+    rc, out, _ = cli(capsys, "compare", samples["thin"], "--assume", "uniform",
+                     *RUNS[:3], "-m", "ht(AP)")
+    assert out.startswith("# assume uniform\n")
+    lines = out.splitlines()[1:]
+    assert lines[0].split()[-1] == "status" and lines[1].endswith("unreliable!")
+    assert lines[4].startswith(f"! {RUNS and 'bm25_k1.2_b0.75'} - dfr_inexpb2_c1 ht(AP): ")
+    rc, out, _ = cli(capsys, "compare", samples["thin"], "--assume", "uniform",
+                     *RUNS[:2], "--format", "csv")
+    assert out.splitlines()[0].endswith(",decided,status,reason,assume")
+    rc, out, _ = cli(capsys, "compare", samples["thin"], "--assume", "uniform",
+                     *RUNS[:2], "--format", "json")
+    assert json.loads(out.splitlines()[0])["status"] == "unreliable"
+
+    rc, out, _ = cli(capsys, "compare", samples["thin"], "--assume", "uniform",
+                     *RUNS[:2], "-m", "ht(AP)",
+                     "--format", "markdown")
+    row = [ln for ln in out.splitlines() if ln.startswith("| (a)")][0]
+    assert "†" in row and "ht(AP): unreliable (" in row
+
+    out_file = tmp_path / "pairs.txt"
+    rc, out, err = cli(capsys, "compare", samples["thin"], "--assume", "uniform",
+                       *RUNS[:2], "--strict", "-o", out_file)
+    assert rc == 1 and out == "" and not out_file.exists()
+    assert "bm25_k1.2_b0.75 - dfr_inexpb2_c1 ht(AP): " in err
+    rc, out, err = cli(capsys, "compare", samples["census"], *RUNS[:2], "--strict",
+                       "--format", "markdown")
+    assert rc == 0 and "†" not in out and "| ok |" in out
+
+
+def _pair_world(bias):
+    """Two runs x four topics, each mean resting on plenty of judged relevant documents, with
+    the per-segment estimated biases ``bias`` (runs x topics)."""
+    ctx = SimpleNamespace(n_runs=2, n_topics=4,
+                          collection=SimpleNamespace(run_names=("a", "b")))
+    measure = SimpleNamespace(estimated_bias=lambda ctx: np.asarray(bias, float).ravel())
+    runs = Reliability(np.zeros(2, bool), ("", ""), ((), ()), np.full(2, 2.0 * MIN_SUPPORT),
+                       np.zeros(2), np.zeros(2), np.zeros(2, bool))
+    return ctx, measure, runs
+
+
+def test_pair_bias_rule():
+    evaluated = np.ones((2, 4), bool)
+    se = np.array([0.01])
+    # a's bias 0.02 on topic 2 only: the mean difference's bias 0.005 = 0.5 se > MAX_BIAS_SE
+    ctx, measure, runs = _pair_world([[0, 0, 0.02, 0], [0, 0, 0, 0]])
+    found = assess_pair(ctx, measure, runs, [0], [1], evaluated, se)
+    assert found.status.tolist() == ["unreliable"]
+    assert found.bias_se[0] == pytest.approx(0.5) and 0.5 > MAX_BIAS_SE
+    assert found.reason[0] == "estimated bias of the difference 0.50 of its standard error"
+    assert found.topics[0] == (2,)
+    # the same bias in both runs cancels in the difference
+    ctx, measure, runs = _pair_world([[0, 0, 0.02, 0], [0, 0, 0.02, 0]])
+    found = assess_pair(ctx, measure, runs, [0], [1], evaluated, se)
+    assert found.status.tolist() == ["ok"] and found.reason == ("",)
+    # a run whose mean rests on too few judged relevant documents makes its pairs unreliable
+    ctx, measure, _ = _pair_world(np.zeros((2, 4)))
+    thin = Reliability(np.array([False, True]), ("", "rests on 3 judged relevant documents "
+                       "(fewer than 40); estimated bias 0.90 of its standard error"),
+                       ((), (1, 3)), np.array([80.0, 3.0]), np.zeros(2), np.array([0.0, 0.9]),
+                       np.array([False, True]))
+    found = assess_pair(ctx, measure, thin, [0], [1], evaluated, se)
+    assert found.reason == ("b: rests on 3 judged relevant documents (fewer than 40)",)
+    assert found.topics == ((1, 3),)
+
+
+def test_demo_and_judge_report_print_the_status(tmp_path, capsys):
+    rc, out, err = cli(capsys, "demo", "--plot", tmp_path / "d.png", "--fraction", "0.03")
+    assert rc == 0
+    table = [ln for ln in out.splitlines() if ln.count("[") == 3]
+    notes = out.split("still flagged after 3 rounds")[1].splitlines()
+    flagged = {ln.split(":")[0][4:] for ln in notes if ln.startswith("  ! ")}
+    assert flagged and all(re.match(r"  ! \S+: +\d+ of 11 flagged: \S", ln)
+                           for ln in notes if ln.startswith("  ! "))
+    # an estimator has a note exactly when some interval of its column is marked
+    columns = ["ht(AP)", "ht(nDCG)", "ht(P@10)"]
+    marked = {columns[k] for ln in table for k in range(3)
+              if ln.split("]")[k + 1].startswith("!")}
+    assert marked == flagged
+    rc, out, err = cli(capsys, "demo", "--plot", tmp_path / "s.png", "--fraction", "0.03",
+                       "--strict")
+    assert rc == 1 and out == "" and not (tmp_path / "s.png").exists()
+    assert "--strict:" in err and "ht(AP)" in err
+    rc, out, err = cli(capsys, "demo", "--plot", tmp_path / "c.png", "--fraction", "1",
+                       "--strict")
+    assert rc == 0 and "!" not in out
+
+
+def test_judge_report_status_columns(samples, capsys, tmp_path):
+    base = ["judge-report", samples["thin"], "--assume", "uniform",
+            *RUNS[:2], "--auto-labels", "fusion", "-m", "AP"]
+    rc, out, err = cli(capsys, *base)
+    assert rc == 0, err
+    table = out.split("per run")[1].splitlines()[1:]
+    assert table[0].split("\t")[-2:] == ["status", "reason"]
+    assert {ln.split("\t")[10] for ln in table[1:]} == {"unreliable"}
+    out_file = tmp_path / "report.txt"
+    rc, out, err = cli(capsys, *base, "--strict", "-o", out_file)
+    assert rc == 1 and out == "" and not out_file.exists() and "ppi(AP)" in err
+
+
+@pytest.mark.parametrize("options", [{}, {"max_docs": 50}, {"judged_only": True}])
+def test_support_counts_judged_relevant_documents_within_the_cutoff(samples, options):
+    from irsample.measures.context import EvalContext
+    from irsample.measures.reliability import judged_relevant, support_per_segment
+
+    ctx = EvalContext(*irsample.load(samples["thin"], RUNS, assume="uniform"), **options)
+    hit = judged_relevant(ctx)[ctx.pos_tdi]
+    seg = np.repeat(np.arange(ctx.n_seg), ctx.seg_len)
+    for cutoff in (None, 1, 10, 1000):
+        keep = hit if cutoff is None else hit & (ctx.rank <= cutoff)
+        expected = np.bincount(seg, weights=keep.astype(float), minlength=ctx.n_seg)
+        np.testing.assert_array_equal(support_per_segment(ctx, cutoff), expected)

@@ -1,0 +1,303 @@
+"""``irsample plan --next-round``: judging in rounds from files on the bundled Vaswani collection.
+
+Round 1 is drawn by ``irsample sample --design 2strata@600``, judged from the complete qrels,
+and round 2 planned from the files; the union's probabilities are those
+:func:`irsample.design.rounds.next_round` gives on the simulated frame for the same seeds, and
+``merge`` + ``eval`` read them back. A complete judgment stops; bad input fails naming the
+file and writes nothing."""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from irsample.cli import main
+from irsample.design import DesignRecord, Pool, SamplingFrame, parse_design
+from irsample.design.rounds import allocation, fold_of, next_round, start
+from irsample.design.rounds_files import draw_seed
+from irsample.evaluation import evaluate_collection
+from irsample.io import load_runs, read_qrels
+from irsample.measures import parse
+from irsample.model import Collection
+
+VASWANI = Path(__file__).resolve().parents[1] / "irsample" / "data" / "vaswani"
+RUNS = sorted(str(p) for p in (VASWANI / "runs").glob("*.run.gz"))
+FIRST, SEED1, SEED2, BUDGET = "2strata@600", 7, 8, 1000
+
+
+def quiet(*argv) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = main([str(a) for a in argv])
+    return rc, out.getvalue(), err.getvalue()
+
+
+def grades() -> dict:
+    with gzip.open(VASWANI / "qrels.gz", "rt") as fh:
+        return {(q, d): int(r) for q, _, d, r in (line.split() for line in fh)}
+
+
+def judge(out: Path, *lists: Path) -> int:
+    """The assessor: the true grades (0 where the qrels list none) of the to-judge lists."""
+    g = grades()
+    rows = [r.split("\t") for t in lists for r in t.read_text().splitlines()[1:]]
+    out.write_text("".join(f"{q} 0 {d} {g.get((q, d), 0)}\n" for q, d in rows))
+    return len(rows)
+
+
+@pytest.fixture(scope="module")
+def rounds(tmp_path_factory):
+    """Round 1 drawn and judged, round 2 planned from the files (their folder and output)."""
+    tmp = tmp_path_factory.mktemp("rounds")
+    rc, _, err = quiet("sample", *RUNS, "--design", FIRST, "--seed", SEED1, "-o", tmp / "r1")
+    assert rc == 0, err
+    judge(tmp / "judged.qrels", tmp / "r1" / "to_judge.tsv")
+    rc, out, err = quiet("plan", *RUNS, "--next-round", tmp / "r1" / "design.json", "--judged",
+                         tmp / "judged.qrels", "--budget", BUDGET, "--seed", SEED2, "-o",
+                         tmp / "r2")
+    assert rc == 0, err
+    judge(tmp / "all.qrels", tmp / "r1" / "to_judge.tsv", tmp / "r2" / "to_judge.tsv")
+    return tmp, out
+
+
+@pytest.fixture(scope="module")
+def simulated(tmp_path_factory):
+    """The same two rounds on the simulated frame (the pool with its complete grades)."""
+    collection = Collection.build(load_runs(RUNS))
+    pool = Pool.from_runs(collection, depth=100)
+    g = grades()
+    complete = tmp_path_factory.mktemp("frame") / "complete.qrels"
+    complete.write_text("".join(f"{q} 0 {d} {g.get((q, d), 0)}\n"
+                                for q, d in zip(pool.qids(), pool.docnos())))
+    frame = SamplingFrame.from_pool(pool, read_qrels(complete))
+    sample = parse_design(FIRST).select(frame, rng=SEED1)
+    folds = fold_of([collection.topics[t] for t in frame.topic], SEED1)
+    fold = np.array([folds.get(q, 0) for q in collection.topics])
+    state = start(frame.topic, frame.best_rank, sample, fold, FIRST)
+    return frame, state, next_round(frame, state, BUDGET - int(sample.judged.sum()),
+                                    draw_seed(SEED2, 2))
+
+
+def keys(frame, mask) -> list:
+    return sorted(zip(np.asarray(frame_qids(frame))[mask], np.asarray(frame_docnos(frame))[mask]))
+
+
+def frame_qids(frame):
+    return [frame.collection.topics[t] for t in frame.topic]
+
+
+def frame_docnos(frame):
+    return [v.decode() for v in frame.collection.tdi_docno.take(frame.tdi).to_pylist()]
+
+
+def test_round_two_is_the_simulated_round_and_says_why(rounds, simulated):
+    tmp, out = rounds
+    frame, first, second = simulated
+    assert "r1/design.json: round 1 of 2strata@600, 600 of 23343 pool documents judged" in out
+    assert "ht(AP): 11 of 11 run means flagged" in out and "topics have 2 or fewer" in out
+    assert "ht(P@10): " in out and "round 2: 400 new documents" in out
+    record = DesignRecord.read(tmp / "r2" / "design.json")
+    assert record.design.first == FIRST and record.design.fold_seed == SEED1
+    assert record.design.spent == (600, 400) and record.seed == SEED2
+    # the same documents, with the simulated union's probabilities, row for row
+    assert list(record.qid) == frame_qids(frame) and list(record.docno) == frame_docnos(frame)
+    assert np.array_equal(record.selected, second.sample.judged)
+    assert np.allclose(record.inclusion, second.sample.inclusion, rtol=0, atol=1e-15)
+    # the to-judge list holds the new documents only, none judged in round 1
+    new = [tuple(r.split("\t")) for r in
+           (tmp / "r2" / "to_judge.tsv").read_text().splitlines()[1:]]
+    assert len(new) == 400 and len(set(new)) == 400
+    assert sorted(new) == keys(frame, second.sample.judged & ~first.sample.judged)
+
+
+def test_merge_and_eval_read_the_union_probabilities(rounds, simulated):
+    tmp, _ = rounds
+    frame, _, second = simulated
+    rc, _, err = quiet("merge", tmp / "r2" / "design.json", tmp / "all.qrels", "--format",
+                       "strata", "-o", tmp / "s.qrels")
+    assert rc == 0 and "1000 judged, 0 selected documents not judged yet" in err
+    rc, _, err = quiet("merge", tmp / "r2" / "design.json", tmp / "all.qrels", "--format",
+                       "prels", "-o", tmp / "s.prels")
+    assert rc == 0, err
+    # per cell (topic, stratum of the strata file): pi = judged / size, as the prels say
+    cells: dict = {}
+    for line in (tmp / "s.qrels").read_text().splitlines():
+        q, _, d, s, r = line.split()
+        n, size = cells.get((q, s), (0, 0))
+        cells[q, s] = (n + (int(r) >= 0), size + 1)
+    where = {}
+    for line in (tmp / "s.qrels").read_text().splitlines():
+        q, _, d, s, _ = line.split()
+        where[q, d] = s
+    prels = [line.split() for line in (tmp / "s.prels").read_text().splitlines()]
+    assert len(prels) == 1000
+    for q, d, _, _, p in prels:
+        n, size = cells[q, where[q, d]]
+        assert float(p) == pytest.approx(n / size, abs=1e-15)
+    # eval on the merged strata = the estimators on the simulated union
+    rc, text, err = quiet("eval", "-m", "ht(AP)", "-m", "ht(P@10)", tmp / "s.qrels", *RUNS)
+    assert rc == 0, err
+    got = {}
+    run = None
+    for line in text.splitlines():
+        name, _, value = (f.strip() for f in line.split("\t"))
+        if name == "runid":
+            run = value
+        else:
+            got[run, name] = float(value)
+    measures = [parse(m)[0] for m in ("ht(AP)", "ht(P@10)")]
+    ev = evaluate_collection(frame.collection, frame.judgments(second.sample), measures)
+    for r, name in enumerate(frame.collection.run_names):
+        for j, m in enumerate(("ht(AP)", "ht(P@10)")):
+            assert got[name, m] == pytest.approx(ev.summary[r, j], abs=5e-5)
+
+
+def test_allocation_reads_judged_grades_only(simulated):
+    frame, first, _ = simulated
+    rng = np.random.default_rng(1)
+    scrambled = SamplingFrame(frame.collection, frame.topic, frame.tdi,
+                              np.where(first.sample.judged, frame.rel,
+                                       rng.integers(0, 3, len(frame.rel))),
+                              frame.best_rank, frame.runs, frame.source, frame.depth)
+    assert np.array_equal(allocation(frame, first, 400), allocation(scrambled, first, 400))
+
+
+def test_a_third_round_reuses_the_folds(rounds, simulated, tmp_path):
+    tmp, _ = rounds
+    frame, _, second = simulated
+    rc, out, err = quiet("plan", *RUNS, "--next-round", tmp / "r2" / "design.json", "--judged",
+                         tmp / "all.qrels", "--batch", 300, "--measure", "ht(AP)", "--seed", 9,
+                         "-o", tmp_path / "r3")
+    assert rc == 0, err
+    assert "round 2 of 2strata@600, 1000 of 23343" in out and "round 3: 300 new" in out
+    assert "ht(nDCG)" not in out
+    r2 = DesignRecord.read(tmp / "r2" / "design.json")
+    r3 = DesignRecord.read(tmp_path / "r3" / "design.json")
+    assert r3.design.fold_seed == SEED1 and r3.design.spent == (600, 400, 300)
+    assert np.all(r3.selected[r2.selected]) and r3.selected.sum() == 1300
+    assert len(r3.design.before) == 1000
+    third = next_round(frame, second, 300, draw_seed(9, 3))  # cells renumbered, same order
+    assert np.array_equal(r3.selected, third.sample.judged)
+    assert np.allclose(r3.inclusion, third.sample.inclusion, rtol=0, atol=1e-15)
+    # every cell (topic, recorded stratum) keeps one probability: its share judged
+    cells = {}
+    for q, s, p, sel in zip(r3.qid, r3.stratum, r3.inclusion, r3.selected):
+        n, size, pis = cells.get((q, s), (0, 0, set()))
+        cells[q, s] = (n + sel, size + 1, pis | {p})
+    assert all(len(pis) == 1 and pis.pop() == pytest.approx(n / size)
+               for n, size, pis in cells.values())
+    rc, _, err = quiet("sample", *RUNS, "--design", tmp_path / "r3" / "design.json", "-o",
+                       tmp_path / "again")
+    assert rc == 1 and "union of judged rounds" in err
+
+
+def test_complete_judgments_stop_and_write_nothing(tmp_path):
+    rc, _, err = quiet("sample", *RUNS, "--design", "uniform(1)", "--seed", 3, "-o",
+                       tmp_path / "r1")
+    assert rc == 0, err
+    judge(tmp_path / "judged.qrels", tmp_path / "r1" / "to_judge.tsv")
+    rc, out, err = quiet("plan", *RUNS, "--next-round", tmp_path / "r1" / "design.json",
+                         "--judged", tmp_path / "judged.qrels", "--budget", 30000,
+                         "--target-halfwidth", 0.01, "-o", tmp_path / "r2")
+    assert rc == 0, err
+    assert "ht(AP): 0 of 11 run means flagged" in out
+    assert out.endswith("nothing flagged, every half-width <= 0.01: stop\n")
+    assert not (tmp_path / "r2").exists()
+
+
+@pytest.fixture(scope="module")
+def importance_round(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("importance")
+    rc, _, err = quiet("sample", *RUNS, "--design", "importance(0.03)", "--seed", 3, "-o",
+                       tmp / "r1")
+    assert rc == 0, err
+    judge(tmp / "judged.qrels", tmp / "r1" / "to_judge.tsv")
+    return tmp
+
+
+def tampered_union(tmp: Path, out: Path) -> Path:
+    """Round 2's design file with one row's pi changed."""
+    text = (tmp / "r2" / "design.json").read_text().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(text) if line.startswith('  ["1", '))
+    row = json.loads(text[at].rstrip(",\n"))
+    row[4] = 0.5
+    text[at] = "  " + json.dumps(row) + (",\n" if text[at].rstrip().endswith(",") else "\n")
+    out.write_text("".join(text))
+    return out
+
+
+@pytest.mark.parametrize("case, message", [
+    ("missing", "judged.qrels: 5 documents selected by"),
+    ("importance", "design.json: rounds need a round 1 whose strata are simple random samples"),
+    ("tampered", "tampered.json: 1 rows' inclusion probabilities are not their cell's share"),
+    ("planner", "the design-based estimators (ht(M), ppi(M)) are judged in rounds"),
+    ("ppi", "ppi(M) needs automatic labels"),
+    ("depth", "--depth does not apply"),
+])
+def test_bad_input_fails_naming_the_file(rounds, importance_round, tmp_path, case, message):
+    tmp, _ = rounds
+    design, judged = tmp / "r1" / "design.json", tmp / "judged.qrels"
+    extra = []
+    if case == "missing":
+        judged = tmp_path / "judged.qrels"
+        judged.write_text("".join((tmp / "judged.qrels").read_text().splitlines(True)[:-5]))
+    elif case == "importance":
+        design = importance_round / "r1" / "design.json"
+        judged = importance_round / "judged.qrels"
+    elif case == "tampered":
+        design, judged = tampered_union(tmp, tmp_path / "tampered.json"), tmp / "all.qrels"
+    elif case == "ppi":
+        extra = ["--measure", "ppi(AP)"]
+    elif case == "depth":
+        extra = ["--depth", 50]
+    args = ["--next-round", design, "--judged", judged, "--budget", 3000]
+    if case == "planner":
+        args = ["--measure", "ht(AP)", "--budget", 3000]
+    rc, out, err = quiet("plan", *RUNS, *args, *extra, "-o", tmp_path / "next")
+    assert rc == 1 and message in err and err.count("\n") == 1, err
+    assert not (tmp_path / "next").exists() and out == ""
+
+
+def test_the_assessment_app_judges_a_finished_round_in_rounds(tmp_path):
+    """``irsample assess next-round`` after a finished round 1 of rank strata: the next round
+    is judged in rounds (the union's probabilities judged / size per cell, not 1 for the
+    documents judged before), and a second round from that union too."""
+    from irsample.assess.session import Session
+    from irsample.assess.store import Store
+
+    from .test_assess_helpers import add_assessor, sample, tiny_data
+
+    data = tiny_data(tmp_path / "data")
+    design = sample(data["runs"], tmp_path / "r1", design="1-5:0.6,6-20:0.3")
+    db = tmp_path / "r1" / "c.db"
+    add_assessor(db, "alice")
+    Session.open(tmp_path / "r1", data["docs"], data["topics"], db).store.close()
+    for number in (1, 2, 3):
+        store = Store(db)
+        try:  # alice judges every document of the round
+            person = next(k for k, v in store.assessors().items() if v == "alice")
+            for item in store.items():
+                store.judge(person, item.id, data["qrels"][(item.topic, item.docno)])
+        finally:
+            store.close()
+        if number == 3:
+            break
+        rc, out, err = quiet("assess", "next-round", "--db", db, "--runs", *data["runs"],
+                             "--batch", 8)
+        assert rc == 0 and "judging in rounds for ht(M): 8 more judgments" in out, err
+        record = DesignRecord.read(f"{db}.round{number + 1}/design.json")
+        assert record.design.kind == "rounds" and len(record.design.spent) == number + 1
+        cells: dict = {}
+        for q, s, p, sel in zip(record.qid, record.stratum, record.inclusion, record.selected):
+            n, size, pis = cells.get((q, s), (0, 0, set()))
+            cells[q, s] = (n + sel, size + 1, pis | {p})
+        assert all(len(pis) == 1 and pis.pop() == pytest.approx(n / size)
+                   for n, size, pis in cells.values())
+        assert record.selected.sum() == sum(record.design.spent)
+    assert design.exists()  # round 1's design stays where it was
