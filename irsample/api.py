@@ -271,10 +271,12 @@ def estimate(
       run topic measure   value  variance    low    high
     0  r1   all   infAP  0.9062    0.0365  0.532  1.2805
     1  r2   all   infAP  0.4583    0.0157  0.213  0.7037
-    >>> frame[["run", "status", "causes"]]  # two thirds of each topic's pool judged
-      run status causes
-    0  r1     ok     ()
-    1  r2     ok     ()
+    >>> frame[["run", "status"]]  # infAP gives no estimate of its bias: not checkable
+      run      status
+    0  r1  unreliable
+    1  r2  unreliable
+    >>> frame.reason[0].split(",")[0]
+    'no estimate of its own bias'
     >>> irsample.estimate(sample, runs, ["AP"])
     Traceback (most recent call last):
     ...

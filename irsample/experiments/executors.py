@@ -18,6 +18,7 @@ from __future__ import annotations
 import multiprocessing
 import signal
 import threading
+import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
@@ -25,7 +26,7 @@ from contextlib import contextmanager
 from .trial import Task, TrialConfig, init_worker, run_task
 
 EXECUTORS = ("sequential", "processes", "dask")
-#: how long an interrupted run waits for each terminated worker before killing it
+#: how long an interrupted run waits for its terminated workers before killing them
 STOP_SECONDS = 1.0
 
 
@@ -92,16 +93,19 @@ def _sigint_ignored():
 
 
 def stop_workers(pool: ProcessPoolExecutor) -> None:
-    """Terminate ``pool``'s worker processes, wait up to :data:`STOP_SECONDS` for each (then
-    kill it) and shut the pool down without waiting for its tasks."""
+    """Terminate ``pool``'s worker processes, wait up to :data:`STOP_SECONDS` for all of them
+    together (then kill those left) and shut the pool down without waiting for its tasks."""
     processes = list(getattr(pool, "_processes", {}).values())  # the pool has no public list
     for process in processes:
         process.terminate()
+    deadline = time.monotonic() + STOP_SECONDS
     for process in processes:
-        process.join(STOP_SECONDS)
+        process.join(max(deadline - time.monotonic(), 0.0))
+    for process in processes:
         if process.is_alive():
             process.kill()
-            process.join(STOP_SECONDS)
+    for process in processes:
+        process.join(STOP_SECONDS)
     pool.shutdown(wait=True, cancel_futures=True)  # quick: the manager sees the pool broken
 
 

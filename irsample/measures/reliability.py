@@ -25,7 +25,12 @@ and the topics that cause it (where to judge next). A run's mean is unreliable w
    interval had shrunk to +-0.015; needs the estimates, ``values``), exceeds
    :data:`MAX_BIAS_SE` of its standard error: an interval whose centre is off by b standard
    errors covers (1.96 - b) - (-1.96 - b) of the normal mass, 0.936 at b = 0.35 (the 0.93 floor
-   of the coverage the rule is validated for).
+   of the coverage the rule is validated for);
+4. **unchecked**: a ratio estimator that gives no estimate of its own bias (infAP, xinfAP,
+   infNDCG, statAP: the reference estimators) on a sample (some topic not judged whole): rule 3
+   cannot be applied, and their intervals describe the sampling spread only (on TREC-COVID
+   round 5, 100 trials, xinfAP's covered 0.53-0.95 of the truths with nothing else flagging
+   them). ppi(M) takes ht(M)'s estimate, a conservative one (the labels remove part of it).
 
 The difference of two runs' means (:func:`assess_pair`, ``irsample compare``) is unreliable when
 either run's mean is, by support or weak topics (1, 2), or when the estimated bias of the
@@ -157,10 +162,12 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
         b = np.abs(per_cell).sum(axis=1)
         se = np.sqrt(np.where(evaluated, variance, 0.0).sum(axis=1))
         bias_se = np.where(se > 0, np.abs(b) / np.where(se > 0, se, 1.0), 0.0)
+    unchecked = bool(getattr(measure, "ratio", False)) and bias is None and (
+        share < 1.0)[evaluated.any(axis=0)].any()
     low = (support < MIN_SUPPORT) & (open_share(ctx, cutoff, evaluated) > 1.0 - SETTLED)
     many_weak = weak > MAX_WEAK
     biased = np.nan_to_num(bias_se) > MAX_BIAS_SE
-    unreliable = low | many_weak | biased
+    unreliable = low | many_weak | biased | unchecked
     reasons, causes = [], []
     for r in range(ctx.n_runs):
         parts, cause = [], []
@@ -179,6 +186,9 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
         if biased[r]:
             parts.append(f"estimated bias {bias_se[r]:.2f} of its standard error")
             cause += [t for t in _carrying(per_cell[r]) if t not in cause]
+        if unchecked:
+            parts.append("no estimate of its own bias, so the interval (the sampling spread "
+                         "only) cannot be checked; ht(M) estimates its bias")
         reasons.append("; ".join(parts))
         causes.append(tuple(int(c) for c in cause))
     return Reliability(unreliable, tuple(reasons), tuple(causes), support, weak, bias_se,

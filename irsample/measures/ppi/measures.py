@@ -96,6 +96,15 @@ class PPI(Measure):
     def ratio(self) -> bool:  # type: ignore[override]
         return _target(self.target)[0] in ("AP", "nDCG")
 
+    def estimated_bias(self, ctx):
+        """Per segment: ht(M)'s estimated ratio bias (:meth:`HT.estimated_bias
+        <irsample.measures.ht.measure.HT.estimated_bias>`), None for totals. ppi's bias is
+        ht's less lambda times that of the same estimator on the labels, which removes part of
+        it where the labels agree with the judgments: ht's is the conservative bound."""
+        if not self.ratio:
+            return None
+        return parse(f"ht({self.target})")[0].estimated_bias(ctx)
+
     def _estimate(self, ctx):
         _target(self.target)
         inner = parse(self.target)[0]
