@@ -125,11 +125,14 @@ def run() -> None:
     the process ends at once (``os._exit``): the interpreter's teardown would only free
     memory (numba's and the measures' million objects, the arrays of the last batch) that the
     system reclaims anyway (TREC-8 eval: 20-30 ms). Commands with background services or
-    files to close (``assess``, ``simulate`` on Dask) exit as usual."""
+    files to close (``assess``, ``simulate`` on Dask) exit as usual, but for Ctrl-C: by the
+    time :func:`main` returns ``INTERRUPTED`` every ``finally`` and ``with`` block has run
+    (workers stopped, temporary files removed, clients closed), and the teardown would only
+    delay the exit the user asked for (a second or more on a loaded machine)."""
     global _notice
     _notice = True
     status = main()
-    if _quick_exit:
+    if _quick_exit or status == INTERRUPTED:
         try:
             sys.stdout.flush()
             sys.stderr.flush()

@@ -92,6 +92,24 @@ def test_type_one_error_counts_rejections(files):
     assert again["trials"].equals(out["trials"])
 
 
+def test_type_one_error_of_unflagged_pairs(files):
+    """The ht comparison gives each pair's status: the share flagged and the type-I error of
+    the others are counted from the trials' rows; the t-test gives none (NaN)."""
+    from irsample.experiments.comparisons import ht_test
+
+    out = type_one_error(files, {"uniform": uniform(0.4)},
+                         {"t": t_test("xinfAP"), "ht": ht_test()}, trials=3, seed=5,
+                         runs=[1, 2, 5, 6])
+    s = out["summary"].set_index("test")
+    t = out["trials"][out["trials"].test == "ht"]
+    assert s.loc["ht", "flagged"] == pytest.approx(t.flagged.sum() / t.pairs.sum())
+    unflagged = t.pairs.sum() - t.flagged.sum()
+    if unflagged:
+        assert s.loc["ht", "type_one_error_unflagged"] == pytest.approx(
+            t.unflagged_rejections.sum() / unflagged)
+    assert np.isnan(s.loc["t", "flagged"]) and np.isnan(s.loc["t", "type_one_error_unflagged"])
+
+
 def test_pair_accuracy_classifies_every_pair(files):
     from irsample.design import stratified
     from irsample.experiments.comparisons import pair_accuracy
@@ -117,8 +135,9 @@ def test_ht_test_matches_compare_collection(files):
     frame = data.frame(data.info.pooled_runs, 100)
     judged = uniform(0.4).sample(frame, rng=4)
     first, second = np.array([0, 5, 3]), np.array([2, 1, 3 + 1])
-    p, diff = ht_test("ht(AP)", "design")(data.collection, judged, first, second)
+    p, diff, flagged = ht_test("ht(AP)", "design")(data.collection, judged, first, second)
     table = compare_collection(data.collection, judged, "ht(AP)", correction="none")
     row = table[(table.run_a == "r1") & (table.run_b == "r5")].iloc[0]
     assert p[1] == pytest.approx(row.p) and diff[1] == pytest.approx(-row["diff"])
+    assert flagged[1] == (row.status != "ok")
     assert np.all((p >= 0) & (p <= 1))

@@ -14,7 +14,9 @@ so a stratified design samples a document at rank 3 of the twin as a top-stratum
 :func:`type_one_error`: per design and trial one draw from the frame; every test (name ->
 function of the evaluation, returning per pair a p-value) is applied to every (run, twin) pair;
 the type-I error is the share of (pair, trial) with p < ``alpha``, with its binomial standard
-error sqrt(e (1 - e) / n).
+error sqrt(e (1 - e) / n); for a test that gives each pair's reliability status (the ht
+comparison, :mod:`irsample.measures.reliability`), ``flagged`` is the share of (pair, trial)
+flagged and ``type_one_error_unflagged`` the type-I error among the others.
 
 Tests (:func:`default_tests`): ``t-test(xinfAP)`` (:func:`t_test`), a paired t-test over topics
 on the per-topic estimates (the topics as the random sample; the sample's own variance unused),
@@ -44,7 +46,8 @@ from .splits import RandomHalves, derived_seed
 from .trial import single_threaded
 
 #: a test: (collection, judgments, first, second) -> (p-value, estimated mean difference) per
-#: pair (first[k], second[k]), the difference being run first[k] minus run second[k]
+#: pair (first[k], second[k]), the difference being run first[k] minus run second[k]; a test
+#: that knows whether a pair's interval is reliable adds a third array, True where it is flagged
 PairTest = Callable[[Collection, object, np.ndarray, np.ndarray],
                     tuple[np.ndarray, np.ndarray]]
 
@@ -142,16 +145,28 @@ def type_one_error(files: CollectionFiles, designs: Mapping[str, object],
                 rng = np.random.default_rng(derived_seed(seed, "type1", name, trial))
                 judgments = design.sample(twin_frame, rng=rng)
                 for test_name, test in tests.items():
-                    p = np.asarray(test(twins, judgments, first, second)[0], dtype=np.float64)
+                    found = test(twins, judgments, first, second)
+                    p = np.asarray(found[0], dtype=np.float64)
+                    flagged = (np.asarray(found[2], dtype=bool) if len(found) > 2
+                               else np.zeros(len(p), dtype=bool))
                     rows.append({"design": name, "test": test_name, "trial": trial,
                                  "pairs": len(p), "rejections": int(np.sum(p < alpha)),
-                                 "undefined": int(np.sum(~np.isfinite(p)))})
+                                 "undefined": int(np.sum(~np.isfinite(p))),
+                                 "flagged": int(flagged.sum()) if len(found) > 2 else -1,
+                                 "unflagged_rejections": int(np.sum((p < alpha) & ~flagged))})
     per_trial = pd.DataFrame(rows)
     summary = (per_trial.groupby(["design", "test"], sort=False)
                [["pairs", "rejections", "undefined"]].sum())
     rate = summary.rejections / summary.pairs
     summary["type_one_error"] = rate
     summary["se"] = np.sqrt(rate * (1 - rate) / summary.pairs)
+    judged = per_trial.groupby(["design", "test"], sort=False)
+    checked = judged.flagged.min() >= 0  # tests that give a pair's status
+    flagged = judged.flagged.sum().where(checked)
+    unflagged = summary.pairs - flagged
+    summary["flagged"] = flagged / summary.pairs
+    summary["type_one_error_unflagged"] = (judged.unflagged_rejections.sum().where(checked)
+                                           / unflagged.where(unflagged > 0))
     return {"summary": summary.reset_index(), "trials": per_trial,
             "max_truth_difference": gap, "alpha": alpha,
             "seconds": time.perf_counter() - start}
@@ -197,7 +212,7 @@ def pair_accuracy(files: CollectionFiles, strategies: Mapping[str, object],
                 judgments = design.sample(frame, rng=rng)
                 for test_name, test in tests.items():
                     p, diff = (np.asarray(a, dtype=np.float64)
-                               for a in test(data.collection, judgments, first, second))
+                               for a in test(data.collection, judgments, first, second)[:2])
                     with np.errstate(invalid="ignore"):
                         significant = p < alpha
                     sign = np.sign(np.nan_to_num(diff)).astype(np.int8)
@@ -243,10 +258,12 @@ def ht_test(measure: str = "ht(AP)", variance: str = "design") -> PairTest:
         b = table["run_b"].map(index).to_numpy()
         n = collection.n_runs
         p, diff = np.full((n, n), np.nan), np.full((n, n), np.nan)
+        flag = np.zeros((n, n), dtype=bool)
         p[a, b] = p[b, a] = table["p"].to_numpy()
         diff[a, b] = table["diff"].to_numpy()
         diff[b, a] = -table["diff"].to_numpy()
-        return p[first, second], diff[first, second]
+        flag[a, b] = flag[b, a] = (table["status"] != "ok").to_numpy()
+        return p[first, second], diff[first, second], flag[first, second]
 
     test.__name__ = f"{measure} {variance}"
     return test

@@ -27,7 +27,7 @@ from .trial import Task, TrialConfig, init_worker, run_task
 
 EXECUTORS = ("sequential", "processes", "dask")
 #: how long an interrupted run waits for its terminated workers before killing them
-STOP_SECONDS = 1.0
+STOP_SECONDS = 0.5
 
 
 def run_tasks(config: TrialConfig, tasks: Sequence[Task], *, executor: str, workers: int,
