@@ -54,8 +54,8 @@ _moved.install()
 
 #: public name -> module defining it
 _EXPORTS = {
-    "compare": "api", "compare_table": "api", "estimate": "api", "evaluate": "api", "load": "api",
-    "measures_from": "api",
+    "compare": "comparing", "compare_table": "comparing",
+    "estimate": "api", "evaluate": "api", "load": "api", "measures_from": "api",
     "InputError": "errors", "IrsampleError": "errors", "MeasureError": "errors",
     "Evaluation": "evaluation", "Measure": "measures", "parse": "measures",
     "Collection": "model", "Judgments": "model",

@@ -15,6 +15,7 @@ import pytest
 
 MODULES = (
     "irsample.api",
+    "irsample.comparing",
     "irsample.errors",
     "irsample.evaluation",
     "irsample.measures.trec_eval",

@@ -38,7 +38,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("results", ("irsample.evaluation", "irsample.comparison", "irsample.formats",
                  "irsample.plots", "irsample.trec_inputs", "irsample.comparison_table")),
     ("design", ("irsample.design",)),
-    ("api", ("irsample.api", "irsample.streaming")),
+    ("api", ("irsample.api", "irsample.comparing", "irsample.streaming")),
     ("experiments", ("irsample.experiments", "irsample.assess")),
     ("commands", ("irsample.commands", "irsample.cli", "irsample.__main__")),
 )

@@ -58,7 +58,7 @@ def add_parser(sub) -> None:
 
 
 def cmd_compare(args) -> str:
-    from ..api import compare_table
+    from ..comparing import compare_table
     from ..errors import InputError
 
     if len(args.runs) < 2:

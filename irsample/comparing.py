@@ -1,0 +1,121 @@
+"""The Python API's comparisons of runs on one judged sample: :func:`compare` (every pair, with
+its interval and reliability status) and :func:`compare_table` (runs x measures for a paper).
+Both read their inputs as :func:`irsample.api.load` does."""
+
+from __future__ import annotations
+
+from .api import check_common_topics, load
+from .measures import Measure
+
+
+def compare(
+    judgments, runs, measure: str | Measure = "ht(AP)", *, ci: float = 0.95,
+    correction: str = "holm", variance: str = "design", qrels_format: str | None = None,
+    rel_level: int = 1, assume: str | None = None,
+):
+    r"""Every pair of ``runs`` compared on one judged sample with a design-based measure.
+
+    The difference of two runs' Horvitz-Thompson estimates is estimated on the same sample, so
+    its variance comes from the paired per-document contributions (see
+    :mod:`irsample.comparison` for the formula and its sources).
+
+    Parameters
+    ----------
+    judgments : path, ``"-"``, DataFrame, parquet path or binary file object
+        The judged sample: qrels (-1: pooled, not judged), stratified qrels or prels.
+    runs : sequence
+        At least two runs (see :func:`load`).
+    measure : str or Measure, default "ht(AP)"
+        A design-based measure: ``ht(AP)``, ``ht(nDCG@10)``, ...
+    ci : float, default 0.95
+        Confidence level of the intervals; a pair is decided when p_adjusted < 1 - ci.
+    correction : {"holm", "bh", "none"}, default "holm"
+        Adjustment of the p-values for the many pairs (Holm 1979; Benjamini & Hochberg 1995).
+    variance : {"design", "topics"}, default "design"
+        ``design`` treats the topics as fixed; ``topics`` adds topic-to-topic variance.
+    qrels_format : {"trec", "strata", "prels"}, optional
+        Overrides the detection of the judgments' format.
+    rel_level : int, default 1
+        The lowest grade counted relevant.
+    assume : {"uniform"}, optional
+        The design of sampled TREC qrels (see :func:`load`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per pair: run_a, run_b, measure, diff (mean of a - b), se, low, high, p,
+        p_adjusted, decided, the status of the difference's interval (``status``: ``ok`` or
+        ``unreliable``, ``reason``, ``causes``: topic ids;
+        :func:`irsample.measures.reliability.assess_pair`); and ``assume`` when a design was
+        assumed.
+
+    Raises
+    ------
+    MeasureError
+        A measure that is not design-based.
+    InputError
+        Bad input, including runs that share no topic with the judgments.
+
+    Examples
+    --------
+    >>> from io import BytesIO
+    >>> import irsample
+    >>> sample = BytesIO(b"1 0 a 1\n1 0 b -1\n1 0 c 0\n1 0 d 1\n2 0 x 1\n2 0 y -1\n2 0 z 0\n")
+    >>> runs = [BytesIO(b"1 Q0 a 1 4 r1\n1 Q0 b 2 3 r1\n1 Q0 c 3 2 r1\n1 Q0 d 4 1 r1\n"
+    ...                 b"2 Q0 x 1 2 r1\n2 Q0 y 2 1 r1\n"),
+    ...         BytesIO(b"1 Q0 c 1 4 r2\n1 Q0 d 2 3 r2\n1 Q0 a 3 2 r2\n"
+    ...                 b"2 Q0 z 1 2 r2\n2 Q0 y 2 1 r2\n2 Q0 x 3 0 r2\n")]
+    >>> pairs = irsample.compare(sample, runs, "ht(AP)", assume="uniform")
+    >>> pairs[["run_a", "run_b", "diff", "p", "decided"]].round(4)
+      run_a run_b    diff       p  decided
+    0    r1    r2  0.4043  0.0139     True
+    """
+    from .comparison import compare_collection, comparison_measure
+
+    chosen = comparison_measure(measure)
+    collection, judged = load(judgments, runs, qrels_format=qrels_format, assume=assume)
+    check_common_topics(collection, judged)
+    return compare_collection(collection, judged, chosen, ci=ci, correction=correction,
+                              variance=variance, rel_level=rel_level)
+
+
+def compare_table(
+    judgments, runs, measures=("ht(AP)",), *, ci: float = 0.95, correction: str = "holm",
+    variance: str = "design", qrels_format: str | None = None, rel_level: int = 1,
+    assume: str | None = None,
+):
+    r"""Runs x measures for a paper: each run's estimate, interval, reliability status and the
+    runs it is significantly better than (superscript letters), as a
+    :class:`~irsample.comparison_table.ComparisonTable`; ``.render("markdown")``, ``"latex"``
+    or ``"html"`` gives the text. Arguments as :func:`compare`, with several design-based
+    ``measures``; the rule behind each superscript is in :mod:`irsample.comparison_table`.
+
+    Examples
+    --------
+    >>> from io import BytesIO
+    >>> import irsample
+    >>> sample = BytesIO(b"1 0 a 1\n1 0 b -1\n1 0 c 0\n1 0 d 1\n2 0 x 1\n2 0 y -1\n2 0 z 0\n")
+    >>> runs = [BytesIO(b"1 Q0 a 1 4 r1\n1 Q0 b 2 3 r1\n1 Q0 c 3 2 r1\n1 Q0 d 4 1 r1\n"
+    ...                 b"2 Q0 x 1 2 r1\n2 Q0 y 2 1 r1\n"),
+    ...         BytesIO(b"1 Q0 c 1 4 r2\n1 Q0 d 2 3 r2\n1 Q0 a 3 2 r2\n"
+    ...                 b"2 Q0 z 1 2 r2\n2 Q0 y 2 1 r2\n2 Q0 x 3 0 r2\n")]
+    >>> table = irsample.compare_table(sample, runs, ["ht(AP)", "ht(P@2)"], assume="uniform")
+    >>> print(table.render("markdown", places=2).split("\n\n")[0])
+    | run | ht(AP) | ht(P@2) | status |
+    |---|---:|---:|---|
+    | (a) r1 | **0.91** [0.55, 1.28]<sup>b</sup> | **0.71** [0.17, 1.24] | ok |
+    | (b) r2 | 0.51 [0.35, 0.67] | 0.33 [0.01, 0.66] | ok |
+    >>> table.estimates[["run", "measure", "status"]]
+      run  measure status
+    0  r1   ht(AP)     ok
+    1  r1  ht(P@2)     ok
+    2  r2   ht(AP)     ok
+    3  r2  ht(P@2)     ok
+    """
+    from .comparison_table import comparison_table
+
+    collection, judged = load(judgments, runs, qrels_format=qrels_format, assume=assume)
+    check_common_topics(collection, judged)
+    names = [measures] if isinstance(measures, (str, Measure)) else list(measures)
+    return comparison_table(collection, judged, names, ci=ci, correction=correction,
+                            variance=variance, rel_level=rel_level)
