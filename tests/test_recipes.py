@@ -35,6 +35,8 @@ EXPECTED = {
                 []),
     "designs": (["## Coverage, half-width, bias, RMS, tau", "systematic(1-10:1,11-100:0.2)",
                  "sd_ratio", "## Pool bias"], []),
+    "rounds": (["## Rounds, their cost and their coverage", "coverage_unflagged", "fixed",
+                "round 1"], []),
 }
 SMALL = {
     "infap-random": {"percents": "10,50,100", "estimator": "infAP(c=1.5)"},
@@ -47,6 +49,7 @@ SMALL = {
     "planner": {"budgets": "60,120"},
     "comparisons": {"percents": "30"},
     "designs": {"designs": "2strata;systematic(1-10:1,11-100:0.2);depth(5);plan(xinfAP)@60"},
+    "rounds": {"percent": "20", "max_rounds": "3"},
 }
 
 

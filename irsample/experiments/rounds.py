@@ -27,12 +27,12 @@ from ..design import stratified, uniform
 from ..design.rounds import first_round, next_round
 from ..design.sampling.budget import Budget
 from ..evaluation import evaluate_collection
-from ..measures import EvalContext, parse
-from ..measures.reliability import assess
+from ..measures import parse
 from .data import load
 from .model_assisted import build_frame
 from .registry import Context, recipe
 from .report import Report, Section
+from .trial import covers
 
 SOURCES = ("Cochran, Sampling Techniques (1977) §5.5 (Neyman allocation); Chernozhukov et al., "
            "Econometrics Journal 2018 (cross-fitting)")
@@ -50,28 +50,12 @@ def first_design(name: str, budget: int, share: float):
     raise ValueError(f"rounds: the first design is uniform or 2strata, not {name!r}")
 
 
-def statuses(collection, judgments, measures, ev) -> np.ndarray:
-    """(runs, measures): whether each run mean's interval is flagged unreliable."""
-    ctx = EvalContext(collection, judgments)
-    return np.stack([assess(ctx, m, ev.evaluated, ev.variance[:, :, j],
-                            ev.values[:, :, j]).unreliable
-                     for j, m in enumerate(measures)], axis=1)
-
-
-def covered(estimate, low, high, truth) -> np.ndarray:
-    """Whether [low, high] holds the truth; an estimate with no variance left (everything it
-    rests on judged) covers when it equals the truth up to rounding."""
-    exact = np.isclose(estimate, truth, rtol=0.0, atol=1e-12)
-    return ((low <= truth) & (truth <= high)) | exact
-
-
 def outcome(collection, judgments, measures, truth) -> dict:
     """Per (run, measure): estimate error, covered, flagged and half-width."""
     ev = evaluate_collection(collection, judgments, measures, ci=0.95)
     low, high = ev.interval()
-    return {"error": ev.summary - truth, "covered": covered(ev.summary, low, high, truth),
-            "flagged": statuses(collection, judgments, measures, ev),
-            "half": (high - low) / 2}
+    return {"error": ev.summary - truth, "covered": covers(ev.summary, low, high, truth),
+            "flagged": ev.statuses.status == "unreliable", "half": (high - low) / 2}
 
 
 def run_rounds(files, *, trials=100, seed=2025, percent=10.0, designs=("uniform", "2strata"),
@@ -106,14 +90,13 @@ def run_rounds(files, *, trials=100, seed=2025, percent=10.0, designs=("uniform"
                               ("fixed", fixed)):
                 judged = state.spent[0] if when == "round 1" else state.judged
                 for j, e in enumerate(estimators):
-                    flagged, covered = res["flagged"][:, j], res["covered"][:, j]
+                    flagged, hit = res["flagged"][:, j], res["covered"][:, j]
                     rows.append(dict(
                         trial=trial, design=name, estimator=e, when=when,
                         judged_pct=100.0 * judged / len(frame),
                         rounds=1 if when == "round 1" else state.rounds,
                         runs=len(flagged), flagged=int(flagged.sum()),
-                        covered=int(covered.sum()),
-                        covered_unflagged=int(covered[~flagged].sum()),
+                        covered=int(hit.sum()), covered_unflagged=int(hit[~flagged].sum()),
                         bias=float(res["error"][:, j].mean()),
                         halfwidth=float(res["half"][:, j].mean()), clean=clean))
         if progress:
