@@ -14,18 +14,19 @@ second-order probabilities the estimators already read (``measures/ht/inclusion.
 
 **Cross-fitted allocation.** Where the next round judges is learned from the judgments, but a
 topic's share may not depend on its own judgments: topping up the topics that look weak after
-round 1 (few relevant documents found) and leaving the others as they are selects the others
-for having looked good, and their estimates keep that bias (measured on Vaswani, ht(AP),
-2strata 10% in rounds to 42%: bias -0.042, coverage 0.09; topping up every topic instead: bias
-+0.006). So the topics are split into two folds at round 1, and the allocation of one fold is
-computed from the other fold's judgments only: j_h is proportional to (N_h - m_h)
-sqrt(p (1 - p)) (Neyman allocation for the count of relevant documents; Cochran, *Sampling
-Techniques*, 1977, §5.5), p the relevant share the other fold's judgments show in the same
-round-1 stratum and band ((hits + 1/2) / (judged + 1)). Every cell keeps at least
-:data:`MIN_CELL` judged documents where it has them (a cell's variance needs two; a floor that
-depends on the count m_h alone). The design-based estimators are unbiased for every total given
-the cells' sizes; what the rounds cannot make exact is when they stop (a decision made from all
-topics' judgments), which ``irsample simulate rounds`` measures against the truth.
+round 1 (few relevant documents found) and leaving the others as they are selects the others for
+having looked good, and their estimates keep that bias (an exploratory run of that first
+version, Vaswani, ht(AP), 2strata 10% in rounds to 42%: bias -0.042, coverage 0.09;
+every topic topped up instead: +0.006; the first version is not kept). So the topics are split
+into two folds at round 1, and the allocation of one fold is computed from the other fold's
+judgments only: j_h is proportional to (N_h - m_h) sqrt(p (1 - p)) (Neyman allocation for the
+count of relevant documents; Cochran, *Sampling Techniques*, 1977, §5.5), p the relevant share
+the other fold's judgments show in the same round-1 stratum and band ((hits + 1/2) / (judged +
+1)). Every cell keeps at least :data:`MIN_CELL` judged documents where it has them (a cell's
+variance needs two; a floor that depends on the count m_h alone). The design-based estimators
+are unbiased for every total given the cells' sizes; what the rounds cannot make exact is when
+they stop (a decision made from all topics' judgments), which ``irsample simulate rounds``
+measures against the truth.
 """
 
 from __future__ import annotations
