@@ -1,7 +1,7 @@
 """The first command after install (issue 27, item 1): with an empty kernel cache, ``irsample
 eval -m map`` compiles the kernels it runs and no others, each once, none with numba's
 ``parallel=True``, and says so in one line on standard error even when that is a pipe; the
-second run loads them and is silent. One cold compilation (about 8 s) serves every check."""
+second run loads them and is silent. One cold compilation (about 9 s) serves every check."""
 
 from __future__ import annotations
 
