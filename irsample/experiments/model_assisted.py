@@ -119,8 +119,7 @@ def run_model_assisted(files, *, trials=100, seed=2024, percents=(5, 10, 20),
                 for j, kind in enumerate(MEASURES):
                     e = ppi_estimate(ctx, lab, kind, tuning=_tuning(tuning), kept=kept)
                     res = _summarise(e, setup.evaluated, setup.q, setup.truth_mean[:, j], z,
-                                     setup.collection.n_runs, setup.picks)
-                    res |= _flags(ctx, kind, e, setup.evaluated, setup.truth_mean[:, j], z)
+                                     setup.collection.n_runs, setup.picks, ctx, kind)
                     out.append(dict(trial=trial, strategy=strategy, percent=percent,
                                     labels=name, measure=kind, judged=int(judged.sum()),
                                     kappa=kap, **res))
@@ -201,7 +200,7 @@ def _means(values, evaluated, q, n_runs):
     return v.sum(axis=1) / np.maximum(q, 1)
 
 
-def _summarise(e, evaluated, q, truth, z, n_runs, picks):
+def _summarise(e, evaluated, q, truth, z, n_runs, picks, ctx, kind):
     est = _means(e.value, evaluated, q, n_runs)
     ht = _means(e.ht, evaluated, q, n_runs)
     auto = _means(e.auto, evaluated, q, n_runs)
@@ -214,32 +213,31 @@ def _summarise(e, evaluated, q, truth, z, n_runs, picks):
     def tau(x):
         return float(stats.kendalltau(truth, x).statistic)
 
-    return dict(coverage=float(np.mean(np.abs(err) <= half)), halfwidth=float(half.mean()),
+    covered, ht_covered = np.abs(err) <= half, np.abs(herr) <= hhalf
+    return dict(coverage=float(np.mean(covered)), halfwidth=float(half.mean()),
                 bias=float(err.mean()), sq_error=float(np.mean(err * err)),
-                ht_coverage=float(np.mean(np.abs(herr) <= hhalf)), ht_halfwidth=float(hhalf.mean()),
+                ht_coverage=float(np.mean(ht_covered)), ht_halfwidth=float(hhalf.mean()),
                 ht_sq_error=float(np.mean(herr * herr)), auto_bias=float(np.mean(auto - truth)),
                 auto_favoured_bias=float(np.mean((auto - truth)[picks])),
                 ppi_favoured_bias=float(np.mean(err[picks])),
-                tau_ppi=tau(est), tau_ht=tau(ht), tau_auto=tau(auto), lam=float(lam.mean()))
+                tau_ppi=tau(est), tau_ht=tau(ht), tau_auto=tau(auto), lam=float(lam.mean()),
+                **_flags(ctx, kind, e, evaluated, covered, ht_covered))
 
 
-def _flags(ctx, kind: str, e, evaluated, truth, z) -> dict:
+def _flags(ctx, kind: str, e, evaluated, covered, ht_covered) -> dict:
     """The reliability rule's flags on ppi's and ht's intervals of the run means
-    (:mod:`irsample.measures.reliability`): counts of flagged means and of covered unflagged
-    ones, for ``summarise``'s ``flagged`` and ``coverage_unflagged`` (and ``ht_``)."""
+    (:mod:`irsample.measures.reliability`), ``covered`` and ``ht_covered`` whether each covers:
+    counts of flagged means and of covered unflagged ones, for ``summarise``'s ``flagged`` and
+    ``coverage_unflagged`` (and ``ht_``)."""
     n_runs = evaluated.shape[0]
-    q = evaluated.sum(axis=1)
     out = {}
-    for prefix, name, value, variance in (("", f"ppi({kind})", e.value, e.variance),
-                                          ("ht_", f"ht({kind})", e.ht, e.ht_variance)):
-        values = value.reshape(n_runs, -1)
-        var = variance.reshape(n_runs, -1)
-        flagged = assess(ctx, parse(name)[0], evaluated, var, values).unreliable
-        mean = _means(value, evaluated, q, n_runs)
-        half = z * np.sqrt(_means(variance, evaluated, q, n_runs) / np.maximum(q, 1))
-        covered = np.abs(mean - truth) <= half
+    for prefix, name, value, variance, hit in (
+            ("", f"ppi({kind})", e.value, e.variance, covered),
+            ("ht_", f"ht({kind})", e.ht, e.ht_variance, ht_covered)):
+        flagged = assess(ctx, parse(name)[0], evaluated, variance.reshape(n_runs, -1),
+                         value.reshape(n_runs, -1)).unreliable
         out |= {f"{prefix}flagged_n": int(flagged.sum()), f"{prefix}runs_n": n_runs,
-                f"{prefix}covered_unflagged_n": int(covered[~flagged].sum())}
+                f"{prefix}covered_unflagged_n": int(hit[~flagged].sum())}
     return out
 
 
