@@ -4,7 +4,7 @@
 two-strata design (top k exhaustive, the rest at a uniform rate, to a budget), then judges more
 in rounds of the same size while some interval is flagged (up to ``--rounds``), and prints
 ht(AP), ht(nDCG) and ht(P@10) with their 95% intervals and statuses. This script runs the demo's
-own loop (:func:`irsample.commands.demo.setup` and :func:`~irsample.commands.demo.judge_in_rounds`,
+own loop (:func:`irsample.commands.demo.setup` and :func:`~irsample.design.rounds.judge_in_rounds`,
 the same seeds: seed s here is ``irsample demo --seed s``) with ``--seeds`` seeds (2008, 2009,
 ...) and reports per estimator: the runs (of 11) whose final interval covers the frame truth per
 seed, the mean share, the share of seeds with at least 10 of 11 covered; the share of final
@@ -68,9 +68,10 @@ def rounds(collection, frame, design, budget, args, seeds) -> None:
     """The round-based demo's coverage (module docstring)."""
     import numpy as np
 
-    from irsample.commands.demo import covered, judge_in_rounds
     from irsample.commands.demo_text import ESTIMATORS
+    from irsample.design.rounds import judge_in_rounds
     from irsample.experiments.data import parse_one
+    from irsample.stats.intervals import covers
 
     names = list(ESTIMATORS.values())
     truth = truth_of(collection, frame, names)
@@ -82,7 +83,7 @@ def rounds(collection, frame, design, budget, args, seeds) -> None:
     for seed in seeds:
         history = judge_in_rounds(collection, frame, design, budget, args.rounds, seed, measures)
         for when, step in (("round 1", history[0]), ("final", history[-1])):
-            hit = covered(step.evaluation.summary, step.low, step.high, truth)
+            hit = covers(step.evaluation.summary, step.low, step.high, truth)
             s = stats[when]
             s["covered"].append(hit.sum(axis=0))
             s["flagged"].append(step.flagged.sum(axis=0))

@@ -107,10 +107,11 @@ def test_merge_reasons_ranges_the_numbers_and_drops_topic_lists():
 
 def test_demo_loop_stops_when_nothing_is_flagged():
     from irsample.api import load
+    from irsample.design.rounds import judge_in_rounds
     from irsample.experiments.data import parse_one
 
     collection, complete = load(*demo.bundled("vaswani"))
     frame, design, budget, _ = demo.setup(collection, complete, 100, 1.0)
-    history = demo.judge_in_rounds(collection, frame, design, budget, 3, 2008,
+    history = judge_in_rounds(collection, frame, design, budget, 3, 2008,
                                    [parse_one(e) for e in NAMES])
     assert len(history) == 1 and not history[0].flagged.any() and history[0].plan is None

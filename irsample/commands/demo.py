@@ -31,7 +31,6 @@ measures, have no status to judge their intervals by in rounds.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
@@ -84,21 +83,6 @@ def top_depth(best_rank, share: float, depth: int) -> int:
     return int(fits[-1]) + 1 if len(fits) else 1
 
 
-@dataclass(frozen=True)
-class Round:
-    """One round's outcome: what is judged (``state``), the estimates (``evaluation``, runs x
-    estimators in the order of :data:`~irsample.commands.demo_text.ESTIMATORS`), their
-    intervals, which are ``flagged`` (runs x estimators), and the next round's allocation per
-    cell (``plan``; None after the last round)."""
-
-    state: object
-    evaluation: object
-    low: object
-    high: object
-    flagged: object
-    plan: object = None
-
-
 def setup(collection, complete, depth: int, fraction: float):
     """The demo's frame (the depth-``depth`` pool, graded by ``complete``), its round-1 design
     and the budget of every round."""
@@ -114,41 +98,6 @@ def setup(collection, complete, depth: int, fraction: float):
     design = parse_design(f"1-{top}:1,{top + 1}-{depth}:0.5@{budget}" if top < depth
                           else f"1-{depth}:1@{budget}")
     return frame, design, budget, top
-
-
-def judge_in_rounds(collection, frame, design, budget: int, rounds: int, seed,
-                    measures) -> list[Round]:
-    """Round 1 drawn with ``design``, then rounds of ``budget`` while some interval of
-    ``measures`` is flagged, up to ``rounds`` rounds or the whole pool (the loop of
-    ``irsample simulate rounds``, :mod:`irsample.experiments.rounds`)."""
-    import numpy as np
-
-    from ..design.rounds import allocation, first_round, next_round
-    from ..evaluation import evaluate_collection
-
-    rng = np.random.default_rng(seed)
-    state = first_round(frame, design, rng)
-    out = []
-    while True:
-        ev = evaluate_collection(collection, state.judgments(frame, source="demo"), measures,
-                                 ci=0.95)
-        low, high = ev.interval()
-        flagged = ev.statuses.status == "unreliable"
-        more = flagged.any() and state.rounds < rounds and state.open_documents() > 0
-        plan = allocation(frame, state, budget) if more else None
-        out.append(Round(state, ev, low, high, flagged, plan))
-        if not more:
-            return out
-        state = next_round(frame, state, budget, rng)
-
-
-def covered(estimate, low, high, truth):
-    """Whether [low, high] holds the truth; an estimate with no variance left (everything it
-    rests on judged) covers when it equals the truth up to rounding."""
-    import numpy as np
-
-    exact = np.isclose(estimate, truth, rtol=0.0, atol=1e-12)
-    return ((low <= truth) & (truth <= high)) | exact
 
 
 def run(args) -> str:
@@ -170,8 +119,10 @@ def run(args) -> str:
 
 def _demo(args, qrels, runs, steps, start) -> str:
     from ..api import load
+    from ..design.rounds import judge_in_rounds
     from ..evaluation import evaluate_collection
     from ..measures import parse
+    from ..stats.intervals import covers
     from . import demo_text as text
 
     collection, complete = load(qrels, runs)
@@ -183,7 +134,7 @@ def _demo(args, qrels, runs, steps, start) -> str:
                                 [parse(t)[0] for t in targets]).summary
     steps.next()
     history = judge_in_rounds(collection, frame, design, budget, args.rounds, args.seed,
-                              [parse(e)[0] for e in names])
+                              [parse(e)[0] for e in names], source="demo")
     last = history[-1]
     ev, flagged = last.evaluation, last.flagged
     order = sorted(zip(*flagged.nonzero()), key=lambda rk: (rk[1], -truth[rk[0], 0]))
@@ -210,7 +161,7 @@ def _demo(args, qrels, runs, steps, start) -> str:
             lines += text.plan_line(frame, step.state, step.plan, number + 1)
         lines.append("")
     state = last.state
-    hit = covered(ev.summary, last.low, last.high, truth)
+    hit = covers(ev.summary, last.low, last.high, truth)
     spent = ("; per round " + ", ".join(f"{s:,}" for s in state.spent)
              if state.rounds > 1 else "")
     lines += [f"final, after {state.rounds} round{'s' if state.rounds > 1 else ''}: "

@@ -197,13 +197,15 @@ def _proportional(total: int, weight: np.ndarray, room: np.ndarray) -> np.ndarra
     return out
 
 
-def next_round(frame: SamplingFrame, state: RoundState, budget: int, rng) -> RoundState:
+def next_round(frame: SamplingFrame, state: RoundState, budget: int, rng,
+               take: np.ndarray | None = None) -> RoundState:
     """Judge about ``budget`` more documents (more where cells need their floors); the state
-    after the round, its inclusion probabilities those of the union (module docstring)."""
+    after the round, its inclusion probabilities those of the union (module docstring).
+    ``take``: :func:`allocation` of ``budget``, where the caller has it already."""
     if budget < 0:
         raise DesignError(f"a round's budget must be >= 0, not {budget}")
     rng = generator(rng)
-    take = allocation(frame, state, budget)
+    take = allocation(frame, state, budget) if take is None else take
     judged = state.sample.judged.copy()
     inside = state.cell >= 0
     order = np.argsort(state.cell, kind="stable")
@@ -220,6 +222,45 @@ def next_round(frame: SamplingFrame, state: RoundState, budget: int, rng) -> Rou
     stratum = np.where(inside, state.cell % state.n_cells_per_topic, -1)
     sample = Sample(judged, stratum, state.labels, pi)
     return replace(state, sample=sample, spent=state.spent + (int(take.sum()),))
+
+
+@dataclass(frozen=True)
+class Round:
+    """One round of :func:`judge_in_rounds`: what is judged (``state``), the evaluation of the
+    measures on it with 95% intervals (``evaluation``, ``low``, ``high``), which run means'
+    intervals are ``flagged`` (runs x measures) and the next round's allocation per cell
+    (``plan``; None after the last round)."""
+
+    state: RoundState
+    evaluation: object
+    low: np.ndarray
+    high: np.ndarray
+    flagged: np.ndarray
+    plan: np.ndarray | None = None
+
+
+def judge_in_rounds(collection, frame: SamplingFrame, design, budget: int, max_rounds: int,
+                    rng, measures, *, source: str = "rounds") -> list[Round]:
+    """Round 1 drawn with ``design``, then rounds of ``budget`` while some interval of
+    ``measures`` (evaluated with 95% intervals on the judgments so far) is flagged by the
+    reliability rule, up to ``max_rounds`` rounds or the whole pool: the rounds in order.
+    ``rng`` (a Generator, or a seed) draws every round, in order."""
+    from ..evaluation import evaluate_collection
+
+    rng = generator(rng)
+    state = first_round(frame, design, rng)
+    out = []
+    while True:
+        ev = evaluate_collection(collection, state.judgments(frame, source=source), measures,
+                                 ci=0.95)
+        low, high = ev.interval()
+        flagged = ev.statuses.status == "unreliable"
+        more = flagged.any() and state.rounds < max_rounds and state.open_documents() > 0
+        plan = allocation(frame, state, budget) if more else None
+        out.append(Round(state, ev, low, high, flagged, plan))
+        if not more:
+            return out
+        state = next_round(frame, state, budget, rng, take=plan)
 
 
 def _band_names() -> tuple[str, ...]:

@@ -42,11 +42,12 @@ from ..design import parse_design, uniform
 from ..design.planner.sequential import PlannedDesign
 from ..errors import MeasureError
 from ..stats import intervals
+from ..stats.intervals import covers
 from . import pool_bias
 from .data import parse_one
 from .registry import PAPER_000, Context, pool_size, recipe, run_experiment
 from .report import Report, Section
-from .trial import covers, strategy
+from .trial import strategy
 
 #: estimator -> target measure; ht(...) are the design-based (Horvitz-Thompson) estimators
 ESTIMATORS = {"infAP": "AP", "xinfAP": "AP", "infNDCG": "nDCG",
@@ -88,7 +89,8 @@ def designs(pool_size: int, percents, plan_for: str = "xinfAP", which=STRATEGIES
 
 
 def interval_checks(est, truth, sd, *, level: float = 0.95, ks_alpha: float = 0.05) -> dict:
-    """Coverage of est -/+ z sd (arrays [trial, run]) and the Kolmogorov-Smirnov pass rate:
+    """Coverage of est -/+ z sd (arrays [trial, run]; ``covered`` the array, ``coverage`` its
+    mean) and the Kolmogorov-Smirnov pass rate:
     per run, the standardised errors (est - truth) / sd over the trials against N(0, 1) at
     ``ks_alpha`` (paper 000 §3 reports 90% of the systems passing for infAP)."""
     z = intervals.z(level)
@@ -100,7 +102,7 @@ def interval_checks(est, truth, sd, *, level: float = 0.95, ks_alpha: float = 0.
         x = err[:, r][np.isfinite(err[:, r])]
         if len(x) >= 2:
             passes.append(stats.kstest(x, "norm").pvalue >= ks_alpha)
-    return {"coverage": float(covered.mean()),
+    return {"covered": covered, "coverage": float(covered.mean()),
             "ks_pass": float(np.mean(passes)) if passes else math.nan,
             "bias": float(np.mean(est - truth)), "rms": float(np.sqrt(np.mean((est - truth) ** 2))),
             "predicted_sd": float(np.mean(sd)), "observed_sd": float(
@@ -125,7 +127,7 @@ def coverage_table(result, level: float = 0.95) -> pd.DataFrame:
         checks = interval_checks(est, truth, half / z, level=level)
         flagged = (g["flagged"].to_numpy().reshape(shape) if "flagged" in g
                    else np.zeros(est.shape, dtype=bool))
-        covered = covers(est, est - half, est + half, truth)
+        covered = checks["covered"]
         observed = est.std(axis=0, ddof=1) if est.shape[0] > 1 else np.full(est.shape[1], np.nan)
         with np.errstate(invalid="ignore", divide="ignore"):  # runs with no spread: NaN
             ratio = np.where(observed > 0, half.mean(0) / z / observed, np.nan)

@@ -24,15 +24,15 @@ import numpy as np
 import pandas as pd
 
 from ..design import stratified, uniform
-from ..design.rounds import first_round, next_round
+from ..design.rounds import judge_in_rounds
 from ..design.sampling.budget import Budget
 from ..evaluation import evaluate_collection
 from ..measures import parse
+from ..stats.intervals import covers
 from .data import load
 from .model_assisted import build_frame
 from .registry import Context, recipe
 from .report import Report, Section
-from .trial import covers
 
 SOURCES = ("Cochran, Sampling Techniques (1977) §5.5 (Neyman allocation); Chernozhukov et al., "
            "Econometrics Journal 2018 (cross-fitting)")
@@ -50,10 +50,9 @@ def first_design(name: str, budget: int, share: float):
     raise ValueError(f"rounds: the first design is uniform or 2strata, not {name!r}")
 
 
-def outcome(collection, judgments, measures, truth) -> dict:
-    """Per (run, measure): estimate error, covered, flagged and half-width."""
-    ev = evaluate_collection(collection, judgments, measures, ci=0.95)
-    low, high = ev.interval()
+def outcome(ev, low, high, truth) -> dict:
+    """Per (run, measure) of an evaluation with 95% intervals: estimate error, covered,
+    flagged and half-width."""
     return {"error": ev.summary - truth, "covered": covers(ev.summary, low, high, truth),
             "flagged": ev.statuses.status == "unreliable", "half": (high - low) / 2}
 
@@ -74,17 +73,13 @@ def run_rounds(files, *, trials=100, seed=2025, percent=10.0, designs=("uniform"
     for trial in range(first, first + trials):
         for d, name in enumerate(designs):
             rng = np.random.default_rng([seed, trial, d])
-            state = first_round(frame, first_design(name, budget, percent / 100.0), rng)
-            history = []
-            while True:
-                result = outcome(c, state.judgments(frame), measures, truth)
-                history.append(result)
-                if (not result["flagged"].any() or state.rounds >= max_rounds
-                        or state.open_documents() == 0):
-                    break
-                state = next_round(frame, state, budget, rng)
+            steps = judge_in_rounds(c, frame, first_design(name, budget, percent / 100.0),
+                                    budget, max_rounds, rng, measures)
+            state = steps[-1].state
+            history = [outcome(s.evaluation, s.low, s.high, truth) for s in steps]
             fixed_design = stratified(TWO_STRATA, budget=Budget(state.judged))
-            fixed = outcome(c, fixed_design.sample(frame, rng=rng), measures, truth)
+            ev = evaluate_collection(c, fixed_design.sample(frame, rng=rng), measures, ci=0.95)
+            fixed = outcome(ev, *ev.interval(), truth)
             clean = not history[-1]["flagged"].any()
             for when, res in (("round 1", history[0]), ("final", history[-1]),
                               ("fixed", fixed)):

@@ -47,6 +47,7 @@ from scipy import stats
 
 from ..design import Design
 from ..evaluation import evaluate_collection
+from ..stats.intervals import covers
 from ..stats.pairs import CLASSES, PairCounts, classify_decisions, decisions
 from .data import CollectionFiles, load, parse_one
 from .splits import Split
@@ -260,12 +261,6 @@ def _dtype(values: list):
     if values and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in values):
         return np.int64
     return np.float64
-
-
-def covers(est, low, high, true) -> np.ndarray:
-    """Whether [low, high] holds the truth; an estimate with no variance left (all it rests on
-    judged) covers when it equals the truth up to rounding (1e-12)."""
-    return ((low <= true) & (true <= high)) | np.isclose(est, true, rtol=0.0, atol=1e-12)
 
 
 def _compare(est: np.ndarray, true: np.ndarray, low, high, has_interval: bool) -> dict:

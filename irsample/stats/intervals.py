@@ -26,6 +26,14 @@ def check_level(level) -> float:
     return float(level)
 
 
+def covers(estimate, low, high, truth) -> np.ndarray:
+    """Whether [low, high] holds ``truth``, elementwise; an estimate with no variance left (all
+    it rests on judged, a zero-width interval) covers when it equals the truth up to rounding
+    (1e-12)."""
+    exact = np.isclose(estimate, truth, rtol=0.0, atol=1e-12)
+    return ((low <= truth) & (truth <= high)) | exact
+
+
 def z(level: float) -> float:
     """The two-sided normal quantile of confidence ``level``: z with P(|Z| <= z) = level, i.e.
     the (1 + level)/2 quantile of N(0, 1). ``z(0.95)`` = 1.959963984540054."""
