@@ -34,8 +34,21 @@ def interrupt(args: list[str], ready, *, timeout: float = 120.0):
     start = time.monotonic()
     os.killpg(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=30)
-    psutil.wait_procs(family, timeout=30)
+    while any(running(member) for member in family):
+        assert time.monotonic() - start < 30, "a process outlived the command by 30 s"
+        time.sleep(0.01)
     return proc.returncode, err.decode(), time.monotonic() - start
+
+
+def running(process) -> bool:
+    """Whether ``process`` still runs. A zombie does not: it has exited and only its status is
+    left for its parent to collect. multiprocessing's resource tracker, which outlives the
+    command by design, exits as soon as the command and its workers have, but once orphaned it
+    is reaped by the machine's init process, on that process's own schedule (1-2 s on some)."""
+    try:
+        return process.status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
 
 
 def workers_busy(parent) -> bool:
