@@ -280,3 +280,25 @@ def test_support_counts_judged_relevant_documents_within_the_cutoff(samples, opt
         keep = hit if cutoff is None else hit & (ctx.rank <= cutoff)
         expected = np.bincount(seg, weights=keep.astype(float), minlength=ctx.n_seg)
         np.testing.assert_array_equal(support_per_segment(ctx, cutoff), expected)
+
+
+def test_run_bias_rule_adds_the_topics_signed_biases(samples):
+    """Rule 3 for a run's mean: the bias of a sum over topics is the sum of the topics' signed
+    biases, so biases of opposite signs cancel and biases of one sign add up."""
+    from irsample.measures.context import EvalContext
+    from irsample.measures.reliability import assess
+
+    ctx = EvalContext(*irsample.load(samples["census"], RUNS))  # nothing thin, nothing weak
+    evaluated = np.ones((ctx.n_runs, ctx.n_topics), bool)
+    variance = np.full(evaluated.shape, 1e-4)  # the sum's standard error: 0.01 sqrt(topics)
+    se = 0.01 * np.sqrt(ctx.n_topics)
+    half = ctx.n_topics // 2
+    bias = np.zeros(evaluated.shape)
+    bias[0, :half] = se / half  # run 0: one sign, summing to one standard error
+    bias[1, :half], bias[1, half:2 * half] = se / half, -se / half  # run 1: they cancel
+    measure = SimpleNamespace(estimated_bias=lambda ctx: bias.ravel())
+    found = assess(ctx, measure, evaluated, variance)
+    assert found.bias_se[0] == pytest.approx(1.0) and found.bias_se[1] == pytest.approx(0.0)
+    assert found.status[:2].tolist() == ["unreliable", "ok"]
+    assert found.reason[0] == "estimated bias 1.00 of its standard error"
+    assert set(found.topics[0]) <= set(range(half)) and found.topics[0]
