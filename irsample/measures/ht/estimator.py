@@ -27,7 +27,9 @@ Variances: X^ linearised by its first-order influence (for AP, u_d = prec(d) + s
 rel_e/rank_e over relevant e ranked below d, the Hoeffding projection of the quadratic form),
 then the cell formula of ``ht/inclusion.py``; a ratio's variance is that of
 z_d = (u_d - theta y_d)/Y over the sample, divided by Y^^2. With every frame document judged
-(pi = 1) every estimate equals M and every variance is 0.
+(pi = 1) every estimate equals M and every variance is 0. P@k adds, on a topic whose estimated
+variance is 0 while positions of the run's top k are unjudged, the variance of those positions
+(``imputation.unseen_variance``).
 
 Sparse topics (ratios only). A sample that holds one or two relevant documents of a topic
 fits theta^ to them: the plug-in linearised variance at theta^ is then near 0 (with one
@@ -71,7 +73,7 @@ from ..trec_eval.gain import NDCG
 from ..trec_eval.gain_tables import shared_gain_tables
 from ..trec_eval.precision import P, Recall, Rprec
 from .ideal_dcg import concavity_bias, ideal_linearisation, single_hit_weights
-from .imputation import impute, linearised_variance, topic_states
+from .imputation import impute, linearised_variance, topic_states, unseen_variance
 from .inclusion import (
     HTDesign,
     SampledPositions,
@@ -138,7 +140,9 @@ def _estimate(ctx, m: Measure) -> Estimate:
         weight = np.full(m.k, 1.0 / m.k)
         rel = at.rel(ctx).astype(np.float64)
         num, term = weighted_prefix(at.offsets, at.rank, rel, at.pi, weight, m.k)
-        return _linear(ctx, d, num, term)
+        est = _linear(ctx, d, num, term)
+        return replace(est, variance=est.variance + unseen_variance(
+            ctx, est.value, est.variance, m.k))
     if isinstance(m, RBP):
         if m.point != "B":
             raise MeasureError("ht(RBP) estimates RBP itself (point=B)")

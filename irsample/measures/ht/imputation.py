@@ -4,7 +4,9 @@ imputed, with a variance that stays honest (``estimator.py``, module docstring, 
 A topic of a run is *known* when its sample holds a relevant document (Y^ > 0), *missing* when
 it does not and the topic was not judged whole (:func:`census_topics`); missing topics take the
 weighted mean of the known ones (:func:`impute`). Used by ht(M) and by ppi(nDCG)'s control
-variate (``ppi/control_variate.py``), which keeps the humans' imputation structure.
+variate (``ppi/control_variate.py``), which keeps the humans' imputation structure. A P@k
+topic whose sample shows no variation in the run's top k gets the variance of its unjudged
+positions (:func:`unseen_variance`).
 """
 
 from __future__ import annotations
@@ -74,3 +76,34 @@ def census_topics(ctx, d: HTDesign) -> np.ndarray:
         return np.bincount(ctx.collection.tdi_topic[uncertain], minlength=ctx.n_topics) == 0
 
     return ctx.shared(("ht_census_topics", d), build)
+
+
+def unseen_variance(ctx, value, variance, k: int) -> np.ndarray:
+    """Per segment, the variance a P@k estimate's design variance cannot see: where a topic's
+    estimated variance is 0 while u of the run's top k positions hold pooled documents not
+    judged, u p (1 - p) / k^2 (each such position relevant with the run's estimated precision p,
+    its mean ``value`` over the topics it answers); 0 elsewhere.
+
+    The cell variance of a domain total (the run's top k within a stratum) is estimated from the
+    sampled members of the domain; when they agree (all non-relevant, typically) it is 0 though
+    the unjudged ones are unknown, and the variance estimator, unbiased on average, is 0 in most
+    draws and large in a few. On TREC-8 under the planned design at 30% of the pool (40 draws,
+    ``PlannedDesign`` for xinfAP) 31% of the (run, topic) estimates had variance 0 and an error,
+    always one or more relevant documents missed, and the 95% intervals of the run means
+    covered 0.870 of the truths; with this term 0.975, while on uniform and two-strata samples of
+    TREC-8 and TREC-COVID round 5 (10-30%) the intervals widened 1-4%."""
+    shape = (ctx.n_runs, ctx.n_topics)
+    if len(ctx.pos_tdi) == 0:
+        return np.zeros(ctx.n_seg)
+    j = ctx.judgments
+    start, length = ctx.offsets[:-1], np.minimum(ctx.seg_len, k)
+    rows = np.arange(k)[None, :]
+    inside = rows < length[:, None]
+    at = np.where(inside, start[:, None] + rows, 0)
+    open_positions = (inside & (j.state[ctx.pos_tdi[at]] == POOLED)).sum(axis=1)
+    present = (j.has_topic[ctx.seg_topic] & (ctx.seg_len > 0)).reshape(shape)
+    p = safe_divide(np.where(present, value.reshape(shape), 0.0).sum(axis=1), present.sum(axis=1))
+    p = np.clip(p, 0.0, 1.0)
+    spread = np.repeat(p * (1.0 - p), ctx.n_topics)
+    blind = present.ravel() & (variance <= 0.0) & (open_positions > 0)
+    return np.where(blind, open_positions * spread / (k * k), 0.0)
