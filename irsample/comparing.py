@@ -104,7 +104,7 @@ def compare_table(
     | run | ht(AP) | ht(P@2) | status |
     |---|---:|---:|---|
     | (a) r1 | **0.91** [0.55, 1.28]<sup>b</sup> | **0.71** [0.17, 1.24] | ok |
-    | (b) r2 | 0.51 [0.35, 0.67] | 0.33 [0.01, 0.66] | ok |
+    | (b) r2 | 0.51 [0.35, 0.67] | 0.33 [-0.07, 0.73] | ok |
     >>> table.estimates[["run", "measure", "status"]]
       run  measure status
     0  r1   ht(AP)     ok
