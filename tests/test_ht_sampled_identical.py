@@ -8,7 +8,9 @@ each of its four designs (``default_rng(k)``), every part of the
 :class:`~irsample.measures.ht.estimator.Estimate` of each supported measure (values, variances,
 ratio parts, the per-position influences ``x``, centres, donors) on the whole rankings and with
 ``-M 25`` (positions cut), and the pair estimates of ht(AP) and ht(nDCG) (which read ``x`` and
-the jackknife replicates). Regenerate only from a commit whose numbers are known good:
+the jackknife replicates). P@k's variance is compared without the term added after that commit
+(``imputation.unseen_variance``, tested in ``test_ht_estimators.py``); its ``var_num`` is the cell
+variance itself. Regenerate only from a commit whose numbers are known good:
 ``python -m tests.test_ht_sampled_identical``.
 """
 
@@ -21,6 +23,7 @@ import numpy as np
 from irsample.measures import parse
 from irsample.measures.context import EvalContext
 from irsample.measures.ht.estimator import estimate
+from irsample.measures.ht.imputation import unseen_variance
 from irsample.measures.ht.pairs import pair_estimates
 
 from .bitwise import differing
@@ -44,6 +47,8 @@ def outputs() -> dict:
                     est = estimate(ctx, m)
                     for part in PARTS:
                         value = getattr(est, part)
+                        if part == "variance" and inner.startswith("P@"):  # the cell variance
+                            value = value - unseen_variance(ctx, est.value, est.var_num, m.k)
                         if value is not None:
                             out[f"{seed}/{name}/{cut}/{inner}/{part}"] = np.asarray(value)
                 for inner in ("AP", "nDCG"):
