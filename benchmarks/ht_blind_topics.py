@@ -102,8 +102,8 @@ def main() -> None:
                      max(np.sqrt(np.where(present, cell, 0).sum()), 1e-300))
     print(f"{args.collection}, {args.design} {args.percent:g}%, ht(P@{args.k}), {args.trials} "
           f"draws, seed {args.seed}")
-    print(f"blind estimates {np.mean(blind):.3f}, blind and wrong {np.mean(wrong):.3f}, their share "
-          f"of the squared error {np.mean(squared):.3f}")
+    print(f"blind estimates {np.mean(blind):.3f}, blind and wrong {np.mean(wrong):.3f}, "
+          f"their share of the squared error {np.mean(squared):.3f}")
     print(f"coverage of the run means' 95% intervals: cell variance {np.mean(covered_cell):.3f}, "
           f"with the unseen term {np.mean(covered):.3f} (half-width x{np.mean(widen):.2f})")
 
