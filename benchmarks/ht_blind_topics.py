@@ -33,20 +33,6 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def collection_files(name: str, shared: Path):
-    from irsample.experiments.data import CollectionFiles
-
-    bundled = ROOT / "irsample" / "data"
-    if name in ("vaswani", "cacm"):
-        return CollectionFiles.of(bundled / name / "runs", bundled / name / "qrels.gz")
-    if name == "covid":
-        c = shared / "data" / "trec-covid-r5"
-        return CollectionFiles.of(c / "runs", c / "qrels.covid-round5.txt")
-    t = shared / "data" / "trec8-adhoc"
-    return CollectionFiles.of(t / "runs", t / "qrels.trec8.adhoc",
-                              pooled=t / "run-pooled-flag.txt")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--collection", default="trec8")
@@ -58,6 +44,9 @@ def main() -> None:
     parser.add_argument("--shared", default=str(ROOT.parent / "shared"))
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from reliability_grid import files as collection_files
+
     from irsample.evaluation import evaluate_collection
     from irsample.experiments.coverage import designs
     from irsample.experiments.data import load
