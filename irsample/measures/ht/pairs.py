@@ -13,7 +13,10 @@ every v and c by the cell formula of ``ht/inclusion.py``; for totals (P@k, RBP) 
 delta = 0. For AP the variance is the stratified jackknife of the replicate differences
 (``ht/jackknife.py``: both runs' ratios recomputed without each sampled document). Topics
 with no sampled relevant document take the mean difference of the identified ones, with the
-variances of ``imputation.impute``. Over the Q topics both runs answer:
+variances of ``imputation.impute``. P@k adds, on a topic whose difference's cell variance is
+0, the unjudged documents of one run's top k that are not in the other's
+(``imputation.unseen_pair_variance``, as ``unseen_variance`` does for a run). Over the Q topics
+both runs answer:
 diff = mean_q d_q, var = sum_q v_q / Q^2 (``variance="design"``: the topics are fixed, the
 question is what judging the whole frame would show), or s_d^2 / Q (``"topics"``: topics as a
 sample from a population of topics; the spread of the estimated d_q already holds the design
@@ -27,8 +30,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..context import safe_divide
+from ..trec_eval.precision import P
 from .estimator import estimate
-from .imputation import census_topics, impute
+from .imputation import census_topics, impute, unseen_pair_variance
 from .inclusion import ht_design
 
 
@@ -115,6 +119,8 @@ def pair_estimates(ctx, inner, *, variance: str = "design") -> PairEstimates:
                - 2.0 * delta * (cov_y[first, t] - cov_y[second, t]) + delta * delta * var_y[t])
         ident[:, t] = known[first, t] & known[second, t]
         v[:, t] = safe_divide(np.maximum(num, 0.0), den[t] * den[t]) if den[t] > 0 else 0.0
+    if isinstance(inner, P):  # differences P@k's cell variances cannot see (imputation.py)
+        v = v + unseen_pair_variance(ctx, est.value, v, inner.k, first, second)
     q = both.sum(axis=1)
     kept = both & ident
     unknown = both & ~ident & ~census_topics(ctx, d)[None, :]
