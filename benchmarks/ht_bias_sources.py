@@ -88,7 +88,7 @@ def hajek_ap(ctx, est):
     taylor = est.plain - safe_divide(est.plain * est.var_den - est.cov, r * r)
     value = np.where(ok, safe_divide(n1, r) + (r - 1.0) * safe_divide(est.num - n1, rr), taylor)
     shape = (ctx.n_runs, ctx.n_topics)
-    present = (ctx.judgments.has_topic[ctx.seg_topic] & (ctx.seg_len > 0)).reshape(shape)
+    present = ctx.answered
     known = present & (r > 0).reshape(shape)
     missing = present & ~known & ~db.census_topics(ctx, d)[ctx.seg_topic].reshape(shape)
     own = jackknife_variance(ctx, d, est.replicates).reshape(shape)

@@ -72,7 +72,7 @@ def main() -> None:
         full = e.variance.reshape(shape)
         assert np.allclose(full - cell, unseen_variance(ctx, e.value, e.var_num, args.k)
                            .reshape(shape))
-        present = (ctx.judgments.has_topic[ctx.seg_topic] & (ctx.seg_len > 0)).reshape(shape)
+        present = ctx.answered
         state = ctx.judgments.state[ctx.pos_tdi]
         seg = np.repeat(np.arange(ctx.n_seg), ctx.seg_len)
         top = (ctx.rank <= args.k) & (state == POOLED)

@@ -87,7 +87,7 @@ def pair_status(ctx, m: HT, pe, se):
     """:func:`~irsample.measures.reliability.assess_pair` of every pair of ``pe``
     (:func:`~irsample.measures.ht.pairs.pair_estimates`), ``se`` their standard errors."""
     shape = (ctx.n_runs, ctx.n_topics)
-    evaluated = (ctx.judgments.has_topic[ctx.seg_topic] & (ctx.seg_len > 0)).reshape(shape)
+    evaluated = ctx.answered
     variance = np.asarray(m.variance(ctx), dtype=np.float64).reshape(shape)
     values = np.asarray(m.compute(ctx), dtype=np.float64).reshape(shape)
     runs = assess(ctx, m, evaluated, variance, values)

@@ -116,6 +116,15 @@ class EvalContext:
         return positions_in_segments(self.offsets)
 
     @cached_property
+    def answered(self) -> np.ndarray:
+        """(runs, topics): whether the run ranks documents for a topic the judgments hold (the
+        topics a run's mean over topics covers)."""
+        present = (self.judgments.has_topic[self.seg_topic] & (self.seg_len > 0)).reshape(
+            self.n_runs, self.n_topics)
+        present.flags.writeable = False  # shared by every caller of this context
+        return present
+
+    @cached_property
     def judged(self) -> np.ndarray:
         """Whether each position holds a judged document (qrels value >= 0)."""
         return self.pos_state == JUDGED

@@ -119,7 +119,7 @@ def support_per_segment(ctx, cutoff: int | None) -> np.ndarray:
 def open_share(ctx, cutoff: int | None, evaluated: np.ndarray) -> np.ndarray:
     """Per run: the share of the positions it ranks within ``cutoff`` (over its evaluated
     topics) whose document is pooled but not judged: what the estimate must infer."""
-    state = ctx.judgments.state[ctx.pos_tdi]
+    state = ctx.pos_state  # gathered once per context
     inside = np.ones(len(state), dtype=bool) if cutoff is None else ctx.rank <= cutoff
     seg = np.repeat(np.arange(ctx.n_seg), ctx.seg_len)
     shape = (ctx.n_runs, ctx.n_topics)

@@ -23,7 +23,7 @@ def topic_states(ctx, d: HTDesign, y) -> tuple[np.ndarray, np.ndarray]:
     is in the judgments, the run ranks documents for it and its ratio is identified, Y^ > 0)
     and ``missing`` (the same but not identified and not judged whole: imputed)."""
     shape = (ctx.n_runs, ctx.n_topics)
-    present = (ctx.judgments.has_topic[ctx.seg_topic] & (ctx.seg_len > 0)).reshape(shape)
+    present = ctx.answered
     known = present & (np.asarray(y) > 0).reshape(shape)
     missing = present & ~known & ~census_topics(ctx, d)[ctx.seg_topic].reshape(shape)
     return known, missing
@@ -134,14 +134,13 @@ def _unjudged_top_k(ctx, value, k: int):
     """Per segment, the tdi of the pooled documents not judged among the run's top k (-1 for
     the other positions), (runs, topics) where the run answers the topic, and per run p (1 - p)
     with p its mean ``value`` over those topics."""
-    shape = (ctx.n_runs, ctx.n_topics)
-    j = ctx.judgments
     start, length = ctx.offsets[:-1], np.minimum(ctx.seg_len, k)
     rows = np.arange(k)[None, :]
     inside = rows < length[:, None]
     tdi = ctx.pos_tdi[np.where(inside, start[:, None] + rows, 0)]
-    open_docs = np.where(inside & (j.state[tdi] == POOLED), tdi, -1)
-    present = (j.has_topic[ctx.seg_topic] & (ctx.seg_len > 0)).reshape(shape)
-    p = safe_divide(np.where(present, value.reshape(shape), 0.0).sum(axis=1), present.sum(axis=1))
+    open_docs = np.where(inside & (ctx.judgments.state[tdi] == POOLED), tdi, -1)
+    present = ctx.answered
+    p = safe_divide(np.where(present, value.reshape(present.shape), 0.0).sum(axis=1),
+                    present.sum(axis=1))
     p = np.clip(p, 0.0, 1.0)
     return open_docs, present, p * (1.0 - p)

@@ -91,7 +91,7 @@ def pair_estimates(ctx, inner, *, variance: str = "design") -> PairEstimates:
     first, second = np.triu_indices(n_runs, k=1)
     shape = (n_runs, n_topics)
     value = est.value.reshape(shape)
-    present = (ctx.judgments.has_topic[ctx.seg_topic] & (ctx.seg_len > 0)).reshape(shape)
+    present = ctx.answered
     known = est.known.reshape(shape) if est.known is not None else np.ones(shape, bool)
     centre = est.centre.reshape(shape)
     cov_y = est.cov.reshape(shape)
