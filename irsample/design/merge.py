@@ -33,6 +33,7 @@ import numpy as np
 from ..errors import InputError
 from ..io.trec import QrelsTable
 from ..io.writers import format_prels, format_strata_qrels, format_trec_qrels
+from ..model.judgments import varies_within
 from .record import DesignRecord
 
 MERGE_FORMATS = ("strata", "prels", "trec")
@@ -55,14 +56,8 @@ class Merged:
         """Whether every pool document of a topic has the same inclusion probability (a
         uniform design, which ``--assume uniform`` reads right from TREC qrels)."""
         rec = self.record
-        if not len(rec.qid):
-            return True
         topics, topic = np.unique(np.asarray(rec.qid, dtype=object), return_inverse=True)
-        hi = np.full(len(topics), -np.inf)
-        lo = np.full(len(topics), np.inf)
-        np.maximum.at(hi, topic, rec.inclusion)
-        np.minimum.at(lo, topic, rec.inclusion)
-        return bool(np.all(hi - lo <= 1e-12 * np.maximum(hi, 1e-300)))
+        return not varies_within(topic, rec.inclusion, len(topics))
 
     @property
     def unjudged(self) -> np.ndarray:

@@ -251,7 +251,7 @@ class Judgments:
         unequal = _unequal_rates(size, sampled)
         if prob is not None and not unequal:
             with_p = known & (rel >= 0)
-            unequal = _varies_within(topic[with_p], prob[with_p], n_topics)
+            unequal = varies_within(topic[with_p], prob[with_p], n_topics)
         return cls(
             source, grade, state, has_topic, offsets, judged_grades,
             row_stratum, labels, size, sampled, cell[relevant], rv[relevant], max_grade, max_line,
@@ -269,8 +269,9 @@ def _unequal_rates(size: np.ndarray, sampled: np.ndarray) -> bool:
     return bool(np.any((hi > -np.inf) & (hi - lo > 1e-12)))
 
 
-def _varies_within(topic: np.ndarray, value: np.ndarray, n_topics: int) -> bool:
-    """Whether ``value`` differs between two rows of one topic."""
+def varies_within(topic: np.ndarray, value: np.ndarray, n_topics: int) -> bool:
+    """Whether ``value`` differs (relatively, beyond 1e-12) between two rows of one topic
+    (``topic``: the rows' topic indices, below ``n_topics``)."""
     if not len(topic):
         return False
     hi = np.full(n_topics, -np.inf)
