@@ -36,6 +36,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..errors import DesignError
+from ..model.judgments import varies_within
 from .frame import Sample, SamplingFrame, generator
 
 #: upper ends of the best-rank bands a round-1 stratum is cut into (the last band: deeper)
@@ -115,14 +116,7 @@ def check_simple_random(topic, stratum, pi, n_labels: int, what: str) -> None:
     of the stratum and a round's top-up would not make the union one)."""
     inside = stratum >= 0
     key = topic[inside] * max(n_labels, 1) + stratum[inside]
-    pi = pi[inside]
-    size = np.bincount(key)
-    low = np.full(len(size), np.inf)
-    high = np.full(len(size), -np.inf)
-    np.minimum.at(low, key, pi)
-    np.maximum.at(high, key, pi)
-    used = size > 0
-    if np.any(high[used] - low[used] > 1e-12 * np.maximum(high[used], 1.0)):
+    if varies_within(key, pi[inside], int(key.max(initial=-1)) + 1, floor=1.0):
         raise DesignError(f"rounds need a round 1 whose strata are simple random samples (equal "
                           f"inclusion probabilities within a topic's stratum); {what} "
                           "has unequal ones")

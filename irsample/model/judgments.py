@@ -269,17 +269,19 @@ def _unequal_rates(size: np.ndarray, sampled: np.ndarray) -> bool:
     return bool(np.any((hi > -np.inf) & (hi - lo > 1e-12)))
 
 
-def varies_within(topic: np.ndarray, value: np.ndarray, n_topics: int) -> bool:
-    """Whether ``value`` differs (relatively, beyond 1e-12) between two rows of one topic
-    (``topic``: the rows' topic indices, below ``n_topics``)."""
-    if not len(topic):
+def varies_within(group: np.ndarray, value: np.ndarray, n_groups: int, *,
+                  floor: float = 0.0) -> bool:
+    """Whether ``value`` differs between two rows of one group (``group``: the rows' group
+    indices, below ``n_groups``, e.g. topics) by more than 1e-12 times the larger of the
+    group's largest value and ``floor``."""
+    if not len(group):
         return False
-    hi = np.full(n_topics, -np.inf)
-    lo = np.full(n_topics, np.inf)
-    np.maximum.at(hi, topic, value)
-    np.minimum.at(lo, topic, value)
+    hi = np.full(n_groups, -np.inf)
+    lo = np.full(n_groups, np.inf)
+    np.maximum.at(hi, group, value)
+    np.minimum.at(lo, group, value)
     seen = hi > -np.inf
-    return bool(np.any(hi[seen] - lo[seen] > 1e-12 * hi[seen]))
+    return bool(np.any(hi[seen] - lo[seen] > 1e-12 * np.maximum(hi[seen], floor)))
 
 
 def missing_probabilities(what: str) -> str:
