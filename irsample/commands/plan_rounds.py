@@ -135,7 +135,7 @@ def _status(args, collection, judgments, measures) -> tuple[bool, list[str]]:
     from ..design.labels.fusion import resolve_labels
     from ..evaluation import evaluate_collection
     from ..measures import EvalContext
-    from ..measures.reliability import MAX_BIAS_SE, MAX_WEAK, MIN_SUPPORT, assess
+    from ..measures.reliability import assess
 
     labels = None
     if any(m.family == "ppi" for m in measures):
@@ -156,8 +156,7 @@ def _status(args, collection, judgments, measures) -> tuple[bool, list[str]]:
         more |= bool(len(flagged)) or bool(wide.any())
         line = f"{m.name}: {len(flagged)} of {len(names)} run means flagged"
         if len(flagged):
-            causes = ((rel.support < MIN_SUPPORT).sum(), (rel.weak > MAX_WEAK).sum(),
-                      (np.nan_to_num(rel.bias_se) > MAX_BIAS_SE).sum())
+            causes = (rel.thin.sum(), rel.many_weak.sum(), rel.biased.sum())
             line += (f" (too few judged relevant documents: {causes[0]}, too many weak "
                      f"topics: {causes[1]}, estimated bias: {causes[2]})")
         line += f", half-widths {np.nanmin(half):.4f} to {np.nanmax(half):.4f}"

@@ -74,7 +74,8 @@ class Reliability:
     """Per run: whether the interval of its mean is ``unreliable``, the ``reason`` (empty when
     ok) and the ``topics`` (indices) that cause it; the diagnostics behind the rule: ``support``
     (judged relevant documents the mean rests on), ``weak`` (share of weak topics), ``bias_se``
-    (estimated bias over the standard error; NaN where the estimator gives none)."""
+    (estimated bias over the standard error; NaN where the estimator gives none), ``thin``
+    (flagged by rule 1: too little support with most of the reach unjudged)."""
 
     unreliable: np.ndarray
     reason: tuple[str, ...]
@@ -82,7 +83,22 @@ class Reliability:
     support: np.ndarray
     weak: np.ndarray
     bias_se: np.ndarray
-    thin_or_weak: np.ndarray  #: per run: flagged by support or weak topics (rules 1, 2)
+    thin: np.ndarray
+
+    @property
+    def many_weak(self) -> np.ndarray:
+        """Per run: flagged by rule 2 (too many weak topics)."""
+        return _many_weak(self.weak)
+
+    @property
+    def biased(self) -> np.ndarray:
+        """Per run: flagged by rule 3 (estimated bias)."""
+        return _biased(self.bias_se)
+
+    @property
+    def thin_or_weak(self) -> np.ndarray:
+        """Per run: flagged by support or weak topics (rules 1, 2)."""
+        return self.thin | self.many_weak
 
     @property
     def status(self) -> np.ndarray:
@@ -170,8 +186,7 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
     unchecked = bool(getattr(measure, "ratio", False)) and bias is None and (
         share < 1.0)[evaluated.any(axis=0)].any()
     low = (support < MIN_SUPPORT) & (open_share(ctx, cutoff, evaluated) > 1.0 - SETTLED)
-    many_weak = weak > MAX_WEAK
-    biased = np.nan_to_num(bias_se) > MAX_BIAS_SE
+    many_weak, biased = _many_weak(weak), _biased(bias_se)
     unreliable = low | many_weak | biased | unchecked
     reasons, causes = [], []
     for r in range(ctx.n_runs):
@@ -196,8 +211,15 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
                          "only) cannot be checked; ht(M) estimates its bias")
         reasons.append("; ".join(parts))
         causes.append(tuple(int(c) for c in cause))
-    return Reliability(unreliable, tuple(reasons), tuple(causes), support, weak, bias_se,
-                       low | many_weak)
+    return Reliability(unreliable, tuple(reasons), tuple(causes), support, weak, bias_se, low)
+
+
+def _many_weak(weak: np.ndarray) -> np.ndarray:
+    return weak > MAX_WEAK
+
+
+def _biased(bias_se: np.ndarray) -> np.ndarray:
+    return np.nan_to_num(bias_se) > MAX_BIAS_SE
 
 
 def _spread(values: np.ndarray, cells: np.ndarray) -> np.ndarray:
@@ -299,7 +321,7 @@ def assess_pair(ctx, measure, runs: Reliability, first, second, evaluated: np.nd
         mean_bias = per_cell.sum(axis=1) / q
         se = np.asarray(se, dtype=np.float64)
         bias_se = np.where(se > 0, np.abs(mean_bias) / np.where(se > 0, se, 1.0), 0.0)
-    biased = np.nan_to_num(bias_se) > MAX_BIAS_SE
+    biased = _biased(bias_se)
     unreliable = weak_or_thin[first] | weak_or_thin[second] | biased
     reasons, causes = [], []
     for k, (a, b_) in enumerate(zip(first, second)):
