@@ -17,7 +17,7 @@ from collections import Counter
 
 import numpy as np
 
-from ..measures.reliability import FEW, MAX_BIAS_SE, SETTLED
+from ..measures.reliability import FEW, MAX_BIAS_SE, SETTLED, weak_topics
 
 #: per target measure, the design-based estimator the demo prints with its 95% interval
 ESTIMATORS = {"AP": "ht(AP)", "nDCG": "ht(nDCG)", "P@10": "ht(P@10)"}
@@ -83,13 +83,11 @@ def plan_line(frame, state, take: np.ndarray, number: int) -> list[str]:
     """What the next round judges: ``take`` (new judgments per cell, the allocation of
     :func:`irsample.design.rounds.allocation`) summed by best-rank band, and over how many
     topics."""
-    from ..design.rounds import BANDS
+    from ..design.rounds import band_names
 
-    n_bands = len(BANDS) + 1
-    band = (np.arange(len(take)) % state.n_cells_per_topic) % n_bands
-    per_band = np.bincount(band, weights=take, minlength=n_bands).astype(int)
-    edges = (0, *BANDS)
-    names = [f"{a + 1}-{b}" for a, b in zip(edges, BANDS)] + [f">{BANDS[-1]}"]
+    names = band_names()
+    band = (np.arange(len(take)) % state.n_cells_per_topic) % len(names)
+    per_band = np.bincount(band, weights=take, minlength=len(names)).astype(int)
     parts = [f"ranks {n}: {c:,}" for n, c in zip(names, per_band) if c]
     topics = len(np.unique(np.flatnonzero(take) // state.n_cells_per_topic))
     return wrap(f"-> round {number} judges {int(take.sum()):,} more in {topics} topics "
@@ -171,8 +169,8 @@ def advice(frame, state, topics, names, flagged, reasons, causes, covered) -> li
     found = np.bincount(frame.topic[judged & (frame.rel > 0)], minlength=len(topics))
     present = np.bincount(frame.topic[frame.rel > 0], minlength=len(topics))
     idx = np.array([index[t] for t in order], dtype=np.int64)
-    weak = idx[(found[idx] <= FEW) & (done[idx] < np.where(found[idx] == 0, size[idx],
-                                                           SETTLED * size[idx]))]
+    share = np.where(size > 0, done / np.maximum(size, 1), 1.0)  # as the rule reads it
+    weak = idx[weak_topics(found[idx], share[idx])]
     shown = ", ".join(order[:NAMED]) + (f" and {len(order) - NAMED} more" if len(order) > NAMED
                                         else "")
     text = f"To resolve it, judge topics {shown} further."

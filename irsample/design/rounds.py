@@ -105,7 +105,7 @@ def start(topic: np.ndarray, best_rank: np.ndarray, sample: Sample, fold: np.nda
     per_topic = len(sample.labels) * n_bands
     cell = np.where(inside, topic * per_topic + np.maximum(sample.stratum, 0) * n_bands
                     + band_of(best_rank), -1)
-    labels = tuple(f"{s}/{b}" for s in sample.labels for b in _band_names())
+    labels = tuple(f"{s}/{b}" for s in sample.labels for b in band_names())
     spent = (int(sample.judged.sum()),) if spent is None else tuple(spent)
     return RoundState(sample, cell, labels, per_topic, np.asarray(fold), spent)
 
@@ -257,6 +257,7 @@ def judge_in_rounds(collection, frame: SamplingFrame, design, budget: int, max_r
         state = next_round(frame, state, budget, rng, take=plan)
 
 
-def _band_names() -> tuple[str, ...]:
+def band_names() -> tuple[str, ...]:
+    """The best-rank bands' names, ``1-10``, ``11-30``, ``31-100``, ``>100``."""
     edges = (0, *BANDS)
     return tuple(f"{a + 1}-{b}" for a, b in zip(edges, BANDS)) + (f">{BANDS[-1]}",)

@@ -120,6 +120,13 @@ def judged_share(ctx) -> np.ndarray:
     return np.where(size > 0, j.stratum_sampled.sum(axis=1) / np.maximum(size, 1), 1.0)
 
 
+def weak_topics(found: np.ndarray, share: np.ndarray) -> np.ndarray:
+    """Per topic, from its judged relevant documents ``found`` and the share of its pool judged
+    ``share``: weak (rule 2): none found, unless judged whole (the topic is imputed), or 1 to
+    :data:`FEW` while less than :data:`SETTLED` of it is judged."""
+    return ((found == 0) & (share < 1.0)) | ((found <= FEW) & (share < SETTLED))
+
+
 def support_per_segment(ctx, cutoff: int | None) -> np.ndarray:
     """Per segment (run x topic): judged relevant documents the run ranks within ``cutoff``
     (all its ranking when None): differences of the running count of judged relevant positions
@@ -162,8 +169,7 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
     per_topic = np.bincount(ctx.collection.tdi_topic[judged_relevant(ctx)],
                             minlength=ctx.n_topics)
     if getattr(measure, "ratio", False):
-        # none found: imputed, unless judged whole; one or two: weak until half judged
-        weak_topic = ((per_topic == 0) & (share < 1.0)) | ((per_topic <= FEW) & (share < SETTLED))
+        weak_topic = weak_topics(per_topic, share)
     else:
         weak_topic = np.zeros(ctx.n_topics, dtype=bool)
     weak_cells = evaluated & weak_topic[None, :]
