@@ -23,7 +23,8 @@ def interrupt(args: list[str], ready, *, timeout: float = 120.0):
     process group; return (exit status, stderr text, seconds from SIGINT to the exit of the
     command and of every process it started)."""
     proc = subprocess.Popen([sys.executable, "-m", "irsample", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, start_new_session=True)
+                            stderr=subprocess.PIPE, start_new_session=True,
+                            preexec_fn=_as_from_a_terminal)
     parent = psutil.Process(proc.pid)
     deadline = time.monotonic() + timeout
     while not ready(parent):
@@ -38,6 +39,14 @@ def interrupt(args: list[str], ready, *, timeout: float = 120.0):
         assert time.monotonic() - start < 30, "a process outlived the command by 30 s"
         time.sleep(0.01)
     return proc.returncode, err.decode(), time.monotonic() - start
+
+
+def _as_from_a_terminal() -> None:
+    """In the command's process before it starts: SIGINT at its default, as a terminal starts a
+    foreground command. A test session launched as a background job of a non-interactive shell
+    runs with SIGINT ignored, and an ignored signal stays ignored across exec, so the command
+    would rightly ignore the test's Ctrl-C."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def running(process) -> bool:
