@@ -119,6 +119,24 @@ def test_interval_checks():
     assert out["observed_sd"] == pytest.approx(0.1, abs=0.01)
 
 
+def test_steadiness_of_the_variance_estimate():
+    """An sd unrelated to the error: correlation near 0. An sd right on average that shrinks
+    with the estimate (as a Horvitz-Thompson variance of a skewed population): a positive
+    correlation, and intervals that miss though predicted and observed SDs agree."""
+    rng = np.random.default_rng(1)
+    truth = np.tile(rng.random(20), (2000, 1))
+    noise = rng.normal(0, 0.1, truth.shape)
+    est = truth + noise
+    steady = interval_checks(est, truth, 0.1 * np.exp(rng.normal(0, 0.6, truth.shape) - 0.18))
+    assert abs(steady["se_error_corr"]) < 0.02
+    out = interval_checks(est, truth, 0.1 * np.exp(0.6 * noise / 0.1 - 0.18))  # mean sd 0.1
+    assert out["se_error_corr"] > 0.8
+    assert out["predicted_sd"] == pytest.approx(out["observed_sd"], rel=0.02)
+    assert out["coverage"] < 0.9
+    nan = interval_checks(est, truth, np.full(truth.shape, 0.1))["se_error_corr"]
+    assert np.isnan(nan)
+
+
 def test_markdown_table():
     text = markdown_table(pd.DataFrame({"a": [1.0, np.nan], "b": ["x", "y"]}), digits=2)
     assert text.splitlines() == ["| a | b |", "|---|---|", "| 1.00 | x |", "| - | y |"]

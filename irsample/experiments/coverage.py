@@ -27,7 +27,10 @@ rule flags (:mod:`irsample.measures.reliability`), ``coverage_unflagged`` and
 ``tau`` = mean over trials of Kendall's tau-b between the runs' estimates and truths;
 ``sd_ratio`` = predicted SD (half-width / z) over the SD observed across trials, averaged over
 runs; ``ks_pass`` = share of runs whose standardised errors pass a KS test against N(0, 1) at
-5%.
+5%; ``se_error_corr`` (:func:`steadiness`) = the correlation over trials of a run's error with
+its standard error, averaged over runs: an interval whose variance is right on average still
+misses when its variance estimate shrinks with the estimate
+(benchmarks/interval_studentization.py).
 """
 
 from __future__ import annotations
@@ -104,9 +107,25 @@ def interval_checks(est, truth, sd, *, level: float = 0.95, ks_alpha: float = 0.
             passes.append(stats.kstest(x, "norm").pvalue >= ks_alpha)
     return {"covered": covered, "coverage": float(covered.mean()),
             "ks_pass": float(np.mean(passes)) if passes else math.nan,
+            **steadiness(est, truth, sd),
             "bias": float(np.mean(est - truth)), "rms": float(np.sqrt(np.mean((est - truth) ** 2))),
             "predicted_sd": float(np.mean(sd)), "observed_sd": float(
                 np.mean(est.std(axis=0, ddof=1))) if est.shape[0] > 1 else math.nan}
+
+
+def steadiness(est, truth, sd) -> dict:
+    """``se_error_corr``: the correlation over trials of a run's error est - truth with its sd
+    (arrays [trial, run]), averaged over the runs where both vary; NaN where none does. 0 for an
+    sd unrelated to the error; positive where low estimates come with small sds, as
+    Horvitz-Thompson variances of a skewed population do, and then the intervals miss low more
+    often than a variance right on average would let them."""
+    err = est - truth
+    e, s = err - err.mean(axis=0), sd - sd.mean(axis=0)
+    scale = np.sqrt((e * e).sum(axis=0) * (s * s).sum(axis=0))
+    varies = (np.ptp(err, axis=0) > 0) & (np.ptp(sd, axis=0) > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        corr = np.where(varies & (scale > 0), (e * s).sum(axis=0) / scale, np.nan)
+    return {"se_error_corr": float(np.nanmean(corr)) if np.isfinite(corr).any() else math.nan}
 
 
 def coverage_table(result, level: float = 0.95) -> pd.DataFrame:
@@ -142,7 +161,8 @@ def coverage_table(result, level: float = 0.95) -> pd.DataFrame:
                      "halfwidth": float(np.mean(half)),
                      "bias": checks["bias"], "rms": checks["rms"],
                      "tau": float(tau.loc[(strat, setting, measure)]),
-                     "sd_ratio": ratio, "ks_pass": checks["ks_pass"]})
+                     "sd_ratio": ratio, "ks_pass": checks["ks_pass"],
+                     "se_error_corr": checks["se_error_corr"]})
     return pd.DataFrame(rows)
 
 
@@ -186,7 +206,9 @@ def ci_coverage(context: Context, p: dict) -> Report:
             "would be biased). Truth: each run's measure on the complete judgments of the "
             "pool (frame truth). Over runs x trials: coverage of the 95% "
             "interval of the mean over topics, mean half-width, bias, RMS error; tau: mean "
-            "Kendall tau-b per trial; sd_ratio: predicted / observed SD. " + summary)
+            "Kendall tau-b per trial; sd_ratio: predicted / observed SD; se_error_corr: "
+            "correlation over trials of a run's error with its standard error (positive: low "
+            "estimates get narrow intervals, which misses more than sd_ratio shows). " + summary)
     if missing:
         text += (f" Not in this build, so not run: {', '.join(missing)}.")
     first = result.runs[result.runs["trial"] == 0]
@@ -216,4 +238,4 @@ def ci_coverage(context: Context, p: dict) -> Report:
 
 
 __all__ = ["ESTIMATORS", "STRATEGIES", "available", "ci_coverage", "coverage_table", "designs",
-           "interval_checks"]
+           "interval_checks", "steadiness"]
