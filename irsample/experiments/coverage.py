@@ -28,8 +28,8 @@ rule flags (:mod:`irsample.measures.reliability`), ``coverage_unflagged`` and
 ``sd_ratio`` = predicted SD (half-width / z) over the SD observed across trials, averaged over
 runs; ``ks_pass`` = share of runs whose standardised errors pass a KS test against N(0, 1) at
 5%; ``se_error_corr`` (:func:`steadiness`) = the correlation over trials of a run's error with
-its standard error, averaged over runs: an interval whose variance is right on average still
-misses when its variance estimate shrinks with the estimate
+its standard error, averaged over runs: intervals whose variance is right on average still miss
+when the variance estimate is unsteady and shrinks with the estimate
 (benchmarks/interval_studentization.py).
 """
 
@@ -117,8 +117,8 @@ def steadiness(est, truth, sd) -> dict:
     """``se_error_corr``: the correlation over trials of a run's error est - truth with its sd
     (arrays [trial, run]), averaged over the runs where both vary; NaN where none does. 0 for an
     sd unrelated to the error; positive where low estimates come with small sds, as
-    Horvitz-Thompson variances of a skewed population do, and then the intervals miss low more
-    often than a variance right on average would let them."""
+    Horvitz-Thompson variances of a skewed population do: then the misses fall below the truth,
+    and an sd right on average (``sd_ratio`` near 1) does not mean the intervals cover."""
     err = est - truth
     e, s = err - err.mean(axis=0), sd - sd.mean(axis=0)
     scale = np.sqrt((e * e).sum(axis=0) * (s * s).sum(axis=0))
@@ -208,7 +208,8 @@ def ci_coverage(context: Context, p: dict) -> Report:
             "interval of the mean over topics, mean half-width, bias, RMS error; tau: mean "
             "Kendall tau-b per trial; sd_ratio: predicted / observed SD; se_error_corr: "
             "correlation over trials of a run's error with its standard error (positive: low "
-            "estimates get narrow intervals, which misses more than sd_ratio shows). " + summary)
+            "estimates get narrow intervals, so coverage can fall short with sd_ratio near 1). "
+            + summary)
     if missing:
         text += (f" Not in this build, so not run: {', '.join(missing)}.")
     first = result.runs[result.runs["trial"] == 0]
