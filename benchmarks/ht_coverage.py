@@ -27,6 +27,21 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def paths(name: str, shared: Path) -> tuple[Path, list[str]]:
+    """The qrels and run files of ``name`` (vaswani, cacm, trec8, covid)."""
+    if name == "vaswani":
+        base, qrels = ROOT / "irsample/data/vaswani", "qrels.gz"
+    elif name == "trec8":
+        base, qrels = shared / "data/trec8-adhoc", "qrels.trec8.adhoc"
+    elif name == "covid":
+        base, qrels = shared / "data/trec-covid-r5", "qrels.covid-round5.txt"
+    elif name == "cacm":
+        base, qrels = ROOT / "irsample/data/cacm", "qrels.gz"
+    else:
+        raise SystemExit(f"unknown collection {name}")
+    return base / qrels, sorted(glob.glob(str(base / "runs/*")))
+
+
 def load(name: str, shared: Path, graded: int = 0):
     """Collection and depth-100 frame of ``name`` (vaswani, cacm, trec8, covid); ``graded`` > 1:
     the relevant judgments regraded 1..graded as ``irsample simulate --graded`` does (seed 0)."""
@@ -34,24 +49,7 @@ def load(name: str, shared: Path, graded: int = 0):
     from irsample.io import load_qrels, load_runs
     from irsample.model import JUDGED, Collection, Judgments
 
-    if name == "vaswani":
-        qrels, runs = (
-            ROOT / "irsample/data/vaswani/qrels.gz",
-            sorted(glob.glob(str(ROOT / "irsample/data/vaswani/runs/*.gz"))),
-        )
-    elif name == "trec8":
-        base = shared / "data/trec8-adhoc"
-        qrels, runs = base / "qrels.trec8.adhoc", sorted(glob.glob(str(base / "runs/*")))
-    elif name == "covid":
-        base = shared / "data/trec-covid-r5"
-        qrels, runs = base / "qrels.covid-round5.txt", sorted(glob.glob(str(base / "runs/*")))
-    elif name == "cacm":
-        qrels, runs = (
-            ROOT / "irsample/data/cacm/qrels.gz",
-            sorted(glob.glob(str(ROOT / "irsample/data/cacm/runs/*.gz"))),
-        )
-    else:
-        raise SystemExit(f"unknown collection {name}")
+    qrels, runs = paths(name, shared)
     q = load_qrels(str(qrels))
     if graded > 1:
         from irsample.experiments.data import regraded

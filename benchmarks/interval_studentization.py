@@ -34,7 +34,6 @@ Usage: python benchmarks/interval_studentization.py --collection covid|vaswani|c
 from __future__ import annotations
 
 import argparse
-import glob
 import os
 import sys
 from pathlib import Path
@@ -42,7 +41,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from ht_coverage import ROOT, design_for, load  # noqa: E402
+from ht_coverage import design_for, load, paths  # noqa: E402
 
 
 def ht_runs(args):
@@ -71,13 +70,8 @@ def ppi_runs(args):
     from irsample.experiments.model_assisted import MEASURES, Setup, _means
     from irsample.measures.ppi.estimate import ppi_estimate
 
-    shared = Path(args.shared)
-    where = {"vaswani": (ROOT / "irsample/data/vaswani", "qrels.gz"),
-             "cacm": (ROOT / "irsample/data/cacm", "qrels.gz"),
-             "covid": (shared / "data/trec-covid-r5", "qrels.covid-round5.txt"),
-             "trec8": (shared / "data/trec8-adhoc", "qrels.trec8.adhoc")}
-    base, qrels = where[args.collection]
-    files = CollectionFiles(tuple(sorted(glob.glob(str(base / "runs/*")))), str(base / qrels))
+    qrels, runs = paths(args.collection, Path(args.shared))
+    files = CollectionFiles(tuple(runs), str(qrels))
     setup = Setup(files, seed=args.seed, percents=(args.percent,), strategies=(args.design,),
                   kappas=(0.3, 0.5, 0.7), adv_runs=3, adv_depth=20, depth=100.0, mix=0.2)
     n, q = setup.collection.n_runs, setup.q
