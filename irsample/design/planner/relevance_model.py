@@ -9,10 +9,10 @@ regression on where the runs put the document,
 with q_d the document's AP prior averaged over the pool's runs (:func:`~.importance.ap_prior`;
 N_t q_d = 1 for a document as likely as the pool's average), its best rank, and a topic offset
 g_t ~ N(0, ``topic_sd``^2) (a random intercept, shrunk towards 0 for topics with few
-judgments). The fit maximises the penalised log-likelihood of the judged rows (L-BFGS,
-``scipy.optimize.minimize`` with the exact gradient): the posterior mode under a flat prior on
-(a, b, c). Graded collections: the gain of a relevant document is modelled by the judged
-relevant documents' mean grade and mean squared grade (one pair for the collection).
+judgments). The fit maximises the penalised log-likelihood of the judged rows: the
+posterior mode under a flat prior on (a, b, c) (:mod:`irsample.stats.logistic`). Graded
+collections: the gain of a relevant document is modelled by the judged relevant documents'
+mean grade and mean squared grade (one pair for the collection).
 
 Judged rows keep what they are (p = 1 or 0, gain known): the model only fills in the rest.
 Without both relevant and non-relevant judgments it falls back on a prior that makes the
@@ -26,10 +26,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.optimize
 from scipy.special import expit
 
 from ...errors import DesignError
+from ...stats.logistic import random_intercept_logit
 from ..sampling.importance import ap_prior
 
 
@@ -83,8 +83,8 @@ def fit_relevance(units, judged: np.ndarray, grade: np.ndarray, *, rel_level: in
     n_topics = units.collection.n_topics
     relevant = judged & (grade >= rel_level)
     if relevant.any() and (judged & ~relevant).any():
-        coef, offsets = _fit(x[judged], relevant[judged].astype(np.float64),
-                             units.topic[judged], n_topics, topic_sd)
+        coef, offsets = random_intercept_logit(x[judged], relevant[judged].astype(np.float64),
+                                               units.topic[judged], n_topics, topic_sd)
         prob = expit(x @ coef + offsets[units.topic])
     else:  # nothing to learn from: the prior, scaled to prior_fraction of each pool
         coef = np.array([np.nan, np.nan, np.nan])
@@ -102,27 +102,3 @@ def fit_relevance(units, judged: np.ndarray, grade: np.ndarray, *, rel_level: in
         mean, second = prob, prob.copy()
     return RelevanceModel(prob, mean.astype(np.float64), second.astype(np.float64),
                           tuple(float(v) for v in coef), int(judged.sum()), int(relevant.sum()))
-
-
-def _fit(x, y, topic, n_topics, topic_sd):
-    """Posterior mode of (a, b, c, g_1..g_T): logistic likelihood + N(0, sd^2) on each g_t."""
-    k = x.shape[1]
-    penalty = 1.0 / topic_sd ** 2
-
-    def objective(theta):
-        coef, g = theta[:k], theta[k:]
-        eta = x @ coef + g[topic]
-        p = expit(eta)
-        # -log L = sum log(1 + e^eta) - y eta, computed stably
-        nll = float(np.sum(np.logaddexp(0.0, eta) - y * eta)) + 0.5 * penalty * float(g @ g)
-        resid = p - y
-        grad = np.concatenate([x.T @ resid, np.bincount(topic, weights=resid,
-                                                         minlength=n_topics) + penalty * g])
-        return nll, grad
-
-    start = np.zeros(k + n_topics)
-    rate = min(max(y.mean(), 1e-3), 1 - 1e-3)
-    start[0] = np.log(rate / (1 - rate))
-    res = scipy.optimize.minimize(objective, start, jac=True, method="L-BFGS-B",
-                                  options={"maxiter": 500})
-    return res.x[:k], res.x[k:]
