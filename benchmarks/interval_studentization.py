@@ -9,8 +9,10 @@ the top ranks carrying most of a run's DCG) are neither: a sample that catches a
 relevant document gets a high estimate and a large variance, one that misses it a low estimate
 and a small variance, so the low estimates get the narrow intervals.
 
-For one collection, design and measure this prints, per estimator (ht, or ppi with each label
-source of ``irsample simulate model-assisted``), over ``--trials`` seeded draws and every run:
+For one collection, design and measure this prints, per estimator (ht with its variance, which
+is the anticipated one of ``irsample/measures/ht/anticipated.py`` on stratified samples, and
+``ht-sample`` with the variance estimated from the sample alone; or ppi with each label source
+of ``irsample simulate model-assisted``), over ``--trials`` seeded draws and every run:
 
 - bias and RMS error of the run mean against the frame truth, and the mean SE;
 - ``var-ratio``: the mean estimated variance over the mean squared error (1 = right on average);
@@ -45,9 +47,12 @@ from ht_coverage import design_for, load, paths  # noqa: E402
 
 
 def ht_runs(args):
-    """(estimates, variances) of every run mean, trials x runs, and the truths."""
+    """(estimates, variances) of every run mean, trials x runs, and the truths: ht with its
+    variance (the anticipated one where the design allows it) and with the sample's own."""
     from irsample.evaluation import evaluate_collection
     from irsample.measures import parse_all
+    from irsample.measures.context import EvalContext
+    from irsample.measures.ht.estimator import estimate
 
     collection, frame = load(args.collection, Path(args.shared))
     measures = parse_all([f"ht({args.measure})", "ht(num_rel)"])
@@ -55,13 +60,16 @@ def ht_runs(args):
     topics = full.values[0, :, 1] > 0  # topics with a relevant document in the frame
     truth = full.values[:, topics, 0].mean(axis=1)
     design = design_for(args.design, args.percent / 100.0, frame)
-    est, var = [], []
+    shape = (collection.n_runs, collection.n_topics)
+    out = {"ht": ([], []), "ht-sample": ([], [])}
     for child in np.random.SeedSequence(args.seed).spawn(args.trials):
         sample = design.sample(frame, rng=np.random.default_rng(child))
-        ev = evaluate_collection(collection, sample, measures, ci=0.95)
-        est.append(ev.values[:, topics, 0].mean(axis=1))
-        var.append(ev.variance[:, topics, 0].sum(axis=1) / topics.sum() ** 2)
-    return {"ht": (np.array(est), np.array(var))}, truth
+        e = estimate(EvalContext(collection, sample), measures[0].inner)
+        mean = e.value.reshape(shape)[:, topics].mean(axis=1)
+        for name, var in (("ht", e.variance), ("ht-sample", e.variance_from_sample)):
+            out[name][0].append(mean)
+            out[name][1].append(var.reshape(shape)[:, topics].sum(axis=1) / topics.sum() ** 2)
+    return {k: (np.array(a), np.array(b)) for k, (a, b) in out.items()}, truth
 
 
 def ppi_runs(args):

@@ -66,7 +66,9 @@ def evaluate_in_batches(
 
     ``runs``: run sources (paths, ``-``, DataFrames, tables), or a
     :class:`~irsample.io.ahead.ReadAhead` of them already started (``batch_bytes`` is then
-    the one it was made with).
+    the one it was made with). With a design-based estimator (``ht(M)``, ``ppi(M)``) among
+    ``measures`` the run sources are read as one batch: their anticipated variance reads every
+    run.
 
     ``measures`` are :class:`~irsample.measures.Measure` objects; ``options`` are those of
     :func:`~irsample.evaluation.evaluate_collection` (``rel_level``, ``judged_only``,
@@ -81,10 +83,13 @@ def evaluate_in_batches(
     from .api import check_common_topics
     from .evaluation import evaluate_collection
 
+    # a design-based estimator's anticipated variance fits one relevance model to where all
+    # the runs rank each document (measures/ht/anticipated.py): one batch, in one part
+    whole = any(m.needs_inclusion for m in measures)
     ahead = runs if isinstance(runs, ReadAhead) else None
     if ahead is None:
         sources = [runs] if isinstance(runs, (str, os.PathLike)) else list(runs)
-        ahead = ReadAhead(sources, batch_bytes)
+        ahead = ReadAhead(sources, sys.maxsize if whole else batch_bytes)
     ahead.parse(qrels, qrels_format)  # the threads read the qrels (trec), then parse the runs
     if ahead.qrels is not None and ahead.first_part_pending():
         # while the threads read the qrels and the first part
@@ -98,7 +103,8 @@ def evaluate_in_batches(
         raise
     parts = []
     try:
-        for batch in ahead.parts():  # the first batch in parts, evaluated while the next is read
+        # the first batch in parts, evaluated while the next is read
+        for batch in ahead.parts(1 if whole else 3):
             run_tables = load_runs(batch)
             collection = Collection.build(run_tables, [table])
             judgments = Judgments.from_qrels(collection, table).assuming(assume)

@@ -8,9 +8,11 @@ each of its four designs (``default_rng(k)``), every part of the
 :class:`~irsample.measures.ht.estimator.Estimate` of each supported measure (values, variances,
 ratio parts, the per-position influences ``x``, centres, donors) on the whole rankings and with
 ``-M 25`` (positions cut), and the pair estimates of ht(AP) and ht(nDCG) (which read ``x`` and
-the jackknife replicates). P@k's variance is compared without the term added after that commit
-(``imputation.unseen_variance``, tested in ``test_ht_estimators.py``); its ``var_num`` is the cell
-variance itself. Regenerate only from a commit whose numbers are known good:
+the jackknife replicates). The variance compared is the sample's (``Estimate.variance_from_sample``;
+the anticipated variance, added later, is tested in ``test_ht_anticipated.py``); P@k's without
+the term added after that commit (``imputation.unseen_variance``, tested in
+``test_ht_estimators.py``); its ``var_num`` is the cell variance itself. Regenerate only from
+a commit whose numbers are known good:
 ``python -m tests.test_ht_sampled_identical``.
 """
 
@@ -47,8 +49,11 @@ def outputs() -> dict:
                     est = estimate(ctx, m)
                     for part in PARTS:
                         value = getattr(est, part)
-                        if part == "variance" and inner.startswith("P@"):  # the cell variance
-                            value = value - unseen_variance(ctx, est.value, est.var_num, m.k)
+                        if part == "variance":  # the sample's (the anticipated: its own test)
+                            value = est.variance_from_sample
+                            if inner.startswith("P@") and est.sample_variance is None:
+                                # the cell variance
+                                value = value - unseen_variance(ctx, est.value, est.var_num, m.k)
                         if value is not None:
                             out[f"{seed}/{name}/{cut}/{inner}/{part}"] = np.asarray(value)
                 for inner in ("AP", "nDCG"):

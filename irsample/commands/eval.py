@@ -139,7 +139,8 @@ def start_reading(args) -> None:
     if args.places == "exact" and args.format not in EXACT:
         raise IrsampleError(f"--places exact: only with --format {' or '.join(EXACT)}")
     check_trec_inputs(args)
-    if args.auto_labels is None and args.rel_info_format == "qrels":  # else: all runs at once
+    if (args.auto_labels is None and args.rel_info_format == "qrels"
+            and not design_based(args.measure)):  # else: all runs at once
         from ..io.ahead import ReadAhead, run_batches
 
         # numba's OpenMP workers sleep when a parallel kernel ends instead of spinning: the
@@ -148,6 +149,17 @@ def start_reading(args) -> None:
         if len(run_batches(args.runs)) == 1:  # before the threads start allocating
             keep_freed_memory()
         args.ahead = ReadAhead(args.runs)
+
+
+#: the families whose variance reads every run evaluated (``measures/ht/anticipated.py``)
+DESIGN_BASED = ("ht(", "ppi(")
+
+
+def design_based(names) -> bool:
+    """Whether a measure named on the command line is a design-based estimator: its anticipated
+    variance fits one relevance model to where all the runs rank each document, so the runs
+    are read at once (a batch of runs would fit another)."""
+    return any(str(n).strip().lower().startswith(DESIGN_BASED) for n in names or ())
 
 
 def check_trec_inputs(args) -> None:
@@ -177,7 +189,8 @@ def cmd_eval(args) -> str:
 
 def _evaluate(args, ahead) -> str:
     """The evaluation of :func:`cmd_eval`: streamed from ``ahead`` (a started
-    :class:`~irsample.io.ahead.ReadAhead`), or all runs at once with ``--auto-labels``."""
+    :class:`~irsample.io.ahead.ReadAhead`), or all runs at once with ``--auto-labels`` or a
+    design-based estimator."""
     if ahead is not None:  # the reading threads read the qrels and parse runs meanwhile
         ahead.parse(args.qrels, args.qrels_format)
     from ..api import measures_from
@@ -238,7 +251,8 @@ def _judgments(args, ahead, measures, options):
         ev = evaluate_in_batches(  # runs read and evaluated a batch at a time (bounded memory)
             args.qrels, ahead, measures, qrels_format=args.qrels_format, assume=args.assume,
             judgments_hook=notices, **options)
-    else:  # automatic labels (the fusion labeller reads every run): all runs at once
+    else:  # automatic labels (the fusion labeller reads every run) or design-based estimators
+        # (their relevance model reads every run): all runs at once
         from ..api import check_common_topics, load
         from ..evaluation import evaluate_collection
         from .judge_report import eval_labels

@@ -31,6 +31,13 @@ z_d = (u_d - theta y_d)/Y over the sample, divided by Y^^2. With every frame doc
 variance is 0 while positions of the run's top k are unjudged, the variance of those positions
 (``imputation.unseen_variance``).
 
+Anticipated variance (``ht/anticipated.py``). On a stratified SRS the variances above are
+replaced by their expectation under a relevance model of the documents not judged (judged ones
+enter as they are): the design variance of the same linearised variables, which does not rise
+and fall with the estimate as the sample's does. AP, nDCG and P@k use it (R-prec, recall, RBP
+and num_rel keep the sample's); ``Estimate.sample_variance`` keeps the sample's own. A topic's
+anticipated variance of a ratio is capped at 1/4, the largest variance of a value in [0, 1].
+
 Sparse topics (ratios only). A sample that holds one or two relevant documents of a topic
 fits theta^ to them: the plug-in linearised variance at theta^ is then near 0 (with one
 relevant document z_d = u_d - theta^ = 0 exactly) although the estimate is far from certain.
@@ -72,6 +79,7 @@ from ..trec_eval.counts import NumRel
 from ..trec_eval.gain import NDCG
 from ..trec_eval.gain_tables import shared_gain_tables
 from ..trec_eval.precision import P, Recall, Rprec
+from .anticipated import ap_weights, grade_probabilities, ratio_variance
 from .ideal_dcg import concavity_bias, ideal_linearisation, single_hit_weights
 from .imputation import impute, linearised_variance, topic_states, unseen_variance
 from .inclusion import (
@@ -113,6 +121,14 @@ class Estimate:
     replicates: tuple | None = None  #: AP's jackknife replicates (``ht/jackknife.py``)
     donors: np.ndarray | None = None  #: per segment, the weight of a topic in ``impute``
     sampled: SampledPositions | None = None  #: where ``x_sampled`` is given
+    #: the variance from the sample alone (``ht/inclusion.py``) where ``variance`` is the
+    #: anticipated one (``ht/anticipated.py``); None where they are the same
+    sample_variance: np.ndarray | None = None
+
+    @property
+    def variance_from_sample(self) -> np.ndarray:
+        """The variance estimated from the sample alone (``variance`` where it is that)."""
+        return self.variance if self.sample_variance is None else self.sample_variance
 
     @cached_property
     def x(self) -> np.ndarray | None:
@@ -141,6 +157,14 @@ def _estimate(ctx, m: Measure) -> Estimate:
         rel = at.rel(ctx).astype(np.float64)
         num, term = weighted_prefix(at.offsets, at.rank, rel, at.pi, weight, m.k)
         est = _linear(ctx, d, num, term)
+        probs = grade_probabilities(ctx, d)
+        if probs is not None:
+            level = (np.arange(probs.shape[1]) >= ctx.rel_level).astype(np.float64)
+            gain = np.tile(level, (ctx.n_topics, 1))
+            at_k = np.where(ctx.rank <= m.k, 1.0 / m.k, 0.0)
+            zero = np.zeros(ctx.n_seg)
+            est = replace(est, sample_variance=est.variance, variance=ratio_variance(
+                ctx, d, probs, at_k, gain, np.zeros_like(gain), zero, zero + 1.0))
         return replace(est, variance=est.variance + unseen_variance(
             ctx, est.value, est.variance, m.k))
     if isinstance(m, RBP):
@@ -161,7 +185,19 @@ def _estimate(ctx, m: Measure) -> Estimate:
             at.offsets, at.rank, ctx.seg_topic, at.rel(ctx), at.pi, at.cell, at.g, d.n_cells,
             cutoff)
         replicates = ap_replicates(ctx, d, cutoff)
-        est = _ratio(ctx, d, num, influence, r, tdi_rel, own=jackknife_variance(ctx, d, replicates))
+        probs = grade_probabilities(ctx, d)
+        anticipated = None
+        if probs is not None:
+            level = (np.arange(probs.shape[1]) >= ctx.rel_level).astype(np.float64)
+            gain = np.tile(level, (ctx.n_topics, 1))
+            weight = ap_weights(ctx, probs, ctx.rel_level, cutoff)
+            y = r.value[ctx.seg_topic]
+
+            def anticipated(centre):
+                return ratio_variance(ctx, d, probs, weight, gain, gain, centre, y)
+
+        est = _ratio(ctx, d, num, influence, r, tdi_rel, own=jackknife_variance(ctx, d, replicates),
+                     anticipated=anticipated)
         return replace(est, replicates=replicates)
     if isinstance(m, Recall):
         weight = np.ones(m.k)
@@ -231,10 +267,11 @@ def _linear(ctx, d: HTDesign, num, term) -> Estimate:
 
 
 def _ratio(ctx, d: HTDesign, num, influence, den: TopicTotal, tdi_den, *, correct: bool = True,
-           own=None, donors=None) -> Estimate:
+           own=None, donors=None, anticipated=None) -> Estimate:
     """theta^ = X^/Y^ and its bias correction and variance (module docstring); ``influence``:
     per sampled position (``d.sampled``) the linearised numerator variable, ``tdi_den`` the
-    denominator's y_d."""
+    denominator's y_d; ``anticipated``: the identified topics' anticipated variances as a
+    function of the centre theta~ (``ht/anticipated.py``), which replace the sample's."""
     at = d.sampled
     sx, swx, swxx, swxy = cell_sums(
         at.offsets, influence, at.pi, at.cell, at.tdi, tdi_den, d.n_cells
@@ -248,18 +285,20 @@ def _ratio(ctx, d: HTDesign, num, influence, den: TopicTotal, tdi_den, *, correc
     var_sum = cell_variance(d, t, sx + sy, swx + swy, swxx + 2.0 * swxy + swyy)
     cov = 0.5 * (var_sum - var_x - var_y)
     theta = safe_divide(num, y)
-    est = _sparse_aware(ctx, d, theta, num, y, var_x, cov, var_y, correct, own, donors)
+    est = _sparse_aware(ctx, d, theta, num, y, var_x, cov, var_y, correct, own, donors,
+                        anticipated)
     return Estimate(est.value, est.variance, theta, num, y, var_x, cov, var_y, influence,
-                    est.centre, y > 0, donors=est.donors, sampled=at)
+                    est.centre, y > 0, donors=est.donors, sampled=at,
+                    sample_variance=est.sample_variance)
 
 
 def _sparse_aware(ctx, d: HTDesign, theta, num, y, var_x, cov, var_y, correct,
-                  own=None, donors=None) -> Estimate:
+                  own=None, donors=None, anticipated=None) -> Estimate:
     """Per-topic ratio estimates and variances that stay honest when a topic's sample holds few
     or no relevant documents (module docstring, "Sparse topics"); ``own``: the identified
     topics' variances (default: linearised at the run's mean over topics); ``donors``: per
     segment, the weights of the topics an unidentified one is imputed from (default: every
-    identified topic equally)."""
+    identified topic equally); ``anticipated``: as in :func:`_ratio`."""
     shape = (ctx.n_runs, ctx.n_topics)
     known, missing = topic_states(ctx, d, y)
     y2 = y * y
@@ -274,10 +313,17 @@ def _sparse_aware(ctx, d: HTDesign, theta, num, y, var_x, cov, var_y, correct,
         weight = np.where(known, donors.reshape(shape), 0.0)
         weight = np.where((weight > 0).sum(axis=1, keepdims=True) >= 2, weight, known * 1.0)
         donors = weight.ravel()
-    value, var = impute(plain, own.reshape(shape), known, missing,
-                        None if donors is None else donors.reshape(shape))
+    weights = None if donors is None else donors.reshape(shape)
+    value, var = impute(plain, own.reshape(shape), known, missing, weights)
+    sample = None
+    if anticipated is not None:
+        sample = var
+        # a topic's ratio lies in [0, 1] (AP, nDCG, recall, R-prec): its variance is at most 1/4
+        # (Bhatia & Davis 2000), a bound the linearisation can pass where Y^ is small
+        own_anticipated = np.minimum(anticipated(ref), 0.25)
+        var = impute(plain, own_anticipated.reshape(shape), known, missing, weights)[1]
     return Estimate(value.ravel(), var.ravel(), theta, num, y, var_x, cov, var_y, None, ref,
-                    donors=donors)
+                    donors=donors, sample_variance=None if sample is None else sample.ravel())
 
 
 
@@ -299,5 +345,14 @@ def _ndcg(ctx, d: HTDesign, m: NDCG) -> Estimate:
     den = TopicTotal(ideal, den.sx, den.swx, den.swxx)
     j = ctx.judgments
     sampled = (j.state == JUDGED) & (j.grade > 0)
-    return _ratio(ctx, d, num, term, den, tdi_slope, correct=False,
+    probs = grade_probabilities(ctx, d)
+    anticipated = None
+    if probs is not None:
+        weight = np.where(ctx.rank <= cutoff, discount[np.minimum(ctx.rank, longest) - 1], 0.0)
+        y = ideal[ctx.seg_topic]
+
+        def anticipated(centre):
+            return ratio_variance(ctx, d, probs, weight, gains, slope, centre, y)
+
+    return _ratio(ctx, d, num, term, den, tdi_slope, correct=False, anticipated=anticipated,
                   donors=single_hit_weights(ctx, d, sampled)[ctx.seg_topic])

@@ -1,0 +1,196 @@
+r"""The anticipated design variance of ht(M): the variance of the estimator under the design,
+with the population's unjudged documents filled in by a relevance model rather than left out.
+
+Why. The sample's own variance estimate (``ht/inclusion.py``) is right on average but rises
+and falls with the estimate: a sample that catches a relevant document at a run's top ranks
+gets a high estimate and a large variance, one that misses it a low estimate and a small
+variance, so the low estimates get the narrow intervals (``benchmarks/interval_studentization.py``:
+corr(error, SE) +0.6 to +0.9, the low-SE half of the draws covering 0.72-0.89). The variance of
+the design itself does not depend on the draw; only its estimate does.
+
+What. For a stratified simple random sample (n_c of N_c frame documents of cell c judged), a
+linearised estimator sum_c (N_c / n_c) sum_{judged d in c} z_d has variance
+(Cochran, *Sampling Techniques*, eq. 5.6)
+
+    V = sum_c N_c^2 (1/n_c - 1/N_c) S_c^2,   (N_c - 1) S_c^2 = sum_c z_d^2 - (sum_c z_d)^2 / N_c,
+
+over every frame document of the cell, judged or not. The z_d of unjudged documents are unknown;
+with their relevance drawn from a model (independent, E z_d = m_d, Var z_d = s_d^2) its
+expectation is (Isaki & Fuller 1982's anticipated variance; the judging planner's objective,
+``design/planner/variance_model.py``)
+
+    E[(N_c - 1) S_c^2] = sum (m_d^2 + s_d^2) - [(sum m_d)^2 + sum s_d^2] / N_c,
+
+and judged documents enter with their known z_d (s_d = 0). The model: P(relevant) of a frame
+document is a logistic regression on log(consensus), log(best rank) and its stratum (one
+indicator per stratum shared by two topics or more, but the first) with a random topic intercept
+(:mod:`irsample.stats.logistic`), fitted to the judged documents; consensus is the sum over the
+runs of 1/rank, relative to the topic's mean over its frame; a relevant document's grade has
+the sample's Horvitz-Thompson grade shares. The sample is a random sample within each stratum,
+so the fit (which matches the relevant documents judged in each stratum: the score equations of
+the stratum indicators) is calibrated for the documents not judged.
+
+The ratio estimators' z_d = (a_d x_d - theta b(x_d)) / Y^ (x_d the document's grade, a_d the
+run's weight of that document in the numerator, b the denominator's slope in the grade, theta
+the run's mean over topics as in ``estimator.py``, "Sparse topics"):
+
+- nDCG: a_d = gain(x_d) / log2(rank + 1) within the cut-off, b = the ideal DCG's slope in a
+  document of that grade (``ideal_dcg.ideal_and_slopes``);
+- AP: x_d relevance, b = x_d, a_d = (1 + sum_{j<k} p_j) / k + sum_{k<i<=K} p_i / i at rank k
+  (the first-order influence of the numerator with the other documents at their expected
+  relevance p; Aslam & Yilmaz 2007's w_k), K the cut-off;
+- P@k (a total): a_d = 1/k within the top k, theta = 0, Y = 1.
+
+The features read where the runs of the evaluation rank each document, so a run's interval
+(not its estimate) depends a little on the runs evaluated with it; ``irsample eval`` reads all
+runs at once for these estimators, so that its intervals are those of the API.
+
+The anticipated variance is used where the design is a stratified SRS (every judged document's
+pi is its stratum's rate: uniform and stratified designs, and the planner's) and the sample
+judges both relevant and non-relevant documents; otherwise the sample's own estimate stays.
+Measured in ``REPRODUCTION.md``, "Anticipated variance".
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import expit
+
+from ...model import JUDGED, UNPOOLED
+from ...stats.logistic import random_intercept_logit
+from ..context import safe_divide
+from ..kernels import segment_cumsum
+from .inclusion import HTDesign
+
+
+def stratified_srs(ctx, d: HTDesign) -> bool:
+    """Whether every judged document's pi is its stratum's rate n/N (cached per context)."""
+    def build():
+        j = ctx.judgments
+        judged = np.flatnonzero(j.state == JUDGED)
+        rate = safe_divide(j.stratum_sampled.astype(np.float64),
+                           j.stratum_size.astype(np.float64))
+        r = rate[ctx.collection.tdi_topic[judged], np.maximum(j.stratum[judged], 0)]
+        return bool(np.all(np.abs(d.tdi_pi[judged] - r) <= 1e-9 * np.maximum(r, 1e-12)))
+
+    return ctx.shared(("ht_stratified_srs", d), build)
+
+
+def grade_probabilities(ctx, d: HTDesign) -> np.ndarray | None:
+    """(n_tdi, G): per frame document P(grade = v) (judged: its grade; outside the frame: 0);
+    None where the anticipated variance does not apply (module docstring). Cached."""
+    return ctx.shared(("ht_grade_probabilities", d), lambda: _grade_probabilities(ctx, d))
+
+
+def _grade_probabilities(ctx, d: HTDesign):
+    j = ctx.judgments
+    n_grades = j.stratum_grades.shape[2]
+    frame = np.flatnonzero(j.state != UNPOOLED)
+    judged = j.state[frame] == JUDGED
+    grade = np.clip(j.grade[frame], 0, n_grades - 1)
+    relevant = judged & (grade >= 1)
+    if not relevant.any() or not (judged & ~relevant).any() or not stratified_srs(ctx, d):
+        return None
+    topic, x = _features(ctx, frame)
+    stratum = np.maximum(j.stratum[frame], 0)
+    shared = _shared_strata(stratum, topic, j.stratum_size.shape[1])
+    for h in shared[1:]:  # the design's strata: the fit is calibrated within each
+        x = np.column_stack([x, (stratum == h).astype(np.float64)])
+    coef, offset = random_intercept_logit(x[judged], relevant[judged].astype(np.float64),
+                                          topic[judged], ctx.n_topics)
+    p = expit(x @ coef + offset[topic])
+    share = np.bincount(grade[relevant], weights=1.0 / d.tdi_pi[frame[relevant]],
+                        minlength=n_grades)
+    share = share / share.sum()
+    rows = p[:, None] * share[None, :]
+    rows[:, 0] = 1.0 - p
+    rows[judged] = 0.0
+    rows[np.flatnonzero(judged), grade[judged]] = 1.0
+    probs = np.zeros((ctx.collection.n_tdi, n_grades))
+    probs[frame] = rows
+    return probs
+
+
+def _shared_strata(stratum, topic, n_strata) -> np.ndarray:
+    """The strata that hold documents of two topics or more (a stratum of one topic is the
+    topic's own: its intercept already)."""
+    topics = np.zeros(n_strata, dtype=np.int64)
+    pairs = np.unique(np.column_stack([stratum, topic]), axis=0)
+    np.add.at(topics, pairs[:, 0], 1)
+    return np.flatnonzero(topics >= 2)
+
+
+def _features(ctx, frame: np.ndarray):
+    """Per frame document: its topic and [1, log consensus, log best rank] over the runs."""
+    col = ctx.collection
+    rank = ctx.rank.astype(np.float64)
+    consensus = np.bincount(ctx.pos_tdi, weights=1.0 / rank, minlength=col.n_tdi)[frame]
+    best = np.full(col.n_tdi, 1e6)
+    np.minimum.at(best, ctx.pos_tdi, rank)
+    topic = col.tdi_topic[frame].astype(np.int64)
+    mean = safe_divide(np.bincount(topic, weights=consensus, minlength=ctx.n_topics),
+                       np.bincount(topic, minlength=ctx.n_topics))
+    q = np.maximum(safe_divide(consensus, mean[topic]), 1e-6)
+    return topic, np.column_stack([np.ones(len(frame)), np.log(q), np.log(best[frame])])
+
+
+def ratio_variance(ctx, d: HTDesign, probs: np.ndarray, weight: np.ndarray, gain: np.ndarray,
+                   slope: np.ndarray, theta: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Per segment: the anticipated variance of a linearised ratio (module docstring), for z_d =
+    (weight_pos gain[t, x_d] - theta slope[t, x_d]) / y. ``weight``: per ranked position of the
+    context (0 where the position adds nothing to the numerator); ``gain``, ``slope``: (T, G)
+    by grade; ``theta``, ``y``: per segment (a total: theta = 0, y = 1)."""
+    j = ctx.judgments
+    n_cells, n_topics, n_seg = d.n_cells, ctx.n_topics, ctx.n_seg
+    topic = ctx.collection.tdi_topic
+    frame = j.state != UNPOOLED
+    stratum = np.maximum(j.stratum, 0).astype(np.int64)
+    cell = topic.astype(np.int64) * n_cells + stratum
+
+    def moment(f):  # per document, E f(x_d)
+        return (probs * f[topic]).sum(axis=1)
+
+    m_g, m_gg, m_s = moment(gain), moment(gain * gain), moment(slope)
+    m_ss, m_gs = moment(slope * slope), moment(gain * slope)
+
+    def by_cell(value):  # run-independent sums over each cell's frame documents
+        return np.bincount(cell[frame], weights=value[frame],
+                           minlength=n_topics * n_cells).reshape(n_topics, n_cells)
+
+    t = ctx.seg_topic
+    s1, s2, s11 = (by_cell(v)[t] for v in (m_s, m_ss, m_s * m_s))
+    at = np.flatnonzero(frame[ctx.pos_tdi] & (weight != 0))
+    doc, w = ctx.pos_tdi[at], weight[at]
+    key = np.repeat(np.arange(n_seg), ctx.seg_len)[at] * n_cells + stratum[doc]
+
+    def by_segment(value):
+        return np.bincount(key, weights=value, minlength=n_seg * n_cells).reshape(n_seg, n_cells)
+
+    a1, a2, ab = by_segment(w * m_g[doc]), by_segment(w * w * m_gg[doc]), by_segment(w * m_gs[doc])
+    a11, a1b1 = by_segment(w * w * m_g[doc] ** 2), by_segment(w * m_g[doc] * m_s[doc])
+    c = theta[:, None]
+    second = a2 - 2.0 * c * ab + c * c * s2  # sum E z^2 (times y^2)
+    first = a1 - c * s1  # sum E z
+    spread = second - (a11 - 2.0 * c * a1b1 + c * c * s11)  # sum Var z
+    size = j.stratum_size.astype(np.float64)[t]
+    n = j.stratum_sampled.astype(np.float64)[t]
+    ss = np.maximum(second - safe_divide(first * first + spread, size), 0.0)
+    open_cell = (n > 0) & (n < size)
+    factor = np.where(open_cell, size * size * (safe_divide(1.0, n) - safe_divide(1.0, size))
+                      / np.maximum(size - 1.0, 1.0), 0.0)
+    v = (factor * ss).sum(axis=1)
+    return np.where(y > 0, v / np.where(y > 0, y * y, 1.0), 0.0)
+
+
+def ap_weights(ctx, probs: np.ndarray, rel_level: int, cutoff: int) -> np.ndarray:
+    """Per ranked position: AP's numerator weight a_d at rank k <= K (module docstring), with
+    p the documents' probability of grade >= ``rel_level``; 0 beyond the cut-off."""
+    p = probs[:, rel_level:].sum(axis=1)[ctx.pos_tdi]
+    rank = ctx.rank
+    p = np.where(rank <= cutoff, p, 0.0)
+    before = segment_cumsum(ctx.offsets, p) - p
+    share = p / rank
+    running = segment_cumsum(ctx.offsets, share)
+    seg = np.repeat(np.arange(ctx.n_seg), ctx.seg_len)
+    after = np.bincount(seg, weights=share, minlength=ctx.n_seg)[seg] - running
+    return np.where(rank <= cutoff, (1.0 + before) / rank + after, 0.0)
