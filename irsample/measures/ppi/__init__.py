@@ -32,7 +32,7 @@ labels' error (0 here), so its variance is 0:
 ...               b"1 Q0 f 6 1 r\n")
 >>> est = irsample.estimate(qrels, [run], ["ppi(P@5)", "ht(P@5)"], auto_labels=labels)
 >>> est.summary, est.summary_variance
-(array([[0.6, 0.8]]), array([[0.  , 0.08]]))
+(array([[0.6, 0.8]]), array([[0.        , 0.06767772]]))
 >>> folder.cleanup()
 """
 

@@ -120,7 +120,7 @@ def ratio_form(ctx, ctx_f, m, hy, auto, useful, tuning, grades):
     label grades per tdi. The rule that keeps ht for a run whose variance would exceed ht's is
     the caller's (``ppi/estimate.py``, shared with the difference form)."""
     hf = ht_estimate(ctx_f, m)
-    v_y, v_f = hy.variance, np.where(useful, hf.variance, 0.0)
+    v_y, v_f = hy.variance_from_sample, np.where(useful, hf.variance_from_sample, 0.0)
     cov, vf_h = strata_moments(ctx, ctx_f, hy, hf, v_y, v_f)
     cov = np.where(useful[:, None], cov, 0.0)
     n_cells = cov.shape[1]

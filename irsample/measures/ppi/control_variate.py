@@ -182,7 +182,7 @@ def control_estimate(ctx, ctx_f, m, hy, auto, kept, useful, tuning, imputed=True
     lam = np.repeat(lam_run, ctx.n_topics) * one
     value, var = at(lam)
     moved = np.repeat((np.where(use, lam, 0.0).reshape(shape) > 0).any(axis=1), ctx.n_topics)
-    value, var = np.where(moved, value, hy.value), np.where(moved, var, hy.variance)
+    value, var = np.where(moved, value, hy.value), np.where(moved, var, hy.variance_from_sample)
     rho = np.clip(cov / np.sqrt(np.maximum(own_y * own_f, 1e-300)), -1.0, 1.0)
     return value, var, np.where(use, lam, 0.0), hf.value, np.where(use, rho, np.nan)
 

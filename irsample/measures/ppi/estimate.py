@@ -71,6 +71,15 @@ without residuals).
 AP's variance and power tuning: ``ppi/ap_ratio.py`` (one lambda per run by default). For
 every measure, a run whose estimated variance would exceed ht's keeps ht (lambda = 0): the run's
 interval is never wider than ht's.
+
+Variance. Each form's variance is estimated from the sample and, like ht's own, rises and falls
+with the estimate (a sample that catches a top-ranked relevant document gets both a high
+estimate and a large variance). Where ht(M) has an anticipated variance (``ht/anticipated.py``:
+stratified samples), a segment's PPI variance is moved to that scale: v_ppi v_ht,ant /
+v_ht,sample, i.e. PPI's variance reduction on the segment, a ratio of two variances of the same
+sample, applied to ht's steady variance; segments with lambda = 0 take ht's anticipated variance
+itself. The rule above then compares the run's variance with ht's anticipated one. Measured:
+REPRODUCTION.md, "Anticipated variance".
 """
 
 from __future__ import annotations
@@ -168,9 +177,10 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
                 ctx, ctx_f, m, hy, auto, to_ht, useful_t[ctx.seg_topic], tuning,
                 imputed=kept == "control")
         else:
-            cv, cv_var, cv_lam = hy.value, hy.variance, np.zeros(ctx.n_seg)
+            cv, cv_var, cv_lam = hy.value, hy.variance_from_sample, np.zeros(ctx.n_seg)
         lam = np.where(to_ht, cv_lam, lam)
         value, var = np.where(to_ht, cv, value), np.where(to_ht, cv_var, var)
+    var = _steadier(var, lam, hy)
     if not fixed_tuning(tuning):  # a run whose variance would exceed ht's keeps ht
         worse = _wider(var, hy.variance, ctx)
         value, var = np.where(worse, hy.value, value), np.where(worse, hy.variance, var)
@@ -204,6 +214,18 @@ def label_contexts(ctx, labels):
         cached = build()
         ctx.replace_shared(("ppi_labels", id(labels)), cached)
     return cached[1:]
+
+
+def _steadier(var, lam, hy) -> np.ndarray:
+    """PPI's variance per segment, estimated from the sample, moved to ht's anticipated scale:
+    times v_ant / v_sample of ht(M) on the segment (module docstring, "Variance"); ht's
+    anticipated variance where PPI is ht (lambda 0), and PPI's own where ht has no anticipated
+    variance or its sample variance is 0."""
+    if hy.sample_variance is None:
+        return var
+    sample = hy.sample_variance
+    scaled = np.where(sample > 0, var * safe_divide(hy.variance, sample), var)
+    return np.where(lam == 0, hy.variance, scaled)
 
 
 def _wider(var, ht_var, ctx) -> np.ndarray:
