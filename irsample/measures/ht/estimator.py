@@ -35,8 +35,7 @@ Anticipated variance (``ht/anticipated.py``). On a stratified SRS the variances 
 replaced by their expectation under a relevance model of the documents not judged (judged ones
 enter as they are): the design variance of the same linearised variables, which does not rise
 and fall with the estimate as the sample's does. AP, nDCG and P@k use it (R-prec, recall, RBP
-and num_rel keep the sample's); ``Estimate.sample_variance`` keeps the sample's own. A topic's
-anticipated variance of a ratio is capped at 1/4, the largest variance of a value in [0, 1].
+and num_rel keep the sample's); ``Estimate.sample_variance`` keeps the sample's own.
 
 Sparse topics (ratios only). A sample that holds one or two relevant documents of a topic
 fits theta^ to them: the plug-in linearised variance at theta^ is then near 0 (with one
@@ -318,10 +317,7 @@ def _sparse_aware(ctx, d: HTDesign, theta, num, y, var_x, cov, var_y, correct,
     sample = None
     if anticipated is not None:
         sample = var
-        # a topic's ratio lies in [0, 1] (AP, nDCG, recall, R-prec): its variance is at most 1/4
-        # (Bhatia & Davis 2000), a bound the linearisation can pass where Y^ is small
-        own_anticipated = np.minimum(anticipated(ref), 0.25)
-        var = impute(plain, own_anticipated.reshape(shape), known, missing, weights)[1]
+        var = impute(plain, anticipated(ref).reshape(shape), known, missing, weights)[1]
     return Estimate(value.ravel(), var.ravel(), theta, num, y, var_x, cov, var_y, None, ref,
                     donors=donors, sample_variance=None if sample is None else sample.ravel())
 
