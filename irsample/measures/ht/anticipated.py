@@ -46,8 +46,10 @@ The features read where the runs of the evaluation rank each document, so a run'
 runs at once for these estimators, so that its intervals are those of the API.
 
 The anticipated variance is used where the design is a stratified SRS (every judged document's
-pi is its stratum's rate: uniform and stratified designs, and the planner's) and the sample
-judges both relevant and non-relevant documents; otherwise the sample's own estimate stays.
+pi is its stratum's rate: uniform and stratified designs) and the sample judges both relevant
+and non-relevant documents; otherwise the sample's own estimate stays: importance samples, and
+the planner's designs and later rounds, whose pi are conditional on a pilot or on earlier
+rounds rather than their stratum's rate.
 Measured in ``REPRODUCTION.md``, "Anticipated variance".
 """
 
