@@ -136,6 +136,18 @@ def _features(ctx, frame: np.ndarray):
     return topic, np.column_stack([np.ones(len(frame)), np.log(q), np.log(best[frame])])
 
 
+def position_segments(ctx) -> np.ndarray:
+    """The segment of every ranked position of the context (cached: every measure reads it)."""
+    return ctx.shared("position_segments", lambda: np.repeat(np.arange(ctx.n_seg), ctx.seg_len))
+
+
+def relevance_gains(ctx, probs: np.ndarray) -> np.ndarray:
+    """(T, G): 1 for the grades at ``ctx.rel_level`` or above, 0 below: the relevance variable
+    of AP and P@k by grade."""
+    level = (np.arange(probs.shape[1]) >= ctx.rel_level).astype(np.float64)
+    return np.tile(level, (ctx.n_topics, 1))
+
+
 def ratio_variance(ctx, d: HTDesign, probs: np.ndarray, weight: np.ndarray, gain: np.ndarray,
                    slope: np.ndarray, theta: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Per segment: the anticipated variance of a linearised ratio (module docstring), for z_d =
@@ -149,8 +161,12 @@ def ratio_variance(ctx, d: HTDesign, probs: np.ndarray, weight: np.ndarray, gain
     stratum = np.maximum(j.stratum, 0).astype(np.int64)
     cell = topic.astype(np.int64) * n_cells + stratum
 
+    inside = np.flatnonzero(frame)  # probs is 0 outside the frame: the moments are taken there
+
     def moment(f):  # per document, E f(x_d)
-        return (probs * f[topic]).sum(axis=1)
+        out = np.zeros(len(topic))
+        out[inside] = (probs[inside] * f[topic[inside]]).sum(axis=1)
+        return out
 
     m_g, m_gg, m_s = moment(gain), moment(gain * gain), moment(slope)
     m_ss, m_gs = moment(slope * slope), moment(gain * slope)
@@ -163,7 +179,7 @@ def ratio_variance(ctx, d: HTDesign, probs: np.ndarray, weight: np.ndarray, gain
     s1, s2, s11 = (by_cell(v)[t] for v in (m_s, m_ss, m_s * m_s))
     at = np.flatnonzero(frame[ctx.pos_tdi] & (weight != 0))
     doc, w = ctx.pos_tdi[at], weight[at]
-    key = np.repeat(np.arange(n_seg), ctx.seg_len)[at] * n_cells + stratum[doc]
+    key = position_segments(ctx)[at] * n_cells + stratum[doc]
 
     def by_segment(value):
         return np.bincount(key, weights=value, minlength=n_seg * n_cells).reshape(n_seg, n_cells)
@@ -193,6 +209,6 @@ def ap_weights(ctx, probs: np.ndarray, rel_level: int, cutoff: int) -> np.ndarra
     before = segment_cumsum(ctx.offsets, p) - p
     share = p / rank
     running = segment_cumsum(ctx.offsets, share)
-    seg = np.repeat(np.arange(ctx.n_seg), ctx.seg_len)
+    seg = position_segments(ctx)
     after = np.bincount(seg, weights=share, minlength=ctx.n_seg)[seg] - running
     return np.where(rank <= cutoff, (1.0 + before) / rank + after, 0.0)

@@ -78,7 +78,7 @@ from ..trec_eval.counts import NumRel
 from ..trec_eval.gain import NDCG
 from ..trec_eval.gain_tables import shared_gain_tables
 from ..trec_eval.precision import P, Recall, Rprec
-from .anticipated import ap_weights, grade_probabilities, ratio_variance
+from .anticipated import ap_weights, grade_probabilities, ratio_variance, relevance_gains
 from .ideal_dcg import concavity_bias, ideal_linearisation, single_hit_weights
 from .imputation import impute, linearised_variance, topic_states, unseen_variance
 from .inclusion import (
@@ -158,8 +158,7 @@ def _estimate(ctx, m: Measure) -> Estimate:
         est = _linear(ctx, d, num, term)
         probs = grade_probabilities(ctx, d)
         if probs is not None:
-            level = (np.arange(probs.shape[1]) >= ctx.rel_level).astype(np.float64)
-            gain = np.tile(level, (ctx.n_topics, 1))
+            gain = relevance_gains(ctx, probs)
             at_k = np.where(ctx.rank <= m.k, 1.0 / m.k, 0.0)
             zero = np.zeros(ctx.n_seg)
             est = replace(est, sample_variance=est.variance, variance=ratio_variance(
@@ -187,8 +186,7 @@ def _estimate(ctx, m: Measure) -> Estimate:
         probs = grade_probabilities(ctx, d)
         anticipated = None
         if probs is not None:
-            level = (np.arange(probs.shape[1]) >= ctx.rel_level).astype(np.float64)
-            gain = np.tile(level, (ctx.n_topics, 1))
+            gain = relevance_gains(ctx, probs)
             weight = ap_weights(ctx, probs, ctx.rel_level, cutoff)
             y = r.value[ctx.seg_topic]
 
