@@ -76,6 +76,11 @@ def records(name: str, trials: int, seed: int, shared: Path) -> pd.DataFrame:
             ev = evaluate_collection(c, judged, estimators, ci=0.95)
             low, high = ev.interval()
             ctx = EvalContext(c, judged)
+            found_topic = np.bincount(c.tdi_topic[rule.judged_relevant(ctx)],
+                                      minlength=c.n_topics)
+            imputed = (found_topic == 0) & (rule.judged_share(ctx) < 1.0)
+            imputed_share = (ev.evaluated & imputed).sum(axis=1) / np.maximum(
+                ev.evaluated.sum(axis=1), 1)
             for j, m in enumerate(estimators):
                 found = rule.assess(ctx, m, ev.evaluated, ev.variance[:, :, j], ev.values[:, :, j])
                 cutoff = None if m.ratio else getattr(m.inner, "k", None)
@@ -86,6 +91,7 @@ def records(name: str, trials: int, seed: int, shared: Path) -> pd.DataFrame:
                     "collection": name, "design": design_name, "pct": pct, "trial": trial,
                     "measure": MEASURES[j][0], "run": np.arange(c.n_runs), "covered": covered,
                     "support": found.support, "open": unjudged, "weak": found.weak,
+                    "imputed": imputed_share if m.ratio else 0.0,
                     "bias_se": found.bias_se}))
         print(f"{name} {design_name} done", file=sys.stderr, flush=True)
     return pd.concat(rows, ignore_index=True)

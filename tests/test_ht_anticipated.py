@@ -43,7 +43,8 @@ def test_with_the_truth_for_a_model_it_is_the_design_variance(name, monkeypatch)
     (m,) = parse(name)
     real = anticipated.grade_probabilities
     monkeypatch.setattr("irsample.measures.ht.estimator.grade_probabilities",
-                        lambda ctx, d: None if real(ctx, d) is None else truth)
+                        lambda ctx, d: None if real(ctx, d) is None
+                        else truth[anticipated.frame_positions(ctx).docs])
     design = Stratified(parse_strata("1-10:0.6,11-:0.25"))
     values, variances = [], []
     for child in np.random.SeedSequence(5).spawn(600):

@@ -130,18 +130,10 @@ class _LayoutCache:
 _LAYOUTS = _LayoutCache()
 
 
-def pooled_positions(ctx) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The pooled positions of a context's rankings, cached per context: ``(offsets, rank,
-    grade, stratum)`` with ``offsets[s]:offsets[s + 1]`` the entries of segment ``s`` in rank
-    order, ``rank`` 0-based, ``grade`` the judged grade or :data:`UNJUDGED`, ``stratum`` the
-    entry's stratum (0 for judgments without strata or with one).
-
-    A pooled document is judged exactly when its qrels value (``grade``) is >= 0
-    (:meth:`~irsample.model.Judgments.from_arrays`). Which positions are pooled depends on the
-    pool alone: the :class:`PoolLayout` of a pool evaluated again is kept (the last few:
-    :class:`_LayoutCache`), and each evaluation only looks up its judgments' grades (and
-    strata, unless they are the last ones) per pooled document."""
-
+def pool_layout(ctx) -> tuple[np.ndarray, PoolLayout]:
+    """The pooled documents (tdi, ascending) of a context and the :class:`PoolLayout` of its
+    rankings, cached per context; the layout of a pool evaluated again is kept
+    (:class:`_LayoutCache`)."""
     def build():
         j = ctx.judgments
 
@@ -150,10 +142,27 @@ def pooled_positions(ctx) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarra
 
         collection = ctx.collection
         if ctx.pos_tdi is collection.rank_tdi and ctx.offsets is collection.rank_offsets:
-            pooled_tdi, pool = _LAYOUTS.get(collection, j.state, layout)
-        else:  # positions filtered for this context (-J, -M): its own layout
-            pooled_tdi = np.flatnonzero(j.state)  # state != UNPOOLED
-            pool = layout(pooled_tdi)
+            return _LAYOUTS.get(collection, j.state, layout)
+        pooled_tdi = np.flatnonzero(j.state)  # positions filtered (-J, -M): its own layout
+        return pooled_tdi, layout(pooled_tdi)
+
+    return ctx.shared("pool_layout", build)
+
+
+def pooled_positions(ctx) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The pooled positions of a context's rankings, cached per context: ``(offsets, rank,
+    grade, stratum)`` with ``offsets[s]:offsets[s + 1]`` the entries of segment ``s`` in rank
+    order, ``rank`` 0-based, ``grade`` the judged grade or :data:`UNJUDGED`, ``stratum`` the
+    entry's stratum (0 for judgments without strata or with one).
+
+    A pooled document is judged exactly when its qrels value (``grade``) is >= 0
+    (:meth:`~irsample.model.Judgments.from_arrays`). Which positions are pooled depends on the
+    pool alone (:func:`pool_layout`), and each evaluation only looks up its judgments' grades
+    (and strata, unless they are the last ones) per pooled document."""
+
+    def build():
+        j = ctx.judgments
+        pooled_tdi, pool = pool_layout(ctx)
         grade = j.grade[pooled_tdi]
         grade[grade < 0] = UNJUDGED
         one = j.stratum is None or len(j.stratum_labels) == 1
@@ -161,3 +170,9 @@ def pooled_positions(ctx) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarra
         return pool.offsets, pool.rank, pool.per_position(grade), pool.strata(stratum)
 
     return ctx.shared("pooled_positions", build)
+
+
+def pooled_segments(ctx) -> np.ndarray:
+    """The segment of every entry of :func:`pooled_positions` (cached per context)."""
+    return ctx.shared("pooled_segments", lambda: np.repeat(
+        np.arange(ctx.n_seg), np.diff(pooled_positions(ctx)[0])))

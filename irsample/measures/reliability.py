@@ -53,7 +53,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..model import JUDGED, POOLED
+from ..model import JUDGED
+from .pool_layout import UNJUDGED, pooled_positions, pooled_segments
 
 #: fewest judged relevant documents a run mean's interval may rest on
 MIN_SUPPORT = 40
@@ -129,26 +130,31 @@ def weak_topics(found: np.ndarray, share: np.ndarray) -> np.ndarray:
 
 def support_per_segment(ctx, cutoff: int | None) -> np.ndarray:
     """Per segment (run x topic): judged relevant documents the run ranks within ``cutoff``
-    (all its ranking when None): differences of the running count of judged relevant positions
-    (once per context), the first ``cutoff`` positions of a segment being its top ranks."""
-    count = ctx.shared(("reliability_support", ctx.rel_level), lambda: np.concatenate(
-        [[0], np.cumsum(judged_relevant(ctx)[ctx.pos_tdi], dtype=np.int64)]))
-    start, end = ctx.offsets[:-1], ctx.offsets[1:]
-    if cutoff is not None:
-        end = np.minimum(end, start + cutoff)
-    return (count[end] - count[start]).astype(np.float64)
+    (all its ranking when None), counted over the pooled positions (cached per context)."""
+    def build():
+        _, rank, grade, _ = pooled_positions(ctx)
+        hit = grade >= ctx.rel_level  # a pooled document not judged is below every level
+        if cutoff is not None:
+            hit &= rank < cutoff
+        return np.bincount(pooled_segments(ctx)[hit], minlength=ctx.n_seg).astype(np.float64)
+
+    return ctx.shared(("reliability_support", ctx.rel_level, cutoff), build)
 
 
 def open_share(ctx, cutoff: int | None, evaluated: np.ndarray) -> np.ndarray:
     """Per run: the share of the positions it ranks within ``cutoff`` (over its evaluated
     topics) whose document is pooled but not judged: what the estimate must infer."""
-    state = ctx.pos_state  # gathered once per context
-    inside = np.ones(len(state), dtype=bool) if cutoff is None else ctx.rank <= cutoff
-    seg = np.repeat(np.arange(ctx.n_seg), ctx.seg_len)
+    def build():
+        _, rank, grade, _ = pooled_positions(ctx)
+        open_ = grade == UNJUDGED
+        if cutoff is not None:
+            open_ &= rank < cutoff
+        total = ctx.seg_len if cutoff is None else np.minimum(ctx.seg_len, cutoff)
+        unknown = np.bincount(pooled_segments(ctx)[open_], minlength=ctx.n_seg)
+        return total.astype(np.float64), unknown.astype(np.float64)
+
+    total, unknown = ctx.shared(("reliability_open", cutoff), build)
     shape = (ctx.n_runs, ctx.n_topics)
-    total = np.bincount(seg, weights=inside.astype(np.float64), minlength=ctx.n_seg)
-    unknown = np.bincount(seg, weights=(inside & (state == POOLED)).astype(np.float64),
-                          minlength=ctx.n_seg)
     total = np.where(evaluated, total.reshape(shape), 0.0).sum(axis=1)
     unknown = np.where(evaluated, unknown.reshape(shape), 0.0).sum(axis=1)
     return np.where(total > 0, unknown / np.maximum(total, 1.0), 0.0)

@@ -55,13 +55,16 @@ Measured in ``REPRODUCTION.md``, "Anticipated variance".
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from scipy.special import expit
 
-from ...model import JUDGED, UNPOOLED
+from ...model import JUDGED
 from ...stats.logistic import random_intercept_logit
 from ..context import safe_divide
-from ..kernels import segment_cumsum
+from ..pool_layout import pool_layout, pooled_segments
+from .frame_sums import ap_numerator_weights, segment_stratum_moments
 from .inclusion import HTDesign
 
 
@@ -78,24 +81,51 @@ def stratified_srs(ctx, d: HTDesign) -> bool:
     return ctx.shared(("ht_stratified_srs", d), build)
 
 
+@dataclass(frozen=True)
+class FramePositions:
+    """The frame's documents and the ranked positions that hold them: everything the
+    anticipated variance reads (probabilities are 0 outside the frame, so the rest of the
+    collection's ranked positions add nothing). ``docs``: the frame's tdi; per position of a
+    frame document, in the context's order: ``doc`` (index into ``docs``), ``seg`` (segment),
+    ``rank``; ``offsets``: where each segment's positions start, as ``ctx.offsets``."""
+
+    docs: np.ndarray
+    doc: np.ndarray
+    seg: np.ndarray
+    rank: np.ndarray
+    offsets: np.ndarray
+
+
+def frame_positions(ctx) -> FramePositions:
+    """:class:`FramePositions` of the context (cached: every measure reads it)."""
+    def build():
+        docs, layout = pool_layout(ctx)  # the frame: the pooled documents
+        return FramePositions(docs, layout.row, pooled_segments(ctx), layout.rank + 1,
+                              layout.offsets)
+
+    return ctx.shared("ht_frame_positions", build)
+
+
 def grade_probabilities(ctx, d: HTDesign) -> np.ndarray | None:
-    """(n_tdi, G): per frame document P(grade = v) (judged: its grade; outside the frame: 0);
-    None where the anticipated variance does not apply (module docstring). Cached."""
+    """(frame documents, G): per document of ``frame_positions(ctx).docs`` P(grade = v)
+    (judged: its grade); None where the anticipated variance does not apply (module docstring).
+    Cached."""
     return ctx.shared(("ht_grade_probabilities", d), lambda: _grade_probabilities(ctx, d))
 
 
 def _grade_probabilities(ctx, d: HTDesign):
     j = ctx.judgments
     n_grades = j.stratum_grades.shape[2]
-    frame = np.flatnonzero(j.state != UNPOOLED)
+    fp = frame_positions(ctx)
+    frame = fp.docs
     judged = j.state[frame] == JUDGED
     grade = np.clip(j.grade[frame], 0, n_grades - 1)
     relevant = judged & (grade >= 1)
     if not relevant.any() or not (judged & ~relevant).any() or not stratified_srs(ctx, d):
         return None
-    topic, x = _features(ctx, frame)
+    topic, x = _features(ctx, fp)
     stratum = np.maximum(j.stratum[frame], 0)
-    shared = _shared_strata(stratum, topic, j.stratum_size.shape[1])
+    shared = _shared_strata(stratum, topic, j.stratum_size.shape[1], ctx.n_topics)
     for h in shared[1:]:  # the design's strata: the fit is calibrated within each
         x = np.column_stack([x, (stratum == h).astype(np.float64)])
     coef, offset = random_intercept_logit(x[judged], relevant[judged].astype(np.float64),
@@ -104,41 +134,32 @@ def _grade_probabilities(ctx, d: HTDesign):
     share = np.bincount(grade[relevant], weights=1.0 / d.tdi_pi[frame[relevant]],
                         minlength=n_grades)
     share = share / share.sum()
-    rows = p[:, None] * share[None, :]
-    rows[:, 0] = 1.0 - p
-    rows[judged] = 0.0
-    rows[np.flatnonzero(judged), grade[judged]] = 1.0
-    probs = np.zeros((ctx.collection.n_tdi, n_grades))
-    probs[frame] = rows
+    probs = p[:, None] * share[None, :]
+    probs[:, 0] = 1.0 - p
+    probs[judged] = 0.0
+    probs[np.flatnonzero(judged), grade[judged]] = 1.0
     return probs
 
 
-def _shared_strata(stratum, topic, n_strata) -> np.ndarray:
+def _shared_strata(stratum, topic, n_strata, n_topics) -> np.ndarray:
     """The strata that hold documents of two topics or more (a stratum of one topic is the
     topic's own: its intercept already)."""
-    topics = np.zeros(n_strata, dtype=np.int64)
-    pairs = np.unique(np.column_stack([stratum, topic]), axis=0)
-    np.add.at(topics, pairs[:, 0], 1)
-    return np.flatnonzero(topics >= 2)
+    held = np.bincount(stratum * n_topics + topic, minlength=n_strata * n_topics)
+    return np.flatnonzero((held.reshape(n_strata, n_topics) > 0).sum(axis=1) >= 2)
 
 
-def _features(ctx, frame: np.ndarray):
+def _features(ctx, fp: FramePositions):
     """Per frame document: its topic and [1, log consensus, log best rank] over the runs."""
-    col = ctx.collection
-    rank = ctx.rank.astype(np.float64)
-    consensus = np.bincount(ctx.pos_tdi, weights=1.0 / rank, minlength=col.n_tdi)[frame]
-    best = np.full(col.n_tdi, 1e6)
-    np.minimum.at(best, ctx.pos_tdi, rank)
-    topic = col.tdi_topic[frame].astype(np.int64)
+    n = len(fp.docs)
+    rank = fp.rank.astype(np.float64)
+    consensus = np.bincount(fp.doc, weights=1.0 / rank, minlength=n)
+    best = np.full(n, 1e6)
+    np.minimum.at(best, fp.doc, rank)
+    topic = ctx.collection.tdi_topic[fp.docs].astype(np.int64)
     mean = safe_divide(np.bincount(topic, weights=consensus, minlength=ctx.n_topics),
                        np.bincount(topic, minlength=ctx.n_topics))
     q = np.maximum(safe_divide(consensus, mean[topic]), 1e-6)
-    return topic, np.column_stack([np.ones(len(frame)), np.log(q), np.log(best[frame])])
-
-
-def position_segments(ctx) -> np.ndarray:
-    """The segment of every ranked position of the context (cached: every measure reads it)."""
-    return ctx.shared("position_segments", lambda: np.repeat(np.arange(ctx.n_seg), ctx.seg_len))
+    return topic, np.column_stack([np.ones(n), np.log(q), np.log(best)])
 
 
 def relevance_gains(ctx, probs: np.ndarray) -> np.ndarray:
@@ -148,44 +169,42 @@ def relevance_gains(ctx, probs: np.ndarray) -> np.ndarray:
     return np.tile(level, (ctx.n_topics, 1))
 
 
+def rank_weights(ctx, by_rank: np.ndarray, cutoff: int) -> np.ndarray:
+    """Per position of :func:`frame_positions`: ``by_rank[rank - 1]`` within the cut-off, 0
+    beyond it (ranks past the table's end take its last entry)."""
+    rank = frame_positions(ctx).rank
+    return np.where(rank <= cutoff, by_rank[np.minimum(rank, len(by_rank)) - 1], 0.0)
+
+
 def ratio_variance(ctx, d: HTDesign, probs: np.ndarray, weight: np.ndarray, gain: np.ndarray,
                    slope: np.ndarray, theta: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Per segment: the anticipated variance of a linearised ratio (module docstring), for z_d =
-    (weight_pos gain[t, x_d] - theta slope[t, x_d]) / y. ``weight``: per ranked position of the
-    context (0 where the position adds nothing to the numerator); ``gain``, ``slope``: (T, G)
-    by grade; ``theta``, ``y``: per segment (a total: theta = 0, y = 1)."""
+    (weight_pos gain[t, x_d] - theta slope[t, x_d]) / y. ``probs``: :func:`grade_probabilities`;
+    ``weight``: per position of :func:`frame_positions` (0 where the position adds nothing to
+    the numerator); ``gain``, ``slope``: (T, G) by grade; ``theta``, ``y``: per segment (a
+    total: theta = 0, y = 1)."""
     j = ctx.judgments
+    fp = frame_positions(ctx)
     n_cells, n_topics, n_seg = d.n_cells, ctx.n_topics, ctx.n_seg
-    topic = ctx.collection.tdi_topic
-    frame = j.state != UNPOOLED
-    stratum = np.maximum(j.stratum, 0).astype(np.int64)
-    cell = topic.astype(np.int64) * n_cells + stratum
+    topic = ctx.collection.tdi_topic[fp.docs].astype(np.int64)
+    stratum = np.maximum(j.stratum[fp.docs], 0).astype(np.int64)
 
-    inside = np.flatnonzero(frame)  # probs is 0 outside the frame: the moments are taken there
-
-    def moment(f):  # per document, E f(x_d)
-        out = np.zeros(len(topic))
-        out[inside] = (probs[inside] * f[topic[inside]]).sum(axis=1)
-        return out
+    def moment(f):  # per frame document, E f(x_d)
+        return (probs * f[topic]).sum(axis=1)
 
     m_g, m_gg, m_s = moment(gain), moment(gain * gain), moment(slope)
     m_ss, m_gs = moment(slope * slope), moment(gain * slope)
 
+    cell = topic * n_cells + stratum
+
     def by_cell(value):  # run-independent sums over each cell's frame documents
-        return np.bincount(cell[frame], weights=value[frame],
-                           minlength=n_topics * n_cells).reshape(n_topics, n_cells)
+        return np.bincount(cell, weights=value, minlength=n_topics * n_cells).reshape(
+            n_topics, n_cells)
 
     t = ctx.seg_topic
     s1, s2, s11 = (by_cell(v)[t] for v in (m_s, m_ss, m_s * m_s))
-    at = np.flatnonzero(frame[ctx.pos_tdi] & (weight != 0))
-    doc, w = ctx.pos_tdi[at], weight[at]
-    key = position_segments(ctx)[at] * n_cells + stratum[doc]
-
-    def by_segment(value):
-        return np.bincount(key, weights=value, minlength=n_seg * n_cells).reshape(n_seg, n_cells)
-
-    a1, a2, ab = by_segment(w * m_g[doc]), by_segment(w * w * m_gg[doc]), by_segment(w * m_gs[doc])
-    a11, a1b1 = by_segment(w * w * m_g[doc] ** 2), by_segment(w * m_g[doc] * m_s[doc])
+    a1, a2, ab, a11, a1b1 = segment_stratum_moments(
+        fp.seg, fp.doc, weight, stratum, m_g, m_gg, m_gs, m_s, n_seg, n_cells)
     c = theta[:, None]
     second = a2 - 2.0 * c * ab + c * c * s2  # sum E z^2 (times y^2)
     first = a1 - c * s1  # sum E z
@@ -201,14 +220,11 @@ def ratio_variance(ctx, d: HTDesign, probs: np.ndarray, weight: np.ndarray, gain
 
 
 def ap_weights(ctx, probs: np.ndarray, rel_level: int, cutoff: int) -> np.ndarray:
-    """Per ranked position: AP's numerator weight a_d at rank k <= K (module docstring), with
-    p the documents' probability of grade >= ``rel_level``; 0 beyond the cut-off."""
-    p = probs[:, rel_level:].sum(axis=1)[ctx.pos_tdi]
-    rank = ctx.rank
-    p = np.where(rank <= cutoff, p, 0.0)
-    before = segment_cumsum(ctx.offsets, p) - p
-    share = p / rank
-    running = segment_cumsum(ctx.offsets, share)
-    seg = position_segments(ctx)
-    after = np.bincount(seg, weights=share, minlength=ctx.n_seg)[seg] - running
-    return np.where(rank <= cutoff, (1.0 + before) / rank + after, 0.0)
+    """Per position of :func:`frame_positions`: AP's numerator weight a_d at rank k <= K
+    (module docstring), with p the documents' probability of grade >= ``rel_level``; 0 beyond
+    the cut-off."""
+    fp = frame_positions(ctx)
+    inside = fp.rank <= cutoff
+    p = np.where(inside, probs[:, rel_level:].sum(axis=1)[fp.doc], 0.0)
+    weights = ap_numerator_weights(fp.offsets, fp.rank.astype(np.float64), p)
+    return np.where(inside, weights, 0.0)

@@ -78,7 +78,13 @@ from ..trec_eval.counts import NumRel
 from ..trec_eval.gain import NDCG
 from ..trec_eval.gain_tables import shared_gain_tables
 from ..trec_eval.precision import P, Recall, Rprec
-from .anticipated import ap_weights, grade_probabilities, ratio_variance, relevance_gains
+from .anticipated import (
+    ap_weights,
+    grade_probabilities,
+    rank_weights,
+    ratio_variance,
+    relevance_gains,
+)
 from .ideal_dcg import concavity_bias, ideal_linearisation, single_hit_weights
 from .imputation import impute, linearised_variance, topic_states, unseen_variance
 from .inclusion import (
@@ -159,7 +165,7 @@ def _estimate(ctx, m: Measure) -> Estimate:
         probs = grade_probabilities(ctx, d)
         if probs is not None:
             gain = relevance_gains(ctx, probs)
-            at_k = np.where(ctx.rank <= m.k, 1.0 / m.k, 0.0)
+            at_k = rank_weights(ctx, weight, m.k)
             zero = np.zeros(ctx.n_seg)
             est = replace(est, sample_variance=est.variance, variance=ratio_variance(
                 ctx, d, probs, at_k, gain, np.zeros_like(gain), zero, zero + 1.0))
@@ -342,7 +348,7 @@ def _ndcg(ctx, d: HTDesign, m: NDCG) -> Estimate:
     probs = grade_probabilities(ctx, d)
     anticipated = None
     if probs is not None:
-        weight = np.where(ctx.rank <= cutoff, discount[np.minimum(ctx.rank, longest) - 1], 0.0)
+        weight = rank_weights(ctx, discount, cutoff)
         y = ideal[ctx.seg_topic]
 
         def anticipated(centre):
