@@ -50,6 +50,9 @@ pi is its stratum's rate: uniform and stratified designs) and the sample judges 
 and non-relevant documents; otherwise the sample's own estimate stays: importance samples, and
 the planner's designs and later rounds, whose pi are conditional on a pilot or on earlier
 rounds rather than their stratum's rate.
+The same model gives the reliability rule's support on these samples
+(:func:`expected_support`: the relevant documents the design is expected to judge in a run's
+reach, not the count of the draw, which rises and falls with the estimate).
 Measured in ``REPRODUCTION.md``, "Anticipated variance".
 """
 
@@ -65,7 +68,7 @@ from ...stats.logistic import random_intercept_logit
 from ..context import safe_divide
 from ..pool_layout import pool_layout, pooled_segments
 from .frame_sums import ap_numerator_weights, segment_stratum_moments
-from .inclusion import HTDesign
+from .inclusion import HTDesign, ht_design
 
 
 def stratified_srs(ctx, d: HTDesign) -> bool:
@@ -110,10 +113,48 @@ def grade_probabilities(ctx, d: HTDesign) -> np.ndarray | None:
     """(frame documents, G): per document of ``frame_positions(ctx).docs`` P(grade = v)
     (judged: its grade); None where the anticipated variance does not apply (module docstring).
     Cached."""
-    return ctx.shared(("ht_grade_probabilities", d), lambda: _grade_probabilities(ctx, d))
+    model = _relevance_model(ctx, d)
+    return None if model is None else model[0]
 
 
-def _grade_probabilities(ctx, d: HTDesign):
+def fitted_relevance(ctx, d: HTDesign) -> np.ndarray | None:
+    """Per document of ``frame_positions(ctx).docs``: the model's P(grade >= ``ctx.rel_level``),
+    judged documents included (their fitted value, not their grade); None as
+    :func:`grade_probabilities`."""
+    model = _relevance_model(ctx, d)
+    return None if model is None else model[1]
+
+
+def expected_support(ctx, cutoff: int | None) -> np.ndarray | None:
+    """Per segment: the relevant documents a stratified simple random sample of this design is
+    expected to judge among the run's top ``cutoff`` (its whole ranking when None): the sum of
+    pi_d P(relevant) over them, with each document's stratum rate and fitted relevance
+    (:func:`fitted_relevance`). Unlike the count in the judged sample it does not rise and fall
+    with the draw's luck (``measures/reliability.py``, rule 1); None where the anticipated
+    variance does not apply."""
+    def build():
+        d = ht_design(ctx)
+        fitted = fitted_relevance(ctx, d)
+        if fitted is None:
+            return None
+        j, fp = ctx.judgments, frame_positions(ctx)
+        topic = ctx.collection.tdi_topic[fp.docs]
+        rate = safe_divide(j.stratum_sampled.astype(np.float64),
+                           j.stratum_size.astype(np.float64))
+        value = (rate[topic, np.maximum(j.stratum[fp.docs], 0)] * fitted)[fp.doc]
+        if cutoff is not None:
+            value = np.where(fp.rank <= cutoff, value, 0.0)
+        return np.bincount(fp.seg, weights=value, minlength=ctx.n_seg)
+
+    return ctx.shared(("ht_expected_support", ctx.rel_level, cutoff), build)
+
+
+def _relevance_model(ctx, d: HTDesign):
+    """(grade probabilities, fitted relevance) or None (cached per context and design)."""
+    return ctx.shared(("ht_relevance_model", d), lambda: _fit(ctx, d))
+
+
+def _fit(ctx, d: HTDesign):
     j = ctx.judgments
     n_grades = j.stratum_grades.shape[2]
     fp = frame_positions(ctx)
@@ -136,9 +177,10 @@ def _grade_probabilities(ctx, d: HTDesign):
     share = share / share.sum()
     probs = p[:, None] * share[None, :]
     probs[:, 0] = 1.0 - p
+    fitted = probs[:, max(ctx.rel_level, 1):].sum(axis=1)
     probs[judged] = 0.0
     probs[np.flatnonzero(judged), grade[judged]] = 1.0
-    return probs
+    return probs, fitted
 
 
 def _shared_strata(stratum, topic, n_strata, n_topics) -> np.ndarray:
