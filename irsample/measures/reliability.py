@@ -60,7 +60,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model import JUDGED
-from .ht.anticipated import expected_support
 from .pool_layout import UNJUDGED, pooled_positions, pooled_segments
 
 #: fewest judged relevant documents a run mean's interval may rest on
@@ -178,8 +177,11 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
     share = judged_share(ctx)
     inner = getattr(measure, "inner", measure)
     cutoff = getattr(inner, "k", None) if not getattr(measure, "ratio", False) else None
-    design_based = getattr(measure, "needs_inclusion", False)  # ht(M), ppi(M)
-    expected = expected_support(ctx, cutoff) if design_based else None
+    expected = None
+    if getattr(measure, "needs_inclusion", False):  # ht(M), ppi(M): imported with them
+        from .ht.anticipated import expected_support
+
+        expected = expected_support(ctx, cutoff)
     counted = support_per_segment(ctx, cutoff) if expected is None else expected
     support = np.where(evaluated, counted.reshape(shape), 0.0).sum(1)
     per_topic = np.bincount(ctx.collection.tdi_topic[judged_relevant(ctx)],

@@ -1,7 +1,7 @@
 """Numba passes of the anticipated variance (``ht/anticipated.py``) over the ranked positions of
-the frame's documents: AP's numerator weights along each ranking and the per segment and
-stratum sums of the linearised variable's moments. Each is one pass in
-position order, so its sums are those of the same sums taken with ``np.bincount``."""
+the frame's documents: AP's numerator weights along each ranking, and the per segment and
+stratum sums of the linearised variable's moments (one pass in position order: the sums
+``np.bincount`` would take, in its order)."""
 
 from __future__ import annotations
 
