@@ -171,6 +171,13 @@ class Measure:
         none); read by :func:`irsample.measures.reliability.assess`."""
         return None
 
+    def expected_support(self, ctx: EvalContext, cutoff: int | None) -> np.ndarray | None:
+        """Per segment: the relevant documents the design is expected to judge within
+        ``cutoff`` of each ranking, where the estimator's interval rests on the design rather
+        than on the draw (None: the rule counts those judged); read by
+        :func:`irsample.measures.reliability.assess`."""
+        return None
+
     def variance(self, ctx: EvalContext, method: str = DEFAULT_VARIANCE) -> np.ndarray:
         """Per-segment estimated sampling variance of :meth:`compute`'s values over the random
         choice of judged documents (families with a ``variance_method`` only); ``method`` is one

@@ -15,7 +15,7 @@ and the topics that cause it (where to judge next). A run's mean is unreliable w
    mostly judged has little left to estimate). For ht(M) and ppi(M) on a stratified simple
    random sample, whose intervals take the anticipated variance (``ht/anticipated.py``), the
    count is the one the design is expected to judge, sum pi_d P(relevant) over the reach with
-   the relevance model's fitted probabilities (``anticipated.expected_support``): the count in
+   the relevance model's fitted probabilities (``Measure.expected_support``): the count in
    the draw rises and falls with the estimate, so a threshold on it keeps the draws that
    overestimate (ht(P@10), 100 trials: the unflagged intervals covered 0.66 on Vaswani at
    uniform 10% and 0.87 on CACM at uniform 20% with the draw's count);
@@ -177,11 +177,8 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
     share = judged_share(ctx)
     inner = getattr(measure, "inner", measure)
     cutoff = getattr(inner, "k", None) if not getattr(measure, "ratio", False) else None
-    expected = None
-    if getattr(measure, "needs_inclusion", False):  # ht(M), ppi(M): imported with them
-        from .ht.anticipated import expected_support
-
-        expected = expected_support(ctx, cutoff)
+    expected = (measure.expected_support(ctx, cutoff)
+                if hasattr(measure, "expected_support") else None)
     counted = support_per_segment(ctx, cutoff) if expected is None else expected
     support = np.where(evaluated, counted.reshape(shape), 0.0).sum(1)
     per_topic = np.bincount(ctx.collection.tdi_topic[judged_relevant(ctx)],

@@ -13,6 +13,7 @@ from ..trec_eval.average_precision import AP
 from ..trec_eval.counts import NumRel
 from ..trec_eval.gain import NDCG
 from ..trec_eval.precision import Recall, Rprec
+from .anticipated import expected_support
 from .estimator import SUPPORTED, estimate, supported_text
 
 #: the targets ht estimates as ratios of totals, and those whose second-order bias it removes
@@ -71,6 +72,12 @@ class HT(Measure):
     @property
     def ratio(self) -> bool:  # type: ignore[override]
         return isinstance(self.inner, RATIOS)
+
+    def expected_support(self, ctx, cutoff):
+        """Per segment: the relevant documents the design is expected to judge within
+        ``cutoff`` of each ranking, for the reliability rule (``anticipated.expected_support``);
+        None where the design is not a stratified simple random sample."""
+        return expected_support(ctx, cutoff)
 
     def estimated_bias(self, ctx):
         """Per segment: the ratio's second-order bias (theta v(Y^) - c(X^, Y^)) / Y^^2 where the

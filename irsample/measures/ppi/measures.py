@@ -96,6 +96,11 @@ class PPI(Measure):
     def ratio(self) -> bool:  # type: ignore[override]
         return _target(self.target)[0] in ("AP", "nDCG")
 
+    def expected_support(self, ctx, cutoff):
+        """ht(M)'s (:meth:`HT.expected_support
+        <irsample.measures.ht.measure.HT.expected_support>`): the same human sample."""
+        return parse(f"ht({self.target})")[0].expected_support(ctx, cutoff)
+
     def estimated_bias(self, ctx):
         """Per segment: ht(M)'s estimated ratio bias (:meth:`HT.estimated_bias
         <irsample.measures.ht.measure.HT.estimated_bias>`), None for totals. ppi's bias is
