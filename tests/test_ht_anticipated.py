@@ -7,6 +7,7 @@
 - On repeated draws the anticipated standard error is steadier than the sample's and does not
   rise and fall with the estimate (the sample's does: corr(error, SE) > 0.5).
 - Designs that are not a stratified SRS (importance samples) keep the sample's variance.
+- The reliability rule's expected support is the design expectation of the judged count.
 """
 
 from __future__ import annotations
