@@ -302,3 +302,27 @@ def test_run_bias_rule_adds_the_topics_signed_biases(samples):
     assert found.status[:2].tolist() == ["unreliable", "ok"]
     assert found.reason[0] == "estimated bias 1.00 of its standard error"
     assert set(found.topics[0]) <= set(range(half)) and found.topics[0]
+
+
+def test_support_is_the_designs_expectation_for_design_based_estimators(samples):
+    """Rule 1 counts, for ht(M) and ppi(M) on a uniform or stratified sample, the relevant
+    documents the design is expected to judge (``Measure.expected_support``), and for the
+    other estimators those the sample judged."""
+    from irsample.measures import parse
+    from irsample.measures.context import EvalContext
+    from irsample.measures.reliability import assess, support_per_segment
+
+    ctx = EvalContext(*irsample.load(samples["thin"], RUNS, assume="uniform"))
+    evaluated = ctx.answered
+    shape = evaluated.shape
+    for name, cutoff in (("ht(P@10)", 10), ("infAP", None)):
+        (m,) = parse(name)
+        found = assess(ctx, m, evaluated, np.zeros(shape))
+        expected = m.expected_support(ctx, cutoff)
+        assert (expected is None) == (name == "infAP")
+        counted = support_per_segment(ctx, cutoff) if expected is None else expected
+        np.testing.assert_allclose(found.support,
+                                   np.where(evaluated, counted.reshape(shape), 0.0).sum(1))
+    ht_count = support_per_segment(ctx, 10).reshape(shape)
+    assert not np.allclose(parse("ht(P@10)")[0].expected_support(ctx, 10).reshape(shape),
+                           ht_count)  # not the draw's count
