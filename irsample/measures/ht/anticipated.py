@@ -68,7 +68,7 @@ from ...stats.logistic import random_intercept_logit
 from ..context import safe_divide
 from ..pool_layout import pool_layout, pooled_segments
 from .frame_sums import ap_numerator_weights, segment_stratum_moments
-from .inclusion import HTDesign, ht_design
+from .inclusion import HTDesign, ht_design, stratum_rates
 
 
 def stratified_srs(ctx, d: HTDesign) -> bool:
@@ -76,9 +76,7 @@ def stratified_srs(ctx, d: HTDesign) -> bool:
     def build():
         j = ctx.judgments
         judged = np.flatnonzero(j.state == JUDGED)
-        rate = safe_divide(j.stratum_sampled.astype(np.float64),
-                           j.stratum_size.astype(np.float64))
-        r = rate[ctx.collection.tdi_topic[judged], np.maximum(j.stratum[judged], 0)]
+        r = stratum_rates(j)[ctx.collection.tdi_topic[judged], np.maximum(j.stratum[judged], 0)]
         return bool(np.all(np.abs(d.tdi_pi[judged] - r) <= 1e-9 * np.maximum(r, 1e-12)))
 
     return ctx.shared(("ht_stratified_srs", d), build)
@@ -88,11 +86,14 @@ def stratified_srs(ctx, d: HTDesign) -> bool:
 class FramePositions:
     """The frame's documents and the ranked positions that hold them: everything the
     anticipated variance reads (probabilities are 0 outside the frame, so the rest of the
-    collection's ranked positions add nothing). ``docs``: the frame's tdi; per position of a
-    frame document, in the context's order: ``doc`` (index into ``docs``), ``seg`` (segment),
-    ``rank``; ``offsets``: where each segment's positions start, as ``ctx.offsets``."""
+    collection's ranked positions add nothing). ``docs``: the frame's tdi, with their ``topic``
+    and ``stratum`` (0 where the judgments have none); per position of a frame document, in the
+    context's order: ``doc`` (index into ``docs``), ``seg`` (segment), ``rank``; ``offsets``:
+    where each segment's positions start, as ``ctx.offsets``."""
 
     docs: np.ndarray
+    topic: np.ndarray
+    stratum: np.ndarray
     doc: np.ndarray
     seg: np.ndarray
     rank: np.ndarray
@@ -103,8 +104,10 @@ def frame_positions(ctx) -> FramePositions:
     """:class:`FramePositions` of the context (cached: every measure reads it)."""
     def build():
         docs, layout = pool_layout(ctx)  # the frame: the pooled documents
-        return FramePositions(docs, layout.row, pooled_segments(ctx), layout.rank + 1,
-                              layout.offsets)
+        topic = ctx.collection.tdi_topic[docs].astype(np.int64)
+        stratum = np.maximum(ctx.judgments.stratum[docs], 0).astype(np.int64)
+        return FramePositions(docs, topic, stratum, layout.row, pooled_segments(ctx),
+                              layout.rank + 1, layout.offsets)
 
     return ctx.shared("ht_frame_positions", build)
 
@@ -137,11 +140,8 @@ def expected_support(ctx, cutoff: int | None) -> np.ndarray | None:
         fitted = fitted_relevance(ctx, d)
         if fitted is None:
             return None
-        j, fp = ctx.judgments, frame_positions(ctx)
-        topic = ctx.collection.tdi_topic[fp.docs]
-        rate = safe_divide(j.stratum_sampled.astype(np.float64),
-                           j.stratum_size.astype(np.float64))
-        value = (rate[topic, np.maximum(j.stratum[fp.docs], 0)] * fitted)[fp.doc]
+        fp = frame_positions(ctx)
+        value = (stratum_rates(ctx.judgments)[fp.topic, fp.stratum] * fitted)[fp.doc]
         if cutoff is not None:
             value = np.where(fp.rank <= cutoff, value, 0.0)
         return np.bincount(fp.seg, weights=value, minlength=ctx.n_seg)
@@ -164,8 +164,7 @@ def _fit(ctx, d: HTDesign):
     relevant = judged & (grade >= 1)
     if not relevant.any() or not (judged & ~relevant).any() or not stratified_srs(ctx, d):
         return None
-    topic, x = _features(ctx, fp)
-    stratum = np.maximum(j.stratum[frame], 0)
+    topic, stratum, x = fp.topic, fp.stratum, _features(ctx, fp)
     shared = _shared_strata(stratum, topic, j.stratum_size.shape[1], ctx.n_topics)
     for h in shared[1:]:  # the design's strata: the fit is calibrated within each
         x = np.column_stack([x, (stratum == h).astype(np.float64)])
@@ -190,18 +189,18 @@ def _shared_strata(stratum, topic, n_strata, n_topics) -> np.ndarray:
     return np.flatnonzero((held.reshape(n_strata, n_topics) > 0).sum(axis=1) >= 2)
 
 
-def _features(ctx, fp: FramePositions):
-    """Per frame document: its topic and [1, log consensus, log best rank] over the runs."""
+def _features(ctx, fp: FramePositions) -> np.ndarray:
+    """Per frame document: [1, log consensus, log best rank] over the runs."""
     n = len(fp.docs)
     rank = fp.rank.astype(np.float64)
     consensus = np.bincount(fp.doc, weights=1.0 / rank, minlength=n)
     best = np.full(n, 1e6)
     np.minimum.at(best, fp.doc, rank)
-    topic = ctx.collection.tdi_topic[fp.docs].astype(np.int64)
+    topic = fp.topic
     mean = safe_divide(np.bincount(topic, weights=consensus, minlength=ctx.n_topics),
                        np.bincount(topic, minlength=ctx.n_topics))
     q = np.maximum(safe_divide(consensus, mean[topic]), 1e-6)
-    return topic, np.column_stack([np.ones(n), np.log(q), np.log(best)])
+    return np.column_stack([np.ones(n), np.log(q), np.log(best)])
 
 
 def relevance_gains(ctx, probs: np.ndarray) -> np.ndarray:
@@ -228,8 +227,7 @@ def ratio_variance(ctx, d: HTDesign, probs: np.ndarray, weight: np.ndarray, gain
     j = ctx.judgments
     fp = frame_positions(ctx)
     n_cells, n_topics, n_seg = d.n_cells, ctx.n_topics, ctx.n_seg
-    topic = ctx.collection.tdi_topic[fp.docs].astype(np.int64)
-    stratum = np.maximum(j.stratum[fp.docs], 0).astype(np.int64)
+    topic, stratum = fp.topic, fp.stratum
 
     def moment(f):  # per frame document, E f(x_d)
         return (probs * f[topic]).sum(axis=1)

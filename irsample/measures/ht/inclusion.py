@@ -140,6 +140,13 @@ def ht_design(ctx) -> HTDesign:
     return ctx.shared("ht_design", lambda: _build(ctx))
 
 
+def stratum_rates(judgments) -> np.ndarray:
+    """(T, S): each stratum's sampling rate n_h / N_h (0 where it is empty): the pi of its
+    documents in a stratified simple random sample."""
+    return safe_divide(judgments.stratum_sampled.astype(np.float64),
+                       judgments.stratum_size.astype(np.float64))
+
+
 def _build(ctx) -> HTDesign:
     j = ctx.judgments
     if j.stratum is None:
@@ -152,9 +159,8 @@ def _build(ctx) -> HTDesign:
     topic = np.searchsorted(col.topic_doc_offsets, judged, side="right") - 1
     cell = np.maximum(j.stratum[judged], 0).astype(np.int64)
     flat = topic * n_cells + cell
-    size = j.stratum_size.astype(np.float64)
     sampled = j.stratum_sampled.astype(np.float64)
-    rate = safe_divide(sampled, size)
+    rate = stratum_rates(j)
     pi = rate.ravel()[flat]
     if j.inclusion is not None:
         given = j.inclusion[judged]
