@@ -118,3 +118,18 @@ def test_expected_support_is_the_design_expectation_of_the_judged_count(monkeypa
     np.testing.assert_allclose(expected, np.broadcast_to(expected[0], expected.shape))
     se = counted.std(axis=0) / np.sqrt(len(counted)) + 1e-9
     assert np.all(np.abs(counted.mean(axis=0) - expected[0]) < 4 * se)
+
+
+def test_the_floor_scales_the_anticipated_variances_up_to_the_samples_sum_only():
+    """``floored``: rho = sum of the sample's variances / sum of the anticipated ones over the
+    identified cells; the anticipated variances times rho when rho > 1, unchanged otherwise;
+    unidentified cells do not count."""
+    from irsample.measures.ht.estimator import floored
+
+    expected = np.array([[1.0, 2.0, 5.0], [3.0, 2.0, 7.0]])
+    known = np.array([[True, True, False], [True, True, False]])
+    own = np.array([[2.0, 4.0, 0.0], [3.0, 7.0, 0.0]])  # sums 16 against 8 where identified
+    np.testing.assert_allclose(floored(expected, own, known), 2.0 * expected)
+    np.testing.assert_allclose(floored(expected, 0.5 * own, known), expected)  # rho = 1
+    np.testing.assert_allclose(floored(expected, 0.1 * own, known), expected)  # never down
+    np.testing.assert_allclose(floored(expected, own, np.zeros_like(known)), expected)

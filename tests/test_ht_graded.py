@@ -19,6 +19,7 @@ of the count of grade >= l (which holds the covariances of the grade counts).
 from __future__ import annotations
 
 import math
+from unittest.mock import patch
 
 import numpy as np
 import pandas as pd
@@ -123,11 +124,16 @@ def _draws(grades, n_draws, seed):
     and its variance; and the truths."""
     col, frame = one_run(*grades)
     truth = estimate(EvalContext(col, frame.judgments()), NDCG)
+    # the relevance model's anticipated variance itself: the floor (``estimator.floored``)
+    # scales it by a ratio of sums that, over one run's six topics, is too noisy to say much
+    # (it lifts the SD ratio of the test below from 1.07 to 1.27: conservative)
+    unfloored = patch("irsample.measures.ht.estimator.floored", lambda e, own, known: e)
     topic, size = col.tdi_topic, len(grades[0])
     draws = []
     for child in np.random.SeedSequence(seed).spawn(n_draws):
         judgments = uniform(0.2).sample(frame, rng=np.random.default_rng(child))
-        e = estimate(EvalContext(col, judgments), NDCG)
+        with unfloored:
+            e = estimate(EvalContext(col, judgments), NDCG)
         judged = judgments.state == JUDGED
         plain = [sum(cumulative_discount(size * (judgments.grade[judged & (topic == t)] >= lv)
                                          .mean()) for lv in range(1, 4))

@@ -35,7 +35,16 @@ Anticipated variance (``ht/anticipated.py``). On a stratified SRS the variances 
 replaced by their expectation under a relevance model of the documents not judged (judged ones
 enter as they are): the design variance of the same linearised variables, which does not rise
 and fall with the estimate as the sample's does. AP, nDCG and P@k use it (R-prec, recall, RBP
-and num_rel keep the sample's); ``Estimate.sample_variance`` keeps the sample's own.
+and num_rel keep the sample's); ``Estimate.sample_variance`` keeps the sample's own. The model
+knows no run's success on a topic beyond the documents' consensus (relevant documents cluster in
+the rankings of the runs that do well on a topic), so for the ratios (AP, nDCG) it can fall
+short where the design leaves the runs' top ranks mostly unjudged: on TREC-8 uniform 30% it gave
+0.64 of the design variance the truth gives (8 draws, both at the topic's true AP and R). So
+their anticipated variances are floored (:func:`floored`): scaled by rho = sum of the sample's
+variances / sum of the anticipated ones over every identified (run, topic) cell of the
+evaluation when rho > 1. The sample's variance is right on average over cells but rises and
+falls per run with the estimate; summed over all runs and topics the floor is one number per
+evaluation (TREC-8 uniform 30%, ht(AP), 30 trials: coverage 0.898 -> 0.967).
 
 Sparse topics (ratios only). A sample that holds one or two relevant documents of a topic
 fits theta^ to them: the plug-in linearised variance at theta^ is then near 0 (with one
@@ -321,11 +330,20 @@ def _sparse_aware(ctx, d: HTDesign, theta, num, y, var_x, cov, var_y, correct,
     sample = None
     if anticipated is not None:
         sample = var
-        var = impute(plain, anticipated(ref).reshape(shape), known, missing, weights)[1]
+        expected = floored(anticipated(ref).reshape(shape), own.reshape(shape), known)
+        var = impute(plain, expected, known, missing, weights)[1]
     return Estimate(value.ravel(), var.ravel(), theta, num, y, var_x, cov, var_y, None, ref,
                     donors=donors, sample_variance=None if sample is None else sample.ravel())
 
 
+
+
+def floored(expected: np.ndarray, own: np.ndarray, known: np.ndarray) -> np.ndarray:
+    """The anticipated variances (runs x topics), scaled up by rho = sum own / sum expected
+    over every identified (run, topic) cell when rho > 1 (module docstring, "Anticipated
+    variance"): never below what the sample's own variances say of the whole evaluation."""
+    rho = safe_divide(own[known].sum(), expected[known].sum())
+    return expected * max(1.0, float(rho))
 
 
 # ---- nDCG ---------------------------------------------------------------------------------------
