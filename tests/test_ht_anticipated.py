@@ -120,6 +120,35 @@ def test_expected_support_is_the_design_expectation_of_the_judged_count(monkeypa
     assert np.all(np.abs(counted.mean(axis=0) - expected[0]) < 4 * se)
 
 
+def test_expected_found_is_the_design_expectation_of_each_topics_judged_count(monkeypatch):
+    """Rule 2's count on a stratified SRS (``anticipated.expected_found``): with the truth as
+    the relevance model it is sum pi_d x_d over the topic's frame, the same in every draw, and
+    the mean of the judged relevant documents per topic in 400 draws matches it within 4
+    standard errors."""
+    from irsample.measures.reliability import judged_relevant
+
+    col, frame = synthetic(4, n_topics=4, n_docs=300, depth=120, grades=(0, 0, 1, 1, 2))
+    truth = _true_grades(col, frame)
+    relevant = truth[:, 1:].sum(axis=1)
+    real = anticipated._relevance_model
+
+    def oracle(ctx, d):
+        docs = anticipated.frame_positions(ctx).docs
+        return None if real(ctx, d) is None else (truth[docs], relevant[docs])
+
+    monkeypatch.setattr(anticipated, "_relevance_model", oracle)
+    design = Stratified(parse_strata("1-10:0.6,11-:0.25"))
+    counted, expected = [], []
+    for child in np.random.SeedSequence(4).spawn(400):
+        ctx = EvalContext(col, design.sample(frame, rng=np.random.default_rng(child)))
+        counted.append(np.bincount(col.tdi_topic[judged_relevant(ctx)], minlength=col.n_topics))
+        expected.append(anticipated.expected_found(ctx))
+    counted, expected = np.array(counted), np.array(expected)
+    np.testing.assert_allclose(expected, np.broadcast_to(expected[0], expected.shape))
+    se = counted.std(axis=0) / np.sqrt(len(counted)) + 1e-9
+    assert np.all(np.abs(counted.mean(axis=0) - expected[0]) < 4 * se)
+
+
 def test_the_floor_scales_the_anticipated_variances_up_to_the_samples_sum_only():
     """``floored``: rho = sum of the sample's variances / sum of the anticipated ones over the
     identified cells; the anticipated variances times rho when rho > 1, unchanged otherwise;

@@ -326,3 +326,41 @@ def test_support_is_the_designs_expectation_for_design_based_estimators(samples)
     ht_count = support_per_segment(ctx, 10).reshape(shape)
     assert not np.allclose(parse("ht(P@10)")[0].expected_support(ctx, 10).reshape(shape),
                            ht_count)  # not the draw's count
+
+
+def test_weak_topics_read_the_designs_expectation_for_design_based_estimators(samples):
+    """Rule 2 counts a topic weak, for ht(M) and ppi(M) on a uniform or stratified sample,
+    when no relevant document was judged or the design is expected to judge fewer than FEW + 1
+    (``Measure.expected_found``); for the other ratio estimators when 1 to FEW were judged."""
+    from irsample.measures import parse
+    from irsample.measures.context import EvalContext
+    from irsample.measures.reliability import (
+        FEW,
+        MAX_WEAK,
+        assess,
+        judged_relevant,
+        judged_share,
+        weak_topics,
+    )
+
+    ctx = EvalContext(*irsample.load(samples["thin"], RUNS, assume="uniform"))
+    evaluated = ctx.answered
+    found = np.bincount(ctx.collection.tdi_topic[judged_relevant(ctx)],
+                        minlength=ctx.n_topics)
+    share = judged_share(ctx)
+    for name in ("ht(AP)", "ppi(AP)", "infAP"):
+        (m,) = parse(name)
+        expected = m.expected_found(ctx)
+        assert (expected is None) == (name == "infAP")
+        weak = weak_topics(found, share, expected)
+        got = assess(ctx, m, evaluated, np.ones(evaluated.shape))
+        share_weak = (evaluated & weak[None, :]).sum(1) / evaluated.sum(1)
+        np.testing.assert_allclose(got.weak, share_weak)
+        assert (got.status == "unreliable")[share_weak > MAX_WEAK].all()
+    expected = parse("ht(AP)")[0].expected_found(ctx)
+    # the expectation is the model's, not the draw's: sum pi_d P(rel) over the topic's frame
+    assert np.all(expected > 0) and not np.allclose(expected, found)
+    rich = np.full(ctx.n_topics, FEW + 1.0)
+    np.testing.assert_array_equal(weak_topics(found, share, rich), (found == 0) & (share < 1))
+    np.testing.assert_array_equal(weak_topics(found, share, rich - 0.5),
+                                  ((found == 0) & (share < 1)) | (share < 0.5))

@@ -178,6 +178,13 @@ class Measure:
         :func:`irsample.measures.reliability.assess`."""
         return None
 
+    def expected_found(self, ctx: EvalContext) -> np.ndarray | None:
+        """Per topic: the relevant documents the design is expected to judge in the topic's
+        pool, where the estimator's interval rests on the design rather than on the draw
+        (None: the rule counts those judged); read by
+        :func:`irsample.measures.reliability.assess` (weak topics)."""
+        return None
+
     def variance(self, ctx: EvalContext, method: str = DEFAULT_VARIANCE) -> np.ndarray:
         """Per-segment estimated sampling variance of :meth:`compute`'s values over the random
         choice of judged documents (families with a ``variance_method`` only); ``method`` is one

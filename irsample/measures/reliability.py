@@ -23,7 +23,14 @@ and the topics that cause it (where to judge next). A run's mean is unreliable w
    its topics are weak: no judged relevant document (the topic is imputed) unless judged
    whole, or 1 to :data:`FEW` while less than :data:`SETTLED` of the topic's pool is judged;
    such topics' ratios are fitted to one or two documents (their bias is of the order of the
-   estimate over the number of relevant documents sampled, and their variance estimate near 0);
+   estimate over the number of relevant documents sampled, and their variance estimate near 0).
+   For ht(M) and ppi(M) on a stratified simple random sample the second part reads, as rule 1
+   does, the count the design is expected to judge in the topic's pool
+   (``Measure.expected_found``: fewer than :data:`FEW` + 1), not the draw's: the draw's count
+   flags the draws that caught few relevant documents, and those that caught many (and
+   overestimate) stay unflagged; on TREC-8 it flagged 61-71% of the 2strata 10% means
+   (ht(AP), ht(nDCG)), whose intervals cover 0.98-0.99, the expected count 8-31%
+   (``benchmarks/reliability_grid.py``, REPRODUCTION.md "Calibrated or flagged");
 3. **estimated bias** (estimators that give it, ``Measure.estimated_bias``): the second-order
    bias of the mean, the topics' signed biases summed (the bias of a sum; adding their absolute
    values instead flagged 0.85 of TREC-8's ht(nDCG) means under the planned design at 10%,
@@ -127,11 +134,16 @@ def judged_share(ctx) -> np.ndarray:
     return np.where(size > 0, j.stratum_sampled.sum(axis=1) / np.maximum(size, 1), 1.0)
 
 
-def weak_topics(found: np.ndarray, share: np.ndarray) -> np.ndarray:
+def weak_topics(found: np.ndarray, share: np.ndarray,
+                expected: np.ndarray | None = None) -> np.ndarray:
     """Per topic, from its judged relevant documents ``found`` and the share of its pool judged
     ``share``: weak (rule 2): none found, unless judged whole (the topic is imputed), or 1 to
-    :data:`FEW` while less than :data:`SETTLED` of it is judged."""
-    return ((found == 0) & (share < 1.0)) | ((found <= FEW) & (share < SETTLED))
+    :data:`FEW` while less than :data:`SETTLED` of it is judged. With ``expected`` (per topic,
+    the relevant documents the design is expected to judge: ``Measure.expected_found``) the
+    second part reads it instead of the draw's count: fewer than :data:`FEW` + 1 expected."""
+    imputed = (found == 0) & (share < 1.0)
+    few = found <= FEW if expected is None else expected < FEW + 1
+    return imputed | (few & (share < SETTLED))
 
 
 def support_per_segment(ctx, cutoff: int | None) -> np.ndarray:
@@ -183,8 +195,11 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
     support = np.where(evaluated, counted.reshape(shape), 0.0).sum(1)
     per_topic = np.bincount(ctx.collection.tdi_topic[judged_relevant(ctx)],
                             minlength=ctx.n_topics)
+    design_count = None
     if getattr(measure, "ratio", False):
-        weak_topic = weak_topics(per_topic, share)
+        design_count = (measure.expected_found(ctx)
+                        if hasattr(measure, "expected_found") else None)
+        weak_topic = weak_topics(per_topic, share, design_count)
     else:
         weak_topic = np.zeros(ctx.n_topics, dtype=bool)
     weak_cells = evaluated & weak_topic[None, :]
@@ -215,8 +230,11 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
         if many_weak[r]:
             idx = np.flatnonzero(weak_cells[r])
             cause += idx.tolist()
-            parts.append(f"{len(idx)} of {int(evaluated[r].sum())} topics have {FEW} or fewer "
-                         f"judged relevant documents ({_named(topics[idx])})")
+            what = (f"have {FEW} or fewer judged relevant documents" if design_count is None
+                    else f"have none or fewer than {FEW + 1} judged relevant documents "
+                         f"expected of the design")
+            parts.append(f"{len(idx)} of {int(evaluated[r].sum())} topics {what} "
+                         f"({_named(topics[idx])})")
         if low[r]:
             what = "judged relevant documents" if expected is None else (
                 "judged relevant documents expected of the design")

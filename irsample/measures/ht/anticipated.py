@@ -149,6 +149,24 @@ def expected_support(ctx, cutoff: int | None) -> np.ndarray | None:
     return ctx.shared(("ht_expected_support", ctx.rel_level, cutoff), build)
 
 
+def expected_found(ctx) -> np.ndarray | None:
+    """Per topic: the relevant documents a stratified simple random sample of this design is
+    expected to judge in the topic's frame (the pooled documents the evaluated runs rank), sum
+    of pi_d P(relevant) over it (as :func:`expected_support`, over the topic rather than one
+    run's reach); the reliability rule's weak topics (``measures/reliability.py``, rule 2).
+    None where the anticipated variance does not apply."""
+    def build():
+        d = ht_design(ctx)
+        fitted = fitted_relevance(ctx, d)
+        if fitted is None:
+            return None
+        fp = frame_positions(ctx)
+        value = stratum_rates(ctx.judgments)[fp.topic, fp.stratum] * fitted
+        return np.bincount(fp.topic, weights=value, minlength=ctx.n_topics)
+
+    return ctx.shared(("ht_expected_found", ctx.rel_level), build)
+
+
 def _relevance_model(ctx, d: HTDesign):
     """(grade probabilities, fitted relevance) or None (cached per context and design)."""
     return ctx.shared(("ht_relevance_model", d), lambda: _fit(ctx, d))

@@ -13,7 +13,7 @@ from ..trec_eval.average_precision import AP
 from ..trec_eval.counts import NumRel
 from ..trec_eval.gain import NDCG
 from ..trec_eval.precision import Recall, Rprec
-from .anticipated import expected_support
+from .anticipated import expected_found, expected_support
 from .estimator import SUPPORTED, estimate, supported_text
 
 #: the targets ht estimates as ratios of totals, and those whose second-order bias it removes
@@ -78,6 +78,12 @@ class HT(Measure):
         ``cutoff`` of each ranking, for the reliability rule (``anticipated.expected_support``);
         None where the design is not a stratified simple random sample."""
         return expected_support(ctx, cutoff)
+
+    def expected_found(self, ctx):
+        """Per topic: the relevant documents the design is expected to judge in the topic's
+        pool, for the reliability rule (``anticipated.expected_found``); None where the design
+        is not a stratified simple random sample."""
+        return expected_found(ctx)
 
     def estimated_bias(self, ctx):
         """Per segment: the ratio's second-order bias (theta v(Y^) - c(X^, Y^)) / Y^^2 where the

@@ -101,6 +101,11 @@ class PPI(Measure):
         <irsample.measures.ht.measure.HT.expected_support>`): the same human sample."""
         return parse(f"ht({self.target})")[0].expected_support(ctx, cutoff)
 
+    def expected_found(self, ctx):
+        """ht(M)'s (:meth:`HT.expected_found
+        <irsample.measures.ht.measure.HT.expected_found>`): the same human sample."""
+        return parse(f"ht({self.target})")[0].expected_found(ctx)
+
     def estimated_bias(self, ctx):
         """Per segment: ht(M)'s estimated ratio bias (:meth:`HT.estimated_bias
         <irsample.measures.ht.measure.HT.estimated_bias>`), None for totals. ppi's bias is
