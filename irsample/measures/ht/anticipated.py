@@ -52,7 +52,10 @@ the planner's designs and later rounds, whose pi are conditional on a pilot or o
 rounds rather than their stratum's rate.
 The same model gives the reliability rule's support on these samples
 (:func:`expected_support`: the relevant documents the design is expected to judge in a run's
-reach, not the count of the draw, which rises and falls with the estimate).
+reach, not the count of the draw, which rises and falls with the estimate) and its weak topics
+(:func:`expected_found`: the same per topic). The model knows no run's success on a topic
+beyond the documents' consensus, so the ratios' anticipated variance can fall short; the
+estimator floors it at the sample's over the whole evaluation (``estimator.floored``).
 Measured in ``REPRODUCTION.md``, "Anticipated variance".
 """
 
