@@ -171,8 +171,12 @@ def _demo(args, qrels, runs, steps, start) -> str:
               *(["(! after an interval: flagged unreliable)"] if flagged.any() else []),
               *text.agreement_lines(targets, truth, ev.summary, hit, flagged)]
     if flagged.any():
+        from ..measures.context import EvalContext
+
+        ctx = EvalContext(collection, state.judgments(frame, source="demo"))
+        expected = parse(names[0])[0].expected_found(ctx)  # the rule's count (rule 2)
         lines += ["", *text.advice(frame, state, collection.topics, names, flagged,
-                                   ev.statuses.reason, ev.statuses.causes, hit)]
+                                   ev.statuses.reason, ev.statuses.causes, hit, expected)]
     else:
         lines.append("nothing is flagged: every interval printed can be trusted by the rule")
     steps.next()

@@ -146,12 +146,15 @@ def agreement_lines(targets, truth, est, covered, flagged) -> list[str]:
     return lines
 
 
-def advice(frame, state, topics, names, flagged, reasons, causes, covered) -> list[str]:
+def advice(frame, state, topics, names, flagged, reasons, causes, covered,
+           expected=None) -> list[str]:
     """What is still flagged after the last round, why, whether those intervals covered the
     truth here, and which topics to judge further: the topics the reasons name, most often
     named first; for the weak ones (:data:`~irsample.measures.reliability.FEW` or fewer judged
     relevant documents), what the rule needs to clear them, read from the frame's complete
-    judgments (the demo knows the truth)."""
+    judgments (the demo knows the truth). ``expected``: per topic, the relevant documents the
+    design is expected to judge, which the rule reads instead of the judged count where the
+    sample is a stratified simple random one (``Measure.expected_found``)."""
     n_runs = flagged.shape[0]
     rounds = state.rounds
     lines = [f"still flagged after {rounds} round{'s' if rounds > 1 else ''} "
@@ -170,7 +173,8 @@ def advice(frame, state, topics, names, flagged, reasons, causes, covered) -> li
     present = np.bincount(frame.topic[frame.rel > 0], minlength=len(topics))
     idx = np.array([index[t] for t in order], dtype=np.int64)
     share = np.where(size > 0, done / np.maximum(size, 1), 1.0)  # as the rule reads it
-    weak = idx[weak_topics(found[idx], share[idx])]
+    weak = idx[weak_topics(found[idx], share[idx],
+                           None if expected is None else expected[idx])]
     shown = ", ".join(order[:NAMED]) + (f" and {len(order) - NAMED} more" if len(order) > NAMED
                                         else "")
     text = f"To resolve it, judge topics {shown} further."
@@ -178,8 +182,12 @@ def advice(frame, state, topics, names, flagged, reasons, causes, covered) -> li
         few = weak[present[weak] <= FEW]
         need = sum(int(size[t] - done[t]) if present[t] == 0
                    else max(0, math.ceil(SETTLED * size[t]) - int(done[t])) for t in few)
+        counted = ("are judged" if expected is None else
+                   "are expected of the design (each document's sampling rate times its "
+                   "fitted probability of relevance, summed)")
         text += (f" A topic stops counting as weak once {FEW + 1} of its relevant documents "
-                 f"are judged, or {SETTLED:.0%} of its pool is (all of it when none is relevant).")
+                 f"{counted}, or {SETTLED:.0%} of its pool is judged (all of it when none of "
+                 "its relevant documents is).")
         if len(few):
             none = int((present[few] == 0).sum())
             text += (f" {len(few)} of the {len(weak)} weak topics have {FEW} or fewer relevant "
