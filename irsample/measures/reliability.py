@@ -28,9 +28,9 @@ and the topics that cause it (where to judge next). A run's mean is unreliable w
    does, the count the design is expected to judge in the topic's pool
    (``Measure.expected_found``: fewer than :data:`FEW` + 1), not the draw's: the draw's count
    flags the draws that caught few relevant documents, and those that caught many (and
-   overestimate) stay unflagged; on TREC-8 it flagged 61-71% of the 2strata 10% means
-   (ht(AP), ht(nDCG)), whose intervals cover 0.98-0.99, the expected count 8-31%
-   (``benchmarks/reliability_grid.py``, REPRODUCTION.md "Calibrated or flagged");
+   overestimate) stay unflagged; on TREC-8 (100 trials) it flagged 82% and 88% of the 2strata
+   10% ht(AP) and ht(nDCG) means, whose intervals cover 0.98-0.99, the rule with the expected
+   count 18% and 46% (REPRODUCTION.md, "The floor and rule 2's expected count");
 3. **estimated bias** (estimators that give it, ``Measure.estimated_bias``): the second-order
    bias of the mean, the topics' signed biases summed (the bias of a sum; adding their absolute
    values instead flagged 0.85 of TREC-8's ht(nDCG) means under the planned design at 10%,
