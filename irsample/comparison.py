@@ -90,7 +90,8 @@ def pair_status(ctx, m: HT, pe, se):
     evaluated = ctx.answered
     variance = np.asarray(m.variance(ctx), dtype=np.float64).reshape(shape)
     values = np.asarray(m.compute(ctx), dtype=np.float64).reshape(shape)
-    runs = assess(ctx, m, evaluated, variance, values)
+    # the pair's variance is the sample's: the rule counts the draw's relevant documents
+    runs = assess(ctx, m, evaluated, variance, values, design_counts=False)
     return assess_pair(ctx, m, runs, pe.first, pe.second, evaluated, se)
 
 

@@ -364,3 +364,32 @@ def test_weak_topics_read_the_designs_expectation_for_design_based_estimators(sa
     np.testing.assert_array_equal(weak_topics(found, share, rich), (found == 0) & (share < 1))
     np.testing.assert_array_equal(weak_topics(found, share, rich - 0.5),
                                   ((found == 0) & (share < 1)) | (share < 0.5))
+
+
+def test_pairs_count_the_draws_relevant_documents(samples):
+    """A pair's difference takes the sample's variance, so ``compare``'s rule counts the draw's
+    judged relevant documents (``design_counts=False``) where the run means' rule reads the
+    design's expectation."""
+    from irsample.measures import parse
+    from irsample.measures.context import EvalContext
+    from irsample.measures.reliability import (
+        assess,
+        judged_relevant,
+        judged_share,
+        support_per_segment,
+        weak_topics,
+    )
+
+    ctx = EvalContext(*irsample.load(samples["thin"], RUNS, assume="uniform"))
+    evaluated = ctx.answered
+    shape = evaluated.shape
+    (p10,) = parse("ht(P@10)")
+    drawn = assess(ctx, p10, evaluated, np.zeros(shape), design_counts=False)
+    counted = np.where(evaluated, support_per_segment(ctx, 10).reshape(shape), 0.0).sum(1)
+    np.testing.assert_allclose(drawn.support, counted)
+    assert not np.allclose(assess(ctx, p10, evaluated, np.zeros(shape)).support, counted)
+    (ap,) = parse("ht(AP)")
+    found = np.bincount(ctx.collection.tdi_topic[judged_relevant(ctx)], minlength=ctx.n_topics)
+    weak = weak_topics(found, judged_share(ctx))
+    drawn = assess(ctx, ap, evaluated, np.ones(shape), design_counts=False)
+    np.testing.assert_allclose(drawn.weak, (evaluated & weak).sum(1) / evaluated.sum(1))
