@@ -76,8 +76,7 @@ def records(name: str, trials: int, seed: int, shared: Path) -> pd.DataFrame:
             ev = evaluate_collection(c, judged, estimators, ci=0.95)
             low, high = ev.interval()
             ctx = EvalContext(c, judged)
-            found_topic = np.bincount(c.tdi_topic[rule.judged_relevant(ctx)],
-                                      minlength=c.n_topics)
+            found_topic = rule.found_per_topic(ctx)
             imputed = (found_topic == 0) & (rule.judged_share(ctx) < 1.0)
             imputed_share = (ev.evaluated & imputed).sum(axis=1) / np.maximum(
                 ev.evaluated.sum(axis=1), 1)

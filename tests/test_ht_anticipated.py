@@ -91,6 +91,32 @@ def test_importance_samples_keep_the_sample_variance():
         assert estimate(ctx, m).sample_variance is None
 
 
+def _matches_the_truths_expectation(monkeypatch, seed, counted_in, expected_in):
+    """With the truth as the relevance model, over 400 draws of a stratified SRS: the design's
+    expectation (``expected_in(ctx)``) is the same in every draw, and the mean of the draws'
+    counts (``counted_in(ctx)``) matches it within 4 standard errors."""
+    col, frame = synthetic(4, n_topics=4, n_docs=300, depth=120, grades=(0, 0, 1, 1, 2))
+    truth = _true_grades(col, frame)
+    relevant = truth[:, 1:].sum(axis=1)
+    real = anticipated._relevance_model
+
+    def oracle(ctx, d):
+        docs = anticipated.frame_positions(ctx).docs
+        return None if real(ctx, d) is None else (truth[docs], relevant[docs])
+
+    monkeypatch.setattr(anticipated, "_relevance_model", oracle)
+    design = Stratified(parse_strata("1-10:0.6,11-:0.25"))
+    counted, expected = [], []
+    for child in np.random.SeedSequence(seed).spawn(400):
+        ctx = EvalContext(col, design.sample(frame, rng=np.random.default_rng(child)))
+        counted.append(counted_in(ctx))
+        expected.append(expected_in(ctx))
+    counted, expected = np.array(counted), np.array(expected)
+    np.testing.assert_allclose(expected, np.broadcast_to(expected[0], expected.shape))
+    se = counted.std(axis=0) / np.sqrt(len(counted)) + 1e-9
+    assert np.all(np.abs(counted.mean(axis=0) - expected[0]) < 4 * se)
+
+
 def test_expected_support_is_the_design_expectation_of_the_judged_count(monkeypatch):
     """Rule 1's count on a stratified SRS (``anticipated.expected_support``): with the truth as
     the relevance model it is sum pi_d x_d over the reach, the same in every draw: the design
@@ -98,26 +124,8 @@ def test_expected_support_is_the_design_expectation_of_the_judged_count(monkeypa
     draws matches within 4 standard errors."""
     from irsample.measures.reliability import support_per_segment
 
-    col, frame = synthetic(4, n_topics=4, n_docs=300, depth=120, grades=(0, 0, 1, 1, 2))
-    truth = _true_grades(col, frame)
-    relevant = truth[:, 1:].sum(axis=1)
-    real = anticipated._relevance_model
-
-    def oracle(ctx, d):
-        docs = anticipated.frame_positions(ctx).docs
-        return None if real(ctx, d) is None else (truth[docs], relevant[docs])
-
-    monkeypatch.setattr(anticipated, "_relevance_model", oracle)
-    design = Stratified(parse_strata("1-10:0.6,11-:0.25"))
-    counted, expected = [], []
-    for child in np.random.SeedSequence(3).spawn(400):
-        ctx = EvalContext(col, design.sample(frame, rng=np.random.default_rng(child)))
-        counted.append(support_per_segment(ctx, 10))
-        expected.append(anticipated.expected_support(ctx, 10))
-    counted, expected = np.array(counted), np.array(expected)
-    np.testing.assert_allclose(expected, np.broadcast_to(expected[0], expected.shape))
-    se = counted.std(axis=0) / np.sqrt(len(counted)) + 1e-9
-    assert np.all(np.abs(counted.mean(axis=0) - expected[0]) < 4 * se)
+    _matches_the_truths_expectation(monkeypatch, 3, lambda ctx: support_per_segment(ctx, 10),
+                                    lambda ctx: anticipated.expected_support(ctx, 10))
 
 
 def test_expected_found_is_the_design_expectation_of_each_topics_judged_count(monkeypatch):
@@ -125,28 +133,9 @@ def test_expected_found_is_the_design_expectation_of_each_topics_judged_count(mo
     the relevance model it is sum pi_d x_d over the topic's frame, the same in every draw, and
     the mean of the judged relevant documents per topic in 400 draws matches it within 4
     standard errors."""
-    from irsample.measures.reliability import judged_relevant
+    from irsample.measures.reliability import found_per_topic
 
-    col, frame = synthetic(4, n_topics=4, n_docs=300, depth=120, grades=(0, 0, 1, 1, 2))
-    truth = _true_grades(col, frame)
-    relevant = truth[:, 1:].sum(axis=1)
-    real = anticipated._relevance_model
-
-    def oracle(ctx, d):
-        docs = anticipated.frame_positions(ctx).docs
-        return None if real(ctx, d) is None else (truth[docs], relevant[docs])
-
-    monkeypatch.setattr(anticipated, "_relevance_model", oracle)
-    design = Stratified(parse_strata("1-10:0.6,11-:0.25"))
-    counted, expected = [], []
-    for child in np.random.SeedSequence(4).spawn(400):
-        ctx = EvalContext(col, design.sample(frame, rng=np.random.default_rng(child)))
-        counted.append(np.bincount(col.tdi_topic[judged_relevant(ctx)], minlength=col.n_topics))
-        expected.append(anticipated.expected_found(ctx))
-    counted, expected = np.array(counted), np.array(expected)
-    np.testing.assert_allclose(expected, np.broadcast_to(expected[0], expected.shape))
-    se = counted.std(axis=0) / np.sqrt(len(counted)) + 1e-9
-    assert np.all(np.abs(counted.mean(axis=0) - expected[0]) < 4 * se)
+    _matches_the_truths_expectation(monkeypatch, 4, found_per_topic, anticipated.expected_found)
 
 
 def test_the_floor_scales_the_anticipated_variances_up_to_the_samples_sum_only():

@@ -304,16 +304,23 @@ def test_run_bias_rule_adds_the_topics_signed_biases(samples):
     assert set(found.topics[0]) <= set(range(half)) and found.topics[0]
 
 
+def _thin_context(samples):
+    """The evaluation context of the thin sample (5% of Vaswani's pool, four runs) and the
+    topics each run answers."""
+    from irsample.measures.context import EvalContext
+
+    ctx = EvalContext(*irsample.load(samples["thin"], RUNS, assume="uniform"))
+    return ctx, ctx.answered
+
+
 def test_support_is_the_designs_expectation_for_design_based_estimators(samples):
     """Rule 1 counts, for ht(M) and ppi(M) on a uniform or stratified sample, the relevant
     documents the design is expected to judge (``Measure.expected_support``), and for the
     other estimators those the sample judged."""
     from irsample.measures import parse
-    from irsample.measures.context import EvalContext
     from irsample.measures.reliability import assess, support_per_segment
 
-    ctx = EvalContext(*irsample.load(samples["thin"], RUNS, assume="uniform"))
-    evaluated = ctx.answered
+    ctx, evaluated = _thin_context(samples)
     shape = evaluated.shape
     for name, cutoff in (("ht(P@10)", 10), ("infAP", None)):
         (m,) = parse(name)
@@ -333,21 +340,17 @@ def test_weak_topics_read_the_designs_expectation_for_design_based_estimators(sa
     when no relevant document was judged or the design is expected to judge fewer than FEW + 1
     (``Measure.expected_found``); for the other ratio estimators when 1 to FEW were judged."""
     from irsample.measures import parse
-    from irsample.measures.context import EvalContext
     from irsample.measures.reliability import (
         FEW,
         MAX_WEAK,
         assess,
-        judged_relevant,
+        found_per_topic,
         judged_share,
         weak_topics,
     )
 
-    ctx = EvalContext(*irsample.load(samples["thin"], RUNS, assume="uniform"))
-    evaluated = ctx.answered
-    found = np.bincount(ctx.collection.tdi_topic[judged_relevant(ctx)],
-                        minlength=ctx.n_topics)
-    share = judged_share(ctx)
+    ctx, evaluated = _thin_context(samples)
+    found, share = found_per_topic(ctx), judged_share(ctx)
     for name in ("ht(AP)", "ppi(AP)", "infAP"):
         (m,) = parse(name)
         expected = m.expected_found(ctx)
@@ -371,17 +374,15 @@ def test_pairs_count_the_draws_relevant_documents(samples):
     judged relevant documents (``design_counts=False``) where the run means' rule reads the
     design's expectation."""
     from irsample.measures import parse
-    from irsample.measures.context import EvalContext
     from irsample.measures.reliability import (
         assess,
-        judged_relevant,
+        found_per_topic,
         judged_share,
         support_per_segment,
         weak_topics,
     )
 
-    ctx = EvalContext(*irsample.load(samples["thin"], RUNS, assume="uniform"))
-    evaluated = ctx.answered
+    ctx, evaluated = _thin_context(samples)
     shape = evaluated.shape
     (p10,) = parse("ht(P@10)")
     drawn = assess(ctx, p10, evaluated, np.zeros(shape), design_counts=False)
@@ -389,7 +390,6 @@ def test_pairs_count_the_draws_relevant_documents(samples):
     np.testing.assert_allclose(drawn.support, counted)
     assert not np.allclose(assess(ctx, p10, evaluated, np.zeros(shape)).support, counted)
     (ap,) = parse("ht(AP)")
-    found = np.bincount(ctx.collection.tdi_topic[judged_relevant(ctx)], minlength=ctx.n_topics)
-    weak = weak_topics(found, judged_share(ctx))
+    weak = weak_topics(found_per_topic(ctx), judged_share(ctx))
     drawn = assess(ctx, ap, evaluated, np.ones(shape), design_counts=False)
     np.testing.assert_allclose(drawn.weak, (evaluated & weak).sum(1) / evaluated.sum(1))

@@ -129,6 +129,12 @@ def judged_relevant(ctx) -> np.ndarray:
     return (j.state == JUDGED) & (j.grade >= ctx.rel_level)
 
 
+def found_per_topic(ctx) -> np.ndarray:
+    """Per topic: its judged relevant documents (:func:`judged_relevant`), the draw's count
+    rule 2 reads where the design's expectation does not apply."""
+    return np.bincount(ctx.collection.tdi_topic[judged_relevant(ctx)], minlength=ctx.n_topics)
+
+
 def judged_share(ctx) -> np.ndarray:
     """Per topic: the share of its pooled documents judged (1: nothing is estimated)."""
     j = ctx.judgments
@@ -197,8 +203,7 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
                 if design_counts and hasattr(measure, "expected_support") else None)
     counted = support_per_segment(ctx, cutoff) if expected is None else expected
     support = np.where(evaluated, counted.reshape(shape), 0.0).sum(1)
-    per_topic = np.bincount(ctx.collection.tdi_topic[judged_relevant(ctx)],
-                            minlength=ctx.n_topics)
+    per_topic = found_per_topic(ctx)
     design_count = None
     if getattr(measure, "ratio", False):
         design_count = (measure.expected_found(ctx)

@@ -131,20 +131,34 @@ def fitted_relevance(ctx, d: HTDesign) -> np.ndarray | None:
     return None if model is None else model[1]
 
 
-def expected_support(ctx, cutoff: int | None) -> np.ndarray | None:
-    """Per segment: the relevant documents a stratified simple random sample of this design is
-    expected to judge among the run's top ``cutoff`` (its whole ranking when None): the sum of
-    pi_d P(relevant) over them, with each document's stratum rate and fitted relevance
-    (:func:`fitted_relevance`). Unlike the count in the judged sample it does not rise and fall
-    with the draw's luck (``measures/reliability.py``, rule 1); None where the anticipated
-    variance does not apply."""
+def expected_judged(ctx) -> np.ndarray | None:
+    """Per document of ``frame_positions(ctx).docs``: pi_d P(relevant), its stratum's rate
+    times its fitted relevance (:func:`fitted_relevance`): the chance that a stratified simple
+    random sample of this design judges it and finds it relevant; None where the anticipated
+    variance does not apply. What :func:`expected_support` and :func:`expected_found` add up
+    (cached)."""
     def build():
-        d = ht_design(ctx)
-        fitted = fitted_relevance(ctx, d)
+        fitted = fitted_relevance(ctx, ht_design(ctx))
         if fitted is None:
             return None
         fp = frame_positions(ctx)
-        value = (stratum_rates(ctx.judgments)[fp.topic, fp.stratum] * fitted)[fp.doc]
+        return stratum_rates(ctx.judgments)[fp.topic, fp.stratum] * fitted
+
+    return ctx.shared(("ht_expected_judged", ctx.rel_level), build)
+
+
+def expected_support(ctx, cutoff: int | None) -> np.ndarray | None:
+    """Per segment: the relevant documents a stratified simple random sample of this design is
+    expected to judge among the run's top ``cutoff`` (its whole ranking when None): the sum of
+    :func:`expected_judged` over them. Unlike the count in the judged sample it does not rise
+    and fall with the draw's luck (``measures/reliability.py``, rule 1); None where the
+    anticipated variance does not apply."""
+    def build():
+        per_doc = expected_judged(ctx)
+        if per_doc is None:
+            return None
+        fp = frame_positions(ctx)
+        value = per_doc[fp.doc]
         if cutoff is not None:
             value = np.where(fp.rank <= cutoff, value, 0.0)
         return np.bincount(fp.seg, weights=value, minlength=ctx.n_seg)
@@ -154,20 +168,15 @@ def expected_support(ctx, cutoff: int | None) -> np.ndarray | None:
 
 def expected_found(ctx) -> np.ndarray | None:
     """Per topic: the relevant documents a stratified simple random sample of this design is
-    expected to judge in the topic's frame (the pooled documents the evaluated runs rank), sum
-    of pi_d P(relevant) over it (as :func:`expected_support`, over the topic rather than one
-    run's reach); the reliability rule's weak topics (``measures/reliability.py``, rule 2).
-    None where the anticipated variance does not apply."""
-    def build():
-        d = ht_design(ctx)
-        fitted = fitted_relevance(ctx, d)
-        if fitted is None:
-            return None
-        fp = frame_positions(ctx)
-        value = stratum_rates(ctx.judgments)[fp.topic, fp.stratum] * fitted
-        return np.bincount(fp.topic, weights=value, minlength=ctx.n_topics)
-
-    return ctx.shared(("ht_expected_found", ctx.rel_level), build)
+    expected to judge in the topic's frame (the pooled documents the evaluated runs rank), the
+    sum of :func:`expected_judged` over it (as :func:`expected_support`, over the topic rather
+    than one run's reach); the reliability rule's weak topics (``measures/reliability.py``, rule
+    2). None where the anticipated variance does not apply."""
+    per_doc = expected_judged(ctx)
+    if per_doc is None:
+        return None
+    topic = frame_positions(ctx).topic
+    return np.bincount(topic, weights=per_doc, minlength=ctx.n_topics)
 
 
 def _relevance_model(ctx, d: HTDesign):
