@@ -91,7 +91,7 @@ def pair_status(ctx, m: HT, pe, se):
     variance = np.asarray(m.variance(ctx), dtype=np.float64).reshape(shape)
     values = np.asarray(m.compute(ctx), dtype=np.float64).reshape(shape)
     # the pair's variance is the sample's: the rule counts the draw's relevant documents
-    runs = assess(ctx, m, evaluated, variance, values, design_counts=False)
+    runs = assess(ctx, m, evaluated, variance, values, anticipated=False)
     return assess_pair(ctx, m, runs, pe.first, pe.second, evaluated, se)
 
 

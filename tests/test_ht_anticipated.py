@@ -56,9 +56,10 @@ def test_with_the_truth_for_a_model_it_is_the_design_variance(name, monkeypatch)
     observed = np.var(values, axis=0).sum()
     predicted = np.mean(variances, axis=0).sum()
     print(name, "anticipated / observed variance", round(predicted / observed, 3))
-    # a total is exact (600 draws: the observed variance is within ~4%); the ratios'
-    # linearisation at the run's mean and the estimated denominator leave a few per cent more
-    assert abs(predicted / observed - 1.0) < (0.1 if name == "P@10" else 0.2), name
+    # a total is exact (600 draws: the observed variance is within ~4%); the ratios are
+    # linearised at the model's own ratio and denominator, here the truth's: first order
+    # (P@10 0.98, nDCG@10 1.04, AP 1.01 of the observed; AP was 1.06 at the run's mean)
+    assert abs(predicted / observed - 1.0) < 0.1, name
 
 
 def test_the_anticipated_standard_error_does_not_follow_the_estimate():
@@ -139,15 +140,72 @@ def test_expected_found_is_the_design_expectation_of_each_topics_judged_count(mo
 
 
 def test_the_floor_scales_the_anticipated_variances_up_to_the_samples_sum_only():
-    """``floored``: rho = sum of the sample's variances / sum of the anticipated ones over the
-    identified cells; the anticipated variances times rho when rho > 1, unchanged otherwise;
-    unidentified cells do not count."""
-    from irsample.measures.ht.estimator import floored
+    """``floor_factor``: rho = sum of the sample's variances / sum of the anticipated ones over
+    the identified cells when rho > 1, else 1 (never down); unidentified cells do not count."""
+    from irsample.measures.ht.estimator import floor_factor
 
     expected = np.array([[1.0, 2.0, 5.0], [3.0, 2.0, 7.0]])
     known = np.array([[True, True, False], [True, True, False]])
     own = np.array([[2.0, 4.0, 0.0], [3.0, 7.0, 0.0]])  # sums 16 against 8 where identified
-    np.testing.assert_allclose(floored(expected, own, known), 2.0 * expected)
-    np.testing.assert_allclose(floored(expected, 0.5 * own, known), expected)  # rho = 1
-    np.testing.assert_allclose(floored(expected, 0.1 * own, known), expected)  # never down
-    np.testing.assert_allclose(floored(expected, own, np.zeros_like(known)), expected)
+    assert floor_factor(expected, own, known) == pytest.approx(2.0)
+    assert floor_factor(expected, 0.5 * own, known) == 1.0  # rho = 1
+    assert floor_factor(expected, 0.1 * own, known) == 1.0  # never down
+    assert floor_factor(expected, own, np.zeros_like(known)) == 1.0
+
+
+@pytest.mark.parametrize("name", ["AP", "nDCG", "nDCG@10"])
+def test_with_the_truth_for_a_model_the_centre_is_the_true_ratio(name, monkeypatch):
+    """The anticipated variance is linearised at the model's own ratio and denominator
+    (``anticipated.model_ap``, ``model_ndcg``); with the truth as the model they are each
+    run's true AP or nDCG on the frame, whatever the draw."""
+    col, frame = synthetic(4, n_topics=4, n_docs=300, depth=120, grades=(0, 0, 1, 1, 2))
+    (m,) = parse(name)
+    truth = estimate(EvalContext(col, frame.judgments()), m).value
+    grades = _true_grades(col, frame)
+    sample = Stratified(parse_strata("1-10:0.6,11-:0.25")).sample(frame, rng=7)
+    ctx = EvalContext(col, sample)
+    probs = grades[anticipated.frame_positions(ctx).docs]
+    if name == "AP":
+        centre, _ = anticipated.model_ap(ctx, probs, ctx.rel_level, 10 ** 9)
+    else:
+        from irsample.measures.trec_eval.gain_tables import shared_gain_tables
+
+        cutoff = getattr(m, "k", None) or 10 ** 9
+        gains = np.zeros((ctx.n_topics, probs.shape[1]))
+        table = shared_gain_tables(ctx, ())[0]
+        gains[:, :table.shape[1]] = table[:, :probs.shape[1]]
+        discount = 1.0 / np.log2(np.arange(2, int(ctx.seg_len.max()) + 2, dtype=np.float64))
+        weight = anticipated.rank_weights(ctx, discount, cutoff)
+        centre = anticipated.model_ndcg(ctx, probs, gains, weight, cutoff)[0]
+    np.testing.assert_allclose(centre, truth, rtol=1e-12, atol=1e-12)
+
+
+def test_with_the_truth_for_a_model_the_anticipated_bias_is_the_ratios_bias(monkeypatch):
+    """ht(nDCG) keeps the ratio's second-order bias (theta V(Y^) - C) / Y^2; the model's
+    (``Estimate.model_bias``, what the reliability rule reads on these samples), with the truth
+    as the model, is the same in every draw and matches the mean error of 1,500 draws of a
+    uniform 30% sample of sparse topics (one relevant document in ten) over the (run, topic)
+    cells every draw identifies, within 3 standard errors, where it is itself more than 3
+    standard errors from 0 (measured: -0.034 against -0.039, SE 0.009)."""
+    col, frame = synthetic(4, n_topics=4, n_docs=300, depth=120, grades=(0,) * 8 + (1, 2))
+    (m,) = parse("nDCG")
+    truth = estimate(EvalContext(col, frame.judgments()), m).value
+    grades = _true_grades(col, frame)
+    real = anticipated.grade_probabilities
+    monkeypatch.setattr("irsample.measures.ht.estimator.grade_probabilities",
+                        lambda ctx, d: None if real(ctx, d) is None
+                        else grades[anticipated.frame_positions(ctx).docs])
+    errors, biases, known = [], [], []
+    for child in np.random.SeedSequence(9).spawn(1500):
+        sample = uniform(0.3).sample(frame, rng=np.random.default_rng(child))
+        e = estimate(EvalContext(col, sample), m)
+        errors.append(e.value - truth)
+        biases.append(e.model_bias.bias)
+        known.append(e.known)
+    errors, biases, always = np.array(errors), np.array(biases), np.array(known).all(axis=0)
+    np.testing.assert_allclose(biases, np.broadcast_to(biases[0], biases.shape), atol=1e-12)
+    observed = errors[:, always].sum(axis=1)
+    se = observed.std() / np.sqrt(len(observed))
+    anticipated_bias = biases[0][always].sum()
+    assert abs(anticipated_bias) > 3 * se
+    assert abs(observed.mean() - anticipated_bias) < 3 * se

@@ -202,7 +202,8 @@ def _pair_world(bias):
     the per-segment estimated biases ``bias`` (runs x topics)."""
     ctx = SimpleNamespace(n_runs=2, n_topics=4,
                           collection=SimpleNamespace(run_names=("a", "b")))
-    measure = SimpleNamespace(estimated_bias=lambda ctx: np.asarray(bias, float).ravel())
+    measure = SimpleNamespace(
+        estimated_bias=lambda ctx, from_sample=False: np.asarray(bias, float).ravel())
     runs = Reliability(np.zeros(2, bool), ("", ""), ((), ()), np.full(2, 2.0 * MIN_SUPPORT),
                        np.zeros(2), np.zeros(2), np.zeros(2, bool))
     return ctx, measure, runs
@@ -296,7 +297,7 @@ def test_run_bias_rule_adds_the_topics_signed_biases(samples):
     bias = np.zeros(evaluated.shape)
     bias[0, :half] = se / half  # run 0: one sign, summing to one standard error
     bias[1, :half], bias[1, half:2 * half] = se / half, -se / half  # run 1: they cancel
-    measure = SimpleNamespace(estimated_bias=lambda ctx: bias.ravel())
+    measure = SimpleNamespace(estimated_bias=lambda ctx, from_sample=False: bias.ravel())
     found = assess(ctx, measure, evaluated, variance)
     assert found.bias_se[0] == pytest.approx(1.0) and found.bias_se[1] == pytest.approx(0.0)
     assert found.status[:2].tolist() == ["unreliable", "ok"]
@@ -371,9 +372,10 @@ def test_weak_topics_read_the_designs_expectation_for_design_based_estimators(sa
 
 def test_pairs_count_the_draws_relevant_documents(samples):
     """A pair's difference takes the sample's variance, so ``compare``'s rule counts the draw's
-    judged relevant documents (``design_counts=False``) where the run means' rule reads the
-    design's expectation."""
+    judged relevant documents and reads the sample's bias (``anticipated=False``) where the
+    run means' rule reads the design's expectation and the model's bias."""
     from irsample.measures import parse
+    from irsample.measures.ht.estimator import estimate
     from irsample.measures.reliability import (
         assess,
         found_per_topic,
@@ -385,11 +387,16 @@ def test_pairs_count_the_draws_relevant_documents(samples):
     ctx, evaluated = _thin_context(samples)
     shape = evaluated.shape
     (p10,) = parse("ht(P@10)")
-    drawn = assess(ctx, p10, evaluated, np.zeros(shape), design_counts=False)
+    drawn = assess(ctx, p10, evaluated, np.zeros(shape), anticipated=False)
     counted = np.where(evaluated, support_per_segment(ctx, 10).reshape(shape), 0.0).sum(1)
     np.testing.assert_allclose(drawn.support, counted)
     assert not np.allclose(assess(ctx, p10, evaluated, np.zeros(shape)).support, counted)
     (ap,) = parse("ht(AP)")
     weak = weak_topics(found_per_topic(ctx), judged_share(ctx))
-    drawn = assess(ctx, ap, evaluated, np.ones(shape), design_counts=False)
+    drawn = assess(ctx, ap, evaluated, np.ones(shape), anticipated=False)
     np.testing.assert_allclose(drawn.weak, (evaluated & weak).sum(1) / evaluated.sum(1))
+    sample_bias, model_bias = ap.estimated_bias(ctx, from_sample=True), ap.estimated_bias(ctx)
+    assert estimate(ctx, ap.inner).model_bias is not None
+    assert not np.allclose(sample_bias, model_bias)
+    per_run = np.abs(np.where(evaluated, sample_bias.reshape(shape), 0.0).sum(1))
+    np.testing.assert_allclose(drawn.bias_se, per_run / np.sqrt(evaluated.sum(1)))

@@ -166,9 +166,11 @@ class Measure:
     #: one or two relevant documents are weak (:mod:`irsample.measures.reliability`)
     ratio: ClassVar[bool] = False
 
-    def estimated_bias(self, ctx: EvalContext) -> np.ndarray | None:
+    def estimated_bias(self, ctx: EvalContext, from_sample: bool = False) -> np.ndarray | None:
         """Per segment: the estimator's estimated bias where it can give one (None: it gives
-        none); read by :func:`irsample.measures.reliability.assess`."""
+        none); read by :func:`irsample.measures.reliability.assess`. ``from_sample``: the
+        sample's estimate even where the design's anticipated one exists (for an interval that
+        takes the sample's variance)."""
         return None
 
     def expected_support(self, ctx: EvalContext, cutoff: int | None) -> np.ndarray | None:

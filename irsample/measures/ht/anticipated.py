@@ -30,9 +30,9 @@ the sample's Horvitz-Thompson grade shares. The sample is a random sample within
 so the fit (which matches the relevant documents judged in each stratum: the score equations of
 the stratum indicators) is calibrated for the documents not judged.
 
-The ratio estimators' z_d = (a_d x_d - theta b(x_d)) / Y^ (x_d the document's grade, a_d the
+The ratio estimators' z_d = (a_d x_d - theta b(x_d)) / Y (x_d the document's grade, a_d the
 run's weight of that document in the numerator, b the denominator's slope in the grade, theta
-the run's mean over topics as in ``estimator.py``, "Sparse topics"):
+and Y the model's centre, below):
 
 - nDCG: a_d = gain(x_d) / log2(rank + 1) within the cut-off, b = the ideal DCG's slope in a
   document of that grade (``ideal_dcg.ideal_and_slopes``);
@@ -40,6 +40,22 @@ the run's mean over topics as in ``estimator.py``, "Sparse topics"):
   (the first-order influence of the numerator with the other documents at their expected
   relevance p; Aslam & Yilmaz 2007's w_k), K the cut-off;
 - P@k (a total): a_d = 1/k within the top k, theta = 0, Y = 1.
+
+Centre. The linearisation is taken at the population the model anticipates: theta_m =
+E[X] / E[Y] per run and topic and Y = E[Y] (judged documents at their grade, the others at the
+fitted probabilities; :func:`model_ap`, :func:`model_ndcg`), the point a design variance of a
+ratio is linearised at (Särndal, Swensson & Wretman §5.6, at the population ratio). With the
+truth as the model they are the topic's true AP or nDCG and R or ideal DCG, and the variance
+is the first-order design variance (TREC-8 2strata 10%, 8 draws: 0.94 of the Monte Carlo
+variance for AP, 1.12 for nDCG). It was taken at the run's mean over its topics with the draw's
+Y^ (as the sample's variance is, ``estimator.py``, "Sparse topics"), which inflated it wherever
+a topic's AP is far from the run's mean: 2.4 and 1.9 of the Monte Carlo variance there, the
+2strata intervals covering 0.985-0.993 (REPRODUCTION.md, "The model's centre").
+The same quadratic in the centre gives the ratio's second-order bias the model anticipates,
+(theta_m V(Y^) - C(X^, Y^)) / Y^2 = (f(theta_m + 1) - f(theta_m - 1)) / 4 with f the anticipated
+variance at a centre, and V(Y^) / Y^2 = (f(theta_m + 1) + f(theta_m - 1) - 2 f(theta_m)) / 2:
+the reliability rule's estimated bias on these samples (``Estimate.model_bias``), which, like
+the variance, does not rise and fall with the draw.
 
 The features read where the runs of the evaluation rank each document, so a run's interval
 (not its estimate) depends a little on the runs evaluated with it; ``irsample eval`` reads all
@@ -55,7 +71,7 @@ The same model gives the reliability rule's support on these samples
 reach, not the count of the draw, which rises and falls with the estimate) and its weak topics
 (:func:`expected_found`: the same per topic). The model knows no run's success on a topic
 beyond the documents' consensus, so the ratios' anticipated variance can fall short; the
-estimator floors it at the sample's over the whole evaluation (``estimator.floored``).
+estimator floors it at the sample's over the whole evaluation (``estimator.floor_factor``).
 Measured in ``REPRODUCTION.md``, "Anticipated variance".
 """
 
@@ -71,6 +87,7 @@ from ...stats.logistic import random_intercept_logit
 from ..context import safe_divide
 from ..pool_layout import pool_layout, pooled_segments
 from .frame_sums import ap_numerator_weights, segment_stratum_moments
+from .ideal_dcg import ideal_and_slopes
 from .inclusion import HTDesign, ht_design, stratum_rates
 
 
@@ -287,6 +304,35 @@ def ratio_variance(ctx, d: HTDesign, probs: np.ndarray, weight: np.ndarray, gain
                       / np.maximum(size - 1.0, 1.0), 0.0)
     v = (factor * ss).sum(axis=1)
     return np.where(y > 0, v / np.where(y > 0, y * y, 1.0), 0.0)
+
+
+def model_ap(ctx, probs: np.ndarray, rel_level: int, cutoff: int):
+    """(theta per segment, R per topic): AP and R of the population the model anticipates,
+    E[N] / E[R] with E[N] = sum_k p_k (1 + sum_{j<k} p_j) / k over the ranking's top
+    ``cutoff`` (documents independent; judged ones at their grade) and E[R] = sum p_d over the
+    frame: the point the anticipated variance is linearised at (module docstring, "Centre")."""
+    fp = frame_positions(ctx)
+    p_doc = probs[:, rel_level:].sum(axis=1)
+    p = np.where(fp.rank <= cutoff, p_doc[fp.doc], 0.0)
+    total = np.cumsum(p)
+    start = np.concatenate([[0.0], total])[fp.offsets[:-1]]
+    before = total - p - np.repeat(start, np.diff(fp.offsets))
+    num = np.bincount(fp.seg, weights=p * (1.0 + before) / fp.rank, minlength=ctx.n_seg)
+    r = np.bincount(fp.topic, weights=p_doc, minlength=ctx.n_topics)
+    return safe_divide(num, r[ctx.seg_topic]), r
+
+
+def model_ndcg(ctx, probs: np.ndarray, gains: np.ndarray, weight: np.ndarray, cutoff: int):
+    """(theta per segment, ideal DCG per topic, its slopes (T, G)): nDCG of the population the
+    model anticipates, E[DCG] / IDCG(E[counts]), ``weight`` the discount per position of
+    :func:`frame_positions` (0 beyond the cut-off), ``gains`` (T, G) by grade."""
+    fp = frame_positions(ctx)
+    m_g = (probs * gains[fp.topic]).sum(axis=1)
+    dcg = np.bincount(fp.seg, weights=weight * m_g[fp.doc], minlength=ctx.n_seg)
+    counts = np.stack([np.bincount(fp.topic, weights=probs[:, g], minlength=ctx.n_topics)
+                       for g in range(probs.shape[1])], axis=1)
+    ideal, slope = ideal_and_slopes(counts, gains, cutoff)
+    return safe_divide(dcg, ideal[ctx.seg_topic]), ideal, slope
 
 
 def ap_weights(ctx, probs: np.ndarray, rel_level: int, cutoff: int) -> np.ndarray:

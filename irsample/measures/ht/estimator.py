@@ -40,12 +40,17 @@ knows no run's success on a topic beyond the documents' consensus (relevant docu
 the rankings of the runs that do well on a topic), so for the ratios (AP, nDCG) it can fall
 short where the design leaves the runs' top ranks mostly unjudged: on TREC-8 uniform 30% it gave
 0.64 of the design variance the truth gives (8 draws, both at the topic's true AP and R). So
-their anticipated variances are floored (:func:`floored`): scaled by rho = sum of the sample's
-variances / sum of the anticipated ones over every identified (run, topic) cell of the
-evaluation when rho > 1. The sample's variance is right on average over cells but rises and
-falls per run with the estimate; summed over all runs and topics the floor is one number per
-evaluation (TREC-8 uniform samples, ht(AP), 100 trials: sd_ratio 0.80 -> 0.93-1.01, coverage at
-30% 0.87 -> 0.93; REPRODUCTION.md, "The floor and rule 2's expected count").
+their anticipated variances are floored (:func:`floor_factor`): scaled by rho = sum of the
+sample's variances / sum of the anticipated ones over every identified (run, topic) cell of
+the evaluation when rho > 1, both linearised at the model's centre (``ht/anticipated.py``,
+"Centre"; the sample's variance at that centre rather than at the run's mean, below, which
+inflates it). The sample's variance is right on average over cells but rises and falls per run
+with the estimate; summed over all runs and topics the floor is one number per evaluation
+(TREC-8, 100 trials: ht(AP) and ht(nDCG) cover 0.93-0.97 on uniform 30% and on 2strata samples
+from 10%; REPRODUCTION.md, "The model's centre"). The model's anticipated bias of the ratio
+(``Estimate.model_bias``) is not floored: rho makes up the numerator's variance the model
+misses by run, and scaling the bias by it flagged half of TREC-8's 2strata 10% ht(AP) means,
+whose intervals covered 0.96 (30 trials).
 
 Sparse topics (ratios only). A sample that holds one or two relevant documents of a topic
 fits theta^ to them: the plug-in linearised variance at theta^ is then near 0 (with one
@@ -91,6 +96,8 @@ from ..trec_eval.precision import P, Recall, Rprec
 from .anticipated import (
     ap_weights,
     grade_probabilities,
+    model_ap,
+    model_ndcg,
     rank_weights,
     ratio_variance,
     relevance_gains,
@@ -110,6 +117,17 @@ from .jackknife import ap_replicates, jackknife_variance
 from .walks import NO_CUTOFF, ap_walk, cell_sums, weighted_prefix
 
 SUPPORTED = (AP, NDCG, P, Recall, Rprec, RBP, NumRel)
+
+
+@dataclass(frozen=True)
+class ModelBias:
+    """Per segment, anticipated by the relevance model at its centre theta_m (``ht/anticipated.py``)
+    (not scaled by the floor: below): ``bias`` = (theta_m V(Y^) - C(X^, Y^)) / Y^2, the ratio's
+    second-order bias, and ``rel_var_den`` = V(Y^) / Y^2, the denominator's squared
+    coefficient of variation."""
+
+    bias: np.ndarray
+    rel_var_den: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -139,6 +157,9 @@ class Estimate:
     #: the variance from the sample alone (``ht/inclusion.py``) where ``variance`` is the
     #: anticipated one (``ht/anticipated.py``); None where they are the same
     sample_variance: np.ndarray | None = None
+    #: the ratio's second-order bias and v(Y^)/Y^2 anticipated by the model, where the
+    #: variance is the anticipated one (the reliability rule reads them)
+    model_bias: ModelBias | None = None
 
     @property
     def variance_from_sample(self) -> np.ndarray:
@@ -204,10 +225,13 @@ def _estimate(ctx, m: Measure) -> Estimate:
         if probs is not None:
             gain = relevance_gains(ctx, probs)
             weight = ap_weights(ctx, probs, ctx.rel_level, cutoff)
-            y = r.value[ctx.seg_topic]
+            theta_m, r_m = model_ap(ctx, probs, ctx.rel_level, cutoff)
 
-            def anticipated(centre):
-                return ratio_variance(ctx, d, probs, weight, gain, gain, centre, y)
+            def variance_at(centre):
+                return ratio_variance(ctx, d, probs, weight, gain, gain, centre,
+                                      r_m[ctx.seg_topic])
+
+            anticipated = (variance_at, theta_m)
 
         est = _ratio(ctx, d, num, influence, r, tdi_rel, own=jackknife_variance(ctx, d, replicates),
                      anticipated=anticipated)
@@ -283,8 +307,9 @@ def _ratio(ctx, d: HTDesign, num, influence, den: TopicTotal, tdi_den, *, correc
            own=None, donors=None, anticipated=None) -> Estimate:
     """theta^ = X^/Y^ and its bias correction and variance (module docstring); ``influence``:
     per sampled position (``d.sampled``) the linearised numerator variable, ``tdi_den`` the
-    denominator's y_d; ``anticipated``: the identified topics' anticipated variances as a
-    function of the centre theta~ (``ht/anticipated.py``), which replace the sample's."""
+    denominator's y_d; ``anticipated``: (f, theta_m), f(c) the identified topics' anticipated
+    variances linearised at the centre c and theta_m the model's centre (``ht/anticipated.py``),
+    which replace the sample's variances and give the model's bias."""
     at = d.sampled
     sx, swx, swxx, swxy = cell_sums(
         at.offsets, influence, at.pi, at.cell, at.tdi, tdi_den, d.n_cells
@@ -302,7 +327,7 @@ def _ratio(ctx, d: HTDesign, num, influence, den: TopicTotal, tdi_den, *, correc
                         anticipated)
     return Estimate(est.value, est.variance, theta, num, y, var_x, cov, var_y, influence,
                     est.centre, y > 0, donors=est.donors, sampled=at,
-                    sample_variance=est.sample_variance)
+                    sample_variance=est.sample_variance, model_bias=est.model_bias)
 
 
 def _sparse_aware(ctx, d: HTDesign, theta, num, y, var_x, cov, var_y, correct,
@@ -328,23 +353,31 @@ def _sparse_aware(ctx, d: HTDesign, theta, num, y, var_x, cov, var_y, correct,
         donors = weight.ravel()
     weights = None if donors is None else donors.reshape(shape)
     value, var = impute(plain, own.reshape(shape), known, missing, weights)
-    sample = None
+    sample = model_bias = None
     if anticipated is not None:
         sample = var
-        expected = floored(anticipated(ref).reshape(shape), own.reshape(shape), known)
-        var = impute(plain, expected, known, missing, weights)[1]
+        variance_at, centre = anticipated
+        expected = variance_at(centre)
+        rho = floor_factor(expected.reshape(shape), linearised_variance(
+            var_x, cov, var_y, centre, y).reshape(shape), known)
+        var = impute(plain, rho * expected.reshape(shape), known, missing, weights)[1]
+        # f(c) = (V(X) - 2 c C + c^2 V(Y)) / Y^2 is quadratic in c: its parts at the centre
+        high, low = variance_at(centre + 1.0), variance_at(centre - 1.0)
+        model_bias = ModelBias((high - low) / 4.0, np.maximum(high + low - 2.0 * expected, 0.0)
+                               / 2.0)
     return Estimate(value.ravel(), var.ravel(), theta, num, y, var_x, cov, var_y, None, ref,
-                    donors=donors, sample_variance=None if sample is None else sample.ravel())
+                    donors=donors, sample_variance=None if sample is None else sample.ravel(),
+                    model_bias=model_bias)
 
 
 
 
-def floored(expected: np.ndarray, own: np.ndarray, known: np.ndarray) -> np.ndarray:
-    """The anticipated variances (runs x topics), scaled up by rho = sum own / sum expected
-    over every identified (run, topic) cell when rho > 1 (module docstring, "Anticipated
-    variance"): never below what the sample's own variances say of the whole evaluation."""
-    rho = safe_divide(own[known].sum(), expected[known].sum())
-    return expected * max(1.0, float(rho))
+def floor_factor(expected: np.ndarray, own: np.ndarray, known: np.ndarray) -> float:
+    """rho = max(1, sum own / sum expected) over every identified (run, topic) cell (runs x
+    topics arrays): the factor that keeps the anticipated variances ``expected`` from falling
+    below what the sample's own variances ``own``, at the same centre, say of the whole
+    evaluation (module docstring, "Anticipated variance")."""
+    return max(1.0, float(safe_divide(own[known].sum(), expected[known].sum())))
 
 
 # ---- nDCG ---------------------------------------------------------------------------------------
@@ -368,10 +401,13 @@ def _ndcg(ctx, d: HTDesign, m: NDCG) -> Estimate:
     anticipated = None
     if probs is not None:
         weight = rank_weights(ctx, discount, cutoff)
-        y = ideal[ctx.seg_topic]
+        theta_m, ideal_m, slope_m = model_ndcg(ctx, probs, gains, weight, cutoff)
 
-        def anticipated(centre):
-            return ratio_variance(ctx, d, probs, weight, gains, slope, centre, y)
+        def variance_at(centre):
+            return ratio_variance(ctx, d, probs, weight, gains, slope_m, centre,
+                                  ideal_m[ctx.seg_topic])
+
+        anticipated = (variance_at, theta_m)
 
     return _ratio(ctx, d, num, term, den, tdi_slope, correct=False, anticipated=anticipated,
                   donors=single_hit_weights(ctx, d, sampled)[ctx.seg_topic])

@@ -85,19 +85,27 @@ class HT(Measure):
         is not a stratified simple random sample."""
         return expected_found(ctx)
 
-    def estimated_bias(self, ctx):
+    def estimated_bias(self, ctx, from_sample=False):
         """Per segment: the ratio's second-order bias (theta v(Y^) - c(X^, Y^)) / Y^^2 where the
         estimate leaves it in (nDCG); where it is removed (AP, recall), the next term's bound,
         |that bias| times the denominator's coefficient of variation (capped at 1); 0 for
-        topics not identified, and None for totals (P@k, RBP, num_rel: unbiased)."""
+        topics not identified, and None for totals (P@k, RBP, num_rel: unbiased). Where the
+        variance is the anticipated one (a stratified simple random sample), the bias and the
+        coefficient are the relevance model's at its centre (``Estimate.model_bias``), which do
+        not rise and fall with the draw; elsewhere, or ``from_sample``, the sample's, at the
+        estimate."""
         if not self.ratio:
             return None
         e = estimate(ctx, self.inner)
         y = e.den
         ok = y > 0
         y_safe = np.where(ok, y, 1.0)
-        b = np.where(ok, (e.plain * e.var_den - e.cov) / (y_safe * y_safe), 0.0)
-        if isinstance(self.inner, CORRECTED):
+        if e.model_bias is not None and not from_sample:
+            b = np.where(ok, e.model_bias.bias, 0.0)
+            cv = np.minimum(np.sqrt(e.model_bias.rel_var_den), 1.0)
+        else:
+            b = np.where(ok, (e.plain * e.var_den - e.cov) / (y_safe * y_safe), 0.0)
             cv = np.minimum(np.sqrt(np.maximum(e.var_den, 0.0)) / y_safe, 1.0)
+        if isinstance(self.inner, CORRECTED):
             b = np.abs(b) * cv
         return b

@@ -106,14 +106,14 @@ class PPI(Measure):
         <irsample.measures.ht.measure.HT.expected_found>`): the same human sample."""
         return parse(f"ht({self.target})")[0].expected_found(ctx)
 
-    def estimated_bias(self, ctx):
+    def estimated_bias(self, ctx, from_sample=False):
         """Per segment: ht(M)'s estimated ratio bias (:meth:`HT.estimated_bias
         <irsample.measures.ht.measure.HT.estimated_bias>`), None for totals. ppi's bias is
         ht's less lambda times that of the same estimator on the labels, which removes part of
         it where the labels agree with the judgments: ht's is the conservative bound."""
         if not self.ratio:
             return None
-        return parse(f"ht({self.target})")[0].estimated_bias(ctx)
+        return parse(f"ht({self.target})")[0].estimated_bias(ctx, from_sample)
 
     def _estimate(self, ctx):
         _target(self.target)
