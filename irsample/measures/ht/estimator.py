@@ -78,6 +78,7 @@ mean (single-hit donors measured worse for AP: CACM uniform 10% bias -0.108)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cached_property
 
@@ -124,10 +125,28 @@ class ModelBias:
     """Per segment, anticipated by the relevance model at its centre theta_m (``ht/anticipated.py``)
     (not scaled by the floor: below): ``bias`` = (theta_m V(Y^) - C(X^, Y^)) / Y^2, the ratio's
     second-order bias, and ``rel_var_den`` = V(Y^) / Y^2, the denominator's squared
-    coefficient of variation."""
+    coefficient of variation. Both come from the anticipated variance f(c) = (V(X) - 2 c C +
+    c^2 V(Y)) / Y^2, quadratic in the centre c: ``variance_at`` (f), ``centre`` (theta_m) and
+    ``at_centre`` (f(theta_m)); f at theta_m +- 1 is computed on first use (only the reliability
+    rule reads them: an evaluation without intervals does not pay for the two passes)."""
 
-    bias: np.ndarray
-    rel_var_den: np.ndarray
+    variance_at: Callable[[np.ndarray], np.ndarray]
+    centre: np.ndarray
+    at_centre: np.ndarray
+
+    @cached_property
+    def _either_side(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.variance_at(self.centre + 1.0), self.variance_at(self.centre - 1.0)
+
+    @cached_property
+    def bias(self) -> np.ndarray:
+        high, low = self._either_side
+        return (high - low) / 4.0
+
+    @cached_property
+    def rel_var_den(self) -> np.ndarray:
+        high, low = self._either_side
+        return np.maximum(high + low - 2.0 * self.at_centre, 0.0) / 2.0
 
 
 @dataclass(frozen=True)
@@ -361,10 +380,7 @@ def _sparse_aware(ctx, d: HTDesign, theta, num, y, var_x, cov, var_y, correct,
         rho = floor_factor(expected.reshape(shape), linearised_variance(
             var_x, cov, var_y, centre, y).reshape(shape), known)
         var = impute(plain, rho * expected.reshape(shape), known, missing, weights)[1]
-        # f(c) = (V(X) - 2 c C + c^2 V(Y)) / Y^2 is quadratic in c: its parts at the centre
-        high, low = variance_at(centre + 1.0), variance_at(centre - 1.0)
-        model_bias = ModelBias((high - low) / 4.0, np.maximum(high + low - 2.0 * expected, 0.0)
-                               / 2.0)
+        model_bias = ModelBias(variance_at, centre, expected)
     return Estimate(value.ravel(), var.ravel(), theta, num, y, var_x, cov, var_y, None, ref,
                     donors=donors, sample_variance=None if sample is None else sample.ravel(),
                     model_bias=model_bias)
