@@ -62,51 +62,6 @@ def test_with_the_truth_for_a_model_it_is_the_design_variance(name, monkeypatch)
     assert abs(predicted / observed - 1.0) < 0.1, name
 
 
-def _topped_up(col, frame, seed):
-    """A planned design over ``frame``: cells 1-10 and 11-end of every topic topped up to 8 and
-    30 documents around a fixed pilot (a uniform 3% draw): pi = 1 for the pilot, j / (N - m)
-    for the rest of a cell (``design/sampling/allocated.py``)."""
-    from irsample.design.sampling.allocated import allocated
-
-    pilot = uniform(0.03).select(frame, rng=np.random.default_rng(seed))
-    rows = [(col.topics[t], d.decode()) for t, d in
-            zip(frame.topic[pilot.judged],
-                col.tdi_docno.take(frame.tdi[pilot.judged]).to_pylist())]
-    return allocated([1, 11], None, dict.fromkeys(col.topics, [8, 30]), before=rows)
-
-
-@pytest.mark.parametrize("name", ["P@10", "nDCG@10", "AP"])
-def test_a_top_up_given_the_documents_judged_before_has_its_design_variance(name, monkeypatch):
-    """A planned design (or a later round) judges an SRS of each cell's unjudged documents
-    given those judged before (pi = 1): the anticipated variance takes the pilot's documents as
-    known and the top-up as the cell's SRS of the rest; with the truth as the model it is the
-    variance of the top-up draws around the fixed pilot (600 draws: P@10 1.03, nDCG@10 1.02,
-    AP 0.94 of the observed). The floor is left out: it scales by the draw's rho when the
-    sample's variance, noisy, exceeds this exact one (nDCG@10 1.18 with it)."""
-    col, frame = synthetic(4, n_topics=4, n_docs=300, depth=120, grades=(0, 0, 1, 1, 2))
-    truth = _true_grades(col, frame)
-    (m,) = parse(name)
-    real = anticipated.grade_probabilities
-    monkeypatch.setattr("irsample.measures.ht.estimator.grade_probabilities",
-                        lambda ctx, d: None if real(ctx, d) is None
-                        else truth[anticipated.frame_positions(ctx).docs])
-    monkeypatch.setattr("irsample.measures.ht.estimator.floor_factor", lambda *a, **k: 1.0)
-    design = _topped_up(col, frame, 11)
-    values, variances = [], []
-    for child in np.random.SeedSequence(6).spawn(600):
-        ctx = EvalContext(col, design.sample(frame, rng=np.random.default_rng(child)))
-        cells = anticipated.open_cells(ctx, ht_design(ctx))
-        assert cells is not None and (cells.rate == 1.0).any() and (cells.rate < 1.0).any()
-        e = estimate(ctx, m)
-        assert e.sample_variance is not None
-        values.append(e.value)
-        variances.append(e.variance)
-    observed = np.var(values, axis=0).sum()
-    predicted = np.mean(variances, axis=0).sum()
-    print(name, "anticipated / observed variance", round(predicted / observed, 3))
-    assert abs(predicted / observed - 1.0) < 0.1, name
-
-
 def test_the_anticipated_standard_error_does_not_follow_the_estimate():
     col, frame = synthetic(6, n_topics=12, n_docs=400, depth=120, grades=(0, 0, 0, 0, 0, 1, 2))
     (m,) = parse("nDCG")
@@ -137,7 +92,7 @@ def test_importance_samples_keep_the_sample_variance():
         assert estimate(ctx, m).sample_variance is None
 
 
-def _matches_the_truths_expectation(monkeypatch, seed, counted_in, expected_in, make=None):
+def _matches_the_truths_expectation(monkeypatch, seed, counted_in, expected_in):
     """With the truth as the relevance model, over 400 draws of a stratified SRS: the design's
     expectation (``expected_in(ctx)``) is the same in every draw, and the mean of the draws'
     counts (``counted_in(ctx)``) matches it within 4 standard errors."""
@@ -151,8 +106,7 @@ def _matches_the_truths_expectation(monkeypatch, seed, counted_in, expected_in, 
         return None if real(ctx, d) is None else (truth[docs], relevant[docs])
 
     monkeypatch.setattr(anticipated, "_relevance_model", oracle)
-    design = (Stratified(parse_strata("1-10:0.6,11-:0.25")) if make is None
-              else make(col, frame))
+    design = Stratified(parse_strata("1-10:0.6,11-:0.25"))
     counted, expected = [], []
     for child in np.random.SeedSequence(seed).spawn(400):
         ctx = EvalContext(col, design.sample(frame, rng=np.random.default_rng(child)))
@@ -183,20 +137,6 @@ def test_expected_found_is_the_design_expectation_of_each_topics_judged_count(mo
     from irsample.measures.reliability import found_per_topic
 
     _matches_the_truths_expectation(monkeypatch, 4, found_per_topic, anticipated.expected_found)
-
-
-def test_after_documents_judged_before_the_expected_counts_are_the_top_ups(monkeypatch):
-    """The same on a planned top-up around a fixed pilot: the pilot's documents count with pi
-    = 1, the rest at their cell's top-up rate."""
-    from irsample.measures.reliability import found_per_topic, support_per_segment
-
-    def make(col, frame):
-        return _topped_up(col, frame, 11)
-
-    _matches_the_truths_expectation(monkeypatch, 5, found_per_topic, anticipated.expected_found,
-                                    make)
-    _matches_the_truths_expectation(monkeypatch, 6, lambda ctx: support_per_segment(ctx, 10),
-                                    lambda ctx: anticipated.expected_support(ctx, 10), make)
 
 
 def test_the_floor_scales_the_anticipated_variances_up_to_the_samples_sum_only():

@@ -13,8 +13,7 @@ and the topics that cause it (where to judge next). A run's mean is unreliable w
    a Horvitz-Thompson total needs a sample of the order of 25 G1^2, G1 the skewness of the
    values: Cochran, *Sampling Techniques*, 1977, §2.15; relevance counts are skewed; a ranking
    mostly judged has little left to estimate). For ht(M) and ppi(M) on a stratified simple
-   random sample (here and below also a planner's top-up of one around the documents judged
-   before, ``ht/anticipated.open_cells``), whose intervals take the anticipated variance, the
+   random sample, whose intervals take the anticipated variance (``ht/anticipated.py``), the
    count is the one the design is expected to judge, sum pi_d P(relevant) over the reach with
    the relevance model's fitted probabilities (``Measure.expected_support``): the count in
    the draw rises and falls with the estimate, so a threshold on it keeps the draws that

@@ -61,16 +61,11 @@ The features read where the runs of the evaluation rank each document, so a run'
 (not its estimate) depends a little on the runs evaluated with it; ``irsample eval`` reads all
 runs at once for these estimators, so that its intervals are those of the API.
 
-The anticipated variance is used where the design is a stratified SRS of each cell's
-documents not judged with certainty (:func:`open_cells`: every judged document's pi is 1 or its
-cell's rate over the rest) and the sample judges both relevant and non-relevant documents:
-uniform and stratified designs, and the planner's designs and later rounds, which top up each
-cell by an SRS of its unjudged documents given those judged before (pi = 1 for these, whose
-known values add no variance; ``design/sampling/allocated.py``); the sum above then runs over
-the rest of the cell, N_c - m_c documents of which n_c - m_c judged. With the truth as the
-model, around a fixed pilot it is the top-ups' design variance (``tests/test_ht_anticipated.py``:
-P@10, nDCG@10 and AP 0.94-1.03 of the variance over 600 draws). Otherwise the sample's own
-estimate stays: importance samples.
+The anticipated variance is used where the design is a stratified SRS (every judged document's
+pi is its stratum's rate: uniform and stratified designs) and the sample judges both relevant
+and non-relevant documents; otherwise the sample's own estimate stays: importance samples, and
+the planner's designs and later rounds, whose pi are conditional on a pilot or on earlier
+rounds rather than their stratum's rate.
 The same model gives the reliability rule's support on these samples
 (:func:`expected_support`: the relevant documents the design is expected to judge in a run's
 reach, not the count of the draw, which rises and falls with the estimate) and its weak topics
@@ -93,59 +88,18 @@ from ..context import safe_divide
 from ..pool_layout import pool_layout, pooled_segments
 from .frame_sums import ap_numerator_weights, segment_stratum_moments
 from .ideal_dcg import ideal_and_slopes
-from .inclusion import HTDesign, ht_design
-
-
-@dataclass(frozen=True)
-class OpenCells:
-    """The design as the anticipated variance reads it: per (topic, stratum) cell, a stratified
-    SRS of the cell's documents not judged with certainty. ``size`` and ``sampled`` (T, S + 1):
-    N_c - m_c and n_c - m_c, m_c the cell's certain documents (pi = 1: judged before a top-up,
-    or a stratum judged whole), whose known values add no variance; they sit in the extra
-    column S (size 0). Per document of :func:`frame_positions`: ``cell`` (its stratum, or S when
-    certain) and ``rate`` (pi: 1 when certain, else (n_c - m_c) / (N_c - m_c))."""
-
-    size: np.ndarray
-    sampled: np.ndarray
-    cell: np.ndarray
-    rate: np.ndarray
-
-
-def open_cells(ctx, d: HTDesign) -> OpenCells | None:
-    """:class:`OpenCells` where every judged document's pi is 1 or its cell's rate over the
-    documents not certain, (n_c - m_c) / (N_c - m_c): a stratified SRS (uniform and stratified
-    designs) or a top-up SRS of each cell given the documents judged before (the planner's
-    designs and later rounds, ``design/sampling/allocated.py``: conditionally on the earlier
-    judgments, the same design on the rest); None otherwise (importance samples). Cached."""
-    def build():
-        j = ctx.judgments
-        n_topics, n_strata = j.stratum_size.shape
-        judged = np.flatnonzero(j.state == JUDGED)
-        topic = ctx.collection.tdi_topic[judged].astype(np.int64)
-        stratum = np.maximum(j.stratum[judged], 0).astype(np.int64)
-        pi = d.tdi_pi[judged]
-        certain = pi >= 1.0
-        m = np.bincount(topic[certain] * n_strata + stratum[certain],
-                        minlength=n_topics * n_strata).reshape(n_topics, n_strata)
-        size = j.stratum_size.astype(np.float64) - m
-        sampled = j.stratum_sampled.astype(np.float64) - m
-        rate = safe_divide(sampled, size)
-        r = rate[topic[~certain], stratum[~certain]]
-        if not np.all(np.abs(pi[~certain] - r) <= 1e-9 * np.maximum(r, 1e-12)):
-            return None
-        fp = frame_positions(ctx)
-        sure = (j.state[fp.docs] == JUDGED) & (d.tdi_pi[fp.docs] >= 1.0)
-        none = np.zeros((n_topics, 1))
-        return OpenCells(np.hstack([size, none]), np.hstack([sampled, none]),
-                         np.where(sure, n_strata, fp.stratum),
-                         np.where(sure, 1.0, rate[fp.topic, fp.stratum]))
-
-    return ctx.shared(("ht_open_cells", d), build)
+from .inclusion import HTDesign, ht_design, stratum_rates
 
 
 def stratified_srs(ctx, d: HTDesign) -> bool:
-    """Whether the anticipated variance applies to the design (:func:`open_cells`)."""
-    return open_cells(ctx, d) is not None
+    """Whether every judged document's pi is its stratum's rate n/N (cached per context)."""
+    def build():
+        j = ctx.judgments
+        judged = np.flatnonzero(j.state == JUDGED)
+        r = stratum_rates(j)[ctx.collection.tdi_topic[judged], np.maximum(j.stratum[judged], 0)]
+        return bool(np.all(np.abs(d.tdi_pi[judged] - r) <= 1e-9 * np.maximum(r, 1e-12)))
+
+    return ctx.shared(("ht_stratified_srs", d), build)
 
 
 @dataclass(frozen=True)
@@ -201,11 +155,11 @@ def expected_judged(ctx) -> np.ndarray | None:
     variance does not apply. What :func:`expected_support` and :func:`expected_found` add up
     (cached)."""
     def build():
-        d = ht_design(ctx)
-        fitted = fitted_relevance(ctx, d)
+        fitted = fitted_relevance(ctx, ht_design(ctx))
         if fitted is None:
             return None
-        return open_cells(ctx, d).rate * fitted
+        fp = frame_positions(ctx)
+        return stratum_rates(ctx.judgments)[fp.topic, fp.stratum] * fitted
 
     return ctx.shared(("ht_expected_judged", ctx.rel_level), build)
 
@@ -317,10 +271,10 @@ def ratio_variance(ctx, d: HTDesign, probs: np.ndarray, weight: np.ndarray, gain
     ``weight``: per position of :func:`frame_positions` (0 where the position adds nothing to
     the numerator); ``gain``, ``slope``: (T, G) by grade; ``theta``, ``y``: per segment (a
     total: theta = 0, y = 1)."""
-    cells = open_cells(ctx, d)
+    j = ctx.judgments
     fp = frame_positions(ctx)
-    n_cells, n_topics, n_seg = cells.size.shape[1], ctx.n_topics, ctx.n_seg
-    topic, stratum = fp.topic, cells.cell
+    n_cells, n_topics, n_seg = d.n_cells, ctx.n_topics, ctx.n_seg
+    topic, stratum = fp.topic, fp.stratum
 
     def moment(f):  # per frame document, E f(x_d)
         return (probs * f[topic]).sum(axis=1)
@@ -342,7 +296,8 @@ def ratio_variance(ctx, d: HTDesign, probs: np.ndarray, weight: np.ndarray, gain
     second = a2 - 2.0 * c * ab + c * c * s2  # sum E z^2 (times y^2)
     first = a1 - c * s1  # sum E z
     spread = second - (a11 - 2.0 * c * a1b1 + c * c * s11)  # sum Var z
-    size, n = cells.size[t], cells.sampled[t]
+    size = j.stratum_size.astype(np.float64)[t]
+    n = j.stratum_sampled.astype(np.float64)[t]
     ss = np.maximum(second - safe_divide(first * first + spread, size), 0.0)
     open_cell = (n > 0) & (n < size)
     factor = np.where(open_cell, size * size * (safe_divide(1.0, n) - safe_divide(1.0, size))

@@ -76,14 +76,13 @@ class HT(Measure):
     def expected_support(self, ctx, cutoff):
         """Per segment: the relevant documents the design is expected to judge within
         ``cutoff`` of each ranking, for the reliability rule (``anticipated.expected_support``);
-        None where the design is not a stratified simple random sample (of the
-        documents not judged before: ``anticipated.open_cells``)."""
+        None where the design is not a stratified simple random sample."""
         return expected_support(ctx, cutoff)
 
     def expected_found(self, ctx):
         """Per topic: the relevant documents the design is expected to judge in the topic's
         pool, for the reliability rule (``anticipated.expected_found``); None where the design
-        is not a stratified simple random sample (``anticipated.open_cells``)."""
+        is not a stratified simple random sample."""
         return expected_found(ctx)
 
     def estimated_bias(self, ctx, from_sample=False):
@@ -91,7 +90,7 @@ class HT(Measure):
         estimate leaves it in (nDCG); where it is removed (AP, recall), the next term's bound,
         |that bias| times the denominator's coefficient of variation (capped at 1); 0 for
         topics not identified, and None for totals (P@k, RBP, num_rel: unbiased). Where the
-        variance is the anticipated one (``anticipated.open_cells``), the bias and the
+        variance is the anticipated one (a stratified simple random sample), the bias and the
         coefficient are the relevance model's at its centre (``Estimate.model_bias``), which do
         not rise and fall with the draw; elsewhere, or ``from_sample``, the sample's, at the
         estimate."""
