@@ -83,17 +83,12 @@ import numpy as np
 from scipy.special import expit
 
 from ...model import JUDGED
-from ...stats.logistic import random_slope_logit
+from ...stats.logistic import random_intercept_logit
 from ..context import safe_divide
 from ..pool_layout import pool_layout, pooled_segments
 from .frame_sums import ap_numerator_weights, segment_stratum_moments
 from .ideal_dcg import ideal_and_slopes
 from .inclusion import HTDesign, ht_design, stratum_rates
-
-#: the column of log(best rank) in :func:`_features`, whose slope is the topic's own
-BEST_RANK = 2
-#: prior standard deviation of a topic's slope in log(best rank) around the common one
-SLOPE_SD = 1.0
 
 
 def stratified_srs(ctx, d: HTDesign) -> bool:
@@ -220,10 +215,9 @@ def _fit(ctx, d: HTDesign):
     shared = _shared_strata(stratum, topic, j.stratum_size.shape[1], ctx.n_topics)
     for h in shared[1:]:  # the design's strata: the fit is calibrated within each
         x = np.column_stack([x, (stratum == h).astype(np.float64)])
-    coef, offset, slope = random_slope_logit(x[judged], relevant[judged].astype(np.float64),
-                                             topic[judged], ctx.n_topics, BEST_RANK,
-                                             slope_sd=SLOPE_SD)
-    p = expit(x @ coef + offset[topic] + slope[topic] * x[:, BEST_RANK])
+    coef, offset = random_intercept_logit(x[judged], relevant[judged].astype(np.float64),
+                                          topic[judged], ctx.n_topics)
+    p = expit(x @ coef + offset[topic])
     share = np.bincount(grade[relevant], weights=1.0 / d.tdi_pi[frame[relevant]],
                         minlength=n_grades)
     share = share / share.sum()
