@@ -209,3 +209,28 @@ def test_with_the_truth_for_a_model_the_anticipated_bias_is_the_ratios_bias(monk
     anticipated_bias = biases[0][always].sum()
     assert abs(anticipated_bias) > 3 * se
     assert abs(observed.mean() - anticipated_bias) < 3 * se
+
+
+def test_a_context_caching_its_estimates_is_freed_without_the_cycle_collector():
+    """The model's bias keeps per-cell sums (``anticipated.RatioMoments``), not a closure over
+    the context that caches the estimate: reference counting alone frees a context and its
+    arrays (with the closure, a 100-trial comparison simulation on TREC-8 held every trial's
+    until the cyclic collector ran, and grew past 22 GB)."""
+    import gc
+    import weakref
+
+    col, frame = synthetic(4, n_topics=4, n_docs=300, depth=120, grades=(0, 0, 1, 1, 2))
+    design = Stratified(parse_strata("1-10:0.6,11-:0.25"))
+    gc.collect()
+    gc.disable()
+    try:
+        for name in ("AP", "nDCG"):
+            ctx = EvalContext(col, design.sample(frame, rng=np.random.default_rng(1)))
+            (m,) = parse(name)
+            e = estimate(ctx, m)
+            assert e.model_bias is not None and np.isfinite(e.model_bias.bias).all()
+            ref = weakref.ref(ctx)
+            del ctx, e
+            assert ref() is None, name
+    finally:
+        gc.enable()

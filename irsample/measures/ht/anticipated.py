@@ -271,6 +271,46 @@ def ratio_variance(ctx, d: HTDesign, probs: np.ndarray, weight: np.ndarray, gain
     ``weight``: per position of :func:`frame_positions` (0 where the position adds nothing to
     the numerator); ``gain``, ``slope``: (T, G) by grade; ``theta``, ``y``: per segment (a
     total: theta = 0, y = 1)."""
+    return ratio_moments(ctx, d, probs, weight, gain, slope, y).variance(theta)
+
+
+@dataclass(frozen=True)
+class RatioMoments:
+    """Per segment and cell, the model's sums the anticipated variance of a linearised ratio is
+    built from (:func:`ratio_moments`), so that it can be evaluated at any centre without a
+    pass over the positions and without holding the context (an estimate cached in its
+    context keeps these, not a closure over the context: no reference cycle, freed as soon as
+    the context is). ``a1``, ``a2``, ``ab``, ``a11``, ``a1b1``: the run's weighted moments;
+    ``s1``, ``s2``, ``s11``: the slope's; ``size``: N_c; ``factor``: N_c^2 (1/n_c - 1/N_c) /
+    (N_c - 1) for a cell partly judged, 0 otherwise; ``y``: the denominator per segment."""
+
+    a1: np.ndarray
+    a2: np.ndarray
+    ab: np.ndarray
+    a11: np.ndarray
+    a1b1: np.ndarray
+    s1: np.ndarray
+    s2: np.ndarray
+    s11: np.ndarray
+    size: np.ndarray
+    factor: np.ndarray
+    y: np.ndarray
+
+    def variance(self, theta: np.ndarray) -> np.ndarray:
+        """Per segment: the anticipated variance linearised at the centre ``theta``."""
+        c = theta[:, None]
+        second = self.a2 - 2.0 * c * self.ab + c * c * self.s2  # sum E z^2 (times y^2)
+        first = self.a1 - c * self.s1  # sum E z
+        spread = second - (self.a11 - 2.0 * c * self.a1b1 + c * c * self.s11)  # sum Var z
+        ss = np.maximum(second - safe_divide(first * first + spread, self.size), 0.0)
+        v = (self.factor * ss).sum(axis=1)
+        y = self.y
+        return np.where(y > 0, v / np.where(y > 0, y * y, 1.0), 0.0)
+
+
+def ratio_moments(ctx, d: HTDesign, probs: np.ndarray, weight: np.ndarray, gain: np.ndarray,
+                  slope: np.ndarray, y: np.ndarray) -> RatioMoments:
+    """:class:`RatioMoments` of z_d as in :func:`ratio_variance` (one pass over the positions)."""
     j = ctx.judgments
     fp = frame_positions(ctx)
     n_cells, n_topics, n_seg = d.n_cells, ctx.n_topics, ctx.n_seg
@@ -292,18 +332,12 @@ def ratio_variance(ctx, d: HTDesign, probs: np.ndarray, weight: np.ndarray, gain
     s1, s2, s11 = (by_cell(v)[t] for v in (m_s, m_ss, m_s * m_s))
     a1, a2, ab, a11, a1b1 = segment_stratum_moments(
         fp.seg, fp.doc, weight, stratum, m_g, m_gg, m_gs, m_s, n_seg, n_cells)
-    c = theta[:, None]
-    second = a2 - 2.0 * c * ab + c * c * s2  # sum E z^2 (times y^2)
-    first = a1 - c * s1  # sum E z
-    spread = second - (a11 - 2.0 * c * a1b1 + c * c * s11)  # sum Var z
     size = j.stratum_size.astype(np.float64)[t]
     n = j.stratum_sampled.astype(np.float64)[t]
-    ss = np.maximum(second - safe_divide(first * first + spread, size), 0.0)
     open_cell = (n > 0) & (n < size)
     factor = np.where(open_cell, size * size * (safe_divide(1.0, n) - safe_divide(1.0, size))
                       / np.maximum(size - 1.0, 1.0), 0.0)
-    v = (factor * ss).sum(axis=1)
-    return np.where(y > 0, v / np.where(y > 0, y * y, 1.0), 0.0)
+    return RatioMoments(a1, a2, ab, a11, a1b1, s1, s2, s11, size, factor, y)
 
 
 def model_ap(ctx, probs: np.ndarray, rel_level: int, cutoff: int):

@@ -100,6 +100,7 @@ from .anticipated import (
     model_ap,
     model_ndcg,
     rank_weights,
+    ratio_moments,
     ratio_variance,
     relevance_gains,
 )
@@ -126,9 +127,10 @@ class ModelBias:
     (not scaled by the floor: below): ``bias`` = (theta_m V(Y^) - C(X^, Y^)) / Y^2, the ratio's
     second-order bias, and ``rel_var_den`` = V(Y^) / Y^2, the denominator's squared
     coefficient of variation. Both come from the anticipated variance f(c) = (V(X) - 2 c C +
-    c^2 V(Y)) / Y^2, quadratic in the centre c: ``variance_at`` (f), ``centre`` (theta_m) and
-    ``at_centre`` (f(theta_m)); f at theta_m +- 1 is computed on first use (only the reliability
-    rule reads them: an evaluation without intervals does not pay for the two passes)."""
+    c^2 V(Y)) / Y^2, quadratic in the centre c: ``variance_at`` (f, ``RatioMoments.variance``:
+    sums kept per segment and cell, no reference to the context, which caches the estimate),
+    ``centre`` (theta_m) and ``at_centre`` (f(theta_m)); f at theta_m +- 1 is computed on first
+    use (only the reliability rule reads them)."""
 
     variance_at: Callable[[np.ndarray], np.ndarray]
     centre: np.ndarray
@@ -245,12 +247,8 @@ def _estimate(ctx, m: Measure) -> Estimate:
             gain = relevance_gains(ctx, probs)
             weight = ap_weights(ctx, probs, ctx.rel_level, cutoff)
             theta_m, r_m = model_ap(ctx, probs, ctx.rel_level, cutoff)
-
-            def variance_at(centre):
-                return ratio_variance(ctx, d, probs, weight, gain, gain, centre,
-                                      r_m[ctx.seg_topic])
-
-            anticipated = (variance_at, theta_m)
+            moments = ratio_moments(ctx, d, probs, weight, gain, gain, r_m[ctx.seg_topic])
+            anticipated = (moments.variance, theta_m)
 
         est = _ratio(ctx, d, num, influence, r, tdi_rel, own=jackknife_variance(ctx, d, replicates),
                      anticipated=anticipated)
@@ -418,12 +416,8 @@ def _ndcg(ctx, d: HTDesign, m: NDCG) -> Estimate:
     if probs is not None:
         weight = rank_weights(ctx, discount, cutoff)
         theta_m, ideal_m, slope_m = model_ndcg(ctx, probs, gains, weight, cutoff)
-
-        def variance_at(centre):
-            return ratio_variance(ctx, d, probs, weight, gains, slope_m, centre,
-                                  ideal_m[ctx.seg_topic])
-
-        anticipated = (variance_at, theta_m)
+        moments = ratio_moments(ctx, d, probs, weight, gains, slope_m, ideal_m[ctx.seg_topic])
+        anticipated = (moments.variance, theta_m)
 
     return _ratio(ctx, d, num, term, den, tdi_slope, correct=False, anticipated=anticipated,
                   donors=single_hit_weights(ctx, d, sampled)[ctx.seg_topic])
