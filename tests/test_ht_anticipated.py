@@ -156,28 +156,21 @@ def test_the_floor_scales_the_anticipated_variances_up_to_the_samples_sum_only()
 @pytest.mark.parametrize("name", ["AP", "nDCG", "nDCG@10"])
 def test_with_the_truth_for_a_model_the_centre_is_the_true_ratio(name, monkeypatch):
     """The anticipated variance is linearised at the model's own ratio and denominator
-    (``anticipated.model_ap``, ``model_ndcg``); with the truth as the model they are each
-    run's true AP or nDCG on the frame, whatever the draw."""
+    (``anticipated.model_ap``, ``model_ndcg``, as the estimator calls them: the centre its
+    ``model_bias`` keeps); with the truth as the model they are each run's true AP or nDCG on
+    the frame, whatever the draw."""
     col, frame = synthetic(4, n_topics=4, n_docs=300, depth=120, grades=(0, 0, 1, 1, 2))
     (m,) = parse(name)
     truth = estimate(EvalContext(col, frame.judgments()), m).value
     grades = _true_grades(col, frame)
+    real = anticipated.grade_probabilities
+    monkeypatch.setattr("irsample.measures.ht.estimator.grade_probabilities",
+                        lambda ctx, d: None if real(ctx, d) is None
+                        else grades[anticipated.frame_positions(ctx).docs])
     sample = Stratified(parse_strata("1-10:0.6,11-:0.25")).sample(frame, rng=7)
-    ctx = EvalContext(col, sample)
-    probs = grades[anticipated.frame_positions(ctx).docs]
-    if name == "AP":
-        centre, _ = anticipated.model_ap(ctx, probs, ctx.rel_level, 10 ** 9)
-    else:
-        from irsample.measures.trec_eval.gain_tables import shared_gain_tables
-
-        cutoff = getattr(m, "k", None) or 10 ** 9
-        gains = np.zeros((ctx.n_topics, probs.shape[1]))
-        table = shared_gain_tables(ctx, ())[0]
-        gains[:, :table.shape[1]] = table[:, :probs.shape[1]]
-        discount = 1.0 / np.log2(np.arange(2, int(ctx.seg_len.max()) + 2, dtype=np.float64))
-        weight = anticipated.rank_weights(ctx, discount, cutoff)
-        centre = anticipated.model_ndcg(ctx, probs, gains, weight, cutoff)[0]
-    np.testing.assert_allclose(centre, truth, rtol=1e-12, atol=1e-12)
+    e = estimate(EvalContext(col, sample), m)
+    assert e.model_bias is not None
+    np.testing.assert_allclose(e.model_bias.centre, truth, rtol=1e-12, atol=1e-12)
 
 
 def test_with_the_truth_for_a_model_the_anticipated_bias_is_the_ratios_bias(monkeypatch):
