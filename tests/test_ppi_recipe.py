@@ -31,6 +31,8 @@ def test_model_assisted_recipe_writes_results_and_figure(tmp_path):
     assert set(table["measure"]) == {"AP", "nDCG"}
     assert np.all((table["coverage"] >= 0) & (table["coverage"] <= 1))
     assert np.all(table["halfwidth_ratio"] <= 1.0 + 1e-9)  # the guard: never wider than ht
+    errors = ["coverage_unflagged_se", "flagged_se", "ht_coverage_unflagged_se", "ht_flagged_se"]
+    assert table[errors].isna().all().all()  # one trial: no Monte Carlo error to estimate
     written = write_report(report, tmp_path)
     assert (tmp_path / "halfwidth.png").exists() and (tmp_path / "report.md") in written
 

@@ -10,7 +10,7 @@ import pytest
 
 from irsample.cli import main
 from irsample.experiments import CollectionFiles
-from irsample.experiments.coverage import interval_checks
+from irsample.experiments.coverage import interval_checks, monte_carlo_errors
 from irsample.experiments.recipes import RECIPES, Context, run_recipe
 from irsample.experiments.report import markdown_table, write_report
 
@@ -24,6 +24,7 @@ EXPECTED = {
     "xinfap-terabyte": (["## Agreement with true MAP", "xinfAP tau", "infAP rms", "3.5%"],
                         ["xinfap_terabyte.png"]),
     "ci-coverage": (["## Coverage, half-width, bias, RMS, tau", "halfwidth", "planned",
+                     "coverage_unflagged_se", "flagged_se",
                      "## Estimates vs truth", "## Pool bias"], ["estimate_vs_truth.png"]),
     "voorhees14": (["## Judgments per topic", "## Accuracy of significant pairs", "2strata",
                     "## R^ vs true R"], ["r_hat.png"]),
@@ -117,6 +118,29 @@ def test_interval_checks():
     assert out["coverage"] == pytest.approx(0.95, abs=0.01)
     assert out["ks_pass"] >= 0.8
     assert out["observed_sd"] == pytest.approx(0.1, abs=0.01)
+
+
+def test_monte_carlo_errors_count_trials_not_runs():
+    """Runs that miss together (a trial covers all its runs or none) make a coverage whose
+    Monte Carlo SE is that of the trials, sqrt(p (1 - p) / (T - 1)) with ddof 1, not of T x runs
+    independent intervals; the flagged share's and the unflagged coverage's likewise."""
+    rng = np.random.default_rng(3)
+    trials, runs = 400, 50
+    hit = rng.random(trials) < 0.9
+    covered = np.repeat(hit[:, None], runs, axis=1)
+    flagged = np.zeros_like(covered)
+    flagged[::4] = True  # every fourth trial flags all its runs
+    out = monte_carlo_errors(covered, flagged)
+    assert out["coverage_se"] == pytest.approx(hit.std(ddof=1) / np.sqrt(trials))
+    assert out["coverage_se"] > 5 * np.sqrt(0.09 / (trials * runs))
+    kept = hit[np.arange(trials) % 4 != 0]  # a domain: the flagged trials count with n_t = 0
+    domain = np.sqrt(trials / (trials - 1) * np.sum((kept - kept.mean()) ** 2)) / kept.size
+    assert out["coverage_unflagged_se"] == pytest.approx(domain, rel=1e-12)
+    share = np.arange(trials) % 4 == 0
+    assert out["flagged_se"] == pytest.approx(share.std(ddof=1) / np.sqrt(trials))
+    independent = monte_carlo_errors(rng.random((trials, runs)) < 0.9, np.zeros_like(covered))
+    assert independent["coverage_se"] == pytest.approx(np.sqrt(0.09 / (trials * runs)), rel=0.15)
+    assert np.isnan(monte_carlo_errors(covered[:1], flagged[:1])["coverage_se"])
 
 
 def test_steadiness_of_the_variance_estimate():

@@ -27,10 +27,13 @@ rule flags (:mod:`irsample.measures.reliability`), ``coverage_unflagged`` and
 ``tau`` = mean over trials of Kendall's tau-b between the runs' estimates and truths;
 ``sd_ratio`` = predicted SD (half-width / z) over the SD observed across trials, averaged over
 runs; ``ks_pass`` = share of runs whose standardised errors pass a KS test against N(0, 1) at
-5%; ``se_error_corr`` (:func:`steadiness`) = the correlation over trials of a run's error with
-its standard error, averaged over runs: intervals whose variance is right on average still miss
-when the variance estimate is unsteady and shrinks with the estimate
-(benchmarks/interval_studentization.py).
+5%; ``coverage_se``, ``coverage_unflagged_se`` and ``flagged_se``: the Monte Carlo standard
+errors of those three shares, the trials being the independent units (a trial's runs share its
+draw, so they miss together and the run means of a trial count as far fewer than their number;
+:func:`monte_carlo_errors`); ``se_error_corr`` (:func:`steadiness`) = the correlation over
+trials of a run's error with its standard error, averaged over runs: intervals whose variance
+is right on average still miss when the variance estimate is unsteady and shrinks with the
+estimate (benchmarks/interval_studentization.py).
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ from ..design import parse_design, uniform
 from ..design.planner.sequential import PlannedDesign
 from ..errors import MeasureError
 from ..stats import intervals
-from ..stats.intervals import covers
+from ..stats.intervals import covers, share_standard_error
 from . import pool_bias
 from .data import parse_one
 from .registry import PAPER_000, Context, pool_size, recipe, run_experiment
@@ -158,12 +161,24 @@ def coverage_table(result, level: float = 0.95) -> pd.DataFrame:
                      "coverage_unflagged": _share(covered[~flagged]),
                      "flagged": float(flagged.mean()),
                      "coverage_flagged": _share(covered[flagged]),
+                     **monte_carlo_errors(covered, flagged),
                      "halfwidth": float(np.mean(half)),
                      "bias": checks["bias"], "rms": checks["rms"],
                      "tau": float(tau.loc[(strat, setting, measure)]),
                      "sd_ratio": ratio, "ks_pass": checks["ks_pass"],
                      "se_error_corr": checks["se_error_corr"]})
     return pd.DataFrame(rows)
+
+
+def monte_carlo_errors(covered: np.ndarray, flagged: np.ndarray) -> dict:
+    """``coverage_se``, ``coverage_unflagged_se`` and ``flagged_se``: the Monte Carlo standard
+    errors of ``coverage``, ``coverage_unflagged`` and ``flagged`` (arrays [trial, run]) with the
+    trials as the independent units (:func:`~irsample.stats.intervals.share_standard_error`)."""
+    runs = np.full(covered.shape[0], covered.shape[1])
+    return {"coverage_se": share_standard_error(covered.sum(axis=1), runs),
+            "coverage_unflagged_se": share_standard_error((covered & ~flagged).sum(axis=1),
+                                                          (~flagged).sum(axis=1)),
+            "flagged_se": share_standard_error(flagged.sum(axis=1), runs)}
 
 
 def _share(values: np.ndarray) -> float:

@@ -29,7 +29,8 @@ intervals, mean half-width, halfwidth_ratio = ppi's mean half-width / ht's (same
 and RMS error of ppi; ht's coverage and half-width; Kendall's tau against the truth of ppi, ht
 and auto-only; the mean lambda and the realised kappa; ``flagged`` and ``ht_flagged``, the share
 of run means whose interval the reliability rule flags (:mod:`irsample.measures.reliability`),
-and ``coverage_unflagged`` / ``ht_coverage_unflagged``, the coverage of the others.
+and ``coverage_unflagged`` / ``ht_coverage_unflagged``, the coverage of the others, with their
+Monte Carlo standard errors (``_se``: the trials as the independent units).
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ from ..measures import EvalContext, parse
 from ..measures.ppi.estimate import ppi_estimate
 from ..measures.reliability import assess
 from ..stats.agreement import cohen_kappa
+from ..stats.intervals import share_standard_error
 from .data import load
 from .registry import Context, recipe
 from .report import Report, Section
@@ -262,14 +264,29 @@ def summarise(trials: pd.DataFrame) -> pd.DataFrame:
             out[f"{prefix}flagged"] = sums[f"{prefix}flagged_n"] / sums[f"{prefix}runs_n"]
             out[f"{prefix}coverage_unflagged"] = (sums[f"{prefix}covered_unflagged_n"]
                                                   / unflagged.where(unflagged > 0))
+        out = out.join(g.apply(_monte_carlo_errors, include_groups=False).reset_index(drop=True))
     out["halfwidth_ratio"] = out["halfwidth"] / out["ht_halfwidth"]
     out["rms"] = np.sqrt(out.pop("mse"))
     out["ht_rms"] = np.sqrt(out.pop("ht_mse"))
     first = ["strategy", "percent", "labels", "measure", "coverage", "halfwidth",
              "halfwidth_ratio", "bias", "rms"]
     first += [c for c in ("coverage_unflagged", "flagged", "ht_coverage_unflagged",
-                          "ht_flagged") if c in out]
+                          "ht_flagged", "coverage_unflagged_se", "flagged_se",
+                          "ht_coverage_unflagged_se", "ht_flagged_se") if c in out]
     return out[first + [c for c in out.columns if c not in first]]
+
+
+def _monte_carlo_errors(trials: pd.DataFrame) -> pd.Series:
+    """Monte Carlo standard errors of one cell's ``flagged`` and ``coverage_unflagged`` (and
+    ``ht_``), the trials being the independent units
+    (:func:`~irsample.stats.intervals.share_standard_error`)."""
+    out = {}
+    for prefix in ("", "ht_"):
+        runs, flagged = trials[f"{prefix}runs_n"], trials[f"{prefix}flagged_n"]
+        out[f"{prefix}coverage_unflagged_se"] = share_standard_error(
+            trials[f"{prefix}covered_unflagged_n"], runs - flagged)
+        out[f"{prefix}flagged_se"] = share_standard_error(flagged, runs)
+    return pd.Series(out)
 
 
 def halfwidth_figure(table: pd.DataFrame, path):

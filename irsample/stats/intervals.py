@@ -6,7 +6,8 @@ the standard library's :class:`statistics.NormalDist` (Wichura's AS241 algorithm
 scipy nor anything else is imported for it. :func:`normal_interval` is the Wald interval
 estimate -/+ z sqrt(variance) (e.g. Cochran, Sampling Techniques, 3rd ed., §2.8). Results are
 :class:`Interval` objects, like ``scipy.stats``' confidence intervals: ``low, high = interval``
-unpacks them.
+unpacks them. :func:`share_standard_error` is the Monte Carlo standard error of a coverage or
+another share pooled over independent simulation trials.
 """
 
 from __future__ import annotations
@@ -71,3 +72,18 @@ def normal_interval(estimate, variance, level: float, *, method: str = "normal")
 def _out(a):
     """0-d arrays as Python floats (scalar in, scalar out, as scipy.stats does)."""
     return a.item() if a.ndim == 0 else a
+
+
+def share_standard_error(hits, totals) -> float:
+    """Monte Carlo standard error of a share pooled over independent trials, r = sum h_t /
+    sum n_t, with ``hits`` h_t and ``totals`` n_t per trial (the trials are the independent
+    units: a trial's runs share its draw, and miss together). The linearised variance of a
+    ratio of totals over T sampled clusters (Cochran, Sampling Techniques, 3rd ed., §6.4 and
+    §9A.2): se^2 = T / (T - 1) sum (h_t - r n_t)^2 / (sum n_t)^2. NaN with fewer than two trials
+    or nothing counted."""
+    h, n = np.asarray(hits, dtype=float), np.asarray(totals, dtype=float)
+    total, trials = float(n.sum()), h.size
+    if trials < 2 or total <= 0:
+        return float("nan")
+    r = h.sum() / total
+    return float(np.sqrt(trials / (trials - 1) * np.sum((h - r * n) ** 2)) / total)
