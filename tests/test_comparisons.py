@@ -108,6 +108,11 @@ def test_type_one_error_of_unflagged_pairs(files):
         assert s.loc["ht", "type_one_error_unflagged"] == pytest.approx(
             t.unflagged_rejections.sum() / unflagged)
     assert np.isnan(s.loc["t", "flagged"]) and np.isnan(s.loc["t", "type_one_error_unflagged"])
+    assert np.isnan(s.loc["t", "unflagged_se"])
+    # the standard errors count the trials (the pairs of a trial share its draw)
+    rate = s.loc["ht", "type_one_error"]
+    spread = t.rejections - rate * t.pairs
+    assert s.loc["ht", "se"] == pytest.approx(np.sqrt(3 / 2 * np.sum(spread**2)) / t.pairs.sum())
 
 
 def test_pair_accuracy_classifies_every_pair(files):

@@ -13,10 +13,12 @@ so a stratified design samples a document at rank 3 of the twin as a top-stratum
 
 :func:`type_one_error`: per design and trial one draw from the frame; every test (name ->
 function of the evaluation, returning per pair a p-value) is applied to every (run, twin) pair;
-the type-I error is the share of (pair, trial) with p < ``alpha``, with its binomial standard
-error sqrt(e (1 - e) / n); for a test that gives each pair's reliability status (the ht
-comparison, :mod:`irsample.measures.reliability`), ``flagged`` is the share of (pair, trial)
-flagged and ``type_one_error_unflagged`` the type-I error among the others.
+the type-I error is the share of (pair, trial) with p < ``alpha``, with its Monte Carlo
+standard error ``se`` with the trials as the independent units (the pairs of a trial share its
+draw: :func:`~irsample.stats.intervals.share_standard_error`); for a test that gives each pair's
+reliability status (the ht comparison, :mod:`irsample.measures.reliability`), ``flagged`` is the
+share of (pair, trial) flagged and ``type_one_error_unflagged`` the type-I error among the
+others (``unflagged_se`` its standard error).
 
 Tests (:func:`default_tests`): ``t-test(xinfAP)`` (:func:`t_test`), a paired t-test over topics
 on the per-topic estimates (the topics as the random sample; the sample's own variance unused),
@@ -37,6 +39,7 @@ import pandas as pd
 from ..design import SamplingFrame, stratified
 from ..evaluation import evaluate_collection
 from ..model import Collection
+from ..stats.intervals import share_standard_error
 from ..stats.pairs import CLASSES, PairCounts, PairDecisions, classify_decisions
 from ..stats.tests import all_pairs, pairwise
 from .data import CollectionFiles, load, parse_one
@@ -159,14 +162,18 @@ def type_one_error(files: CollectionFiles, designs: Mapping[str, object],
                [["pairs", "rejections", "undefined"]].sum())
     rate = summary.rejections / summary.pairs
     summary["type_one_error"] = rate
-    summary["se"] = np.sqrt(rate * (1 - rate) / summary.pairs)
     judged = per_trial.groupby(["design", "test"], sort=False)
+    summary["se"] = judged.apply(lambda g: share_standard_error(g.rejections, g.pairs),
+                                 include_groups=False)
     checked = judged.flagged.min() >= 0  # tests that give a pair's status
     flagged = judged.flagged.sum().where(checked)
     unflagged = summary.pairs - flagged
     summary["flagged"] = flagged / summary.pairs
     summary["type_one_error_unflagged"] = (judged.unflagged_rejections.sum().where(checked)
                                            / unflagged.where(unflagged > 0))
+    summary["unflagged_se"] = judged.apply(
+        lambda g: share_standard_error(g.unflagged_rejections, g.pairs - g.flagged),
+        include_groups=False).where(checked)
     return {"summary": summary.reset_index(), "trials": per_trial,
             "max_truth_difference": gap, "alpha": alpha,
             "seconds": time.perf_counter() - start}
@@ -302,7 +309,8 @@ def comparisons(context: Context, p: dict) -> Report:
                 "the frame's grade classes: every frame measure equal, rankings different); "
                 f"one draw per design and trial; rejections at {p['alpha']} over all (run, "
                 f"twin) pairs x trials ({'all' if chosen is None else len(chosen)} runs "
-                "twinned), se = binomial standard error. Designs at equal "
+                "twinned), se and unflagged_se = Monte Carlo standard errors with the "
+                "trials as the units (a trial's pairs share its draw). Designs at equal "
                 "judgments as in ci-coverage. " + describe(one["summary"], p["alpha"])
                 + ".", one["summary"]),
         Section("Accuracy of significant pairs (paper 002's protocol)",
