@@ -129,6 +129,33 @@ def test_expected_support_is_the_design_expectation_of_the_judged_count(monkeypa
                                     lambda ctx: anticipated.expected_support(ctx, 10))
 
 
+def test_expected_sample_is_the_design_expectation_of_the_judged_positions(monkeypatch):
+    """Rule 1's sample size on a stratified SRS (``anticipated.expected_sample``): the sum of
+    pi_d over the frame positions of each run's top 10 is the same in every draw and matches
+    the mean of the positions judged there in 400 draws within 4 standard errors; its
+    ``positions`` are the pooled positions there, and ``relevant`` (fitted relevance) lies
+    between 0 and them."""
+    from irsample.measures.pool_layout import UNJUDGED, pooled_positions, pooled_segments
+
+    def judged_positions(ctx):
+        _, rank, grade, _ = pooled_positions(ctx)
+        return np.bincount(pooled_segments(ctx)[(grade != UNJUDGED) & (rank < 10)],
+                           minlength=ctx.n_seg).astype(float)
+
+    _matches_the_truths_expectation(monkeypatch, 5, judged_positions,
+                                    lambda ctx: anticipated.expected_sample(ctx, 10).judged)
+    col, frame = synthetic(4, n_topics=4, n_docs=300, depth=120, grades=(0, 0, 1, 1, 2))
+    ctx = EvalContext(col, Stratified(parse_strata("1-10:0.6,11-:0.25")).sample(
+        frame, rng=np.random.default_rng(9)))
+    sample = anticipated.expected_sample(ctx, 10)
+    _, rank, _, _ = pooled_positions(ctx)
+    pooled = np.bincount(pooled_segments(ctx)[rank < 10], minlength=ctx.n_seg)
+    np.testing.assert_array_equal(sample.positions, pooled)
+    assert pooled.max() == 10
+    assert np.all(sample.relevant >= 0) and np.all(sample.relevant <= sample.positions + 1e-9)
+    assert np.all(sample.judged < sample.positions + 1e-9)
+
+
 def test_expected_found_is_the_design_expectation_of_each_topics_judged_count(monkeypatch):
     """Rule 2's count on a stratified SRS (``anticipated.expected_found``): with the truth as
     the relevance model it is sum pi_d x_d over the topic's frame, the same in every draw, and

@@ -336,6 +336,45 @@ def test_support_is_the_designs_expectation_for_design_based_estimators(samples)
                            ht_count)  # not the draw's count
 
 
+def test_normal_sample_size_is_cochrans_rule_as_revised():
+    """n > 28 + 25 G1^2 (Sugden, Smith & Jones 2000), G1 the skewness of 0/1 values with a
+    share p of ones: 28 at p = 0.5, symmetric in p and 1 - p, infinite at 0 and 1."""
+    from irsample.measures.reliability import normal_sample_size
+
+    p = np.array([0.5, 0.1, 0.9, 0.02, 0.0, 1.0])
+    need = normal_sample_size(p)
+    assert need[0] == pytest.approx(28.0)
+    assert need[1] == pytest.approx(28 + 25 * 0.64 / 0.09) and need[2] == pytest.approx(need[1])
+    assert need[3] == pytest.approx(28 + 25 * 0.96**2 / (0.02 * 0.98))
+    assert np.isinf(need[4]) and np.isinf(need[5])
+
+
+def test_design_based_support_is_the_sample_size_the_normal_interval_needs(samples):
+    """For ht(M) on a uniform sample rule 1 flags a run exactly when the positions the design
+    is expected to judge within the cut-off fall short of Cochran's revised size at the run's
+    fitted relevance rate there, while most of those positions are unjudged; the reason says
+    so with the numbers."""
+    from irsample.measures import parse
+    from irsample.measures.reliability import assess, normal_sample_size, open_share
+
+    ctx, evaluated = _thin_context(samples)
+    shape = evaluated.shape
+    (m,) = parse("ht(P@10)")
+    found = assess(ctx, m, evaluated, np.zeros(shape))
+    sample = m.expected_sample(ctx, 10)
+
+    def per_run(x):
+        return np.where(evaluated, x.reshape(shape), 0.0).sum(1)
+
+    n, rate = per_run(sample.judged), per_run(sample.relevant) / per_run(sample.positions)
+    low = (n < normal_sample_size(rate)) & (open_share(ctx, 10, evaluated) > 0.5)
+    np.testing.assert_array_equal(found.thin, low)
+    assert low.any()  # 5% of the pool: too thin for a normal interval
+    r = int(np.flatnonzero(low)[0])
+    assert f"the design is expected to judge {n[r]:.0f} of the positions" in found.reason[r]
+    assert parse("infAP")[0].expected_sample(ctx, None) is None  # counts the draw's documents
+
+
 def test_weak_topics_read_the_designs_expectation_for_design_based_estimators(samples):
     """Rule 2 counts a topic weak, for ht(M) and ppi(M) on a uniform or stratified sample,
     when no relevant document was judged or the design is expected to judge fewer than FEW + 1

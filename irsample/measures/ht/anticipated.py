@@ -183,6 +183,39 @@ def expected_support(ctx, cutoff: int | None) -> np.ndarray | None:
     return ctx.shared(("ht_expected_support", ctx.rel_level, cutoff), build)
 
 
+@dataclass(frozen=True)
+class ExpectedSample:
+    """Per segment, over the frame positions within a cut-off of the run's ranking:
+    ``positions`` (their number), ``judged`` (the sum of their inclusion probabilities: the
+    positions a stratified simple random sample of this design is expected to judge) and
+    ``relevant`` (the sum of their fitted probabilities of relevance): what the reliability
+    rule's sample-size criterion reads (``measures/reliability.py``, rule 1)."""
+
+    positions: np.ndarray
+    judged: np.ndarray
+    relevant: np.ndarray
+
+
+def expected_sample(ctx, cutoff: int | None) -> ExpectedSample | None:
+    """:class:`ExpectedSample` of every segment within ``cutoff`` (the whole ranking when
+    None); None where the anticipated variance does not apply (cached)."""
+    def build():
+        fitted = fitted_relevance(ctx, ht_design(ctx))
+        if fitted is None:
+            return None
+        fp = frame_positions(ctx)
+        rate = stratum_rates(ctx.judgments)[fp.topic, fp.stratum]
+        within = np.ones(len(fp.doc), dtype=bool) if cutoff is None else fp.rank <= cutoff
+
+        def total(per_doc):
+            return np.bincount(fp.seg, weights=np.where(within, per_doc[fp.doc], 0.0),
+                               minlength=ctx.n_seg)
+
+        return ExpectedSample(total(np.ones(len(fp.docs))), total(rate), total(fitted))
+
+    return ctx.shared(("ht_expected_sample", ctx.rel_level, cutoff), build)
+
+
 def expected_found(ctx) -> np.ndarray | None:
     """Per topic: the relevant documents a stratified simple random sample of this design is
     expected to judge in the topic's frame (the pooled documents the evaluated runs rank), the

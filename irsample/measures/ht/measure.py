@@ -13,7 +13,7 @@ from ..trec_eval.average_precision import AP
 from ..trec_eval.counts import NumRel
 from ..trec_eval.gain import NDCG
 from ..trec_eval.precision import Recall, Rprec
-from .anticipated import expected_found, expected_support
+from .anticipated import expected_found, expected_sample, expected_support
 from .estimator import SUPPORTED, estimate, supported_text
 
 #: the targets ht estimates as ratios of totals, and those whose second-order bias it removes
@@ -84,6 +84,13 @@ class HT(Measure):
         pool, for the reliability rule (``anticipated.expected_found``); None where the design
         is not a stratified simple random sample."""
         return expected_found(ctx)
+
+    def expected_sample(self, ctx, cutoff):
+        """Per segment: the positions within ``cutoff`` the design is expected to judge and
+        their fitted relevance, for the reliability rule's sample size
+        (``anticipated.expected_sample``); None where the design is not a stratified simple
+        random sample."""
+        return expected_sample(ctx, cutoff)
 
     def estimated_bias(self, ctx, from_sample=False):
         """Per segment: the ratio's second-order bias (theta v(Y^) - c(X^, Y^)) / Y^^2 where the

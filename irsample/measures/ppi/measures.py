@@ -106,6 +106,11 @@ class PPI(Measure):
         <irsample.measures.ht.measure.HT.expected_found>`): the same human sample."""
         return parse(f"ht({self.target})")[0].expected_found(ctx)
 
+    def expected_sample(self, ctx, cutoff):
+        """ht(M)'s (:meth:`HT.expected_sample
+        <irsample.measures.ht.measure.HT.expected_sample>`): the same human sample."""
+        return parse(f"ht({self.target})")[0].expected_sample(ctx, cutoff)
+
     def estimated_bias(self, ctx, from_sample=False):
         """Per segment: ht(M)'s estimated ratio bias (:meth:`HT.estimated_bias
         <irsample.measures.ht.measure.HT.estimated_bias>`), None for totals. ppi's bias is
