@@ -37,7 +37,7 @@ EXPECTED = {
     "designs": (["## Coverage, half-width, bias, RMS, tau", "systematic(1-10:1,11-100:0.2)",
                  "sd_ratio", "## Pool bias"], []),
     "rounds": (["## Rounds, their cost and their coverage", "coverage_unflagged", "fixed",
-                "round 1"], []),
+                "round 1", "coverage_unflagged_se"], []),
 }
 SMALL = {
     "infap-random": {"percents": "10,50,100", "estimator": "infAP(c=1.5)"},

@@ -13,7 +13,9 @@ Columns (per first design, estimator and ``when``: ``round 1``, ``final``, ``fix
 design at the final total): ``judged_pct`` (mean share of the pool judged), ``rounds`` (mean),
 ``flagged`` (share of run means flagged), ``coverage`` (all intervals), ``coverage_unflagged``
 (the unflagged ones; NaN where none), ``coverage_flagged``, ``bias``, ``halfwidth``;
-``stopped_clean`` = share of trials that stopped with nothing flagged.
+``stopped_clean`` = share of trials that stopped with nothing flagged; ``coverage_se`` and
+``coverage_unflagged_se``, the Monte Carlo standard errors of the two coverages with the trials
+as the independent units (:func:`~irsample.stats.intervals.share_standard_error`).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from ..design.rounds import judge_in_rounds
 from ..design.sampling.budget import Budget
 from ..evaluation import evaluate_collection
 from ..measures import parse
-from ..stats.intervals import covers
+from ..stats.intervals import covers, share_standard_error
 from .data import load
 from .model_assisted import build_frame
 from .registry import Context, recipe
@@ -114,6 +116,9 @@ def summarise(rows: pd.DataFrame) -> pd.DataFrame:
             judged_min=g.judged_pct.min(), judged_max=g.judged_pct.max(),
             rounds=g.rounds.mean(), flagged=flagged / n, coverage=g.covered.sum() / n,
             coverage_unflagged=g.covered_unflagged.sum() / unflagged if unflagged else np.nan,
+            coverage_se=share_standard_error(g.covered, g.runs),
+            coverage_unflagged_se=share_standard_error(g.covered_unflagged,
+                                                       g.runs - g.flagged),
             coverage_flagged=((g.covered.sum() - g.covered_unflagged.sum()) / flagged
                               if flagged else np.nan),
             bias=g.bias.mean(), halfwidth=g.halfwidth.mean(), stopped_clean=g.clean.mean(),
