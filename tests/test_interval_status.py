@@ -336,26 +336,30 @@ def test_support_is_the_designs_expectation_for_design_based_estimators(samples)
                            ht_count)  # not the draw's count
 
 
-def test_normal_sample_size_is_cochrans_rule_as_revised():
-    """n > 28 + 25 G1^2 (Sugden, Smith & Jones 2000), G1 the skewness of 0/1 values with a
-    share p of ones: 28 at p = 0.5, symmetric in p and 1 - p, infinite at 0 and 1."""
-    from irsample.measures.reliability import normal_sample_size
+def test_skewness_limit_is_cochrans_rule_as_revised():
+    """n > 28 + 25 G1^2 (Sugden, Smith & Jones 2000) with G1 = gamma sqrt(n): |gamma| may reach
+    sqrt((1 - 28/n) / 25), which tends to Cochran's 0.2; nothing is allowed from 28 units down.
+    For 0/1 values in one simple random sample, where gamma = G1 / sqrt(n), the limit is met
+    exactly at n = 28 + 25 G1^2."""
+    from irsample.measures.reliability import skewness_limit
 
-    p = np.array([0.5, 0.1, 0.9, 0.02, 0.0, 1.0])
-    need = normal_sample_size(p)
-    assert need[0] == pytest.approx(28.0)
-    assert need[1] == pytest.approx(28 + 25 * 0.64 / 0.09) and need[2] == pytest.approx(need[1])
-    assert need[3] == pytest.approx(28 + 25 * 0.96**2 / (0.02 * 0.98))
-    assert np.isinf(need[4]) and np.isinf(need[5])
+    limit = skewness_limit(np.array([10.0, 28.0, 56.0, 1e9]))
+    assert limit[0] == 0.0 and limit[1] == 0.0
+    assert limit[2] == pytest.approx(np.sqrt(0.5 / 25)) and limit[3] == pytest.approx(0.2)
+    p = 0.1
+    g1 = (1 - 2 * p) / np.sqrt(p * (1 - p))
+    n = 28 + 25 * g1**2
+    assert g1 / np.sqrt(n) == pytest.approx(float(skewness_limit(n)))
 
 
-def test_design_based_support_is_the_sample_size_the_normal_interval_needs(samples):
-    """For ht(M) on a uniform sample rule 1 flags a run exactly when the positions the design
-    is expected to judge within the cut-off fall short of Cochran's revised size at the run's
-    fitted relevance rate there, while most of those positions are unjudged; the reason says
-    so with the numbers."""
+def test_design_based_support_is_the_skewness_a_normal_interval_allows(samples):
+    """For ht(M) on a uniform sample rule 1 flags a run exactly when the skewness of the
+    design's estimate of its relevant documents within the cut-off (``expected_sample``'s
+    third cumulant over variance^1.5, added over topics) exceeds Cochran's limit for the
+    positions it is expected to judge, while most of those positions are unjudged; the reason
+    says so with the numbers."""
     from irsample.measures import parse
-    from irsample.measures.reliability import assess, normal_sample_size, open_share
+    from irsample.measures.reliability import assess, open_share, skewness_limit
 
     ctx, evaluated = _thin_context(samples)
     shape = evaluated.shape
@@ -366,12 +370,13 @@ def test_design_based_support_is_the_sample_size_the_normal_interval_needs(sampl
     def per_run(x):
         return np.where(evaluated, x.reshape(shape), 0.0).sum(1)
 
-    n, rate = per_run(sample.judged), per_run(sample.relevant) / per_run(sample.positions)
-    low = (n < normal_sample_size(rate)) & (open_share(ctx, 10, evaluated) > 0.5)
+    n, skew = per_run(sample.judged), per_run(sample.third) / per_run(sample.variance) ** 1.5
+    assert np.all(skew > 0)  # relevant documents are rare: a long right tail
+    low = (skew > skewness_limit(n)) & (open_share(ctx, 10, evaluated) > 0.5)
     np.testing.assert_array_equal(found.thin, low)
     assert low.any()  # 5% of the pool: too thin for a normal interval
     r = int(np.flatnonzero(low)[0])
-    assert f"the design is expected to judge {n[r]:.0f} of the positions" in found.reason[r]
+    assert f"has skewness {skew[r]:.2f}" in found.reason[r]
     assert parse("infAP")[0].expected_sample(ctx, None) is None  # counts the draw's documents
 
 

@@ -185,33 +185,59 @@ def expected_support(ctx, cutoff: int | None) -> np.ndarray | None:
 
 @dataclass(frozen=True)
 class ExpectedSample:
-    """Per segment, over the frame positions within a cut-off of the run's ranking:
-    ``positions`` (their number), ``judged`` (the sum of their inclusion probabilities: the
-    positions a stratified simple random sample of this design is expected to judge) and
-    ``relevant`` (the sum of their fitted probabilities of relevance): what the reliability
-    rule's sample-size criterion reads (``measures/reliability.py``, rule 1)."""
+    """Per segment, over the frame positions within a cut-off of the run's ranking: ``judged``
+    (the sum of their inclusion probabilities: the positions a stratified simple random sample
+    of this design is expected to judge), and the ``variance`` and ``third`` cumulant of the
+    Horvitz-Thompson estimate of the relevant documents there under the design, with each
+    position relevant with its fitted probability. Both add over topics (strata are drawn
+    independently), so a run's mean over its topics has skewness sum third / (sum variance)^1.5:
+    what the reliability rule's sample-size criterion reads (``measures/reliability.py``, rule
+    1)."""
 
-    positions: np.ndarray
     judged: np.ndarray
-    relevant: np.ndarray
+    variance: np.ndarray
+    third: np.ndarray
 
 
 def expected_sample(ctx, cutoff: int | None) -> ExpectedSample | None:
     """:class:`ExpectedSample` of every segment within ``cutoff`` (the whole ranking when
-    None); None where the anticipated variance does not apply (cached)."""
+    None); None where the anticipated variance does not apply (cached).
+
+    In cell h (topic x stratum: N_h documents, n_h = f_h N_h drawn without replacement) the
+    run's relevant documents within the cut-off are a domain: z_d = 1 for a relevant document
+    there, 0 otherwise, a share q_h = Q_h / N_h of ones with Q_h the sum of the fitted
+    probabilities over the run's positions in the cell, so population moments s2 = q (1 - q)
+    and m3 = q (1 - q)(1 - 2q) (divisor N). The estimate N z-bar of a simple random sample
+    without replacement has variance N (1 - f) / f s2 N / (N - 1) and third cumulant
+    N (1 - f)(1 - 2f) / f^2 m3 N^2 / ((N - 1)(N - 2)) (the sample mean's moments: Cochran,
+    Sampling Techniques, 1977, §2.5 and §2.15), 0 in cells judged whole."""
     def build():
         fitted = fitted_relevance(ctx, ht_design(ctx))
         if fitted is None:
             return None
         fp = frame_positions(ctx)
-        rate = stratum_rates(ctx.judgments)[fp.topic, fp.stratum]
+        j = ctx.judgments
+        n_strata = j.stratum_size.shape[1]
+        rate = stratum_rates(j)
         within = np.ones(len(fp.doc), dtype=bool) if cutoff is None else fp.rank <= cutoff
-
-        def total(per_doc):
-            return np.bincount(fp.seg, weights=np.where(within, per_doc[fp.doc], 0.0),
-                               minlength=ctx.n_seg)
-
-        return ExpectedSample(total(np.ones(len(fp.docs))), total(rate), total(fitted))
+        key = fp.seg * n_strata + fp.stratum[fp.doc]
+        size = ctx.n_seg * n_strata
+        judged = np.bincount(fp.seg, weights=np.where(within, rate[fp.topic, fp.stratum][fp.doc],
+                                                       0.0), minlength=ctx.n_seg)
+        relevant = np.bincount(key, weights=np.where(within, fitted[fp.doc], 0.0),
+                               minlength=size).reshape(ctx.n_seg, n_strata)
+        topic = ctx.seg_topic.astype(np.int64)
+        n_cell = j.stratum_size[topic].astype(np.float64)
+        f = rate[topic]
+        q = safe_divide(relevant, n_cell).clip(0.0, 1.0)
+        open_ = (f > 0) & (f < 1) & (n_cell > 2)
+        g, big = np.where(open_, f, 1.0), np.where(open_, n_cell, 3.0)
+        spread = q * (1.0 - q)
+        variance = np.where(open_, big * (1 - g) / g * spread * big / (big - 1), 0.0)
+        third = np.where(open_, big * (1 - g) * (1 - 2 * g) / (g * g) * spread * (1 - 2 * q)
+                         * big * big / ((big - 1) * (big - 2)), 0.0)
+        variance, third = variance.sum(axis=1), third.sum(axis=1)
+        return ExpectedSample(judged, variance, third)
 
     return ctx.shared(("ht_expected_sample", ctx.rel_level, cutoff), build)
 
