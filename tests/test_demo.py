@@ -38,7 +38,8 @@ def test_demo_rounds_on_bundled_data(tmp_path, capsys):
     first = out.split("\nround 1: ")[1].split("\n\n")[0]
     assert ("  ht(AP):   11 of 11 flagged: 40 of 93 topics have none or fewer than 3 judged "
             "relevant documents\n            expected of the design" in first)
-    assert "  ht(P@10): none of 11 flagged" in first
+    # one run's P@10 rests on ranks 4-10 sampled at a low rate: its estimate is skewed
+    assert "  ht(P@10): 1 of 11 flagged: too skewed for a normal interval" in first
     assert "final, after 3 rounds: 7,002 judged (30.0% of the pool" in out
     # the table: a row per run, best true MAP first, three intervals each
     rows = [line for line in out.splitlines() if line.count("[") == 3]
