@@ -157,7 +157,7 @@ def _status(args, collection, judgments, measures) -> tuple[bool, list[str]]:
         line = f"{m.name}: {len(flagged)} of {len(names)} run means flagged"
         if len(flagged):
             causes = (rel.thin.sum(), rel.many_weak.sum(), rel.biased.sum())
-            line += (f" (too few judged relevant documents: {causes[0]}, too many weak "
+            line += (f" (too small or skewed a sample: {causes[0]}, too many weak "
                      f"topics: {causes[1]}, estimated bias: {causes[2]})")
         line += f", half-widths {np.nanmin(half):.4f} to {np.nanmax(half):.4f}"
         if args.target_halfwidth is not None:
