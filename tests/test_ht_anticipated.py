@@ -19,7 +19,7 @@ from irsample.design import Stratified, importance, parse_strata, uniform
 from irsample.experiments.coverage import steadiness
 from irsample.measures import parse
 from irsample.measures.context import EvalContext
-from irsample.measures.ht import anticipated
+from irsample.measures.ht import anticipated, expected
 from irsample.measures.ht.estimator import estimate
 from irsample.measures.ht.inclusion import ht_design
 from irsample.model import UNPOOLED
@@ -119,18 +119,18 @@ def _matches_the_truths_expectation(monkeypatch, seed, counted_in, expected_in):
 
 
 def test_expected_support_is_the_design_expectation_of_the_judged_count(monkeypatch):
-    """Rule 1's count on a stratified SRS (``anticipated.expected_support``): with the truth as
+    """Rule 1's count on a stratified SRS (``expected.expected_support``): with the truth as
     the relevance model it is sum pi_d x_d over the reach, the same in every draw: the design
     expectation of the judged relevant documents there, which the mean of the counts in 400
     draws matches within 4 standard errors."""
     from irsample.measures.reliability import support_per_segment
 
     _matches_the_truths_expectation(monkeypatch, 3, lambda ctx: support_per_segment(ctx, 10),
-                                    lambda ctx: anticipated.expected_support(ctx, 10))
+                                    lambda ctx: expected.expected_support(ctx, 10))
 
 
 def test_expected_sample_is_the_design_expectation_of_the_judged_positions(monkeypatch):
-    """Rule 1's sample on a stratified SRS (``anticipated.expected_sample``): the sum of pi_d
+    """Rule 1's sample on a stratified SRS (``expected.expected_sample``): the sum of pi_d
     over the frame positions of each run's top 10 is the same in every draw and matches the
     mean of the positions judged there in 400 draws within 4 standard errors; with the truth as
     the model, its variance and third cumulant are those of the Horvitz-Thompson estimate of
@@ -145,13 +145,13 @@ def test_expected_sample_is_the_design_expectation_of_the_judged_positions(monke
                            minlength=ctx.n_seg).astype(float)
 
     _matches_the_truths_expectation(monkeypatch, 5, judged_positions,
-                                    lambda ctx: anticipated.expected_sample(ctx, 10).judged)
+                                    lambda ctx: expected.expected_sample(ctx, 10).judged)
     col, frame = synthetic(4, n_topics=4, n_docs=300, depth=120, grades=(0, 0, 1, 1, 2))
     design = Stratified(parse_strata("1-10:0.6,11-:0.25"))  # the truth is still the model
     estimates, sample = [], None
     for child in np.random.SeedSequence(6).spawn(1500):
         ctx = EvalContext(col, design.sample(frame, rng=np.random.default_rng(child)))
-        sample = sample or anticipated.expected_sample(ctx, 10)
+        sample = sample or expected.expected_sample(ctx, 10)
         _, rank, grade, stratum = pooled_positions(ctx)
         seg = pooled_segments(ctx)
         found = (grade >= 1) & (rank < 10)
@@ -166,13 +166,13 @@ def test_expected_sample_is_the_design_expectation_of_the_judged_positions(monke
 
 
 def test_expected_found_is_the_design_expectation_of_each_topics_judged_count(monkeypatch):
-    """Rule 2's count on a stratified SRS (``anticipated.expected_found``): with the truth as
+    """Rule 2's count on a stratified SRS (``expected.expected_found``): with the truth as
     the relevance model it is sum pi_d x_d over the topic's frame, the same in every draw, and
     the mean of the judged relevant documents per topic in 400 draws matches it within 4
     standard errors."""
     from irsample.measures.reliability import found_per_topic
 
-    _matches_the_truths_expectation(monkeypatch, 4, found_per_topic, anticipated.expected_found)
+    _matches_the_truths_expectation(monkeypatch, 4, found_per_topic, expected.expected_found)
 
 
 def test_the_floor_scales_the_anticipated_variances_up_to_the_samples_sum_only():

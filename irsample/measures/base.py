@@ -181,10 +181,11 @@ class Measure:
         return None
 
     def expected_sample(self, ctx: EvalContext, cutoff: int | None):
-        """Per segment: the positions within ``cutoff`` the design is expected to judge and
-        their fitted relevance (``ht.anticipated.ExpectedSample``), where the estimator's
-        interval rests on the design rather than on the draw (None: the rule counts the judged
-        relevant documents); read by :func:`irsample.measures.reliability.assess` (rule 1)."""
+        """Per segment: the positions within ``cutoff`` the design is expected to judge, and
+        the variance and third cumulant of its estimate of the relevant documents there
+        (``ht.expected.ExpectedSample``), where the estimator's interval rests on the design
+        rather than on the draw (None: the rule counts the judged relevant documents); read by
+        :func:`irsample.measures.reliability.assess` (rule 1)."""
         return None
 
     def expected_found(self, ctx: EvalContext) -> np.ndarray | None:

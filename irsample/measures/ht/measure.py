@@ -13,8 +13,8 @@ from ..trec_eval.average_precision import AP
 from ..trec_eval.counts import NumRel
 from ..trec_eval.gain import NDCG
 from ..trec_eval.precision import Recall, Rprec
-from .anticipated import expected_found, expected_sample, expected_support
 from .estimator import SUPPORTED, estimate, supported_text
+from .expected import expected_found, expected_sample, expected_support
 
 #: the targets ht estimates as ratios of totals, and those whose second-order bias it removes
 RATIOS = (AP, NDCG, Recall, Rprec)
@@ -75,21 +75,21 @@ class HT(Measure):
 
     def expected_support(self, ctx, cutoff):
         """Per segment: the relevant documents the design is expected to judge within
-        ``cutoff`` of each ranking, for the reliability rule (``anticipated.expected_support``);
+        ``cutoff`` of each ranking, for the reliability rule (``expected.expected_support``);
         None where the design is not a stratified simple random sample."""
         return expected_support(ctx, cutoff)
 
     def expected_found(self, ctx):
         """Per topic: the relevant documents the design is expected to judge in the topic's
-        pool, for the reliability rule (``anticipated.expected_found``); None where the design
+        pool, for the reliability rule (``expected.expected_found``); None where the design
         is not a stratified simple random sample."""
         return expected_found(ctx)
 
     def expected_sample(self, ctx, cutoff):
-        """Per segment: the positions within ``cutoff`` the design is expected to judge and
-        their fitted relevance, for the reliability rule's sample size
-        (``anticipated.expected_sample``); None where the design is not a stratified simple
-        random sample."""
+        """Per segment: the positions within ``cutoff`` the design is expected to judge, and
+        the variance and third cumulant of its estimate of the relevant documents there, for
+        the reliability rule's skewness (``expected.expected_sample``); None where the design
+        is not a stratified simple random sample."""
         return expected_sample(ctx, cutoff)
 
     def estimated_bias(self, ctx, from_sample=False):

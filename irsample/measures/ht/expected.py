@@ -1,0 +1,127 @@
+"""What a stratified simple random sample is expected to judge: the reliability rule's inputs
+that do not rise and fall with the draw (``measures/reliability.py``, rules 1 and 2).
+
+Each reads the relevance model of the anticipated variance (:mod:`.anticipated`: every frame
+document's fitted probability of relevance, judged ones included) and the design's rates:
+:func:`expected_judged` per document (pi_d P(relevant)), :func:`expected_support` per run and
+topic within a cut-off, :func:`expected_found` per topic, and :func:`expected_sample`, the
+variance and third cumulant of the design's estimate of a run's relevant documents within a
+cut-off (rule 1's skewness). None where the anticipated variance does not apply.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..context import safe_divide
+from .anticipated import fitted_relevance, frame_positions
+from .inclusion import ht_design, stratum_rates
+
+
+def expected_judged(ctx) -> np.ndarray | None:
+    """Per document of ``frame_positions(ctx).docs``: pi_d P(relevant), its stratum's rate
+    times its fitted relevance (:func:`fitted_relevance`): the chance that a stratified simple
+    random sample of this design judges it and finds it relevant; None where the anticipated
+    variance does not apply. What :func:`expected_support` and :func:`expected_found` add up
+    (cached)."""
+    def build():
+        fitted = fitted_relevance(ctx, ht_design(ctx))
+        if fitted is None:
+            return None
+        fp = frame_positions(ctx)
+        return stratum_rates(ctx.judgments)[fp.topic, fp.stratum] * fitted
+
+    return ctx.shared(("ht_expected_judged", ctx.rel_level), build)
+
+
+def expected_support(ctx, cutoff: int | None) -> np.ndarray | None:
+    """Per segment: the relevant documents a stratified simple random sample of this design is
+    expected to judge among the run's top ``cutoff`` (its whole ranking when None): the sum of
+    :func:`expected_judged` over them. Unlike the count in the judged sample it does not rise
+    and fall with the draw's luck (``measures/reliability.py``, rule 1); None where the
+    anticipated variance does not apply."""
+    def build():
+        per_doc = expected_judged(ctx)
+        if per_doc is None:
+            return None
+        fp = frame_positions(ctx)
+        value = per_doc[fp.doc]
+        if cutoff is not None:
+            value = np.where(fp.rank <= cutoff, value, 0.0)
+        return np.bincount(fp.seg, weights=value, minlength=ctx.n_seg)
+
+    return ctx.shared(("ht_expected_support", ctx.rel_level, cutoff), build)
+
+
+@dataclass(frozen=True)
+class ExpectedSample:
+    """Per segment, over the frame positions within a cut-off of the run's ranking: ``judged``
+    (the sum of their inclusion probabilities: the positions a stratified simple random sample
+    of this design is expected to judge), and the ``variance`` and ``third`` cumulant of the
+    Horvitz-Thompson estimate of the relevant documents there under the design, with each
+    position relevant with its fitted probability. Both add over topics (strata are drawn
+    independently), so a run's mean over its topics has skewness sum third / (sum variance)^1.5:
+    what the reliability rule's sample-size criterion reads (``measures/reliability.py``, rule
+    1)."""
+
+    judged: np.ndarray
+    variance: np.ndarray
+    third: np.ndarray
+
+
+def expected_sample(ctx, cutoff: int | None) -> ExpectedSample | None:
+    """:class:`ExpectedSample` of every segment within ``cutoff`` (the whole ranking when
+    None); None where the anticipated variance does not apply (cached).
+
+    In cell h (topic x stratum: N_h documents, n_h = f_h N_h drawn without replacement) the
+    run's relevant documents within the cut-off are a domain: z_d = 1 for a relevant document
+    there, 0 otherwise, a share q_h = Q_h / N_h of ones with Q_h the sum of the fitted
+    probabilities over the run's positions in the cell, so population moments s2 = q (1 - q)
+    and m3 = q (1 - q)(1 - 2q) (divisor N). The estimate N z-bar of a simple random sample
+    without replacement has variance N (1 - f) / f s2 N / (N - 1) and third cumulant
+    N (1 - f)(1 - 2f) / f^2 m3 N^2 / ((N - 1)(N - 2)) (the sample mean's moments: Cochran,
+    Sampling Techniques, 1977, §2.5 and §2.15), 0 in cells judged whole."""
+    def build():
+        fitted = fitted_relevance(ctx, ht_design(ctx))
+        if fitted is None:
+            return None
+        fp = frame_positions(ctx)
+        j = ctx.judgments
+        n_strata = j.stratum_size.shape[1]
+        rate = stratum_rates(j)
+        within = np.ones(len(fp.doc), dtype=bool) if cutoff is None else fp.rank <= cutoff
+        key = fp.seg * n_strata + fp.stratum[fp.doc]
+        size = ctx.n_seg * n_strata
+        judged = np.bincount(fp.seg, weights=np.where(within, rate[fp.topic, fp.stratum][fp.doc],
+                                                       0.0), minlength=ctx.n_seg)
+        relevant = np.bincount(key, weights=np.where(within, fitted[fp.doc], 0.0),
+                               minlength=size).reshape(ctx.n_seg, n_strata)
+        topic = ctx.seg_topic.astype(np.int64)
+        n_cell = j.stratum_size[topic].astype(np.float64)
+        f = rate[topic]
+        q = safe_divide(relevant, n_cell).clip(0.0, 1.0)
+        open_ = (f > 0) & (f < 1) & (n_cell > 2)
+        g, big = np.where(open_, f, 1.0), np.where(open_, n_cell, 3.0)
+        spread = q * (1.0 - q)
+        variance = np.where(open_, big * (1 - g) / g * spread * big / (big - 1), 0.0)
+        third = np.where(open_, big * (1 - g) * (1 - 2 * g) / (g * g) * spread * (1 - 2 * q)
+                         * big * big / ((big - 1) * (big - 2)), 0.0)
+        variance, third = variance.sum(axis=1), third.sum(axis=1)
+        return ExpectedSample(judged, variance, third)
+
+    return ctx.shared(("ht_expected_sample", ctx.rel_level, cutoff), build)
+
+
+def expected_found(ctx) -> np.ndarray | None:
+    """Per topic: the relevant documents a stratified simple random sample of this design is
+    expected to judge in the topic's frame (the pooled documents the evaluated runs rank), the
+    sum of :func:`expected_judged` over it (as :func:`expected_support`, over the topic rather
+    than one run's reach); the reliability rule's weak topics (``measures/reliability.py``, rule
+    2). None where the anticipated variance does not apply."""
+    per_doc = expected_judged(ctx)
+    if per_doc is None:
+        return None
+    topic = frame_positions(ctx).topic
+    return np.bincount(topic, weights=per_doc, minlength=ctx.n_topics)
