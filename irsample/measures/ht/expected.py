@@ -20,6 +20,22 @@ from .anticipated import fitted_relevance, frame_positions
 from .inclusion import ht_design, stratum_rates
 
 
+def _doc_rates(ctx) -> np.ndarray:
+    """Per document of ``frame_positions(ctx).docs``: its stratum's sampling rate, pi_d."""
+    fp = frame_positions(ctx)
+    return stratum_rates(ctx.judgments)[fp.topic, fp.stratum]
+
+
+def _reach_total(ctx, per_doc: np.ndarray, cutoff: int | None) -> np.ndarray:
+    """Per segment: ``per_doc`` summed over the frame positions within ``cutoff`` of the run's
+    ranking (all of them when None)."""
+    fp = frame_positions(ctx)
+    value = per_doc[fp.doc]
+    if cutoff is not None:
+        value = np.where(fp.rank <= cutoff, value, 0.0)
+    return np.bincount(fp.seg, weights=value, minlength=ctx.n_seg)
+
+
 def expected_judged(ctx) -> np.ndarray | None:
     """Per document of ``frame_positions(ctx).docs``: pi_d P(relevant), its stratum's rate
     times its fitted relevance (:func:`fitted_relevance`): the chance that a stratified simple
@@ -30,8 +46,7 @@ def expected_judged(ctx) -> np.ndarray | None:
         fitted = fitted_relevance(ctx, ht_design(ctx))
         if fitted is None:
             return None
-        fp = frame_positions(ctx)
-        return stratum_rates(ctx.judgments)[fp.topic, fp.stratum] * fitted
+        return _doc_rates(ctx) * fitted
 
     return ctx.shared(("ht_expected_judged", ctx.rel_level), build)
 
@@ -44,13 +59,7 @@ def expected_support(ctx, cutoff: int | None) -> np.ndarray | None:
     anticipated variance does not apply."""
     def build():
         per_doc = expected_judged(ctx)
-        if per_doc is None:
-            return None
-        fp = frame_positions(ctx)
-        value = per_doc[fp.doc]
-        if cutoff is not None:
-            value = np.where(fp.rank <= cutoff, value, 0.0)
-        return np.bincount(fp.seg, weights=value, minlength=ctx.n_seg)
+        return None if per_doc is None else _reach_total(ctx, per_doc, cutoff)
 
     return ctx.shared(("ht_expected_support", ctx.rel_level, cutoff), build)
 
@@ -94,8 +103,7 @@ def expected_sample(ctx, cutoff: int | None) -> ExpectedSample | None:
         within = np.ones(len(fp.doc), dtype=bool) if cutoff is None else fp.rank <= cutoff
         key = fp.seg * n_strata + fp.stratum[fp.doc]
         size = ctx.n_seg * n_strata
-        judged = np.bincount(fp.seg, weights=np.where(within, rate[fp.topic, fp.stratum][fp.doc],
-                                                       0.0), minlength=ctx.n_seg)
+        judged = _reach_total(ctx, _doc_rates(ctx), cutoff)
         relevant = np.bincount(key, weights=np.where(within, fitted[fp.doc], 0.0),
                                minlength=size).reshape(ctx.n_seg, n_strata)
         topic = ctx.seg_topic.astype(np.int64)
