@@ -252,6 +252,9 @@ def test_p_at_k_unseen_variance_by_hand(monkeypatch):
     col, frame = synthetic(5, n_topics=20, n_docs=200, n_runs=4, depth=60)
     ctx = EvalContext(col, _topped_up(col, frame, 0.5, 4).sample(frame, rng=1))
     (m,) = parse("P@10")
+    # the sample's own cell variance, the one that can be 0 (the anticipated one, which a
+    # top-up also takes, reads the model's probabilities of the unjudged documents)
+    monkeypatch.setattr(ht_estimator, "grade_probabilities", lambda ctx, d: None)
     full = ht_estimator._estimate(ctx, m)
     monkeypatch.setattr(ht_estimator, "unseen_variance", lambda ctx, v, var, k: 0.0 * var)
     cell = ht_estimator._estimate(ctx, m)

@@ -16,14 +16,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..context import safe_divide
-from .anticipated import fitted_relevance, frame_positions
-from .inclusion import ht_design, stratum_rates
+from .anticipated import certain_docs, fitted_relevance, frame_positions, open_rates
+from .inclusion import ht_design, open_cells
 
 
-def _doc_rates(ctx) -> np.ndarray:
-    """Per document of ``frame_positions(ctx).docs``: its stratum's sampling rate, pi_d."""
+def _doc_rates(ctx, certain: float = 1.0) -> np.ndarray:
+    """Per document of ``frame_positions(ctx).docs``: its inclusion probability pi_d, its
+    cell's rate over the documents not judged with certainty (:func:`.anticipated.open_rates`),
+    and ``certain`` for those judged with certainty (1: it is judged; 0: counting the random
+    part of the sample alone)."""
     fp = frame_positions(ctx)
-    return stratum_rates(ctx.judgments)[fp.topic, fp.stratum]
+    d = ht_design(ctx)
+    return np.where(certain_docs(ctx, d), certain, open_rates(ctx, d)[fp.topic, fp.stratum])
 
 
 def _reach_total(ctx, per_doc: np.ndarray, cutoff: int | None) -> np.ndarray:
@@ -67,10 +71,11 @@ def expected_support(ctx, cutoff: int | None) -> np.ndarray | None:
 @dataclass(frozen=True)
 class ExpectedSample:
     """Per segment, over the frame positions within a cut-off of the run's ranking: ``judged``
-    (the sum of their inclusion probabilities: the positions a stratified simple random sample
-    of this design is expected to judge), and the ``variance`` and ``third`` cumulant of the
-    Horvitz-Thompson estimate of the relevant documents there under the design, with each
-    position relevant with its fitted probability. Both add over topics (strata are drawn
+    (the sum of their inclusion probabilities, those judged with certainty left out: the
+    positions a stratified simple random sample of this design is expected to draw), and the
+    ``variance`` and ``third`` cumulant of the Horvitz-Thompson estimate of the relevant
+    documents there under the design, with each position relevant with its fitted
+    probability. Both add over topics (strata are drawn
     independently), so a run's mean over its topics has skewness sum third / (sum variance)^1.5:
     what the reliability rule's sample-size criterion reads (``measures/reliability.py``, rule
     1)."""
@@ -91,24 +96,27 @@ def expected_sample(ctx, cutoff: int | None) -> ExpectedSample | None:
     and m3 = q (1 - q)(1 - 2q) (divisor N). The estimate N z-bar of a simple random sample
     without replacement has variance N (1 - f) / f s2 N / (N - 1) and third cumulant
     N (1 - f)(1 - 2f) / f^2 m3 N^2 / ((N - 1)(N - 2)) (the sample mean's moments: Cochran,
-    Sampling Techniques, 1977, §2.5 and §2.15), 0 in cells judged whole."""
+    Sampling Techniques, 1977, §2.5 and §2.15), 0 in cells judged whole. Where documents are
+    judged with certainty (earlier rounds, a planner's pilot) the cell is its other N'_h
+    documents, n'_h of them drawn (:func:`~.inclusion.open_cells`): the certain ones add a
+    constant, and ``judged`` counts the drawn positions alone."""
     def build():
         fitted = fitted_relevance(ctx, ht_design(ctx))
         if fitted is None:
             return None
         fp = frame_positions(ctx)
-        j = ctx.judgments
-        n_strata = j.stratum_size.shape[1]
-        rate = stratum_rates(j)
+        d = ht_design(ctx)
+        n_strata = ctx.judgments.stratum_size.shape[1]
         within = np.ones(len(fp.doc), dtype=bool) if cutoff is None else fp.rank <= cutoff
         key = fp.seg * n_strata + fp.stratum[fp.doc]
         size = ctx.n_seg * n_strata
-        judged = _reach_total(ctx, _doc_rates(ctx), cutoff)
-        relevant = np.bincount(key, weights=np.where(within, fitted[fp.doc], 0.0),
+        judged = _reach_total(ctx, _doc_rates(ctx, certain=0.0), cutoff)
+        drawn = np.where(certain_docs(ctx, d), 0.0, fitted)  # certain documents are constants
+        relevant = np.bincount(key, weights=np.where(within, drawn[fp.doc], 0.0),
                                minlength=size).reshape(ctx.n_seg, n_strata)
         topic = ctx.seg_topic.astype(np.int64)
-        n_cell = j.stratum_size[topic].astype(np.float64)
-        f = rate[topic]
+        n_cell = open_cells(ctx.judgments, d)[0][topic]
+        f = open_rates(ctx, d)[topic]
         q = safe_divide(relevant, n_cell).clip(0.0, 1.0)
         open_ = (f > 0) & (f < 1) & (n_cell > 2)
         g, big = np.where(open_, f, 1.0), np.where(open_, n_cell, 3.0)

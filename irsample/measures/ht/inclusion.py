@@ -147,6 +147,17 @@ def stratum_rates(judgments) -> np.ndarray:
                        judgments.stratum_size.astype(np.float64))
 
 
+def open_cells(judgments, design: HTDesign) -> tuple[np.ndarray, np.ndarray]:
+    """(T, S) each: the documents of a cell not judged with certainty (pi = 1: an earlier
+    round's, a planner's pilot; ``sequential.py``, ``sampling/allocated.py``) and how many of
+    them the sample judged, N'_h and n'_h. Given the certain ones, a design that tops up each
+    cell by a simple random sample of its other documents is a stratified SRS of them at the
+    rate n'_h / N'_h (without certain documents: N_h, n_h and the stratum's rate)."""
+    certain = judgments.stratum_sampled - design.cell_n
+    return ((judgments.stratum_size - certain).astype(np.float64),
+            design.cell_n.astype(np.float64))
+
+
 def _build(ctx) -> HTDesign:
     j = ctx.judgments
     if j.stratum is None:
