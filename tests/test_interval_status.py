@@ -303,6 +303,11 @@ def test_run_bias_rule_adds_the_topics_signed_biases(samples):
     assert found.status[:2].tolist() == ["unreliable", "ok"]
     assert found.reason[0] == "estimated bias 1.00 of its standard error"
     assert set(found.topics[0]) <= set(range(half)) and found.topics[0]
+    # an estimator that removes its bias: the bounds of the correction's error, of no fixed
+    # sign and independent over topics, add in quadrature (sqrt(half) (se / half) for both)
+    measure.bias_corrected = True
+    found = assess(ctx, measure, evaluated, variance)
+    np.testing.assert_allclose(found.bias_se[:2], [1 / np.sqrt(half), np.sqrt(2 / half)])
 
 
 def _thin_context(samples):
@@ -442,5 +447,7 @@ def test_pairs_count_the_draws_relevant_documents(samples):
     sample_bias, model_bias = ap.estimated_bias(ctx, from_sample=True), ap.estimated_bias(ctx)
     assert estimate(ctx, ap.inner).model_bias is not None
     assert not np.allclose(sample_bias, model_bias)
-    per_run = np.abs(np.where(evaluated, sample_bias.reshape(shape), 0.0).sum(1))
+    # ht(AP) removes its bias: the bounds of the correction's error add in quadrature
+    assert ap.bias_corrected
+    per_run = np.sqrt((np.where(evaluated, sample_bias.reshape(shape), 0.0) ** 2).sum(1))
     np.testing.assert_allclose(drawn.bias_se, per_run / np.sqrt(evaluated.sum(1)))

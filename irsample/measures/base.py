@@ -173,6 +173,13 @@ class Measure:
         takes the sample's variance)."""
         return None
 
+    @property
+    def bias_corrected(self) -> bool:
+        """The estimate removes its estimated second-order bias, so :meth:`estimated_bias` is a
+        bound on the correction's own error, a random one independent from topic to topic
+        (:func:`irsample.measures.reliability.assess` adds the topics' in quadrature)."""
+        return False
+
     def expected_support(self, ctx: EvalContext, cutoff: int | None) -> np.ndarray | None:
         """Per segment: the relevant documents the design is expected to judge within
         ``cutoff`` of each ranking, where the estimator's interval rests on the design rather

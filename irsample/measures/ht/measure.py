@@ -92,10 +92,17 @@ class HT(Measure):
         is not a stratified simple random sample."""
         return expected_sample(ctx, cutoff)
 
+    @property
+    def bias_corrected(self) -> bool:
+        """AP, recall and R-prec remove the ratio's second-order bias (``estimator.py``)."""
+        return isinstance(self.inner, CORRECTED)
+
     def estimated_bias(self, ctx, from_sample=False):
         """Per segment: the ratio's second-order bias (theta v(Y^) - c(X^, Y^)) / Y^^2 where the
-        estimate leaves it in (nDCG); where it is removed (AP, recall), the next term's bound,
-        |that bias| times the denominator's coefficient of variation (capped at 1); 0 for
+        estimate leaves it in (nDCG); where it is removed (AP, recall), a bound on the
+        correction's own error: the estimated bias b^ is a ratio of the sample's totals, so
+        b^ - b is of the order of |b| times the denominator's coefficient of variation (capped
+        at 1), with no fixed sign (:attr:`bias_corrected`); 0 for
         topics not identified, and None for totals (P@k, RBP, num_rel: unbiased). Where the
         variance is the anticipated one (a stratified simple random sample), the bias and the
         coefficient are the relevance model's at its centre (``Estimate.model_bias``), which do

@@ -111,6 +111,11 @@ class PPI(Measure):
         <irsample.measures.ht.measure.HT.expected_sample>`): the same human sample."""
         return parse(f"ht({self.target})")[0].expected_sample(ctx, cutoff)
 
+    @property
+    def bias_corrected(self) -> bool:
+        """ht(M)'s: ppi(M) corrects the ratio as ht(M) does."""
+        return parse(f"ht({self.target})")[0].bias_corrected
+
     def estimated_bias(self, ctx, from_sample=False):
         """Per segment: ht(M)'s estimated ratio bias (:meth:`HT.estimated_bias
         <irsample.measures.ht.measure.HT.estimated_bias>`), None for totals. ppi's bias is
