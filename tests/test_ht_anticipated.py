@@ -37,15 +37,24 @@ def _true_grades(col, frame) -> np.ndarray:
     return probs
 
 
+def _model_is(monkeypatch, probs: np.ndarray) -> None:
+    """The relevance model replaced by ``probs`` (n_tdi, G) where the anticipated variance
+    applies: for P@k and for the ratios."""
+    real = anticipated.grade_probabilities
+
+    def model(ctx, d):
+        return None if real(ctx, d) is None else probs[anticipated.frame_positions(ctx).docs]
+
+    monkeypatch.setattr("irsample.measures.ht.estimator.grade_probabilities", model)
+    monkeypatch.setattr("irsample.measures.ht.anticipated.grade_probabilities", model)
+
+
 @pytest.mark.parametrize("name", ["P@10", "nDCG@10", "AP"])
 def test_with_the_truth_for_a_model_it_is_the_design_variance(name, monkeypatch):
     col, frame = synthetic(4, n_topics=4, n_docs=300, depth=120, grades=(0, 0, 1, 1, 2))
     truth = _true_grades(col, frame)
     (m,) = parse(name)
-    real = anticipated.grade_probabilities
-    monkeypatch.setattr("irsample.measures.ht.estimator.grade_probabilities",
-                        lambda ctx, d: None if real(ctx, d) is None
-                        else truth[anticipated.frame_positions(ctx).docs])
+    _model_is(monkeypatch, truth)
     design = Stratified(parse_strata("1-10:0.6,11-:0.25"))
     values, variances = [], []
     for child in np.random.SeedSequence(5).spawn(600):
@@ -62,30 +71,44 @@ def test_with_the_truth_for_a_model_it_is_the_design_variance(name, monkeypatch)
     assert abs(predicted / observed - 1.0) < 0.1, name
 
 
-@pytest.mark.parametrize("name", ["P@10", "AP"])
+@pytest.mark.parametrize("name", ["P@10", "AP", "nDCG"])
 def test_a_top_up_given_its_certain_documents_is_a_stratified_srs_of_the_rest(name,
                                                                              monkeypatch):
     """A planned top-up (``sampling/allocated.py``: half the frame judged before, pi = 1, then
-    4 more documents per cell at the rate n'/N' of the rest) takes the anticipated variance;
-    with the truth as the model it is the design variance given the certain documents (the
-    same in every draw here): within 10% of the Monte Carlo variance over 600 draws."""
+    4 more documents per cell at the rate n'/N' of the rest): with the truth as the model the
+    anticipated variance is the design variance given the certain documents (the same in every
+    draw here): within 10% of the Monte Carlo variance over 600 draws. P@k takes it; the
+    ratios, whose variance from the fitted model overstated the design's on planned designs,
+    keep the sample's (here they are handed the truth to check the formula)."""
     from .test_ht_estimators import _topped_up
 
     col, frame = synthetic(4, n_topics=4, n_docs=300, depth=120, grades=(0, 0, 1, 1, 2))
     truth = _true_grades(col, frame)
     (m,) = parse(name)
     real = anticipated.grade_probabilities
-    monkeypatch.setattr("irsample.measures.ht.estimator.grade_probabilities",
-                        lambda ctx, d: None if real(ctx, d) is None
-                        else truth[anticipated.frame_positions(ctx).docs])
+
+    def the_truth(ctx, d):
+        return None if real(ctx, d) is None else truth[anticipated.frame_positions(ctx).docs]
+
+    monkeypatch.setattr("irsample.measures.ht.estimator.grade_probabilities", the_truth)
     design = _topped_up(col, frame, 0.5, 4)
     values, variances = [], []
     for child in np.random.SeedSequence(9).spawn(600):
-        ctx = EvalContext(col, design.sample(frame, rng=np.random.default_rng(child)))
+        judgments = design.sample(frame, rng=np.random.default_rng(child))
+        ctx = EvalContext(col, judgments)
         d = ht_design(ctx)
         assert (d.tdi_pi >= 1.0).sum() > 100 and anticipated.stratified_srs(ctx, d)
+        assert anticipated.topped_up(ctx, d)
+        if name != "P@10":
+            assert estimate(ctx, m).sample_variance is None  # the sample's variance
+            assert parse(f"ht({name})")[0].expected_found(ctx) is None  # the draw's count
+            monkeypatch.setattr("irsample.measures.ht.estimator.ratio_probabilities",
+                                the_truth)
+            ctx = EvalContext(col, judgments)  # estimates are cached in their context
         e = estimate(ctx, m)
-        assert e.sample_variance is not None  # the anticipated variance took over
+        assert e.sample_variance is not None  # the anticipated variance
+        monkeypatch.setattr("irsample.measures.ht.estimator.ratio_probabilities",
+                            anticipated.ratio_probabilities)
         values.append(e.value)
         variances.append(e.variance)
     ratio = np.mean(variances, axis=0).sum() / np.var(values, axis=0).sum()
@@ -230,10 +253,7 @@ def test_with_the_truth_for_a_model_the_centre_is_the_true_ratio(name, monkeypat
     (m,) = parse(name)
     truth = estimate(EvalContext(col, frame.judgments()), m).value
     grades = _true_grades(col, frame)
-    real = anticipated.grade_probabilities
-    monkeypatch.setattr("irsample.measures.ht.estimator.grade_probabilities",
-                        lambda ctx, d: None if real(ctx, d) is None
-                        else grades[anticipated.frame_positions(ctx).docs])
+    _model_is(monkeypatch, grades)
     sample = Stratified(parse_strata("1-10:0.6,11-:0.25")).sample(frame, rng=7)
     e = estimate(EvalContext(col, sample), m)
     assert e.model_bias is not None
@@ -251,10 +271,7 @@ def test_with_the_truth_for_a_model_the_anticipated_bias_is_the_ratios_bias(monk
     (m,) = parse("nDCG")
     truth = estimate(EvalContext(col, frame.judgments()), m).value
     grades = _true_grades(col, frame)
-    real = anticipated.grade_probabilities
-    monkeypatch.setattr("irsample.measures.ht.estimator.grade_probabilities",
-                        lambda ctx, d: None if real(ctx, d) is None
-                        else grades[anticipated.frame_positions(ctx).docs])
+    _model_is(monkeypatch, grades)
     errors, biases, known = [], [], []
     for child in np.random.SeedSequence(9).spawn(1500):
         sample = uniform(0.3).sample(frame, rng=np.random.default_rng(child))

@@ -67,13 +67,17 @@ with certainty (pi = 1): the planner's designs and later rounds top up each cell
 the documents not judged before, at the rate n'/N' of those (``sampling/allocated.py``), so
 given the earlier judgments they are a stratified SRS of the rest, each cell's certain
 documents a known constant (:func:`~.inclusion.open_cells`; conditionally unbiased, so the
-conditional variance is the one to anticipate). It also needs the sample to judge both
-relevant and non-relevant documents; otherwise the sample's own estimate stays (importance
-samples). On the planner's designs the sample's variance had left ht(P@10)'s unflagged
-intervals covering 0.615 of the truths on CACM at 10% and 0.870 on Vaswani at 5% (100
-trials); with this one Vaswani's covered 0.950-0.960 at 10-30% (5%: every mean flagged),
-CACM's 0.938-0.965 at 20-30% and 0.861 +- 0.058 of the 18% left unflagged at 10%, where all
-intervals covered 0.952 (REPRODUCTION.md, "Planned designs take the anticipated variance").
+conditional variance is the one to anticipate). There it is used for P@k, whose sample
+variance had left ht(P@10)'s unflagged intervals covering 0.615 of the truths on CACM planned
+10% and 0.870 on Vaswani planned 5% (100 trials); with this one Vaswani's covered
+0.950-0.960 at 10-30% (5%: every mean flagged), CACM's 0.938-0.965 at 20-30% and 0.861 +-
+0.058 of the 18% left unflagged at 10%, where all intervals covered 0.952. Not for the ratios
+(:func:`ratio_probabilities`): on planned designs at 20-30% their anticipated variance
+overstated the design's (sd_ratio 1.10-1.26 on TREC-8, 1.15-1.50 on TREC-COVID; intervals
+covering 0.972-0.995) and the model's nDCG bias flagged 28-99% of the means, whose intervals
+covered as well as the rest, where the sample's variance covered 0.930-0.975 (REPRODUCTION.md,
+"Planned designs"). It also needs the sample to judge both relevant and non-relevant
+documents; otherwise the sample's own estimate stays (importance samples).
 The same model gives the reliability rule's inputs on these samples (:mod:`.expected`: the
 relevant documents the design is expected to judge in a run's reach and per topic, and the
 skewness of its estimate there, not the counts of the draw, which rise and fall with the
@@ -118,6 +122,24 @@ def open_rates(ctx, d: HTDesign) -> np.ndarray:
     (:func:`~.inclusion.open_cells`; 0 where there are none)."""
     size, sampled = open_cells(ctx.judgments, d)
     return safe_divide(sampled, size)
+
+
+def topped_up(ctx, d: HTDesign) -> bool:
+    """Whether some cell holds documents judged with certainty beside documents left to draw:
+    a planner's design or a later round given its earlier judgments (cached)."""
+    def build():
+        size, _ = open_cells(ctx.judgments, d)
+        certain = ctx.judgments.stratum_sampled - d.cell_n
+        return bool(np.any((certain > 0) & (size > 0)))
+
+    return ctx.shared(("ht_topped_up", d), build)
+
+
+def ratio_probabilities(ctx, d: HTDesign) -> np.ndarray | None:
+    """:func:`grade_probabilities` for the ratios (AP, nDCG), None on a top-up
+    (:func:`topped_up`): there the model's variance of a ratio overstated the design's (module
+    docstring), and the ratios keep the sample's variance, bias and counts."""
+    return None if topped_up(ctx, d) else grade_probabilities(ctx, d)
 
 
 def certain_docs(ctx, d: HTDesign) -> np.ndarray:

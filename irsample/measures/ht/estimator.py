@@ -101,6 +101,7 @@ from .anticipated import (
     model_ndcg,
     rank_weights,
     ratio_moments,
+    ratio_probabilities,
     ratio_variance,
     relevance_gains,
 )
@@ -241,7 +242,7 @@ def _estimate(ctx, m: Measure) -> Estimate:
             at.offsets, at.rank, ctx.seg_topic, at.rel(ctx), at.pi, at.cell, at.g, d.n_cells,
             cutoff)
         replicates = ap_replicates(ctx, d, cutoff)
-        probs = grade_probabilities(ctx, d)
+        probs = ratio_probabilities(ctx, d)
         anticipated = None
         if probs is not None:
             gain = relevance_gains(ctx, probs)
@@ -411,7 +412,7 @@ def _ndcg(ctx, d: HTDesign, m: NDCG) -> Estimate:
     den = TopicTotal(ideal, den.sx, den.swx, den.swxx)
     j = ctx.judgments
     sampled = (j.state == JUDGED) & (j.grade > 0)
-    probs = grade_probabilities(ctx, d)
+    probs = ratio_probabilities(ctx, d)
     anticipated = None
     if probs is not None:
         weight = rank_weights(ctx, discount, cutoff)

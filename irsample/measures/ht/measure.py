@@ -13,8 +13,10 @@ from ..trec_eval.average_precision import AP
 from ..trec_eval.counts import NumRel
 from ..trec_eval.gain import NDCG
 from ..trec_eval.precision import Recall, Rprec
+from .anticipated import topped_up
 from .estimator import SUPPORTED, estimate, supported_text
 from .expected import expected_found, expected_sample, expected_support
+from .inclusion import ht_design
 
 #: the targets ht estimates as ratios of totals, and those whose second-order bias it removes
 RATIOS = (AP, NDCG, Recall, Rprec)
@@ -76,21 +78,27 @@ class HT(Measure):
     def expected_support(self, ctx, cutoff):
         """Per segment: the relevant documents the design is expected to judge within
         ``cutoff`` of each ranking, for the reliability rule (``expected.expected_support``);
-        None where the design is not a stratified simple random sample."""
-        return expected_support(ctx, cutoff)
+        None where the design is not a stratified simple random sample, or for a ratio on a
+        top-up (:meth:`_by_design`)."""
+        return expected_support(ctx, cutoff) if self._by_design(ctx) else None
 
     def expected_found(self, ctx):
         """Per topic: the relevant documents the design is expected to judge in the topic's
-        pool, for the reliability rule (``expected.expected_found``); None where the design
-        is not a stratified simple random sample."""
-        return expected_found(ctx)
+        pool, for the reliability rule (``expected.expected_found``); None as
+        :meth:`expected_support`."""
+        return expected_found(ctx) if self._by_design(ctx) else None
 
     def expected_sample(self, ctx, cutoff):
         """Per segment: the positions within ``cutoff`` the design is expected to judge, and
         the variance and third cumulant of its estimate of the relevant documents there, for
-        the reliability rule's skewness (``expected.expected_sample``); None where the design
-        is not a stratified simple random sample."""
-        return expected_sample(ctx, cutoff)
+        the reliability rule's skewness (``expected.expected_sample``); None as
+        :meth:`expected_support`."""
+        return expected_sample(ctx, cutoff) if self._by_design(ctx) else None
+
+    def _by_design(self, ctx) -> bool:
+        """The rule reads the design's expectation, as the interval does: not for a ratio on a
+        top-up, whose interval keeps the sample's variance (``anticipated.ratio_probabilities``)."""
+        return not (self.ratio and topped_up(ctx, ht_design(ctx)))
 
     @property
     def bias_corrected(self) -> bool:
