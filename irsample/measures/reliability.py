@@ -50,8 +50,8 @@ and the topics that cause it (where to judge next). A run's mean is unreliable w
    whose intervals covered 0.94 of the truths: REPRODUCTION.md, "Calibrated or flagged"); for
    an estimator that removes that bias (``Measure.bias_corrected``: ht(AP)), the bounds of the
    correction's own error, which has no fixed sign and is independent from topic to topic,
-   added in quadrature (summed, they flagged 0.62 of TREC-8's ht(AP) means under the planned
-   design at 10%, covering as well as the rest: 0.939 and 0.944, 40 trials), plus
+   added in quadrature (summed, the model's flagged 0.62 of TREC-8's ht(AP) means under the
+   planned design at 10%, covering as well as the rest: 0.939 and 0.944, 40 trials), plus
    for each imputed topic the spread of the run's estimates over its other topics (an imputed
    topic's error is of that order: on Vaswani at 67% judged one topic with a single relevant
    document carried an AP error of 0.3 while the run's interval had shrunk to +-0.015; needs

@@ -63,7 +63,7 @@ runs at once for these estimators, so that its intervals are those of the API.
 
 The anticipated variance is used where the design is a stratified SRS (every judged document's
 pi is its stratum's rate: uniform and stratified designs), or one given the documents judged
-with certainty (pi = 1): the planner's designs and later rounds top up each cell by an SRS of
+with certainty (pi = 1): the planner's designs (a pilot, then batches) top up each cell by an SRS of
 the documents not judged before, at the rate n'/N' of those (``sampling/allocated.py``), so
 given the earlier judgments they are a stratified SRS of the rest, each cell's certain
 documents a known constant (:func:`~.inclusion.open_cells`; conditionally unbiased, so the
