@@ -126,7 +126,7 @@ def open_rates(ctx, d: HTDesign) -> np.ndarray:
 
 def topped_up(ctx, d: HTDesign) -> bool:
     """Whether some cell holds documents judged with certainty beside documents left to draw:
-    a planner's design or a later round given its earlier judgments (cached)."""
+    a planner's design (a pilot, then batches) given its earlier judgments (cached)."""
     def build():
         size, _ = open_cells(ctx.judgments, d)
         certain = ctx.judgments.stratum_sampled - d.cell_n

@@ -97,7 +97,7 @@ def expected_sample(ctx, cutoff: int | None) -> ExpectedSample | None:
     without replacement has variance N (1 - f) / f s2 N / (N - 1) and third cumulant
     N (1 - f)(1 - 2f) / f^2 m3 N^2 / ((N - 1)(N - 2)) (the sample mean's moments: Cochran,
     Sampling Techniques, 1977, §2.5 and §2.15), 0 in cells judged whole. Where documents are
-    judged with certainty (earlier rounds, a planner's pilot) the cell is its other N'_h
+    judged with certainty (a planner's pilot and earlier batches) the cell is its other N'_h
     documents, n'_h of them drawn (:func:`~.inclusion.open_cells`): the certain ones add a
     constant, and ``judged`` counts the drawn positions alone."""
     def build():

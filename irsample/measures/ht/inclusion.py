@@ -148,8 +148,8 @@ def stratum_rates(judgments) -> np.ndarray:
 
 
 def open_cells(judgments, design: HTDesign) -> tuple[np.ndarray, np.ndarray]:
-    """(T, S) each: the documents of a cell not judged with certainty (pi = 1: an earlier
-    round's, a planner's pilot; ``sequential.py``, ``sampling/allocated.py``) and how many of
+    """(T, S) each: the documents of a cell not judged with certainty (pi = 1: a planner's
+    pilot or earlier batch; ``sequential.py``, ``sampling/allocated.py``) and how many of
     them the sample judged, N'_h and n'_h. Given the certain ones, a design that tops up each
     cell by a simple random sample of its other documents is a stratified SRS of them at the
     rate n'_h / N'_h (without certain documents: N_h, n_h and the stratum's rate)."""
