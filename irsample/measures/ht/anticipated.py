@@ -129,7 +129,7 @@ def topped_up(ctx, d: HTDesign) -> bool:
     a planner's design (a pilot, then batches) given its earlier judgments (cached)."""
     def build():
         size, _ = open_cells(ctx.judgments, d)
-        certain = ctx.judgments.stratum_sampled - d.cell_n
+        certain = ctx.judgments.stratum_size - size
         return bool(np.any((certain > 0) & (size > 0)))
 
     return ctx.shared(("ht_topped_up", d), build)
@@ -144,9 +144,13 @@ def ratio_probabilities(ctx, d: HTDesign) -> np.ndarray | None:
 
 def certain_docs(ctx, d: HTDesign) -> np.ndarray:
     """Per document of :func:`frame_positions`: judged with certainty (pi = 1), so known
-    whatever the draw: outside every cell's random part."""
-    docs = frame_positions(ctx).docs
-    return (ctx.judgments.state[docs] == JUDGED) & (d.tdi_pi[docs] >= 1.0)
+    whatever the draw: outside every cell's random part (cached: the variances and the
+    expected sample read it)."""
+    def build():
+        docs = frame_positions(ctx).docs
+        return (ctx.judgments.state[docs] == JUDGED) & (d.tdi_pi[docs] >= 1.0)
+
+    return ctx.shared(("ht_certain_docs", d), build)
 
 
 @dataclass(frozen=True)
