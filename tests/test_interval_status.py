@@ -232,6 +232,49 @@ def test_pair_bias_rule():
     found = assess_pair(ctx, measure, thin, [0], [1], evaluated, se)
     assert found.reason == ("b: rests on 3 judged relevant documents (fewer than 40)",)
     assert found.topics == ((1, 3),)
+    # an estimator that removes its bias: the topics' bounds of the difference's correction
+    # error add in quadrature (sqrt(4) 0.01 / 4 = 0.5 se), where signed they would sum (1 se)
+    ctx, measure, runs = _pair_world(np.zeros((2, 4)))
+    measure.difference_bias = lambda ctx, first, second: np.full((len(first), 4), 0.01)
+    found = assess_pair(ctx, measure, runs, [0], [1], evaluated, se)
+    assert found.bias_se[0] == pytest.approx(1.0)
+    measure.bias_corrected = True
+    found = assess_pair(ctx, measure, runs, [0], [1], evaluated, se)
+    assert found.bias_se[0] == pytest.approx(0.5)
+
+
+def test_difference_bias_of_ht_ratios(samples):
+    """ht's estimated bias of a pair's difference per topic: both runs' ratios share the
+    topic's denominator, so the difference's second-order bias is b_a - b_b (nDCG, signed),
+    and for ht(AP), which removes it, the bound |b_a - b_b| cv;
+    ``compare``'s rule adds ht(AP)'s in quadrature over the topics."""
+    from irsample.measures import parse
+    from irsample.measures.ht.estimator import estimate
+
+    ctx, evaluated = _thin_context(samples)
+    shape = evaluated.shape
+    first, second = np.array([0, 0, 2]), np.array([1, 3, 1])
+    for name in ("AP", "nDCG"):
+        (m,) = parse(f"ht({name})")
+        e = estimate(ctx, m.inner)
+        den = np.where(evaluated, e.den.reshape(shape), np.nan)
+        np.testing.assert_allclose(np.nanmin(den, axis=0), np.nanmax(den, axis=0))
+        y = np.where(e.den > 0, e.den, 1.0)
+        b = np.where(e.den > 0, (e.plain * e.var_den - e.cov) / y**2, 0.0).reshape(shape)
+        cv = np.minimum(np.sqrt(np.maximum(e.var_den, 0.0)) / y, 1.0).reshape(shape)
+        expected = b[first] - b[second]
+        if m.bias_corrected:
+            expected = np.abs(expected) * cv[first]
+        np.testing.assert_allclose(m.difference_bias(ctx, first, second), expected)
+    (ap,) = parse("ht(AP)")
+    runs = Reliability(np.zeros(ctx.n_runs, bool), ("",) * ctx.n_runs, ((),) * ctx.n_runs,
+                       np.zeros(ctx.n_runs), np.zeros(ctx.n_runs), np.zeros(ctx.n_runs),
+                       np.zeros(ctx.n_runs, bool))
+    se = np.full(len(first), 0.01)
+    found = assess_pair(ctx, ap, runs, first, second, evaluated, se)
+    both = evaluated[first] & evaluated[second]
+    d = np.where(both, ap.difference_bias(ctx, first, second), 0.0)
+    np.testing.assert_allclose(found.bias_se, np.sqrt((d**2).sum(1)) / both.sum(1) / 0.01)
 
 
 def test_demo_and_judge_report_print_the_status(tmp_path, capsys):

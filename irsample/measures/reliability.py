@@ -75,9 +75,10 @@ The difference of two runs' means (:func:`assess_pair`, ``irsample compare``) is
 either run's mean is, by support or weak topics (1, 2, counted in the draw: the difference's
 variance is the sample's, and with the design's counts the unflagged pairs of TREC-8 2strata 10%
 rejected 0.088 of tie-preserving twins, 30 trials), or when the estimated bias of the
-difference (run a's minus run b's, summed over the topics both runs answer; the sample's, as
-the variance is) exceeds
-:data:`MAX_BIAS_SE` of the difference's standard error (3, for the pair).
+difference (the sample's, as the variance is: ``Measure.difference_bias``, run a's minus run
+b's on each topic both answer, summed over them; for an estimator that removes its bias, the
+topics' bounds on the correction's error of the difference added in quadrature, as for a run's
+mean) exceeds :data:`MAX_BIAS_SE` of the difference's standard error (3, for the pair).
 
 :class:`Statuses` holds the outcome per run x measure, with the causing topics by id, as
 evaluations carry it (:func:`statuses`).
@@ -415,17 +416,25 @@ def assess_pair(ctx, measure, runs: Reliability, first, second, evaluated: np.nd
     names = ctx.collection.run_names if names is None else names
     shape = (ctx.n_runs, ctx.n_topics)
     weak_or_thin = runs.thin_or_weak
-    bias = (measure.estimated_bias(ctx, from_sample=True)
-            if hasattr(measure, "estimated_bias") else None)
     both = evaluated[first] & evaluated[second]
     q = np.maximum(both.sum(axis=1), 1)
+    if hasattr(measure, "difference_bias"):
+        bias = measure.difference_bias(ctx, first, second)
+    else:
+        bias = (measure.estimated_bias(ctx, from_sample=True)
+                if hasattr(measure, "estimated_bias") else None)
+        if bias is not None:
+            bias = np.asarray(bias, dtype=np.float64).reshape(shape)
+            bias = bias[first] - bias[second]
     if bias is None:
         bias_se = np.full(len(first), np.nan)
         per_cell = np.zeros(both.shape)
     else:
-        b = np.asarray(bias, dtype=np.float64).reshape(shape)
-        per_cell = np.where(both, b[first] - b[second], 0.0)
-        mean_bias = per_cell.sum(axis=1) / q
+        per_cell = np.where(both, bias, 0.0)
+        if getattr(measure, "bias_corrected", False):  # random errors, as for a run's mean
+            mean_bias = np.sqrt((per_cell * per_cell).sum(axis=1)) / q
+        else:
+            mean_bias = per_cell.sum(axis=1) / q
         se = np.asarray(se, dtype=np.float64)
         bias_se = np.where(se > 0, np.abs(mean_bias) / np.where(se > 0, se, 1.0), 0.0)
     biased = _biased(bias_se)

@@ -118,6 +118,27 @@ class HT(Measure):
         estimate."""
         if not self.ratio:
             return None
+        b, cv = self._ratio_bias(ctx, from_sample)
+        return np.abs(b) * cv if self.bias_corrected else b
+
+    def difference_bias(self, ctx, first, second):
+        """(pairs, topics): the estimated bias of the difference of runs ``first[k]`` and
+        ``second[k]``'s estimates on each topic, the sample's (a pair's variance is the
+        sample's). On a topic both ratios share their denominator Y^, so the difference is the
+        ratio (X^_a - X^_b) / Y^ and its second-order bias b_a - b_b; where the estimate removes
+        it (:attr:`bias_corrected`), a bound on the correction's own error, |b_a - b_b| times
+        Y^'s coefficient of variation (as :meth:`estimated_bias` for one run). None for totals."""
+        if not self.ratio:
+            return None
+        shape = (ctx.n_runs, ctx.n_topics)
+        b, cv = (x.reshape(shape) for x in self._ratio_bias(ctx, from_sample=True))
+        d = b[first] - b[second]
+        return np.abs(d) * np.maximum(cv[first], cv[second]) if self.bias_corrected else d
+
+    def _ratio_bias(self, ctx, from_sample):
+        """Per segment: the ratio's second-order bias (theta v(Y^) - c(X^, Y^)) / Y^^2 and Y^'s
+        coefficient of variation (capped at 1); the model's at its centre where the variance is
+        the anticipated one, unless ``from_sample``; 0 where Y^ is 0."""
         e = estimate(ctx, self.inner)
         y = e.den
         ok = y > 0
@@ -128,6 +149,4 @@ class HT(Measure):
         else:
             b = np.where(ok, (e.plain * e.var_den - e.cov) / (y_safe * y_safe), 0.0)
             cv = np.minimum(np.sqrt(np.maximum(e.var_den, 0.0)) / y_safe, 1.0)
-        if isinstance(self.inner, CORRECTED):
-            b = np.abs(b) * cv
-        return b
+        return b, cv
