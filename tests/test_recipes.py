@@ -143,6 +143,22 @@ def test_monte_carlo_errors_count_trials_not_runs():
     assert np.isnan(monte_carlo_errors(covered[:1], flagged[:1])["coverage_se"])
 
 
+def test_trial_shares_pool_the_trials_counts():
+    """One table of per-trial counts gives every share of the recipes (coverage, flagged,
+    type-I error) pooled over trials, sum h / sum n, with its Monte Carlo error; NaN where
+    nothing is counted."""
+    import pandas as pd
+
+    from irsample.stats.intervals import share_standard_error, trial_shares
+
+    table = pd.DataFrame({"hit": [3, 5, 0, 4], "n": [4, 6, 2, 5], "none": [0, 0, 0, 0]})
+    out = trial_shares(table, {"rate": ("hit", "n"), "empty": ("hit", "none")})
+    assert out["rate"] == pytest.approx(12 / 17)
+    assert out["rate_se"] == share_standard_error(table.hit, table.n)
+    assert np.isnan(out["empty"]) and np.isnan(out["empty_se"])
+    assert trial_shares({"hit": [1, 2], "n": [2, 2]}, {"r": ("hit", "n")})["r"] == 0.75
+
+
 def test_steadiness_of_the_variance_estimate():
     """An sd unrelated to the error: correlation near 0. An sd right on average that shrinks
     with the estimate (as a Horvitz-Thompson variance of a skewed population): a positive

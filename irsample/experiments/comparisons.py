@@ -15,7 +15,7 @@ so a stratified design samples a document at rank 3 of the twin as a top-stratum
 function of the evaluation, returning per pair a p-value) is applied to every (run, twin) pair;
 the type-I error is the share of (pair, trial) with p < ``alpha``, with its Monte Carlo
 standard error ``se`` with the trials as the independent units (the pairs of a trial share its
-draw: :func:`~irsample.stats.intervals.share_standard_error`); for a test that gives each pair's
+draw: :func:`~irsample.stats.intervals.trial_shares`); for a test that gives each pair's
 reliability status (the ht comparison, :mod:`irsample.measures.reliability`), ``flagged`` is the
 share of (pair, trial) flagged and ``type_one_error_unflagged`` the type-I error among the
 others (``unflagged_se`` its standard error).
@@ -39,7 +39,7 @@ import pandas as pd
 from ..design import SamplingFrame, stratified
 from ..evaluation import evaluate_collection
 from ..model import Collection
-from ..stats.intervals import share_standard_error
+from ..stats.intervals import trial_shares
 from ..stats.pairs import CLASSES, PairCounts, PairDecisions, classify_decisions
 from ..stats.tests import all_pairs, pairwise
 from .data import CollectionFiles, load, parse_one
@@ -158,22 +158,19 @@ def type_one_error(files: CollectionFiles, designs: Mapping[str, object],
                                  "flagged": int(flagged.sum()) if len(found) > 2 else -1,
                                  "unflagged_rejections": int(np.sum((p < alpha) & ~flagged))})
     per_trial = pd.DataFrame(rows)
-    summary = (per_trial.groupby(["design", "test"], sort=False)
-               [["pairs", "rejections", "undefined"]].sum())
-    rate = summary.rejections / summary.pairs
-    summary["type_one_error"] = rate
+    per_trial["unflagged_pairs"] = per_trial.pairs - per_trial.flagged
     judged = per_trial.groupby(["design", "test"], sort=False)
-    summary["se"] = judged.apply(lambda g: share_standard_error(g.rejections, g.pairs),
-                                 include_groups=False)
+    summary = judged[["pairs", "rejections", "undefined"]].sum()
+    found = judged.apply(lambda g: pd.Series(trial_shares(g, {
+        "type_one_error": ("rejections", "pairs"), "flagged": ("flagged", "pairs"),
+        "type_one_error_unflagged": ("unflagged_rejections", "unflagged_pairs")})),
+        include_groups=False)
     checked = judged.flagged.min() >= 0  # tests that give a pair's status
-    flagged = judged.flagged.sum().where(checked)
-    unflagged = summary.pairs - flagged
-    summary["flagged"] = flagged / summary.pairs
-    summary["type_one_error_unflagged"] = (judged.unflagged_rejections.sum().where(checked)
-                                           / unflagged.where(unflagged > 0))
-    summary["unflagged_se"] = judged.apply(
-        lambda g: share_standard_error(g.unflagged_rejections, g.pairs - g.flagged),
-        include_groups=False).where(checked)
+    summary["type_one_error"] = found.type_one_error
+    summary["se"] = found.type_one_error_se
+    summary["flagged"] = found.flagged.where(checked)
+    summary["type_one_error_unflagged"] = found.type_one_error_unflagged.where(checked)
+    summary["unflagged_se"] = found.type_one_error_unflagged_se.where(checked)
     return {"summary": summary.reset_index(), "trials": per_trial,
             "max_truth_difference": gap, "alpha": alpha,
             "seconds": time.perf_counter() - start}

@@ -48,7 +48,7 @@ from ..design import parse_design, uniform
 from ..design.planner.sequential import PlannedDesign
 from ..errors import MeasureError
 from ..stats import intervals
-from ..stats.intervals import covers, share_standard_error
+from ..stats.intervals import covers, trial_shares
 from . import pool_bias
 from .data import parse_one
 from .registry import PAPER_000, Context, pool_size, recipe, run_experiment
@@ -173,12 +173,15 @@ def coverage_table(result, level: float = 0.95) -> pd.DataFrame:
 def monte_carlo_errors(covered: np.ndarray, flagged: np.ndarray) -> dict:
     """``coverage_se``, ``coverage_unflagged_se`` and ``flagged_se``: the Monte Carlo standard
     errors of ``coverage``, ``coverage_unflagged`` and ``flagged`` (arrays [trial, run]) with the
-    trials as the independent units (:func:`~irsample.stats.intervals.share_standard_error`)."""
-    runs = np.full(covered.shape[0], covered.shape[1])
-    return {"coverage_se": share_standard_error(covered.sum(axis=1), runs),
-            "coverage_unflagged_se": share_standard_error((covered & ~flagged).sum(axis=1),
-                                                          (~flagged).sum(axis=1)),
-            "flagged_se": share_standard_error(flagged.sum(axis=1), runs)}
+    trials as the independent units (:func:`~irsample.stats.intervals.trial_shares`)."""
+    counts = {"runs": np.full(covered.shape[0], covered.shape[1]),
+              "covered": covered.sum(axis=1), "flagged": flagged.sum(axis=1),
+              "covered_unflagged": (covered & ~flagged).sum(axis=1),
+              "unflagged": (~flagged).sum(axis=1)}
+    found = trial_shares(counts, {"coverage": ("covered", "runs"),
+                                  "coverage_unflagged": ("covered_unflagged", "unflagged"),
+                                  "flagged": ("flagged", "runs")})
+    return {name: value for name, value in found.items() if name.endswith("_se")}
 
 
 def _share(values: np.ndarray) -> float:

@@ -54,7 +54,7 @@ from ..measures import EvalContext, parse
 from ..measures.ppi.estimate import ppi_estimate
 from ..measures.reliability import assess
 from ..stats.agreement import cohen_kappa
-from ..stats.intervals import share_standard_error
+from ..stats.intervals import trial_shares
 from .data import load
 from .registry import Context, recipe
 from .report import Report, Section
@@ -256,15 +256,17 @@ def summarise(trials: pd.DataFrame) -> pd.DataFrame:
                 tau_ppi=("tau_ppi", "mean"), tau_ht=("tau_ht", "mean"),
                 tau_auto=("tau_auto", "mean"), lam=("lam", "mean"), kappa=("kappa", "mean"),
                 judged=("judged", "mean"), trials=("trial", "nunique")).reset_index()
-    if "flagged_n" in trials:
-        sums = g[["flagged_n", "runs_n", "covered_unflagged_n", "ht_flagged_n", "ht_runs_n",
-                  "ht_covered_unflagged_n"]].sum().reset_index(drop=True)
-        for prefix in ("", "ht_"):
-            unflagged = sums[f"{prefix}runs_n"] - sums[f"{prefix}flagged_n"]
-            out[f"{prefix}flagged"] = sums[f"{prefix}flagged_n"] / sums[f"{prefix}runs_n"]
-            out[f"{prefix}coverage_unflagged"] = (sums[f"{prefix}covered_unflagged_n"]
-                                                  / unflagged.where(unflagged > 0))
-        out = out.join(g.apply(_monte_carlo_errors, include_groups=False).reset_index(drop=True))
+    if "flagged_n" in trials:  # per-trial counts -> shares and their Monte Carlo errors
+        prefixes = ("", "ht_")
+        counts = trials.assign(**{f"{p}unflagged_n": trials[f"{p}runs_n"]
+                                  - trials[f"{p}flagged_n"] for p in prefixes})
+        shares = {}
+        for p in prefixes:
+            shares[f"{p}flagged"] = (f"{p}flagged_n", f"{p}runs_n")
+            shares[f"{p}coverage_unflagged"] = (f"{p}covered_unflagged_n", f"{p}unflagged_n")
+        found = counts.groupby(keys, sort=False).apply(
+            lambda t: pd.Series(trial_shares(t, shares)), include_groups=False)
+        out = out.join(found.reset_index(drop=True))
     out["halfwidth_ratio"] = out["halfwidth"] / out["ht_halfwidth"]
     out["rms"] = np.sqrt(out.pop("mse"))
     out["ht_rms"] = np.sqrt(out.pop("ht_mse"))
@@ -274,19 +276,6 @@ def summarise(trials: pd.DataFrame) -> pd.DataFrame:
                           "ht_flagged", "coverage_unflagged_se", "flagged_se",
                           "ht_coverage_unflagged_se", "ht_flagged_se") if c in out]
     return out[first + [c for c in out.columns if c not in first]]
-
-
-def _monte_carlo_errors(trials: pd.DataFrame) -> pd.Series:
-    """Monte Carlo standard errors of one cell's ``flagged`` and ``coverage_unflagged`` (and
-    ``ht_``), the trials being the independent units
-    (:func:`~irsample.stats.intervals.share_standard_error`)."""
-    out = {}
-    for prefix in ("", "ht_"):
-        runs, flagged = trials[f"{prefix}runs_n"], trials[f"{prefix}flagged_n"]
-        out[f"{prefix}coverage_unflagged_se"] = share_standard_error(
-            trials[f"{prefix}covered_unflagged_n"], runs - flagged)
-        out[f"{prefix}flagged_se"] = share_standard_error(flagged, runs)
-    return pd.Series(out)
 
 
 def halfwidth_figure(table: pd.DataFrame, path):

@@ -15,7 +15,7 @@ design at the final total): ``judged_pct`` (mean share of the pool judged), ``ro
 (the unflagged ones; NaN where none), ``coverage_flagged``, ``bias``, ``halfwidth``;
 ``stopped_clean`` = share of trials that stopped with nothing flagged; ``coverage_se`` and
 ``coverage_unflagged_se``, the Monte Carlo standard errors of the two coverages with the trials
-as the independent units (:func:`~irsample.stats.intervals.share_standard_error`).
+as the independent units (:func:`~irsample.stats.intervals.trial_shares`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from ..design.rounds import judge_in_rounds
 from ..design.sampling.budget import Budget
 from ..evaluation import evaluate_collection
 from ..measures import parse
-from ..stats.intervals import covers, share_standard_error
+from ..stats.intervals import covers, trial_shares
 from .data import load
 from .model_assisted import build_frame
 from .registry import Context, recipe
@@ -109,18 +109,19 @@ def summarise(rows: pd.DataFrame) -> pd.DataFrame:
     out = []
     for (design, estimator, when), g in rows.groupby(["design", "estimator", "when"],
                                                      sort=False):
-        n, flagged = g.runs.sum(), g.flagged.sum()
-        unflagged = n - flagged
+        shares = trial_shares(g.assign(unflagged=g.runs - g.flagged,
+                                       covered_flagged=g.covered - g.covered_unflagged),
+                              {"flagged": ("flagged", "runs"), "coverage": ("covered", "runs"),
+                               "coverage_unflagged": ("covered_unflagged", "unflagged"),
+                               "coverage_flagged": ("covered_flagged", "flagged")})
         out.append(dict(
             design=design, estimator=estimator, when=when, judged_pct=g.judged_pct.mean(),
             judged_min=g.judged_pct.min(), judged_max=g.judged_pct.max(),
-            rounds=g.rounds.mean(), flagged=flagged / n, coverage=g.covered.sum() / n,
-            coverage_unflagged=g.covered_unflagged.sum() / unflagged if unflagged else np.nan,
-            coverage_se=share_standard_error(g.covered, g.runs),
-            coverage_unflagged_se=share_standard_error(g.covered_unflagged,
-                                                       g.runs - g.flagged),
-            coverage_flagged=((g.covered.sum() - g.covered_unflagged.sum()) / flagged
-                              if flagged else np.nan),
+            rounds=g.rounds.mean(), flagged=shares["flagged"], coverage=shares["coverage"],
+            coverage_unflagged=shares["coverage_unflagged"],
+            coverage_se=shares["coverage_se"],
+            coverage_unflagged_se=shares["coverage_unflagged_se"],
+            coverage_flagged=shares["coverage_flagged"],
             bias=g.bias.mean(), halfwidth=g.halfwidth.mean(), stopped_clean=g.clean.mean(),
             trials=len(g)))
     return pd.DataFrame(out)

@@ -87,3 +87,17 @@ def share_standard_error(hits, totals) -> float:
         return float("nan")
     r = h.sum() / total
     return float(np.sqrt(trials / (trials - 1) * np.sum((h - r * n) ** 2)) / total)
+
+
+def trial_shares(trials, shares) -> dict:
+    """Shares pooled over independent trials with their Monte Carlo standard errors, from one
+    table of per-trial counts: ``trials`` maps a count's name to its values, one per trial (a
+    DataFrame, or a group of one), and ``shares`` maps each share's name to the names of its
+    (hits, totals) counts. For each: ``name`` = sum h_t / sum n_t (NaN where nothing is
+    counted) and ``name_se`` (:func:`share_standard_error`)."""
+    out = {}
+    for name, (hits, totals) in shares.items():
+        h, n = (np.asarray(trials[c], dtype=float) for c in (hits, totals))
+        out[name] = float(h.sum() / n.sum()) if n.sum() > 0 else float("nan")
+        out[f"{name}_se"] = share_standard_error(h, n)
+    return out
