@@ -75,7 +75,7 @@ The difference of two runs' means (:func:`assess_pair`, ``irsample compare``) is
 either run's mean is, by support or weak topics (1, 2, counted in the draw: the difference's
 variance is the sample's, and with the design's counts the unflagged pairs of TREC-8 2strata 10%
 rejected 0.088 of tie-preserving twins, 30 trials), or when the estimated bias of the
-difference (the sample's, as the variance is: ``Measure.difference_bias``, run a's minus run
+difference (the sample's, as the variance is: ``HT.difference_bias``, run a's minus run
 b's on each topic both answer, summed over them; for an estimator that removes its bias, the
 topics' bounds on the correction's error of the difference added in quadrature, as for a run's
 mean) exceeds :data:`MAX_BIAS_SE` of the difference's standard error (3, for the pair).

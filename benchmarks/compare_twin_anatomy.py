@@ -1,0 +1,124 @@
+"""Why do a design's paired comparisons reject twins too often? (issue 25, ``compare``)
+
+Replays the type-I part of ``irsample simulate comparisons`` for one design cell, draw for draw
+(the same twinned runs, twins and per-trial seeds as ``experiments/comparisons.py``), and splits
+the ht(M) comparison of each run with its tie-preserving twin into what makes it reject: the
+standardised difference z = D / se(D) over the trials, its mean (a difference whose two sides
+are estimated with different biases) and variance (1 for a calibrated se), the ratio of the
+mean se to the spread of D over the trials (``sd_ratio``), each side's bias against the frame
+truth (run and twin, in units of that spread), and the rule's estimated bias of the difference
+(``HT.difference_bias``, summed over topics) in the same units. Rejections at 0.05 over all
+pairs and over those the rule leaves unflagged are printed first, as the recipe counts them,
+and last the share of the top 10 positions judged, for runs and for twins: a design stratified
+by best rank samples a run's top documents, which other runs rank high too, at higher rates
+than its twin's, which only the twin ranks there.
+
+Measured (TREC-8, planned 10% and 2strata 10%, 100 trials, seed 2525): REPRODUCTION.md,
+"compare's rule for ht(AP)".
+
+Usage: python benchmarks/compare_twin_anatomy.py [--shared ../shared] [--cell 'planned 10%']
+       [--trials 100] [--seed 2525] [--twins 20] [--measure 'ht(AP)']
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--shared", default=str(ROOT.parent / "shared"))
+    parser.add_argument("--cell", default="planned 10%")
+    parser.add_argument("--trials", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=2525)
+    parser.add_argument("--twins", type=int, default=20)
+    parser.add_argument("--measure", default="ht(AP)")
+    args = parser.parse_args()
+    sys.path.insert(0, str(ROOT))
+
+    from irsample.comparison import pair_status
+    from irsample.evaluation import evaluate_collection
+    from irsample.experiments import CollectionFiles
+    from irsample.experiments.comparisons import add_twins, pooled_twin_frame
+    from irsample.experiments.coverage import designs
+    from irsample.experiments.data import load
+    from irsample.measures import parse
+    from irsample.measures.context import EvalContext
+    from irsample.measures.ht.pairs import pair_estimates
+    from irsample.model import JUDGED
+    from irsample.stats.random import derived_seed
+
+    folder = Path(args.shared) / "data" / "trec8-adhoc"
+    data = load(CollectionFiles.of(folder / "runs", folder / "qrels.trec8.adhoc",
+                                   pooled=folder / "run-pooled-flag.txt"))
+    frame = data.frame(data.info.pooled_runs, 100.0)
+    percent = float(args.cell.split()[1].rstrip("%"))
+    cells = {f"{s.name} {float(label) * (100 if s.name == 'uniform' else 1):g}%": design
+             for s in designs(len(frame), [percent]) for label, design in s.designs}
+    design = cells[args.cell]
+    n_runs = data.collection.n_runs
+    chosen = sorted(np.random.default_rng(derived_seed(args.seed, "twinned")).choice(
+        n_runs, args.twins, replace=False).tolist())
+    twins = add_twins(data.collection, frame, chosen,
+                      np.random.default_rng(derived_seed(args.seed, "twins")))
+    first, second = np.array(chosen), n_runs + np.arange(len(chosen))
+    twin_frame = pooled_twin_frame(frame, twins, first, second)
+    (measure,) = parse(args.measure)
+    truth = evaluate_collection(twins, twin_frame.judgments(), [measure.inner]).values[:, :, 0]
+    a, b = np.triu_indices(twins.n_runs, k=1)
+    where = {(int(x), int(y)): k for k, (x, y) in enumerate(zip(a, b))}
+    pairs = np.array([where[(min(x, y), max(x, y))] for x, y in zip(first, second)])
+    diff, se, flagged, run_error, twin_error, rule = ([] for _ in range(6))
+    top = {"run": [], "twin": []}
+    offsets = twins.rank_offsets
+    start = time.time()
+    for trial in range(args.trials):
+        rng = np.random.default_rng(derived_seed(args.seed, "type1", args.cell, trial))
+        ctx = EvalContext(twins, design.sample(twin_frame, rng=rng))
+        pe = pair_estimates(ctx, measure.inner)
+        sd = np.sqrt(pe.variance)
+        diff.append(pe.diff[pairs])
+        se.append(sd[pairs])
+        flagged.append(pair_status(ctx, measure, pe, sd).unreliable[pairs])
+        values = np.asarray(measure.compute(ctx)).reshape(twins.n_runs, -1)
+        error = np.where(ctx.answered, values - truth, 0.0).sum(1) / ctx.answered.sum(1)
+        run_error.append(error[first])
+        twin_error.append(error[second])
+        both = ctx.answered[first] & ctx.answered[second]
+        bias = np.where(both, measure.difference_bias(ctx, first, second), 0.0)
+        rule.append(np.sqrt((bias**2).sum(1)) if measure.bias_corrected else bias.sum(1))
+        rule[-1] = rule[-1] / both.sum(1)
+        judged = ctx.judgments.state == JUDGED
+        for side, runs in (("run", first), ("twin", second)):
+            segments = (runs[:, None] * twins.n_topics + np.arange(twins.n_topics)).ravel()
+            top[side].append(np.mean([judged[twins.rank_tdi[offsets[g]:offsets[g + 1]][:10]]
+                                      .mean() for g in segments if offsets[g + 1] > offsets[g]]))
+    diff, se, flagged, run_error, twin_error, rule = map(
+        np.array, (diff, se, flagged, run_error, twin_error, rule))
+    z = diff / se
+    spread = diff.std(axis=0)
+    print(f"{args.cell}, {args.measure}, {args.trials} trials x {args.twins} twins, seed "
+          f"{args.seed} ({time.time() - start:.0f} s)")
+    print(f"rejections: all {np.mean(np.abs(z) > 1.96):.3f}, unflagged "
+          f"{np.mean(np.abs(z[~flagged]) > 1.96):.3f} ({flagged.mean():.3f} flagged); z: mean "
+          f"{z.mean():.3f}, variance {z.var():.3f}; sd_ratio median "
+          f"{np.median(se.mean(0) / spread):.3f}")
+    for name, row in (("mean z", z.mean(0)), ("sd_ratio", se.mean(0) / spread),
+                      ("run bias / spread", run_error.mean(0) / spread),
+                      ("twin bias / spread", twin_error.mean(0) / spread),
+                      ("mean D / spread", diff.mean(0) / spread),
+                      ("rule's bias / spread", rule.mean(0) / spread)):
+        print(f"{name:>21}: mean {row.mean():+.3f}  " + " ".join(f"{v:+.2f}" for v in row))
+    print(f"top 10 positions judged: runs {np.mean(top['run']):.3f}, twins "
+          f"{np.mean(top['twin']):.3f}")
+
+
+if __name__ == "__main__":
+    main()
