@@ -1,0 +1,124 @@
+"""Why is ht(AP)'s variance short on the planner's designs? Given the pilot, or over pilots.
+
+The planner's design (``ci-coverage``'s ``planned``: a pilot of 5% of the budget, a relevance
+model fitted to it, a plan for xinfAP, top-ups drawn by that plan) judges the pilot's documents
+with certainty (pi = 1) and tops up each cell by a simple random sample of the rest, so ht(M)'s
+estimate and its sample variance are those of a stratified SRS given the pilot. This draws the
+top-ups ``--trials`` times for each of ``--pilots`` fixed pilots (0: a new pilot every trial,
+the design as ``ci-coverage`` draws it) on the collection's depth-100 pool and prints, per pilot
+and over all, the run means' bias in standard deviations of the estimate over the trials, the
+predicted over the observed standard deviation (``sd_ratio``, median over runs) and the
+coverage of the 95% intervals; then, per pilot, the topics whose mean error over the runs is
+largest, with the relevant documents the top-ups find there on average, how often none, and the
+pool's relevant documents. Given a pilot the variance is the top-ups' alone; over pilots the
+estimate's spread also holds how its conditional bias moves with the pilot.
+
+Measured (TREC-8, 10%, seed 7): REPRODUCTION.md, "Planned designs: the pilot moves ht(AP)'s
+bias".
+
+Usage: python benchmarks/planned_pilot_bias.py [--collection trec8] [--percent 10]
+       [--pilots 5] [--trials 20] [--measure 'ht(AP)'] [--seed 7] [--shared ../shared]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from ht_coverage import load  # noqa: E402
+
+
+def planned_design(frame, budget: int, rng):
+    """The planner's design after a pilot drawn with ``rng`` (``judge_in_batches``' first
+    batch, one batch), as a design whose ``select`` draws the top-ups."""
+    from irsample.design.planner.plan import pilot, plan
+    from irsample.design.planner.relevance_model import fit_relevance
+    from irsample.design.planner.sequential import PILOT_EDGE, default_pilot, judged_keys
+
+    grade = np.zeros(len(frame.topic), dtype=np.int64)
+    first = pilot(frame, default_pilot(budget, frame.collection.n_topics)).select(frame, rng=rng)
+    judged = np.asarray(first.judged, dtype=bool).copy()
+    grade[judged] = frame.rel[judged]
+    model = fit_relevance(frame, judged, grade, rel_level=1, gains=False)
+    planned = plan(frame, model, budget, estimator="xinfAP", judged=judged,
+                   required=(PILOT_EDGE,))
+    return planned.design(before=judged_keys(frame, judged))
+
+
+def summary(label: str, est, sd, truth_mean) -> None:
+    """One line: bias over the trials' spread, sd_ratio and coverage of the run means."""
+    spread = est.std(axis=0)
+    print(f"{label}: bias / spread {np.median((est.mean(0) - truth_mean) / spread):+.3f} "
+          f"(median over runs), mean bias {np.mean(est.mean(0) - truth_mean):+.4f}, sd_ratio "
+          f"{np.median(sd.mean(0) / spread):.3f}, coverage "
+          f"{np.mean(np.abs(est - truth_mean) <= 1.959964 * sd):.3f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--collection", default="trec8")
+    parser.add_argument("--percent", type=float, default=10.0)
+    parser.add_argument("--pilots", type=int, default=5)
+    parser.add_argument("--trials", type=int, default=20, help="top-ups per pilot")
+    parser.add_argument("--measure", default="ht(AP)")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--shared", default=str(ROOT.parent / "shared"))
+    args = parser.parse_args()
+
+    from irsample.evaluation import evaluate_collection
+    from irsample.measures import parse
+    from irsample.measures.context import EvalContext
+    from irsample.measures.ht.estimator import estimate
+    from irsample.measures.reliability import found_per_topic
+
+    collection, frame = load(args.collection, Path(args.shared))
+    budget = int(round(args.percent / 100.0 * len(frame)))
+    (measure,) = parse(args.measure)
+    truth = evaluate_collection(collection, frame.judgments(), [measure.inner]).values[:, :, 0]
+    relevant = np.bincount(frame.topic[frame.rel > 0], minlength=collection.n_topics)
+    seeds = np.random.SeedSequence(args.seed).spawn(max(args.pilots, 1) + 1)
+    pilots = [np.random.default_rng(s) for s in seeds[1:]] if args.pilots else [None]
+    draws = np.random.default_rng(seeds[0])
+    shape = (collection.n_runs, collection.n_topics)
+    print(f"{args.collection}, planned {args.percent:g}%, {args.measure}: "
+          f"{args.pilots or 'a new'} pilot{'s' if args.pilots != 1 else ''} x {args.trials} "
+          f"top-ups, seed {args.seed}")
+    every_est, every_sd = [], []
+    for k, pilot_rng in enumerate(pilots):
+        fixed = None if pilot_rng is None else planned_design(frame, budget, pilot_rng)
+        est, sd, error, found = [], [], [], []
+        for _ in range(args.trials):
+            design = fixed if fixed is not None else planned_design(frame, budget, draws)
+            ctx = EvalContext(collection, frame.judgments(design.select(frame, rng=draws),
+                                                          source="planned"))
+            e = estimate(ctx, measure.inner)
+            value, variance = e.value.reshape(shape), e.variance.reshape(shape)
+            answered = ctx.answered
+            q = answered.sum(axis=1)
+            est.append(np.where(answered, value, 0.0).sum(axis=1) / q)
+            sd.append(np.sqrt(np.where(answered, variance, 0.0).sum(axis=1)) / q)
+            error.append((value - truth).mean(axis=0))
+            found.append(found_per_topic(ctx))
+        est, sd, error, found = map(np.array, (est, sd, error, found))
+        every_est.append(est)
+        every_sd.append(sd)
+        summary(f"pilot {k}" if fixed is not None else "new pilot per trial", est, sd,
+                truth.mean(axis=1))
+        worst = np.argsort(-np.abs(error.mean(axis=0)))[:3]
+        print("  " + "; ".join(
+            f"topic {collection.topics[t]}: error {error[:, t].mean():+.3f}, found "
+            f"{found[:, t].mean():.1f} ({np.mean(found[:, t] == 0):.0%} none) of "
+            f"{relevant[t]}" for t in worst))
+    if len(every_est) > 1:
+        summary("all pilots", np.concatenate(every_est), np.concatenate(every_sd),
+                truth.mean(axis=1))
+
+
+if __name__ == "__main__":
+    main()
