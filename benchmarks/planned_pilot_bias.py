@@ -11,13 +11,17 @@ predicted over the observed standard deviation (``sd_ratio``, median over runs) 
 coverage of the 95% intervals; then, per pilot, the topics whose mean error over the runs is
 largest, with the relevant documents the top-ups find there on average, how often none, and the
 pool's relevant documents. Given a pilot the variance is the top-ups' alone; over pilots the
-estimate's spread also holds how its conditional bias moves with the pilot.
+estimate's spread also holds how its conditional bias moves with the pilot. ``--take-all-top``
+runs the experiment of lifting the planner's rate band (``design/planner/bounds.py``) for the
+first stratum, so a banded plan may judge the best-ranked documents whole, as an unbanded one
+does.
 
 Measured (TREC-8, 10%, seed 7): REPRODUCTION.md, "Planned designs: the pilot moves ht(AP)'s
 bias".
 
 Usage: python benchmarks/planned_pilot_bias.py [--collection trec8] [--percent 10]
        [--pilots 5] [--trials 20] [--measure 'ht(AP)'] [--seed 7] [--shared ../shared]
+       [--take-all-top]
 """
 
 from __future__ import annotations
@@ -51,6 +55,22 @@ def planned_design(frame, budget: int, rng):
     return planned.design(before=judged_keys(frame, judged))
 
 
+def take_all_top() -> None:
+    """Let the band's upper sizes be the whole first stratum (``--take-all-top``)."""
+    import importlib
+
+    plan_module = importlib.import_module("irsample.design.planner.plan")
+    banded = plan_module.upper_sizes
+
+    def upper_sizes(size, lo, budget, band):
+        hi = np.array(banded(size, lo, budget, band))
+        if band is not None:
+            hi[:, 0] = size[:, 0]
+        return hi
+
+    plan_module.upper_sizes = upper_sizes
+
+
 def summary(label: str, est, sd, truth_mean) -> None:
     """One line: bias over the trials' spread, sd_ratio and coverage of the run means."""
     spread = est.std(axis=0)
@@ -69,7 +89,10 @@ def main() -> None:
     parser.add_argument("--measure", default="ht(AP)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--shared", default=str(ROOT.parent / "shared"))
+    parser.add_argument("--take-all-top", action="store_true")
     args = parser.parse_args()
+    if args.take_all_top:
+        take_all_top()
 
     from irsample.evaluation import evaluate_collection
     from irsample.measures import parse
@@ -81,6 +104,8 @@ def main() -> None:
     budget = int(round(args.percent / 100.0 * len(frame)))
     (measure,) = parse(args.measure)
     truth = evaluate_collection(collection, frame.judgments(), [measure.inner]).values[:, :, 0]
+    valid = np.isfinite(truth)
+    truth_mean = np.where(valid, truth, 0.0).sum(axis=1) / valid.sum(axis=1)
     relevant = np.bincount(frame.topic[frame.rel > 0], minlength=collection.n_topics)
     seeds = np.random.SeedSequence(args.seed).spawn(max(args.pilots, 1) + 1)
     pilots = [np.random.default_rng(s) for s in seeds[1:]] if args.pilots else [None]
@@ -88,7 +113,8 @@ def main() -> None:
     shape = (collection.n_runs, collection.n_topics)
     print(f"{args.collection}, planned {args.percent:g}%, {args.measure}: "
           f"{args.pilots or 'a new'} pilot{'s' if args.pilots != 1 else ''} x {args.trials} "
-          f"top-ups, seed {args.seed}")
+          f"top-ups, seed {args.seed}"
+          + ("; the first stratum may be taken whole" if args.take_all_top else ""))
     every_est, every_sd = [], []
     for k, pilot_rng in enumerate(pilots):
         fixed = None if pilot_rng is None else planned_design(frame, budget, pilot_rng)
@@ -99,25 +125,24 @@ def main() -> None:
                                                           source="planned"))
             e = estimate(ctx, measure.inner)
             value, variance = e.value.reshape(shape), e.variance.reshape(shape)
-            answered = ctx.answered
+            answered = ctx.answered & valid  # topics without judgments have no truth
             q = answered.sum(axis=1)
             est.append(np.where(answered, value, 0.0).sum(axis=1) / q)
             sd.append(np.sqrt(np.where(answered, variance, 0.0).sum(axis=1)) / q)
-            error.append((value - truth).mean(axis=0))
+            error.append(np.nanmean(np.where(answered, value - truth, np.nan), axis=0))
             found.append(found_per_topic(ctx))
         est, sd, error, found = map(np.array, (est, sd, error, found))
         every_est.append(est)
         every_sd.append(sd)
         summary(f"pilot {k}" if fixed is not None else "new pilot per trial", est, sd,
-                truth.mean(axis=1))
+                truth_mean)
         worst = np.argsort(-np.abs(error.mean(axis=0)))[:3]
         print("  " + "; ".join(
             f"topic {collection.topics[t]}: error {error[:, t].mean():+.3f}, found "
             f"{found[:, t].mean():.1f} ({np.mean(found[:, t] == 0):.0%} none) of "
             f"{relevant[t]}" for t in worst))
     if len(every_est) > 1:
-        summary("all pilots", np.concatenate(every_est), np.concatenate(every_sd),
-                truth.mean(axis=1))
+        summary("all pilots", np.concatenate(every_est), np.concatenate(every_sd), truth_mean)
 
 
 if __name__ == "__main__":
