@@ -38,12 +38,14 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from ht_coverage import load  # noqa: E402
 
 
-def planned_design(frame, budget: int, rng):
+def planned_design(frame, budget: int, rng, why: list | None = None):
     """The planner's design after a pilot drawn with ``rng`` (``judge_in_batches``' first
-    batch, one batch), as a design whose ``select`` draws the top-ups."""
+    batch, one batch), as a design whose ``select`` draws the top-ups; ``why`` gets the band's
+    switch: the unbanded plan's predicted relative bias and the sparse test's median count."""
     from irsample.design.planner.plan import pilot, plan
     from irsample.design.planner.relevance_model import fit_relevance
     from irsample.design.planner.sequential import PILOT_EDGE, default_pilot, judged_keys
+    from irsample.design.planner.variance_model import VarianceModel
 
     grade = np.zeros(len(frame.topic), dtype=np.int64)
     first = pilot(frame, default_pilot(budget, frame.collection.n_topics)).select(frame, rng=rng)
@@ -52,6 +54,12 @@ def planned_design(frame, budget: int, rng):
     model = fit_relevance(frame, judged, grade, rel_level=1, gains=False)
     planned = plan(frame, model, budget, estimator="xinfAP", judged=judged,
                    required=(PILOT_EDGE,))
+    if why is not None:
+        free = plan(frame, model, budget, estimator="xinfAP", judged=judged,
+                    required=(PILOT_EDGE,), spread=None)
+        vm = VarianceModel.build(frame, model, "xinfAP")
+        rate = budget / max(float(vm.cum_rows[0, :, -1].sum()), 1.0)
+        why += [free.relative_bias, float(np.median(rate * vm.relevant[vm.relevant > 0]))]
     return planned.design(before=judged_keys(frame, judged))
 
 
@@ -117,7 +125,8 @@ def main() -> None:
           + ("; the first stratum may be taken whole" if args.take_all_top else ""))
     every_est, every_sd = [], []
     for k, pilot_rng in enumerate(pilots):
-        fixed = None if pilot_rng is None else planned_design(frame, budget, pilot_rng)
+        why: list = []
+        fixed = None if pilot_rng is None else planned_design(frame, budget, pilot_rng, why)
         est, sd, error, found = [], [], [], []
         for _ in range(args.trials):
             design = fixed if fixed is not None else planned_design(frame, budget, draws)
@@ -136,6 +145,9 @@ def main() -> None:
         every_sd.append(sd)
         summary(f"pilot {k}" if fixed is not None else "new pilot per trial", est, sd,
                 truth_mean)
+        if why:
+            print(f"  band's switch: unbanded plan's predicted bias {why[0]:.3f} SE (bands above "
+                  f"0.5), median topic's expected relevant {why[1]:.2f} (bands below 3)")
         worst = np.argsort(-np.abs(error.mean(axis=0)))[:3]
         print("  " + "; ".join(
             f"topic {collection.topics[t]}: error {error[:, t].mean():+.3f}, found "
