@@ -138,7 +138,7 @@ class HT(Measure):
     def _ratio_bias(self, ctx, from_sample):
         """Per segment: the ratio's second-order bias (theta v(Y^) - c(X^, Y^)) / Y^^2 and Y^'s
         coefficient of variation (capped at 1); the model's at its centre where the variance is
-        the anticipated one, unless ``from_sample``; 0 where Y^ is 0."""
+        the anticipated one, unless ``from_sample``; the bias is 0 where Y^ is 0."""
         e = estimate(ctx, self.inner)
         y = e.den
         ok = y > 0
