@@ -21,7 +21,7 @@ bias".
 
 Usage: python benchmarks/planned_pilot_bias.py [--collection trec8] [--percent 10]
        [--pilots 5] [--trials 20] [--measure 'ht(AP)'] [--seed 7] [--shared ../shared]
-       [--take-all-top]
+       [--take-all-top] [--pilot-size N]
 """
 
 from __future__ import annotations
@@ -38,17 +38,19 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from ht_coverage import load  # noqa: E402
 
 
-def planned_design(frame, budget: int, rng, why: list | None = None):
+def planned_design(frame, budget: int, rng, why: list | None = None, size: int | None = None):
     """The planner's design after a pilot drawn with ``rng`` (``judge_in_batches``' first
     batch, one batch), as a design whose ``select`` draws the top-ups; ``why`` gets the band's
-    switch: the unbanded plan's predicted relative bias and the sparse test's median count."""
+    switch: the unbanded plan's predicted relative bias and the sparse test's median count;
+    ``size`` the pilot's judgments (default: the planner's, 5% of the budget)."""
     from irsample.design.planner.plan import pilot, plan
     from irsample.design.planner.relevance_model import fit_relevance
     from irsample.design.planner.sequential import PILOT_EDGE, default_pilot, judged_keys
     from irsample.design.planner.variance_model import VarianceModel
 
     grade = np.zeros(len(frame.topic), dtype=np.int64)
-    first = pilot(frame, default_pilot(budget, frame.collection.n_topics)).select(frame, rng=rng)
+    size = default_pilot(budget, frame.collection.n_topics) if size is None else size
+    first = pilot(frame, size).select(frame, rng=rng)
     judged = np.asarray(first.judged, dtype=bool).copy()
     grade[judged] = frame.rel[judged]
     model = fit_relevance(frame, judged, grade, rel_level=1, gains=False)
@@ -98,6 +100,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--shared", default=str(ROOT.parent / "shared"))
     parser.add_argument("--take-all-top", action="store_true")
+    parser.add_argument("--pilot-size", type=int, default=None,
+                        help="the pilot's judgments (default 5%% of the budget)")
     args = parser.parse_args()
     if args.take_all_top:
         take_all_top()
@@ -126,10 +130,12 @@ def main() -> None:
     every_est, every_sd = [], []
     for k, pilot_rng in enumerate(pilots):
         why: list = []
-        fixed = None if pilot_rng is None else planned_design(frame, budget, pilot_rng, why)
+        fixed = (None if pilot_rng is None
+                 else planned_design(frame, budget, pilot_rng, why, args.pilot_size))
         est, sd, error, found = [], [], [], []
         for _ in range(args.trials):
-            design = fixed if fixed is not None else planned_design(frame, budget, draws)
+            design = (fixed if fixed is not None
+                      else planned_design(frame, budget, draws, size=args.pilot_size))
             ctx = EvalContext(collection, frame.judgments(design.select(frame, rng=draws),
                                                           source="planned"))
             e = estimate(ctx, measure.inner)

@@ -54,7 +54,8 @@ at 4%). So the band also applies when the median topic's sample is expected to h
 than :data:`SPARSE` (3) relevant documents, where no second-order formula can be trusted.
 ``spread=None`` gives the unconstrained optimum. The switch reads the pilot's model, and with
 a pilot of 5% of the budget it flips from pilot to pilot on TREC-8 at 10% (3 of 5 pilots
-banded, by a predicted bias of 0.57-0.79 SE against 0.28-0.31 for the others); a banded plan
+banded, by a predicted bias of 0.57-0.79 SE against 0.28-0.31 for the others; as many with
+pilots of 10% and 20% of the budget: TREC-8 sits at the switch); a banded plan
 caps the best-ranked stratum at rho f, so a topic whose few relevant documents all sit there
 is found about once, and ht(AP)'s bias then moves with the pilot
 (``benchmarks/planned_pilot_bias.py``; lifting the cap for that stratum helps TREC-8 and CACM
