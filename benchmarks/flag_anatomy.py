@@ -40,7 +40,14 @@ def anatomy(ctx, measure, truth: np.ndarray) -> dict:
     """The rule's outcome for ``measure`` on ``ctx`` and its parts (module docstring);
     ``truth`` (runs, topics) the target measure on the complete judgments."""
     from irsample.measures.ht.estimator import estimate
-    from irsample.measures.reliability import _spread, assess, found_per_topic, judged_share
+    from irsample.measures.reliability import (
+        assess,
+        found_per_topic,
+        imputation_bound,
+        judged_share,
+        summed_bias,
+    )
+    from irsample.stats.intervals import z
 
     shape = (ctx.n_runs, ctx.n_topics)
     e = estimate(ctx, measure.inner)
@@ -49,17 +56,16 @@ def anatomy(ctx, measure, truth: np.ndarray) -> dict:
     found = assess(ctx, measure, answered, variance, value)
     se = np.sqrt(np.where(answered, variance, 0.0).sum(axis=1))
     bias = np.where(answered, measure.estimated_bias(ctx).reshape(shape), 0.0)
-    rule3 = (np.sqrt((bias * bias).sum(axis=1)) if measure.bias_corrected
-             else np.abs(bias.sum(axis=1)))
+    rule3 = np.abs(summed_bias(bias, measure.bias_corrected))
     imputed = (found_per_topic(ctx) == 0) & (judged_share(ctx) < 1.0)
     cells = answered & imputed[None, :]
-    bound = cells.sum(axis=1) * _spread(value, answered & ~cells)
+    bound = imputation_bound(value, answered, cells).sum(axis=1)
     actual = np.abs(np.where(cells, value - truth, 0.0).sum(axis=1))
     safe = np.where(se > 0, se, np.nan)
     q = np.maximum(answered.sum(axis=1), 1)
     error = np.where(answered, value - truth, 0.0).sum(axis=1) / q
     return {"flagged": found.unreliable.mean(), "weak": found.many_weak.mean(),
-            "cover": np.mean(np.abs(error) <= 1.959964 * se / q),
+            "cover": np.mean(np.abs(error) <= z(0.95) * se / q),
             "bias": np.nanmedian(rule3 / safe), "bound": np.nanmedian(bound / safe),
             "actual": np.nanmedian(actual / safe), "imputed": np.flatnonzero(imputed)}
 

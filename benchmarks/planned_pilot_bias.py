@@ -83,11 +83,13 @@ def take_all_top() -> None:
 
 def summary(label: str, est, sd, truth_mean) -> None:
     """One line: bias over the trials' spread, sd_ratio and coverage of the run means."""
+    from irsample.stats.intervals import z
+
     spread = est.std(axis=0)
     print(f"{label}: bias / spread {np.median((est.mean(0) - truth_mean) / spread):+.3f} "
           f"(median over runs), mean bias {np.mean(est.mean(0) - truth_mean):+.4f}, sd_ratio "
           f"{np.median(sd.mean(0) / spread):.3f}, coverage "
-          f"{np.mean(np.abs(est - truth_mean) <= 1.959964 * sd):.3f}")
+          f"{np.mean(np.abs(est - truth_mean) <= z(0.95) * sd):.3f}")
 
 
 def main() -> None:

@@ -248,13 +248,10 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
         per_cell = np.zeros(shape)
     else:
         per_cell = np.where(evaluated, np.asarray(bias).reshape(shape), 0.0)
-        if getattr(measure, "bias_corrected", False):  # random errors of the correction
-            b = np.sqrt((per_cell * per_cell).sum(axis=1))
-        else:  # the bias of a sum is the sum of the topics' biases
-            b = np.abs(per_cell.sum(axis=1))
+        b = np.abs(summed_bias(per_cell, getattr(measure, "bias_corrected", False)))
         imputed = evaluated & ((per_topic == 0) & (share < 1.0))[None, :]
         if values is not None and getattr(measure, "ratio", False) and imputed.any():
-            bound = imputed * _spread(values, evaluated & ~imputed)[:, None]
+            bound = imputation_bound(values, evaluated, imputed)
             b = b + bound.sum(axis=1)  # an imputed topic's error has no sign to cancel with
             per_cell = np.abs(per_cell) + bound
         se = np.sqrt(np.where(evaluated, variance, 0.0).sum(axis=1))
@@ -327,6 +324,22 @@ def _many_weak(weak: np.ndarray) -> np.ndarray:
 
 def _biased(bias_se: np.ndarray) -> np.ndarray:
     return np.nan_to_num(bias_se) > MAX_BIAS_SE
+
+
+def summed_bias(per_cell: np.ndarray, corrected: bool) -> np.ndarray:
+    """Per row (a run's mean, or a pair's difference, times its topics): the topics' estimated
+    biases ``per_cell`` summed, signed (the bias of a sum); for an estimator that removes its
+    bias (``corrected``: ``Measure.bias_corrected``), whose ``per_cell`` bound the correction's
+    error, random and independent from topic to topic, added in quadrature (rule 3)."""
+    return np.sqrt((per_cell * per_cell).sum(axis=1)) if corrected else per_cell.sum(axis=1)
+
+
+def imputation_bound(values: np.ndarray, evaluated: np.ndarray,
+                     imputed: np.ndarray) -> np.ndarray:
+    """(runs, topics): rule 3's bound on an imputed topic's error, the spread of the run's
+    estimates ``values`` over its other ``evaluated`` topics, in the ``imputed`` cells (0
+    elsewhere)."""
+    return imputed * _spread(values, evaluated & ~imputed)[:, None]
 
 
 def _spread(values: np.ndarray, cells: np.ndarray) -> np.ndarray:
@@ -431,10 +444,7 @@ def assess_pair(ctx, measure, runs: Reliability, first, second, evaluated: np.nd
         per_cell = np.zeros(both.shape)
     else:
         per_cell = np.where(both, bias, 0.0)
-        if getattr(measure, "bias_corrected", False):  # random errors, as for a run's mean
-            mean_bias = np.sqrt((per_cell * per_cell).sum(axis=1)) / q
-        else:
-            mean_bias = per_cell.sum(axis=1) / q
+        mean_bias = summed_bias(per_cell, getattr(measure, "bias_corrected", False)) / q
         se = np.asarray(se, dtype=np.float64)
         bias_se = np.where(se > 0, np.abs(mean_bias) / np.where(se > 0, se, 1.0), 0.0)
     biased = _biased(bias_se)
