@@ -37,14 +37,20 @@ def _true_grades(col, frame) -> np.ndarray:
     return probs
 
 
-def _model_is(monkeypatch, probs: np.ndarray) -> None:
-    """The relevance model replaced by ``probs`` (n_tdi, G) where the anticipated variance
-    applies: for P@k and for the ratios."""
+def _as_model(probs: np.ndarray):
+    """A stand-in for ``grade_probabilities`` that answers ``probs`` (n_tdi, G) where the real
+    one gives a model (where the anticipated variance applies)."""
     real = anticipated.grade_probabilities
 
     def model(ctx, d):
         return None if real(ctx, d) is None else probs[anticipated.frame_positions(ctx).docs]
 
+    return model
+
+
+def _model_is(monkeypatch, probs: np.ndarray) -> None:
+    """The relevance model replaced by ``probs`` (:func:`_as_model`) for P@k and the ratios."""
+    model = _as_model(probs)
     monkeypatch.setattr("irsample.measures.ht.estimator.grade_probabilities", model)
     monkeypatch.setattr("irsample.measures.ht.anticipated.grade_probabilities", model)
 
@@ -85,11 +91,7 @@ def test_a_top_up_given_its_certain_documents_is_a_stratified_srs_of_the_rest(na
     col, frame = synthetic(4, n_topics=4, n_docs=300, depth=120, grades=(0, 0, 1, 1, 2))
     truth = _true_grades(col, frame)
     (m,) = parse(name)
-    real = anticipated.grade_probabilities
-
-    def the_truth(ctx, d):
-        return None if real(ctx, d) is None else truth[anticipated.frame_positions(ctx).docs]
-
+    the_truth = _as_model(truth)
     monkeypatch.setattr("irsample.measures.ht.estimator.grade_probabilities", the_truth)
     design = _topped_up(col, frame, 0.5, 4)
     values, variances = [], []
