@@ -14,14 +14,17 @@ pool's relevant documents. Given a pilot the variance is the top-ups' alone; ove
 estimate's spread also holds how its conditional bias moves with the pilot. ``--take-all-top``
 runs the experiment of lifting the planner's rate band (``design/planner/bounds.py``) for the
 first stratum, so a banded plan may judge the best-ranked documents whole, as an unbanded one
-does.
+does. ``--plan free`` or ``--plan band`` draws the top-ups of the pilot's unbanded or banded
+plan instead of the planner's choice, and every pilot's line gives the band's switch (the
+unbanded plan's predicted bias and its median topic's relevant documents sampled below
+certainty: ``plan.sampled_relevant``); ``--trials 0`` prints only the switch.
 
 Measured (TREC-8, 10%, seed 7): REPRODUCTION.md, "Planned designs: the pilot moves ht(AP)'s
-bias".
+bias"; the switch on four collections: "The band's switch".
 
 Usage: python benchmarks/planned_pilot_bias.py [--collection trec8] [--percent 10]
        [--pilots 5] [--trials 20] [--measure 'ht(AP)'] [--seed 7] [--shared ../shared]
-       [--take-all-top] [--pilot-size N]
+       [--take-all-top] [--pilot-size N] [--plan switch|free|band]
 """
 
 from __future__ import annotations
@@ -38,12 +41,15 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from ht_coverage import load  # noqa: E402
 
 
-def planned_design(frame, budget: int, rng, why: list | None = None, size: int | None = None):
+def planned_design(frame, budget: int, rng, why: list | None = None, size: int | None = None,
+                   which: str = "switch"):
     """The planner's design after a pilot drawn with ``rng`` (``judge_in_batches``' first
     batch, one batch), as a design whose ``select`` draws the top-ups; ``why`` gets the band's
-    switch: the unbanded plan's predicted relative bias and the sparse test's median count;
-    ``size`` the pilot's judgments (default: the planner's, 5% of the budget)."""
-    from irsample.design.planner.plan import pilot, plan
+    switch: the unbanded plan's predicted relative bias, its median topic's relevant documents
+    sampled below certainty and whether the planner bands; ``size`` the pilot's judgments
+    (default: the planner's, 5% of the budget); ``which``: the planner's plan (``switch``), the
+    unbanded one (``free``) or the banded one (``band``)."""
+    from irsample.design.planner.plan import SPREAD, pilot, plan, sampled_relevant
     from irsample.design.planner.relevance_model import fit_relevance
     from irsample.design.planner.sequential import PILOT_EDGE, default_pilot, judged_keys
     from irsample.design.planner.variance_model import VarianceModel
@@ -54,15 +60,17 @@ def planned_design(frame, budget: int, rng, why: list | None = None, size: int |
     judged = np.asarray(first.judged, dtype=bool).copy()
     grade[judged] = frame.rel[judged]
     model = fit_relevance(frame, judged, grade, rel_level=1, gains=False)
-    planned = plan(frame, model, budget, estimator="xinfAP", judged=judged,
-                   required=(PILOT_EDGE,))
+    kw = dict(estimator="xinfAP", judged=judged, required=(PILOT_EDGE,))
+    planned = plan(frame, model, budget, **kw)
+    free = plan(frame, model, budget, spread=None, **kw)
     if why is not None:
-        free = plan(frame, model, budget, estimator="xinfAP", judged=judged,
-                    required=(PILOT_EDGE,), spread=None)
-        vm = VarianceModel.build(frame, model, "xinfAP")
-        rate = budget / max(float(vm.cum_rows[0, :, -1].sum()), 1.0)
-        why += [free.relative_bias, float(np.median(rate * vm.relevant[vm.relevant > 0]))]
-    return planned.design(before=judged_keys(frame, judged))
+        found = sampled_relevant(VarianceModel.build(frame, model, "xinfAP"), free)
+        why += [free.relative_bias, float(np.nanmedian(found)),
+                not np.array_equal(planned.take, free.take)]
+    chosen = {"switch": planned, "free": free,
+              "band": plan(frame, model, budget, spread=SPREAD, **kw) if which == "band"
+              else None}[which]
+    return chosen.design(before=judged_keys(frame, judged))
 
 
 def take_all_top() -> None:
@@ -104,10 +112,13 @@ def main() -> None:
     parser.add_argument("--take-all-top", action="store_true")
     parser.add_argument("--pilot-size", type=int, default=None,
                         help="the pilot's judgments (default 5%% of the budget)")
+    parser.add_argument("--plan", choices=("switch", "free", "band"), default="switch",
+                        help="the planner's plan (default), the unbanded or the banded one")
     args = parser.parse_args()
     if args.take_all_top:
         take_all_top()
 
+    from irsample.design.planner.plan import BIAS_LIMIT, SPARSE
     from irsample.evaluation import evaluate_collection
     from irsample.measures import parse
     from irsample.measures.context import EvalContext
@@ -128,16 +139,18 @@ def main() -> None:
     print(f"{args.collection}, planned {args.percent:g}%, {args.measure}: "
           f"{args.pilots or 'a new'} pilot{'s' if args.pilots != 1 else ''} x {args.trials} "
           f"top-ups, seed {args.seed}"
-          + ("; the first stratum may be taken whole" if args.take_all_top else ""))
+          + ("; the first stratum may be taken whole" if args.take_all_top else "")
+          + ("" if args.plan == "switch" else f"; the {args.plan} plan"))
     every_est, every_sd = [], []
     for k, pilot_rng in enumerate(pilots):
         why: list = []
         fixed = (None if pilot_rng is None
-                 else planned_design(frame, budget, pilot_rng, why, args.pilot_size))
+                 else planned_design(frame, budget, pilot_rng, why, args.pilot_size, args.plan))
         est, sd, error, found = [], [], [], []
         for _ in range(args.trials):
             design = (fixed if fixed is not None
-                      else planned_design(frame, budget, draws, size=args.pilot_size))
+                      else planned_design(frame, budget, draws, size=args.pilot_size,
+                                          which=args.plan))
             ctx = EvalContext(collection, frame.judgments(design.select(frame, rng=draws),
                                                           source="planned"))
             e = estimate(ctx, measure.inner)
@@ -148,14 +161,19 @@ def main() -> None:
             sd.append(np.sqrt(np.where(answered, variance, 0.0).sum(axis=1)) / q)
             error.append(np.nanmean(np.where(answered, value - truth, np.nan), axis=0))
             found.append(found_per_topic(ctx))
-        est, sd, error, found = map(np.array, (est, sd, error, found))
-        every_est.append(est)
-        every_sd.append(sd)
-        summary(f"pilot {k}" if fixed is not None else "new pilot per trial", est, sd,
-                truth_mean)
+        if args.trials:
+            est, sd, error, found = map(np.array, (est, sd, error, found))
+            every_est.append(est)
+            every_sd.append(sd)
+            summary(f"pilot {k}" if fixed is not None else "new pilot per trial", est, sd,
+                    truth_mean)
         if why:
-            print(f"  band's switch: unbanded plan's predicted bias {why[0]:.3f} SE (bands above "
-                  f"0.5), median topic's expected relevant {why[1]:.2f} (bands below 3)")
+            print(f"{'  ' if args.trials else f'pilot {k}: '}band's switch: the unbanded plan's "
+                  f"predicted bias {why[0]:.3f} SE (bands above {BIAS_LIMIT:g}), its median "
+                  f"topic's relevant documents sampled below certainty {why[1]:.2f} (bands "
+                  f"below {SPARSE:g}): " + ("banded" if why[2] else "unbanded"))
+        if not args.trials:
+            continue
         worst = np.argsort(-np.abs(error.mean(axis=0)))[:3]
         print("  " + "; ".join(
             f"topic {collection.topics[t]}: error {error[:, t].mean():+.3f}, found "

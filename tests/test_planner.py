@@ -7,6 +7,7 @@ model."""
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import math
 from types import SimpleNamespace
@@ -48,6 +49,8 @@ from irsample.model import Collection
 from .synthetic import pooled_collection
 
 WALK = 1000  # the estimators read a run's ranking to rank 1000
+
+PLAN = importlib.import_module("irsample.design.planner.plan")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -427,11 +430,23 @@ def test_fixed_edges_are_kept(world, piloted):
     assert np.array_equal(p.size, counts(world.frame, p.edges, world.everything))
 
 
-def test_predicted_halfwidth_falls_as_the_budget_grows(world, truth, piloted):
+def test_predicted_halfwidth_falls_as_the_budget_grows(world, truth, piloted, monkeypatch):
+    # free plans and banded ones each fall with the budget; the planner's plan is one or the
+    # other, and which can change with the budget (a larger free plan judges more cells whole
+    # and may sample fewer relevant documents below certainty: plan.py, "Band")
     frame = world.frame
+    budgets = (20, 50, 100, 200, 400, 800)
     for model in (truth.binary, piloted.model):
-        widths = [plan(frame, model, b).halfwidth for b in (20, 50, 100, 200, 400, 800)]
-        assert all(b < a for a, b in zip(widths, widths[1:])), widths
+        chosen = [plan(frame, model, b) for b in budgets]
+        free = [plan(frame, model, b, spread=None) for b in budgets]
+        with monkeypatch.context() as m:
+            m.setattr(PLAN, "BIAS_LIMIT", -1.0)  # every plan held to the band
+            banded = [plan(frame, model, b) for b in budgets]
+        for plans in (free, banded):
+            widths = [p.halfwidth for p in plans]
+            assert all(b < a for a, b in zip(widths, widths[1:])), widths
+        assert all(np.array_equal(c.take, f.take) or np.array_equal(c.take, b.take)
+                   for c, f, b in zip(chosen, free, banded))
     # what the unconstrained strata search minimises, the mean variance over runs, falls at
     # every step (the rate band moves with the budget; its own tests are below)
     vm = VarianceModel.build(frame, truth.binary, "xinfAP")

@@ -61,7 +61,7 @@ def test_every_cell_is_sampled_within_the_band_or_at_its_forced_minimum(world, p
 
 
 @pytest.mark.parametrize("budget", [150, 300])
-def test_the_band_applies_only_when_the_free_plan_predicts_a_large_ratio_bias(
+def test_the_band_applies_when_the_free_plan_samples_few_relevant_documents_or_predicts_bias(
         world, piloted, budget, monkeypatch):
     _, frame = world
     judged, model = piloted
@@ -72,20 +72,46 @@ def test_the_band_applies_only_when_the_free_plan_predicts_a_large_ratio_bias(
     assert np.array_equal(plan(frame, model, budget, **kw).take, free.take)
     monkeypatch.setattr(PLAN, "BIAS_LIMIT", -1.0)
     banded = plan(frame, model, budget, **kw)
+    assert not np.array_equal(banded.take, free.take)
     monkeypatch.setattr(PLAN, "BIAS_LIMIT", free.relative_bias)  # the free plan just passes
     assert np.array_equal(plan(frame, model, budget, **kw).take, free.take)
     monkeypatch.setattr(PLAN, "BIAS_LIMIT", free.relative_bias * 0.999)
     assert np.array_equal(plan(frame, model, budget, **kw).take, banded.take)
     se = np.sqrt(free.variance)
     assert free.relative_bias == pytest.approx(np.sqrt(np.mean((free.bias / se) ** 2)))
-    # a sample expected to hold few relevant documents per topic is banded whatever the bias
-    rate = budget / len(frame)
-    expected = np.median(rate * np.bincount(frame.topic, weights=model.prob)[:, None])
+    # a free plan expected to sample few relevant documents per topic below certainty is banded
+    # whatever its predicted bias: the median over topics of sum_c (n_c / N_c) E[R_c] over the
+    # cells it does not judge whole, by hand from the model's probabilities
+    found = []
+    for t in range(frame.collection.n_topics):
+        rows = frame.topic == t
+        rank = frame.best_rank[rows]
+        prob = model.prob[rows]
+        total = 0.0
+        cells = list(free.edges) + [free.depth + 1]
+        for s in range(len(free.edges)):
+            inside = (rank >= cells[s]) & (rank < cells[s + 1])
+            if free.take[t, s] < free.size[t, s]:
+                total += free.take[t, s] / free.size[t, s] * prob[inside].sum()
+        found.append(total)
+    vm = VarianceModel.build(frame, model, "xinfAP")
+    assert np.allclose(PLAN.sampled_relevant(vm, free), found)
+    expected = np.median(found)
     monkeypatch.setattr(PLAN, "BIAS_LIMIT", np.inf)
     monkeypatch.setattr(PLAN, "SPARSE", expected * 1.001)
     assert np.array_equal(plan(frame, model, budget, **kw).take, banded.take)
     monkeypatch.setattr(PLAN, "SPARSE", expected * 0.999)
     assert np.array_equal(plan(frame, model, budget, **kw).take, free.take)
+
+
+def test_a_topic_judged_whole_has_no_sampled_ratio_and_leaves_the_median(world, piloted):
+    _, frame = world
+    judged, model = piloted
+    vm = VarianceModel.build(frame, model, "xinfAP")
+    census = plan(frame, model, len(frame), judged=judged, required=(PILOT_EDGE,), spread=None)
+    assert np.all(census.take == census.size)
+    assert np.all(np.isnan(PLAN.sampled_relevant(vm, census)))
+    assert not PLAN._sparse(vm, census)
 
 
 def test_bias_weights_are_the_second_order_bias_of_the_ratio(world):

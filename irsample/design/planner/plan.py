@@ -30,36 +30,39 @@ cell has them, so every cell's unjudged documents have a known positive inclusio
 given the earlier judgments and the top-up's variance can be estimated
 (:mod:`irsample.design.sampling.allocated`).
 
-**Band.** When the least-variance plan's predicted second-order ratio bias of the runs' means
+**Band.** When the least-variance plan's sample is expected to hold fewer than :data:`SPARSE`
+(5.5) relevant documents in the median topic among the documents it samples below certainty
+(:func:`sampled_relevant`: per topic, each cell the plan does not judge whole adds its model's
+expected relevant documents times its sampling fraction; AP targets, whose estimate is the ratio
+N^ / R^), or its predicted second-order ratio bias of the runs' means
 (:meth:`VarianceModel.cells_and_bias`; :attr:`Plan.relative_bias`) exceeds :data:`BIAS_LIMIT`
-(half) of their predicted standard error, the plan is searched again with every cell's size in
+(1.5) of their predicted standard error, the plan is searched again with every cell's size in
 the band [floor(f N_c / rho), ceil(rho f N_c)], f = B / pool size (``spread`` rho,
 :data:`SPREAD` = 1.5; the forced minimum wins where they disagree). Why: a ratio such as
-AP = N / R is estimated
-per topic from its few sampled relevant documents, and when they are few the ratio tends to
-their pi-weighted mean instead of the plain one (with one sampled relevant document, it is that
-document's value with probability proportional to its pi). The variance-only optimum for xinfAP
-judges the top ranks almost completely and the rest thinly (Vaswani, 10% judged: ranks 1-2 at
-91%, 11-100 at 5.6%), and ht(AP) then had a bias of +0.10 and 95% intervals covering 3% of the
-time (``benchmarks/ht_coverage.py --designs planned``); with rho = 1.5, +0.014 and 95%. The
-band keeps the planner's gains where they are safe: across topics, and within a factor rho^2
-across strata. Where the topics' samples hold many relevant documents the free optimum is both
-more precise and unbiased (TREC-8, 10%: predicted bias 0.22 SE; ht(AP) covered 97% with
-half-width 0.022, against 75% and 0.052 inside the band), so the band is not imposed there.
-The predicted bias is second order: under the band it can be near 0 while the estimator's
-sparse-sample bias is not, which is why it decides whether to band, not how; and it rests on
-the pilot's model of R, which a pilot of two judgments per topic can overstate (Vaswani 10%:
-R^ 2,126 against 1,475, predicted bias 0.39 SE for a plan judging ranks 1-2 at 79% and 26-100
-at 4%). So the band also applies when the median topic's sample is expected to hold fewer
-than :data:`SPARSE` (3) relevant documents, where no second-order formula can be trusted.
-``spread=None`` gives the unconstrained optimum. The switch reads the pilot's model, and with
-a pilot of 5% of the budget it flips from pilot to pilot on TREC-8 at 10% (3 of 5 pilots
-banded, by a predicted bias of 0.57-0.79 SE against 0.28-0.31 for the others; as many with
-pilots of 10% and 20% of the budget: TREC-8 sits at the switch); a banded plan
-caps the best-ranked stratum at rho f, so a topic whose few relevant documents all sit there
-is found about once, and ht(AP)'s bias then moves with the pilot
-(``benchmarks/planned_pilot_bias.py``; lifting the cap for that stratum helps TREC-8 and CACM
-and brings back the bias on Vaswani: REPRODUCTION.md).
+AP = N / R is estimated per topic from its few sampled relevant documents, and when they are
+few the ratio tends to their pi-weighted mean instead of the plain one (with one sampled
+relevant document, it is that document's value with probability proportional to its pi). The
+variance-only optimum for xinfAP judges the top ranks almost completely and the rest thinly
+(Vaswani, 10% judged: ranks 1-2 at 91%, 11-100 at 5.6%), and ht(AP) then had a bias of +0.10
+and 95% intervals covering 3% of the time (``benchmarks/ht_coverage.py --designs planned``);
+with rho = 1.5, +0.014 and 95%. The band keeps the planner's gains where they are safe: across
+topics, and within a factor rho^2 across strata. Where the free optimum's sampled strata still
+hold many relevant documents it is both more precise and unbiased, and the band costs coverage:
+it caps the best-ranked stratum at rho f, so a topic whose few relevant documents all sit there
+is found about once (TREC-8 topic 430 at 10%) and ht(AP)'s bias moves with the pilot.
+
+Which test decides was measured (``benchmarks/planned_pilot_bias.py``, a pilot of 5% of the
+budget; REPRODUCTION.md, "The band's switch"): with 40 pilots a cell at 5-30% (``--trials 0``,
+seed 11) the free plan's median topic samples 0.3-4.5 relevant documents below certainty on
+Vaswani and CACM, 6.9-22 on TREC-8 and 25-69 on TREC-COVID (:data:`SPARSE` between the two
+groups), and given 6 pilots a cell (``--plan free|band --trials 10``) the free plan's ht(AP)
+intervals cover a small share of the truths on the first two and as many as the banded plan's
+on the others. The predicted bias, the switch before (at 0.5), ranged over 0.15-6.5 SE on the
+sparse collections and 0.14-1.08 on TREC-8, where it banded pilots whose banded plans covered
+less than their free ones: it is second order and rests on the pilot's model of R, which a
+pilot of two judgments per topic can overstate or understate. It stays as a guard, at a level
+no plan of the four collections with enough sampled relevant documents reached.
+``spread=None`` gives the unconstrained optimum.
 
 The predicted variance of run r's mean estimate is V_r = sum_c W_{r,c} (1/n_c - 1/N_c) and the
 predicted half-width of its interval z_{(1+level)/2} sqrt(V_r); :attr:`Plan.halfwidth` is
@@ -86,8 +89,10 @@ from .variance_model import VarianceModel, pool_depth
 #: first ranks of strata the planner tries (with rank 1 always first)
 EDGE_GRID = (2, 3, 4, 6, 11, 16, 21, 26, 31, 41, 51, 61, 76)
 PILOT_EDGE = 11  #: the pilot's strata are ranks 1-10 and 11-depth
-BIAS_LIMIT = 0.5  #: predicted ratio bias / standard error above which the band applies
-SPARSE = 3.0  #: expected relevant documents per sampled topic below which the band applies
+BIAS_LIMIT = 1.5  #: predicted ratio bias / standard error above which the band applies
+#: relevant documents the free plan is expected to sample below certainty in the median topic,
+#: below which the band applies (:func:`sampled_relevant`)
+SPARSE = 5.5
 
 
 @dataclass(frozen=True, eq=False)
@@ -197,29 +202,41 @@ def plan_with(vm: VarianceModel, units, budget: int, *, estimator: str, judged=N
               required=(), max_strata: int = 4, edges=None, level: float = 0.95,
               min_take: int = 1, spread: float | None = SPREAD) -> Plan:
     """:func:`plan` with a prebuilt :class:`VarianceModel` (budget searches reuse it): the
-    least-variance plan, or, if its predicted ratio bias exceeds :data:`BIAS_LIMIT` of its
-    standard error and ``spread`` is given, the least-variance plan within the band (module
-    docstring, "Bounds")."""
+    least-variance plan, or, if it samples too few relevant documents in the median topic or
+    its predicted ratio bias exceeds :data:`BIAS_LIMIT` of its standard error and ``spread`` is
+    given, the least-variance plan within the band (module docstring, "Band")."""
     judged = np.zeros(len(units.topic), bool) if judged is None else np.asarray(judged, bool)
     choices = (
         [tuple(edges)] if edges is not None else candidate_edges(vm.depth, max_strata, required)
     )
     args = (vm, units, budget, judged, choices, min_take, estimator, level)
     free = _search(*args, band=None)
-    if spread is None or (free.relative_bias <= BIAS_LIMIT and not _sparse(vm, budget)):
+    if spread is None or (free.relative_bias <= BIAS_LIMIT and not _sparse(vm, free)):
         return free
     return _search(*args, band=spread)
 
 
-def _sparse(vm: VarianceModel, budget: int) -> bool:
-    """Whether a sample of the pool's judged fraction is expected to hold fewer than
-    :data:`SPARSE` relevant documents in the median topic (AP targets only): too few for the
-    second-order bias to be trusted."""
-    relevant = vm.relevant[vm.relevant > 0]
-    if not vm.ratio or not len(relevant):
+def sampled_relevant(vm: VarianceModel, plan: Plan) -> np.ndarray:
+    """(T,) per topic the relevant documents ``plan`` is expected to sample below certainty
+    under ``vm``'s relevance model: sum over the topic's cells with n_c < N_c of
+    (n_c / N_c) E[R_c], E[R_c] the model's expected relevant pool documents of the cell; NaN for
+    a topic the plan judges whole (no ratio left to estimate) or where the model expects none."""
+    size, take = plan.size, plan.take
+    open_cells = (size > 0) & (take < size)
+    share = np.where(open_cells, take / np.maximum(size, 1), 0.0)
+    out = (share * vm.cell_relevant(plan.edges)).sum(axis=1)
+    return np.where(open_cells.any(axis=1) & (vm.relevant > 0), out, np.nan)
+
+
+def _sparse(vm: VarianceModel, free: Plan) -> bool:
+    """Whether the free plan ``free`` is expected to sample fewer than :data:`SPARSE` relevant
+    documents below certainty in the median topic (:func:`sampled_relevant`; AP targets only):
+    too few for the ratio's bias to be small or its second-order prediction to be trusted."""
+    if not vm.ratio:
         return False
-    rate = budget / max(float(vm.cum_rows[0, :, -1].sum()), 1.0)
-    return bool(np.median(rate * relevant) < SPARSE)
+    found = sampled_relevant(vm, free)
+    found = found[np.isfinite(found)]
+    return bool(len(found) and np.median(found) < SPARSE)
 
 
 def _search(vm, units, budget, judged, choices, min_take, estimator, level, *, band) -> Plan:

@@ -198,6 +198,11 @@ class VarianceModel:
         n, w, _ = self.cells_and_bias(edges)
         return n, w
 
+    def cell_relevant(self, edges) -> np.ndarray:
+        """(T, S): the model's expected relevant pool documents per topic and stratum (strata
+        starting at ``edges``)."""
+        return self._between(self._by_rank[1], tuple(int(e) for e in edges))[1]
+
     @cached_property
     def _cells(self) -> dict:
         return {}
