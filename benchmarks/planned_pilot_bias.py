@@ -30,6 +30,7 @@ Usage: python benchmarks/planned_pilot_bias.py [--collection trec8] [--percent 1
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from pathlib import Path
 
@@ -67,16 +68,18 @@ def planned_design(frame, budget: int, rng, why: list | None = None, size: int |
         found = sampled_relevant(VarianceModel.build(frame, model, "xinfAP"), free)
         why += [free.relative_bias, float(np.nanmedian(found)),
                 not np.array_equal(planned.take, free.take)]
-    chosen = {"switch": planned, "free": free,
-              "band": plan(frame, model, budget, spread=SPREAD, **kw) if which == "band"
-              else None}[which]
-    return chosen.design(before=judged_keys(frame, judged))
+    if which == "band":  # the banded plan, whatever the switch says
+        planner = importlib.import_module("irsample.design.planner.plan")
+        limit, planner.BIAS_LIMIT = planner.BIAS_LIMIT, -1.0
+        try:
+            planned = plan(frame, model, budget, spread=SPREAD, **kw)
+        finally:
+            planner.BIAS_LIMIT = limit
+    return (free if which == "free" else planned).design(before=judged_keys(frame, judged))
 
 
 def take_all_top() -> None:
     """Let the band's upper sizes be the whole first stratum (``--take-all-top``)."""
-    import importlib
-
     plan_module = importlib.import_module("irsample.design.planner.plan")
     banded = plan_module.upper_sizes
 
