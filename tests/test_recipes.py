@@ -177,6 +177,34 @@ def test_steadiness_of_the_variance_estimate():
     assert np.isnan(nan)
 
 
+def test_coverage_table_leaves_runs_without_spread_out_of_sd_ratio():
+    """A run every trial estimates alike up to rounding (its reach judged whole) has no
+    observed SD: it is left out of sd_ratio's mean instead of dividing by ~1e-17."""
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from irsample.experiments.coverage import coverage_table
+    from irsample.stats.intervals import z
+
+    rng = np.random.default_rng(3)
+    trials, rows = 50, []
+    for trial in range(trials):
+        for run, (truth, est, sd) in enumerate([
+                (0.3, 0.3 + rng.normal(0, 0.02), 0.04),  # sd twice the spread
+                (0.5, np.nextafter(0.5, 1.0) if trial % 2 else 0.5, 0.0)]):  # rounding
+            rows.append({"strategy": "uniform", "setting": "0.1", "measure": "ht(AP)",
+                         "target": "AP", "trial": trial, "run": run, "estimate": est,
+                         "truth": truth, "low": est - z(0.95) * sd, "high": est + z(0.95) * sd})
+    runs = pd.DataFrame(rows)
+    meta = pd.DataFrame({"strategy": "uniform", "setting": "0.1", "measure": "ht(AP)",
+                         "kendall_tau": 1.0, "judged": 10, "pool_size": 100,
+                         "trial": range(trials)})
+    table = coverage_table(SimpleNamespace(runs=runs, trials=meta))
+    spread = runs[runs.run == 0].estimate.std(ddof=1)
+    assert table.sd_ratio.iloc[0] == pytest.approx(0.04 / spread)
+
+
 def test_markdown_table():
     text = markdown_table(pd.DataFrame({"a": [1.0, np.nan], "b": ["x", "y"]}), digits=2)
     assert text.splitlines() == ["| a | b |", "|---|---|", "| 1.00 | x |", "| - | y |"]

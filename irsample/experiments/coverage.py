@@ -74,6 +74,8 @@ def available(names) -> tuple[list[str], list[str]]:
 
 #: the strategies of the module docstring, in the order they run
 STRATEGIES = ("uniform", "2strata", "planned")
+#: a run's estimates over the trials whose SD is below this (relative to their size) do not vary
+NO_SPREAD = 1e-12
 
 
 def designs(pool_size: int, percents, plan_for: str = "xinfAP", which=STRATEGIES):
@@ -151,8 +153,11 @@ def coverage_table(result, level: float = 0.95) -> pd.DataFrame:
                    else np.zeros(est.shape, dtype=bool))
         covered = checks["covered"]
         observed = est.std(axis=0, ddof=1) if est.shape[0] > 1 else np.full(est.shape[1], np.nan)
-        with np.errstate(invalid="ignore", divide="ignore"):  # runs with no spread: NaN
-            ratio = np.where(observed > 0, half.mean(0) / z / observed, np.nan)
+        # runs with no spread (every trial judged their reach whole: estimates equal up to
+        # rounding, ~1e-17) have no ratio: NaN, left out of the mean
+        varies = observed > NO_SPREAD * np.maximum(1.0, np.abs(est).max(axis=0))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ratio = np.where(varies, half.mean(0) / z / observed, np.nan)
         ratio = float(np.nanmean(ratio)) if np.isfinite(ratio).any() else math.nan
         rows.append({"strategy": strat, "percent": _percent(strat, setting),
                      "judged_pct": 100 * judged.loc[(strat, setting)],
