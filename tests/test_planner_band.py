@@ -73,6 +73,9 @@ def test_the_band_applies_when_the_free_plan_samples_few_relevant_documents_or_p
     monkeypatch.setattr(PLAN, "BIAS_LIMIT", -1.0)
     banded = plan(frame, model, budget, **kw)
     assert not np.array_equal(banded.take, free.take)
+    # the plan says why it is banded, and its summary shows it
+    assert free.banded == "" and "predicts a ratio bias" in banded.banded
+    assert banded.banded in banded.summary() and "held within" not in free.summary()
     monkeypatch.setattr(PLAN, "BIAS_LIMIT", free.relative_bias)  # the free plan just passes
     assert np.array_equal(plan(frame, model, budget, **kw).take, free.take)
     monkeypatch.setattr(PLAN, "BIAS_LIMIT", free.relative_bias * 0.999)
@@ -99,7 +102,9 @@ def test_the_band_applies_when_the_free_plan_samples_few_relevant_documents_or_p
     expected = np.median(found)
     monkeypatch.setattr(PLAN, "BIAS_LIMIT", np.inf)
     monkeypatch.setattr(PLAN, "SPARSE", expected * 1.001)
-    assert np.array_equal(plan(frame, model, budget, **kw).take, banded.take)
+    sparse = plan(frame, model, budget, **kw)
+    assert np.array_equal(sparse.take, banded.take)
+    assert f"would sample {expected:.1f} relevant documents below certainty" in sparse.banded
     monkeypatch.setattr(PLAN, "SPARSE", expected * 0.999)
     assert np.array_equal(plan(frame, model, budget, **kw).take, free.take)
 
@@ -111,7 +116,7 @@ def test_a_topic_judged_whole_has_no_sampled_ratio_and_leaves_the_median(world, 
     census = plan(frame, model, len(frame), judged=judged, required=(PILOT_EDGE,), spread=None)
     assert np.all(census.take == census.size)
     assert np.all(np.isnan(PLAN.sampled_relevant(vm, census)))
-    assert not PLAN._sparse(vm, census)
+    assert PLAN.band_reason(vm, census) == ""
 
 
 def test_bias_weights_are_the_second_order_bias_of_the_ratio(world):

@@ -74,7 +74,7 @@ bisection (without the band the optimum's variance falls as B grows; the band mo
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -112,6 +112,8 @@ class Plan:
     variance: np.ndarray
     level: float = 0.95
     bias: np.ndarray | None = None  #: predicted second-order ratio bias of each run's mean
+    #: why the plan's rates are held to the band (module docstring, "Band"); "" when they are not
+    banded: str = ""
 
     @property
     def relative_bias(self) -> float:
@@ -164,6 +166,8 @@ class Plan:
         per_topic = self.take.sum(axis=1)
         lines.append(f"per topic: {int(per_topic.min())}-{int(per_topic.max())} judgments "
                      f"(median {float(np.median(per_topic)):g})")
+        if self.banded:
+            lines.append(self.banded)
         return "\n".join(lines) + "\n"
 
 
@@ -211,9 +215,11 @@ def plan_with(vm: VarianceModel, units, budget: int, *, estimator: str, judged=N
     )
     args = (vm, units, budget, judged, choices, min_take, estimator, level)
     free = _search(*args, band=None)
-    if spread is None or (free.relative_bias <= BIAS_LIMIT and not _sparse(vm, free)):
+    reason = "" if spread is None else band_reason(vm, free)
+    if not reason:
         return free
-    return _search(*args, band=spread)
+    return replace(_search(*args, band=spread), banded=f"rates held within 1/{spread:g} to "
+                   f"{spread:g} times the judged fraction: {reason}")
 
 
 def sampled_relevant(vm: VarianceModel, plan: Plan) -> np.ndarray:
@@ -228,15 +234,21 @@ def sampled_relevant(vm: VarianceModel, plan: Plan) -> np.ndarray:
     return np.where(open_cells.any(axis=1) & (vm.relevant > 0), out, np.nan)
 
 
-def _sparse(vm: VarianceModel, free: Plan) -> bool:
-    """Whether the free plan ``free`` is expected to sample fewer than :data:`SPARSE` relevant
-    documents below certainty in the median topic (:func:`sampled_relevant`; AP targets only):
-    too few for the ratio's bias to be small or its second-order prediction to be trusted."""
-    if not vm.ratio:
-        return False
-    found = sampled_relevant(vm, free)
+def band_reason(vm: VarianceModel, free: Plan) -> str:
+    """Why the free plan ``free`` is to be held to the band, "" if it is not: it is expected to
+    sample fewer than :data:`SPARSE` relevant documents below certainty in the median topic
+    (:func:`sampled_relevant`; AP targets only), too few for the ratio's bias to be small or
+    its second-order prediction to be trusted; or that prediction exceeds :data:`BIAS_LIMIT`."""
+    found = sampled_relevant(vm, free) if vm.ratio else np.array([])
     found = found[np.isfinite(found)]
-    return bool(len(found) and np.median(found) < SPARSE)
+    if len(found) and np.median(found) < SPARSE:
+        return (f"the least-variance plan would sample {np.median(found):.1f} relevant documents "
+                f"below certainty in the median topic (fewer than {SPARSE:g}), too few for a "
+                f"ratio such as AP")
+    if free.relative_bias > BIAS_LIMIT:
+        return (f"the least-variance plan predicts a ratio bias of {free.relative_bias:.2f} "
+                f"standard errors (more than {BIAS_LIMIT:g})")
+    return ""
 
 
 def _search(vm, units, budget, judged, choices, min_take, estimator, level, *, band) -> Plan:
