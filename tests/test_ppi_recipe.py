@@ -23,11 +23,11 @@ def test_model_assisted_recipe_writes_results_and_figure(tmp_path):
     files = CollectionFiles.of(VASWANI / "runs", VASWANI / "qrels.gz")
     context = Context(files, trials=1, seed=3)
     report = run_recipe("model-assisted", context, {"percents": "20", "kappas": "0.7",
-                                                    "strategies": "uniform,2strata"})
+                                                    "strategies": "uniform,2strata,planned"})
     table = report.results
     assert list(table.columns[:len(COLUMNS)]) == COLUMNS
     assert set(table["labels"]) == {"kappa0.7", "adversarial", "fusion"}
-    assert set(table["strategy"]) == {"uniform", "2strata"}
+    assert set(table["strategy"]) == {"uniform", "2strata", "planned"}
     assert set(table["measure"]) == {"AP", "nDCG"}
     assert np.all((table["coverage"] >= 0) & (table["coverage"] <= 1))
     assert np.all(table["halfwidth_ratio"] <= 1.0 + 1e-9)  # the guard: never wider than ht

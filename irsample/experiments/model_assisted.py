@@ -14,8 +14,10 @@ the complete judgments restricted to F (mean over topics):
    (:mod:`irsample.design.labels.fusion`, cross-fitted by topic);
 2. each design (``uniform``; ``2strata``: ranks 1-10 at rate 1 and 11-``depth`` at 0.2, scaled
    to the budget; ``active``: :mod:`irsample.design.sampling.active` with the runs-only
-   relevance prior as the design's labels, fixed before any judging) draws ``percent``% of F
-   for human judgment;
+   relevance prior as the design's labels, fixed before any judging; ``planned``:
+   ci-coverage's, a pilot and the planner's plan for xinfAP,
+   :class:`~irsample.design.planner.sequential.PlannedDesign`) draws ``percent``% of F for
+   human judgment;
 3. ht(M) (:mod:`irsample.measures.ht.estimator`, humans only), ppi(M) (lambda tuned per run
    for AP, per stratum for nDCG, or as ``tuning`` says: ``stratum`` tunes AP per run and
    stratum too, :mod:`irsample.measures.ppi.ap_ratio`) and auto-only (labels as judgments)
@@ -46,6 +48,7 @@ from ..design import SamplingFrame, stratified, uniform
 from ..design.labels.fusion import PoolRows, fusion_labels
 from ..design.labels.simulated import calibrate_sigma, favoured_documents, noisy_grades, over_label
 from ..design.planner.relevance_model import fit_relevance
+from ..design.planner.sequential import PlannedDesign
 from ..design.sampling.active import active
 from ..design.sampling.budget import Budget
 from ..evaluation import evaluate_collection
@@ -90,8 +93,10 @@ def _designs(strategies, percents, pool, prior=None, mix=0.2):
                 design = stratified("1-10:1,11-100:0.2", budget=budget)
             elif s == "active":
                 design = active(min(1.0, p / 100.0), prior, mix=mix)
+            elif s == "planned":  # ci-coverage's: a pilot, then the planner's plan for xinfAP
+                design = PlannedDesign(budget, "xinfAP")
             else:
-                raise ValueError(f"unknown strategy {s!r} (uniform, 2strata, active)")
+                raise ValueError(f"unknown strategy {s!r} (uniform, 2strata, active, planned)")
             out.append((s, p, design))
     return out
 
