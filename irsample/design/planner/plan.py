@@ -68,7 +68,9 @@ The predicted variance of run r's mean estimate is V_r = sum_c W_{r,c} (1/n_c - 
 predicted half-width of its interval z_{(1+level)/2} sqrt(V_r); :attr:`Plan.halfwidth` is
 z sqrt(mean_r V_r), the runs' root-mean-square half-width (the mean variance is the objective).
 :func:`budget_for_halfwidth` finds the smallest budget whose plan meets a half-width by
-bisection (without the band the optimum's variance falls as B grows; the band moves with B).
+bisection (without the band the optimum's variance falls as B grows; the band moves with B,
+and the switch can flip as B grows: a larger free plan judges more cells whole and may sample
+fewer relevant documents below certainty).
 """
 
 from __future__ import annotations
@@ -313,8 +315,8 @@ def budget_for_halfwidth(units, model: RelevanceModel, target: float, *,
     """The plan of the smallest budget whose predicted half-width (:attr:`Plan.halfwidth`) is
     at most ``target`` (judging the whole pool, a census, always meets it). Without a
     ``spread`` the half-width falls with the budget and the bisection finds the smallest; the
-    band moves with the budget, so with it the budget found meets the target and is the
-    smallest up to the band's steps."""
+    band moves with the budget and the switch can flip with it, so with it the budget found
+    meets the target and is the smallest up to those steps."""
     if not target > 0:
         raise DesignError(f"target half-width must be > 0, got {target!r}")
     vm = VarianceModel.build(units, model, estimator)
