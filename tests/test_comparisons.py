@@ -146,3 +146,18 @@ def test_ht_test_matches_compare_collection(files):
     assert p[1] == pytest.approx(row.p) and diff[1] == pytest.approx(-row["diff"])
     assert flagged[1] == (row.status != "ok")
     assert np.all((p >= 0) & (p <= 1))
+
+
+@pytest.mark.parametrize("param", [{"strategies": "2strata,nope"}, {"designs": "planned,bogus"}])
+def test_unknown_names_fail_before_the_first_trial(files, param, monkeypatch):
+    """A typo in the recipe's parameters is reported before any draw (the type-I part of a
+    TREC-8 run takes half an hour), naming the recipe and the known names."""
+    from irsample.experiments import comparisons as recipe_module
+    from irsample.experiments.recipes import Context, run_recipe
+
+    def never(*args, **kwargs):
+        raise AssertionError("a trial ran before the parameters were checked")
+
+    monkeypatch.setattr(recipe_module, "type_one_error", never)
+    with pytest.raises(ValueError, match="comparisons: .*(unknown strategies nope|not bogus)"):
+        run_recipe("comparisons", Context(files, trials=1, seed=1), param)

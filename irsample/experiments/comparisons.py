@@ -276,16 +276,25 @@ def ht_test(measure: str = "ht(AP)", variance: str = "design") -> PairTest:
 @recipe("comparisons", "paired comparisons of runs: type-I error on tie-preserving twins and "
         "accuracy of significant pairs under paper 002's protocol", "Voorhees, SIGIR 2014 "
         "(paper 002), for the accuracy protocol", trials=50, percents=(10.0, 20.0), alpha=0.05,
-        strategies="pool25,1stratum,2strata,3strata", twins=0)
+        strategies="pool25,1stratum,2strata,3strata", twins=0,
+        designs="uniform,2strata,planned")
 def comparisons(context: Context, p: dict) -> Report:
     from .coverage import designs
     from .voorhees14 import STRATEGIES
 
+    # every name is checked before the first trial: a typo costs no run
+    names = [n.strip() for n in str(p["strategies"]).split(",") if n.strip()]
+    unknown = [n for n in names if n not in STRATEGIES]
+    if unknown:
+        raise ValueError(f"comparisons: unknown strategies {', '.join(unknown)}; known: "
+                         f"{', '.join(STRATEGIES)}")
+    which = [n.strip() for n in str(p["designs"]).split(",") if n.strip()]
     tests = default_tests()
     data = load(context.files)
     pool = len(data.frame(data.info.pooled_runs, 100.0))
     cells = {f"{s.name} {float(label) * (100 if s.name == 'uniform' else 1):g}%": design
-             for s in designs(pool, p["percents"]) for label, design in s.designs}
+             for s in designs(pool, p["percents"], which=which, recipe_name="comparisons")
+             for label, design in s.designs}
     n_runs = data.collection.n_runs
     twins = int(p["twins"])
     chosen = None if twins <= 0 or twins >= n_runs else sorted(
@@ -293,11 +302,6 @@ def comparisons(context: Context, p: dict) -> Report:
             n_runs, twins, replace=False).tolist())
     one = type_one_error(context.files, cells, tests, trials=p["trials"], seed=p["seed"],
                          alpha=p["alpha"], runs=chosen)
-    names = [n.strip() for n in str(p["strategies"]).split(",") if n.strip()]
-    unknown = [n for n in names if n not in STRATEGIES]
-    if unknown:
-        raise ValueError(f"comparisons: unknown strategies {', '.join(unknown)}; known: "
-                         f"{', '.join(STRATEGIES)}")
     acc = pair_accuracy(context.files, {n: stratified(STRATEGIES[n]) for n in names}, tests,
                         trials=p["trials"], seed=p["seed"], alpha=p["alpha"])
     return Report("comparisons", "Paired comparisons of runs from samples", "paper 002", {}, [

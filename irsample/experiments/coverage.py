@@ -78,11 +78,13 @@ STRATEGIES = ("uniform", "2strata", "planned")
 NO_SPREAD = 1e-12
 
 
-def designs(pool_size: int, percents, plan_for: str = "xinfAP", which=STRATEGIES):
-    """The strategies of the module docstring named in ``which``, at the judged ``percents``."""
+def designs(pool_size: int, percents, plan_for: str = "xinfAP", which=STRATEGIES,
+            recipe_name: str = "ci-coverage"):
+    """The strategies of the module docstring named in ``which``, at the judged ``percents``
+    (``recipe_name``: the recipe an unknown name is reported for)."""
     unknown = [w for w in which if w not in STRATEGIES]
     if unknown or not which:
-        raise ValueError(f"ci-coverage: designs must be among {', '.join(STRATEGIES)}, not "
+        raise ValueError(f"{recipe_name}: designs must be among {', '.join(STRATEGIES)}, not "
                          f"{', '.join(unknown) or 'none'}")
     budget = {f"{p:g}": max(1, round(p / 100.0 * pool_size)) for p in percents}
     made = {
