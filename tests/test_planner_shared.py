@@ -5,7 +5,11 @@ cell weights), reads its cumulative sums rank-first, and runs BLAS on one thread
 ``tests/data/planned_before.npz`` holds the draws of irsample at commit f2c6244, before those
 changes: on the synthetic graded pool of ``tests/test_planner.py``, planned designs for xinfAP and
 infNDCG at three budgets, in one and in two batches (``default_rng(k)``), every judged row and
-inclusion probability. Regenerate only from a commit whose draws are known good:
+inclusion probability. One draw was regenerated since, on purpose: the band's new switch
+(``plan.band_reason``, e87ca89) bands xinfAP's plan at 400 judgments in one batch, whose free
+plan judges most cells whole and samples few relevant documents below certainty, where
+f2c6244's switch did not (with the switch forced free, the draw is f2c6244's bit for bit; the
+other eleven draws are unchanged). Regenerate only from a commit whose draws are known good:
 ``python -m tests.test_planner_shared``.
 """
 
