@@ -42,6 +42,7 @@ from ..model import Collection
 from ..stats.intervals import trial_shares
 from ..stats.pairs import CLASSES, PairCounts, PairDecisions, classify_decisions
 from ..stats.tests import all_pairs, pairwise
+from .coverage import STRATEGIES as DESIGNS
 from .data import CollectionFiles, load, parse_one
 from .registry import Context, recipe
 from .report import Report, Section
@@ -276,8 +277,7 @@ def ht_test(measure: str = "ht(AP)", variance: str = "design") -> PairTest:
 @recipe("comparisons", "paired comparisons of runs: type-I error on tie-preserving twins and "
         "accuracy of significant pairs under paper 002's protocol", "Voorhees, SIGIR 2014 "
         "(paper 002), for the accuracy protocol", trials=50, percents=(10.0, 20.0), alpha=0.05,
-        strategies="pool25,1stratum,2strata,3strata", twins=0,
-        designs="uniform,2strata,planned")
+        strategies="pool25,1stratum,2strata,3strata", twins=0, designs=DESIGNS)
 def comparisons(context: Context, p: dict) -> Report:
     from .coverage import designs
     from .voorhees14 import STRATEGIES
@@ -288,12 +288,11 @@ def comparisons(context: Context, p: dict) -> Report:
     if unknown:
         raise ValueError(f"comparisons: unknown strategies {', '.join(unknown)}; known: "
                          f"{', '.join(STRATEGIES)}")
-    which = [n.strip() for n in str(p["designs"]).split(",") if n.strip()]
     tests = default_tests()
     data = load(context.files)
     pool = len(data.frame(data.info.pooled_runs, 100.0))
     cells = {f"{s.name} {float(label) * (100 if s.name == 'uniform' else 1):g}%": design
-             for s in designs(pool, p["percents"], which=which, recipe_name="comparisons")
+             for s in designs(pool, p["percents"], which=p["designs"], recipe_name="comparisons")
              for label, design in s.designs}
     n_runs = data.collection.n_runs
     twins = int(p["twins"])
