@@ -3,7 +3,9 @@
 For a design-based measure ``ht(M)``, :func:`compare_collection` estimates for every pair of runs
 the difference of their means over topics with its own variance (shared sampled documents:
 :mod:`irsample.measures.ht.pairs`), a normal interval at level ``ci`` (a t interval on Q - 1
-degrees of freedom with ``variance="topics"``), a two-sided p-value, the p-value adjusted over
+degrees of freedom with ``variance="topics"``; for ht(AP)'s design variance a t interval on
+Satterthwaite's degrees of freedom of its jackknife, :mod:`irsample.measures.ht.pairs`), a
+two-sided p-value, the p-value adjusted over
 all pairs (Holm or Benjamini-Hochberg, :mod:`irsample.stats.multiple`) and whether the pair is
 decided (adjusted p < 1 - ci), and the status of the pair's interval: ``ok``, or ``unreliable``
 with the reason and the topic ids that cause it (:func:`irsample.measures.reliability.assess_pair`:
@@ -30,11 +32,10 @@ from .measures.ht.pairs import pair_estimates
 from .measures.incomplete.score_intervals import compare_intervals
 from .measures.reliability import assess, assess_pair
 from .model import Collection, Judgments
-from .stats import intervals
 from .stats.multiple import adjust
 
-COLUMNS = ["run_a", "run_b", "measure", "diff", "se", "low", "high", "p", "p_adjusted", "decided",
-           "status", "reason", "causes"]
+COLUMNS = ["run_a", "run_b", "measure", "diff", "se", "df", "low", "high", "p", "p_adjusted",
+           "decided", "status", "reason", "causes"]
 
 
 def comparison_measure(measure: str | Measure) -> HT:
@@ -59,15 +60,11 @@ def compare_collection(
     ctx = EvalContext(collection, judgments, rel_level=rel_level)
     pe = pair_estimates(ctx, m.inner, variance=variance)
     se = np.sqrt(pe.variance)
-    if variance == "topics":
-        df = np.maximum(pe.topics - 1, 1)
-        quantile = stats.t.ppf(0.5 + ci / 2.0, df)
-        stat = np.divide(pe.diff, se, out=np.zeros_like(se), where=se > 0)
-        p = 2.0 * stats.t.sf(np.abs(stat), df)
-    else:
-        quantile = intervals.z(ci)
-        stat = np.divide(pe.diff, se, out=np.zeros_like(se), where=se > 0)
-        p = 2.0 * stats.norm.sf(np.abs(stat))
+    # t on the variance's degrees of freedom (Q - 1 for the topics' variance, Satterthwaite's
+    # for ht(AP)'s jackknife), normal where it is taken as known (df infinite)
+    quantile = stats.t.ppf(0.5 + ci / 2.0, pe.df)
+    stat = np.divide(pe.diff, se, out=np.zeros_like(se), where=se > 0)
+    p = 2.0 * stats.t.sf(np.abs(stat), pe.df)
     p = np.where((se == 0) & (pe.diff != 0), 0.0, np.where(se == 0, 1.0, p))
     adjusted = adjust(p, correction)
     names = np.array(collection.run_names, dtype=object)
@@ -75,7 +72,8 @@ def compare_collection(
     topics = np.array(collection.topics, dtype=object)
     pairs = pd.DataFrame({
         "run_a": names[pe.first], "run_b": names[pe.second], "measure": m.name,
-        "diff": pe.diff, "se": se, "low": pe.diff - quantile * se, "high": pe.diff + quantile * se,
+        "diff": pe.diff, "se": se, "df": pe.df,
+        "low": pe.diff - quantile * se, "high": pe.diff + quantile * se,
         "p": p, "p_adjusted": adjusted, "decided": adjusted < 1.0 - ci,
         "status": found.status.astype(object), "reason": list(found.reason),
         "causes": [tuple(str(t) for t in topics[list(c)]) for c in found.topics],

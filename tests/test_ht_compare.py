@@ -45,6 +45,7 @@ def test_api_gives_one_row_per_pair(files):
         "measure",
         "diff",
         "se",
+        "df",
         "low",
         "high",
         "p",

@@ -23,6 +23,17 @@ the cell's sampled documents (n_h/N_h for SRS); certain documents are never dele
 replicates of every run are kept per deleted unit of the topic (its sampled relevant documents
 in a fixed order, then one per cell for the non-relevant ones), so differences of runs get their
 jackknife from the same deletions.
+
+Degrees of freedom (differences, :func:`jackknife_pair_variance`). A variance estimated from a
+handful of sampled relevant documents is itself uncertain, and the statistic D / sqrt(v) then
+has heavier tails than a normal one. With e_d = (theta_(-d) - mean_h)^2, cell h's term is
+v_h = c_h sum_d e_d (c_h = (1 - f_h)(n_h - 1)/n_h) and, the e_d of a cell taken as exchangeable,
+var(v_h) is estimated by c_h^2 n_h/(n_h - 1) sum_d (e_d - ebar_h)^2 (for normal deviations this
+gives v_h's chi-squared n_h - 1 degrees of freedom, up to (n_h - 1)/n_h; for one large deviation
+among n_h, about 2). Satterthwaite's approximation (Biometrics Bulletin 2, 1946; Cochran §5.4
+for a stratified sample) gives the sum over cells and topics nu = 2 (sum v_h)^2 / sum var(v_h),
+and the difference's interval a t quantile on nu degrees of freedom
+(``irsample/comparison.py``).
 """
 
 from __future__ import annotations
@@ -163,17 +174,20 @@ def jackknife_variance(ctx, design, replicates) -> np.ndarray:
     return _jackknife(ctx, design, replicates, np.arange(ctx.n_runs)).ravel()
 
 
-def jackknife_pair_variance(ctx, design, replicates, first, second) -> np.ndarray:
-    """(pairs, T): the jackknife variance of theta_a - theta_b per topic, from the differences of
-    the two runs' replicates over the same deletions."""
-    return _jackknife(ctx, design, replicates, first, second)
+def jackknife_pair_variance(ctx, design, replicates, first, second):
+    """(pairs, T) twice: the jackknife variance of theta_a - theta_b per topic, from the
+    differences of the two runs' replicates over the same deletions, and the estimated variance
+    of that variance estimate (module docstring, "Degrees of freedom")."""
+    return _jackknife(ctx, design, replicates, first, second, spread_variance=True)
 
 
-def _jackknife(ctx, design, replicates, first, second=None) -> np.ndarray:
-    """(len(first), T): per topic the jackknife variance of theta_first (minus theta_second)."""
+def _jackknife(ctx, design, replicates, first, second=None, spread_variance=False):
+    """(len(first), T): per topic the jackknife variance of theta_first (minus theta_second);
+    with ``spread_variance`` also the estimated variance of each topic's variance estimate."""
     rep_offsets, rep, base, (offsets, cell, pi) = replicates
     n_runs, n_topics, n_cells = ctx.n_runs, ctx.n_topics, design.n_cells
     out = np.zeros((len(first), n_topics))
+    out_var = np.zeros((len(first), n_topics)) if spread_variance else None
     n = design.cell_n.astype(np.float64)
     fpc = 1.0 - safe_divide(n - design.cell_w, n)  # 1 - mean pi of the sampled documents
     for t in range(n_topics):
@@ -193,6 +207,13 @@ def _jackknife(ctx, design, replicates, first, second=None) -> np.ndarray:
                 mine, b = mine - units[second][:, cols], b - base[segs[second], h]
             others = nh - mine.shape[1]
             mean = (mine.sum(axis=1) + others * b) / nh
-            spread = ((mine - mean[:, None]) ** 2).sum(axis=1) + others * (b - mean) ** 2
-            out[:, t] += fpc[t, h] * (nh - 1.0) / nh * spread
-    return out
+            square, square_b = (mine - mean[:, None]) ** 2, (b - mean) ** 2
+            spread = square.sum(axis=1) + others * square_b
+            scale = fpc[t, h] * (nh - 1.0) / nh
+            out[:, t] += scale * spread
+            if spread_variance:
+                mean_square = spread / nh
+                scatter = (((square - mean_square[:, None]) ** 2).sum(axis=1)
+                           + others * (square_b - mean_square) ** 2)
+                out_var[:, t] += scale * scale * nh / (nh - 1.0) * scatter
+    return (out, out_var) if spread_variance else out
