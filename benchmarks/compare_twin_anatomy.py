@@ -12,7 +12,9 @@ rule's estimated bias of the difference (``HT.difference_bias``, summed over top
 same units. Rejections at 0.05 over all pairs and over those the rule leaves unflagged are
 printed first, as the recipe counts them, and last the share of the top 10 positions judged,
 for runs and for twins: a design stratified by best rank samples a run's top documents, which
-other runs rank high too, at higher rates than its twin's, which only the twin ranks there.
+other runs rank high too, at higher rates than its twin's, which only the twin ranks there;
+then how much se moves from draw to draw (2 / CV^2 of its square over the trials, the degrees
+of freedom of a chi-squared variance with that spread) beside the estimated ones.
 
 Measured (TREC-8, planned 10% and 2strata 10%, 100 trials, seed 2525): REPRODUCTION.md,
 "compare's rule for ht(AP)" and "The jackknife's degrees of freedom".
@@ -110,7 +112,8 @@ def main() -> None:
     spread = diff.std(axis=0)
     print(f"{args.cell}, {args.measure}, {args.trials} trials x {args.twins} twins, seed "
           f"{args.seed} ({time.time() - start:.0f} s)")
-    print(f"rejections: all {rejected.mean():.3f}, unflagged {rejected[~flagged].mean():.3f} "
+    unflagged = f"{rejected[~flagged].mean():.3f}" if (~flagged).any() else "- (none)"
+    print(f"rejections: all {rejected.mean():.3f}, unflagged {unflagged} "
           f"({flagged.mean():.3f} flagged; as a normal test {np.mean(np.abs(z) > 1.96):.3f}); "
           f"z: mean {z.mean():.3f}, variance {z.var():.3f}; sd_ratio median "
           f"{np.median(se.mean(0) / spread):.3f}; df median {np.median(df):.1f}")
@@ -122,6 +125,14 @@ def main() -> None:
         print(f"{name:>21}: mean {row.mean():+.3f}  " + " ".join(f"{v:+.2f}" for v in row))
     print(f"top 10 positions judged: runs {np.mean(top['run']):.3f}, twins "
           f"{np.mean(top['twin']):.3f}")
+    # how much the variance moves with the draw: 2 / CV^2 of se^2 over the trials, per twin (the
+    # degrees of freedom a chi-squared variance with that spread has), against the estimated df
+    v = se * se
+    implied = 2.0 / (v.std(axis=0) / v.mean(axis=0)) ** 2
+    moved = [np.corrcoef(diff[:, k], se[:, k])[0, 1] for k in range(diff.shape[1])]
+    print(f"variance over the trials: 2/CV^2 median {np.median(implied):.1f} (range "
+          f"{implied.min():.1f}-{implied.max():.1f}), estimated df median {np.median(df):.1f}; "
+          f"correlation of D and se, mean over twins {np.nanmean(moved):+.2f}")
 
 
 if __name__ == "__main__":
