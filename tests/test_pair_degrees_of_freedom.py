@@ -8,6 +8,7 @@ interval ``compare`` builds on them.
 - On samples: finite for ht(AP)'s design variance, infinite for the measures whose cell
   variances are taken as known, Q - 1 for the topics' variance; complete judgments give none.
 - ``compare_collection``'s interval and p-value are the t's on those degrees of freedom.
+- The topics' variance with imputed topics: by hand, and equal to s^2 / Q without them.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from irsample.measures.context import EvalContext
 from irsample.measures.ht.estimator import estimate
 from irsample.measures.ht.inclusion import ht_design
 from irsample.measures.ht.jackknife import jackknife_pair_variance
-from irsample.measures.ht.pairs import pair_estimates, satterthwaite
+from irsample.measures.ht.pairs import pair_estimates, satterthwaite, topic_sample_variance
 
 from .test_ht_estimators import synthetic
 
@@ -91,7 +92,7 @@ def test_degrees_of_freedom_by_measure_and_variance():
     for inner in (ndcg, p10):
         assert np.isinf(pair_estimates(ctx, inner).df).all()
     topics = pair_estimates(ctx, ap, variance="topics")
-    np.testing.assert_array_equal(topics.df, np.maximum(topics.topics - 1, 1))
+    assert np.all((topics.df >= 1) & (topics.df <= topics.topics - 1))
     complete = pair_estimates(EvalContext(col, frame.judgments()), ap)
     assert np.all(complete.variance == 0) and np.isinf(complete.df).all()
 
@@ -112,3 +113,23 @@ def test_compare_intervals_are_t_intervals_on_those_degrees_of_freedom():
     nd = compare_collection(col, judged, "ht(nDCG)", correction="none")
     assert np.isinf(nd.df).all()
     np.testing.assert_allclose((nd.high - nd["diff"]), stats.norm.ppf(0.975) * nd.se)
+
+
+def test_topics_variance_counts_imputed_topics_as_copies_of_the_mean():
+    diffs = np.array([[0.1, 0.3, -0.2, 0.4, 0.0, 0.0],
+                      [0.1, 0.3, -0.2, 0.4, 0.05, 0.2]])
+    observed = np.array([[1, 1, 1, 1, 0, 0], [1, 1, 1, 1, 1, 1]], bool)
+    unknown = ~observed
+    kept = observed.copy()
+    var, df = topic_sample_variance(diffs, observed, kept, unknown)
+    d = diffs[0, :4]
+    # the mean over 6 topics, two imputed by the mean of 4: each observed topic weighs 1/4
+    assert var[0] == pytest.approx(d.var(ddof=1) / 4) and df[0] == 3
+    assert var[1] == pytest.approx(diffs[1].var(ddof=1) / 6) and df[1] == 5
+    # donors' weights (nDCG's imputation): w_q = (1 + m a_q) / Q
+    donors = np.array([[1.0, 1.0, 2.0, 0.0, 0.0, 0.0]] * 2)
+    kept2 = observed & (donors > 0)
+    var2, _ = topic_sample_variance(diffs, observed, kept2, unknown, donors)
+    a = np.array([0.25, 0.25, 0.5, 0.0])
+    w = np.where(kept2[0, :4], 1 + 2 * a, 1.0) / 6
+    assert var2[0] == pytest.approx(d.var(ddof=1) * (w * w).sum())

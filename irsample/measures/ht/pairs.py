@@ -22,7 +22,12 @@ question is what judging the whole frame would show), or s_d^2 / Q (``"topics"``
 sample from a population of topics; the spread of the estimated d_q already holds the design
 variance, as the between-unit variance of a two-stage sample does; Cochran §10.2).
 
-Degrees of freedom ``df`` of each pair's variance: Q - 1 with ``"topics"``; with ``"design"``,
+With ``"topics"``, topics imputed (no sampled relevant document) are copies of the mean of the
+identified ones, not observations: s_d^2 is their spread over the k topics estimated or judged
+whole, and the variance s_d^2 sum_q w_q^2 with the imputation's weights
+(:func:`topic_sample_variance`).
+
+Degrees of freedom ``df`` of each pair's variance: k - 1 with ``"topics"``; with ``"design"``,
 for AP, Satterthwaite's nu = 2 V^2 / var(V) from the jackknife's own spread
 (``ht/jackknife.py``, "Degrees of freedom"; an identified topic whose variance the imputation
 scales by a is counted with a^2 var(v_q), the imputed topics' between-topic terms as known), and
@@ -144,10 +149,30 @@ def pair_estimates(ctx, inner, *, variance: str = "design") -> PairEstimates:
         df = (np.full(len(first), np.inf) if jack_var is None
               else satterthwaite(np.where(both, v, 0.0), own, np.where(kept, jack_var, 0.0)))
     else:
-        s2 = safe_divide(np.where(both, (diffs - mean[:, None]) ** 2, 0.0).sum(axis=1), q - 1.0)
-        var = safe_divide(s2, q)
-        df = np.maximum(q - 1.0, 1.0)
+        var, df = topic_sample_variance(diffs, both & ~unknown, kept, unknown, donors)
     return PairEstimates(first, second, mean, var, q, df)
+
+
+def topic_sample_variance(diffs, observed, kept, unknown, donors=None):
+    """Per row, ``"topics"``' variance of the mean difference and its degrees of freedom
+    (module docstring): the ``observed`` topics (estimated or judged whole) are the sample of
+    topics, with spread s^2 over them (k - 1 degrees of freedom); an imputed topic is not a
+    further observation but the weighted mean of the ``kept`` (identified) ones
+    (``imputation.impute``: shares a_q), so the mean over the Q topics is sum w_q d_q with
+    w_q = (1 + m a_q)/Q on an identified topic, 1/Q on a topic judged whole, m the imputed
+    topics, and its variance s^2 sum w_q^2 (s^2 / Q without imputed topics). Counting the
+    imputed copies as observations shrank s^2 and divided it by Q instead of about k: on
+    Vaswani's uniform 10% samples the twins' test rejected 0.17 (REPRODUCTION.md, "The
+    jackknife's degrees of freedom")."""
+    k = observed.sum(axis=1)
+    q = (observed | unknown).sum(axis=1)
+    mean = safe_divide(np.where(observed, diffs, 0.0).sum(axis=1), k)
+    s2 = safe_divide(np.where(observed, (diffs - mean[:, None]) ** 2, 0.0).sum(axis=1), k - 1.0)
+    w = np.where(kept, 1.0 if donors is None else donors, 0.0)
+    share = safe_divide(w, w.sum(axis=1)[:, None])
+    m = unknown.sum(axis=1)[:, None]
+    weight = safe_divide(np.where(observed, 1.0 + m * share, 0.0), q[:, None])
+    return s2 * (weight * weight).sum(axis=1), np.maximum(k - 1.0, 1.0)
 
 
 def satterthwaite(variance, own, own_variance) -> np.ndarray:
