@@ -43,8 +43,9 @@ def compare(
     Returns
     -------
     pandas.DataFrame
-        One row per pair: run_a, run_b, measure, diff (mean of a - b), se, low, high, p,
-        p_adjusted, decided, the status of the difference's interval (``status``: ``ok`` or
+        One row per pair: run_a, run_b, measure, diff (mean of a - b), se, df (the
+        interval's degrees of freedom; inf for a normal interval), low, high, p, p_adjusted,
+        decided, the status of the difference's interval (``status``: ``ok`` or
         ``unreliable``, ``reason``, ``causes``: topic ids;
         :func:`irsample.measures.reliability.assess_pair`); and ``assume`` when a design was
         assumed.
@@ -66,9 +67,9 @@ def compare(
     ...         BytesIO(b"1 Q0 c 1 4 r2\n1 Q0 d 2 3 r2\n1 Q0 a 3 2 r2\n"
     ...                 b"2 Q0 z 1 2 r2\n2 Q0 y 2 1 r2\n2 Q0 x 3 0 r2\n")]
     >>> pairs = irsample.compare(sample, runs, "ht(AP)", assume="uniform")
-    >>> pairs[["run_a", "run_b", "diff", "p", "decided"]].round(4)
-      run_a run_b    diff       p  decided
-    0    r1    r2  0.4043  0.0139     True
+    >>> pairs[["run_a", "run_b", "diff", "df", "p", "decided"]].round(4)
+      run_a run_b    diff       df       p  decided
+    0    r1    r2  0.4043  18.5234  0.0239     True
     """
     from .comparison import compare_collection, comparison_measure
 
