@@ -37,6 +37,15 @@ def linearised_variance(var_x, cov, var_y, centre, y) -> np.ndarray:
     return np.where(y > 0, v / np.where(y > 0, y * y, 1.0), 0.0)
 
 
+def imputation_weights(known, missing, donors=None):
+    """(runs x topics) twice, for :func:`impute`: each ``known`` topic's share a_q = w_q /
+    sum_I w of the imputed value (``donors`` w, default 1 on every known topic) and its weight
+    1 + m a_q in the sum over topics (itself and its part of the m ``missing`` ones)."""
+    w = np.where(known, 1.0 if donors is None else donors, 0.0)
+    share = safe_divide(w, w.sum(axis=1)[:, None])
+    return share, 1.0 + missing.sum(axis=1)[:, None] * share
+
+
 def impute(plain, own, known, missing, donors=None):
     """Values and variances (runs x topics) with the ``missing`` topics imputed (module
     docstring, "Sparse topics"). The imputed value is the weighted mean of the identified
@@ -49,8 +58,7 @@ def impute(plain, own, known, missing, donors=None):
     sampling errors), of variance sum_I (1 + m a_q)^2 v_q + m (1 + m sum a_q^2) tau^2, spread as
     v_q (1 + m a_q)^2 on each identified topic and tau^2 (1 + m sum a_q^2) on each imputed one.
     With equal weights (a_q = 1/k) these are (1 + m/k)^2 v_q and tau^2 (1 + m/k)."""
-    w = np.where(known, 1.0 if donors is None else donors, 0.0)
-    share = safe_divide(w, w.sum(axis=1)[:, None])
+    share, grow = imputation_weights(known, missing, donors)
     m = missing.sum(axis=1)[:, None]
     mean = (share * plain).sum(axis=1)
     concentration = (share * share).sum(axis=1)
@@ -59,7 +67,6 @@ def impute(plain, own, known, missing, donors=None):
     vbar = (share * own).sum(axis=1)
     tau2 = np.maximum(spread - vbar, 0.0)[:, None]
     value = np.where(missing, mean[:, None], np.where(known, plain, 0.0))
-    grow = 1.0 + m * share
     var = np.where(known, own * grow * grow,
                    np.where(missing, tau2 * (1.0 + m * concentration[:, None]), 0.0))
     return value, var

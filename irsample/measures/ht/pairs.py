@@ -46,7 +46,7 @@ import numpy as np
 from ..context import safe_divide
 from ..trec_eval.precision import P
 from .estimator import estimate
-from .imputation import census_topics, impute, unseen_pair_variance
+from .imputation import census_topics, imputation_weights, impute, unseen_pair_variance
 from .inclusion import ht_design
 
 
@@ -168,10 +168,8 @@ def topic_sample_variance(diffs, observed, kept, unknown, donors=None):
     q = (observed | unknown).sum(axis=1)
     mean = safe_divide(np.where(observed, diffs, 0.0).sum(axis=1), k)
     s2 = safe_divide(np.where(observed, (diffs - mean[:, None]) ** 2, 0.0).sum(axis=1), k - 1.0)
-    w = np.where(kept, 1.0 if donors is None else donors, 0.0)
-    share = safe_divide(w, w.sum(axis=1)[:, None])
-    m = unknown.sum(axis=1)[:, None]
-    weight = safe_divide(np.where(observed, 1.0 + m * share, 0.0), q[:, None])
+    grow = imputation_weights(kept, unknown, donors)[1]  # 1 on a topic judged whole (share 0)
+    weight = safe_divide(np.where(observed, grow, 0.0), q[:, None])
     return s2 * (weight * weight).sum(axis=1), np.maximum(k - 1.0, 1.0)
 
 
