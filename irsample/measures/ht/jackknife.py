@@ -34,6 +34,13 @@ among n_h, about 2). Satterthwaite's approximation (Biometrics Bulletin 2, 1946;
 for a stratified sample) gives the sum over cells and topics nu = 2 (sum v_h)^2 / sum var(v_h),
 and the difference's interval a t quantile on nu degrees of freedom
 (``irsample/comparison.py``).
+
+Two relevances of one sample (:func:`jackknife_cross_moments`: ppi(AP)'s human grades and
+automatic labels, ``ppi/ap_ratio.py``). Deleting a sampled document deletes it from both
+estimates; the deleted units are the documents relevant on either side, each with its
+replicate on the side where it is relevant and its cell's non-relevant deletion on the other,
+and the cell's covariance is the formula above with (a_(-d) - mean_a)(b_(-d) - mean_b) in place
+of the square.
 """
 
 from __future__ import annotations
@@ -133,7 +140,8 @@ def _replicates(offsets, pos_rank, seg_topic, pos_rel, pos_pi, pos_cell, pos_g, 
 
 def ap_replicates(ctx, design, cutoff: int):
     """Jackknife replicates of ht(AP) (module docstring): ``(rep_offsets, rep, base, units)``
-    with ``units`` the topic's sampled relevant documents (CSR: ``offsets, cell, pi``)."""
+    with ``units`` the topic's sampled relevant documents (CSR: ``offsets, cell, pi, key``;
+    ``key`` the document's tdi, or -1 - k for the topic's k-th one outside the collection)."""
     j = ctx.judgments
     col = ctx.collection
     rel = (j.state == JUDGED) & (j.grade >= ctx.rel_level) & (design.tdi_pi > 0)
@@ -153,6 +161,12 @@ def ap_replicates(ctx, design, cutoff: int):
     topic, cell, pi, tdi = topic[order], cell[order], pi[order], tdi[order]
     counts = np.bincount(topic, minlength=ctx.n_topics)
     offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    # a document outside the collection has no tdi: it is its topic's k-th such unit (they
+    # follow the topic's others, in the same (cell, copy) order for any relevance of the sample)
+    outside = np.flatnonzero(tdi < 0)
+    first_outside = offsets[:-1] + np.bincount(topic[tdi >= 0], minlength=ctx.n_topics)
+    key = tdi.copy()
+    key[outside] = -1 - (outside - first_outside[topic[outside]])
     local = np.full(col.n_tdi, -1, dtype=np.int64)
     inside = tdi >= 0
     local[tdi[inside]] = (np.arange(len(tdi)) - offsets[topic])[inside]
@@ -166,7 +180,7 @@ def ap_replicates(ctx, design, cutoff: int):
         design.n_cells, cutoff, offsets, tdi, pi, cell, local,
         design.cell_n.astype(np.float64), cell_r, r_hat,
     )
-    return rep_offsets, rep, base, (offsets, cell, pi)
+    return rep_offsets, rep, base, (offsets, cell, pi, key)
 
 
 def jackknife_variance(ctx, design, replicates) -> np.ndarray:
@@ -184,7 +198,7 @@ def jackknife_pair_variance(ctx, design, replicates, first, second):
 def _jackknife(ctx, design, replicates, first, second=None, spread_variance=False):
     """(len(first), T): per topic the jackknife variance of theta_first (minus theta_second);
     with ``spread_variance`` also the estimated variance of each topic's variance estimate."""
-    rep_offsets, rep, base, (offsets, cell, pi) = replicates
+    rep_offsets, rep, base, (offsets, cell, pi, _) = replicates
     n_runs, n_topics, n_cells = ctx.n_runs, ctx.n_topics, design.n_cells
     out = np.zeros((len(first), n_topics))
     out_var = np.zeros((len(first), n_topics)) if spread_variance else None
@@ -217,3 +231,57 @@ def _jackknife(ctx, design, replicates, first, second=None, spread_variance=Fals
                            + others * (square_b - mean_square) ** 2)
                 out_var[:, t] += scale * scale * nh / (nh - 1.0) * scatter
     return (out, out_var) if spread_variance else out
+
+
+def jackknife_cross_moments(ctx, design, replicates_a, replicates_b):
+    """(n_seg, cells) three times: per segment and cell the jackknife covariance of two ht(AP)
+    estimates of the same sample (a document deleted from both at once), and each one's
+    jackknife variance: ``(cov, var_b, var_a)``. ``replicates_b`` are :func:`ap_replicates`
+    of another relevance of the same sampled documents (ppi(AP)'s labels,
+    ``ppi/ap_ratio.py``): a document relevant on one side only is, on the other, one of its
+    cell's non-relevant deletions. The formula is :func:`jackknife_variance`'s with the
+    product of the two deviations in place of the square; ``var_a`` summed over cells is
+    :func:`jackknife_variance` of ``replicates_a``."""
+    ro_a, rep_a, base_a, (off_a, cell_a, pi_a, key_a) = replicates_a
+    ro_b, rep_b, base_b, (off_b, cell_b, pi_b, key_b) = replicates_b
+    n_runs, n_topics, n_cells = ctx.n_runs, ctx.n_topics, design.n_cells
+    shape = (n_runs, n_topics, n_cells)
+    cov, var_a, var_b = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+    n = design.cell_n.astype(np.float64)
+    fpc = 1.0 - safe_divide(n - design.cell_w, n)
+    for t in range(n_topics):
+        segs = np.arange(n_runs) * n_topics + t
+        sides = []
+        for ro, rep, base, off, cell, pi, key in (
+                (ro_a, rep_a, base_a, off_a, cell_a, pi_a, key_a),
+                (ro_b, rep_b, base_b, off_b, cell_b, pi_b, key_b)):
+            lo, hi = off[t], off[t + 1]
+            u = ro[segs[0] + 1] - ro[segs[0]] if len(segs) else 0
+            keep = np.flatnonzero(pi[lo:hi] < 1.0)  # certain documents are never deleted
+            keep = keep[np.argsort(key[lo:hi][keep], kind="stable")]  # by key, to search
+            sides.append((rep[ro[segs][:, None] + np.arange(u)][:, keep], base[segs],
+                          key[lo:hi][keep], cell[lo:hi][keep]))
+        union, first = np.unique(np.concatenate([sides[0][2], sides[1][2]]), return_index=True)
+        union_cell = np.concatenate([sides[0][3], sides[1][3]])[first]
+        columns = []
+        for units, base, key, _ in sides:  # every deleted unit, on this side
+            at = np.minimum(np.searchsorted(key, union), len(key) - 1)
+            mine = key[at] == union if len(key) else np.zeros(len(union), dtype=bool)
+            col = base[:, union_cell]
+            col[:, mine] = units[:, at[mine]]
+            columns.append(col)
+        for h in range(n_cells):
+            nh = n[t, h]
+            if nh < 2:
+                continue
+            inside = union_cell == h
+            a, b = columns[0][:, inside], columns[1][:, inside]
+            ba, bb = sides[0][1][:, h], sides[1][1][:, h]
+            others = nh - a.shape[1]
+            ma, mb = (a.sum(axis=1) + others * ba) / nh, (b.sum(axis=1) + others * bb) / nh
+            da, db = a - ma[:, None], b - mb[:, None]
+            scale = fpc[t, h] * (nh - 1.0) / nh
+            cov[:, t, h] = scale * ((da * db).sum(axis=1) + others * (ba - ma) * (bb - mb))
+            var_a[:, t, h] = scale * ((da * da).sum(axis=1) + others * (ba - ma) ** 2)
+            var_b[:, t, h] = scale * ((db * db).sum(axis=1) + others * (bb - mb) ** 2)
+    return tuple(x.reshape(n_runs * n_topics, n_cells) for x in (cov, var_b, var_a))

@@ -49,15 +49,27 @@ sample adds (first order: the strata are sampled independently, the steps uncorr
 
 V_y = ht(AP)'s variance of ht_y (jackknife, ``ht/jackknife.py``), V_f its variance of ht_f,
 split over the strata V_f,h = V_f s_f,h and V_y,h = V_y s_y,h by the shares s of the strata in
-the linearised variance (per sampled document the influence z_d = (x_d - theta~ r_d) / Y of
-each estimate, ``ppi/influence.py``, and ht_design's cell formula, cell by cell), and
-C_h = rho_h sqrt(V_y,h V_f,h) with rho_h the correlation of the two linearised estimates in
-stratum h. Where a segment has no linearised variance in a stratum (a topic ht imputes, or no
-sampled document there moves an estimate) it takes the run's pooled shares and correlation.
-No sample of unlabelled documents enters (AP(f) is a census of F), so PPI++'s factor (1 + n/N)
-on V_f does not apply. Measured on Vaswani (2strata, 10%, kappa 0.5 labels, 40 draws, fixed
-lambda 0.8), this model's estimated variance ratio ppi/ht matched the observed one (0.814 vs
-0.814); the jackknife covariance of the two estimates' replicates overstated it (0.865).
+the two estimates' jackknife (``jackknife_cross_moments``: each sampled document deleted from
+both at once; a document relevant on one side only is a non-relevant deletion on the other),
+and C_h = rho_h sqrt(V_y,h V_f,h) with rho_h the correlation of the two jackknifes' replicates
+in stratum h. Where a segment has no jackknife variance in a stratum on either side (a topic ht
+imputes, or no sampled document there moves an estimate) it takes the run's pooled shares and
+correlation. No sample of unlabelled documents enters (AP(f) is a census of F), so PPI++'s
+factor (1 + n/N) on V_f does not apply.
+
+Why the jackknife's correlation and not the linearised one (the influences z_d = (x_d - theta~
+r_d) / Y of each estimate, ``ppi/influence.py``, ht_design's cell formula; still ppi(nDCG)'s,
+``ppi/control_variate.py``). The first-order influences see how the labels and the grades move
+the two ratios' linear parts; they miss that both ratios jump together when a sampled relevant
+document is deleted, which is where ht(AP)'s variance comes from when a topic's sample holds
+few relevant documents. On the planner's designs the linearised rho was too high and ppi's
+variance too small: per run, mean estimated se over the spread of the estimates over 100 draws
+(kappa 0.7 labels, tuned per run, seed 2525, ``irsample simulate model-assisted``'s draws;
+REPRODUCTION.md, "ppi(AP)'s variance: the jackknife's correlation"), TREC-COVID planned 5%
+0.943 -> 1.023 (ht 1.022), coverage 0.901 -> 0.927; TREC-8 planned 10% 0.876 -> 0.93,
+coverage 0.895 -> 0.92 (ht 1.001 and 0.932). With the linearised rho on Vaswani (2strata, 10%,
+kappa 0.5 labels, 40 draws, fixed lambda 0.8) the estimated variance ratio ppi/ht had matched
+the observed one (0.814 vs 0.814), and the jackknife's was then said to overstate it (0.865).
 
 Power tuning (PPI++, Angelopoulos, Duchi & Zrnic 2023). lambda minimises the estimated variance
 of the mean over the run's topics:
@@ -108,6 +120,8 @@ from ...errors import MeasureError
 from ..context import safe_divide
 from ..ht.estimator import estimate as ht_estimate
 from ..ht.estimator import tdi_relevant
+from ..ht.inclusion import ht_design
+from ..ht.jackknife import jackknife_cross_moments
 from .difference import cell_moments, influence_cells
 from .label_judgments import census_possible, labelled_sample
 
@@ -121,7 +135,10 @@ def ratio_form(ctx, ctx_f, m, hy, auto, useful, tuning, grades):
     the caller's (``ppi/estimate.py``, shared with the difference form)."""
     hf = ht_estimate(ctx_f, m)
     v_y, v_f = hy.variance_from_sample, np.where(useful, hf.variance_from_sample, 0.0)
-    cov, vf_h = strata_moments(ctx, ctx_f, hy, hf, v_y, v_f)
+    moments = None  # the two estimates' jackknife over the same deletions (module docstring)
+    if hy.replicates is not None and hf.replicates is not None:
+        moments = jackknife_cross_moments(ctx, ht_design(ctx), hy.replicates, hf.replicates)
+    cov, vf_h = strata_moments(ctx, ctx_f, hy, hf, v_y, v_f, moments=moments)
     cov = np.where(useful[:, None], cov, 0.0)
     n_cells = cov.shape[1]
     if tuning == "stratum" and not census_possible(ctx.collection, ctx.judgments).all():
@@ -167,11 +184,15 @@ def _shift(ctx, m, hf, auto, lam_h, grades):
     return np.where(same, telescoped, shift)
 
 
-def strata_moments(ctx, ctx_f, hy, hf, v_y, v_f, den_values=None, out=None):
+def strata_moments(ctx, ctx_f, hy, hf, v_y, v_f, den_values=None, out=None, moments=None):
     """Per segment and stratum: C_h = rho_h sqrt(V_y,h V_f,h) and V_f,h (module docstring).
-    ``den_values``: each side's r_d per tdi (default AP's, the document's value in R);
+    ``moments``: (covariance, V(ht_f), V(ht_y)) per segment and cell that give the shares and
+    correlations (AP: the jackknife's); default the linearised influences', with
+    ``den_values``: each side's r_d per tdi (default AP's, the document's value in R) and
     ``out``: each side's r of a sampled document no run retrieved, per topic and grade
     (default: its relevance; it keeps its human grade on both sides)."""
+    if moments is not None:
+        return _combined(ctx, v_y, v_f, *moments)
     n_seg = ctx.n_seg
     if den_values is None:
         den_values = (tdi_relevant(ctx), tdi_relevant(ctx_f))
@@ -188,7 +209,13 @@ def strata_moments(ctx, ctx_f, hy, hf, v_y, v_f, den_values=None, out=None):
 
     sums = influence_cells(ctx, parts(hy, ctx, den_values[0]), parts(hf, ctx_f, den_values[1]),
                            out_a=out[0], out_b=out[1])
-    c, b, a = cell_moments(ctx, sums)  # covariance, V(ht_f), V(ht_y) per segment and cell
+    return _combined(ctx, v_y, v_f, *cell_moments(ctx, sums))
+
+
+def _combined(ctx, v_y, v_f, c, b, a):
+    """C_h and V_f,h from the moments per segment and cell (covariance ``c``, V(ht_f) ``b``,
+    V(ht_y) ``a``): the strata's shares and correlations, the segment's own where both sides
+    vary in the stratum, else the run's pooled over its topics."""
     n_runs, n_topics = ctx.n_runs, ctx.n_topics
 
     def by_run(v):  # (n_seg, S): the run's sums over its topics, per stratum

@@ -1,0 +1,113 @@
+"""Is ppi(AP)'s interval as wide as its error? Its variance, bias and coverage over draws.
+
+Draws ``--trials`` samples of one design of ``irsample simulate model-assisted`` (the same
+seeds: trial t's draw is the recipe's) on a collection with complete judgments, labels the
+frame with one of the recipe's label sources, and prints for ppi(AP) tuned per run (the
+default), ppi(AP) at fixed weights 0.5 and 0.8, and ht(AP): the coverage of the 95% intervals of
+the run means, the median over runs of the mean estimated se over the spread of the estimates
+(``se_over_sd``) and over the root-mean-square error (``se_over_rms``), the mean bias in
+standard deviations of the estimate, the share of misses below and above, the mean half-width
+and lambda; and the labels' own ht(AP) bias (``ht_f`` against AP(f)), which ppi's correction
+carries into its estimate times lambda.
+
+Measured (seed 2525, kappa 0.7 labels, 100 trials): REPRODUCTION.md, "ppi(AP)'s variance: the
+jackknife's correlation".
+
+Usage: python benchmarks/ppi_variance_anatomy.py [--collection covid] [--strategy planned]
+       [--percent 5] [--trials 100] [--labels kappa0.7] [--seed 2525] [--shared ../shared]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from ht_coverage import paths  # noqa: E402
+
+
+def draws(args) -> pd.DataFrame:
+    """One row per trial, estimator and run: the run mean's estimate, variance and truth."""
+    from irsample.experiments.data import CollectionFiles
+    from irsample.experiments.model_assisted import Setup, _means
+    from irsample.measures.ppi.estimate import ppi_estimate
+
+    qrels, runs = paths(args.collection, Path(args.shared))
+    pooled = qrels.parent / "run-pooled-flag.txt"
+    files = CollectionFiles.of(runs, qrels, pooled=pooled if pooled.exists() else None)
+    setup = Setup(files, seed=args.seed, percents=(args.percent,), strategies=(args.strategy,),
+                  kappas=(0.3, 0.5, 0.7), adv_runs=3, adv_depth=20, depth=100.0, mix=0.2)
+    n_runs, evaluated, q = setup.collection.n_runs, setup.evaluated, setup.q
+    truth = setup.truth_mean[:, 0]
+    rows, started = [], time.time()
+
+    def add(trial, name, values, variances, lam):
+        est = _means(values, evaluated, q, n_runs)
+        var = _means(variances, evaluated, q, n_runs) / np.maximum(q, 1)
+        lam = lam.reshape(n_runs, -1).max(axis=1)
+        rows.extend(zip([trial] * n_runs, [name] * n_runs, range(n_runs), est, var, truth, lam))
+
+    for trial in range(args.trials):
+        for _, _, _, ctx, sources in setup.trial(trial):
+            labels = sources[args.labels]
+            for name, tuning in (("ppi tuned", None), ("ppi 0.5", 0.5), ("ppi 0.8", 0.8)):
+                e = ppi_estimate(ctx, labels, "AP", tuning=tuning)
+                add(trial, name, e.value, e.variance, e.lam)
+            add(trial, "ht", e.ht, e.ht_variance, 0.0 * e.lam)
+            est_f = _means(np.nan_to_num(e.ht_f), evaluated, q, n_runs)
+            auto = _means(e.auto, evaluated, q, n_runs)
+            rows.extend(zip([trial] * n_runs, ["labels' ht_f"] * n_runs, range(n_runs), est_f,
+                            [0.0] * n_runs, auto, [0.0] * n_runs))
+        if (trial + 1) % 20 == 0:
+            print(f"trial {trial + 1}: {time.time() - started:.0f} s", file=sys.stderr)
+    return pd.DataFrame(rows, columns=["trial", "estimator", "run", "value", "var", "truth",
+                                       "lam"])
+
+
+def summary(df: pd.DataFrame) -> pd.DataFrame:
+    out = {}
+    for name, d in df.groupby("estimator", sort=False):
+        err = d.value - d.truth
+        runs = d.groupby("run")
+        sd = runs.value.std()
+        se = np.sqrt(runs["var"].mean())
+        rms = np.sqrt((err * err).groupby(d.run).mean())
+        moving = sd > 0  # runs whose estimate moves over the draws
+        z = err / np.sqrt(d["var"])
+        row = {"bias_over_sd": float((err.groupby(d.run).mean() / sd)[moving].mean())}
+        if name != "labels' ht_f":
+            row |= {"coverage": float(np.mean(np.abs(z) <= 1.96)),
+                    "se_over_sd": float(np.median((se / sd)[moving])),
+                    "se_over_rms": float(np.median((se / rms)[moving])),
+                    "miss_low": float(np.mean(z < -1.96)), "miss_high": float(np.mean(z > 1.96)),
+                    "halfwidth": float(1.96 * np.sqrt(d["var"]).mean()),
+                    "lambda": float(d.lam.mean())}
+        out[name] = row
+    return pd.DataFrame(out).T
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--collection", default="covid")
+    parser.add_argument("--strategy", default="planned")
+    parser.add_argument("--percent", type=float, default=5.0)
+    parser.add_argument("--trials", type=int, default=100)
+    parser.add_argument("--labels", default="kappa0.7",
+                        help="kappa0.3, kappa0.5, kappa0.7, adversarial or fusion")
+    parser.add_argument("--seed", type=int, default=2525)
+    parser.add_argument("--shared", default=str(ROOT.parent / "shared"))
+    args = parser.parse_args(argv)
+    print(f"{args.collection} {args.strategy} {args.percent:g}%, {args.labels} labels, "
+          f"{args.trials} trials, seed {args.seed}")
+    print(summary(draws(args)).to_string(float_format=lambda x: f"{x:.3f}"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,91 @@
+"""The jackknife cross-moments behind ppi(AP)'s variance (``ht/jackknife.py``,
+``jackknife_cross_moments``; ``ppi/ap_ratio.py``, "Variance"): two relevances of one sample
+(the human grades and the labels), each sampled document deleted from both at once."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from irsample.design import stratified, uniform
+from irsample.measures import EvalContext, parse
+from irsample.measures.ht.estimator import estimate as ht_estimate
+from irsample.measures.ht.inclusion import ht_design
+from irsample.measures.ht.jackknife import jackknife_cross_moments, jackknife_variance
+from irsample.measures.ppi.estimate import label_contexts
+
+from .synthetic import moved_grade_labels
+from .test_ppi_estimators import _world
+
+DESIGNS = [uniform(0.2), stratified("1-5:1,6-:0.15"), stratified("1-10:0.5,11-:0.1")]
+
+
+@pytest.fixture(scope="module")
+def world():
+    return _world((1, 1, 2))
+
+
+def _sides(world, design, seed, share=0.3):
+    collection, frame, _ = world
+    ctx = EvalContext(collection, design.sample(frame, rng=seed))
+    ctx_f = label_contexts(ctx, moved_grade_labels(collection, frame, seed, share))[0]
+    m = parse("AP")[0]
+    return ctx, ctx_f, ht_estimate(ctx, m), ht_estimate(ctx_f, m)
+
+
+def _by_loop(ctx, design, rep_a, rep_b):
+    """The same moments, deletion by deletion: every sampled relevant document of either side
+    is a deleted unit (its replicate on a side where it is not relevant: the cell's
+    non-relevant deletion), the cell's other sampled documents share the non-relevant one."""
+    n = design.cell_n.astype(float)
+    fpc = 1.0 - np.where(n > 0, (n - design.cell_w) / np.maximum(n, 1), 0.0)
+    out = np.zeros((3, ctx.n_seg, design.n_cells))
+    for s in range(ctx.n_seg):
+        t = ctx.seg_topic[s]
+        reps = []
+        for ro, rep, base, (off, cell, pi, key) in (rep_a, rep_b):
+            units = {int(k): (int(c), rep[ro[s] + i])
+                     for i, (k, c, p) in enumerate(zip(key[off[t]:off[t + 1]],
+                                                       cell[off[t]:off[t + 1]],
+                                                       pi[off[t]:off[t + 1]])) if p < 1.0}
+            reps.append((units, base[s]))
+        for h in range(design.n_cells):
+            if n[t, h] < 2:
+                continue
+            keys = {k for units, _ in reps for k, (c, _) in units.items() if c == h}
+            pairs = [tuple(units[k][1] if k in units else base[h] for units, base in reps)
+                     for k in keys]
+            pairs += [(reps[0][1][h], reps[1][1][h])] * int(n[t, h] - len(keys))
+            a, b = np.array(pairs).T
+            scale = fpc[t, h] * (n[t, h] - 1) / n[t, h]
+            out[:, s, h] = scale * np.array([((a - a.mean()) * (b - b.mean())).sum(),
+                                             ((b - b.mean()) ** 2).sum(),
+                                             ((a - a.mean()) ** 2).sum()])
+    return out
+
+
+@pytest.mark.parametrize("design", DESIGNS, ids=["uniform", "2strata", "2strata-sampled-top"])
+def test_cross_moments_match_a_loop_over_deletions(world, design):
+    ctx, ctx_f, hy, hf = _sides(world, design, 5)
+    d = ht_design(ctx)
+    got = np.array(jackknife_cross_moments(ctx, d, hy.replicates, hf.replicates))
+    want = _by_loop(ctx, d, hy.replicates, hf.replicates)
+    assert np.abs(want[0]).max() > 0  # the labels move with the grades somewhere
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-15)
+    # each side's variance is its own jackknife's, cell by cell summed
+    np.testing.assert_allclose(got[2].sum(axis=1), jackknife_variance(ctx, d, hy.replicates),
+                               rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(got[1].sum(axis=1), jackknife_variance(ctx_f, d, hf.replicates),
+                               rtol=1e-12, atol=1e-15)
+    # a covariance is bounded by its variances
+    assert np.all(got[0] ** 2 <= got[1] * got[2] * (1 + 1e-9) + 1e-24)
+
+
+def test_one_relevance_against_itself_is_its_jackknife(world):
+    ctx, _, hy, _ = _sides(world, DESIGNS[1], 6)
+    d = ht_design(ctx)
+    cov, var_b, var_a = jackknife_cross_moments(ctx, d, hy.replicates, hy.replicates)
+    np.testing.assert_array_equal(cov, var_a)
+    np.testing.assert_array_equal(var_b, var_a)
+    np.testing.assert_allclose(var_a.sum(axis=1), jackknife_variance(ctx, d, hy.replicates),
+                               rtol=1e-12, atol=1e-15)
