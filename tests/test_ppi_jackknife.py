@@ -89,3 +89,35 @@ def test_one_relevance_against_itself_is_its_jackknife(world):
     np.testing.assert_array_equal(var_b, var_a)
     np.testing.assert_allclose(var_a.sum(axis=1), jackknife_variance(ctx, d, hy.replicates),
                                rtol=1e-12, atol=1e-15)
+
+
+def test_weights_are_fitted_on_the_other_topics():
+    """``choose``: a segment's weight is the run's (or every run's) C / V_f over the other
+    topics; its own topic's moments do not move it."""
+    from irsample.measures.ppi.ap_ratio import choose
+
+    rng = np.random.default_rng(1)
+    n_runs, n_topics = 3, 4
+    v_f = rng.uniform(0.5, 2.0, (n_runs * n_topics, 1))
+    cov = v_f * rng.uniform(0.2, 0.9, v_f.shape)
+    by_run = choose(cov, v_f, "run", n_runs, n_topics).reshape(n_runs, n_topics)
+    by_all = choose(cov, v_f, "global", n_runs, n_topics).reshape(n_runs, n_topics)
+    c, f = cov.reshape(n_runs, n_topics), v_f.reshape(n_runs, n_topics)
+    for r in range(n_runs):
+        for t in range(n_topics):
+            other = np.arange(n_topics) != t
+            assert by_run[r, t] == pytest.approx(c[r, other].sum() / f[r, other].sum())
+            assert by_all[r, t] == pytest.approx(c[:, other].sum() / f[:, other].sum())
+    moved = cov.copy()
+    moved[0] *= 0.1  # run 0's first topic: its own moments change
+    again = choose(moved, v_f, "run", n_runs, n_topics).reshape(n_runs, n_topics)
+    assert again[0, 0] == pytest.approx(by_run[0, 0], rel=1e-12)
+    assert not np.allclose(again[0, 1:], by_run[0, 1:])
+    # a run with a single topic whose labels move the estimate: its weight falls back to the
+    # others' (global), not to its own
+    lone = v_f.copy()
+    lone[n_topics:2 * n_topics] = 0.0
+    lone[n_topics] = 1.0
+    fell = choose(cov, lone, "run", n_runs, n_topics).reshape(n_runs, n_topics)
+    glob = choose(cov, lone, "global", n_runs, n_topics).reshape(n_runs, n_topics)
+    assert fell[1, 0] == glob[1, 0]

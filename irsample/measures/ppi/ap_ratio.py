@@ -81,6 +81,14 @@ of the mean over the run's topics:
 - ``"topic"``: one per (run, topic); ``"global"``: one over every run and topic; or a fixed
   number for every stratum.
 
+Cross-fitted: the sums over topics leave out the topic the weight is for (each topic's weight
+is fitted on the run's other topics, or every run's other topics for ``"global"``; Zrnic &
+Candes's cross-prediction applied to the weight). A weight fitted to a topic's own moments
+selects the value at which that topic's noisy variance estimate is low, so the interval
+understates the variance at the weight chosen; fitted on the other topics it is independent
+of the topic's own moments (the topics' samples are independent), and the topic's estimated
+variance at it is what it is at any fixed weight. ``"topic"`` cannot be cross-fitted.
+
 Clipped to [0, 1], 0 on topics whose labels are constant; where a sum of V_f is 0 (no sampled
 document moves ht_f) the weight falls back to the next wider sum (topic, run, everything) and to
 1 where even that is 0. A stratum whose cells cannot be judged completely (an unsampled pooled
@@ -241,11 +249,14 @@ def fixed_tuning(tuning) -> bool:
 
 
 def choose(cov, v_f, tuning, n_runs, n_topics) -> np.ndarray:
-    """lambda per segment and stratum: C_h / V_f,h summed per segment (``"topic"``), over a
-    run's topics (``"run"``) or over everything (``"global"``), stratum by stratum, clipped to
-    [0, 1]; or the fixed ``tuning``. Where a sum of V_f,h is 0 lambda_h changes no estimated
-    variance; it falls back to the next wider sum (topic, run, everything) and to 1 where even
-    that is 0."""
+    """lambda per segment and stratum: C_h / V_f,h summed per segment (``"topic"``), over the
+    run's other topics (``"run"``) or over every run's other topics (``"global"``), stratum by
+    stratum, clipped to [0, 1]; or the fixed ``tuning``. The segment's own topic is left out of
+    the run's and the global sums (cross-fitting, module docstring "Power tuning"): a weight
+    fitted to the topic's own moments makes its estimated variance the minimum of noisy
+    estimates, smaller on average than the variance at that weight. Where a sum of V_f,h is 0
+    lambda_h changes no estimated variance; it falls back to the next wider sum (topic, run,
+    everything) and to 1 where even that is 0."""
     if fixed_tuning(tuning):
         if not 0.0 <= tuning <= 1.0:
             raise MeasureError(f"lambda must be in [0, 1], not {tuning}")
@@ -255,14 +266,20 @@ def choose(cov, v_f, tuning, n_runs, n_topics) -> np.ndarray:
         raise MeasureError(f"tuning must be one of {TUNINGS} or a number in [0, 1], not {tuning!r}")
     n_seg, n_cells = cov.shape
 
-    def run_sum(v):
-        return np.repeat(v.reshape(n_runs, n_topics, n_cells).sum(axis=1), n_topics, axis=0)
+    def others_of_run(v):  # the run's sum over its topics but the segment's own, and all
+        whole = np.repeat(v.reshape(n_runs, n_topics, n_cells).sum(axis=1), n_topics, axis=0)
+        return whole - v, whole
 
-    sums = {"topic": (cov, v_f), "run": (run_sum(cov), run_sum(v_f)),
-            "global": (np.broadcast_to(cov.sum(axis=0), cov.shape),
-                       np.broadcast_to(v_f.sum(axis=0), cov.shape))}
+    def others_of_all(v):  # every segment's sum but those of the segment's topic, and all
+        by_topic = v.reshape(n_runs, n_topics, n_cells).sum(axis=0)
+        whole = np.broadcast_to(v.sum(axis=0), v.shape)
+        return whole - np.tile(by_topic, (n_runs, 1)), whole
+
+    sums = {"topic": (cov, v_f, v_f), "run": (others_of_run(cov)[0], *others_of_run(v_f)),
+            "global": (others_of_all(cov)[0], *others_of_all(v_f))}
     lam = np.ones((n_seg, n_cells))
     for level in reversed(levels[levels.index(tuning):]):  # widest first, narrower override
-        num, den = sums[level]
-        lam = np.where(den > 0, np.clip(safe_divide(num, den), 0.0, 1.0), lam)
+        num, den, whole = sums[level]
+        some = den > 1e-9 * whole  # not the rounding left by taking the own topic away
+        lam = np.where(some & (den > 0), np.clip(safe_divide(num, den), 0.0, 1.0), lam)
     return lam
