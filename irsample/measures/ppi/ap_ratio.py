@@ -62,14 +62,16 @@ r_d) / Y of each estimate, ``ppi/influence.py``, ht_design's cell formula; still
 ``ppi/control_variate.py``). The first-order influences see how the labels and the grades move
 the two ratios' linear parts; they miss that both ratios jump together when a sampled relevant
 document is deleted, which is where ht(AP)'s variance comes from when a topic's sample holds
-few relevant documents. On the planner's designs the linearised rho was too high and ppi's
-variance too small: per run, mean estimated se over the spread of the estimates over 100 draws
-(kappa 0.7 labels, tuned per run, seed 2525, ``irsample simulate model-assisted``'s draws;
-REPRODUCTION.md, "ppi(AP)'s variance: the jackknife's correlation"), TREC-COVID planned 5%
-0.943 -> 1.023 (ht 1.022), coverage 0.901 -> 0.927; TREC-8 planned 10% 0.876 -> 0.93,
-coverage 0.895 -> 0.92 (ht 1.001 and 0.932). With the linearised rho on Vaswani (2strata, 10%,
-kappa 0.5 labels, 40 draws, fixed lambda 0.8) the estimated variance ratio ppi/ht had matched
-the observed one (0.814 vs 0.814), and the jackknife's was then said to overstate it (0.865).
+few relevant documents. On the planner's designs the linearised rho was too high (TREC-8 planned
+10%, kappa 0.7 labels, 100 draws: covariance estimated / observed 1.34, jackknife 1.16) and
+ppi's variance too small: per run, mean estimated se over the spread of the estimates
+(``benchmarks/ppi_variance_anatomy.py``, seed 2525; REPRODUCTION.md, "ppi(AP)'s variance: the
+jackknife's correlation"), TREC-COVID planned 5% 0.943 -> 1.023 (ht 1.022), coverage 0.901 ->
+0.927; TREC-8 planned 10% 0.876 -> 0.932, coverage 0.895 -> 0.919 (ht 1.001 and 0.932). With
+the linearised rho on Vaswani (2strata, 10%, kappa 0.5 labels, 40 draws, fixed lambda 0.8,
+at the time) the estimated variance ratio ppi/ht had matched the observed one (0.814 vs
+0.814), and the jackknife's was then said to overstate it (0.865). At today's estimator the
+two agree there (ppi(AP) is nearly ht(AP) on Vaswani and CACM either way: REPRODUCTION.md).
 
 Power tuning (PPI++, Angelopoulos, Duchi & Zrnic 2023). lambda minimises the estimated variance
 of the mean over the run's topics:
