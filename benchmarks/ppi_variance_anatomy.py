@@ -1,20 +1,21 @@
-"""Is ppi(AP)'s interval as wide as its error? Its variance, bias and coverage over draws.
+"""Is ppi's interval as wide as its error? Its variance, bias and coverage over draws.
 
 Draws ``--trials`` samples of one design of ``irsample simulate model-assisted`` (the same
 seeds: trial t's draw is the recipe's) on a collection with complete judgments, labels the
-frame with one of the recipe's label sources, and prints for ppi(AP) tuned per run (the
-default), ppi(AP) at fixed weights 0.5 and 0.8, and ht(AP): the coverage of the 95% intervals of
-the run means, the median over runs of the mean estimated se over the spread of the estimates
-(``se_over_sd``) and over the root-mean-square error (``se_over_rms``), the mean bias in
-standard deviations of the estimate, the share of misses below and above, the mean half-width
-and lambda; and the labels' own ht(AP) bias (``ht_f`` against AP(f)), which ppi's correction
-carries into its estimate times lambda.
+frame with one of the recipe's label sources, and prints for ppi(M) (``--measure``, AP or
+nDCG) tuned as by default, ppi(M) at fixed weights 0.5 and 0.8, and ht(M): the coverage of
+the 95% intervals of the run means, the median over runs of the mean estimated se over the
+spread of the estimates (``se_over_sd``) and over the root-mean-square error
+(``se_over_rms``), the mean bias in standard deviations of the estimate, the share of misses below and above, the mean half-width
+and lambda; and for AP the labels' own ht(AP) bias (``ht_f`` against AP(f)), which ppi's
+correction carries into its estimate times lambda.
 
 Measured (seed 2525, kappa 0.7 labels, 100 trials): REPRODUCTION.md, "ppi(AP)'s variance: the
 jackknife's correlation".
 
 Usage: python benchmarks/ppi_variance_anatomy.py [--collection covid] [--strategy planned]
-       [--percent 5] [--trials 100] [--labels kappa0.7] [--seed 2525] [--shared ../shared]
+       [--percent 5] [--trials 100] [--labels kappa0.7] [--measure AP] [--seed 2525]
+       [--shared ../shared]
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ def draws(args) -> pd.DataFrame:
     setup = Setup(files, seed=args.seed, percents=(args.percent,), strategies=(args.strategy,),
                   kappas=(0.3, 0.5, 0.7), adv_runs=3, adv_depth=20, depth=100.0, mix=0.2)
     n_runs, evaluated, q = setup.collection.n_runs, setup.evaluated, setup.q
-    truth = setup.truth_mean[:, 0]
+    truth = setup.truth_mean[:, ["AP", "nDCG"].index(args.measure)]
     rows, started = [], time.time()
 
     def add(trial, name, values, variances, lam):
@@ -58,9 +59,11 @@ def draws(args) -> pd.DataFrame:
         for _, _, _, ctx, sources in setup.trial(trial):
             labels = sources[args.labels]
             for name, tuning in (("ppi tuned", None), ("ppi 0.5", 0.5), ("ppi 0.8", 0.8)):
-                e = ppi_estimate(ctx, labels, "AP", tuning=tuning)
+                e = ppi_estimate(ctx, labels, args.measure, tuning=tuning)
                 add(trial, name, e.value, e.variance, e.lam)
             add(trial, "ht", e.ht, e.ht_variance, 0.0 * e.lam)
+            if args.measure != "AP":
+                continue
             est_f = _means(np.nan_to_num(e.ht_f), evaluated, q, n_runs)
             auto = _means(e.auto, evaluated, q, n_runs)
             rows.extend(zip([trial] * n_runs, ["labels' ht_f"] * n_runs, range(n_runs), est_f,
@@ -101,10 +104,12 @@ def main(argv=None) -> None:
     parser.add_argument("--trials", type=int, default=100)
     parser.add_argument("--labels", default="kappa0.7",
                         help="kappa0.3, kappa0.5, kappa0.7, adversarial or fusion")
+    parser.add_argument("--measure", choices=("AP", "nDCG"), default="AP")
     parser.add_argument("--seed", type=int, default=2525)
     parser.add_argument("--shared", default=str(ROOT.parent / "shared"))
     args = parser.parse_args(argv)
-    print(f"{args.collection} {args.strategy} {args.percent:g}%, {args.labels} labels, "
+    print(f"ppi({args.measure}), {args.collection} {args.strategy} {args.percent:g}%, "
+          f"{args.labels} labels, "
           f"{args.trials} trials, seed {args.seed}")
     print(summary(draws(args)).to_string(float_format=lambda x: f"{x:.3f}"))
 
