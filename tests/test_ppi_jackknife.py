@@ -14,7 +14,7 @@ from irsample.measures.ht.inclusion import ht_design
 from irsample.measures.ht.jackknife import jackknife_cross_moments, jackknife_variance
 from irsample.measures.ppi.estimate import label_contexts
 
-from .synthetic import frame_labels, moved_grade_labels
+from .synthetic import moved_grade_labels
 from .test_ppi_estimators import _world
 
 DESIGNS = [uniform(0.2), stratified("1-5:1,6-:0.15"), stratified("1-10:0.5,11-:0.1")]
@@ -121,30 +121,3 @@ def test_weights_are_fitted_on_the_other_topics():
     fell = choose(cov, lone, "run", n_runs, n_topics).reshape(n_runs, n_topics)
     glob = choose(cov, lone, "global", n_runs, n_topics).reshape(n_runs, n_topics)
     assert fell[1, 0] == glob[1, 0]
-
-
-@pytest.mark.parametrize("design", DESIGNS, ids=["uniform", "2strata", "2strata-sampled-top"])
-def test_difference_form_concavity_at_weight_zero_is_hts(world, design):
-    """ppi(nDCG)'s difference form removes the ideal DCG's concavity bias with its residuals'
-    variance (``Parts.concavity``); at label weight 0 the residuals are the human values and
-    the counts ht's, so the bias is ht(nDCG)'s own (``ideal_dcg.concavity_bias``), and it
-    shrinks where the labels track the grades."""
-    from irsample.measures.ht.ideal_dcg import concavity_bias
-    from irsample.measures.ht.walks import NO_CUTOFF
-    from irsample.measures.ppi.difference import Parts
-    from irsample.measures.ppi.label_judgments import label_grades
-
-    collection, frame, _ = world
-    ctx = EvalContext(collection, design.sample(frame, rng=8))
-    labels = moved_grade_labels(collection, frame, 8, 0.1)
-    grades = label_grades(labels, ctx.judgments, collection.tdi_topic.astype(np.int64),
-                          ctx.rel_level)
-    parts = Parts(ctx, parse("nDCG")[0], grades)
-    zero = np.zeros(collection.n_tdi)
-    ht_bias = concavity_bias(ctx, ht_design(ctx), parts.gains, NO_CUTOFF)
-    assert np.any(ht_bias < 0)  # the ideal DCG is concave: it is underestimated
-    np.testing.assert_allclose(parts.concavity(zero), ht_bias, rtol=1e-9, atol=1e-15)
-    true = label_grades(frame_labels(collection, frame, frame.rel), ctx.judgments,
-                        collection.tdi_topic.astype(np.int64), ctx.rel_level)
-    exact = Parts(ctx, parse("nDCG")[0], true)
-    np.testing.assert_array_equal(exact.concavity(np.ones(collection.n_tdi)), 0.0)

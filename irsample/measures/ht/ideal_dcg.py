@@ -60,14 +60,9 @@ def ideal_linearisation(ctx, d: HTDesign, cutoff: int):
     return counts, gains, ideal, slope, tdi_slope
 
 
-def concavity_bias(ctx, d: HTDesign, gains: np.ndarray, cutoff: int, label=None,
-                   counts=None) -> np.ndarray:
+def concavity_bias(ctx, d: HTDesign, gains: np.ndarray, cutoff: int) -> np.ndarray:
     """Per topic: the second-order bias of the ideal DCG of the estimated counts,
     E[IDCG(C^)] - IDCG(C) ~ (1/2) sum_k (g_(k) - g_(k+1)) D''(S_k) v(S^_k).
-    ``label`` and ``counts`` (ppi's difference form, ``ppi/difference.py``): ``label(member)``
-    per tdi the labels' part c_d 1{f_d in the levels ``member``} that each sampled document's
-    residual subtracts, and the estimated counts per topic and grade whose sums over the
-    levels are the S^_k (default: the HT counts).
 
     Why this form: with the levels in decreasing order of gain g_(1) >= g_(2) >= ... (those of
     positive gain; g_(K+1) = 0) and S_k the number of frame documents of the k highest levels,
@@ -97,12 +92,9 @@ def concavity_bias(ctx, d: HTDesign, gains: np.ndarray, cutoff: int, label=None,
         if not (step[:, k] > 0).any():
             continue
         member = (position <= k) & (gains > 0)  # (T, G): the k + 1 highest levels
-        value = (sampled & member[topic, grade]).astype(np.float64)
-        if label is not None:
-            value = value - label(member)
-        # sampled documents outside the collection enter by their human grade
-        total = topic_total(ctx, d, value, member[:, :d.outside.shape[2]].astype(np.float64))
-        s = total.value if counts is None else (counts * member).sum(axis=1)
+        total = topic_total(ctx, d, (sampled & member[topic, grade]).astype(np.float64),
+                            member.astype(np.float64))
+        s = total.value
         curve = (_cumulative_discount(s + 1.0, cutoff) - 2.0 * _cumulative_discount(s, cutoff)
                  + _cumulative_discount(np.maximum(s - 1.0, 0.0), cutoff))
         bias += 0.5 * step[:, k] * np.where(s >= 1.0, curve, 0.0) * total_variance(d, total)

@@ -17,21 +17,10 @@ any fixed c. P@k and num_rel are such totals. nDCG = DCG / IDCG is estimated by 
     nDCG^ = DCG^ / IDCG(C^),
 
 IDCG(C) the ideal DCG of counts C_v per grade (each clipped at 0; linear between integers, as
-``ideal_dcg.ideal_dcg``), less its second-order (concavity) bias as ht(nDCG) removes it
-(``ideal_dcg.concavity_bias``: (1/2) sum_k (g_(k) - g_(k+1)) D''(S^_k) v(S^_k), with S^_k the
-difference estimate of the count of the k highest grades and v its design variance, that of
-the residuals 1{y_d in the k highest} - c_d 1{f_d in the k highest}). The labels enter both
-parts as residuals, so the coefficient of variation of the denominator, which governs the
-ratio's bias, shrinks where the labels predict the grades. The estimate is clipped to [0, 1]
-(the measure's range: a projection that never moves it away from the truth).
-
-Why the concavity correction: IDCG is concave in the counts, so IDCG(C^) is low on average
-and nDCG^ high, the more so the noisier the residuals: with the fusion labels (fitted to the
-sample, poor where they are unsure) on TREC-8's planned 10% samples, ppi(nDCG) was +0.66 of
-its standard deviation over the draws above the truth and covered 0.859 (ht(nDCG) +0.34,
-0.952); with the correction +0.39 and 0.897 (``benchmarks/ppi_variance_anatomy.py --collection
-trec8 --percent 10 --labels fusion --measure nDCG``, 100 draws, seed 2525; REPRODUCTION.md,
-"ppi(AP)'s variance: the jackknife's correlation").
+``ideal_dcg.ideal_dcg``). The labels enter both parts as residuals, so the coefficient of
+variation of the denominator, which governs the ratio's bias, shrinks where the labels predict
+the grades. The estimate is clipped to [0, 1] (the measure's range: a projection that never
+moves it away from the truth).
 
 Where the ratio is not identified the topic keeps ht(nDCG) (option: ``ppi/control_variate.py``):
 IDCG(C^) <= 0, its coefficient of variation sqrt(v(IDCG^))/IDCG^ above :data:`CV_MAX`, or
@@ -59,7 +48,7 @@ import numpy as np
 
 from ...model import JUDGED, UNPOOLED
 from ..context import safe_divide
-from ..ht.ideal_dcg import concavity_bias, ideal_and_slopes, ideal_dcg
+from ..ht.ideal_dcg import ideal_and_slopes, ideal_dcg
 from ..ht.inclusion import cell_variance, ht_design, topic_total
 from ..ht.walks import NO_CUTOFF, weighted_prefix
 from ..trec_eval.counts import NumRel
@@ -190,7 +179,6 @@ class Parts:
         if self.kind == "P":
             return x, np.ones(ctx.n_seg), u, np.zeros(len(c_tdi)), None
         y, slope = self._ideal(c_tdi)
-        y = y - self.concavity(c_tdi)
         r = np.where(self.sampled, slope[self.topic, self.y_tdi.astype(np.int64)], 0.0)
         r = r - c_tdi * slope[self.topic, self.f_tdi.astype(np.int64)]
         return x, y[t], u, np.where(self.sampled, r, 0.0), self.outside(slope)
@@ -247,14 +235,6 @@ class Parts:
 
     def _ideal(self, c_tdi):
         return ideal_and_slopes(self.counts(c_tdi), self.gains, self.cutoff)
-
-    def concavity(self, c_tdi):
-        """nDCG: per topic the second-order bias of the ideal DCG of the difference estimates
-        of the counts (``ideal_dcg.concavity_bias`` with the residuals' design variance)."""
-        grade = self.f_tdi.astype(np.int64)
-        return concavity_bias(self.ctx, self.d, self.gains, self.cutoff,
-                              label=lambda member: c_tdi * member[self.topic, grade],
-                              counts=self.counts(c_tdi))
 
     def _linear_numerator(self, c_pos):
         ctx, d = self.ctx, self.d
