@@ -1,14 +1,14 @@
 """Is ppi's interval as wide as its error? Its variance, bias and coverage over draws.
 
 Draws ``--trials`` samples of one design of ``irsample simulate model-assisted`` (the same
-seeds: trial t's draw is the recipe's) on a collection with complete judgments, labels the frame
-with one of the recipe's label sources, and prints for ppi(M) (``--measure``, AP or nDCG) tuned
-as by default, ppi(M) at fixed weights 0.5 and 0.8, and ht(M): the coverage of the 95% intervals
-of the run means, the median over runs of the mean estimated se over the spread of the estimates
-(``se_over_sd``) and over the root-mean-square error (``se_over_rms``), the mean bias in
-standard deviations of the estimate, the share of misses below and above, the mean half-width
-and lambda; and for AP the labels' own ht(AP) bias (``ht_f`` against AP(f)), which ppi's
-correction carries into its estimate times lambda.
+seeds: trial t's draw is that of the recipe run on this one design and percentage) on a
+collection with complete judgments, labels the frame with one of the recipe's label sources, and
+prints for ppi(M) (``--measure``, AP or nDCG) tuned as by default, ppi(M) at fixed weights 0.5
+and 0.8, and ht(M): the coverage of the 95% intervals of the run means, the median over runs of
+the mean estimated se over the spread of the estimates (``se_over_sd``) and over the root-mean-
+square error (``se_over_rms``), the mean bias in standard deviations of the estimate, the share
+of misses below and above, the mean half-width and lambda; and for AP the labels' own ht(AP)
+bias (``ht_f`` against AP(f)), which ppi's correction carries into its estimate times lambda.
 
 Measured (seed 2525, kappa 0.7 labels, 100 trials): REPRODUCTION.md, "ppi(AP)'s variance: the
 jackknife's correlation".

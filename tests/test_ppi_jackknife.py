@@ -121,3 +121,47 @@ def test_weights_are_fitted_on_the_other_topics():
     fell = choose(cov, lone, "run", n_runs, n_topics).reshape(n_runs, n_topics)
     glob = choose(cov, lone, "global", n_runs, n_topics).reshape(n_runs, n_topics)
     assert fell[1, 0] == glob[1, 0]
+
+
+def _moments_used(ctx, labels):
+    """ppi(AP)'s C_h and V_f,h, and both candidates (jackknife, linearised), for ``ctx``."""
+    from irsample.measures.ppi.ap_ratio import strata_moments
+
+    ctx_f = label_contexts(ctx, labels)[0]
+    m = parse("AP")[0]
+    hy, hf = ht_estimate(ctx, m), ht_estimate(ctx_f, m)
+    v_y, v_f = hy.variance_from_sample, hf.variance_from_sample
+    jack = jackknife_cross_moments(ctx, ht_design(ctx), hy.replicates, hf.replicates)
+    return (hy, strata_moments(ctx, ctx_f, hy, hf, v_y, v_f, moments=jack),
+            strata_moments(ctx, ctx_f, hy, hf, v_y, v_f))
+
+
+def test_ppi_takes_the_moments_of_hts_own_variance(world):
+    """ppi(AP)'s variance at a fixed weight is V_y - 2 lam sum C_h + lam^2 sum V_f,h with the
+    jackknife's moments where ht(AP)'s interval is its sample's jackknife (an importance
+    sample: no anticipated variance) and the linearised ones where it is the anticipated
+    variance (a stratified simple random sample, whose reduction ``_steadier`` rescales)."""
+    from irsample.design.sampling.active import active
+    from irsample.measures.ppi.estimate import ppi_estimate
+
+    collection, frame, _ = world
+    prob = np.full(collection.n_tdi, np.nan)
+    prob[frame.tdi] = np.clip(0.6 * (frame.rel >= 1) + 0.3, 0, 1)
+    labels = moved_grade_labels(collection, frame, 9, 0.2)
+    lam = 0.6
+    for design, jackknifed in ((active(0.25, prob), True), (DESIGNS[1], False)):
+        ctx = EvalContext(collection, design.sample(frame, rng=9))
+        hy, jack, linear = _moments_used(ctx, labels)
+        assert (hy.sample_variance is None) == jackknifed
+        cov, vf_h = jack if jackknifed else linear
+        other = (linear if jackknifed else jack)[0]
+        e = ppi_estimate(ctx, labels, "AP", tuning=lam)
+        used = e.lam > 0
+        want = np.maximum(hy.variance_from_sample - 2 * lam * cov.sum(axis=1)
+                          + lam * lam * vf_h.sum(axis=1), 0.0)
+        if not jackknifed:  # on ht's anticipated scale, segment by segment
+            sample = hy.sample_variance
+            want = np.where(sample > 0, want * hy.variance / np.where(sample > 0, sample, 1),
+                            want)
+        np.testing.assert_allclose(e.variance[used], want[used], rtol=1e-9, atol=1e-15)
+        assert not np.allclose(cov, other)  # the two sources differ on this sample

@@ -48,30 +48,37 @@ sample adds (first order: the strata are sampled independently, the steps uncorr
     var(ppi) = V_y - 2 sum_h lambda_h C_h + sum_h lambda_h^2 V_f,h,
 
 V_y = ht(AP)'s variance of ht_y (jackknife, ``ht/jackknife.py``), V_f its variance of ht_f,
-split over the strata V_f,h = V_f s_f,h and V_y,h = V_y s_y,h by the shares s of the strata in
-the two estimates' jackknife (``jackknife_cross_moments``: each sampled document deleted from
-both at once; a document relevant on one side only is a non-relevant deletion on the other),
-and C_h = rho_h sqrt(V_y,h V_f,h) with rho_h the correlation of the two jackknifes' replicates
-in stratum h. Where a segment has no jackknife variance in a stratum on either side (a topic ht
-imputes, or no sampled document there moves an estimate) it takes the run's pooled shares and
-correlation. No sample of unlabelled documents enters (AP(f) is a census of F), so PPI++'s
-factor (1 + n/N) on V_f does not apply.
+split over the strata V_f,h = V_f s_f,h and V_y,h = V_y s_y,h by the shares s of the strata,
+and C_h = rho_h sqrt(V_y,h V_f,h) with rho_h the two estimates' correlation in stratum h; the
+shares and correlations are those of the variance ht(AP)'s interval takes:
 
-Why the jackknife's correlation and not the linearised one (the influences z_d = (x_d - theta~
-r_d) / Y of each estimate, ``ppi/influence.py``, ht_design's cell formula; still ppi(nDCG)'s,
-``ppi/control_variate.py``). The first-order influences see how the labels and the grades move
-the two ratios' linear parts; they miss that both ratios jump together when a sampled relevant
-document is deleted, which is where ht(AP)'s variance comes from when a topic's sample holds
-few relevant documents. On the planner's designs the linearised rho was too high (TREC-8 planned
-10%, kappa 0.7 labels, 100 draws: covariance estimated / observed 1.34, jackknife 1.16) and
-ppi's variance too small: per run, mean estimated se over the spread of the estimates
-(``benchmarks/ppi_variance_anatomy.py``, seed 2525; REPRODUCTION.md, "ppi(AP)'s variance: the
-jackknife's correlation"), TREC-COVID planned 5% 0.943 -> 1.023 (ht 1.022), coverage 0.901 ->
-0.927; TREC-8 planned 10% 0.876 -> 0.932, coverage 0.895 -> 0.919 (ht 1.001 and 0.932). With
-the linearised rho on Vaswani (2strata, 10%, kappa 0.5 labels, 40 draws, fixed lambda 0.8,
-at the time) the estimated variance ratio ppi/ht had matched the observed one (0.814 vs
-0.814), and the jackknife's was then said to overstate it (0.865). At today's estimator the
-two agree there (ppi(AP) is nearly ht(AP) on Vaswani and CACM either way: REPRODUCTION.md).
+- where it is the sample's jackknife (the planner's designs, which have no anticipated
+  variance for the ratios: ``ht/anticipated.py``), the two estimates' jackknife over the same
+  deletions (``jackknife_cross_moments``: each sampled document deleted from both at once; a
+  document relevant on one side only is a non-relevant deletion on the other);
+- where it is the anticipated variance (stratified simple random samples, ``_steadier`` in
+  ``ppi/estimate.py`` then takes ppi's variance reduction to that scale), the linearised
+  influences' (per sampled document z_d = (x_d - theta~ r_d) / Y of each estimate,
+  ``ppi/influence.py``, and ht_design's cell formula, cell by cell).
+
+Where a segment has no variance in a stratum on either side (a topic ht imputes, or no sampled
+document there moves an estimate) it takes the run's pooled shares and correlation. No sample
+of unlabelled documents enters (AP(f) is a census of F), so PPI++'s factor (1 + n/N) on V_f
+does not apply.
+
+Why two sources (measured: REPRODUCTION.md, "ppi(AP)'s variance: the jackknife's
+correlation"). The first-order influences see how the labels and the grades move the two
+ratios' linear parts; they miss that both ratios jump together when a sampled relevant
+document is deleted, which is where the jackknife's variance comes from when a topic's sample
+holds few relevant documents. On the planner's designs the linearised rho was too high
+(TREC-8 planned 10%, kappa 0.7 labels, 100 draws: covariance estimated / observed 1.34, the
+jackknife's 1.16) and ppi's variance too small: per run, mean estimated se over the spread of
+the estimates (``benchmarks/ppi_variance_anatomy.py``, seed 2525), TREC-COVID planned 5% 0.943
+-> 1.023 (ht 1.022), coverage 0.901 -> 0.927; TREC-8 planned 10% 0.876 -> 0.932, coverage
+0.895 -> 0.919 (ht 1.001 and 0.932). On TREC-COVID's 2strata 10% samples, whose variance is
+the anticipated one, the jackknife's correlation narrowed the intervals below their error (se
+over spread 0.955, coverage 0.931) where the linearised one holds (0.990, 0.939; ht 1.020 and
+0.945; both with the cross-fitted weight below).
 
 Power tuning (PPI++, Angelopoulos, Duchi & Zrnic 2023). lambda minimises the estimated variance
 of the mean over the run's topics:
@@ -145,8 +152,11 @@ def ratio_form(ctx, ctx_f, m, hy, auto, useful, tuning, grades):
     the caller's (``ppi/estimate.py``, shared with the difference form)."""
     hf = ht_estimate(ctx_f, m)
     v_y, v_f = hy.variance_from_sample, np.where(useful, hf.variance_from_sample, 0.0)
-    moments = None  # the two estimates' jackknife over the same deletions (module docstring)
-    if hy.replicates is not None and hf.replicates is not None:
+    # where ht's interval is its sample's jackknife (no anticipated variance: the planner's
+    # designs), the two estimates' jackknife over the same deletions (module docstring)
+    moments = None
+    sampled = hy.sample_variance is None
+    if sampled and hy.replicates is not None and hf.replicates is not None:
         moments = jackknife_cross_moments(ctx, ht_design(ctx), hy.replicates, hf.replicates)
     cov, vf_h = strata_moments(ctx, ctx_f, hy, hf, v_y, v_f, moments=moments)
     cov = np.where(useful[:, None], cov, 0.0)
