@@ -54,7 +54,7 @@ def test_jackknife_spread_variance_by_hand():
     d = ht_design(ctx)
     first, second = np.array([0, 1]), np.array([2, 3])
     v, w = jackknife_pair_variance(ctx, d, est.replicates, first, second)
-    rep_offsets, rep, base, (offsets, cell, pi) = est.replicates
+    rep_offsets, rep, base, (offsets, cell, pi, _) = est.replicates
     n = d.cell_n.astype(float)
     fpc = 1.0 - np.where(n > 0, (n - d.cell_w) / np.where(n > 0, n, 1.0), 0.0)
     nt = col.n_topics
