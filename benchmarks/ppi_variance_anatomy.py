@@ -9,6 +9,9 @@ the mean estimated se over the spread of the estimates (``se_over_sd``) and over
 square error (``se_over_rms``), the mean bias in standard deviations of the estimate, the share
 of misses below and above, the mean half-width and lambda; and for AP the labels' own ht(AP)
 bias (``ht_f`` against AP(f)), which ppi's correction carries into its estimate times lambda.
+Last, for AP, the estimated variances of the run means of ht_y and ht_f and their covariance
+(with the jackknife's and the linearised correlation, ``ppi/ap_ratio.py``) over their values
+across the draws.
 
 Measured (seed 2525, kappa 0.7 labels, 100 trials): REPRODUCTION.md, "ppi(AP)'s variance: the
 jackknife's correlation".
@@ -34,11 +37,18 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from ht_coverage import paths  # noqa: E402
 
 
-def draws(args) -> pd.DataFrame:
-    """One row per trial, estimator and run: the run mean's estimate, variance and truth."""
+def draws(args) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """One row per trial, estimator and run: the run mean's estimate, variance and truth; and
+    for AP one row per trial and run with the means of ht_y and ht_f and their estimated
+    variances and covariance (the jackknife's and the linearised correlation's)."""
     from irsample.experiments.data import CollectionFiles
     from irsample.experiments.model_assisted import Setup, _means
-    from irsample.measures.ppi.estimate import ppi_estimate
+    from irsample.measures import parse
+    from irsample.measures.ht.estimator import estimate as ht_estimate
+    from irsample.measures.ht.inclusion import ht_design
+    from irsample.measures.ht.jackknife import jackknife_cross_moments
+    from irsample.measures.ppi.ap_ratio import strata_moments
+    from irsample.measures.ppi.estimate import label_contexts, ppi_estimate
 
     qrels, runs = paths(args.collection, Path(args.shared))
     pooled = qrels.parent / "run-pooled-flag.txt"
@@ -47,7 +57,7 @@ def draws(args) -> pd.DataFrame:
                   kappas=(0.3, 0.5, 0.7), adv_runs=3, adv_depth=20, depth=100.0, mix=0.2)
     n_runs, evaluated, q = setup.collection.n_runs, setup.evaluated, setup.q
     truth = setup.truth_mean[:, ["AP", "nDCG"].index(args.measure)]
-    rows, started = [], time.time()
+    rows, moments, started = [], [], time.time()
 
     def add(trial, name, values, variances, lam):
         est = _means(values, evaluated, q, n_runs)
@@ -68,10 +78,39 @@ def draws(args) -> pd.DataFrame:
             auto = _means(e.auto, evaluated, q, n_runs)
             rows.extend(zip([trial] * n_runs, ["labels' ht_f"] * n_runs, range(n_runs), est_f,
                             [0.0] * n_runs, auto, [0.0] * n_runs))
+            ctx_f, m = label_contexts(ctx, labels)[0], parse("AP")[0]
+            hy, hf = ht_estimate(ctx, m), ht_estimate(ctx_f, m)
+            v_y, v_f = hy.variance_from_sample, hf.variance_from_sample
+            jack = jackknife_cross_moments(ctx, ht_design(ctx), hy.replicates, hf.replicates)
+            c_jack = strata_moments(ctx, ctx_f, hy, hf, v_y, v_f, moments=jack)[0].sum(axis=1)
+            c_lin = strata_moments(ctx, ctx_f, hy, hf, v_y, v_f)[0].sum(axis=1)
+            means = [_means(np.nan_to_num(x), evaluated, q, n_runs) for x in (hy.value, hf.value)]
+            variances = [_means(v, evaluated, q, n_runs) / np.maximum(q, 1)
+                         for v in (v_y, v_f, c_jack, c_lin)]
+            moments.extend(zip([trial] * n_runs, range(n_runs), *means, *variances))
         if (trial + 1) % 20 == 0:
             print(f"trial {trial + 1}: {time.time() - started:.0f} s", file=sys.stderr)
-    return pd.DataFrame(rows, columns=["trial", "estimator", "run", "value", "var", "truth",
-                                       "lam"])
+    return (pd.DataFrame(rows, columns=["trial", "estimator", "run", "value", "var", "truth",
+                                        "lam"]),
+            pd.DataFrame(moments, columns=["trial", "run", "y", "f", "v_y", "v_f", "c_jackknife",
+                                           "c_linearised"]))
+
+
+def moments_summary(m: pd.DataFrame) -> str:
+    """Median over runs of each estimated moment of the run means over its observed value
+    across the draws (runs whose estimates move)."""
+    runs = m.groupby("run")
+    observed = pd.DataFrame({"v_y": runs.y.var(), "v_f": runs.f.var(),
+                             "c": runs.apply(lambda d: np.cov(d.y, d.f)[0, 1],
+                                             include_groups=False)})
+    estimated = runs[["v_y", "v_f", "c_jackknife", "c_linearised"]].mean()
+    moving = (observed.v_y > 0) & (observed.v_f > 0)
+    parts = [f"{name} {np.median((estimated[name] / observed[obs])[moving]):.3f}"
+             for name, obs in (("v_y", "v_y"), ("v_f", "v_f"), ("c_jackknife", "c"),
+                               ("c_linearised", "c"))]
+    rho = observed.c / np.sqrt(observed.v_y * observed.v_f)
+    return ("estimated / observed, median over runs: " + ", ".join(parts)
+            + f"; observed correlation {np.median(rho[moving]):.3f}")
 
 
 def summary(df: pd.DataFrame) -> pd.DataFrame:
@@ -111,7 +150,10 @@ def main(argv=None) -> None:
     print(f"ppi({args.measure}), {args.collection} {args.strategy} {args.percent:g}%, "
           f"{args.labels} labels, "
           f"{args.trials} trials, seed {args.seed}")
-    print(summary(draws(args)).to_string(float_format=lambda x: f"{x:.3f}"))
+    table, moments = draws(args)
+    print(summary(table).to_string(float_format=lambda x: f"{x:.3f}"))
+    if len(moments):
+        print("ht_y and ht_f (ht(AP) on the labels):", moments_summary(moments))
 
 
 if __name__ == "__main__":
