@@ -292,6 +292,6 @@ def choose(cov, v_f, tuning, n_runs, n_topics) -> np.ndarray:
     lam = np.ones((n_seg, n_cells))
     for level in reversed(levels[levels.index(tuning):]):  # widest first, narrower override
         num, den, whole = sums[level]
-        some = den > 1e-9 * whole  # not the rounding left by taking the own topic away
-        lam = np.where(some & (den > 0), np.clip(safe_divide(num, den), 0.0, 1.0), lam)
+        # den > 0, and not the rounding left by taking the own topic away (whole >= 0)
+        lam = np.where(den > 1e-9 * whole, np.clip(safe_divide(num, den), 0.0, 1.0), lam)
     return lam
