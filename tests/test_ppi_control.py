@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from irsample.design import SamplingFrame, uniform
+from irsample.design import SamplingFrame, importance, uniform
 from irsample.errors import MeasureError
 from irsample.evaluation import evaluate_collection
 from irsample.measures import EvalContext, parse
@@ -55,7 +55,7 @@ def test_true_labels_exact_on_imputed_and_single_hit_topics(world, kept):
     for draw in range(4):
         sample = uniform(0.15).sample(frame, rng=draw)
         ctx = EvalContext(collection, sample)
-        e = ppi_estimate(ctx, labels, NDCG, kept=kept)
+        e = ppi_estimate(ctx, labels, NDCG, kept=kept, form="difference")
         have = np.isfinite(truth)
         imputed = estimate(ctx, NDCG).den == 0
         exact = have & (~imputed if kept == "identified" else True)
@@ -71,13 +71,13 @@ def test_constant_labels_and_kept_ht_give_ht_bit_for_bit(world):
     sample = uniform(0.15).sample(frame, rng=1)
     ctx = EvalContext(collection, sample)
     constant = ppi_estimate(ctx, frame_labels(collection, frame, np.ones(len(frame))), NDCG,
-                            kept="control")
+                            kept="control", form="difference")
     np.testing.assert_array_equal(constant.lam, 0.0)
     np.testing.assert_array_equal(constant.value, constant.ht)
     np.testing.assert_array_equal(constant.variance, constant.ht_variance)
     labels = moved_grade_labels(collection, frame, 3, 0.2)
-    plain = ppi_estimate(ctx, labels, NDCG, kept="ht")
-    control = ppi_estimate(ctx, labels, NDCG, kept="control")
+    plain = ppi_estimate(ctx, labels, NDCG, kept="ht", form="difference")
+    control = ppi_estimate(ctx, labels, NDCG, kept="control", form="difference")
     off = plain.lam == 0  # the topics the difference form leaves to ht
     assert off.any() and (control.lam[off] > 0).any()
     np.testing.assert_array_equal(plain.value[off], plain.ht[off])
@@ -87,6 +87,40 @@ def test_constant_labels_and_kept_ht_give_ht_bit_for_bit(world):
         ppi_estimate(ctx, labels, NDCG, kept="labels")
 
 
+def test_forms_control_difference_and_auto(world):
+    """ppi(nDCG)'s forms: ``control`` puts the control variate on every topic ht identifies, the
+    difference form's included, and keeps ht's imputation (at a fixed weight the topics that
+    form leaves get what ``kept="identified"`` gives them); ``auto`` is the difference form where ht's interval is the
+    anticipated variance (a uniform sample) and the control variate where it is the sample's
+    own (an importance sample); constant labels give ht bit for bit in either; an unknown form
+    is an error."""
+    collection, frame, _ = world
+    ctx = EvalContext(collection, uniform(0.5).sample(frame, rng=1))  # ratios identified
+    labels = moved_grade_labels(collection, frame, 3, 0.2)
+    control = ppi_estimate(ctx, labels, NDCG, form="control")
+    difference = ppi_estimate(ctx, labels, NDCG, form="difference")
+    taken = difference.value != difference.ht  # the segments the difference form estimates
+    assert taken.any() and (control.value[taken] != difference.value[taken]).any()
+    assert (control.lam[taken] > 0).any() and control.lam_h is None
+    fixed = ppi_estimate(ctx, labels, NDCG, tuning=0.5, form="control")
+    cv = ppi_estimate(ctx, labels, NDCG, tuning=0.5, kept="identified", form="difference")
+    off = difference.lam == 0
+    assert off.any()
+    np.testing.assert_array_equal(fixed.value[off], cv.value[off])
+    np.testing.assert_array_equal(ppi_estimate(ctx, labels, NDCG).value, difference.value)
+    weighted = EvalContext(collection, importance(0.5).sample(frame, rng=1))
+    np.testing.assert_array_equal(ppi_estimate(weighted, labels, NDCG).value,
+                                  ppi_estimate(weighted, labels, NDCG, form="control").value)
+    constant = frame_labels(collection, frame, np.ones(len(frame)))
+    for c in (ctx, weighted):
+        for form in ("control", "difference"):
+            e = ppi_estimate(c, constant, NDCG, form=form)
+            np.testing.assert_array_equal(e.value, e.ht)
+            np.testing.assert_array_equal(e.variance, e.ht_variance)
+    with pytest.raises(MeasureError, match="form"):
+        ppi_estimate(ctx, labels, NDCG, form="ratio")
+
+
 def _runs_over_draws(world, labels, lam, kept, draws):
     collection, frame, truth = world
     have = np.isfinite(truth)
@@ -94,7 +128,8 @@ def _runs_over_draws(world, labels, lam, kept, draws):
     corr, err_ppi, err_ht = [], [], []
     for draw in range(draws):
         sample = uniform(0.15).sample(frame, rng=100 + draw)
-        e = ppi_estimate(EvalContext(collection, sample), labels, NDCG, tuning=lam, kept=kept)
+        e = ppi_estimate(EvalContext(collection, sample), labels, NDCG, tuning=lam, kept=kept,
+                         form="difference")
         corr.append(np.where(have, e.value - e.ht, 0.0).reshape(n_runs, -1).mean(axis=1))
         err_ppi.append(np.where(have, e.value - truth, 0.0).reshape(n_runs, -1).mean(axis=1))
         err_ht.append(np.where(have, e.ht - truth, 0.0).reshape(n_runs, -1).mean(axis=1))

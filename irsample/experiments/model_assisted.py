@@ -21,8 +21,9 @@ the complete judgments restricted to F (mean over topics):
 3. ht(M) (:mod:`irsample.measures.ht.estimator`, humans only), ppi(M) (lambda tuned per run
    for AP, per stratum for nDCG, or as ``tuning`` says: ``stratum`` tunes AP per run and
    stratum too, :mod:`irsample.measures.ppi.ap_ratio`) and auto-only (labels as judgments)
-   estimate every run's mean (``kept``: what ppi(nDCG)'s topics outside the difference form
-   take, ``ht``, ``control`` or ``identified``:
+   estimate every run's mean (``form``: ppi(nDCG)'s, ``auto``, ``control`` or
+   ``difference``; ``kept``: what the topics outside the difference form take, ``ht``,
+   ``control`` or ``identified``:
    :func:`irsample.measures.ppi.estimate.ppi_estimate`), with 95% intervals for ht and ppi
    (:mod:`irsample.measures.ppi.estimate`; ppi's ``ht`` is ht(M) itself).
 
@@ -104,7 +105,7 @@ def _designs(strategies, percents, pool, prior=None, mix=0.2):
 def run_model_assisted(files, *, trials=100, seed=2024, percents=(5, 10, 20),
                        strategies=("uniform", "2strata"), kappas=(0.3, 0.5, 0.7),
                        adv_runs=3, adv_depth=20, depth=100.0, folds=5, tuning="default",
-                       mix=0.2, first=0, kept="ht", progress=False):
+                       mix=0.2, first=0, kept="ht", form="auto", progress=False):
     """Per-trial summaries (one row per trial x cell x label source x measure) and setup facts;
     trials ``first`` .. ``first + trials - 1`` (each seeded by its number, so a long run can be
     split into chunks that together equal the whole)."""
@@ -124,7 +125,8 @@ def run_model_assisted(files, *, trials=100, seed=2024, percents=(5, 10, 20),
                     binary = (lab.value[frame.tdi] >= 0.5).astype(np.int64)
                     kap = cohen_kappa(frame.rel, binary).kappa
                 for j, kind in enumerate(MEASURES):
-                    e = ppi_estimate(ctx, lab, kind, tuning=_tuning(tuning), kept=kept)
+                    e = ppi_estimate(ctx, lab, kind, tuning=_tuning(tuning), kept=kept,
+                                     form=form)
                     res = _summarise(e, setup.evaluated, setup.q, setup.truth_mean[:, j], z,
                                      setup.collection.n_runs, setup.picks, ctx, kind)
                     out.append(dict(trial=trial, strategy=strategy, percent=percent,
@@ -308,13 +310,14 @@ def halfwidth_figure(table: pd.DataFrame, path):
 @recipe("model-assisted", "human judgments + automatic labels (ppi) vs humans only (ht): "
         "coverage, half-widths, Kendall tau", SOURCES, trials=100, percents=(5, 10, 20),
         strategies=("uniform", "2strata"), kappas=(0.3, 0.5, 0.7), adv_runs=3, adv_depth=20,
-        depth=100.0, folds=5, tuning="default", mix=0.2, first=0, kept="ht")
+        depth=100.0, folds=5, tuning="default", mix=0.2, first=0, kept="ht", form="auto")
 def model_assisted(context: Context, p: dict) -> Report:
     trials, facts = run_model_assisted(
         context.files, trials=p["trials"], seed=p["seed"], percents=p["percents"],
         strategies=p["strategies"], kappas=p["kappas"], adv_runs=p["adv_runs"],
         adv_depth=p["adv_depth"], depth=p["depth"], folds=p["folds"], tuning=p["tuning"],
-        mix=p["mix"], first=p["first"], kept=p["kept"], progress=context.progress)
+        mix=p["mix"], first=p["first"], kept=p["kept"], form=p["form"],
+        progress=context.progress)
     table = summarise(trials)
     text = (f"Frame: {facts['frame_size']} pooled documents, {facts['runs']} runs, "
             f"{facts['topics']} topics; noise sigma per kappa {facts['sigmas']}; adversarial "

@@ -5,8 +5,9 @@ labels alone, uncorrected.
 
 ``estimate`` is the entry point (:func:`ppi_estimate`: the setting, the choice of form and the
 rule that keeps ht(M) where the labels would not help); ``ap_ratio`` is ppi(AP)'s ratio form,
-``difference`` the difference form of nDCG, P@k and num_rel, ``control_variate`` the option for
-the topics the difference form leaves to ht; ``label_judgments`` turns labels into judgments and
+``difference`` the difference form of P@k, num_rel and (on stratified simple random samples)
+nDCG, ``control_variate`` nDCG's control variate (on the planner's designs, and an option for
+the topics the difference form leaves to ht); ``label_judgments`` turns labels into judgments and
 their census; ``influence`` is the kernel; ``measures`` the families ``ppi(M)`` and ``auto(M)``.
 
 Examples

@@ -1,5 +1,9 @@
-"""ppi(nDCG) on the topics the difference form leaves to ht (``ppi/difference.py``): ht(nDCG)
-on the humans with ht on the labels as a control variate, in the humans' imputation structure.
+"""ppi(nDCG)'s control variate: ht(nDCG) on the humans with ht on the labels as a control
+variate, in the humans' imputation structure. Where ht's interval is its sample's own variance
+(the planner's designs) it is ppi(nDCG), on the topics ht identifies (``imputed=False``; the
+imputed topics keep ht's imputation: ``ppi/estimate.py``, "ppi(nDCG)'s form"); elsewhere an
+option (``kept``) on the topics the difference form (``ppi/difference.py``) leaves to ht. The
+table below measured that option, on those topics only.
 
 Setting (``ppi/estimate.py``): theta_t = nDCG of the humans' grades on topic t's pool, f_t =
 nDCG(f)_t the labels' census value (known exactly), theta^_y,t = DCG^/IDCG^ of ht(nDCG) on the human

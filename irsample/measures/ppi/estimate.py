@@ -9,10 +9,16 @@ F (the truth), M(f) its value with the labels in their place (``auto(M)``).
 
 One estimator per measure:
 
-- nDCG, nDCG@k, P@k, num_rel (``ppi/difference.py``): every total the measure is built from
-  (DCG, the count of each grade behind the ideal DCG, P@k's count, R) is the labels' value on
-  the pool plus the design-weighted residuals y_d - lambda_h f_d of the sample, with one
-  lambda per stratum h (stratified PPI), and nDCG = DCG^ / IDCG(C^).
+- P@k, num_rel, and nDCG, nDCG@k on stratified simple random samples (``ppi/difference.py``):
+  every total the measure is built from (DCG, the count of each grade behind the ideal DCG,
+  P@k's count, R) is the labels' value on the pool plus the design-weighted residuals
+  y_d - lambda_h f_d of the sample, with one lambda per stratum h (stratified PPI), and nDCG =
+  DCG^ / IDCG(C^).
+- nDCG, nDCG@k where ht's interval is the sample's own variance (importance samples, the
+  planner's designs; ``ppi/control_variate.py``): on the topics ht identifies, ht(nDCG) on the
+  humans plus lambda (nDCG(f) - ht_f(nDCG)), the labels' census value minus the same estimator
+  on the sample's labels, one lambda per run; the topics ht imputes keep ht's imputation
+  (``form``; "ppi(nDCG)'s form" below).
 - AP (``ppi/ap_ratio.py``): the ratio correction below, with one lambda per run (or per run and
   stratum).
 
@@ -49,6 +55,28 @@ t: lambda f_t plus ht's donor mean of theta^_y - lambda theta^_f), one lambda pe
 default's and ht's in some cells (Vaswani uniform 0.883-0.938 against 0.946-0.961, ht 0.963;
 CACM uniform kappa 0.7 0.716 against 0.924): the interval narrows while ppi(nDCG)'s bias
 elsewhere (the difference form's on 2strata) or the single-hit topics' stays.
+
+ppi(nDCG)'s form. The difference form's ratio DCG^/IDCG(C^) carries a second-order bias that
+ht(nDCG) removes from its own (the ideal DCG's concavity) and the residual counts do not, and
+on the planner's designs it showed: with the fusion labels on TREC-8 at 10% ppi(nDCG) sat
++0.66 of its spread above the truth and its unflagged intervals covered 0.861 (at 20%: 0.885),
+and with the kappa 0.7 labels on TREC-COVID at 5% -0.29 below it (the graded counts, whose
+deep documents carry inclusion probabilities near 0, vary by +-45-90 documents a topic and
+their clipping at 0 and the concavity pull the ideal DCG both ways; removing the concavity
+bias moved that cell to -0.47 and coverage 0.943 -> 0.885: tried, measured, not kept). The
+control variate inherits ht(nDCG)'s corrections on both sides, so its bias is ht's less lambda
+times the labels' (``benchmarks/ppi_variance_anatomy.py --measure nDCG``, 100 draws, seed 2525:
+TREC-8 planned 10%, fusion, +0.40 of its spread, covering 0.946 against 0.859). Where ht
+imputes a topic, correcting the imputation too (``kept="control"``'s form) cost the sparse
+collections coverage (all their means flagged; CACM planned 10%, kappa 0.7: 0.715, Vaswani
+fusion 0.795) and moved TREC-8 and TREC-COVID by at most 0.001: so the imputed topics keep
+ht's. Measured: REPRODUCTION.md, "ppi(nDCG) on the planner's designs: the control variate".
+On stratified simple random samples, where ppi's interval is ht's anticipated one times ppi's
+variance reduction (``_steadier``), the difference form held and the control variate did not
+everywhere (on every topic, TREC-COVID uniform 10%, kappa 0.3 and fusion labels: 0.906 and
+0.919 unflagged against 0.958 and 0.957). Hence ``form="auto"``: the control variate where ht(nDCG)'s
+interval is its sample's variance (the same switch as ppi(AP)'s jackknife correlation,
+``ap_ratio.py``), the difference form elsewhere.
 
 AP estimator (``ppi/ap_ratio.py``, derivation there): ht(AP) on the humans plus, stratum by stratum,
 lambda_h times the step D_h by which sampling stratum h moves the same estimator on the labels
@@ -113,6 +141,11 @@ from .label_judgments import (
 
 #: what ppi(nDCG)'s topics outside the difference form take (``ppi_estimate``)
 KEPT = ("ht", "control", "identified")
+#: ppi(nDCG)'s forms: ``"auto"`` (the default: the control variate where ht's interval is its
+#: sample's own variance, the difference form on stratified simple random samples), ht(nDCG)
+#: with the labels' ht(nDCG) as control variate on every topic, or the difference form with
+#: ``KEPT`` on the topics it leaves (module docstring, "ppi(nDCG)'s form")
+FORMS = ("auto", "control", "difference")
 
 
 @dataclass(frozen=True, eq=False)
@@ -135,18 +168,23 @@ class PPIEstimate:
 
 
 def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None = None,
-                 kept: str = "ht") -> PPIEstimate:
+                 kept: str = "ht", form: str = "auto") -> PPIEstimate:
     """ppi(M) for every segment of ``ctx`` (module docstring); ``target`` a measure or its name
     (AP, nDCG, nDCG@k, P@k, num_rel). ``tuning``: AP ``"run"`` (default), ``"stratum"``,
     ``"topic"``, ``"global"``; the others ``"stratum"`` (default), ``"topic"``, ``"global"``;
-    or a fixed lambda in [0, 1]. ``kept`` (nDCG, nDCG@k): what the topics the difference form
-    leaves to ht take: ``"ht"`` ht(nDCG) alone (default), ``"control"`` ht(nDCG) with ht on
-    the labels as control variate, imputed topics included, ``"identified"`` the same on the
-    topics ht identifies only (``ppi/control_variate.py``; both narrower, but below ht's coverage in
-    some cells: module docstring)."""
+    or a fixed lambda in [0, 1]. ``form`` (nDCG, nDCG@k): ``"control"`` ht(nDCG) with the
+    labels' ht(nDCG) as control variate on every topic, ``"difference"`` the difference form,
+    ``"auto"`` (default) the first where ht's interval is its sample's variance (the planner's
+    designs), the second on stratified simple random samples (module docstring, "ppi(nDCG)'s
+    form"). ``kept`` (the difference form): what the topics it leaves to ht take: ``"ht"``
+    ht(nDCG) alone (default), ``"control"`` ht(nDCG) with ht on the labels as control
+    variate, imputed topics included, ``"identified"`` the same on the topics ht identifies
+    only (``ppi/control_variate.py``)."""
     m = parse_one(target)
     if kept not in KEPT:
         raise MeasureError(f"kept must be one of {KEPT}, not {kept!r}")
+    if form not in FORMS:
+        raise MeasureError(f"form must be one of {FORMS}, not {form!r}")
     collection, judgments = ctx.collection, ctx.judgments
     if len(labels.value) != collection.n_tdi:
         raise MeasureError("automatic labels were read for another collection")
@@ -170,6 +208,12 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
     if m.family == "AP":
         value, var, lam, ht_f, rho, lam_h = ratio_form(
             ctx, ctx_f, m, hy, auto, useful_t[ctx.seg_topic], tuning, grades)
+    elif m.family == "nDCG" and (form == "control" or (form == "auto"
+                                                        and hy.sample_variance is None)):
+        value, var, lam, ht_f, rho = control_estimate(
+            ctx, ctx_f, m, hy, auto, np.ones(ctx.n_seg, dtype=bool), useful_t[ctx.seg_topic],
+            tuning, imputed=False)
+        lam_h = None
     else:
         value, var, to_ht, lam_h = difference_estimate(ctx, m, grades, hy.value, hy.den,
                                                        useful_t, tuning)

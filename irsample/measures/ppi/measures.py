@@ -59,9 +59,12 @@ class PPI(Measure):
     """ppi(AP) = ht(AP) + lambda (AP(f) - ht_f(AP)): ht(AP) on the human judgments, corrected by
     the labels' census value minus the same estimator run on the labels of the sample (its pairs
     take the residual of products y_d y_e - lambda f_d f_e over pi_de; ``ppi/estimate.py``), lambda
-    tuned per run; ppi(nDCG), ppi(P@k), ppi(num_rel): each total behind M as
-    sum_F lambda_h f_d a_d + sum_S (y_d - lambda_h f_d) a_d / pi_d, one lambda per stratum, and
-    nDCG = DCG^/IDCG^ (``ppi/difference.py``); every lambda in [0, 1] by PPI++ power tuning."""
+    tuned per run; ppi(P@k), ppi(num_rel), and ppi(nDCG) on stratified simple random samples:
+    each total behind M as sum_F lambda_h f_d a_d + sum_S (y_d - lambda_h f_d) a_d / pi_d, one
+    lambda per stratum, and nDCG = DCG^/IDCG^ (``ppi/difference.py``); ppi(nDCG) where ht's
+    interval is its sample's variance (the planner's designs): ht(nDCG) + lambda (nDCG(f) -
+    ht_f(nDCG)) on the topics ht identifies, ht's imputation on the others
+    (``ppi/control_variate.py``); every lambda in [0, 1] by PPI++ power tuning."""
 
     target: str = "AP"
     family = "ppi"
