@@ -3,12 +3,13 @@
 Draws ``--trials`` samples of one design of ``irsample simulate model-assisted`` (the same
 seeds: trial t's draw is that of the recipe run on this one design and percentage) on a
 collection with complete judgments, labels the frame with one of the recipe's label sources, and
-prints for ppi(M) (``--measure``, AP or nDCG) tuned as by default, ppi(M) at fixed weights 0.5
-and 0.8, and ht(M): the coverage of the 95% intervals of the run means, the median over runs of
-the mean estimated se over the spread of the estimates (``se_over_sd``) and over the root-mean-
-square error (``se_over_rms``), the mean bias in standard deviations of the estimate, the share
-of misses below and above, the mean half-width and lambda; and for AP the labels' own ht(AP)
-bias (``ht_f`` against AP(f)), which ppi's correction carries into its estimate times lambda.
+prints for ppi(M) (``--measure``, AP or nDCG; ``--form``, nDCG's) tuned as by default,
+ppi(M) at fixed weights 0.5 and 0.8, and ht(M): the coverage of the 95% intervals of the run
+means, the median over runs of the mean estimated se over the spread of the estimates
+(``se_over_sd``) and over the root-mean-square error (``se_over_rms``), the mean bias in
+standard deviations of the estimate, the share of misses below and above, the mean half-width
+and lambda; and for AP the labels' own ht(AP) bias (``ht_f`` against AP(f)), which ppi's
+correction carries into its estimate times lambda.
 Last, for AP, the estimated variances of the run means of ht_y and ht_f and their covariance
 (with the jackknife's and the linearised correlation, ``ppi/ap_ratio.py``) over their values
 across the draws.
@@ -17,8 +18,8 @@ Measured (seed 2525, kappa 0.7 labels, 100 trials): REPRODUCTION.md, "ppi(AP)'s 
 jackknife's correlation".
 
 Usage: python benchmarks/ppi_variance_anatomy.py [--collection covid] [--strategy planned]
-       [--percent 5] [--trials 100] [--labels kappa0.7] [--measure AP] [--seed 2525]
-       [--shared ../shared]
+       [--percent 5] [--trials 100] [--labels kappa0.7] [--measure AP]
+       [--form auto|control|difference] [--seed 2525] [--shared ../shared]
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ def draws(args) -> tuple[pd.DataFrame, pd.DataFrame]:
         for _, _, _, ctx, sources in setup.trial(trial):
             labels = sources[args.labels]
             for name, tuning in (("ppi tuned", None), ("ppi 0.5", 0.5), ("ppi 0.8", 0.8)):
-                e = ppi_estimate(ctx, labels, args.measure, tuning=tuning)
+                e = ppi_estimate(ctx, labels, args.measure, tuning=tuning, form=args.form)
                 add(trial, name, e.value, e.variance, e.lam)
             add(trial, "ht", e.ht, e.ht_variance, 0.0 * e.lam)
             if args.measure != "AP":
@@ -144,11 +145,13 @@ def main(argv=None) -> None:
     parser.add_argument("--labels", default="kappa0.7",
                         help="kappa0.3, kappa0.5, kappa0.7, adversarial or fusion")
     parser.add_argument("--measure", choices=("AP", "nDCG"), default="AP")
+    parser.add_argument("--form", choices=("auto", "control", "difference"), default="auto",
+                        help="ppi(nDCG)'s form")
     parser.add_argument("--seed", type=int, default=2525)
     parser.add_argument("--shared", default=str(ROOT.parent / "shared"))
     args = parser.parse_args(argv)
-    print(f"ppi({args.measure}), {args.collection} {args.strategy} {args.percent:g}%, "
-          f"{args.labels} labels, "
+    print(f"ppi({args.measure}, {args.form} form), {args.collection} {args.strategy} "
+          f"{args.percent:g}%, {args.labels} labels, "
           f"{args.trials} trials, seed {args.seed}")
     table, moments = draws(args)
     print(summary(table).to_string(float_format=lambda x: f"{x:.3f}"))
