@@ -90,10 +90,10 @@ def test_constant_labels_and_kept_ht_give_ht_bit_for_bit(world):
 def test_forms_control_difference_and_auto(world):
     """ppi(nDCG)'s forms: ``control`` puts the control variate on every topic ht identifies, the
     difference form's included, and keeps ht's imputation (at a fixed weight the topics that
-    form leaves get what ``kept="identified"`` gives them); ``auto`` is the difference form where ht's interval is the
-    anticipated variance (a uniform sample) and the control variate where it is the sample's
-    own (an importance sample); constant labels give ht bit for bit in either; an unknown form
-    is an error."""
+    form leaves get what ``kept="identified"`` gives them); ``auto`` is the difference form
+    where ht's interval is the anticipated variance (a uniform sample) and the control variate
+    where it is the sample's own (an importance sample); constant labels give ht bit for bit
+    in either; an unknown form is an error."""
     collection, frame, _ = world
     ctx = EvalContext(collection, uniform(0.5).sample(frame, rng=1))  # ratios identified
     labels = moved_grade_labels(collection, frame, 3, 0.2)

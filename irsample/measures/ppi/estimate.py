@@ -74,9 +74,9 @@ ht's. Measured: REPRODUCTION.md, "ppi(nDCG) on the planner's designs: the contro
 On stratified simple random samples, where ppi's interval is ht's anticipated one times ppi's
 variance reduction (``_steadier``), the difference form held and the control variate did not
 everywhere (on every topic, TREC-COVID uniform 10%, kappa 0.3 and fusion labels: 0.906 and
-0.919 unflagged against 0.958 and 0.957). Hence ``form="auto"``: the control variate where ht(nDCG)'s
-interval is its sample's variance (the same switch as ppi(AP)'s jackknife correlation,
-``ap_ratio.py``), the difference form elsewhere.
+0.919 unflagged against 0.958 and 0.957). Hence ``form="auto"``: the control variate where
+ht(nDCG)'s interval is its sample's variance (the same switch as ppi(AP)'s jackknife
+correlation, ``ap_ratio.py``), the difference form elsewhere.
 
 AP estimator (``ppi/ap_ratio.py``, derivation there): ht(AP) on the humans plus, stratum by stratum,
 lambda_h times the step D_h by which sampling stratum h moves the same estimator on the labels
