@@ -61,9 +61,10 @@ ht(nDCG) removes from its own (the ideal DCG's concavity) and the residual count
 on the planner's designs it showed: with the fusion labels on TREC-8 at 10% ppi(nDCG) sat
 +0.66 of its spread above the truth and its unflagged intervals covered 0.861 (at 20%: 0.885),
 and with the kappa 0.7 labels on TREC-COVID at 5% -0.29 below it (the graded counts, whose
-deep documents carry inclusion probabilities near 0, vary by +-45-90 documents a topic and
-their clipping at 0 and the concavity pull the ideal DCG both ways; removing the concavity
-bias moved that cell to -0.47 and coverage 0.943 -> 0.885: tried, measured, not kept). The
+deep documents carry inclusion probabilities near 0, have standard deviations of 35-90
+documents a topic over the draws, and their clipping at 0 and the concavity pull the ideal DCG
+both ways; removing the concavity bias moved that cell from -0.29 to -0.84 and its coverage
+from 0.931 to 0.792: tried, measured, not kept). The
 control variate inherits ht(nDCG)'s corrections on both sides, so its bias is ht's less lambda
 times the labels' (``benchmarks/ppi_variance_anatomy.py --measure nDCG``, 100 draws, seed 2525:
 TREC-8 planned 10%, fusion, +0.40 of its spread, covering 0.946 against 0.859). Where ht
@@ -143,8 +144,8 @@ from .label_judgments import (
 KEPT = ("ht", "control", "identified")
 #: ppi(nDCG)'s forms: ``"auto"`` (the default: the control variate where ht's interval is its
 #: sample's own variance, the difference form on stratified simple random samples), ht(nDCG)
-#: with the labels' ht(nDCG) as control variate on every topic, or the difference form with
-#: ``KEPT`` on the topics it leaves (module docstring, "ppi(nDCG)'s form")
+#: with the labels' ht(nDCG) as control variate on the topics ht identifies, or the difference
+#: form with ``KEPT`` on the topics it leaves (module docstring, "ppi(nDCG)'s form")
 FORMS = ("auto", "control", "difference")
 
 
@@ -173,7 +174,8 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
     (AP, nDCG, nDCG@k, P@k, num_rel). ``tuning``: AP ``"run"`` (default), ``"stratum"``,
     ``"topic"``, ``"global"``; the others ``"stratum"`` (default), ``"topic"``, ``"global"``;
     or a fixed lambda in [0, 1]. ``form`` (nDCG, nDCG@k): ``"control"`` ht(nDCG) with the
-    labels' ht(nDCG) as control variate on every topic, ``"difference"`` the difference form,
+    labels' ht(nDCG) as control variate on every topic ht identifies (ht's imputation on the
+    others), ``"difference"`` the difference form,
     ``"auto"`` (default) the first where ht's interval is its sample's variance (the planner's
     designs), the second on stratified simple random samples (module docstring, "ppi(nDCG)'s
     form"). ``kept`` (the difference form): what the topics it leaves to ht take: ``"ht"``
