@@ -184,9 +184,16 @@ class Estimate:
     model_bias: ModelBias | None = None
 
     @property
+    def anticipated(self) -> bool:
+        """Whether ``variance`` is the design's anticipated variance (stratified simple random
+        samples, ``ht/anticipated.py``) rather than the sample's own (the planner's designs,
+        importance samples: for AP the sample's jackknife)."""
+        return self.sample_variance is not None
+
+    @property
     def variance_from_sample(self) -> np.ndarray:
         """The variance estimated from the sample alone (``variance`` where it is that)."""
-        return self.variance if self.sample_variance is None else self.sample_variance
+        return self.sample_variance if self.anticipated else self.variance
 
     @cached_property
     def x(self) -> np.ndarray | None:

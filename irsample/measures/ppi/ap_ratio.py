@@ -155,8 +155,7 @@ def ratio_form(ctx, ctx_f, m, hy, auto, useful, tuning, grades):
     # where ht's interval is its sample's jackknife (no anticipated variance: the planner's
     # designs), the two estimates' jackknife over the same deletions (module docstring)
     moments = None
-    jackknifed = hy.sample_variance is None
-    if jackknifed and hy.replicates is not None and hf.replicates is not None:
+    if not hy.anticipated and hy.replicates is not None and hf.replicates is not None:
         moments = jackknife_cross_moments(ctx, ht_design(ctx), hy.replicates, hf.replicates)
     cov, vf_h = strata_moments(ctx, ctx_f, hy, hf, v_y, v_f, moments=moments)
     cov = np.where(useful[:, None], cov, 0.0)

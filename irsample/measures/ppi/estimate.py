@@ -175,13 +175,12 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
     ``"topic"``, ``"global"``; the others ``"stratum"`` (default), ``"topic"``, ``"global"``;
     or a fixed lambda in [0, 1]. ``form`` (nDCG, nDCG@k): ``"control"`` ht(nDCG) with the
     labels' ht(nDCG) as control variate on every topic ht identifies (ht's imputation on the
-    others), ``"difference"`` the difference form,
-    ``"auto"`` (default) the first where ht's interval is its sample's variance (the planner's
-    designs), the second on stratified simple random samples (module docstring, "ppi(nDCG)'s
-    form"). ``kept`` (the difference form): what the topics it leaves to ht take: ``"ht"``
-    ht(nDCG) alone (default), ``"control"`` ht(nDCG) with ht on the labels as control
-    variate, imputed topics included, ``"identified"`` the same on the topics ht identifies
-    only (``ppi/control_variate.py``)."""
+    others), ``"difference"`` the difference form, ``"auto"`` (default) the first where ht's
+    interval is its sample's variance (the planner's designs), the second on stratified simple
+    random samples (module docstring, "ppi(nDCG)'s form"). ``kept`` (the difference form):
+    what the topics it leaves to ht take: ``"ht"`` ht(nDCG) alone (default), ``"control"``
+    ht(nDCG) with ht on the labels as control variate, imputed topics included,
+    ``"identified"`` the same on the topics ht identifies only (``ppi/control_variate.py``)."""
     m = parse_one(target)
     if kept not in KEPT:
         raise MeasureError(f"kept must be one of {KEPT}, not {kept!r}")
@@ -210,8 +209,7 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
     if m.family == "AP":
         value, var, lam, ht_f, rho, lam_h = ratio_form(
             ctx, ctx_f, m, hy, auto, useful_t[ctx.seg_topic], tuning, grades)
-    elif m.family == "nDCG" and (form == "control" or (form == "auto"
-                                                        and hy.sample_variance is None)):
+    elif m.family == "nDCG" and (form == "control" or (form == "auto" and not hy.anticipated)):
         value, var, lam, ht_f, rho = control_estimate(
             ctx, ctx_f, m, hy, auto, np.ones(ctx.n_seg, dtype=bool), useful_t[ctx.seg_topic],
             tuning, imputed=False)
@@ -278,7 +276,7 @@ def _steadier(var, lam, hy, ctx, *, per_segment: bool) -> np.ndarray:
     are inflated where that is near 0); R = 1 where no such segment has a sample variance but
     PPI has one, 0 where PPI's variance is 0 (exact). PPI's own variance where ht has no
     anticipated variance."""
-    if hy.sample_variance is None:
+    if not hy.anticipated:
         return var
     if per_segment:
         sample = hy.sample_variance
