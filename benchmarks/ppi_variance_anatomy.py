@@ -82,7 +82,8 @@ def draws(args) -> tuple[pd.DataFrame, pd.DataFrame]:
             ctx_f, m = label_contexts(ctx, labels)[0], parse("AP")[0]
             hy, hf = ht_estimate(ctx, m), ht_estimate(ctx_f, m)
             v_y, v_f = hy.variance_from_sample, hf.variance_from_sample
-            jack = jackknife_cross_moments(ctx, ht_design(ctx), hy.replicates, hf.replicates)
+            jack = jackknife_cross_moments(ctx, ht_design(ctx), hy.replicates,
+                                          hf.replicates)[:3]
             c_jack = strata_moments(ctx, ctx_f, hy, hf, v_y, v_f, moments=jack)[0].sum(axis=1)
             c_lin = strata_moments(ctx, ctx_f, hy, hf, v_y, v_f)[0].sum(axis=1)
             means = [_means(np.nan_to_num(x), evaluated, q, n_runs) for x in (hy.value, hf.value)]

@@ -19,7 +19,7 @@ from .measures.base import DEFAULT_VARIANCE, VARIANCE_METHODS, Measure
 from .measures.context import EvalContext
 from .measures.reliability import Statuses, assess
 from .model import Collection, Judgments
-from .stats.intervals import Interval, normal_interval
+from .stats.intervals import Interval, normal_interval, satterthwaite
 
 if TYPE_CHECKING:  # pragma: no cover - pandas is imported only where a table is built
     import pandas as pd
@@ -37,7 +37,10 @@ class Evaluation:
     With a confidence level ``ci`` (see :func:`evaluate_collection`), ``variance[run, topic,
     measure]`` holds each estimator's estimated sampling variance and ``summary_variance[run,
     measure]`` that of the mean over topics, sum of var_q / Q^2 (topics sampled independently);
-    NaN for measures without a variance estimator. :meth:`interval` gives normal-theory limits.
+    NaN for measures without a variance estimator. :meth:`interval` gives normal-theory limits,
+    for a run mean whose variance is the sample's jackknife (ht(AP) and ppi(AP) on the planner's
+    designs) the t's on ``summary_df[run, measure]``, Satterthwaite's degrees of freedom of that
+    variance (inf elsewhere: the variance is taken as known).
     ``variance_method`` names the estimator used for infAP and xinfAP (see
     :func:`evaluate_collection`). ``statuses`` (:class:`~irsample.measures.reliability.Statuses`)
     tells per run and measure whether the interval of the mean can be trusted: ``ok``, or
@@ -75,12 +78,14 @@ class Evaluation:
     variance_method: str | None = None
     assumed: str | None = None
     statuses: Statuses | None = None
+    summary_df: np.ndarray | None = None
 
     def interval(self, *, summary: bool = True) -> Interval:
         r"""Normal-theory intervals value -/+ z(ci) sqrt(variance).
 
-        z = 1.96 for ci = 0.95 (see :func:`~irsample.stats.intervals.normal_interval`). The
-        limits are not clipped to the measure's range.
+        z = 1.96 for ci = 0.95 (see :func:`~irsample.stats.intervals.normal_interval`); for a
+        run mean with finite ``summary_df`` Student's t on those degrees of freedom in its place
+        (per topic always z). The limits are not clipped to the measure's range.
 
         Parameters
         ----------
@@ -117,12 +122,15 @@ class Evaluation:
         """
         if self.ci is None:
             raise ValueError("evaluated without a confidence level (ci=None)")
+        df = None
         if summary:
-            value, var = self.summary, self.summary_variance
+            value, var, df = self.summary, self.summary_variance, self.summary_df
         else:
             value, var = self.values, self.variance
         method = f"normal, {self.variance_method} variance"
-        return normal_interval(value, var, self.ci, method=method)
+        if df is not None and np.isfinite(df).any():
+            method += "; t on Satterthwaite's degrees of freedom where the variance is a jackknife"
+        return normal_interval(value, var, self.ci, method=method, df=df)
 
     @property
     def has_interval(self) -> np.ndarray:
@@ -354,10 +362,11 @@ def evaluate_collection(
     values = np.full((n_runs, n_topics, len(measures)), np.nan)
     summary = np.zeros((n_runs, len(measures)))
     strings: dict = {}
-    variances = summary_variance = statuses = None
+    variances = summary_variance = summary_df = statuses = None
     if ci is not None:
         variances = np.full_like(values, np.nan)
         summary_variance = np.full_like(summary, np.nan)
+        summary_df = np.full_like(summary, np.inf)
         statuses = Statuses.empty(n_runs, len(measures))
     for j, m in enumerate(measures):
         if m.value_type == "str":
@@ -371,11 +380,16 @@ def evaluate_collection(
             variances[:, :, j] = np.where(evaluated, var, np.nan)
             how = "sum" if m.summary == "sum" else "variance_of_mean"
             summary_variance[:, j] = summarise(var, evaluated, how)
+            spread = m.variance_spread(ctx)
+            if spread is not None:  # the variance is itself estimated: its degrees of freedom
+                summary_df[:, j] = satterthwaite(
+                    np.where(evaluated, var, 0.0),
+                    np.where(evaluated, np.reshape(spread, (n_runs, n_topics)), 0.0))
             statuses.set(j, assess(ctx, m, evaluated, var, v), collection.topics)
     return Evaluation(
         collection, tuple(measures), values, evaluated, summary, strings,
         ci, variances, summary_variance, variance if ci is not None else None,
-        judgments.assumed if needing else None, statuses,
+        judgments.assumed if needing else None, statuses, summary_df,
     )
 
 

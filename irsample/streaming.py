@@ -206,9 +206,11 @@ def merge_evaluations(parts):
     for r, t, m in list(strings):
         if t is None and m.family == "runid":
             strings[(r, t, m)] = runs.run_names[r]
-    summary_variance = statuses = None
+    summary_variance = summary_df = statuses = None
     if first.summary_variance is not None:
         summary_variance = np.concatenate([ev.summary_variance for ev, _ in parts])
+    if first.summary_df is not None:
+        summary_df = np.concatenate([ev.summary_df for ev, _ in parts])
     if first.statuses is not None:
         from .measures.reliability import Statuses
 
@@ -217,4 +219,5 @@ def merge_evaluations(parts):
         runs, first.measures, values, evaluated,
         np.concatenate([ev.summary for ev, _ in parts]), strings,
         first.ci, variance, summary_variance, first.variance_method, first.assumed, statuses,
+        summary_df,
     )

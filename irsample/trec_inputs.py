@@ -71,7 +71,8 @@ def zscores(ev: Evaluation, table: dict[tuple[str, str], tuple[float, float]], *
         if m.trec_name not in counted and m.summary != "none":
             summary[:, j] = summarise(values[:, :, j], ev.evaluated, m.summary)
     return replace(ev, values=values, summary=summary, ci=None, variance=None,
-                   summary_variance=None, variance_method=None, statuses=None)
+                   summary_variance=None, variance_method=None, statuses=None,
+                   summary_df=None)
 
 
 @dataclass(frozen=True, eq=False)

@@ -23,8 +23,9 @@ from irsample.measures import parse
 from irsample.measures.context import EvalContext
 from irsample.measures.ht.estimator import estimate
 from irsample.measures.ht.inclusion import ht_design
-from irsample.measures.ht.jackknife import jackknife_pair_variance
-from irsample.measures.ht.pairs import pair_estimates, satterthwaite, topic_sample_variance
+from irsample.measures.ht.jackknife import jackknife_pair_variance, scaled_spread
+from irsample.measures.ht.pairs import pair_estimates, topic_sample_variance
+from irsample.stats.intervals import satterthwaite
 
 from .test_ht_estimators import synthetic
 
@@ -33,10 +34,10 @@ def test_satterthwaite_by_hand():
     v = np.array([[1.0, 1.0], [2.0, 1.0]])
     own = np.array([[1.0, 1.0], [1.0, 1.0]])  # the second row's first topic scaled by 2
     w = np.array([[0.2, 0.2], [0.2, 0.2]])
-    nu = satterthwaite(v, own, w)
+    nu = satterthwaite(v, scaled_spread(v, own, w))
     assert nu[0] == pytest.approx(2 * 4 / 0.4)
     assert nu[1] == pytest.approx(2 * 9 / (0.2 * 4 + 0.2))
-    assert np.isinf(satterthwaite(v, own, np.zeros_like(w))).all()
+    assert np.isinf(satterthwaite(v, np.zeros_like(w))).all()
 
 
 def _sampled_context(seed=3, rate=0.2):

@@ -33,13 +33,13 @@ def _sides(world, design, seed, share=0.3):
     return ctx, ctx_f, ht_estimate(ctx, m), ht_estimate(ctx_f, m)
 
 
-def _by_loop(ctx, design, rep_a, rep_b):
-    """The same moments, deletion by deletion: every sampled relevant document of either side
-    is a deleted unit (its replicate on a side where it is not relevant: the cell's
-    non-relevant deletion), the cell's other sampled documents share the non-relevant one."""
+def _deletions(ctx, design, rep_a, rep_b):
+    """Per segment and cell sampled at least twice, deletion by deletion: every sampled relevant
+    document of either side is a deleted unit (its replicate on a side where it is not relevant:
+    the cell's non-relevant deletion), the cell's other sampled documents share the
+    non-relevant one. Yields (segment, cell, the two sides' replicates, c_h)."""
     n = design.cell_n.astype(float)
     fpc = 1.0 - np.where(n > 0, (n - design.cell_w) / np.maximum(n, 1), 0.0)
-    out = np.zeros((3, ctx.n_seg, design.n_cells))
     for s in range(ctx.n_seg):
         t = ctx.seg_topic[s]
         reps = []
@@ -57,18 +57,45 @@ def _by_loop(ctx, design, rep_a, rep_b):
                      for k in keys]
             pairs += [(reps[0][1][h], reps[1][1][h])] * int(n[t, h] - len(keys))
             a, b = np.array(pairs).T
-            scale = fpc[t, h] * (n[t, h] - 1) / n[t, h]
-            out[:, s, h] = scale * np.array([((a - a.mean()) * (b - b.mean())).sum(),
-                                             ((b - b.mean()) ** 2).sum(),
-                                             ((a - a.mean()) ** 2).sum()])
+            yield s, h, a, b, fpc[t, h] * (n[t, h] - 1) / n[t, h]
+
+
+def _by_loop(ctx, design, rep_a, rep_b):
+    """The same moments, deletion by deletion (:func:`_deletions`)."""
+    out = np.zeros((3, ctx.n_seg, design.n_cells))
+    for s, h, a, b, scale in _deletions(ctx, design, rep_a, rep_b):
+        out[:, s, h] = scale * np.array([((a - a.mean()) * (b - b.mean())).sum(),
+                                         ((b - b.mean()) ** 2).sum(),
+                                         ((a - a.mean()) ** 2).sum()])
     return out
+
+
+@pytest.mark.parametrize("design", DESIGNS[1:], ids=["2strata", "2strata-sampled-top"])
+def test_combined_spread_matches_a_loop_over_deletions(world, design):
+    """``CombinedSpread`` at weights u, w per segment and cell: with e_d = ((u a_d - w b_d) -
+    mean)^2 over the cell's n deletions, var(v_h) = c_h^2 n/(n - 1) sum (e_d - ebar)^2, summed
+    over cells; at u = 1, w = 0 it is ht(AP)'s own estimated variance of its jackknife
+    variance."""
+    ctx, _, hy, hf = _sides(world, design, 7)
+    d = ht_design(ctx)
+    spread = jackknife_cross_moments(ctx, d, hy.replicates, hf.replicates)[3]
+    u, w = np.random.default_rng(7).uniform(0.0, 2.0, (2, ctx.n_seg, d.n_cells))
+    want = np.zeros(ctx.n_seg)
+    for s, h, a, b, scale in _deletions(ctx, d, hy.replicates, hf.replicates):
+        c = u[s, h] * a - w[s, h] * b
+        e = (c - c.mean()) ** 2
+        want[s] += scale * scale * len(e) / (len(e) - 1) * ((e - e.mean()) ** 2).sum()
+    assert (want > 0).sum() >= 5
+    np.testing.assert_allclose(spread(u, w), want, rtol=1e-8, atol=1e-20)
+    own = jackknife_variance(ctx, d, hy.replicates, spread=True)[1]
+    np.testing.assert_allclose(spread(1.0, 0.0), own, rtol=1e-8, atol=1e-20)
 
 
 @pytest.mark.parametrize("design", DESIGNS, ids=["uniform", "2strata", "2strata-sampled-top"])
 def test_cross_moments_match_a_loop_over_deletions(world, design):
     ctx, ctx_f, hy, hf = _sides(world, design, 5)
     d = ht_design(ctx)
-    got = np.array(jackknife_cross_moments(ctx, d, hy.replicates, hf.replicates))
+    got = np.array(jackknife_cross_moments(ctx, d, hy.replicates, hf.replicates)[:3])
     want = _by_loop(ctx, d, hy.replicates, hf.replicates)
     assert np.abs(want[0]).max() > 0  # the labels move with the grades somewhere
     np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-15)
@@ -84,7 +111,7 @@ def test_cross_moments_match_a_loop_over_deletions(world, design):
 def test_one_relevance_against_itself_is_its_jackknife(world):
     ctx, _, hy, _ = _sides(world, DESIGNS[1], 6)
     d = ht_design(ctx)
-    cov, var_b, var_a = jackknife_cross_moments(ctx, d, hy.replicates, hy.replicates)
+    cov, var_b, var_a, _ = jackknife_cross_moments(ctx, d, hy.replicates, hy.replicates)
     np.testing.assert_array_equal(cov, var_a)
     np.testing.assert_array_equal(var_b, var_a)
     np.testing.assert_allclose(var_a.sum(axis=1), jackknife_variance(ctx, d, hy.replicates),
@@ -131,7 +158,7 @@ def _moments_used(ctx, labels):
     m = parse("AP")[0]
     hy, hf = ht_estimate(ctx, m), ht_estimate(ctx_f, m)
     v_y, v_f = hy.variance_from_sample, hf.variance_from_sample
-    jack = jackknife_cross_moments(ctx, ht_design(ctx), hy.replicates, hf.replicates)
+    jack = jackknife_cross_moments(ctx, ht_design(ctx), hy.replicates, hf.replicates)[:3]
     return (hy, strata_moments(ctx, ctx_f, hy, hf, v_y, v_f, moments=jack),
             strata_moments(ctx, ctx_f, hy, hf, v_y, v_f))
 

@@ -20,7 +20,6 @@ uncorrected (:func:`eval_labels`).
 from __future__ import annotations
 
 import sys
-from statistics import NormalDist
 
 import numpy as np
 
@@ -108,7 +107,7 @@ def cmd_judge_report(args) -> str:
         raise InputError("no measure given")
     ev = evaluate_collection(collection, judgments, [m for p in pairs for m in p],
                              rel_level=args.level, ci=args.ci, auto_labels=labels)
-    z = NormalDist().inv_cdf(0.5 + args.ci / 2.0)
+    low, high = ev.interval()  # normal, or t on the jackknife's degrees of freedom
     status = ev.statuses
     check_strict(args, [(collection.run_names[r], ev.measures[j].name, status.reason[r, j])
                         for r, j in status.unreliable()])
@@ -121,7 +120,7 @@ def cmd_judge_report(args) -> str:
     for j, (ppi, _) in enumerate(pairs):
         for r, run in enumerate(collection.run_names):
             est, auto = ev.summary[r, 2 * j], ev.summary[r, 2 * j + 1]
-            half = z * float(np.sqrt(max(ev.summary_variance[r, 2 * j], 0.0)))
+            half = float(high[r, 2 * j] - low[r, 2 * j]) / 2.0
             diff = auto - est
             flag = "favoured" if diff - half > 0 else "disfavoured" if diff + half < 0 else "-"
             lines.append(f"{run}\t{ppi.target}\t{auto:.4f}\t{est:.4f}\t{est - half:.4f}\t"

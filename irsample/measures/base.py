@@ -208,6 +208,14 @@ class Measure:
         of :data:`VARIANCE_METHODS` (families with one formula ignore it)."""
         raise MeasureError(f"{self.name} has no variance estimator")
 
+    def variance_spread(self, ctx: EvalContext) -> np.ndarray | None:
+        """Per segment: the estimated variance of :meth:`variance`'s estimate, where that is
+        estimated from few deletions of the sample (ht(AP)'s and ppi(AP)'s jackknife on the
+        planner's designs), from which the run mean's interval takes Satterthwaite's degrees of
+        freedom (``ht/jackknife.py``); None (the default) where the variance is taken as known
+        and the interval is normal."""
+        return None
+
     def __post_init__(self):
         k = getattr(self, "k", None)
         if k is not None and (not isinstance(k, (int, np.integer)) or k < 1):

@@ -3,7 +3,8 @@ result class every interval of the package returns.
 
 ``z(level)`` is the standard normal quantile z_{(1 + level)/2} (1.959964 for 0.95), computed by
 the standard library's :class:`statistics.NormalDist` (Wichura's AS241 algorithm), so neither
-scipy nor anything else is imported for it. :func:`normal_interval` is the Wald interval
+scipy nor anything else is imported for it; :func:`quantile` is Student's t where an interval
+has finite degrees of freedom. :func:`normal_interval` is the Wald interval
 estimate -/+ z sqrt(variance) (e.g. Cochran, Sampling Techniques, 3rd ed., §2.8). Results are
 :class:`Interval` objects, like ``scipy.stats``' confidence intervals: ``low, high = interval``
 unpacks them. :func:`share_standard_error` is the Monte Carlo standard error of a coverage or
@@ -59,12 +60,43 @@ class Interval:
         return iter((self.low, self.high))
 
 
-def normal_interval(estimate, variance, level: float, *, method: str = "normal") -> Interval:
+def quantile(level: float, df=None):
+    """The two-sided quantile of confidence ``level``: z(level) where ``df`` is None or
+    infinite, Student's t_{(1 + level)/2} on ``df`` degrees of freedom elsewhere (elementwise;
+    scipy is imported only then)."""
+    centre = z(level)
+    if df is None:
+        return centre
+    df = np.asarray(df, dtype=np.float64)
+    finite = np.isfinite(df) & (df > 0)
+    if not finite.any():
+        return np.full(df.shape, centre)
+    from scipy.special import stdtrit
+
+    return np.where(finite, stdtrit(np.where(finite, df, 1.0), 0.5 + check_level(level) / 2.0),
+                    centre)
+
+
+def satterthwaite(variance, spread) -> np.ndarray:
+    """Per row: Satterthwaite's degrees of freedom nu = 2 (sum_q v_q)^2 / sum_q var(v_q) of a
+    sum of estimated variances v_q (Biometrics Bulletin 2, 1946; Cochran, *Sampling
+    Techniques* §5.4), ``variance`` the v_q and ``spread`` their estimated variances var(v_q)
+    (0 where a v_q is taken as known), rows x items; inf where nothing is estimated."""
+    variance, spread = np.asarray(variance, dtype=np.float64), np.asarray(spread, np.float64)
+    total, spread = variance.sum(axis=-1), spread.sum(axis=-1)
+    safe = np.where(spread > 0, spread, 1.0)
+    return np.where(spread > 0, 2.0 * total * total / safe, np.inf)
+
+
+def normal_interval(estimate, variance, level: float, *, method: str = "normal",
+                    df=None) -> Interval:
     """The normal-theory (Wald) interval estimate -/+ z(level) sqrt(variance), elementwise;
-    not clipped to any range. NaN variances give NaN limits."""
+    not clipped to any range. NaN variances give NaN limits. With ``df`` (elementwise, inf
+    where the variance is taken as known) the t interval estimate -/+ t_df sqrt(variance)
+    where df is finite (Satterthwaite's degrees of freedom of an estimated variance)."""
     estimate = np.asarray(estimate, dtype=np.float64)
     se = np.sqrt(np.asarray(variance, dtype=np.float64))
-    half = z(level) * se
+    half = quantile(level, df) * se
     return Interval(_out(estimate), _out(estimate - half), _out(estimate + half), float(level),
                     method, _out(se))
 

@@ -116,7 +116,7 @@ from .inclusion import (
     topic_total,
     total_variance,
 )
-from .jackknife import ap_replicates, jackknife_variance
+from .jackknife import ap_replicates, jackknife_variance, scaled_spread
 from .walks import NO_CUTOFF, ap_walk, cell_sums, weighted_prefix
 
 SUPPORTED = (AP, NDCG, P, Recall, Rprec, RBP, NumRel)
@@ -182,6 +182,11 @@ class Estimate:
     #: the ratio's second-order bias and v(Y^)/Y^2 anticipated by the model, where the
     #: variance is the anticipated one (the reliability rule reads them)
     model_bias: ModelBias | None = None
+    #: per segment, the estimated variance of ``variance`` where that is the sample's jackknife
+    #: (AP on the planner's designs and importance samples; ``ht/jackknife.py``, "Degrees of
+    #: freedom"), scaled as the imputation scales it and 0 on imputed topics; None where the
+    #: variance is taken as known (a normal interval)
+    variance_spread: np.ndarray | None = None
 
     @property
     def anticipated(self) -> bool:
@@ -258,9 +263,12 @@ def _estimate(ctx, m: Measure) -> Estimate:
             moments = ratio_moments(ctx, d, probs, weight, gain, gain, r_m[ctx.seg_topic])
             anticipated = (moments.variance, theta_m)
 
-        est = _ratio(ctx, d, num, influence, r, tdi_rel, own=jackknife_variance(ctx, d, replicates),
-                     anticipated=anticipated)
-        return replace(est, replicates=replicates)
+        own, own_spread = jackknife_variance(ctx, d, replicates, spread=True)
+        est = _ratio(ctx, d, num, influence, r, tdi_rel, own=own, anticipated=anticipated)
+        spread = None
+        if not est.anticipated:  # the jackknife's own uncertainty, scaled as ``impute`` scales
+            spread = np.where(est.known, scaled_spread(est.variance, own, own_spread), 0.0)
+        return replace(est, replicates=replicates, variance_spread=spread)
     if isinstance(m, Recall):
         weight = np.ones(m.k)
         num, term = weighted_prefix(at.offsets, at.rank, rel, at.pi, weight, m.k)

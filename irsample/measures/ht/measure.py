@@ -71,6 +71,9 @@ class HT(Measure):
     def variance(self, ctx, method=None):  # one estimator: ``method`` is ignored
         return estimate(ctx, self.inner).variance
 
+    def variance_spread(self, ctx):
+        return estimate(ctx, self.inner).variance_spread
+
     @property
     def ratio(self) -> bool:  # type: ignore[override]
         return isinstance(self.inner, RATIOS)

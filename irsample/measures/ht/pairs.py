@@ -43,11 +43,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...stats.intervals import satterthwaite
 from ..context import safe_divide
 from ..trec_eval.precision import P
 from .estimator import estimate
 from .imputation import census_topics, imputation_weights, impute, unseen_pair_variance
 from .inclusion import ht_design
+from .jackknife import jackknife_pair_variance, scaled_spread
 
 
 @dataclass(frozen=True)
@@ -119,8 +121,6 @@ def pair_estimates(ctx, inner, *, variance: str = "design") -> PairEstimates:
     ident = np.zeros(both.shape, dtype=bool)
     jack = jack_var = None
     if est.replicates is not None:  # AP: jackknife of the differences (ht/jackknife.py)
-        from .jackknife import jackknife_pair_variance
-
         jack, jack_var = jackknife_pair_variance(ctx, d, est.replicates, first, second)
     for t in range(n_topics):
         if not both[:, t].any():
@@ -147,7 +147,8 @@ def pair_estimates(ctx, inner, *, variance: str = "design") -> PairEstimates:
     if variance == "design":
         var = safe_divide(np.where(both, v, 0.0).sum(axis=1), q * q)
         df = (np.full(len(first), np.inf) if jack_var is None
-              else satterthwaite(np.where(both, v, 0.0), own, np.where(kept, jack_var, 0.0)))
+              else satterthwaite(np.where(both, v, 0.0), scaled_spread(
+                  v, own, np.where(kept, jack_var, 0.0))))
     else:
         var, df = topic_sample_variance(diffs, both & ~unknown, kept, unknown, donors)
     return PairEstimates(first, second, mean, var, q, df)
@@ -171,13 +172,3 @@ def topic_sample_variance(diffs, observed, kept, unknown, donors=None):
     grow = imputation_weights(kept, unknown, donors)[1]  # 1 on a topic judged whole (share 0)
     weight = safe_divide(np.where(observed, grow, 0.0), q[:, None])
     return s2 * (weight * weight).sum(axis=1), np.maximum(k - 1.0, 1.0)
-
-
-def satterthwaite(variance, own, own_variance) -> np.ndarray:
-    """Per row: nu = 2 (sum_q v_q)^2 / sum_q var(v_q) (module docstring), ``variance`` the
-    topics' variances after imputation, ``own`` the same before it and ``own_variance`` the
-    estimated variance of ``own`` (0 where taken as known); inf where nothing is estimated."""
-    scale = safe_divide(variance, own)
-    spread = (own_variance * scale * scale).sum(axis=1)
-    total = variance.sum(axis=1)
-    return np.where(spread > 0, safe_divide(2.0 * total * total, spread), np.inf)

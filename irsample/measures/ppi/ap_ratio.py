@@ -66,6 +66,15 @@ document there moves an estimate) it takes the run's pooled shares and correlati
 of unlabelled documents enters (AP(f) is a census of F), so PPI++'s factor (1 + n/N) on V_f
 does not apply.
 
+Degrees of freedom. Where the moments are the jackknife's, var(ppi) on a topic ht identifies
+is the jackknife variance of s theta_y - lambda s_f theta_f over the same deletions (s^2, s_f^2
+the imputation's scaling of each side's variance), itself estimated from few deletions; its
+variance is estimated as ht(AP)'s is (``ht/jackknife.py``, "Degrees of freedom") with the
+combination's squared deviations (``jackknife.CombinedSpread``), and the run mean's interval
+takes the t on Satterthwaite's nu, as ht(AP)'s does (``Evaluation.summary_df``). Topics ht
+imputes count as known; a run that keeps ht keeps ht's. Measured: REPRODUCTION.md, "The
+jackknife's degrees of freedom for run means".
+
 Why two sources (measured: REPRODUCTION.md, "ppi(AP)'s variance: the jackknife's
 correlation"). The first-order influences see how the labels and the grades move the two
 ratios' linear parts; they miss that both ratios jump together when a sampled relevant
@@ -146,17 +155,19 @@ TUNINGS = ("run", "stratum", "topic", "global")
 
 
 def ratio_form(ctx, ctx_f, m, hy, auto, useful, tuning, grades):
-    """(value, variance, lambda per segment, ht_f, rho, lambda per segment and stratum) of the
-    module docstring. ``useful`` per segment: whether its topic's labels vary; ``grades`` the
-    label grades per tdi. The rule that keeps ht for a run whose variance would exceed ht's is
-    the caller's (``ppi/estimate.py``, shared with the difference form)."""
+    """(value, variance, lambda per segment, ht_f, rho, lambda per segment and stratum, the
+    variance's estimated variance or None) of the module docstring. ``useful`` per segment:
+    whether its topic's labels vary; ``grades`` the label grades per tdi. The rule that keeps
+    ht for a run whose variance would exceed ht's is the caller's (``ppi/estimate.py``, shared
+    with the difference form)."""
     hf = ht_estimate(ctx_f, m)
     v_y, v_f = hy.variance_from_sample, np.where(useful, hf.variance_from_sample, 0.0)
     # where ht's interval is its sample's jackknife (no anticipated variance: the planner's
     # designs), the two estimates' jackknife over the same deletions (module docstring)
-    moments = None
+    moments = spread = None
     if not hy.anticipated and hy.replicates is not None and hf.replicates is not None:
-        moments = jackknife_cross_moments(ctx, ht_design(ctx), hy.replicates, hf.replicates)
+        *moments, spread = jackknife_cross_moments(ctx, ht_design(ctx), hy.replicates,
+                                                   hf.replicates)
     cov, vf_h = strata_moments(ctx, ctx_f, hy, hf, v_y, v_f, moments=moments)
     cov = np.where(useful[:, None], cov, 0.0)
     n_cells = cov.shape[1]
@@ -176,8 +187,24 @@ def ratio_form(ctx, ctx_f, m, hy, auto, useful, tuning, grades):
     lam = np.where(total_f > 0, safe_divide((lam_h * vf_h).sum(axis=1), total_f),
                    lam_h.mean(axis=1))
     rho = safe_divide(cov.sum(axis=1), np.sqrt(np.maximum(v_y * v_f, 0.0)))
+    if spread is not None:
+        spread = np.where(used, _combined_spread(moments, spread, v_y, v_f, lam_h, hy.known),
+                          hy.variance_spread)
     return (np.where(used, hy.value + shift, hy.value), np.where(used, var, v_y), lam, hf.value,
-            np.clip(rho, -1.0, 1.0), lam_h)
+            np.clip(rho, -1.0, 1.0), lam_h, spread)
+
+
+def _combined_spread(moments, spread, v_y, v_f, lam_h, known):
+    """Per segment: the estimated variance of ppi(AP)'s jackknife variance (module docstring,
+    "Degrees of freedom"). On a topic ht identifies, v_y and v_f are the two jackknifes a and
+    b scaled by the imputation (s^2 a, s_f^2 b) and the shares and correlations are the
+    jackknife's, so var = s^2 a - 2 lambda s s_f c + lambda^2 s_f^2 b: the jackknife of
+    s theta_y - lambda s_f theta_f, whose variance is ``ht/jackknife.CombinedSpread`` at
+    u = s, w = lambda s_f. A topic ht imputes counts as known (0), as in ht(AP)."""
+    _, var_b, var_a = moments
+    s = np.sqrt(safe_divide(v_y, var_a.sum(axis=1)))[:, None]
+    s_f = np.sqrt(safe_divide(v_f, var_b.sum(axis=1)))[:, None]
+    return np.where(known, spread(s, lam_h * s_f), 0.0)
 
 
 def _shift(ctx, m, hf, auto, lam_h, grades):

@@ -166,6 +166,10 @@ class PPIEstimate:
     #: the label weights per stratum: (T, S) per topic x stratum (difference form); AP:
     #: (n_seg, S) per segment x stratum
     lam_h: np.ndarray | None = None
+    #: per segment, the estimated variance of ``variance`` where it is the sample's jackknife
+    #: (AP on the planner's designs: ``ap_ratio.py``, "Degrees of freedom"); None where the
+    #: variance is taken as known
+    variance_spread: np.ndarray | None = None
 
 
 def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None = None,
@@ -206,8 +210,9 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
     # residual, and the labels are used as they are (PPI's lambda = 1 with a zero residual)
     sure = (~useful_t & useful_t.any() & agreeing_topics(grades, judgments, topic,
                                                          ctx.n_topics))[ctx.seg_topic]
+    spread = None
     if m.family == "AP":
-        value, var, lam, ht_f, rho, lam_h = ratio_form(
+        value, var, lam, ht_f, rho, lam_h, spread = ratio_form(
             ctx, ctx_f, m, hy, auto, useful_t[ctx.seg_topic], tuning, grades)
     elif m.family == "nDCG" and (form == "control" or (form == "auto" and not hy.anticipated)):
         value, var, lam, ht_f, rho = control_estimate(
@@ -234,13 +239,17 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
     if not fixed_tuning(tuning):  # a run whose variance would exceed ht's keeps ht
         worse = _wider(var, hy.variance, ctx)
         value, var = np.where(worse, hy.value, value), np.where(worse, hy.variance, var)
+        if spread is not None:
+            spread = np.where(worse, hy.variance_spread, spread)
         lam = np.where(worse, 0.0, lam)
         if m.family == "AP":  # per segment and stratum
             lam_h = np.where(worse[:, None], 0.0, lam_h)
     value = np.where(sure, auto, value)
     var = np.where(sure, 0.0, var)
+    if spread is not None:
+        spread = np.where(sure, 0.0, spread)
     return PPIEstimate(value, var, np.where(sure, 1.0, lam), hy.value, hy.variance, auto, ht_f,
-                       rho, lam_h)
+                       rho, lam_h, spread)
 
 
 def label_contexts(ctx, labels):

@@ -141,6 +141,9 @@ class PPI(Measure):
     def variance(self, ctx, method=None):  # one estimator: ``method`` is ignored
         return self._estimate(ctx).variance
 
+    def variance_spread(self, ctx):
+        return self._estimate(ctx).variance_spread
+
 
 @dataclass(frozen=True)
 class Auto(PPI):

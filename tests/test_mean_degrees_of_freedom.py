@@ -1,0 +1,108 @@
+"""Degrees of freedom of a run mean's interval where its variance is the sample's jackknife
+(``ht/jackknife.py``, "Degrees of freedom"; ``Evaluation.summary_df``).
+
+- ht(AP) on an importance sample (the sample's own variance): each topic's estimated variance
+  of its jackknife variance, scaled as the imputation scales the variance, 0 on imputed topics;
+  none for ht(nDCG) (linearised, taken as known) or on a uniform sample (anticipated variance).
+- ``evaluate_collection``: ``summary_df`` is Satterthwaite's nu over the evaluated topics, the
+  run mean's interval the t's on it, the per-topic intervals normal, and a measure without a
+  spread keeps df = inf and the normal interval.
+- ppi(AP): at a fixed weight and with every topic identified, the spread is the jackknife's of
+  theta_y - lambda theta_f (``CombinedSpread``); with constant labels it is ht(AP)'s bit for bit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from irsample.design import importance, uniform
+from irsample.evaluation import evaluate_collection
+from irsample.measures import EvalContext, parse
+from irsample.measures.ht.estimator import estimate
+from irsample.measures.ht.inclusion import ht_design
+from irsample.measures.ht.jackknife import (
+    jackknife_cross_moments,
+    jackknife_variance,
+    scaled_spread,
+)
+from irsample.measures.ppi.estimate import label_contexts, ppi_estimate
+from irsample.stats.intervals import satterthwaite
+
+from .synthetic import frame_labels, moved_grade_labels
+from .test_ppi_control import _world
+
+AP = parse("AP")[0]
+
+
+@pytest.fixture(scope="module")
+def world():
+    return _world((1, 1, 2))
+
+
+def _weighted(world, rate=0.08, seed=1):
+    collection, frame, _ = world
+    return EvalContext(collection, importance(rate).sample(frame, rng=seed))
+
+
+def test_ht_ap_spread_on_the_samples_own_variance(world):
+    collection, frame, _ = world
+    ctx = _weighted(world)
+    e = estimate(ctx, AP)
+    assert not e.anticipated and e.variance_spread is not None
+    own, own_spread = jackknife_variance(ctx, ht_design(ctx), e.replicates, spread=True)
+    known = e.known
+    np.testing.assert_array_equal(
+        e.variance_spread, np.where(known, scaled_spread(e.variance, own, own_spread), 0.0))
+    assert (e.variance_spread[known] > 0).any() and (e.variance_spread[~known] == 0).all()
+    assert (~known & (e.variance > 0)).any()  # imputed topics: a variance, counted as known
+    assert estimate(ctx, parse("nDCG")[0]).variance_spread is None
+    anticipated = estimate(EvalContext(collection, uniform(0.3).sample(frame, rng=1)), AP)
+    assert anticipated.anticipated and anticipated.variance_spread is None
+
+
+def test_evaluation_takes_the_t_on_satterthwaites_nu(world):
+    collection, _, _ = world
+    ctx = _weighted(world)
+    measures = [parse(m)[0] for m in ("ht(AP)", "ht(nDCG)")]
+    ev = evaluate_collection(collection, ctx.judgments, measures, ci=0.95)
+    shape = (collection.n_runs, collection.n_topics)
+    e = estimate(ctx, AP)
+    var = np.where(ev.evaluated, e.variance.reshape(shape), 0.0)
+    spread = np.where(ev.evaluated, e.variance_spread.reshape(shape), 0.0)
+    nu = ev.summary_df[:, 0]
+    np.testing.assert_allclose(nu, 2 * var.sum(axis=1) ** 2 / spread.sum(axis=1))
+    np.testing.assert_array_equal(nu, satterthwaite(var, spread))
+    assert np.all(np.isfinite(nu) & (nu >= 1)) and np.isinf(ev.summary_df[:, 1]).all()
+    interval = ev.interval()
+    se = np.sqrt(ev.summary_variance)
+    np.testing.assert_allclose(interval.high[:, 0] - ev.summary[:, 0],
+                               stats.t.ppf(0.975, nu) * se[:, 0])
+    np.testing.assert_allclose(interval.high[:, 1] - ev.summary[:, 1],
+                               stats.norm.ppf(0.975) * se[:, 1])
+    assert "Satterthwaite" in interval.method
+    topics = ev.interval(summary=False)
+    np.testing.assert_allclose((topics.high - ev.values)[ev.evaluated],
+                               (stats.norm.ppf(0.975) * np.sqrt(ev.variance))[ev.evaluated])
+
+
+def test_ppi_ap_spread_is_the_combinations_jackknife(world):
+    collection, frame, _ = world
+    ctx = _weighted(world, rate=0.7, seed=2)  # every topic identified: no imputation scaling
+    hy = estimate(ctx, AP)
+    assert hy.known.all()
+    labels = moved_grade_labels(collection, frame, 3, 0.3)
+    e = ppi_estimate(ctx, labels, AP, tuning=0.5)
+    hf = estimate(label_contexts(ctx, labels)[0], AP)
+    spread = jackknife_cross_moments(ctx, ht_design(ctx), hy.replicates, hf.replicates)[3]
+    moved = e.lam > 0
+    assert moved.sum() >= 5
+    want = spread(1.0, 0.5)
+    np.testing.assert_allclose(e.variance_spread[moved], want[moved], rtol=1e-10)
+    assert not np.allclose(e.variance_spread[moved], hy.variance_spread[moved])
+    constant = ppi_estimate(ctx, frame_labels(collection, frame, np.ones(len(frame))), AP)
+    np.testing.assert_array_equal(constant.variance_spread, hy.variance_spread)
+    ev = evaluate_collection(collection, ctx.judgments, [parse("ppi(AP)")[0]], ci=0.95,
+                             auto_labels=labels)
+    assert np.isfinite(ev.summary_df).all()
