@@ -120,6 +120,26 @@ def test_interval_checks():
     assert out["observed_sd"] == pytest.approx(0.1, abs=0.01)
 
 
+def test_t_intervals_are_read_back_on_their_degrees_of_freedom():
+    """ci-coverage's run rows carry each interval's ``df``: the standard error behind a
+    half-width is half / t on it (half / z where df is infinite), and coverage is of the
+    intervals as printed (est -/+ half), not est -/+ z se."""
+    from scipy import stats
+
+    from irsample.experiments.coverage import predicted_sd
+
+    df = np.array([[4.0, np.inf], [30.0, np.inf]])
+    half = np.full(df.shape, 0.3)
+    sd = predicted_sd(pd.DataFrame({"df": df.ravel()}), half, 0.95)
+    np.testing.assert_allclose(sd[:, 0], 0.3 / stats.t.ppf(0.975, df[:, 0]))
+    np.testing.assert_allclose(sd[:, 1], 0.3 / stats.norm.ppf(0.975))
+    np.testing.assert_allclose(predicted_sd(pd.DataFrame({"x": [0.0] * 4}), half, 0.95),
+                               0.3 / stats.norm.ppf(0.975))
+    est, truth = np.zeros(df.shape), np.full(df.shape, 0.29)  # inside est -/+ half, beyond z se
+    assert interval_checks(est, truth, sd, half=half)["coverage"] == 1.0
+    assert interval_checks(est, truth, sd)["coverage"] == 0.5
+
+
 def test_monte_carlo_errors_count_trials_not_runs():
     """Runs that miss together (a trial covers all its runs or none) make a coverage whose
     Monte Carlo SE is that of the trials, sqrt(p (1 - p) / (T - 1)) with ddof 1, not of T x runs

@@ -25,15 +25,15 @@ rule flags (:mod:`irsample.measures.reliability`), ``coverage_unflagged`` and
 ``coverage_flagged`` = coverage of those not flagged and of those flagged; ``halfwidth`` = mean
 (high - low) / 2; ``bias`` = mean (estimate - truth); ``rms`` = sqrt(mean (estimate - truth)^2);
 ``tau`` = mean over trials of Kendall's tau-b between the runs' estimates and truths;
-``sd_ratio`` = predicted SD (half-width / z) over the SD observed across trials, averaged over
-runs; ``ks_pass`` = share of runs whose standardised errors pass a KS test against N(0, 1) at
-5%; ``coverage_se``, ``coverage_unflagged_se`` and ``flagged_se``: the Monte Carlo standard
-errors of those three shares, the trials being the independent units (a trial's runs share its
-draw, so they miss together and the run means of a trial count as far fewer than their number;
-:func:`monte_carlo_errors`); ``se_error_corr`` (:func:`steadiness`) = the correlation over
-trials of a run's error with its standard error, averaged over runs: intervals whose variance
-is right on average still miss when the variance estimate is unsteady and shrinks with the
-estimate (benchmarks/interval_studentization.py).
+``sd_ratio`` = predicted SD (half-width / z, or / t on the run rows' ``df``) over the SD observed
+across trials, averaged over runs; ``ks_pass`` = share of runs whose standardised errors pass
+a KS test against N(0, 1) at 5%; ``coverage_se``, ``coverage_unflagged_se`` and
+``flagged_se``: the Monte Carlo standard errors of those three shares, the trials being the
+independent units (a trial's runs share its draw, so they miss together and the run means of
+a trial count as far fewer than their number; :func:`monte_carlo_errors`); ``se_error_corr``
+(:func:`steadiness`) = the correlation over trials of a run's error with its standard error,
+averaged over runs: intervals whose variance is right on average still miss when the variance
+estimate is unsteady and shrinks with the estimate (benchmarks/interval_studentization.py).
 """
 
 from __future__ import annotations
@@ -98,14 +98,16 @@ def designs(pool_size: int, percents, plan_for: str = "xinfAP", which=STRATEGIES
     return [made[name] for name in STRATEGIES if name in which]
 
 
-def interval_checks(est, truth, sd, *, level: float = 0.95, ks_alpha: float = 0.05) -> dict:
-    """Coverage of est -/+ z sd (arrays [trial, run]; ``covered`` the array, ``coverage`` its
-    mean) and the Kolmogorov-Smirnov pass rate:
-    per run, the standardised errors (est - truth) / sd over the trials against N(0, 1) at
-    ``ks_alpha`` (paper 000 §3 reports 90% of the systems passing for infAP)."""
-    z = intervals.z(level)
+def interval_checks(est, truth, sd, *, level: float = 0.95, ks_alpha: float = 0.05,
+                    half=None) -> dict:
+    """Coverage of est -/+ z sd, or of est -/+ ``half`` where the intervals' half-widths are
+    given (arrays [trial, run]; ``covered`` the array, ``coverage`` its mean) and the
+    Kolmogorov-Smirnov pass rate: per run, the standardised errors (est - truth) / sd over the
+    trials against N(0, 1) at ``ks_alpha`` (paper 000 §3 reports 90% of the systems passing for
+    infAP)."""
     est, truth, sd = (np.asarray(a, dtype=float) for a in (est, truth, sd))
-    covered = covers(est, est - z * sd, est + z * sd, truth)
+    half = intervals.z(level) * sd if half is None else np.asarray(half, dtype=float)
+    covered = covers(est, est - half, est + half, truth)
     err = (est - truth) / np.where(sd > 0, sd, np.nan)
     passes = []
     for r in range(err.shape[1]):
@@ -135,9 +137,17 @@ def steadiness(est, truth, sd) -> dict:
     return {"se_error_corr": float(np.nanmean(corr)) if np.isfinite(corr).any() else math.nan}
 
 
+def predicted_sd(g: pd.DataFrame, half: np.ndarray, level: float) -> np.ndarray:
+    """The standard errors behind the half-widths ``half`` of ``g``'s intervals (its rows in the
+    same order): half / z, or half / t on the row's ``df`` where that is finite (a jackknife
+    variance's degrees of freedom, ``Evaluation.summary_df``)."""
+    if "df" not in g:
+        return half / intervals.z(level)
+    return half / intervals.quantile(level, g["df"].to_numpy().reshape(half.shape))
+
+
 def coverage_table(result, level: float = 0.95) -> pd.DataFrame:
     """The module docstring's columns per strategy x setting x estimator."""
-    z = intervals.z(level)
     runs, trials = result.runs, result.trials
     tau = trials.groupby(["strategy", "setting", "measure"], sort=False).kendall_tau.mean()
     judged = trials.groupby(["strategy", "setting"], sort=False).apply(
@@ -150,7 +160,8 @@ def coverage_table(result, level: float = 0.95) -> pd.DataFrame:
         est = g["estimate"].to_numpy().reshape(shape)
         truth = g["truth"].to_numpy().reshape(shape)
         half = ((g["high"] - g["low"]).to_numpy() / 2).reshape(shape)
-        checks = interval_checks(est, truth, half / z, level=level)
+        sd = predicted_sd(g, half, level)
+        checks = interval_checks(est, truth, sd, level=level, half=half)
         flagged = (g["flagged"].to_numpy().reshape(shape) if "flagged" in g
                    else np.zeros(est.shape, dtype=bool))
         covered = checks["covered"]
@@ -159,7 +170,7 @@ def coverage_table(result, level: float = 0.95) -> pd.DataFrame:
         # rounding, ~1e-17) have no ratio: NaN, left out of the mean
         varies = observed > NO_SPREAD * np.maximum(1.0, np.abs(est).max(axis=0))
         with np.errstate(invalid="ignore", divide="ignore"):
-            ratio = np.where(varies, half.mean(0) / z / observed, np.nan)
+            ratio = np.where(varies, sd.mean(0) / observed, np.nan)
         ratio = float(np.nanmean(ratio)) if np.isfinite(ratio).any() else math.nan
         rows.append({"strategy": strat, "percent": _percent(strat, setting),
                      "judged_pct": 100 * judged.loc[(strat, setting)],

@@ -39,7 +39,6 @@ Monte Carlo standard errors (``_se``: the trials as the independent units).
 from __future__ import annotations
 
 import time
-from statistics import NormalDist
 
 import numpy as np
 import pandas as pd
@@ -55,10 +54,11 @@ from ..design.sampling.budget import Budget
 from ..evaluation import evaluate_collection
 from ..io.labels import AutoLabels
 from ..measures import EvalContext, parse
+from ..measures.ht.estimator import estimate as ht_estimate
 from ..measures.ppi.estimate import ppi_estimate
 from ..measures.reliability import assess
 from ..stats.agreement import cohen_kappa
-from ..stats.intervals import trial_shares
+from ..stats.intervals import quantile, satterthwaite, trial_shares
 from .data import load
 from .registry import Context, recipe
 from .report import Report, Section
@@ -112,7 +112,6 @@ def run_model_assisted(files, *, trials=100, seed=2024, percents=(5, 10, 20),
     setup = Setup(files, seed=seed, percents=percents, strategies=strategies, kappas=kappas,
                   adv_runs=adv_runs, adv_depth=adv_depth, depth=depth, mix=mix)
     frame = setup.frame
-    z = NormalDist().inv_cdf(0.975)
     out = []
     started = time.time()
     for trial in range(first, first + trials):
@@ -127,7 +126,7 @@ def run_model_assisted(files, *, trials=100, seed=2024, percents=(5, 10, 20),
                 for j, kind in enumerate(MEASURES):
                     e = ppi_estimate(ctx, lab, kind, tuning=_tuning(tuning), kept=kept,
                                      form=form)
-                    res = _summarise(e, setup.evaluated, setup.q, setup.truth_mean[:, j], z,
+                    res = _summarise(e, setup.evaluated, setup.q, setup.truth_mean[:, j],
                                      setup.collection.n_runs, setup.picks, ctx, kind)
                     out.append(dict(trial=trial, strategy=strategy, percent=percent,
                                     labels=name, measure=kind, judged=int(judged.sum()),
@@ -209,13 +208,25 @@ def _means(values, evaluated, q, n_runs):
     return v.sum(axis=1) / np.maximum(q, 1)
 
 
-def _summarise(e, evaluated, q, truth, z, n_runs, picks, ctx, kind):
+def _quantile(variance, spread, evaluated, n_runs):
+    """Per run: the 95% interval's quantile, z, or the t on Satterthwaite's degrees of
+    freedom where the variance is the sample's jackknife (``Evaluation.interval``'s rule)."""
+    if spread is None:
+        return quantile(0.95)
+    shape = (n_runs, -1)
+    return quantile(0.95, satterthwaite(np.where(evaluated, variance.reshape(shape), 0.0),
+                                        np.where(evaluated, spread.reshape(shape), 0.0)))
+
+
+def _summarise(e, evaluated, q, truth, n_runs, picks, ctx, kind):
     est = _means(e.value, evaluated, q, n_runs)
     ht = _means(e.ht, evaluated, q, n_runs)
     auto = _means(e.auto, evaluated, q, n_runs)
     var = _means(e.variance, evaluated, q, n_runs) / np.maximum(q, 1)  # sum_t var_t / Q^2
     hvar = _means(e.ht_variance, evaluated, q, n_runs) / np.maximum(q, 1)
-    half, hhalf = z * np.sqrt(var), z * np.sqrt(hvar)
+    ht_spread = ht_estimate(ctx, parse(kind)[0]).variance_spread
+    half = _quantile(e.variance, e.variance_spread, evaluated, n_runs) * np.sqrt(var)
+    hhalf = _quantile(e.ht_variance, ht_spread, evaluated, n_runs) * np.sqrt(hvar)
     err, herr = est - truth, ht - truth
     lam = e.lam.reshape(n_runs, -1)[:, 0]
 

@@ -33,9 +33,8 @@ import pandas as pd
 
 from ..design import parse_design, terabyte, uniform
 from ..design.sampling.depth import DepthPool
-from ..stats import intervals
 from . import pool_bias
-from .coverage import ESTIMATORS, interval_checks
+from .coverage import ESTIMATORS, interval_checks, predicted_sd
 from .registry import (
     PAPER_000,
     PAPER_001,
@@ -175,15 +174,16 @@ def xinfap_terabyte(context: Context, p: dict) -> Report:
 def design_table(result: ExperimentResult, level: float = 0.95) -> pd.DataFrame:
     """Per design x estimator, over runs x trials: % of the pool judged, coverage of the
     intervals, mean half-width, bias, RMS error, mean Kendall tau per trial, and ``sd_ratio`` =
-    predicted SD (half-width / z) over the SD observed across trials (means over runs)."""
-    z = intervals.z(level)
+    predicted SD (half-width / z, or / t on the interval's degrees of freedom) over the SD
+    observed across trials (means over runs)."""
     rows = []
     for (name, measure), g in result.runs.groupby(["strategy", "measure"], sort=False):
         g = g.sort_values(["trial", "run"])
         shape = (g["trial"].nunique(), -1)
         est, truth = (g[c].to_numpy().reshape(shape) for c in ("estimate", "truth"))
         half = ((g["high"] - g["low"]).to_numpy() / 2).reshape(shape)
-        checks = interval_checks(est, truth, half / z, level=level)
+        checks = interval_checks(est, truth, predicted_sd(g, half, level), level=level,
+                                 half=half)
         t = result.trials[(result.trials["strategy"] == name)
                           & (result.trials["measure"] == measure)]
         rows.append({"design": name, "estimator": measure,

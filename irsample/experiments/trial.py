@@ -53,7 +53,7 @@ from .data import CollectionFiles, load, parse_one
 from .splits import Split
 
 RUN_COLUMNS = ("strategy", "setting", "design", "split", "trial", "seed", "run", "pooled",
-               "measure", "target", "estimate", "truth", "truth_qrels", "low", "high",
+               "measure", "target", "estimate", "truth", "truth_qrels", "low", "high", "df",
                "flagged")
 TRIAL_COLUMNS = ("strategy", "setting", "design", "split", "trial", "seed", "measure", "target",
                  "runs", "pool_size", "judged", "kendall_tau", "rms", "bias", "max_error",
@@ -215,8 +215,9 @@ def _run_task(config: TrialConfig, task: Task) -> dict:
         if config.ci is not None:
             low, high = ev.interval()
             flagged = ev.statuses.status == "unreliable"
+            df = ev.summary_df
         else:
-            low = high = np.full_like(ev.summary, np.nan)
+            low = high = df = np.full_like(ev.summary, np.nan)
             flagged = np.zeros(ev.summary.shape, dtype=bool)
         judged = int(judgments.stratum_sampled.sum())
         head = {"strategy": cell.strategy, "setting": cell.setting, "design": cell.design.name,
@@ -231,7 +232,8 @@ def _run_task(config: TrialConfig, task: Task) -> dict:
                 runs_out[key].append(np.full(n_runs, value, dtype=kind))
             for key, value in (("run", names), ("pooled", in_pool), ("estimate", est),
                                ("truth", true), ("truth_qrels", qrels_means[:, j]),
-                               ("low", lo), ("high", hi), ("flagged", flagged[:, j])):
+                               ("low", lo), ("high", hi), ("df", df[:, j]),
+                               ("flagged", flagged[:, j])):
                 runs_out[key].append(value)
             summary = row | {"runs": n_runs, "pool_size": len(frame), "judged": judged}
             summary |= _compare(est, true, lo, hi, has_variance[j])
