@@ -103,7 +103,7 @@ class Experiment:
     0      0     0.3    7002       0.9273  0.0565
     1      1     0.3    7002       0.9636  0.0259
     >>> result.runs.shape   # 2 trials x 11 runs x 1 measure
-    (22, 16)
+    (22, 17)
     """
 
     collection: CollectionFiles
