@@ -19,7 +19,7 @@ from .measures.base import DEFAULT_VARIANCE, VARIANCE_METHODS, Measure
 from .measures.context import EvalContext
 from .measures.reliability import Statuses, assess
 from .model import Collection, Judgments
-from .stats.intervals import Interval, normal_interval, satterthwaite
+from .stats.intervals import Interval, mean_degrees_of_freedom, normal_interval
 
 if TYPE_CHECKING:  # pragma: no cover - pandas is imported only where a table is built
     import pandas as pd
@@ -380,11 +380,8 @@ def evaluate_collection(
             variances[:, :, j] = np.where(evaluated, var, np.nan)
             how = "sum" if m.summary == "sum" else "variance_of_mean"
             summary_variance[:, j] = summarise(var, evaluated, how)
-            spread = m.variance_spread(ctx)
-            if spread is not None:  # the variance is itself estimated: its degrees of freedom
-                summary_df[:, j] = satterthwaite(
-                    np.where(evaluated, var, 0.0),
-                    np.where(evaluated, np.reshape(spread, (n_runs, n_topics)), 0.0))
+            # where the variance is itself estimated from few deletions: its degrees of freedom
+            summary_df[:, j] = mean_degrees_of_freedom(var, m.variance_spread(ctx), evaluated)
             statuses.set(j, assess(ctx, m, evaluated, var, v), collection.topics)
     return Evaluation(
         collection, tuple(measures), values, evaluated, summary, strings,

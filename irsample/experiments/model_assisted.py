@@ -58,7 +58,7 @@ from ..measures.ht.estimator import estimate as ht_estimate
 from ..measures.ppi.estimate import ppi_estimate
 from ..measures.reliability import assess
 from ..stats.agreement import cohen_kappa
-from ..stats.intervals import quantile, satterthwaite, trial_shares
+from ..stats.intervals import mean_degrees_of_freedom, quantile, trial_shares
 from .data import load
 from .registry import Context, recipe
 from .report import Report, Section
@@ -208,16 +208,6 @@ def _means(values, evaluated, q, n_runs):
     return v.sum(axis=1) / np.maximum(q, 1)
 
 
-def _quantile(variance, spread, evaluated, n_runs):
-    """Per run: the 95% interval's quantile, z, or the t on Satterthwaite's degrees of
-    freedom where the variance is the sample's jackknife (``Evaluation.interval``'s rule)."""
-    if spread is None:
-        return quantile(0.95)
-    shape = (n_runs, -1)
-    return quantile(0.95, satterthwaite(np.where(evaluated, variance.reshape(shape), 0.0),
-                                        np.where(evaluated, spread.reshape(shape), 0.0)))
-
-
 def _summarise(e, evaluated, q, truth, n_runs, picks, ctx, kind):
     est = _means(e.value, evaluated, q, n_runs)
     ht = _means(e.ht, evaluated, q, n_runs)
@@ -225,8 +215,11 @@ def _summarise(e, evaluated, q, truth, n_runs, picks, ctx, kind):
     var = _means(e.variance, evaluated, q, n_runs) / np.maximum(q, 1)  # sum_t var_t / Q^2
     hvar = _means(e.ht_variance, evaluated, q, n_runs) / np.maximum(q, 1)
     ht_spread = ht_estimate(ctx, parse(kind)[0]).variance_spread
-    half = _quantile(e.variance, e.variance_spread, evaluated, n_runs) * np.sqrt(var)
-    hhalf = _quantile(e.ht_variance, ht_spread, evaluated, n_runs) * np.sqrt(hvar)
+    # z, or the t on the jackknife's degrees of freedom (``Evaluation.interval``'s rule)
+    half = quantile(0.95, mean_degrees_of_freedom(e.variance, e.variance_spread,
+                                                  evaluated)) * np.sqrt(var)
+    hhalf = quantile(0.95, mean_degrees_of_freedom(e.ht_variance, ht_spread,
+                                                   evaluated)) * np.sqrt(hvar)
     err, herr = est - truth, ht - truth
     lam = e.lam.reshape(n_runs, -1)[:, 0]
 

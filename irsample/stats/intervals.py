@@ -88,6 +88,19 @@ def satterthwaite(variance, spread) -> np.ndarray:
     return np.where(spread > 0, 2.0 * total * total / safe, np.inf)
 
 
+def mean_degrees_of_freedom(variance, spread, evaluated) -> np.ndarray:
+    """Per run: :func:`satterthwaite`'s nu for the variance of a run's mean over its
+    ``evaluated`` topics (runs x topics), from the per-topic ``variance`` and its estimated
+    variance ``spread`` (either flat per segment or runs x topics); inf for every run where
+    ``spread`` is None (the variance taken as known)."""
+    evaluated = np.asarray(evaluated, dtype=bool)
+    if spread is None:
+        return np.full(evaluated.shape[0], np.inf)
+    shape = evaluated.shape
+    return satterthwaite(np.where(evaluated, np.reshape(variance, shape), 0.0),
+                         np.where(evaluated, np.reshape(spread, shape), 0.0))
+
+
 def normal_interval(estimate, variance, level: float, *, method: str = "normal",
                     df=None) -> Interval:
     """The normal-theory (Wald) interval estimate -/+ z(level) sqrt(variance), elementwise;

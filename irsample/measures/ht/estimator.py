@@ -263,11 +263,12 @@ def _estimate(ctx, m: Measure) -> Estimate:
             moments = ratio_moments(ctx, d, probs, weight, gain, gain, r_m[ctx.seg_topic])
             anticipated = (moments.variance, theta_m)
 
-        own, own_spread = jackknife_variance(ctx, d, replicates, spread=True)
+        # the jackknife's own uncertainty only where the interval takes the jackknife
+        own, own_spread = (jackknife_variance(ctx, d, replicates), None) if anticipated else (
+            jackknife_variance(ctx, d, replicates, spread=True))
         est = _ratio(ctx, d, num, influence, r, tdi_rel, own=own, anticipated=anticipated)
-        spread = None
-        if not est.anticipated:  # the jackknife's own uncertainty, scaled as ``impute`` scales
-            spread = np.where(est.known, scaled_spread(est.variance, own, own_spread), 0.0)
+        spread = None if own_spread is None else np.where(  # scaled as ``impute`` scales
+            est.known, scaled_spread(est.variance, own, own_spread), 0.0)
         return replace(est, replicates=replicates, variance_spread=spread)
     if isinstance(m, Recall):
         weight = np.ones(m.k)
