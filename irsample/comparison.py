@@ -31,6 +31,7 @@ from .measures.ht.pairs import pair_estimates
 from .measures.incomplete.score_intervals import compare_intervals
 from .measures.reliability import assess, assess_pair
 from .model import Collection, Judgments
+from .stats.intervals import quantile
 from .stats.multiple import adjust
 
 COLUMNS = ["run_a", "run_b", "measure", "diff", "se", "df", "low", "high", "p", "p_adjusted",
@@ -61,7 +62,7 @@ def compare_collection(
     se = np.sqrt(pe.variance)
     # t on the variance's degrees of freedom (k - 1 for the topics' variance, Satterthwaite's
     # for ht(AP)'s jackknife), normal where it is taken as known (df infinite)
-    quantile = stats.t.ppf(0.5 + ci / 2.0, pe.df)
+    t = quantile(ci, pe.df)
     stat = np.divide(pe.diff, se, out=np.zeros_like(se), where=se > 0)
     p = 2.0 * stats.t.sf(np.abs(stat), pe.df)
     p = np.where((se == 0) & (pe.diff != 0), 0.0, np.where(se == 0, 1.0, p))
@@ -72,7 +73,7 @@ def compare_collection(
     pairs = pd.DataFrame({
         "run_a": names[pe.first], "run_b": names[pe.second], "measure": m.name,
         "diff": pe.diff, "se": se, "df": pe.df,
-        "low": pe.diff - quantile * se, "high": pe.diff + quantile * se,
+        "low": pe.diff - t * se, "high": pe.diff + t * se,
         "p": p, "p_adjusted": adjusted, "decided": adjusted < 1.0 - ci,
         "status": found.status.astype(object), "reason": list(found.reason),
         "causes": [tuple(str(t) for t in topics[list(c)]) for c in found.topics],
