@@ -46,14 +46,18 @@ from ht_coverage import design_for, load  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def floor_of(est, shape) -> float:
-    """The floor factor rho of an ht(AP) estimate whose variance is the anticipated one."""
+def floor_of(ctx, est) -> float:
+    """The floor factor rho of an ht(AP) estimate whose variance is the anticipated one, over
+    the (run, topic) cells the estimator floors: identified and answered (``topic_states``)."""
     from irsample.measures.ht.estimator import floor_factor
-    from irsample.measures.ht.imputation import linearised_variance
+    from irsample.measures.ht.imputation import linearised_variance, topic_states
+    from irsample.measures.ht.inclusion import ht_design
 
+    shape = (ctx.n_runs, ctx.n_topics)
     mb = est.model_bias
     own = linearised_variance(est.var_num, est.cov, est.var_den, mb.centre, est.den)
-    return floor_factor(mb.at_centre.reshape(shape), own.reshape(shape), est.known.reshape(shape))
+    known, _ = topic_states(ctx, ht_design(ctx), est.den)
+    return floor_factor(mb.at_centre.reshape(shape), own.reshape(shape), known)
 
 
 def main() -> None:
@@ -80,7 +84,6 @@ def main() -> None:
     (ap,), (ht_ap,) = parse("AP"), parse("ht(AP)")
     truth = evaluate_collection(col, frame.judgments(), [ap]).summary[:, 0]
     design = design_for(args.design, args.fraction, frame)
-    shape = (col.n_runs, col.n_topics)
     rho, nu, se, err = [], [], [], []
     for child in np.random.SeedSequence(args.seed).spawn(args.trials):
         judgments = design.sample(frame, rng=np.random.default_rng(child))
@@ -90,7 +93,7 @@ def main() -> None:
         if est.model_bias is None:
             raise SystemExit("this design's variance is not the anticipated one")
         own, spread = jackknife_variance(ctx, ht_design(ctx), est.replicates, spread=True)
-        rho.append(floor_of(est, shape))
+        rho.append(floor_of(ctx, est))
         nu.append(mean_degrees_of_freedom(own, spread, ev.evaluated))
         se.append(np.sqrt(ev.summary_variance[:, 0]))
         err.append(ev.summary[:, 0] - truth)
