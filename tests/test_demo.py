@@ -64,10 +64,28 @@ def test_demo_rounds_on_bundled_data(tmp_path, capsys):
 def test_demo_on_cacm_tells_what_stays_flagged(tmp_path, capsys):
     assert main(["demo", "--plot", str(tmp_path / "d.png"), "--collection", "cacm"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("CACM: 11 runs, 64 topics;")
-    assert coverage(out) == {"ht(AP)": (0, 11), "ht(nDCG)": (1, 11), "ht(P@10)": (11, 11)}
-    assert re.search(r"17 of the 26 weak topics have 2 or fewer\s+relevant\s+documents\s+in\s+the"
-                     r"\s+whole\s+pool \(12 none;", out)
+    assert out.startswith("CACM: 11 runs, 52 topics (12 more in the runs, which the qrels do not "
+                          "name, are not evaluated);")
+    assert coverage(out) == {"ht(AP)": (9, 11), "ht(nDCG)": (2, 11), "ht(P@10)": (10, 11)}
+    assert re.search(r"5 of the 11 weak topics have 2 or fewer\s+relevant\s+documents\s+in\s+the"
+                     r"\s+whole\s+pool \(the\s+complete", out)
+
+
+def test_demo_frame_leaves_out_topics_the_qrels_do_not_name():
+    """CACM's qrels name 52 of the 64 topics its runs answer: the other 12 are not evaluated
+    (trec_eval), so they are not in the demo's frame; taken as all non-relevant their truth
+    was 0 while every estimator imputed them from the other topics."""
+    import numpy as np
+
+    from irsample.api import load
+
+    collection, complete = load(*demo.bundled("cacm"))
+    frame, _, budget, _ = demo.setup(collection, complete, 100, 0.1)
+    assert collection.n_topics == 64 and complete.has_topic.sum() == 52
+    assert set(np.unique(frame.topic)) == set(np.flatnonzero(complete.has_topic))
+    assert len(frame) == 12_520 and budget == 1_252
+    judged = frame.judgments()
+    assert np.array_equal(judged.has_topic, complete.has_topic)
 
 
 def test_demo_one_round(tmp_path, capsys):

@@ -191,9 +191,9 @@ def advice(frame, state, topics, names, flagged, reasons, causes, covered,
         if len(few):
             none = int((present[few] == 0).sum())
             text += (f" {len(few)} of the {len(weak)} weak topics have {FEW} or fewer relevant "
-                     f"documents in the whole pool ({none} none; the complete judgments show "
-                     f"it): no sample finds more, only judging their pools clears them, "
-                     f"{need:,} more judgments.")
+                     f"documents in the whole pool ({f'{none} none; ' if none else ''}the "
+                     f"complete judgments show it): no sample finds more, only judging their "
+                     f"pools clears them, {need:,} more judgments.")
         rest = len(weak) - len(few)
         if rest:
             text += (f" The other {rest} hold more relevant documents than judged so far; "
@@ -201,8 +201,8 @@ def advice(frame, state, topics, names, flagged, reasons, causes, covered,
     if any("estimated bias" in str(reasons[r, k]) for r, k in zip(*np.nonzero(flagged))):
         text += (f" The estimated bias (the rule allows {MAX_BIAS_SE} of a standard error) "
                  "shrinks as these topics are judged further, but so does the standard error, "
-                 "so more rounds may not clear it: on the bundled Vaswani and CACM collections, "
-                 "in rounds of 10%, ht(AP) or ht(nDCG) was still flagged with 90% of the pool "
-                 "judged on each of 20 seeds (docs/usage.md, \"The demo\").")
+                 "so it may take many rounds: on the bundled collections, in rounds of 10% "
+                 "until nothing was flagged, CACM stopped with 70-80% of its pool judged and "
+                 "Vaswani judged all of it (20 seeds; docs/usage.md, \"The demo\").")
     text += " More rounds: --rounds; a larger first round: --fraction."
     return lines + wrap(text, "  ", "  ")
