@@ -17,7 +17,8 @@ import numpy as np
 
 from .measures.base import DEFAULT_VARIANCE, VARIANCE_METHODS, Measure
 from .measures.context import EvalContext
-from .measures.reliability import Statuses, assess
+from .measures.reliability import assess
+from .measures.statuses import Statuses
 from .model import Collection, Judgments
 from .stats.intervals import Interval, mean_degrees_of_freedom, normal_interval
 
@@ -42,7 +43,7 @@ class Evaluation:
     designs) the t's on ``summary_df[run, measure]``, Satterthwaite's degrees of freedom of that
     variance (inf elsewhere: the variance is taken as known).
     ``variance_method`` names the estimator used for infAP and xinfAP (see
-    :func:`evaluate_collection`). ``statuses`` (:class:`~irsample.measures.reliability.Statuses`)
+    :func:`evaluate_collection`). ``statuses`` (:class:`~irsample.measures.statuses.Statuses`)
     tells per run and measure whether the interval of the mean can be trusted: ``ok``, or
     ``unreliable`` with the reason and the topic ids that cause it (``""`` for measures without
     an interval; the rule: :mod:`irsample.measures.reliability`).

@@ -212,7 +212,7 @@ def merge_evaluations(parts):
     if first.summary_df is not None:
         summary_df = np.concatenate([ev.summary_df for ev, _ in parts])
     if first.statuses is not None:
-        from .measures.reliability import Statuses
+        from .measures.statuses import Statuses
 
         statuses = Statuses.concat([ev.statuses for ev, _ in parts])
     return Evaluation(

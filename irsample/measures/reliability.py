@@ -80,8 +80,8 @@ b's on each topic both answer, summed over them; for an estimator that removes i
 topics' bounds on the correction's error of the difference added in quadrature, as for a run's
 mean) exceeds :data:`MAX_BIAS_SE` of the difference's standard error (3, for the pair).
 
-:class:`Statuses` holds the outcome per run x measure, with the causing topics by id, as
-evaluations carry it (:func:`statuses`).
+:class:`~irsample.measures.statuses.Statuses` holds the outcome per run x measure, with the
+causing topics by id, as evaluations carry it.
 
 The thresholds were chosen by simulation across collections (Vaswani, CACM, TREC-8,
 TREC-COVID round 5; graded and binary): see REPRODUCTION.md, "Calibrated or flagged".
@@ -349,56 +349,6 @@ def _spread(values: np.ndarray, cells: np.ndarray) -> np.ndarray:
     mean = v.sum(axis=1) / np.maximum(n, 1)
     ss = np.where(cells, (values - mean[:, None]) ** 2, 0.0).sum(axis=1)
     return np.where(n > 1, np.sqrt(ss / np.maximum(n - 1, 1)), 0.0)
-
-
-@dataclass(frozen=True)
-class Statuses:
-    """Per run x measure of an evaluation: ``status`` (``"ok"``, ``"unreliable"``, or ``""``
-    for a measure without an interval), ``reason`` (empty unless unreliable) and ``causes``
-    (the topic ids causing it, a tuple, empty unless unreliable); object arrays of shape
-    (runs, measures)."""
-
-    status: np.ndarray
-    reason: np.ndarray
-    causes: np.ndarray
-
-    @classmethod
-    def empty(cls, n_runs: int, n_measures: int) -> Statuses:
-        """No status anywhere (no measure has an interval yet)."""
-        status = np.full((n_runs, n_measures), "", dtype=object)
-        causes = np.empty((n_runs, n_measures), dtype=object)
-        causes.fill(())
-        return cls(status, status.copy(), causes)
-
-    def set(self, j: int, found: Reliability, topic_ids) -> None:
-        """Column ``j`` from :func:`assess`'s outcome; ``topic_ids`` name its topic indices."""
-        ids = np.asarray(topic_ids, dtype=object)
-        self.status[:, j] = found.status
-        self.reason[:, j] = found.reason
-        for r, idx in enumerate(found.topics):
-            self.causes[r, j] = tuple(str(t) for t in ids[list(idx)])
-
-    @classmethod
-    def concat(cls, parts) -> Statuses:
-        """The runs of several evaluations' statuses, one after another."""
-        return cls(*(np.concatenate([getattr(p, f) for p in parts])
-                     for f in ("status", "reason", "causes")))
-
-    def columns(self, numeric, n_rows: int, summary: bool) -> dict:
-        """``status``, ``reason`` and ``causes`` columns of a tidy table of ``n_rows`` rows
-        whose last ones (with ``summary``) are the runs x ``numeric`` measures' summaries; None
-        on the other rows and for measures without an interval."""
-        cols = {f: np.full(n_rows, None, dtype=object) for f in ("status", "reason", "causes")}
-        if summary and len(numeric):
-            at = n_rows - self.status.shape[0] * len(numeric)
-            empty = self.status[:, numeric].ravel() == ""
-            for f, col in cols.items():
-                col[at:] = np.where(empty, None, getattr(self, f)[:, numeric].ravel())
-        return cols
-
-    def unreliable(self) -> list[tuple[int, int]]:
-        """(run, measure) of every unreliable interval, run by run."""
-        return [(int(r), int(j)) for r, j in zip(*np.nonzero(self.status == "unreliable"))]
 
 
 @dataclass(frozen=True)
