@@ -17,9 +17,10 @@ score interval (Wilson 1927). Pure numpy.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from statistics import NormalDist
 
 import numpy as np
+
+from .intervals import z as normal_quantile
 
 
 @dataclass(frozen=True)
@@ -81,7 +82,7 @@ def kappa_from_counts(counts, *, level: float = 0.95) -> Kappa:
     c = (kappa - pe * (1.0 - kappa)) ** 2
     var = max(a + b - c, 0.0) / (n * (1.0 - pe) ** 2)
     se = float(np.sqrt(var))
-    z = NormalDist().inv_cdf(0.5 + level / 2.0)
+    z = normal_quantile(level)
     return Kappa(float(kappa), se, float(kappa - z * se), float(kappa + z * se), po, pe, int(n))
 
 
@@ -89,7 +90,7 @@ def wilson(successes, trials, *, level: float = 0.95) -> tuple[np.ndarray, np.nd
     """Wilson score interval of a proportion (NaN for 0 trials)."""
     x = np.asarray(successes, dtype=np.float64)
     n = np.asarray(trials, dtype=np.float64)
-    z = NormalDist().inv_cdf(0.5 + level / 2.0)
+    z = normal_quantile(level)
     with np.errstate(invalid="ignore", divide="ignore"):
         p = x / n
         centre = (p + z * z / (2 * n)) / (1 + z * z / n)
