@@ -1,5 +1,5 @@
 """Agreement between assessors: Cohen's kappa (two) and Krippendorff's alpha (any number), with
-confidence intervals. Pure functions of the grades (NumPy/SciPy only).
+confidence intervals. Pure functions of the grades (NumPy only).
 
 **Cohen's kappa** (Cohen 1960; weighted: Cohen 1968). For n items graded by two assessors into
 categories, p_ij is the share of items graded i by the first and j by the second, p_i. and p_.j
@@ -31,7 +31,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import norm
+
+from ..stats.agreement import kappa_from_counts
+from ..stats.intervals import z
 
 WEIGHTS = (None, "linear", "quadratic")
 LEVELS = ("nominal", "ordinal", "interval")
@@ -97,20 +99,13 @@ def cohen_kappa(a, b, *, weights=None, categories=None) -> float:
 
 
 def kappa_se(a, b, *, categories=None) -> float:
-    """Large-sample standard error of unweighted kappa (Fleiss, Cohen & Everitt 1969)."""
+    """Large-sample standard error of unweighted kappa (Fleiss, Cohen & Everitt 1969, as
+    :func:`irsample.stats.agreement.kappa_from_counts` computes it); NaN without items or with
+    one category."""
     cats, ca, cb = _pairs(a, b, categories)
-    k, n = len(cats), len(ca)
-    p = np.bincount(ca * k + cb, minlength=k * k).reshape(k, k) / n
-    row, col = p.sum(1), p.sum(0)
-    pe = float(row @ col)
-    if n == 0 or pe >= 1:
-        return float("nan")
-    kap = (np.trace(p) - pe) / (1 - pe)
-    diag = np.sum(np.diag(p) * (1 - (row + col) * (1 - kap)) ** 2)
-    off = p * (col[:, None] + row[None, :]) ** 2
-    off = off.sum() - np.trace(off)
-    var = (diag + (1 - kap) ** 2 * off - (kap - pe * (1 - kap)) ** 2) / (n * (1 - pe) ** 2)
-    return float(np.sqrt(max(var, 0.0)))
+    k = len(cats)
+    found = kappa_from_counts(np.bincount(ca * k + cb, minlength=k * k).reshape(k, k))
+    return found.se if found.expected < 1 else float("nan")
 
 
 def _coincidences(ratings, level):
@@ -189,7 +184,7 @@ def kappa_interval(a, b, *, weights=None, level: float = 0.95, method: str = "bo
     if method == "analytic":
         if weights is not None:
             raise ValueError("the analytic interval is for unweighted kappa only")
-        half = norm.ppf(0.5 + level / 2) * kappa_se(a, b, categories=categories)
+        half = z(level) * kappa_se(a, b, categories=categories)
         low, high = max(est - half, -1.0), min(est + half, 1.0)  # kappa lies in [-1, 1]
         return AgreementResult(name, est, float(low), float(high), level, "analytic", n)
     if method != "bootstrap":
