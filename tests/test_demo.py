@@ -116,6 +116,17 @@ def test_demo_rejects_bad_arguments(argv, what, capsys):
     assert what in capsys.readouterr().err
 
 
+def test_demo_refuses_qrels_naming_none_of_the_runs_topics(tmp_path, capsys):
+    qrels = tmp_path / "other.qrels"
+    qrels.write_text("999 0 doc1 1\n")
+    _, runs = demo.bundled("cacm")
+    plot = tmp_path / "d.png"
+    assert main(["demo", "--qrels", str(qrels), *runs, "--plot", str(plot)]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and not plot.exists()
+    assert f"{qrels}: the qrels name none of the topics the runs rank documents for" in err
+
+
 def test_merge_reasons_ranges_the_numbers_and_drops_topic_lists():
     reasons = ["34 of 93 topics have 2 or fewer judged relevant documents (10, 11 and 32 more); "
                "estimated bias 1.66 of its standard error",

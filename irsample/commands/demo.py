@@ -86,9 +86,10 @@ def top_depth(best_rank, share: float, depth: int) -> int:
     return int(fits[-1]) + 1 if len(fits) else 1
 
 
-def setup(collection, complete, depth: int, fraction: float):
-    """The demo's frame (the depth-``depth`` pool, graded by ``complete``), its round-1 design
-    and the budget of every round."""
+def setup(collection, complete, depth: int, fraction: float, source: str = "qrels"):
+    """The demo's frame (the depth-``depth`` pool over the topics ``complete`` names, graded by
+    it), its round-1 design and the budget of every round; ``source`` names the qrels in an
+    error."""
     import numpy as np
 
     from ..design import Pool, SamplingFrame, parse_design
@@ -97,6 +98,11 @@ def setup(collection, complete, depth: int, fraction: float):
     # the topics the qrels name, as trec_eval evaluates (a topic they do not name, such as
     # CACM's 12 queries without relevance judgments, is no part of the truth's mean)
     named = complete.has_topic[pool.topic]
+    if not named.any():
+        from ..errors import InputError
+
+        raise InputError("the qrels name none of the topics the runs rank documents for: "
+                         "nothing to evaluate", source)
     topic, tdi = pool.topic[named], pool.tdi[named]
     rel = np.maximum(complete.grade[tdi], 0).astype(np.int64)  # unlisted: non-relevant
     frame = SamplingFrame.from_arrays(collection, topic, tdi, rel, source="pool")
@@ -134,7 +140,8 @@ def _demo(args, qrels, runs, steps, start) -> str:
 
     collection, complete = load(qrels, runs)
     steps.next()
-    frame, design, budget, top = setup(collection, complete, args.depth, args.fraction)
+    frame, design, budget, top = setup(collection, complete, args.depth, args.fraction,
+                                       str(qrels))
     targets = list(ESTIMATORS)
     names = [ESTIMATORS[t] for t in targets]
     truth = evaluate_collection(collection, frame.judgments(),
