@@ -210,7 +210,8 @@ def estimate(
 
     The result holds per-topic estimates and their means with their estimated sampling
     variances (the mean's: sum of var_q / Q^2, topics sampled independently) and normal-theory
-    limits value -/+ z(ci) sqrt(variance).
+    limits value -/+ z(ci) sqrt(variance) (for the run means of ht and ppi ratios, on the logit
+    scale: :meth:`Evaluation.interval <irsample.evaluation.Evaluation.interval>`).
 
     Parameters
     ----------

@@ -105,7 +105,7 @@ def compare_table(
     | run | ht(AP) | ht(P@2) | status |
     |---|---:|---:|---|
     | (a) r1 | **0.91** [0.67, 1.15]<sup>b</sup> | **0.71** [0.23, 1.18] | ok |
-    | (b) r2 | 0.51 [0.35, 0.67] | 0.33 [-0.11, 0.78] | ok |
+    | (b) r2 | 0.51 [0.35, 0.66] | 0.33 [-0.11, 0.78] | ok |
     >>> table.estimates[["run", "measure", "status"]]
       run  measure status
     0  r1   ht(AP)     ok

@@ -20,7 +20,12 @@ from .measures.context import EvalContext
 from .measures.reliability import assess
 from .measures.statuses import Statuses
 from .model import Collection, Judgments
-from .stats.intervals import Interval, mean_degrees_of_freedom, normal_interval
+from .stats.intervals import (
+    Interval,
+    logit_interval,
+    mean_degrees_of_freedom,
+    normal_interval,
+)
 
 if TYPE_CHECKING:  # pragma: no cover - pandas is imported only where a table is built
     import pandas as pd
@@ -86,7 +91,10 @@ class Evaluation:
 
         z = 1.96 for ci = 0.95 (see :func:`~irsample.stats.intervals.normal_interval`); for a
         run mean with finite ``summary_df`` Student's t on those degrees of freedom in its place
-        (per topic always z). The limits are not clipped to the measure's range.
+        (per topic always z). The run means of the design-based ratio estimators (ht and ppi of
+        AP, nDCG, R-prec, recall: ``Measure.logit_interval``) take the same quantile on the
+        logit scale (:func:`~irsample.stats.intervals.logit_interval`), inside [0, 1]. The
+        other limits are not clipped to the measure's range.
 
         Parameters
         ----------
@@ -131,7 +139,11 @@ class Evaluation:
         method = f"normal, {self.variance_method} variance"
         if df is not None and np.isfinite(df).any():
             method += "; t on Satterthwaite's degrees of freedom where the variance is a jackknife"
-        return normal_interval(value, var, self.ci, method=method, df=df)
+        logit = np.array([m.logit_interval for m in self.measures], dtype=bool)
+        if not summary or not logit.any():
+            return normal_interval(value, var, self.ci, method=method, df=df)
+        method += "; on the logit scale for the run means of ht and ppi ratios (AP, nDCG)"
+        return logit_interval(value, var, self.ci, logit=logit, method=method, df=df)
 
     @property
     def has_interval(self) -> np.ndarray:

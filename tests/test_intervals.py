@@ -3,6 +3,9 @@
 - z(level) is the two-sided normal quantile, checked against scipy's; bad levels are refused.
 - normal_interval returns an Interval (estimate, low, high, level, method, standard_error) that
   unpacks as (low, high); Evaluation.interval returns one, equal to value -/+ z sqrt(variance).
+- logit_interval is expit(logit(m) -/+ q se / (m (1 - m))) where asked and the normal interval
+  lies inside (0, 1), the normal interval elsewhere; the run means of ht and ppi ratios take it
+  in Evaluation.interval, the reference estimators and per-topic intervals do not.
 - generator() accepts Generators, int seeds and SeedSequences and refuses None; the design
   layer's generator raises DesignError; derived_seed is stable.
 - The planner study's half-widths (predicted, jackknife, observed) all follow its ``level``:
@@ -19,6 +22,7 @@ from scipy import stats as sps
 
 from irsample.errors import DesignError
 from irsample.stats import Interval, derived_seed, generator, normal_interval, z
+from irsample.stats.intervals import logit_interval
 
 from .experiment_data import write_collection
 
@@ -48,6 +52,29 @@ def test_normal_interval_is_an_interval_that_unpacks():
     assert isinstance(one.low, float) and one.high == pytest.approx(1.0 + 2 * 1.959963984540054)
 
 
+def test_logit_interval_leans_to_one_half_inside_the_bounds():
+    m = np.array([0.2, 0.5, 0.8, 0.0003, 0.2, 0.3])
+    var = np.array([0.02, 0.02, 0.02, 0.003, 0.0, 0.02]) ** 2
+    ci = logit_interval(m, var, 0.95, logit=[True, True, True, True, True, False])
+    se = np.sqrt(var)
+    spread = z(0.95) * se / (m * (1 - m))
+    logit = np.log(m / (1 - m))
+    for k in range(3):  # inside: on the logit scale, exactly
+        assert ci.low[k] == pytest.approx(1 / (1 + math.exp(-(logit[k] - spread[k]))), rel=1e-12)
+        assert ci.high[k] == pytest.approx(1 / (1 + math.exp(-(logit[k] + spread[k]))), rel=1e-12)
+    # it leans towards 1/2 and keeps the width to first order
+    assert ci.high[0] - m[0] > m[0] - ci.low[0] and m[2] - ci.low[2] > ci.high[2] - m[2]
+    assert ci.high[1] - m[1] == pytest.approx(m[1] - ci.low[1])
+    assert (ci.high[:3] - ci.low[:3]) == pytest.approx(2 * z(0.95) * se[:3], rel=0.01)
+    normal = normal_interval(m, var, 0.95)
+    for k in (3, 4, 5):  # past a bound, no variance, or not asked: the normal interval
+        assert (ci.low[k], ci.high[k]) == (normal.low[k], normal.high[k])
+    assert np.array_equal(ci.standard_error, se)
+    t = logit_interval(0.2, 0.02**2, 0.95, df=5.0)
+    assert t.high == pytest.approx(1 / (1 + math.exp(-(math.log(0.25) + sps.t.ppf(0.975, 5)
+                                                          * 0.02 / 0.16))), rel=1e-12)
+
+
 def test_evaluation_interval_is_an_interval():
     from irsample.design import stratified
     from irsample.design.frame import SamplingFrame
@@ -67,6 +94,16 @@ def test_evaluation_interval_is_an_interval():
     np.testing.assert_array_equal(ci.estimate, ev.summary)
     per_topic = ev.interval(summary=False)
     assert per_topic.low.shape == ev.values.shape
+    # ht(AP)'s run means: on the logit scale where the normal interval lies inside (0, 1)
+    ev = evaluate_collection(col, judgments, parse_all(["ht(AP)", "ht(P@10)", "xinfAP"]), ci=0.8)
+    ci = ev.interval()
+    normal = normal_interval(ev.summary, ev.summary_variance, 0.8, df=ev.summary_df)
+    on_logit = logit_interval(ev.summary, ev.summary_variance, 0.8, df=ev.summary_df)
+    np.testing.assert_array_equal(ci.low[:, 0], on_logit.low[:, 0])
+    np.testing.assert_array_equal(ci.low[:, 1:], normal.low[:, 1:])
+    assert not np.array_equal(ci.low[:, 0], normal.low[:, 0])
+    per_topic = ev.interval(summary=False)
+    np.testing.assert_array_equal(per_topic.high, ev.values + z(0.8) * np.sqrt(ev.variance))
 
 
 def test_generator_accepts_seeds_and_refuses_none():

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy import stats
+from scipy import special, stats
 
 from irsample.design import importance, uniform
 from irsample.evaluation import evaluate_collection
@@ -77,11 +77,16 @@ def test_evaluation_takes_the_t_on_satterthwaites_nu(world):
     assert np.all(np.isfinite(nu) & (nu >= 1)) and np.isinf(ev.summary_df[:, 1]).all()
     interval = ev.interval()
     se = np.sqrt(ev.summary_variance)
-    np.testing.assert_allclose(interval.high[:, 0] - ev.summary[:, 0],
-                               stats.t.ppf(0.975, nu) * se[:, 0])
-    np.testing.assert_allclose(interval.high[:, 1] - ev.summary[:, 1],
-                               stats.norm.ppf(0.975) * se[:, 1])
-    assert "Satterthwaite" in interval.method
+    theta = ev.summary
+    # run means of ratios: the quantile on the logit scale where the normal interval lies
+    # inside (0, 1), the normal interval elsewhere (stats.intervals.logit_interval)
+    half = np.array([stats.t.ppf(0.975, nu), np.full(len(nu), stats.norm.ppf(0.975))]).T * se
+    inside = (theta - half > 0) & (theta + half < 1)
+    assert inside.any() and not inside.all()
+    for limit, sign in ((interval.high, 1), (interval.low, -1)):
+        on_logit = special.expit(special.logit(theta) + sign * half / (theta * (1 - theta)))
+        np.testing.assert_allclose(limit, np.where(inside, on_logit, theta + sign * half))
+    assert "Satterthwaite" in interval.method and "logit" in interval.method
     topics = ev.interval(summary=False)
     np.testing.assert_allclose((topics.high - ev.values)[ev.evaluated],
                                (stats.norm.ppf(0.975) * np.sqrt(ev.variance))[ev.evaluated])

@@ -24,13 +24,13 @@ INTERVALS: dict[str, str | None] = {"AP": None, "nDCG": "infNDCG"}
 #: share of the 11 runs whose interval covers the pool's truth)
 EVIDENCE: dict[str, str] = {
     "AP": ("no AP estimator's 95% intervals reached 0.93 on the demo's design at 10% over 20 "
-           "seeds: ht(AP)'s covered the pool's truth for 8.6% of the runs on Vaswani and 13.6% "
+           "seeds: ht(AP)'s covered the pool's truth for 8.6% of the runs on Vaswani and 11.8% "
            "on CACM, xinfAP's 6.4% and 1.8% (benchmarks/demo_coverage.py); the estimates are "
            "biased on topics whose sample holds few relevant documents, and ht(AP)'s "
            "intervals are flagged unreliable by the rule there"),
     "nDCG": ("infNDCG's 95% intervals covered the pool's truth for 94.5% of the runs on "
              "Vaswani and 99.5% on CACM over 20 seeds of the demo's design at 10% "
-             "(benchmarks/demo_coverage.py; ht(nDCG): 35.0% and 26.4%, flagged)"),
+             "(benchmarks/demo_coverage.py; ht(nDCG): 36.8% and 28.2%, flagged)"),
 }
 
 #: the estimators of a measure that irsample plan can plan for -> its target measure

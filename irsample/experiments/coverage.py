@@ -99,15 +99,17 @@ def designs(pool_size: int, percents, plan_for: str = "xinfAP", which=STRATEGIES
 
 
 def interval_checks(est, truth, sd, *, level: float = 0.95, ks_alpha: float = 0.05,
-                    half=None) -> dict:
-    """Coverage of est -/+ z sd, or of est -/+ ``half`` where the intervals' half-widths are
-    given (arrays [trial, run]; ``covered`` the array, ``coverage`` its mean) and the
+                    half=None, limits=None) -> dict:
+    """Coverage of est -/+ z sd, of est -/+ ``half`` where the intervals' half-widths are
+    given, or of [low, high] where their ``limits`` are (a logit-scale interval is not
+    symmetric) (arrays [trial, run]; ``covered`` the array, ``coverage`` its mean) and the
     Kolmogorov-Smirnov pass rate: per run, the standardised errors (est - truth) / sd over the
     trials against N(0, 1) at ``ks_alpha`` (paper 000 §3 reports 90% of the systems passing for
     infAP)."""
     est, truth, sd = (np.asarray(a, dtype=float) for a in (est, truth, sd))
     half = intervals.z(level) * sd if half is None else np.asarray(half, dtype=float)
-    covered = covers(est, est - half, est + half, truth)
+    low, high = (est - half, est + half) if limits is None else limits
+    covered = covers(est, low, high, truth)
     err = (est - truth) / np.where(sd > 0, sd, np.nan)
     passes = []
     for r in range(err.shape[1]):
@@ -159,9 +161,10 @@ def coverage_table(result, level: float = 0.95) -> pd.DataFrame:
         shape = (g["trial"].nunique(), -1)
         est = g["estimate"].to_numpy().reshape(shape)
         truth = g["truth"].to_numpy().reshape(shape)
-        half = ((g["high"] - g["low"]).to_numpy() / 2).reshape(shape)
+        low, high = (g[k].to_numpy().reshape(shape) for k in ("low", "high"))
+        half = (high - low) / 2
         sd = predicted_sd(g, half, level)
-        checks = interval_checks(est, truth, sd, level=level, half=half)
+        checks = interval_checks(est, truth, sd, level=level, half=half, limits=(low, high))
         flagged = (g["flagged"].to_numpy().reshape(shape) if "flagged" in g
                    else np.zeros(est.shape, dtype=bool))
         covered = checks["covered"]

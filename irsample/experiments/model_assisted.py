@@ -58,7 +58,7 @@ from ..measures.ht.estimator import estimate as ht_estimate
 from ..measures.ppi.estimate import ppi_estimate
 from ..measures.reliability import assess
 from ..stats.agreement import cohen_kappa
-from ..stats.intervals import mean_degrees_of_freedom, quantile, trial_shares
+from ..stats.intervals import covers, logit_interval, mean_degrees_of_freedom, trial_shares
 from .data import load
 from .registry import Context, recipe
 from .report import Report, Section
@@ -215,18 +215,20 @@ def _summarise(e, evaluated, q, truth, n_runs, picks, ctx, kind):
     var = _means(e.variance, evaluated, q, n_runs) / np.maximum(q, 1)  # sum_t var_t / Q^2
     hvar = _means(e.ht_variance, evaluated, q, n_runs) / np.maximum(q, 1)
     ht_spread = ht_estimate(ctx, parse(kind)[0]).variance_spread
-    # z, or the t on the jackknife's degrees of freedom (``Evaluation.interval``'s rule)
-    half = quantile(0.95, mean_degrees_of_freedom(e.variance, e.variance_spread,
-                                                  evaluated)) * np.sqrt(var)
-    hhalf = quantile(0.95, mean_degrees_of_freedom(e.ht_variance, ht_spread,
-                                                   evaluated)) * np.sqrt(hvar)
+    # z, or the t on the jackknife's degrees of freedom, on the logit scale (AP and nDCG are
+    # ratios in [0, 1]: ``Evaluation.interval``'s rule)
+    low, high = logit_interval(est, var, 0.95, df=mean_degrees_of_freedom(
+        e.variance, e.variance_spread, evaluated))
+    hlow, hhigh = logit_interval(ht, hvar, 0.95, df=mean_degrees_of_freedom(
+        e.ht_variance, ht_spread, evaluated))
+    half, hhalf = (high - low) / 2, (hhigh - hlow) / 2
     err, herr = est - truth, ht - truth
     lam = e.lam.reshape(n_runs, -1)[:, 0]
 
     def tau(x):
         return float(stats.kendalltau(truth, x).statistic)
 
-    covered, ht_covered = np.abs(err) <= half, np.abs(herr) <= hhalf
+    covered, ht_covered = covers(est, low, high, truth), covers(ht, hlow, hhigh, truth)
     return dict(coverage=float(np.mean(covered)), halfwidth=float(half.mean()),
                 bias=float(err.mean()), sq_error=float(np.mean(err * err)),
                 ht_coverage=float(np.mean(ht_covered)), ht_halfwidth=float(hhalf.mean()),

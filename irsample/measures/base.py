@@ -166,6 +166,14 @@ class Measure:
     #: one or two relevant documents are weak (:mod:`irsample.measures.reliability`)
     ratio: ClassVar[bool] = False
 
+    @property
+    def logit_interval(self) -> bool:
+        """Whether the interval of a run's mean is found on the logit scale
+        (:func:`irsample.stats.intervals.logit_interval`): the design-based estimators of a
+        ratio in [0, 1] (ht(M), ppi(M) for AP, nDCG, R-prec, recall) say so; every other
+        measure keeps the normal interval, as its reference defines it."""
+        return False
+
     def estimated_bias(self, ctx: EvalContext, from_sample: bool = False) -> np.ndarray | None:
         """Per segment: the estimator's estimated bias where it can give one (None: it gives
         none); read by :func:`irsample.measures.reliability.assess`. ``from_sample``: the

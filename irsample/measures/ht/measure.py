@@ -78,6 +78,11 @@ class HT(Measure):
     def ratio(self) -> bool:  # type: ignore[override]
         return isinstance(self.inner, RATIOS)
 
+    @property
+    def logit_interval(self) -> bool:
+        """A ratio in [0, 1]: its run means' intervals are found on the logit scale."""
+        return self.ratio
+
     def expected_support(self, ctx, cutoff):
         """Per segment: the relevant documents the design is expected to judge within
         ``cutoff`` of each ranking, for the reliability rule (``expected.expected_support``);

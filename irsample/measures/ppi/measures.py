@@ -99,6 +99,11 @@ class PPI(Measure):
     def ratio(self) -> bool:  # type: ignore[override]
         return _target(self.target)[0] in ("AP", "nDCG")
 
+    @property
+    def logit_interval(self) -> bool:
+        """AP and nDCG, ratios in [0, 1]: run means' intervals on the logit scale, as ht's."""
+        return self.ratio
+
     def expected_support(self, ctx, cutoff):
         """ht(M)'s (:meth:`HT.expected_support
         <irsample.measures.ht.measure.HT.expected_support>`): the same human sample."""
