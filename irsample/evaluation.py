@@ -142,7 +142,7 @@ class Evaluation:
         logit = np.array([m.logit_interval for m in self.measures], dtype=bool)
         if not summary or not logit.any():
             return normal_interval(value, var, self.ci, method=method, df=df)
-        method += "; on the logit scale for the run means of ht and ppi ratios (AP, nDCG)"
+        method += "; on the logit scale for the run means of ht and ppi ratios"
         return logit_interval(value, var, self.ci, logit=logit, method=method, df=df)
 
     @property
