@@ -18,6 +18,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from scipy import stats as sps
 
 from irsample.errors import DesignError
@@ -73,6 +75,23 @@ def test_logit_interval_leans_to_one_half_inside_the_bounds():
     t = logit_interval(0.2, 0.02**2, 0.95, df=5.0)
     assert t.high == pytest.approx(1 / (1 + math.exp(-(math.log(0.25) + sps.t.ppf(0.975, 5)
                                                           * 0.02 / 0.16))), rel=1e-12)
+
+
+@given(st.floats(0.001, 0.999), st.floats(1e-6, 0.5), st.sampled_from([0.8, 0.9, 0.95, 0.99]),
+       st.sampled_from([None, 3.0, 40.0]))
+def test_logit_interval_holds_the_estimate_inside_the_bounds(m, se, level, df):
+    ci = logit_interval(m, se * se, level, df=df)
+    normal = normal_interval(m, se * se, level, df=df)
+    assert ci.low <= m <= ci.high
+    if 0 < normal.low and normal.high < 1:  # on the logit scale: inside (0, 1), leaning to 1/2
+        assert 0 <= ci.low and ci.high <= 1
+        lean = (ci.high - m) - (m - ci.low)  # above minus below: > 0 below 1/2, < 0 above
+        if abs(lean) > 1e-9 * (ci.high - ci.low):
+            assert (lean > 0) == (m < 0.5)
+        width, normal_width = ci.high - ci.low, normal.high - normal.low
+        assert normal_width * 0.8 <= width <= normal_width * 1.6 + 1e-12
+    else:
+        assert (ci.low, ci.high) == (normal.low, normal.high)
 
 
 def test_evaluation_interval_is_an_interval():
