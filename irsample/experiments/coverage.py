@@ -164,7 +164,7 @@ def coverage_table(result, level: float = 0.95) -> pd.DataFrame:
         low, high = (g[k].to_numpy().reshape(shape) for k in ("low", "high"))
         half = (high - low) / 2
         sd = predicted_sd(g, half, level)
-        checks = interval_checks(est, truth, sd, level=level, half=half, limits=(low, high))
+        checks = interval_checks(est, truth, sd, level=level, limits=(low, high))
         flagged = (g["flagged"].to_numpy().reshape(shape) if "flagged" in g
                    else np.zeros(est.shape, dtype=bool))
         covered = checks["covered"]

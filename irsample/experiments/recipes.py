@@ -181,9 +181,10 @@ def design_table(result: ExperimentResult, level: float = 0.95) -> pd.DataFrame:
         g = g.sort_values(["trial", "run"])
         shape = (g["trial"].nunique(), -1)
         est, truth = (g[c].to_numpy().reshape(shape) for c in ("estimate", "truth"))
-        half = ((g["high"] - g["low"]).to_numpy() / 2).reshape(shape)
+        low, high = (g[c].to_numpy().reshape(shape) for c in ("low", "high"))
+        half = (high - low) / 2
         checks = interval_checks(est, truth, predicted_sd(g, half, level), level=level,
-                                 half=half)
+                                 limits=(low, high))
         t = result.trials[(result.trials["strategy"] == name)
                           & (result.trials["measure"] == measure)]
         rows.append({"design": name, "estimator": measure,
