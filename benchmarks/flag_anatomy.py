@@ -3,7 +3,8 @@
 For ``--draws`` samples of one design of ``irsample simulate ci-coverage`` (the depth-100 pool
 of the pooled runs as the frame, its complete judgments as the truth; ``ht_coverage.design_for``)
 this prints, per draw and per ratio estimator (ht(AP), ht(nDCG)), the share of the run means
-whose 95% interval covers the truth, the share the rule flags
+whose 95% interval (as ``eval --ci`` prints it: on the logit scale since 2026-11-29, normal
+before) covers the truth, the share the rule flags
 (:func:`irsample.measures.reliability.assess`, as ``eval --ci`` applies it) and by which part:
 weak topics (rule 2), and, as medians over the runs in standard errors of the mean, rule 3's
 two terms: the estimated bias (the topics' signed biases summed, or for ht(AP), which removes
@@ -47,7 +48,7 @@ def anatomy(ctx, measure, truth: np.ndarray) -> dict:
         judged_share,
         summed_bias,
     )
-    from irsample.stats.intervals import z
+    from irsample.stats.intervals import covers, logit_interval, mean_degrees_of_freedom
 
     shape = (ctx.n_runs, ctx.n_topics)
     e = estimate(ctx, measure.inner)
@@ -63,9 +64,14 @@ def anatomy(ctx, measure, truth: np.ndarray) -> dict:
     actual = np.abs(np.where(cells, value - truth, 0.0).sum(axis=1))
     safe = np.where(se > 0, se, np.nan)
     q = np.maximum(answered.sum(axis=1), 1)
-    error = np.where(answered, value - truth, 0.0).sum(axis=1) / q
+    mean = np.where(answered, value, 0.0).sum(axis=1) / q
+    true_mean = np.where(answered, truth, 0.0).sum(axis=1) / q
+    # the interval eval --ci prints (Evaluation.interval): on the logit scale, t on the
+    # jackknife's degrees of freedom where the variance is the sample's
+    low, high = logit_interval(mean, (se / q) ** 2, 0.95, df=mean_degrees_of_freedom(
+        variance, e.variance_spread, answered))
     return {"flagged": found.unreliable.mean(), "weak": found.many_weak.mean(),
-            "cover": np.mean(np.abs(error) <= z(0.95) * se / q),
+            "cover": np.mean(covers(mean, low, high, true_mean)),
             "bias": np.nanmedian(rule3 / safe), "bound": np.nanmedian(bound / safe),
             "actual": np.nanmedian(actual / safe), "imputed": np.flatnonzero(imputed)}
 
