@@ -35,7 +35,8 @@ EXPECTED = {
     "planner": (["## Planned vs 2strata", "plan-xinfAP", "## Predicted vs observed half-widths"],
                 []),
     "designs": (["## Coverage, half-width, bias, RMS, tau", "systematic(1-10:1,11-100:0.2)",
-                 "sd_ratio", "## Pool bias"], []),
+                 "sd_ratio", "coverage_unflagged", "coverage_flagged", "flagged_se",
+                 "## Pool bias"], []),
     "rounds": (["## Rounds, their cost and their coverage", "coverage_unflagged", "fixed",
                 "round 1", "coverage_unflagged_se"], []),
 }
@@ -161,6 +162,22 @@ def test_monte_carlo_errors_count_trials_not_runs():
     independent = monte_carlo_errors(rng.random((trials, runs)) < 0.9, np.zeros_like(covered))
     assert independent["coverage_se"] == pytest.approx(np.sqrt(0.09 / (trials * runs)), rel=0.15)
     assert np.isnan(monte_carlo_errors(covered[:1], flagged[:1])["coverage_se"])
+
+
+def test_flag_columns_split_coverage_by_the_rule():
+    """The designs and ci-coverage tables count the flagged share and the coverage on each
+    side of the rule from the run rows' ``flagged`` column; rows without it are unflagged."""
+    from irsample.experiments.coverage import flag_columns
+
+    covered = np.array([[True, False, True], [True, True, False]])
+    g = pd.DataFrame({"flagged": [False, True, False, False, False, True]})
+    out = flag_columns(g, covered)
+    assert out["flagged"] == pytest.approx(2 / 6)
+    assert out["coverage_unflagged"] == 1.0 and out["coverage_flagged"] == 0.0
+    assert {"coverage_se", "coverage_unflagged_se", "flagged_se"} <= set(out)
+    none = flag_columns(pd.DataFrame({"x": range(6)}), covered)
+    assert none["flagged"] == 0.0 and none["coverage_unflagged"] == pytest.approx(4 / 6)
+    assert np.isnan(none["coverage_flagged"])
 
 
 def test_trial_shares_pool_the_trials_counts():

@@ -165,8 +165,6 @@ def coverage_table(result, level: float = 0.95) -> pd.DataFrame:
         half = (high - low) / 2
         sd = predicted_sd(g, half, level)
         checks = interval_checks(est, truth, sd, level=level, limits=(low, high))
-        flagged = (g["flagged"].to_numpy().reshape(shape) if "flagged" in g
-                   else np.zeros(est.shape, dtype=bool))
         covered = checks["covered"]
         observed = est.std(axis=0, ddof=1) if est.shape[0] > 1 else np.full(est.shape[1], np.nan)
         # runs with no spread (every trial judged their reach whole: estimates equal up to
@@ -178,17 +176,26 @@ def coverage_table(result, level: float = 0.95) -> pd.DataFrame:
         rows.append({"strategy": strat, "percent": _percent(strat, setting),
                      "judged_pct": 100 * judged.loc[(strat, setting)],
                      "estimator": measure, "target": g["target"].iloc[0],
-                     "coverage": checks["coverage"],
-                     "coverage_unflagged": _share(covered[~flagged]),
-                     "flagged": float(flagged.mean()),
-                     "coverage_flagged": _share(covered[flagged]),
-                     **monte_carlo_errors(covered, flagged),
+                     "coverage": checks["coverage"], **flag_columns(g, covered),
                      "halfwidth": float(np.mean(half)),
                      "bias": checks["bias"], "rms": checks["rms"],
                      "tau": float(tau.loc[(strat, setting, measure)]),
                      "sd_ratio": ratio, "ks_pass": checks["ks_pass"],
                      "se_error_corr": checks["se_error_corr"]})
     return pd.DataFrame(rows)
+
+
+def flag_columns(g: pd.DataFrame, covered: np.ndarray) -> dict:
+    """``coverage_unflagged``, ``flagged``, ``coverage_flagged`` and their Monte Carlo standard
+    errors (:func:`monte_carlo_errors`) for the run rows ``g`` of one cell, sorted by trial and
+    run, whose intervals ``covered`` (array [trial, run]) the truth; rows without a ``flagged``
+    column count as unflagged."""
+    flagged = (g["flagged"].to_numpy(dtype=bool).reshape(covered.shape) if "flagged" in g
+               else np.zeros(covered.shape, dtype=bool))
+    return {"coverage_unflagged": _share(covered[~flagged]),
+            "flagged": float(flagged.mean()),
+            "coverage_flagged": _share(covered[flagged]),
+            **monte_carlo_errors(covered, flagged)}
 
 
 def monte_carlo_errors(covered: np.ndarray, flagged: np.ndarray) -> dict:

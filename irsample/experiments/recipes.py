@@ -34,7 +34,7 @@ import pandas as pd
 from ..design import parse_design, terabyte, uniform
 from ..design.sampling.depth import DepthPool
 from . import pool_bias
-from .coverage import ESTIMATORS, interval_checks, predicted_sd
+from .coverage import ESTIMATORS, flag_columns, interval_checks, predicted_sd
 from .registry import (
     PAPER_000,
     PAPER_001,
@@ -173,7 +173,9 @@ def xinfap_terabyte(context: Context, p: dict) -> Report:
 
 def design_table(result: ExperimentResult, level: float = 0.95) -> pd.DataFrame:
     """Per design x estimator, over runs x trials: % of the pool judged, coverage of the
-    intervals, mean half-width, bias, RMS error, mean Kendall tau per trial, and ``sd_ratio`` =
+    intervals, the share of run means the reliability rule flags and the coverage of the
+    unflagged and of the flagged ones (:func:`~irsample.experiments.coverage.flag_columns`),
+    mean half-width, bias, RMS error, mean Kendall tau per trial, and ``sd_ratio`` =
     predicted SD (half-width / z, or / t on the interval's degrees of freedom) over the SD
     observed across trials (means over runs)."""
     rows = []
@@ -189,7 +191,8 @@ def design_table(result: ExperimentResult, level: float = 0.95) -> pd.DataFrame:
                           & (result.trials["measure"] == measure)]
         rows.append({"design": name, "estimator": measure,
                      "judged_pct": float(100 * (t["judged"] / t["pool_size"]).mean()),
-                     "coverage": checks["coverage"], "halfwidth": float(np.nanmean(half)),
+                     "coverage": checks["coverage"], **flag_columns(g, checks["covered"]),
+                     "halfwidth": float(np.nanmean(half)),
                      "bias": checks["bias"], "rms": checks["rms"],
                      "tau": float(t["kendall_tau"].mean()),
                      "sd_ratio": checks["predicted_sd"] / checks["observed_sd"]
@@ -215,10 +218,11 @@ def named_designs(context: Context, p: dict) -> Report:
     table = design_table(result)
     text = ("Designs by name (irsample.design.sampling.named: any registered kind, presets, "
             "strata specs), drawn over the pooled runs' pool (depth: the design's own, else "
-            "100); truth: each run's measure on the complete judgments of that pool. Over runs "
-            "x trials: coverage of the 95% interval of the mean over topics, mean half-width, "
-            "bias, RMS error; tau: mean Kendall tau-b per trial; sd_ratio: predicted / "
-            "observed SD of the estimates.")
+            "100); truth: each run's measure on the complete judgments of that pool. Over "
+            "runs x trials: coverage of the 95% interval of the mean over topics (of all of "
+            "them, of those the reliability rule leaves unflagged and of those it flags, with "
+            "the flagged share), mean half-width, bias, RMS error; tau: mean Kendall tau-b per "
+            "trial; sd_ratio: predicted / observed SD of the estimates.")
     return Report("designs", "Named designs: intervals of run means against the frame truth",
                   PAPER_000, {}, [
                       Section("Coverage, half-width, bias, RMS, tau", text, table),
