@@ -22,6 +22,9 @@ against identified ones, and within an identified topic (DCG^, IDCG^ the estimat
 the frame's truths) the error DCG^/IDCG^ - DCG/IDCG into a numerator part (DCG^ - DCG)/IDCG, an
 ideal part DCG/IDCG^ - DCG/IDCG and their interaction, by the number k of relevant documents in
 the topic's sample; "raw" is the ideal part with IDCG(C^) before the concavity correction.
+The coverage printed with each estimator is that of the normal interval mean -/+ 1.96 SE of the
+topics it splits (a yardstick for the bias against the spread; ``eval --ci`` prints AP's and
+nDCG's intervals on the logit scale).
 
 Measured (40 trials, seed 12, ht(nDCG) with the plain mean as imputation, before single-hit
 donors): Vaswani 2strata 10% bias +0.054 = identified +0.011 + imputed +0.044 (identified:

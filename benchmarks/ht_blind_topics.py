@@ -9,7 +9,7 @@ one design of ``irsample simulate ci-coverage`` (the depth-100 pool of the poole
 frame, the frame's complete judgments as the truth), this prints the share of (run, topic)
 estimates that are blind (cell variance 0 with unjudged positions in the top k) and of those
 that are blind and wrong, and the coverage of the run means' 95% intervals with the cell
-variance alone and with the term.
+variance alone and with the term (normal intervals, as ``eval --ci`` prints them for P@k).
 
 Measured (TREC-8, planned design, 40 draws, seed 7): at 30% of the pool 0.166 of the estimates
 were blind and 0.021 blind and wrong, with 0.298 of the squared error; the intervals covered

@@ -5,9 +5,13 @@ the qrels do not list are non-relevant); the truth of a run is M on the complete
 frame (what judging the whole pool would give). Designs (``design_for``): those of
 ``irsample simulate ci-coverage`` (uniform, 2strata, planned) and top10 (1-10 exhaustive, 11-100
 sampled), under a total budget of f x pool size. For
-each design, fraction and trial (seeded), every run's mean of ht(M) over topics gets a 95%
-interval mean +- 1.96 sqrt(sum var_q / Q^2); printed per measure: coverage over runs x trials,
-bias and RMS of the mean against the truth, mean half-width, and predicted against observed SD.
+each design, fraction and trial (seeded), every run's mean of ht(M) over topics gets the 95%
+interval ``irsample eval --ci 0.95`` prints (``Evaluation.interval``: for the ratios AP and
+nDCG on the logit scale, where the normal interval lies inside (0, 1)) and the reliability
+rule's status; printed per measure: coverage over runs x trials (``cover``: all intervals;
+``unflag``: those the rule leaves unflagged, with ``flagged`` the share it flags), bias and RMS
+of the mean against the truth, mean half-width (high - low) / 2, and the predicted standard
+error sqrt(sum var_q) / Q against the spread observed over trials.
 
 Usage: python benchmarks/ht_coverage.py [--collection vaswani|trec8|cacm] [--trials 100]
        [--fractions 0.05,0.1,0.2,0.3] [--designs uniform,2strata,planned,top10] [--seed 12]
@@ -96,6 +100,7 @@ def main() -> None:
     sys.path.insert(0, str(ROOT))
     from irsample.evaluation import evaluate_collection
     from irsample.measures import parse_all
+    from irsample.stats.intervals import covers
 
     col, frame = load(args.collection, Path(args.shared))
     measures = parse_all([m.strip() for m in args.measures.split(",")])
@@ -103,14 +108,15 @@ def main() -> None:
     truth = evaluate_collection(col, frame.judgments(), inner).summary  # (runs, measures)
     print(f"{args.collection}: {col.n_runs} runs, {col.n_topics} topics, frame {len(frame)} "
           f"documents, seed {args.seed}, {args.trials} trials")
-    print(f"{'design':9} {'f':>5} {'measure':12} {'judged':>7} {'cover':>6} {'bias':>8} {'rms':>7} "
-          f"{'halfw':>7} {'sd_pred':>7} {'sd_obs':>7}")
+    print(f"{'design':9} {'f':>5} {'measure':12} {'judged':>7} {'cover':>6} {'unflag':>6} "
+          f"{'flagged':>7} {'bias':>8} {'rms':>7} {'halfw':>7} {'sd_pred':>7} {'sd_obs':>7}")
     seeds = np.random.SeedSequence(args.seed)
     for kind in args.designs.split(","):
         for f in [float(x) for x in args.fractions.split(",")]:
             design = design_for(kind, f, frame)
             est = np.zeros((args.trials, col.n_runs, len(measures)))
-            var = np.zeros_like(est)
+            var, low, high = np.zeros_like(est), np.zeros_like(est), np.zeros_like(est)
+            flagged = np.zeros(est.shape, dtype=bool)
             judged = 0
             start = time.perf_counter()
             for t, child in enumerate(seeds.spawn(args.trials)):
@@ -118,14 +124,19 @@ def main() -> None:
                 judged += int(np.count_nonzero(judgments.state == 2))
                 e = evaluate_collection(col, judgments, measures, ci=0.95)
                 est[t], var[t] = e.summary, e.summary_variance
+                low[t], high[t] = e.interval()
+                flagged[t] = e.statuses.status == "unreliable"
             ms = (time.perf_counter() - start) / args.trials * 1000
-            half = 1.959964 * np.sqrt(var)
-            cover = np.abs(est - truth) <= half + 1e-12
+            half = (high - low) / 2
+            cover = covers(est, low, high, truth)
             for j, m in enumerate(measures):
                 err = est[:, :, j] - truth[:, j]
+                kept = cover[:, :, j][~flagged[:, :, j]]
+                unflagged = f"{kept.mean():6.3f}" if kept.size else f"{'-':>6}"
                 print(
                     f"{kind:9} {f:5.2f} {m.name:12} {judged / args.trials / len(frame):7.3f} "
-                    f"{cover[:, :, j].mean():6.3f} {err.mean():8.4f} "
+                    f"{cover[:, :, j].mean():6.3f} {unflagged} {flagged[:, :, j].mean():7.3f} "
+                    f"{err.mean():8.4f} "
                     f"{np.sqrt((err**2).mean()):7.4f} "
                     f"{half[:, :, j].mean():7.4f} {np.sqrt(var[:, :, j].mean()):7.4f} "
                     f"{est[:, :, j].std(axis=0).mean():7.4f}"

@@ -16,9 +16,13 @@ of ``irsample simulate model-assisted``), over ``--trials`` seeded draws and eve
 
 - bias and RMS error of the run mean against the frame truth, and the mean SE;
 - ``var-ratio``: the mean estimated variance over the mean squared error (1 = right on average);
-- ``cover``: coverage of the printed 95% interval; ``oracle``: coverage of estimate -/+ 1.96
-  RMS, the run's own RMS error over the trials in place of the estimated SE (what a variance
-  estimate without noise would give; an in-sample yardstick, not an estimator);
+- ``cover``: coverage of the normal 95% interval estimate -/+ 1.96 SE (the one these
+  measurements were first made with, and the one ``eval --ci`` prints for P@k); ``logit``:
+  coverage of the interval ``eval --ci`` prints for the ratios AP and nDCG, found on the logit
+  scale where the normal one lies inside (0, 1) (``stats.intervals.logit_interval``);
+  ``oracle``: coverage of estimate -/+ 1.96 RMS, the run's own RMS error over the trials in
+  place of the estimated SE (what a variance estimate without noise would give; an in-sample
+  yardstick, not an estimator);
 - ``corr``: the correlation over trials of a run's error with its SE, averaged over runs
   (``se_error_corr`` of ``simulate ci-coverage``);
   ``cv(se)``: the SE's coefficient of variation over trials, averaged over runs;
@@ -99,10 +103,13 @@ def ppi_runs(args):
 
 def report(name: str, est: np.ndarray, var: np.ndarray, truth: np.ndarray) -> str:
     from irsample.experiments.coverage import steadiness
+    from irsample.stats.intervals import covers, logit_interval
 
     err = est - truth
     se = np.sqrt(var)
     covered = np.abs(err) <= 1.96 * se
+    bounds = logit_interval(est, var, 0.95)
+    logit = covers(est, bounds.low, bounds.high, truth)
     rms = np.sqrt((err * err).mean(axis=0))
     oracle = (np.abs(err) <= 1.96 * rms).mean()
     corr = steadiness(est, truth, se)["se_error_corr"]
@@ -110,7 +117,8 @@ def report(name: str, est: np.ndarray, var: np.ndarray, truth: np.ndarray) -> st
     missed = ~covered
     return (f"{name:12} bias {err.mean():+.4f} rms {np.sqrt((err * err).mean()):.4f} "
             f"se {se.mean():.4f} var-ratio {var.mean() / (err * err).mean():.3f} "
-            f"cover {covered.mean():.3f} oracle {oracle:.3f} corr {corr:+.2f} "
+            f"cover {covered.mean():.3f} logit {logit.mean():.3f} oracle {oracle:.3f} "
+            f"corr {corr:+.2f} "
             f"cv(se) {np.mean(se.std(axis=0) / se.mean(axis=0)):.3f} "
             f"low-se {covered[low].mean():.3f} high-se {covered[~low].mean():.3f} "
             f"misses-low {(err[missed] < 0).mean() if missed.any() else float('nan'):.2f}")

@@ -8,10 +8,13 @@ top-ups ``--trials`` times for each of ``--pilots`` fixed pilots (0: a new pilot
 the design as ``ci-coverage`` draws it) on the collection's depth-100 pool and prints, per pilot
 and over all, the run means' bias in standard deviations of the estimate over the trials, the
 predicted over the observed standard deviation (``sd_ratio``, median over runs) and the
-coverage of the 95% intervals; then, per pilot, the topics whose mean error over the runs is
-largest, with the relevant documents the top-ups find there on average, how often none, and the
-pool's relevant documents. Given a pilot the variance is the top-ups' alone; over pilots the
-estimate's spread also holds how its conditional bias moves with the pilot. ``--take-all-top``
+coverage of the 95% intervals (``normal``: estimate -/+ z sd, the interval these measurements
+were first made with; ``logit``: found on the logit scale where the normal interval lies inside
+(0, 1), the one ``eval --ci`` prints for AP and nDCG); then, per pilot, the topics whose mean
+error over the runs is largest, with the relevant documents the top-ups find there on average,
+how often none, and the pool's relevant documents. Given a pilot the variance is the top-ups'
+alone; over pilots the estimate's spread also holds how its conditional bias moves with the
+pilot. ``--take-all-top``
 runs the experiment of lifting the planner's rate band (``design/planner/bounds.py``) for the
 first stratum, so a banded plan may judge the best-ranked documents whole, as an unbanded one
 does. ``--plan free`` or ``--plan band`` draws the top-ups of the pilot's unbanded or banded
@@ -92,14 +95,17 @@ def take_all_top() -> None:
 
 
 def summary(label: str, est, sd, truth_mean) -> None:
-    """One line: bias over the trials' spread, sd_ratio and coverage of the run means."""
-    from irsample.stats.intervals import z
+    """One line: bias over the trials' spread, sd_ratio and coverage of the run means (normal
+    and logit-scale intervals)."""
+    from irsample.stats.intervals import covers, logit_interval, z
 
     spread = est.std(axis=0)
+    logit = logit_interval(est, sd * sd, 0.95)
     print(f"{label}: bias / spread {np.median((est.mean(0) - truth_mean) / spread):+.3f} "
           f"(median over runs), mean bias {np.mean(est.mean(0) - truth_mean):+.4f}, sd_ratio "
-          f"{np.median(sd.mean(0) / spread):.3f}, coverage "
-          f"{np.mean(np.abs(est - truth_mean) <= z(0.95) * sd):.3f}")
+          f"{np.median(sd.mean(0) / spread):.3f}, coverage normal "
+          f"{np.mean(np.abs(est - truth_mean) <= z(0.95) * sd):.3f}, logit "
+          f"{np.mean(covers(est, logit.low, logit.high, truth_mean)):.3f}")
 
 
 def main() -> None:
