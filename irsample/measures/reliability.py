@@ -43,7 +43,11 @@ and the topics that cause it (where to judge next). A run's mean is unreliable w
    flags the draws that caught few relevant documents, and those that caught many (and
    overestimate) stay unflagged; on TREC-8 (100 trials) it flagged 82% and 88% of the 2strata
    10% ht(AP) and ht(nDCG) means, whose intervals cover 0.98-0.99, the rule with the expected
-   count 18% and 46% (REPRODUCTION.md, "The floor and rule 2's expected count");
+   count 18% and 46% (REPRODUCTION.md, "The floor and rule 2's expected count"). The limit,
+   :data:`MAX_WEAK` of the topics (four of 50), was 5% (three of 50): the means it flagged
+   and the 7% limit does not covered 0.98-0.99 of the truths on TREC-8 2strata 10% samples
+   and 0.93-0.96 on TREC-COVID uniform 5% ones (100 draws, two seeds each), and a 10% limit
+   lets through means that miss (REPRODUCTION.md, "Rule 2's limit");
 3. **estimated bias** (estimators that give it, ``Measure.estimated_bias``): the second-order
    bias of the mean, the topics' signed biases summed (the bias of a sum; adding their absolute
    values instead flagged 0.85 of TREC-8's ht(nDCG) means under the planned design at 10%,
@@ -103,8 +107,8 @@ MIN_SUPPORT = 40
 FEW = 2
 #: a topic judged at least this share of its pool is not weak, whatever it holds
 SETTLED = 0.5
-#: largest share of a run's topics that may be weak
-MAX_WEAK = 0.05
+#: largest share of a run's topics that may be weak (rule 2; 5% before, see the docstring)
+MAX_WEAK = 0.07
 #: largest estimated bias of a run mean, in standard errors
 MAX_BIAS_SE = 0.35
 #: topics named in a reason, at most (the rest are counted)
