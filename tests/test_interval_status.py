@@ -494,3 +494,15 @@ def test_pairs_count_the_draws_relevant_documents(samples):
     assert ap.bias_corrected
     per_run = np.sqrt((np.where(evaluated, sample_bias.reshape(shape), 0.0) ** 2).sum(1))
     np.testing.assert_allclose(drawn.bias_se, per_run / np.sqrt(evaluated.sum(1)))
+
+
+def test_rule_two_limit_flags_four_weak_topics_of_fifty_not_three():
+    """MAX_WEAK: a run mean with three weak topics of 50 is not flagged by rule 2, one with
+    four is (the 5% limit flagged three; REPRODUCTION.md, "Rule 2's limit")."""
+    from irsample.measures.reliability import Reliability
+
+    weak = np.array([2, 3, 4]) / 50
+    nothing = np.zeros(3)
+    found = Reliability(np.zeros(3, dtype=bool), ("",) * 3, ((),) * 3, nothing, weak,
+                        np.full(3, np.nan), np.zeros(3, dtype=bool))
+    assert found.many_weak.tolist() == [False, False, True]

@@ -46,7 +46,7 @@ and the topics that cause it (where to judge next). A run's mean is unreliable w
    count 18% and 46% (REPRODUCTION.md, "The floor and rule 2's expected count"). The limit,
    :data:`MAX_WEAK` of the topics (four of 50), was 5% (three of 50): the means it flagged
    and the 7% limit does not covered 0.98-0.99 of the truths on TREC-8 2strata 10% samples
-   and 0.93-0.96 on TREC-COVID uniform 5% ones (100 draws, two seeds each), and a 10% limit
+   and 0.93-0.99 on TREC-COVID uniform 5% ones (100 draws, two seeds each), and a 10% limit
    lets through means that miss (REPRODUCTION.md, "Rule 2's limit");
 3. **estimated bias** (estimators that give it, ``Measure.estimated_bias``): the second-order
    bias of the mean, the topics' signed biases summed (the bias of a sum; adding their absolute
