@@ -137,7 +137,7 @@ def test_t_intervals_are_read_back_on_their_degrees_of_freedom():
     np.testing.assert_allclose(predicted_sd(pd.DataFrame({"x": [0.0] * 4}), half, 0.95),
                                0.3 / stats.norm.ppf(0.975))
     est, truth = np.zeros(df.shape), np.full(df.shape, 0.29)  # inside est -/+ half, beyond z se
-    assert interval_checks(est, truth, sd, half=half)["coverage"] == 1.0
+    assert interval_checks(est, truth, sd, limits=(est - half, est + half))["coverage"] == 1.0
     assert interval_checks(est, truth, sd)["coverage"] == 0.5
 
 

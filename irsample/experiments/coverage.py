@@ -99,15 +99,14 @@ def designs(pool_size: int, percents, plan_for: str = "xinfAP", which=STRATEGIES
 
 
 def interval_checks(est, truth, sd, *, level: float = 0.95, ks_alpha: float = 0.05,
-                    half=None, limits=None) -> dict:
-    """Coverage of est -/+ z sd, of est -/+ ``half`` where the intervals' half-widths are
-    given, or of [low, high] where their ``limits`` are (a logit-scale interval is not
-    symmetric) (arrays [trial, run]; ``covered`` the array, ``coverage`` its mean) and the
-    Kolmogorov-Smirnov pass rate: per run, the standardised errors (est - truth) / sd over the
-    trials against N(0, 1) at ``ks_alpha`` (paper 000 §3 reports 90% of the systems passing for
-    infAP)."""
+                    limits=None) -> dict:
+    """Coverage of est -/+ z sd, or of [low, high] where the intervals' ``limits`` are given
+    (a logit-scale interval is not symmetric) (arrays [trial, run]; ``covered`` the array,
+    ``coverage`` its mean) and the Kolmogorov-Smirnov pass rate: per run, the standardised
+    errors (est - truth) / sd over the trials against N(0, 1) at ``ks_alpha`` (paper 000 §3
+    reports 90% of the systems passing for infAP)."""
     est, truth, sd = (np.asarray(a, dtype=float) for a in (est, truth, sd))
-    half = intervals.z(level) * sd if half is None else np.asarray(half, dtype=float)
+    half = intervals.z(level) * sd
     low, high = (est - half, est + half) if limits is None else limits
     covered = covers(est, low, high, truth)
     err = (est - truth) / np.where(sd > 0, sd, np.nan)
@@ -157,15 +156,7 @@ def coverage_table(result, level: float = 0.95) -> pd.DataFrame:
     rows = []
     for (strat, setting, measure), g in runs.groupby(["strategy", "setting", "measure"],
                                                       sort=False):
-        g = g.sort_values(["trial", "run"])
-        shape = (g["trial"].nunique(), -1)
-        est = g["estimate"].to_numpy().reshape(shape)
-        truth = g["truth"].to_numpy().reshape(shape)
-        low, high = (g[k].to_numpy().reshape(shape) for k in ("low", "high"))
-        half = (high - low) / 2
-        sd = predicted_sd(g, half, level)
-        checks = interval_checks(est, truth, sd, level=level, limits=(low, high))
-        covered = checks["covered"]
+        est, half, sd, checks, flags = cell_checks(g, level)
         observed = est.std(axis=0, ddof=1) if est.shape[0] > 1 else np.full(est.shape[1], np.nan)
         # runs with no spread (every trial judged their reach whole: estimates equal up to
         # rounding, ~1e-17) have no ratio: NaN, left out of the mean
@@ -176,13 +167,29 @@ def coverage_table(result, level: float = 0.95) -> pd.DataFrame:
         rows.append({"strategy": strat, "percent": _percent(strat, setting),
                      "judged_pct": 100 * judged.loc[(strat, setting)],
                      "estimator": measure, "target": g["target"].iloc[0],
-                     "coverage": checks["coverage"], **flag_columns(g, covered),
+                     "coverage": checks["coverage"], **flags,
                      "halfwidth": float(np.mean(half)),
                      "bias": checks["bias"], "rms": checks["rms"],
                      "tau": float(tau.loc[(strat, setting, measure)]),
                      "sd_ratio": ratio, "ks_pass": checks["ks_pass"],
                      "se_error_corr": checks["se_error_corr"]})
     return pd.DataFrame(rows)
+
+
+def cell_checks(g: pd.DataFrame, level: float = 0.95) -> tuple:
+    """The run rows ``g`` of one cell (all its trials x runs) as arrays [trial, run]: the
+    estimates, the intervals' half-widths (high - low) / 2, the standard errors behind them
+    (:func:`predicted_sd`), :func:`interval_checks` of the limits [low, high] (a logit-scale
+    interval is not symmetric) and :func:`flag_columns`; the ``ci-coverage`` and ``designs``
+    tables read their columns from it."""
+    g = g.sort_values(["trial", "run"])
+    shape = (g["trial"].nunique(), -1)
+    est, truth, low, high = (g[c].to_numpy().reshape(shape)
+                             for c in ("estimate", "truth", "low", "high"))
+    half = (high - low) / 2
+    sd = predicted_sd(g, half, level)
+    checks = interval_checks(est, truth, sd, level=level, limits=(low, high))
+    return est, half, sd, checks, flag_columns(g, checks["covered"])
 
 
 def flag_columns(g: pd.DataFrame, covered: np.ndarray) -> dict:

@@ -34,7 +34,7 @@ import pandas as pd
 from ..design import parse_design, terabyte, uniform
 from ..design.sampling.depth import DepthPool
 from . import pool_bias
-from .coverage import ESTIMATORS, flag_columns, interval_checks, predicted_sd
+from .coverage import ESTIMATORS, cell_checks
 from .registry import (
     PAPER_000,
     PAPER_001,
@@ -174,24 +174,19 @@ def xinfap_terabyte(context: Context, p: dict) -> Report:
 def design_table(result: ExperimentResult, level: float = 0.95) -> pd.DataFrame:
     """Per design x estimator, over runs x trials: % of the pool judged, coverage of the
     intervals, the share of run means the reliability rule flags and the coverage of the
-    unflagged and of the flagged ones (:func:`~irsample.experiments.coverage.flag_columns`),
+    unflagged and of the flagged ones (:func:`~irsample.experiments.coverage.cell_checks`, as
+    ``ci-coverage``'s table),
     mean half-width, bias, RMS error, mean Kendall tau per trial, and ``sd_ratio`` =
     predicted SD (half-width / z, or / t on the interval's degrees of freedom) over the SD
     observed across trials (means over runs)."""
     rows = []
     for (name, measure), g in result.runs.groupby(["strategy", "measure"], sort=False):
-        g = g.sort_values(["trial", "run"])
-        shape = (g["trial"].nunique(), -1)
-        est, truth = (g[c].to_numpy().reshape(shape) for c in ("estimate", "truth"))
-        low, high = (g[c].to_numpy().reshape(shape) for c in ("low", "high"))
-        half = (high - low) / 2
-        checks = interval_checks(est, truth, predicted_sd(g, half, level), level=level,
-                                 limits=(low, high))
+        _, half, _, checks, flags = cell_checks(g, level)
         t = result.trials[(result.trials["strategy"] == name)
                           & (result.trials["measure"] == measure)]
         rows.append({"design": name, "estimator": measure,
                      "judged_pct": float(100 * (t["judged"] / t["pool_size"]).mean()),
-                     "coverage": checks["coverage"], **flag_columns(g, checks["covered"]),
+                     "coverage": checks["coverage"], **flags,
                      "halfwidth": float(np.nanmean(half)),
                      "bias": checks["bias"], "rms": checks["rms"],
                      "tau": float(t["kendall_tau"].mean()),
