@@ -56,7 +56,7 @@ def main() -> None:
     from irsample.measures import parse
     from irsample.measures.context import EvalContext
     from irsample.measures.ht.pairs import pair_estimates
-    from irsample.measures.reliability import summed_bias
+    from irsample.measures.reliability import corrected_cells, summed_bias
     from irsample.model import JUDGED
     from irsample.stats.random import derived_seed
 
@@ -99,7 +99,8 @@ def main() -> None:
         twin_error.append(error[second])
         both = ctx.answered[first] & ctx.answered[second]
         bias = np.where(both, measure.difference_bias(ctx, first, second), 0.0)
-        rule.append(summed_bias(bias, measure.bias_corrected) / both.sum(1))
+        fixed = corrected_cells(ctx, measure, (twins.n_runs, twins.n_topics))
+        rule.append(summed_bias(bias, fixed[first] & fixed[second]) / both.sum(1))
         judged = ctx.judgments.state == JUDGED
         for side, runs in (("run", first), ("twin", second)):
             segments = (runs[:, None] * twins.n_topics + np.arange(twins.n_topics)).ravel()

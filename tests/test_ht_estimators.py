@@ -151,6 +151,36 @@ def test_ratio_bias_is_small_against_its_standard_error_at_ten_percent():
         assert np.max(np.abs(bias) / sd) < 0.25
 
 
+def test_ndcg_removes_its_ratio_bias_where_the_sample_is_informative():
+    """ht(nDCG) removes the ratio's second-order bias, theta^ - (theta^ v(Y^) - c(X^, Y^)) / Y^^2,
+    on stratified simple random samples, on the topics whose sample holds more than
+    ``reliability.FEW`` documents of positive grade (``Estimate.corrected``); the other
+    identified topics, and every topic of an importance sample, keep the plain ratio."""
+    from irsample.measures.reliability import FEW
+    from irsample.model import JUDGED
+
+    col, frame = synthetic(0, n_topics=8, grades=(0,) * 6 + (1, 2))
+    (m,) = parse("nDCG")
+    kinds = set()
+    for name, design in DESIGNS.items():
+        ctx = EvalContext(col, design.sample(frame, rng=np.random.default_rng(3)))
+        e = estimate(ctx, m)
+        j = ctx.judgments
+        hits = np.bincount(col.tdi_topic[(j.state == JUDGED) & (j.grade > 0)],
+                           minlength=ctx.n_topics)[ctx.seg_topic]
+        stratified = name != "importance"
+        expected = e.known & (hits > FEW) & stratified
+        np.testing.assert_array_equal(e.corrected, expected)
+        if stratified:
+            kinds |= {bool(x) for x in expected[e.known]}
+        y = np.where(e.den > 0, e.den, 1.0)
+        fixed = e.plain - (e.plain * e.var_den - e.cov) / y**2
+        np.testing.assert_allclose(e.value[e.known],
+                                   np.where(expected, fixed, e.plain)[e.known], rtol=1e-12)
+        np.testing.assert_array_equal(HT("nDCG").corrected(ctx), expected)
+    assert kinds == {True, False}  # both kinds of identified topic were drawn
+
+
 def test_pair_variance_matches_the_spread_of_differences():
     col, frame = synthetic(4, n_topics=5, n_docs=300, depth=120, grades=(0, 0, 1, 1, 2))
     (m,) = parse("P@10")

@@ -16,7 +16,13 @@ import pytest
 
 import irsample
 from irsample.cli import main
-from irsample.measures.reliability import MAX_BIAS_SE, MIN_SUPPORT, Reliability, assess_pair
+from irsample.measures.reliability import (
+    MAX_BIAS_SE,
+    MIN_SUPPORT,
+    Reliability,
+    assess_pair,
+    summed_bias,
+)
 from irsample.streaming import evaluate_in_batches
 
 from .docs_fixtures import VASWANI, make_sample_qrels
@@ -238,9 +244,20 @@ def test_pair_bias_rule():
     measure.difference_bias = lambda ctx, first, second: np.full((len(first), 4), 0.01)
     found = assess_pair(ctx, measure, runs, [0], [1], evaluated, se)
     assert found.bias_se[0] == pytest.approx(1.0)
-    measure.bias_corrected = True
+    measure.corrected = lambda ctx: True
     found = assess_pair(ctx, measure, runs, [0], [1], evaluated, se)
     assert found.bias_se[0] == pytest.approx(0.5)
+
+
+def test_summed_bias_adds_the_signed_and_the_corrected_parts():
+    """Rule 3's size of a mean's bias: the topics whose bias the estimate leaves in sum with
+    their signs, the bounds of the corrected topics add in quadrature, and the two parts add
+    (ht(nDCG) corrects some topics of a run and not others)."""
+    per_cell = np.array([[0.3, -0.1, 0.4, 0.3], [-0.3, -0.1, 0.4, 0.3]])
+    mixed = np.array([[False, False, True, True]] * 2)
+    np.testing.assert_allclose(summed_bias(per_cell, mixed), [0.2 + 0.5, 0.4 + 0.5])
+    np.testing.assert_allclose(summed_bias(per_cell, False), [0.9, 0.3])
+    np.testing.assert_allclose(summed_bias(per_cell, True), [np.sqrt(0.35)] * 2)
 
 
 def test_difference_bias_of_ht_ratios(samples):
@@ -263,8 +280,11 @@ def test_difference_bias_of_ht_ratios(samples):
         b = np.where(e.den > 0, (e.plain * e.var_den - e.cov) / y**2, 0.0).reshape(shape)
         cv = np.minimum(np.sqrt(np.maximum(e.var_den, 0.0)) / y, 1.0).reshape(shape)
         expected = b[first] - b[second]
-        if m.bias_corrected:
-            expected = np.abs(expected) * cv[first]
+        fixed = m.corrected(ctx).reshape(shape)
+        assert fixed.any() and (name == "AP" or not fixed.all())  # nDCG: not its sparse topics
+        fixed = fixed[first] & fixed[second]
+        expected = np.where(fixed, np.abs(expected) * np.maximum(cv[first], cv[second]),
+                            expected)
         np.testing.assert_allclose(m.difference_bias(ctx, first, second), expected)
     (ap,) = parse("ht(AP)")
     runs = Reliability(np.zeros(ctx.n_runs, bool), ("",) * ctx.n_runs, ((),) * ctx.n_runs,
@@ -348,7 +368,7 @@ def test_run_bias_rule_adds_the_topics_signed_biases(samples):
     assert set(found.topics[0]) <= set(range(half)) and found.topics[0]
     # an estimator that removes its bias: the bounds of the correction's error, of no fixed
     # sign and independent over topics, add in quadrature (sqrt(half) (se / half) for both)
-    measure.bias_corrected = True
+    measure.corrected = lambda ctx: True
     found = assess(ctx, measure, evaluated, variance)
     np.testing.assert_allclose(found.bias_se[:2], [1 / np.sqrt(half), np.sqrt(2 / half)])
 
@@ -491,7 +511,7 @@ def test_pairs_count_the_draws_relevant_documents(samples):
     assert estimate(ctx, ap.inner).model_bias is not None
     assert not np.allclose(sample_bias, model_bias)
     # ht(AP) removes its bias: the bounds of the correction's error add in quadrature
-    assert ap.bias_corrected
+    assert ap.corrected(ctx)[estimate(ctx, ap.inner).known].all()
     per_run = np.sqrt((np.where(evaluated, sample_bias.reshape(shape), 0.0) ** 2).sum(1))
     np.testing.assert_allclose(drawn.bias_se, per_run / np.sqrt(evaluated.sum(1)))
 

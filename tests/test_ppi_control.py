@@ -165,3 +165,21 @@ def test_correction_at_fixed_lambda_over_repeated_draws(world, kept):
     assert np.all(np.abs(err_ppi.mean(axis=0)) < 0.05)
     rms = np.sqrt((err_ppi**2).mean(axis=0))
     assert np.all(rms < np.sqrt((err_ht**2).mean(axis=0)))
+
+
+def test_rule_three_reads_hts_bias_signed_for_ppi_ndcg(world):
+    """ppi(nDCG) takes plain ratios in both its forms, so the reliability rule reads ht(nDCG)'s
+    bias with its sign on every topic, also where ht(nDCG) removes it (``PPI.corrected``);
+    ppi(AP) corrects as ht(AP) does and reads ht's bounds."""
+    from irsample.measures.ht.measure import HT
+    from irsample.measures.ppi.measures import PPI
+
+    collection, frame, _ = world
+    ctx = EvalContext(collection, uniform(0.3).sample(frame, rng=2))
+    ht, ppi = HT("nDCG"), PPI("nDCG")
+    assert ht.corrected(ctx).any() and not np.any(ppi.corrected(ctx))
+    np.testing.assert_array_equal(ppi.estimated_bias(ctx), ht.estimated_bias(ctx, signed=True))
+    assert not np.array_equal(ht.estimated_bias(ctx), ht.estimated_bias(ctx, signed=True))
+    ht_ap, ppi_ap = HT("AP"), PPI("AP")
+    np.testing.assert_array_equal(ppi_ap.corrected(ctx), ht_ap.corrected(ctx))
+    np.testing.assert_array_equal(ppi_ap.estimated_bias(ctx), ht_ap.estimated_bias(ctx))

@@ -53,7 +53,7 @@ OLD_PATHS = {
     ).split(),
     "ht_design": "HTDesign TopicTotal cell_variance ht_design topic_total total_variance".split(),
     "ht_ideal": (
-        "grade_counts ideal_and_slopes ideal_dcg ideal_linearisation single_hit_weights"
+        "grade_counts ideal_and_slopes ideal_dcg ideal_linearisation hits_and_donors"
     ).split(),
     "ht_jackknife": "ap_replicates jackknife_pair_variance jackknife_variance".split(),
     "ht_kernels": "ap_walk cell_sums gather_design weighted_prefix".split(),

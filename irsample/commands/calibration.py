@@ -30,7 +30,7 @@ EVIDENCE: dict[str, str] = {
            "intervals are flagged unreliable by the rule there"),
     "nDCG": ("infNDCG's 95% intervals covered the pool's truth for 94.5% of the runs on "
              "Vaswani and 99.5% on CACM over 20 seeds of the demo's design at 10% "
-             "(benchmarks/demo_coverage.py; ht(nDCG): 36.8% and 28.2%, flagged)"),
+             "(benchmarks/demo_coverage.py; ht(nDCG): 19.5% and 18.2%, flagged)"),
 }
 
 #: the estimators of a measure that irsample plan can plan for -> its target measure

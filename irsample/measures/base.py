@@ -181,11 +181,11 @@ class Measure:
         takes the sample's variance)."""
         return None
 
-    @property
-    def bias_corrected(self) -> bool:
-        """The estimate removes its estimated second-order bias, so :meth:`estimated_bias` is a
-        bound on the correction's own error, a random one independent from topic to topic
-        (:func:`irsample.measures.reliability.assess` adds the topics' in quadrature)."""
+    def corrected(self, ctx: EvalContext) -> np.ndarray | bool:
+        """Per segment (or for all): whether the estimate removes its estimated second-order
+        bias there, so that :meth:`estimated_bias` is a bound on the correction's own error, a
+        random one independent from topic to topic
+        (:func:`irsample.measures.reliability.assess` adds those in quadrature)."""
         return False
 
     def expected_support(self, ctx: EvalContext, cutoff: int | None) -> np.ndarray | None:

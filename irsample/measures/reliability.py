@@ -51,11 +51,13 @@ and the topics that cause it (where to judge next). A run's mean is unreliable w
 3. **estimated bias** (estimators that give it, ``Measure.estimated_bias``): the second-order
    bias of the mean, the topics' signed biases summed (the bias of a sum; adding their absolute
    values instead flagged 0.85 of TREC-8's ht(nDCG) means under the planned design at 10%,
-   whose intervals covered 0.94 of the truths: REPRODUCTION.md, "Calibrated or flagged"); for
-   an estimator that removes that bias (``Measure.bias_corrected``: ht(AP)), the bounds of the
-   correction's own error, which has no fixed sign and is independent from topic to topic,
-   added in quadrature (summed, the model's flagged 0.62 of TREC-8's ht(AP) means under the
-   planned design at 10%, covering as well as the rest: 0.939 and 0.944, 40 trials), plus
+   whose intervals covered 0.94 of the truths: REPRODUCTION.md, "Calibrated or flagged"); on
+   the topics where the estimate removes that bias (``Measure.corrected``: ht(AP)'s identified
+   topics, ht(nDCG)'s with more than :data:`FEW` relevant documents in the sample), the
+   bounds of the correction's own error, which has no fixed sign and is independent from
+   topic to topic, added in quadrature (summed, the model's flagged 0.62 of TREC-8's ht(AP)
+   means under the planned design at 10%, covering as well as the rest: 0.939 and 0.944, 40
+   trials), plus
    for each imputed topic the spread of the run's estimates over its other topics (an imputed
    topic's error is of that order: on Vaswani at 67% judged one topic with a single relevant
    document carried an AP error of 0.3 while the run's interval had shrunk to +-0.015; needs
@@ -252,7 +254,7 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
         per_cell = np.zeros(shape)
     else:
         per_cell = np.where(evaluated, np.asarray(bias).reshape(shape), 0.0)
-        b = np.abs(summed_bias(per_cell, getattr(measure, "bias_corrected", False)))
+        b = summed_bias(per_cell, corrected_cells(ctx, measure, shape))
         imputed = evaluated & ((per_topic == 0) & (share < 1.0))[None, :]
         if values is not None and getattr(measure, "ratio", False) and imputed.any():
             bound = imputation_bound(values, evaluated, imputed)
@@ -330,12 +332,22 @@ def _biased(bias_se: np.ndarray) -> np.ndarray:
     return np.nan_to_num(bias_se) > MAX_BIAS_SE
 
 
-def summed_bias(per_cell: np.ndarray, corrected: bool) -> np.ndarray:
-    """Per row (a run's mean, or a pair's difference, times its topics): the topics' estimated
-    biases ``per_cell`` summed, signed (the bias of a sum); for an estimator that removes its
-    bias (``corrected``: ``Measure.bias_corrected``), whose ``per_cell`` bound the correction's
-    error, random and independent from topic to topic, added in quadrature (rule 3)."""
-    return np.sqrt((per_cell * per_cell).sum(axis=1)) if corrected else per_cell.sum(axis=1)
+def summed_bias(per_cell: np.ndarray, corrected) -> np.ndarray:
+    """Per row (a run's mean, or a pair's difference, times its topics): the size of the
+    topics' estimated biases ``per_cell`` together. Where the estimate leaves a topic's bias
+    in, they are summed, signed (the bias of a sum); where it removes it (``corrected``, per
+    cell or for all: ``Measure.corrected``), ``per_cell`` bounds the correction's error,
+    random and independent from topic to topic, and those add in quadrature (rule 3); the
+    two parts add."""
+    fixed = np.broadcast_to(np.asarray(corrected, dtype=bool), per_cell.shape)
+    signed = np.where(fixed, 0.0, per_cell).sum(axis=1)
+    return np.abs(signed) + np.sqrt(np.where(fixed, per_cell * per_cell, 0.0).sum(axis=1))
+
+
+def corrected_cells(ctx, measure, shape) -> np.ndarray:
+    """(runs, topics): where ``measure``'s estimate removes its bias (``Measure.corrected``)."""
+    fixed = measure.corrected(ctx) if hasattr(measure, "corrected") else False
+    return np.broadcast_to(np.asarray(fixed, dtype=bool), (int(np.prod(shape)),)).reshape(shape)
 
 
 def imputation_bound(values: np.ndarray, evaluated: np.ndarray,
@@ -398,7 +410,8 @@ def assess_pair(ctx, measure, runs: Reliability, first, second, evaluated: np.nd
         per_cell = np.zeros(both.shape)
     else:
         per_cell = np.where(both, bias, 0.0)
-        mean_bias = summed_bias(per_cell, getattr(measure, "bias_corrected", False)) / q
+        fixed = corrected_cells(ctx, measure, shape)
+        mean_bias = summed_bias(per_cell, fixed[first] & fixed[second]) / q
         se = np.asarray(se, dtype=np.float64)
         bias_se = np.where(se > 0, np.abs(mean_bias) / np.where(se > 0, se, 1.0), 0.0)
     biased = _biased(bias_se)

@@ -19,9 +19,29 @@ probabilities of ``ht/inclusion.py`` (pi_d; pi_de = pi_d pi_e g_d g_e within a c
   gain g_(1) > g_(2) > ... and S_k the count of the k highest grades,
   IDCG = sum_k (g_(k) - g_(k+1)) D(S_k), and the bias is (1/2) sum_k (g_(k) - g_(k+1))
   D''(S^_k) v(S^_k), the covariances of the grade counts inside v(S^_k)
-  (``ideal_dcg.concavity_bias``); nDCG takes no Taylor ratio correction (measured on Vaswani, the
-  correction moved the bias the wrong way: +0.14 against +0.06 without at uniform 10%);
-  R-prec cuts at round(R^).
+  (``ideal_dcg.concavity_bias``); nDCG takes the Taylor ratio correction only on stratified
+  simple random samples and on the topics whose sample holds more than ``reliability.FEW``
+  documents of positive grade (below), AP and recall on every identified topic; R-prec cuts
+  at round(R^).
+
+nDCG's ratio bias. With binary grades IDCG^'s linearised variable is y_d = D'(R) ~ 1/log2(R+1) per
+relevant document while IDCG = D(R) is larger than R D'(R) (the discount falls), so (theta v(Y^) -
+c(X^, Y^)) / Y^2 = ((1 - pi)/pi) D'(R) (DCG/IDCG^2) (R D'(R)/IDCG - 1) under Bernoulli sampling at
+rate pi: negative, about -0.036 theta for R = 15 at pi = 0.3, and summed over a run's topics of the
+order of its standard error (``benchmarks/ht_bias_sources.py --measure nDCG``, 60 draws, seed 3:
+TREC-8 uniform 30% -0.0094, 20% -0.0152; Vaswani and CACM uniform 30% -0.018 and -0.020). The
+plug-in correction removes it where the topic's sample is informative and overshoots where it holds
+one or two relevant documents (fitted to them, the correction is of the order of the estimate: on
+every identified topic it turned Vaswani's uniform 10% bias from +0.018 into +0.108, CACM's from
++0.033 into +0.150). Those are rule 2's weak topics, which the reliability rule counts, so they
+keep the plain ratio; corrected from the third document on: TREC-8 uniform 30% -0.0094 -> -0.0035,
+20% -0.0152 -> -0.0072, 2strata 10% -0.0064 -> -0.0009; TREC-COVID uniform 10% -0.0081 -> -0.0032;
+Vaswani uniform 30% -0.0176 -> -0.0059, CACM -0.0197 -> -0.0083; on the sparse collections at 10%,
+whose means rule 2 flags, +0.018 -> +0.027 (Vaswani uniform) and +0.019 -> +0.028 (CACM 2strata).
+The planner's designs (a pilot, then top-ups; the interval takes the sample's variance) keep the
+plain ratio: their bias is upward and not the ratio's, and with the correction rule 3 bounded it in
+quadrature and let through means that missed (TREC-8 planned 5%, 100 trials, seed 3: 39% -> 26%
+flagged, the unflagged covering 0.954 -> 0.907). REPRODUCTION.md, "ht(nDCG)'s ratio correction".
 
 Variances: X^ linearised by its first-order influence (for AP, u_d = prec(d) + sum of
 rel_e/rank_e over relevant e ranked below d, the Hoeffding projection of the quadratic form),
@@ -89,6 +109,7 @@ from ...model import JUDGED
 from ..base import Measure
 from ..context import safe_divide
 from ..incomplete.score_intervals import RBP, rbp_gain_table
+from ..reliability import FEW
 from ..trec_eval.average_precision import AP
 from ..trec_eval.counts import NumRel
 from ..trec_eval.gain import NDCG
@@ -105,7 +126,7 @@ from .anticipated import (
     ratio_variance,
     relevance_gains,
 )
-from .ideal_dcg import concavity_bias, ideal_linearisation, single_hit_weights
+from .ideal_dcg import concavity_bias, hits_and_donors, ideal_linearisation
 from .imputation import impute, linearised_variance, topic_states, unseen_variance
 from .inclusion import (
     HTDesign,
@@ -182,6 +203,9 @@ class Estimate:
     #: the ratio's second-order bias and v(Y^)/Y^2 anticipated by the model, where the
     #: variance is the anticipated one (the reliability rule reads them)
     model_bias: ModelBias | None = None
+    #: per segment, whether ``value`` removes the ratio's second-order bias (the reliability
+    #: rule then bounds the correction's error); None for totals
+    corrected: np.ndarray | None = None
     #: per segment, the estimated variance of ``variance`` where that is the sample's jackknife
     #: (AP on the planner's designs and importance samples; ``ht/jackknife.py``, "Degrees of
     #: freedom"), scaled as the imputation scales it and 0 on imputed topics; None where the
@@ -337,9 +361,11 @@ def _linear(ctx, d: HTDesign, num, term) -> Estimate:
                     est.var_den, term, np.zeros(len(num)), ones, sampled=at)
 
 
-def _ratio(ctx, d: HTDesign, num, influence, den: TopicTotal, tdi_den, *, correct: bool = True,
-           own=None, donors=None, anticipated=None) -> Estimate:
-    """theta^ = X^/Y^ and its bias correction and variance (module docstring); ``influence``:
+def _ratio(ctx, d: HTDesign, num, influence, den: TopicTotal, tdi_den, *,
+           correct: bool | np.ndarray = True, own=None, donors=None,
+           anticipated=None) -> Estimate:
+    """theta^ = X^/Y^ and its bias correction (on the segments ``correct``, or on all) and
+    variance (module docstring); ``influence``:
     per sampled position (``d.sampled``) the linearised numerator variable, ``tdi_den`` the
     denominator's y_d; ``anticipated``: (f, theta_m), f(c) the identified topics' anticipated
     variances linearised at the centre c and theta_m the model's centre (``ht/anticipated.py``),
@@ -361,7 +387,8 @@ def _ratio(ctx, d: HTDesign, num, influence, den: TopicTotal, tdi_den, *, correc
                         anticipated)
     return Estimate(est.value, est.variance, theta, num, y, var_x, cov, var_y, influence,
                     est.centre, y > 0, donors=est.donors, sampled=at,
-                    sample_variance=est.sample_variance, model_bias=est.model_bias)
+                    sample_variance=est.sample_variance, model_bias=est.model_bias,
+                    corrected=est.corrected)
 
 
 def _sparse_aware(ctx, d: HTDesign, theta, num, y, var_x, cov, var_y, correct,
@@ -374,8 +401,9 @@ def _sparse_aware(ctx, d: HTDesign, theta, num, y, var_x, cov, var_y, correct,
     shape = (ctx.n_runs, ctx.n_topics)
     known, missing = topic_states(ctx, d, y)
     y2 = y * y
-    corrected = theta - safe_divide(theta * var_y - cov, y2) if correct else theta
-    plain = corrected.reshape(shape)
+    corrected = known.ravel() & np.broadcast_to(np.asarray(correct, dtype=bool), y.shape)
+    plain = np.where(corrected, theta - safe_divide(theta * var_y - cov, y2), theta)
+    plain = plain.reshape(shape)
     k = known.sum(axis=1)
     mean = safe_divide(np.where(known, plain, 0.0).sum(axis=1), k)
     ref = np.broadcast_to(mean[:, None], shape).ravel()
@@ -398,7 +426,7 @@ def _sparse_aware(ctx, d: HTDesign, theta, num, y, var_x, cov, var_y, correct,
         model_bias = ModelBias(variance_at, centre, expected)
     return Estimate(value.ravel(), var.ravel(), theta, num, y, var_x, cov, var_y, None, ref,
                     donors=donors, sample_variance=None if sample is None else sample.ravel(),
-                    model_bias=model_bias)
+                    model_bias=model_bias, corrected=corrected)
 
 
 
@@ -436,5 +464,8 @@ def _ndcg(ctx, d: HTDesign, m: NDCG) -> Estimate:
         moments = ratio_moments(ctx, d, probs, weight, gains, slope_m, ideal_m[ctx.seg_topic])
         anticipated = (moments.variance, theta_m)
 
-    return _ratio(ctx, d, num, term, den, tdi_slope, correct=False, anticipated=anticipated,
-                  donors=single_hit_weights(ctx, d, sampled)[ctx.seg_topic])
+    hits, donors = hits_and_donors(ctx, d, sampled)
+    # the ratio correction on stratified simple random samples only ("nDCG's ratio bias")
+    correct = (hits > FEW)[ctx.seg_topic] if anticipated is not None else False
+    return _ratio(ctx, d, num, term, den, tdi_slope, correct=correct, anticipated=anticipated,
+                  donors=donors[ctx.seg_topic])

@@ -11,10 +11,10 @@ from ..trec_eval.gain_tables import gain_tables
 from .inclusion import HTDesign, topic_total, total_variance
 
 
-def single_hit_weights(ctx, d: HTDesign, relevant: np.ndarray) -> np.ndarray:
-    """Per topic: 1 - pi_d when the topic's sample holds exactly one ``relevant`` document d,
-    else 0: the donors that impute a topic whose sample holds none (module docstring,
-    "Sparse topics")."""
+def hits_and_donors(ctx, d: HTDesign, relevant: np.ndarray):
+    """Per topic: the ``relevant`` documents its sample holds, k, and the donor weight, 1 - pi_d
+    when k is 1 (the document d), else 0: the donors that impute a topic whose sample holds
+    none (module docstring, "Sparse topics")."""
     docs = d.sampled_tdi  # only sampled documents can hit: the same terms, in the same order
     topic = ctx.collection.tdi_topic[docs]
     hit = relevant[docs]
@@ -24,7 +24,7 @@ def single_hit_weights(ctx, d: HTDesign, relevant: np.ndarray) -> np.ndarray:
     outside = d.outside[:, :, 1:].sum(axis=2)  # sampled relevant documents no run retrieved
     k = k + outside.sum(axis=1)
     miss = miss + (outside * (1.0 - d.outside_pi)).sum(axis=1)
-    return np.where(k == 1, np.maximum(miss, 0.0), 0.0)
+    return k, np.where(k == 1, np.maximum(miss, 0.0), 0.0)
 
 
 def grade_counts(ctx, d: HTDesign):

@@ -18,9 +18,8 @@ from .estimator import SUPPORTED, estimate, supported_text
 from .expected import expected_found, expected_sample, expected_support
 from .inclusion import ht_design
 
-#: the targets ht estimates as ratios of totals, and those whose second-order bias it removes
+#: the targets ht estimates as ratios of totals
 RATIOS = (AP, NDCG, Recall, Rprec)
-CORRECTED = (AP, Recall, Rprec)
 
 
 @dataclass(frozen=True)
@@ -108,40 +107,47 @@ class HT(Measure):
         top-up, whose interval keeps the sample's variance (``anticipated.ratio_probabilities``)."""
         return not (self.ratio and topped_up(ctx, ht_design(ctx)))
 
-    @property
-    def bias_corrected(self) -> bool:
-        """AP, recall and R-prec remove the ratio's second-order bias (``estimator.py``)."""
-        return isinstance(self.inner, CORRECTED)
+    def corrected(self, ctx):
+        """Per segment: whether the estimate removes the ratio's second-order bias there (AP and
+        recall on every identified topic; nDCG, on stratified simple random samples, on those
+        whose sample holds more than ``reliability.FEW`` documents of positive grade:
+        ``estimator.py``, "nDCG's ratio bias"); False for totals and R-prec (linear once R^ is
+        rounded)."""
+        fixed = estimate(ctx, self.inner).corrected if self.ratio else None
+        return np.zeros(ctx.n_seg, dtype=bool) if fixed is None else fixed
 
-    def estimated_bias(self, ctx, from_sample=False):
+    def estimated_bias(self, ctx, from_sample=False, signed=False):
         """Per segment: the ratio's second-order bias (theta v(Y^) - c(X^, Y^)) / Y^^2 where the
-        estimate leaves it in (nDCG); where it is removed (AP, recall), a bound on the
+        estimate leaves it in; where it is removed (:meth:`corrected`), a bound on the
         correction's own error: the estimated bias b^ is a ratio of the sample's totals, so
         b^ - b is of the order of |b| times the denominator's coefficient of variation (capped
-        at 1), with no fixed sign (:attr:`bias_corrected`); 0 for
-        topics not identified, and None for totals (P@k, RBP, num_rel: unbiased). Where the
-        variance is the anticipated one (a stratified simple random sample), the bias and the
-        coefficient are the relevance model's at its centre (``Estimate.model_bias``), which do
-        not rise and fall with the draw; elsewhere, or ``from_sample``, the sample's, at the
+        at 1), with no fixed sign; ``signed``: the bias itself everywhere; 0 for topics not
+        identified, and None for totals (P@k, RBP, num_rel: unbiased). Where the variance is
+        the anticipated one (a stratified simple random sample), the bias and the coefficient
+        are the relevance model's at its centre (``Estimate.model_bias``), which do not rise
+        and fall with the draw; elsewhere, or ``from_sample``, the sample's, at the
         estimate."""
         if not self.ratio:
             return None
         b, cv = self._ratio_bias(ctx, from_sample)
-        return np.abs(b) * cv if self.bias_corrected else b
+        return b if signed else np.where(self.corrected(ctx), np.abs(b) * cv, b)
 
     def difference_bias(self, ctx, first, second):
         """(pairs, topics): the estimated bias of the difference of runs ``first[k]`` and
         ``second[k]``'s estimates on each topic, the sample's (a pair's variance is the
         sample's). On a topic both ratios share their denominator Y^, so the difference is the
         ratio (X^_a - X^_b) / Y^ and its second-order bias b_a - b_b; where the estimate removes
-        it (:attr:`bias_corrected`), a bound on the correction's own error, |b_a - b_b| times
-        Y^'s coefficient of variation (as :meth:`estimated_bias` for one run). None for totals."""
+        it (:meth:`corrected`, the same for both runs of a topic), a bound on the correction's
+        own error, |b_a - b_b| times Y^'s coefficient of variation (as :meth:`estimated_bias`
+        for one run). None for totals."""
         if not self.ratio:
             return None
         shape = (ctx.n_runs, ctx.n_topics)
         b, cv = (x.reshape(shape) for x in self._ratio_bias(ctx, from_sample=True))
+        fixed = self.corrected(ctx).reshape(shape)
         d = b[first] - b[second]
-        return np.abs(d) * np.maximum(cv[first], cv[second]) if self.bias_corrected else d
+        return np.where(fixed[first] & fixed[second],
+                        np.abs(d) * np.maximum(cv[first], cv[second]), d)
 
     def _ratio_bias(self, ctx, from_sample):
         """Per segment: the ratio's second-order bias (theta v(Y^) - c(X^, Y^)) / Y^^2 and Y^'s

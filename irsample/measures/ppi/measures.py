@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from ...errors import MeasureError
 from ..base import Measure, parse
 from .estimate import ppi_estimate
@@ -119,19 +121,26 @@ class PPI(Measure):
         <irsample.measures.ht.measure.HT.expected_sample>`): the same human sample."""
         return parse(f"ht({self.target})")[0].expected_sample(ctx, cutoff)
 
-    @property
-    def bias_corrected(self) -> bool:
-        """ht(M)'s: ppi(M) corrects the ratio as ht(M) does."""
-        return parse(f"ht({self.target})")[0].bias_corrected
+    def corrected(self, ctx):
+        """ppi(AP) corrects the ratio as ht(AP) does (``ppi/ap_ratio.py``): ht's segments.
+        ppi(nDCG)'s control variate (``ppi/control_variate.py``) and its difference form
+        (stratified samples, ``ppi/difference.py``) take the plain ratios, so its bias is
+        counted as not removed anywhere (the conservative reading)."""
+        if _target(self.target)[0] == "AP":
+            return parse(f"ht({self.target})")[0].corrected(ctx)
+        return False
 
     def estimated_bias(self, ctx, from_sample=False):
         """Per segment: ht(M)'s estimated ratio bias (:meth:`HT.estimated_bias
-        <irsample.measures.ht.measure.HT.estimated_bias>`), None for totals. ppi's bias is
-        ht's less lambda times that of the same estimator on the labels, which removes part of
-        it where the labels agree with the judgments: ht's is the conservative bound."""
+        <irsample.measures.ht.measure.HT.estimated_bias>`), signed where :meth:`corrected`
+        is not; None for totals. ppi's bias is ht's less lambda times that of the same
+        estimator on the labels, which removes part of it where the labels agree with the
+        judgments: ht's is the conservative bound."""
         if not self.ratio:
             return None
-        return parse(f"ht({self.target})")[0].estimated_bias(ctx, from_sample)
+        ht = parse(f"ht({self.target})")[0]
+        return np.where(self.corrected(ctx), ht.estimated_bias(ctx, from_sample),
+                        ht.estimated_bias(ctx, from_sample, signed=True))
 
     def _estimate(self, ctx):
         _target(self.target)
