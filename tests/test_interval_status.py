@@ -262,8 +262,9 @@ def test_summed_bias_adds_the_signed_and_the_corrected_parts():
 
 def test_difference_bias_of_ht_ratios(samples):
     """ht's estimated bias of a pair's difference per topic: both runs' ratios share the
-    topic's denominator, so the difference's second-order bias is b_a - b_b (nDCG, signed),
-    and for ht(AP), which removes it, the bound |b_a - b_b| cv;
+    topic's denominator, so the difference's second-order bias is b_a - b_b, signed where the
+    estimate leaves it in (nDCG's topics with one or two relevant documents sampled), and where
+    it removes it (ht(AP)'s identified topics, nDCG's others) the bound |b_a - b_b| cv;
     ``compare``'s rule adds ht(AP)'s in quadrature over the topics."""
     from irsample.measures import parse
     from irsample.measures.ht.estimator import estimate
