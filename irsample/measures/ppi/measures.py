@@ -14,8 +14,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from ...errors import MeasureError
 from ..base import Measure, parse
 from .estimate import ppi_estimate
@@ -126,9 +124,11 @@ class PPI(Measure):
         ppi(nDCG)'s control variate (``ppi/control_variate.py``) and its difference form
         (stratified samples, ``ppi/difference.py``) take the plain ratios, so its bias is
         counted as not removed anywhere (the conservative reading)."""
-        if _target(self.target)[0] == "AP":
-            return parse(f"ht({self.target})")[0].corrected(ctx)
-        return False
+        return parse(f"ht({self.target})")[0].corrected(ctx) if self._corrects_as_ht else False
+
+    @property
+    def _corrects_as_ht(self) -> bool:
+        return _target(self.target)[0] == "AP"
 
     def estimated_bias(self, ctx, from_sample=False):
         """Per segment: ht(M)'s estimated ratio bias (:meth:`HT.estimated_bias
@@ -138,9 +138,8 @@ class PPI(Measure):
         judgments: ht's is the conservative bound."""
         if not self.ratio:
             return None
-        ht = parse(f"ht({self.target})")[0]
-        return np.where(self.corrected(ctx), ht.estimated_bias(ctx, from_sample),
-                        ht.estimated_bias(ctx, from_sample, signed=True))
+        return parse(f"ht({self.target})")[0].estimated_bias(
+            ctx, from_sample, signed=not self._corrects_as_ht)
 
     def _estimate(self, ctx):
         _target(self.target)
