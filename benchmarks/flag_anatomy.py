@@ -49,7 +49,7 @@ def anatomy(ctx, measure, truth: np.ndarray) -> dict:
         judged_share,
         summed_bias,
     )
-    from irsample.stats.intervals import covers, logit_interval, mean_degrees_of_freedom
+    from irsample.stats.intervals import covers, run_mean_interval
 
     shape = (ctx.n_runs, ctx.n_topics)
     e = estimate(ctx, measure.inner)
@@ -65,14 +65,11 @@ def anatomy(ctx, measure, truth: np.ndarray) -> dict:
     actual = np.abs(np.where(cells, value - truth, 0.0).sum(axis=1))
     safe = np.where(se > 0, se, np.nan)
     q = np.maximum(answered.sum(axis=1), 1)
-    mean = np.where(answered, value, 0.0).sum(axis=1) / q
     true_mean = np.where(answered, truth, 0.0).sum(axis=1) / q
-    # the interval eval --ci prints (Evaluation.interval): on the logit scale, t on the
-    # jackknife's degrees of freedom where the variance is the sample's
-    low, high = logit_interval(mean, (se / q) ** 2, 0.95, df=mean_degrees_of_freedom(
-        variance, e.variance_spread, answered))
+    # the interval eval --ci prints (Evaluation.interval)
+    printed = run_mean_interval(value, variance, answered, 0.95, spread=e.variance_spread)
     return {"flagged": found.unreliable.mean(), "weak": found.many_weak.mean(),
-            "cover": np.mean(covers(mean, low, high, true_mean)),
+            "cover": np.mean(covers(printed.estimate, printed.low, printed.high, true_mean)),
             "bias": np.nanmedian(rule3 / safe), "bound": np.nanmedian(bound / safe),
             "actual": np.nanmedian(actual / safe), "imputed": np.flatnonzero(imputed)}
 

@@ -28,7 +28,7 @@ from irsample.measures.ht.jackknife import (
     scaled_spread,
 )
 from irsample.measures.ppi.estimate import label_contexts, ppi_estimate
-from irsample.stats.intervals import satterthwaite
+from irsample.stats.intervals import run_mean_interval, satterthwaite
 
 from .synthetic import frame_labels, moved_grade_labels
 from .test_ppi_control import _world
@@ -90,6 +90,25 @@ def test_evaluation_takes_the_t_on_satterthwaites_nu(world):
     topics = ev.interval(summary=False)
     np.testing.assert_allclose((topics.high - ev.values)[ev.evaluated],
                                (stats.norm.ppf(0.975) * np.sqrt(ev.variance))[ev.evaluated])
+
+
+def test_run_mean_interval_is_the_printed_one(world):
+    """The recipes' and benchmarks' rebuild of a run mean's interval from per-topic parts
+    (``stats.intervals.run_mean_interval``) equals ``Evaluation.interval``: t on the jackknife's
+    degrees of freedom (ht(AP) on an importance sample) and z (ht(nDCG), and ht(AP) on a
+    uniform sample), both on the logit scale."""
+    collection, frame, _ = world
+    for ctx in (_weighted(world), EvalContext(collection, uniform(0.3).sample(frame, rng=1))):
+        measures = [parse(m)[0] for m in ("ht(AP)", "ht(nDCG)")]
+        ev = evaluate_collection(collection, ctx.judgments, measures, ci=0.95)
+        printed = ev.interval()
+        for j, inner in enumerate(("AP", "nDCG")):
+            e = estimate(ctx, parse(inner)[0])
+            rebuilt = run_mean_interval(e.value, e.variance, ev.evaluated, 0.95,
+                                        spread=e.variance_spread)
+            for got, want in ((rebuilt.estimate, ev.summary), (rebuilt.low, printed.low),
+                              (rebuilt.high, printed.high)):
+                np.testing.assert_allclose(got, want[:, j], rtol=1e-12, atol=1e-15)
 
 
 def test_ppi_ap_spread_is_the_combinations_jackknife(world):

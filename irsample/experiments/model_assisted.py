@@ -58,7 +58,7 @@ from ..measures.ht.estimator import estimate as ht_estimate
 from ..measures.ppi.estimate import ppi_estimate
 from ..measures.reliability import assess
 from ..stats.agreement import cohen_kappa
-from ..stats.intervals import covers, logit_interval, mean_degrees_of_freedom, trial_shares
+from ..stats.intervals import covers, run_mean_interval, trial_shares
 from .data import load
 from .registry import Context, recipe
 from .report import Report, Section
@@ -209,18 +209,12 @@ def _means(values, evaluated, q, n_runs):
 
 
 def _summarise(e, evaluated, q, truth, n_runs, picks, ctx, kind):
-    est = _means(e.value, evaluated, q, n_runs)
-    ht = _means(e.ht, evaluated, q, n_runs)
-    auto = _means(e.auto, evaluated, q, n_runs)
-    var = _means(e.variance, evaluated, q, n_runs) / np.maximum(q, 1)  # sum_t var_t / Q^2
-    hvar = _means(e.ht_variance, evaluated, q, n_runs) / np.maximum(q, 1)
+    # the run means' intervals as ``eval --ci`` prints them (AP and nDCG are ratios in [0, 1])
+    ppi = run_mean_interval(e.value, e.variance, evaluated, 0.95, spread=e.variance_spread)
     ht_spread = ht_estimate(ctx, parse(kind)[0]).variance_spread
-    # z, or the t on the jackknife's degrees of freedom, on the logit scale (AP and nDCG are
-    # ratios in [0, 1]: ``Evaluation.interval``'s rule)
-    low, high = logit_interval(est, var, 0.95, df=mean_degrees_of_freedom(
-        e.variance, e.variance_spread, evaluated))
-    hlow, hhigh = logit_interval(ht, hvar, 0.95, df=mean_degrees_of_freedom(
-        e.ht_variance, ht_spread, evaluated))
+    hti = run_mean_interval(e.ht, e.ht_variance, evaluated, 0.95, spread=ht_spread)
+    (est, low, high), (ht, hlow, hhigh) = ((i.estimate, i.low, i.high) for i in (ppi, hti))
+    auto = _means(e.auto, evaluated, q, n_runs)
     half, hhalf = (high - low) / 2, (hhigh - hlow) / 2
     err, herr = est - truth, ht - truth
     lam = e.lam.reshape(n_runs, -1)[:, 0]

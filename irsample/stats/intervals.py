@@ -142,6 +142,24 @@ def logit_interval(estimate, variance, level: float, *, logit=True, method: str 
     return Interval(_out(estimate), _out(low), _out(high), float(level), method, _out(se))
 
 
+def run_mean_interval(values, variance, evaluated, level: float, *, spread=None,
+                      logit=True) -> Interval:
+    """Each run's mean over its ``evaluated`` topics (runs x topics) with the interval
+    ``Evaluation.interval`` gives a run mean of a design-based estimator: the mean of ``values``,
+    variance sum_t v_t / Q^2 over its Q topics (estimated independently), Student's t on
+    :func:`mean_degrees_of_freedom` where ``spread`` (the per-topic variances' estimated
+    variance) is given, z where it is None, on the logit scale where ``logit``
+    (:func:`logit_interval`). ``values`` and ``variance`` may be flat per segment (run-major).
+    For the recipes and benchmarks that rebuild a run mean's interval from per-topic parts."""
+    evaluated = np.asarray(evaluated, dtype=bool)
+    shape = evaluated.shape
+    q = np.maximum(evaluated.sum(axis=1), 1)
+    mean = np.where(evaluated, np.reshape(values, shape), 0.0).sum(axis=1) / q
+    var = np.where(evaluated, np.reshape(variance, shape), 0.0).sum(axis=1) / (q * q)
+    return logit_interval(mean, var, level, logit=logit,
+                          df=mean_degrees_of_freedom(variance, spread, evaluated))
+
+
 def _expit(x):
     return 1.0 / (1.0 + np.exp(-x))
 
