@@ -19,8 +19,10 @@ of freedom of a chi-squared variance with that spread) beside the estimated ones
 Measured (TREC-8, planned 10% and 2strata 10%, 100 trials, seed 2525): REPRODUCTION.md,
 "compare's rule for ht(AP)" and "The jackknife's degrees of freedom".
 
-Usage: python benchmarks/compare_twin_anatomy.py [--shared ../shared] [--cell 'planned 10%']
-       [--trials 100] [--seed 2525] [--twins 20] [--measure 'ht(AP)']
+Usage: python benchmarks/compare_twin_anatomy.py [--collection trec8|vaswani|cacm]
+       [--shared ../shared] [--cell 'planned 10%'] [--trials 100] [--seed 2525] [--twins 20]
+       [--measure 'ht(AP)']  (vaswani, cacm: the bundled collections; --twins 0 twins every run,
+       as the recipe does when it is not given)
 """
 
 from __future__ import annotations
@@ -38,11 +40,12 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--collection", default="trec8", choices=("trec8", "vaswani", "cacm"))
     parser.add_argument("--shared", default=str(ROOT.parent / "shared"))
     parser.add_argument("--cell", default="planned 10%")
     parser.add_argument("--trials", type=int, default=100)
     parser.add_argument("--seed", type=int, default=2525)
-    parser.add_argument("--twins", type=int, default=20)
+    parser.add_argument("--twins", type=int, default=20, help="runs twinned (0: all)")
     parser.add_argument("--measure", default="ht(AP)")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
@@ -60,17 +63,23 @@ def main() -> None:
     from irsample.model import JUDGED
     from irsample.stats.random import derived_seed
 
-    folder = Path(args.shared) / "data" / "trec8-adhoc"
-    data = load(CollectionFiles.of(folder / "runs", folder / "qrels.trec8.adhoc",
-                                   pooled=folder / "run-pooled-flag.txt"))
+    if args.collection == "trec8":
+        folder = Path(args.shared) / "data" / "trec8-adhoc"
+        files = CollectionFiles.of(folder / "runs", folder / "qrels.trec8.adhoc",
+                                   pooled=folder / "run-pooled-flag.txt")
+    else:  # a bundled collection, every run pooled
+        folder = ROOT / "irsample" / "data" / args.collection
+        files = CollectionFiles.of(folder / "runs", folder / "qrels.gz")
+    data = load(files)
     frame = data.frame(data.info.pooled_runs, 100.0)
     percent = float(args.cell.split()[1].rstrip("%"))
     cells = {f"{s.name} {float(label) * (100 if s.name == 'uniform' else 1):g}%": design
              for s in designs(len(frame), [percent]) for label, design in s.designs}
     design = cells[args.cell]
     n_runs = data.collection.n_runs
-    chosen = sorted(np.random.default_rng(derived_seed(args.seed, "twinned")).choice(
-        n_runs, args.twins, replace=False).tolist())
+    chosen = list(range(n_runs)) if args.twins <= 0 or args.twins >= n_runs else sorted(
+        np.random.default_rng(derived_seed(args.seed, "twinned")).choice(
+            n_runs, args.twins, replace=False).tolist())
     twins = add_twins(data.collection, frame, chosen,
                       np.random.default_rng(derived_seed(args.seed, "twins")))
     first, second = np.array(chosen), n_runs + np.arange(len(chosen))
@@ -111,7 +120,8 @@ def main() -> None:
     z = diff / se
     rejected = stats.t.sf(np.abs(z), df) < 0.025  # compare's test: t on the variance's df
     spread = diff.std(axis=0)
-    print(f"{args.cell}, {args.measure}, {args.trials} trials x {args.twins} twins, seed "
+    print(f"{args.collection} {args.cell}, {args.measure}, {args.trials} trials x "
+          f"{len(chosen)} twins, seed "
           f"{args.seed} ({time.time() - start:.0f} s)")
     unflagged = f"{rejected[~flagged].mean():.3f}" if (~flagged).any() else "- (none)"
     print(f"rejections: all {rejected.mean():.3f}, unflagged {unflagged} "
