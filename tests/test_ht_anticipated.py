@@ -104,12 +104,12 @@ def test_a_top_up_given_its_certain_documents_is_a_stratified_srs_of_the_rest(na
         if name != "P@10":
             assert estimate(ctx, m).sample_variance is None  # the sample's variance
             assert parse(f"ht({name})")[0].expected_found(ctx) is None  # the draw's count
-            monkeypatch.setattr("irsample.measures.ht.estimator.ratio_probabilities",
+            monkeypatch.setattr("irsample.measures.ht.anticipated_terms.ratio_probabilities",
                                 the_truth)
             ctx = EvalContext(col, judgments)  # estimates are cached in their context
         e = estimate(ctx, m)
         assert e.sample_variance is not None  # the anticipated variance
-        monkeypatch.setattr("irsample.measures.ht.estimator.ratio_probabilities",
+        monkeypatch.setattr("irsample.measures.ht.anticipated_terms.ratio_probabilities",
                             anticipated.ratio_probabilities)
         values.append(e.value)
         variances.append(e.variance)

@@ -116,16 +116,13 @@ from ..trec_eval.gain import NDCG
 from ..trec_eval.gain_tables import shared_gain_tables
 from ..trec_eval.precision import P, Recall, Rprec
 from .anticipated import (
-    ap_weights,
     grade_probabilities,
-    model_ap,
-    model_ndcg,
     rank_weights,
     ratio_moments,
-    ratio_probabilities,
     ratio_variance,
     relevance_gains,
 )
+from .anticipated_terms import anticipated_terms
 from .ideal_dcg import concavity_bias, hits_and_donors, ideal_linearisation
 from .imputation import impute, linearised_variance, topic_states, unseen_variance
 from .inclusion import (
@@ -157,6 +154,9 @@ class ModelBias:
     variance_at: Callable[[np.ndarray], np.ndarray]
     centre: np.ndarray
     at_centre: np.ndarray
+    #: rho, the floor the variances were scaled by (:func:`floor_factor`); the differences of
+    #: runs take it too (``pairs.py``)
+    floor: float = 1.0
 
     @cached_property
     def _either_side(self) -> tuple[np.ndarray, np.ndarray]:
@@ -278,14 +278,7 @@ def _estimate(ctx, m: Measure) -> Estimate:
             at.offsets, at.rank, ctx.seg_topic, at.rel(ctx), at.pi, at.cell, at.g, d.n_cells,
             cutoff)
         replicates = ap_replicates(ctx, d, cutoff)
-        probs = ratio_probabilities(ctx, d)
-        anticipated = None
-        if probs is not None:
-            gain = relevance_gains(ctx, probs)
-            weight = ap_weights(ctx, probs, ctx.rel_level, cutoff)
-            theta_m, r_m = model_ap(ctx, probs, ctx.rel_level, cutoff)
-            moments = ratio_moments(ctx, d, probs, weight, gain, gain, r_m[ctx.seg_topic])
-            anticipated = (moments.variance, theta_m)
+        anticipated = _anticipated(ctx, d, m)
 
         # the jackknife's own uncertainty only where the interval takes the jackknife
         own, own_spread = (jackknife_variance(ctx, d, replicates), None) if anticipated else (
@@ -423,12 +416,20 @@ def _sparse_aware(ctx, d: HTDesign, theta, num, y, var_x, cov, var_y, correct,
         rho = floor_factor(expected.reshape(shape), linearised_variance(
             var_x, cov, var_y, centre, y).reshape(shape), known)
         var = impute(plain, rho * expected.reshape(shape), known, missing, weights)[1]
-        model_bias = ModelBias(variance_at, centre, expected)
+        model_bias = ModelBias(variance_at, centre, expected, rho)
     return Estimate(value.ravel(), var.ravel(), theta, num, y, var_x, cov, var_y, None, ref,
                     donors=donors, sample_variance=None if sample is None else sample.ravel(),
                     model_bias=model_bias, corrected=corrected)
 
 
+def _anticipated(ctx, d: HTDesign, m):
+    """``(variance at a centre, theta_m)`` of ht(``m``)'s anticipated variance (AP, nDCG), or
+    None where it does not apply (``anticipated_terms.anticipated_terms``)."""
+    terms = anticipated_terms(ctx, d, m)
+    if terms is None:
+        return None
+    probs, weight, gain, slope, theta_m, y = terms
+    return ratio_moments(ctx, d, probs, weight, gain, slope, y).variance, theta_m
 
 
 def floor_factor(expected: np.ndarray, own: np.ndarray, known: np.ndarray) -> float:
@@ -456,13 +457,7 @@ def _ndcg(ctx, d: HTDesign, m: NDCG) -> Estimate:
     den = TopicTotal(ideal, den.sx, den.swx, den.swxx)
     j = ctx.judgments
     sampled = (j.state == JUDGED) & (j.grade > 0)
-    probs = ratio_probabilities(ctx, d)
-    anticipated = None
-    if probs is not None:
-        weight = rank_weights(ctx, discount, cutoff)
-        theta_m, ideal_m, slope_m = model_ndcg(ctx, probs, gains, weight, cutoff)
-        moments = ratio_moments(ctx, d, probs, weight, gains, slope_m, ideal_m[ctx.seg_topic])
-        anticipated = (moments.variance, theta_m)
+    anticipated = _anticipated(ctx, d, m)
 
     hits, donors = hits_and_donors(ctx, d, sampled)
     # the ratio correction on stratified simple random samples only ("nDCG's ratio bias")
