@@ -73,10 +73,12 @@ def anticipated_terms(ctx, d: HTDesign, m):
     return None
 
 
-def anticipated_pair_variance(ctx, d: HTDesign, terms, first, second, where=None) -> np.ndarray:
+def anticipated_pair_variance(ctx, d: HTDesign, terms, first, second, where=None,
+                              moments=None) -> np.ndarray:
     """(pairs, topics): the anticipated variance of run ``first[k]``'s ratio minus run
     ``second[k]``'s on each topic (module docstring), from ``terms`` =
-    :func:`anticipated_terms`; only where ``where`` (pairs, topics) holds when it is given (0
+    :func:`anticipated_terms` (and the runs' ``moments`` from them, ``RatioMoments``, when the
+    estimate has them already); only where ``where`` (pairs, topics) holds when it is given (0
     elsewhere: a topic's cross sums are formed for its pairs that need them). Not floored (the
     caller scales it as the runs' variances are)."""
     probs, weight, gain, slope, theta, y = terms
@@ -86,7 +88,7 @@ def anticipated_pair_variance(ctx, d: HTDesign, terms, first, second, where=None
     out = np.zeros((len(first), n_topics))
     if not where.any():
         return out
-    mo = ratio_moments(ctx, d, probs, weight, gain, slope, y)
+    mo = ratio_moments(ctx, d, probs, weight, gain, slope, y) if moments is None else moments
     fp = frame_positions(ctx)
     open_ = ~certain_docs(ctx, d)
     m_g = (probs * gain[fp.topic]).sum(axis=1) * open_  # a certain document is not drawn

@@ -98,7 +98,6 @@ mean (single-hit donors measured worse for AP: CACM uniform 10% bias -0.108)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cached_property
 
@@ -116,6 +115,7 @@ from ..trec_eval.gain import NDCG
 from ..trec_eval.gain_tables import shared_gain_tables
 from ..trec_eval.precision import P, Recall, Rprec
 from .anticipated import (
+    RatioMoments,
     grade_probabilities,
     rank_weights,
     ratio_moments,
@@ -146,12 +146,13 @@ class ModelBias:
     (not scaled by the floor: below): ``bias`` = (theta_m V(Y^) - C(X^, Y^)) / Y^2, the ratio's
     second-order bias, and ``rel_var_den`` = V(Y^) / Y^2, the denominator's squared
     coefficient of variation. Both come from the anticipated variance f(c) = (V(X) - 2 c C +
-    c^2 V(Y)) / Y^2, quadratic in the centre c: ``variance_at`` (f, ``RatioMoments.variance``:
-    sums kept per segment and cell, no reference to the context, which caches the estimate),
-    ``centre`` (theta_m) and ``at_centre`` (f(theta_m)); f at theta_m +- 1 is computed on first
-    use (only the reliability rule reads them)."""
+    c^2 V(Y)) / Y^2, quadratic in the centre c: ``moments`` (f is ``RatioMoments.variance``:
+    sums kept per segment and cell, no reference to the context, which caches the estimate;
+    the differences of runs read them too, ``pairs.py``), ``centre`` (theta_m) and
+    ``at_centre`` (f(theta_m)); f at theta_m +- 1 is computed on first use (only the
+    reliability rule reads them)."""
 
-    variance_at: Callable[[np.ndarray], np.ndarray]
+    moments: RatioMoments
     centre: np.ndarray
     at_centre: np.ndarray
     #: rho, the floor the variances were scaled by (:func:`floor_factor`); the differences of
@@ -160,7 +161,8 @@ class ModelBias:
 
     @cached_property
     def _either_side(self) -> tuple[np.ndarray, np.ndarray]:
-        return self.variance_at(self.centre + 1.0), self.variance_at(self.centre - 1.0)
+        f = self.moments.variance
+        return f(self.centre + 1.0), f(self.centre - 1.0)
 
     @cached_property
     def bias(self) -> np.ndarray:
@@ -411,25 +413,25 @@ def _sparse_aware(ctx, d: HTDesign, theta, num, y, var_x, cov, var_y, correct,
     sample = model_bias = None
     if anticipated is not None:
         sample = var
-        variance_at, centre = anticipated
-        expected = variance_at(centre)
+        moments, centre = anticipated
+        expected = moments.variance(centre)
         rho = floor_factor(expected.reshape(shape), linearised_variance(
             var_x, cov, var_y, centre, y).reshape(shape), known)
         var = impute(plain, rho * expected.reshape(shape), known, missing, weights)[1]
-        model_bias = ModelBias(variance_at, centre, expected, rho)
+        model_bias = ModelBias(moments, centre, expected, rho)
     return Estimate(value.ravel(), var.ravel(), theta, num, y, var_x, cov, var_y, None, ref,
                     donors=donors, sample_variance=None if sample is None else sample.ravel(),
                     model_bias=model_bias, corrected=corrected)
 
 
 def _anticipated(ctx, d: HTDesign, m):
-    """``(variance at a centre, theta_m)`` of ht(``m``)'s anticipated variance (AP, nDCG), or
-    None where it does not apply (``anticipated_terms.anticipated_terms``)."""
+    """``(RatioMoments, theta_m)`` of ht(``m``)'s anticipated variance (AP, nDCG), or None where
+    it does not apply (``anticipated_terms.anticipated_terms``)."""
     terms = anticipated_terms(ctx, d, m)
     if terms is None:
         return None
     probs, weight, gain, slope, theta_m, y = terms
-    return ratio_moments(ctx, d, probs, weight, gain, slope, y).variance, theta_m
+    return ratio_moments(ctx, d, probs, weight, gain, slope, y), theta_m
 
 
 def floor_factor(expected: np.ndarray, own: np.ndarray, known: np.ndarray) -> float:

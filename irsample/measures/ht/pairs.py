@@ -156,12 +156,14 @@ def pair_estimates(ctx, inner, *, variance: str = "design") -> PairEstimates:
     q = both.sum(axis=1)
     kept = both & ident
     measured = kept
-    terms = anticipated_terms(ctx, d, inner) if est.model_bias is not None else None
-    if terms is not None:  # identified topics the sample shows no variation on: the model's
-        # (formed only where it may be needed: a ratio's variance of a difference is below 1)
-        near = kept & (v <= BLIND)
-        rho = est.model_bias.floor
-        model = rho * anticipated_pair_variance(ctx, d, terms, first, second, where=near)
+    # identified topics the sample shows no variation on take the model's variance, formed only
+    # where it may be needed (a ratio's variance of a difference is below 1)
+    near = kept & (v <= BLIND) if est.model_bias is not None else None
+    if near is not None and near.any():
+        mb = est.model_bias
+        model = mb.floor * anticipated_pair_variance(
+            ctx, d, anticipated_terms(ctx, d, inner), first, second, where=near,
+            moments=mb.moments)
         blind = near & (v <= BLIND * model)
         v = np.where(blind, model, v)
         measured = kept & ~blind
