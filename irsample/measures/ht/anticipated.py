@@ -311,6 +311,12 @@ class RatioMoments:
         return np.where(y > 0, v / np.where(y > 0, y * y, 1.0), 0.0)
 
 
+def open_moment(ctx, d: HTDesign, probs: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """Per document of :func:`frame_positions`: E f(x_d) under the model, f by grade (``table``,
+    topics x grades); 0 for a document judged with certainty, no part of its cell's draw."""
+    return (probs * table[frame_positions(ctx).topic]).sum(axis=1) * ~certain_docs(ctx, d)
+
+
 def ratio_moments(ctx, d: HTDesign, probs: np.ndarray, weight: np.ndarray, gain: np.ndarray,
                   slope: np.ndarray, y: np.ndarray) -> RatioMoments:
     """:class:`RatioMoments` of z_d as in :func:`ratio_variance` (one pass over the positions)."""
@@ -319,12 +325,8 @@ def ratio_moments(ctx, d: HTDesign, probs: np.ndarray, weight: np.ndarray, gain:
     n_cells, n_topics, n_seg = d.n_cells, ctx.n_topics, ctx.n_seg
     topic, stratum = fp.topic, fp.stratum
 
-    def moment(f):  # per frame document, E f(x_d)
-        return (probs * f[topic]).sum(axis=1)
-
-    open_ = ~certain_docs(ctx, d)  # a certain document is no part of its cell's draw
-    m_g, m_gg, m_s = (moment(f) * open_ for f in (gain, gain * gain, slope))
-    m_ss, m_gs = moment(slope * slope) * open_, moment(gain * slope) * open_
+    m_g, m_gg, m_s, m_ss, m_gs = (open_moment(ctx, d, probs, f) for f in (
+        gain, gain * gain, slope, slope * slope, gain * slope))
 
     cell = topic * n_cells + stratum
 

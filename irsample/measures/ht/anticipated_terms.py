@@ -36,16 +36,16 @@ from ..trec_eval.average_precision import AP
 from ..trec_eval.gain import NDCG
 from .anticipated import (
     ap_weights,
-    certain_docs,
     frame_positions,
     model_ap,
     model_ndcg,
+    open_moment,
     rank_weights,
     ratio_moments,
     ratio_probabilities,
     relevance_gains,
 )
-from .ideal_dcg import ideal_linearisation
+from .ideal_dcg import grade_gains
 from .inclusion import HTDesign
 from .walks import NO_CUTOFF
 
@@ -66,7 +66,7 @@ def anticipated_terms(ctx, d: HTDesign, m):
     if isinstance(m, NDCG):
         longest = int(ctx.seg_len.max(initial=0))
         discount = 1.0 / np.log2(np.arange(2, longest + 2, dtype=np.float64))
-        gains = ideal_linearisation(ctx, d, cutoff)[1]
+        gains = grade_gains(ctx)
         weight = rank_weights(ctx, discount, cutoff)
         theta_m, ideal_m, slope_m = model_ndcg(ctx, probs, gains, weight, cutoff)
         return probs, weight, gains, slope_m, theta_m, ideal_m[ctx.seg_topic]
@@ -90,9 +90,7 @@ def anticipated_pair_variance(ctx, d: HTDesign, terms, first, second, where=None
         return out
     mo = ratio_moments(ctx, d, probs, weight, gain, slope, y) if moments is None else moments
     fp = frame_positions(ctx)
-    open_ = ~certain_docs(ctx, d)
-    m_g = (probs * gain[fp.topic]).sum(axis=1) * open_  # a certain document is not drawn
-    m_gg = (probs * (gain * gain)[fp.topic]).sum(axis=1) * open_
+    m_g, m_gg = open_moment(ctx, d, probs, gain), open_moment(ctx, d, probs, gain * gain)
     live = np.flatnonzero(weight != 0.0)  # the positions, topic by topic
     live = live[np.argsort(fp.seg[live] % n_topics, kind="stable")]
     bounds = np.searchsorted(fp.seg[live] % n_topics, np.arange(n_topics + 1))
@@ -128,8 +126,8 @@ def _cross_sums(fp, at, run, weight, m_g, m_gg, n_runs, n_cells, first, second):
     w = np.zeros((n_runs, len(docs)))
     w[run, local] = weight[at]
     for c in np.unique(fp.stratum[docs]):
-        wc = w[:, fp.stratum[docs] == c]
-        cols = docs[fp.stratum[docs] == c]
+        inside = fp.stratum[docs] == c
+        wc, cols = w[:, inside], docs[inside]
         x2[:, c] = ((wc * m_gg[cols]) @ wc.T)[first, second]
         g = wc * m_g[cols]
         x11[:, c] = (g @ g.T)[first, second]

@@ -27,11 +27,20 @@ def hits_and_donors(ctx, d: HTDesign, relevant: np.ndarray):
     return k, np.where(k == 1, np.maximum(miss, 0.0), 0.0)
 
 
+def grade_gains(ctx) -> np.ndarray:
+    """(topics, grades): the gain of each grade of the judgments (0 past the gain table)."""
+    gain_of_level = gain_tables(ctx, ())[0]  # (T, levels)
+    n_grades = ctx.judgments.stratum_grades.shape[2]
+    gains = np.zeros((ctx.n_topics, n_grades))
+    width = min(gain_of_level.shape[1], n_grades)
+    gains[:, :width] = gain_of_level[:, :width]
+    return gains
+
+
 def grade_counts(ctx, d: HTDesign):
     """Per topic and grade v >= 1: the Horvitz-Thompson count C^_v of frame documents of grade
-    v, and the gain of each grade (topic x grade arrays)."""
+    v, and the gain of each grade (topic x grade arrays, :func:`grade_gains`)."""
     j = ctx.judgments
-    gain_of_level = gain_tables(ctx, ())[0]  # (T, levels)
     n_grades = j.stratum_grades.shape[2]
     counts = np.zeros((ctx.n_topics, n_grades))
     sampled = (j.state == JUDGED) & (j.grade > 0)
@@ -40,10 +49,7 @@ def grade_counts(ctx, d: HTDesign):
         grade_value[:, v] = 1.0
         total = topic_total(ctx, d, (sampled & (j.grade == v)).astype(np.float64), grade_value)
         counts[:, v] = total.value
-    gains = np.zeros((ctx.n_topics, n_grades))
-    width = min(gain_of_level.shape[1], n_grades)
-    gains[:, :width] = gain_of_level[:, :width]
-    return counts, gains
+    return counts, grade_gains(ctx)
 
 
 def ideal_linearisation(ctx, d: HTDesign, cutoff: int):
