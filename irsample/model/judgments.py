@@ -106,6 +106,26 @@ class Judgments:
             return self
         return dataclasses.replace(self, assumed=design)
 
+    def judged_inclusion(self, tdi_topic: np.ndarray) -> np.ndarray:
+        """Per document (``tdi_topic``: its topic index): a judged document's inclusion
+        probability, the one the judgments give (prels, merged designs) or else its stratum's
+        rate n_h / N_h (a stratified simple random sample), 1 without strata; 0 where not
+        judged."""
+        judged = np.flatnonzero(self.state == JUDGED)
+        out = np.zeros(len(self.state))
+        if self.stratum is None:  # no design recorded: judged documents count as certain
+            out[judged] = 1.0
+            return out
+        size = self.stratum_size.astype(np.float64)
+        rate = np.divide(self.stratum_sampled.astype(np.float64), size,
+                         out=np.zeros_like(size), where=size > 0)
+        pi = rate[tdi_topic[judged], np.maximum(self.stratum[judged], 0)]
+        if self.inclusion is not None:
+            given = self.inclusion[judged]
+            pi = np.where(np.isfinite(given), given, pi)
+        out[judged] = pi
+        return out
+
     def require_probabilities(self, what: str) -> None:
         """Raise :class:`InputError` (naming the file, ``what`` needs them and the formats
         that carry them) when the judgments carry no inclusion probabilities and no design is

@@ -172,10 +172,7 @@ def _build(ctx) -> HTDesign:
     flat = topic * n_cells + cell
     sampled = j.stratum_sampled.astype(np.float64)
     rate = stratum_rates(j)
-    pi = rate.ravel()[flat]
-    if j.inclusion is not None:
-        given = j.inclusion[judged]
-        pi = np.where(np.isfinite(given), given, pi)
+    pi = j.judged_inclusion(col.tdi_topic)[judged]
     certain = pi >= 1.0
 
     def count(mask, weights=None):
