@@ -276,8 +276,8 @@ def estimate(
       run      status
     0  r1  unreliable
     1  r2  unreliable
-    >>> frame.reason[0].split(",")[0]
-    'no estimate of its own bias'
+    >>> "no estimate of its own bias" in frame.reason[0]  # and 1-2 relevant documents a topic
+    True
     >>> irsample.estimate(sample, runs, ["AP"])
     Traceback (most recent call last):
     ...

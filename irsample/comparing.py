@@ -95,17 +95,18 @@ def compare_table(
     --------
     >>> from io import BytesIO
     >>> import irsample
-    >>> sample = BytesIO(b"1 0 a 1\n1 0 b -1\n1 0 c 0\n1 0 d 1\n2 0 x 1\n2 0 y -1\n2 0 z 0\n")
-    >>> runs = [BytesIO(b"1 Q0 a 1 4 r1\n1 Q0 b 2 3 r1\n1 Q0 c 3 2 r1\n1 Q0 d 4 1 r1\n"
-    ...                 b"2 Q0 x 1 2 r1\n2 Q0 y 2 1 r1\n"),
-    ...         BytesIO(b"1 Q0 c 1 4 r2\n1 Q0 d 2 3 r2\n1 Q0 a 3 2 r2\n"
-    ...                 b"2 Q0 z 1 2 r2\n2 Q0 y 2 1 r2\n2 Q0 x 3 0 r2\n")]
+    >>> sample = BytesIO(b"1 0 a 1\n1 0 b -1\n1 0 c 0\n1 0 d 1\n1 0 e 1\n"
+    ...                  b"2 0 x 1\n2 0 y -1\n2 0 z 0\n2 0 w 1\n2 0 v 1\n")
+    >>> runs = [BytesIO(b"1 Q0 a 1 5 r1\n1 Q0 b 2 4 r1\n1 Q0 c 3 3 r1\n1 Q0 d 4 2 r1\n"
+    ...                 b"1 Q0 e 5 1 r1\n2 Q0 x 1 3 r1\n2 Q0 y 2 2 r1\n2 Q0 w 3 1 r1\n"),
+    ...         BytesIO(b"1 Q0 c 1 4 r2\n1 Q0 b 2 3 r2\n1 Q0 d 3 2 r2\n1 Q0 a 4 1 r2\n"
+    ...                 b"2 Q0 z 1 3 r2\n2 Q0 y 2 2 r2\n2 Q0 x 3 1 r2\n2 Q0 v 4 0 r2\n")]
     >>> table = irsample.compare_table(sample, runs, ["ht(AP)", "ht(P@2)"], assume="uniform")
     >>> print(table.render("markdown", places=2).split("\n\n")[0])
     | run | ht(AP) | ht(P@2) | status |
     |---|---:|---:|---|
-    | (a) r1 | **0.91** [0.67, 1.15]<sup>b</sup> | **0.71** [0.23, 1.18] | ok |
-    | (b) r2 | 0.51 [0.35, 0.66] | 0.33 [-0.11, 0.78] | ok |
+    | (a) r1 | **0.69** [0.43, 0.86]<sup>b</sup> | **0.62** [0.20, 1.05]<sup>b</sup> | ok |
+    | (b) r2 | 0.31 [0.17, 0.49] | 0.00 [-0.35, 0.35] | ok |
     >>> table.estimates[["run", "measure", "status"]]
       run  measure status
     0  r1   ht(AP)     ok

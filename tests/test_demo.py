@@ -68,7 +68,7 @@ def test_demo_on_cacm_tells_what_stays_flagged(tmp_path, capsys):
                           "name, are not evaluated);")
     assert coverage(out) == {"ht(AP)": (9, 11), "ht(nDCG)": (1, 11), "ht(P@10)": (10, 11)}
     assert re.search(r"5 of the 11 weak topics have 2 or fewer\s+relevant\s+documents\s+in\s+the"
-                     r"\s+whole\s+pool \(the\s+complete", out)
+                     r"\s+whole\s+pool\s+\(the\s+complete", out)
 
 
 def test_demo_frame_leaves_out_topics_the_qrels_do_not_name():

@@ -527,3 +527,57 @@ def test_rule_two_limit_flags_four_weak_topics_of_fifty_not_three():
     found = Reliability(np.zeros(3, dtype=bool), ("",) * 3, ((),) * 3, nothing, weak,
                         np.full(3, np.nan), np.zeros(3, dtype=bool))
     assert found.many_weak.tolist() == [False, False, True]
+
+
+def test_topics_their_judged_share_does_not_settle_stay_weak(tmp_path):
+    """Rule 2's ``unsettled`` part: a topic judged more than half (short of whole) with 1 to
+    FEW judged relevant documents stays weak (a) where the interval's variance is 0 for every
+    run on it, or (b) where its sample is one simple random sample at a single rate (a
+    uniform sample); a difference of two runs does not inherit it."""
+    from irsample.measures import parse
+    from irsample.measures.context import EvalContext
+    from irsample.measures.reliability import (
+        FEW,
+        MAX_WEAK,
+        SETTLED,
+        assess,
+        found_per_topic,
+        judged_share,
+        single_rate_topics,
+        unseen_topics,
+        weak_topics,
+    )
+
+    path = make_sample_qrels(tmp_path / "most.qrels", RUNS, fraction=0.8)
+    ctx = EvalContext(*irsample.load(str(path), RUNS, assume="uniform"))
+    evaluated = ctx.answered
+    found, share = found_per_topic(ctx), judged_share(ctx)
+    assert single_rate_topics(ctx)[share < 1].all()  # a uniform sample: one rate a topic
+    few = (found >= 1) & (found <= FEW) & (share >= SETTLED) & (share < 1)
+    assert few.sum() >= 4 and not weak_topics(found, share)[few].any()
+    (ap,) = parse("ht(AP)")
+    evaluated = evaluated & (few | (np.arange(ctx.n_topics) < 20))[None, :]  # few > 7%
+    got = assess(ctx, ap, evaluated, np.full(evaluated.shape, 1e-4), anticipated=False)
+    q = evaluated.sum(axis=1)
+    np.testing.assert_allclose(got.unsettled, (evaluated & few).sum(axis=1) / q)
+    flagged = got.unsettled > MAX_WEAK
+    assert flagged.any() and (got.status == "unreliable")[flagged].all()
+    assert not got.thin_or_weak.any()  # a pair's difference does not inherit it
+    np.testing.assert_allclose(got.inherited, got.weak - got.unsettled)
+    r = int(np.flatnonzero(flagged)[0])
+    assert "sampled at one rate throughout or with no relevant document" in got.reason[r]
+    assert set(np.flatnonzero(few & evaluated[r]).tolist()) <= set(got.topics[r])
+    # (a): documents judged for sure, none left to chance relevant: the variance shows nothing
+    variance = np.full((2, 4), 1e-4)
+    variance[:, 1:] = 0.0
+    answered = np.ones((2, 4), dtype=bool)
+    share4 = np.array([0.6, 0.6, 1.0, 0.6])
+    seen = unseen_topics(answered, variance, share4)
+    assert seen.tolist() == [False, True, False, True]
+    found4 = np.array([1, 2, 1, FEW + 1])
+    assert weak_topics(found4, share4, None, seen).tolist() == [False, True, False, False]
+    assert not weak_topics(found4, share4).any()
+    # under half judged the design's expected count decides, as before, unsettled or not
+    thin = np.full(4, SETTLED / 2)
+    rich = np.full(4, FEW + 1.0)
+    assert not weak_topics(found4, thin, rich, np.ones(4, dtype=bool)).any()

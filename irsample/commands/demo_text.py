@@ -187,7 +187,8 @@ def advice(frame, state, topics, names, flagged, reasons, causes, covered,
                    "fitted probability of relevance, summed)")
         text += (f" A topic stops counting as weak once {FEW + 1} of its relevant documents "
                  f"{counted}, or {SETTLED:.0%} of its pool is judged (all of it when none of "
-                 "its relevant documents is).")
+                 "its relevant documents is, or when its sample has one rate throughout or "
+                 "shows no variation).")
         if len(few):
             none = int((present[few] == 0).sum())
             text += (f" {len(few)} of the {len(weak)} weak topics have {FEW} or fewer relevant "
