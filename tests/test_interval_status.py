@@ -581,3 +581,48 @@ def test_topics_their_judged_share_does_not_settle_stay_weak(tmp_path):
     thin = np.full(4, SETTLED / 2)
     rich = np.full(4, FEW + 1.0)
     assert not weak_topics(found4, thin, rich, np.ones(4, dtype=bool)).any()
+
+
+def test_planners_blind_topics_flag_the_run_means():
+    """Rule 2's part (a) end to end: on the planner's sample of 70% of CACM's depth-100 pool
+    (a pilot, then top-ups; the intervals take the sample's variance) some topics with 1-2
+    judged relevant documents show no variation for any run; they count as weak, their share
+    is ``unsettled``, and the run means they exceed 7% of are flagged with them named."""
+    from irsample.api import load
+    from irsample.commands import demo
+    from irsample.design.planner.sequential import PlannedDesign
+    from irsample.measures import parse
+    from irsample.measures.context import EvalContext
+    from irsample.measures.ht.estimator import estimate
+    from irsample.measures.reliability import (
+        FEW,
+        SETTLED,
+        assess,
+        found_per_topic,
+        judged_share,
+        single_rate_topics,
+        unseen_topics,
+    )
+
+    collection, complete = load(*demo.bundled("cacm"))
+    frame, _, _, _ = demo.setup(collection, complete, 100, 0.1)
+    design = PlannedDesign(int(0.7 * len(frame)), "xinfAP")
+    ctx = EvalContext(collection, design.sample(frame, rng=np.random.default_rng(3)))
+    (ndcg,) = parse("ht(nDCG)")
+    e = estimate(ctx, ndcg.inner)
+    assert not e.anticipated  # the planner's top-ups: the sample's variance
+    evaluated = ctx.answered
+    variance = e.variance.reshape(evaluated.shape)
+    found, share = found_per_topic(ctx), judged_share(ctx)
+    blind = unseen_topics(evaluated, variance, share)
+    late = blind & (found >= 1) & (found <= FEW) & (share >= SETTLED)
+    assert late.sum() >= 2 and not single_rate_topics(ctx).any()
+    got = assess(ctx, ndcg, evaluated, variance, e.value.reshape(evaluated.shape),
+                 anticipated=False)
+    np.testing.assert_allclose(got.unsettled, (evaluated & late).sum(axis=1)
+                               / evaluated.sum(axis=1))
+    flagged = got.unsettled > 0.07
+    assert flagged.any() and (got.status == "unreliable")[flagged].all()
+    r = int(np.flatnonzero(flagged)[0])
+    assert "no relevant document among those left to chance" in got.reason[r]
+    assert set(np.flatnonzero(late & evaluated[r]).tolist()) <= set(got.topics[r])

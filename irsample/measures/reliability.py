@@ -193,9 +193,9 @@ def found_per_topic(ctx) -> np.ndarray:
 
 
 def single_rate_topics(ctx) -> np.ndarray:
-    """Per topic: its judged documents are one simple random sample at a single rate below 1
-    (every one's inclusion probability the same: a uniform design), nothing judged more
-    thoroughly than the rest; cached per context (rule 2)."""
+    """Per topic: it has judged documents, and they are one simple random sample at a single
+    rate below 1 (every one's inclusion probability the same: a uniform design), nothing
+    judged more thoroughly than the rest; cached per context (rule 2)."""
     def build():
         tdi_topic = ctx.collection.tdi_topic
         pi = ctx.judgments.judged_inclusion(tdi_topic)
@@ -204,7 +204,7 @@ def single_rate_topics(ctx) -> np.ndarray:
         lo = np.full(ctx.n_topics, np.inf)
         np.maximum.at(hi, tdi_topic[judged], pi[judged])
         np.minimum.at(lo, tdi_topic[judged], pi[judged])
-        return (hi < 1.0) & (hi - lo <= 1e-12)
+        return (hi > 0.0) & (hi < 1.0) & (hi - lo <= 1e-12)
 
     return ctx.shared(("reliability_single_rate",), build)
 
