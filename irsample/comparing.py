@@ -47,7 +47,7 @@ def compare(
         interval's degrees of freedom; inf for a normal interval), low, high, p, p_adjusted,
         decided, the status of the difference's interval (``status``: ``ok`` or
         ``unreliable``, ``reason``, ``causes``: topic ids;
-        :func:`irsample.measures.reliability.assess_pair`); and ``assume`` when a design was
+        :func:`irsample.measures.pair_reliability.assess_pair`); and ``assume`` when a design was
         assumed.
 
     Raises

@@ -7,9 +7,10 @@ Satterthwaite's degrees of freedom of its jackknife for ht(AP); with ``variance=
 on k - 1, k the topics not imputed), a two-sided p-value, the p-value adjusted over all pairs
 (Holm or Benjamini-Hochberg, :mod:`irsample.stats.multiple`) and whether the pair is decided
 (adjusted p < 1 - ci), and the status of the pair's interval: ``ok``, or ``unreliable`` with
-the reason and the topic ids that cause it (:func:`irsample.measures.reliability.assess_pair`:
-either run's mean rests on too few judged relevant documents or too many weak topics, or the
-difference's estimated bias exceeds a share of its standard error).
+the reason and the topic ids that cause it
+(:func:`irsample.measures.pair_reliability.assess_pair`: either run's mean rests on too few
+judged relevant documents or too many weak topics, or the difference's estimated bias exceeds
+a share of its standard error).
 
 For score intervals [B, T] (paper 004), :func:`interval_outcomes` compares every pair of runs
 topic by topic with the paper's pessimistic rule
@@ -29,7 +30,8 @@ from .measures.context import EvalContext
 from .measures.ht.measure import HT
 from .measures.ht.pairs import pair_estimates
 from .measures.incomplete.score_intervals import compare_intervals
-from .measures.reliability import assess, assess_pair
+from .measures.pair_reliability import assess_pair
+from .measures.reliability import assess
 from .model import Collection, Judgments
 from .stats.intervals import quantile
 from .stats.multiple import adjust
@@ -82,7 +84,7 @@ def compare_collection(
 
 
 def pair_status(ctx, m: HT, pe, se):
-    """:func:`~irsample.measures.reliability.assess_pair` of every pair of ``pe``
+    """:func:`~irsample.measures.pair_reliability.assess_pair` of every pair of ``pe``
     (:func:`~irsample.measures.ht.pairs.pair_estimates`), ``se`` their standard errors."""
     shape = (ctx.n_runs, ctx.n_topics)
     evaluated = ctx.answered

@@ -16,11 +16,11 @@ import pytest
 
 import irsample
 from irsample.cli import main
+from irsample.measures.pair_reliability import assess_pair
 from irsample.measures.reliability import (
     MAX_BIAS_SE,
     MIN_SUPPORT,
     Reliability,
-    assess_pair,
     summed_bias,
 )
 from irsample.streaming import evaluate_in_batches

@@ -90,16 +90,7 @@ and the topics that cause it (where to judge next). A run's mean is unreliable w
    round 5, 100 trials, xinfAP's covered 0.53-0.95 of the truths with nothing else flagging
    them). ppi(M) takes ht(M)'s estimate, a conservative one (the labels remove part of it).
 
-The difference of two runs' means (:func:`assess_pair`, ``irsample compare``) is unreliable when
-either run's mean is, by support or weak topics (1, 2, counted in the draw: the difference's
-variance is the sample's, and with the design's counts the unflagged pairs of TREC-8 2strata 10%
-rejected 0.088 of tie-preserving twins, 30 trials; not rule 2's ``unsettled`` topics, where the
-difference's variance takes the model's if the sample's shows no variation, ``ht/pairs.py``),
-or when the estimated bias of the
-difference (the sample's, as the variance is: ``HT.difference_bias``, run a's minus run
-b's on each topic both answer, summed over them; for an estimator that removes its bias, the
-topics' bounds on the correction's error of the difference added in quadrature, as for a run's
-mean) exceeds :data:`MAX_BIAS_SE` of the difference's standard error (3, for the pair).
+A difference of two runs' means has its own rule, built on these (:mod:`.pair_reliability`).
 
 :class:`~irsample.measures.statuses.Statuses` holds the outcome per run x measure, with the
 causing topics by id, as evaluations carry it.
@@ -163,7 +154,7 @@ class Reliability:
     @property
     def biased(self) -> np.ndarray:
         """Per run: flagged by rule 3 (estimated bias)."""
-        return _biased(self.bias_se)
+        return biased_beyond_limit(self.bias_se)
 
     @property
     def thin_or_weak(self) -> np.ndarray:
@@ -344,7 +335,7 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
         skew = np.divide(third, scale, out=np.zeros_like(third), where=scale > 0)
         limit = skewness_limit(n)
         low = (np.abs(skew) > limit) & open_
-    many_weak, biased = _many_weak(weak), _biased(bias_se)
+    many_weak, biased = _many_weak(weak), biased_beyond_limit(bias_se)
     unreliable = low | many_weak | biased | unchecked
     reasons, causes = [], []
     for r in range(ctx.n_runs):
@@ -378,7 +369,7 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
                 cause += idx[np.argsort(per_topic[idx], kind="stable")][:NAMED].tolist()
         if biased[r]:
             parts.append(f"estimated bias {bias_se[r]:.2f} of its standard error")
-            cause += [t for t in _carrying(per_cell[r]) if t not in cause]
+            cause += [t for t in carrying(per_cell[r]) if t not in cause]
         if unchecked:
             parts.append("no estimate of its own bias, so the interval (the sampling spread "
                          "only) cannot be checked; ht(M) estimates its bias")
@@ -403,7 +394,8 @@ def _many_weak(weak: np.ndarray) -> np.ndarray:
     return weak > MAX_WEAK
 
 
-def _biased(bias_se: np.ndarray) -> np.ndarray:
+def biased_beyond_limit(bias_se: np.ndarray) -> np.ndarray:
+    """Per row: an estimated bias over the standard error above :data:`MAX_BIAS_SE`."""
     return np.nan_to_num(bias_se) > MAX_BIAS_SE
 
 
@@ -442,73 +434,7 @@ def _spread(values: np.ndarray, cells: np.ndarray) -> np.ndarray:
     return np.where(n > 1, np.sqrt(ss / np.maximum(n - 1, 1)), 0.0)
 
 
-@dataclass(frozen=True)
-class PairReliability:
-    """Per pair of runs (``first[k]``, ``second[k]``): whether the interval of their difference
-    is ``unreliable``, the ``reason`` and the ``topics`` (indices) that cause it, and the
-    estimated bias of the difference over its standard error (NaN where the estimator gives
-    none)."""
-
-    unreliable: np.ndarray
-    reason: tuple[str, ...]
-    topics: tuple[tuple[int, ...], ...]
-    bias_se: np.ndarray
-
-    @property
-    def status(self) -> np.ndarray:
-        """``"ok"`` or ``"unreliable"`` per pair."""
-        return np.where(self.unreliable, "unreliable", "ok")
-
-
-def assess_pair(ctx, measure, runs: Reliability, first, second, evaluated: np.ndarray,
-                se: np.ndarray, names=None) -> PairReliability:
-    """The rule for differences (module docstring): the pairs ``first[k] - second[k]`` of the
-    context's runs, ``runs`` their means' :func:`assess`, ``evaluated`` (runs, topics) the
-    topics each run answers (a pair's difference is over the topics both answer), ``se`` the
-    standard error of each pair's mean difference; ``names`` the runs' names in the reasons."""
-    first, second = np.asarray(first), np.asarray(second)
-    names = ctx.collection.run_names if names is None else names
-    shape = (ctx.n_runs, ctx.n_topics)
-    weak_or_thin = runs.thin_or_weak
-    both = evaluated[first] & evaluated[second]
-    q = np.maximum(both.sum(axis=1), 1)
-    if hasattr(measure, "difference_bias"):
-        bias = measure.difference_bias(ctx, first, second)
-    else:
-        bias = (measure.estimated_bias(ctx, from_sample=True)
-                if hasattr(measure, "estimated_bias") else None)
-        if bias is not None:
-            bias = np.asarray(bias, dtype=np.float64).reshape(shape)
-            bias = bias[first] - bias[second]
-    if bias is None:
-        bias_se = np.full(len(first), np.nan)
-        per_cell = np.zeros(both.shape)
-    else:
-        per_cell = np.where(both, bias, 0.0)
-        fixed = corrected_cells(ctx, measure, shape)
-        mean_bias = summed_bias(per_cell, fixed[first] & fixed[second]) / q
-        se = np.asarray(se, dtype=np.float64)
-        bias_se = np.where(se > 0, np.abs(mean_bias) / np.where(se > 0, se, 1.0), 0.0)
-    biased = _biased(bias_se)
-    unreliable = weak_or_thin[first] | weak_or_thin[second] | biased
-    reasons, causes = [], []
-    for k, (a, b_) in enumerate(zip(first, second)):
-        parts, cause = [], []
-        for r in (a, b_):
-            if weak_or_thin[r]:  # its mean's reasons but its own bias (the pair's is below)
-                own = [p for p in runs.reason[r].split("; ") if not p.startswith("estimated")]
-                parts.append(f"{names[r]}: {'; '.join(own)}")
-                cause += [t for t in runs.topics[r] if t not in cause]
-        if biased[k]:
-            parts.append(f"estimated bias of the difference {bias_se[k]:.2f} of its standard "
-                         "error")
-            cause += [t for t in _carrying(per_cell[k]) if t not in cause]
-        reasons.append("; ".join(parts))
-        causes.append(tuple(int(c) for c in cause))
-    return PairReliability(unreliable, tuple(reasons), tuple(causes), bias_se)
-
-
-def _carrying(bias: np.ndarray, share: float = 0.5) -> list[int]:
+def carrying(bias: np.ndarray, share: float = 0.5) -> list[int]:
     """The topics whose estimated bias, largest first, makes up ``share`` of the run's."""
     size = np.abs(bias)
     order = np.argsort(-size, kind="stable")
