@@ -16,12 +16,23 @@ import pytest
 
 import irsample
 from irsample.cli import main
+from irsample.measures import parse
+from irsample.measures.context import EvalContext
 from irsample.measures.pair_reliability import assess_pair
 from irsample.measures.reliability import (
+    FEW,
     MAX_BIAS_SE,
+    MAX_WEAK,
     MIN_SUPPORT,
+    SETTLED,
     Reliability,
+    assess,
+    found_per_topic,
+    judged_share,
+    single_rate_topics,
     summed_bias,
+    unseen_topics,
+    weak_topics,
 )
 from irsample.streaming import evaluate_in_batches
 
@@ -534,20 +545,6 @@ def test_topics_their_judged_share_does_not_settle_stay_weak(tmp_path):
     FEW judged relevant documents stays weak (a) where the interval's variance is 0 for every
     run on it, or (b) where its sample is one simple random sample at a single rate (a
     uniform sample); a difference of two runs does not inherit it."""
-    from irsample.measures import parse
-    from irsample.measures.context import EvalContext
-    from irsample.measures.reliability import (
-        FEW,
-        MAX_WEAK,
-        SETTLED,
-        assess,
-        found_per_topic,
-        judged_share,
-        single_rate_topics,
-        unseen_topics,
-        weak_topics,
-    )
-
     path = make_sample_qrels(tmp_path / "most.qrels", RUNS, fraction=0.8)
     ctx = EvalContext(*irsample.load(str(path), RUNS, assume="uniform"))
     evaluated = ctx.answered
@@ -591,18 +588,7 @@ def test_planners_blind_topics_flag_the_run_means():
     from irsample.api import load
     from irsample.commands import demo
     from irsample.design.planner.sequential import PlannedDesign
-    from irsample.measures import parse
-    from irsample.measures.context import EvalContext
     from irsample.measures.ht.estimator import estimate
-    from irsample.measures.reliability import (
-        FEW,
-        SETTLED,
-        assess,
-        found_per_topic,
-        judged_share,
-        single_rate_topics,
-        unseen_topics,
-    )
 
     collection, complete = load(*demo.bundled("cacm"))
     frame, _, _, _ = demo.setup(collection, complete, 100, 0.1)
@@ -621,7 +607,7 @@ def test_planners_blind_topics_flag_the_run_means():
                  anticipated=False)
     np.testing.assert_allclose(got.unsettled, (evaluated & late).sum(axis=1)
                                / evaluated.sum(axis=1))
-    flagged = got.unsettled > 0.07
+    flagged = got.unsettled > MAX_WEAK
     assert flagged.any() and (got.status == "unreliable")[flagged].all()
     r = int(np.flatnonzero(flagged)[0])
     assert "no relevant document among those left to chance" in got.reason[r]

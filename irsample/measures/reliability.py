@@ -106,6 +106,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model import JUDGED
+from ..model.judgments import group_range
 from .pool_layout import UNJUDGED, pooled_positions, pooled_segments
 
 #: fewest judged relevant documents in the draw a run mean's interval may rest on (rule 1 where
@@ -191,10 +192,7 @@ def single_rate_topics(ctx) -> np.ndarray:
         tdi_topic = ctx.collection.tdi_topic
         pi = ctx.judgments.judged_inclusion(tdi_topic)
         judged = pi > 0
-        hi = np.full(ctx.n_topics, -np.inf)
-        lo = np.full(ctx.n_topics, np.inf)
-        np.maximum.at(hi, tdi_topic[judged], pi[judged])
-        np.minimum.at(lo, tdi_topic[judged], pi[judged])
+        hi, lo = group_range(tdi_topic[judged], pi[judged], ctx.n_topics)
         return (hi > 0.0) & (hi < 1.0) & (hi - lo <= 1e-12)
 
     return ctx.shared(("reliability_single_rate",), build)

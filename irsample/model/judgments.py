@@ -296,12 +296,20 @@ def varies_within(group: np.ndarray, value: np.ndarray, n_groups: int, *,
     group's largest value and ``floor``."""
     if not len(group):
         return False
+    hi, lo = group_range(group, value, n_groups)
+    seen = hi > -np.inf
+    return bool(np.any(hi[seen] - lo[seen] > 1e-12 * np.maximum(hi[seen], floor)))
+
+
+def group_range(group: np.ndarray, value: np.ndarray,
+                n_groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per group (``group``: the rows' group indices, below ``n_groups``): the largest and the
+    smallest ``value`` of its rows (-inf and +inf for a group with none)."""
     hi = np.full(n_groups, -np.inf)
     lo = np.full(n_groups, np.inf)
     np.maximum.at(hi, group, value)
     np.minimum.at(lo, group, value)
-    seen = hi > -np.inf
-    return bool(np.any(hi[seen] - lo[seen] > 1e-12 * np.maximum(hi[seen], floor)))
+    return hi, lo
 
 
 def missing_probabilities(what: str) -> str:
