@@ -320,3 +320,42 @@ def test_a_context_caching_its_estimates_is_freed_without_the_cycle_collector():
             assert ref() is None, name
     finally:
         gc.enable()
+
+
+def test_count_se_is_the_fits_posterior_spread_of_the_fitted_count():
+    """Rule 1 lowers each run's fitted relevant count by the relevance model's own standard
+    error (``ExpectedSample.count_se``): the delta method at the posterior mode. It matches the
+    spread of the fitted count over 4,000 draws of the parameters from the Laplace
+    approximation N(mode, H^-1), H built here row by row (features and topic indicator of each
+    judged document, weight p (1 - p), the intercepts' prior precision 1), within 10%."""
+    from scipy.special import expit, logit
+
+    from irsample.model import JUDGED
+
+    col, frame = synthetic(11, n_topics=6, n_docs=300, depth=60, grades=(0, 0, 0, 1))
+    ctx = EvalContext(col, uniform(0.2).sample(frame, rng=np.random.default_rng(3)))
+    d = ht_design(ctx)
+    sample = expected.expected_sample(ctx, 10)
+    fit = anticipated.relevance_fit(ctx, d)
+    fp = anticipated.frame_positions(ctx)
+    p = anticipated.fitted_relevance(ctx, d)  # binary grades: P(relevant) itself
+    judged = ctx.judgments.state[fp.docs] == JUDGED
+    k, n_topics = fit.x.shape[1], ctx.n_topics
+    rows = np.hstack([fit.x, np.eye(n_topics)[fp.topic]])[judged]
+    w = (p * (1 - p))[judged]
+    hessian = (rows * w[:, None]).T @ rows + np.diag([0.0] * k + [1.0] * n_topics)
+    rng = np.random.default_rng(0)
+    theta = rng.multivariate_normal(np.zeros(k + n_topics), np.linalg.inv(hessian), 4000)
+    shift = theta[:, :k] @ fit.x.T + theta[:, k:][:, fp.topic]  # (draws, frame documents)
+    reach = (fp.rank <= 10) & ~anticipated.certain_docs(ctx, d)[fp.doc]
+    run = fp.seg // n_topics
+    counts = np.stack([np.bincount(run[reach], weights=row[fp.doc[reach]],
+                                   minlength=ctx.n_runs)
+                       for row in expit(logit(p)[None, :] + shift)])
+    evaluated = np.ones((ctx.n_runs, n_topics), dtype=bool)
+    se = sample.count_se(evaluated)
+    fitted = np.where(evaluated, sample.relevant.sum(axis=1).reshape(evaluated.shape), 0).sum(1)
+    np.testing.assert_allclose(fitted, np.bincount(run[reach], weights=p[fp.doc[reach]],
+                                                   minlength=ctx.n_runs))
+    assert np.all(se > 0)
+    np.testing.assert_allclose(se, counts.std(axis=0), rtol=0.10)

@@ -95,7 +95,7 @@ import numpy as np
 from scipy.special import expit
 
 from ...model import JUDGED
-from ...stats.logistic import random_intercept_logit
+from ...stats.logistic import Curvature, curvature, random_intercept_logit
 from ..context import safe_divide
 from ..pool_layout import pool_layout, pooled_segments
 from .frame_sums import ap_numerator_weights, segment_stratum_moments
@@ -199,8 +199,30 @@ def fitted_relevance(ctx, d: HTDesign) -> np.ndarray | None:
     return None if model is None else model[1]
 
 
+@dataclass(frozen=True)
+class RelevanceFit:
+    """What the relevance model's fitted relevance rests on, per document of
+    ``frame_positions(ctx).docs``: its row ``x`` of the regression (features and stratum
+    indicators; its topic is the group), the ``slope`` of its fitted relevance in the linear
+    predictor (fitted x (1 - p), p the model's P(relevant)), and the posterior's ``curvature``
+    at the mode: the delta-method variance of a sum of fitted relevances
+    (``expected.ExpectedSample.count_se``)."""
+
+    x: np.ndarray
+    slope: np.ndarray
+    curvature: Curvature
+
+
+def relevance_fit(ctx, d: HTDesign) -> RelevanceFit | None:
+    """:class:`RelevanceFit` of the model behind :func:`fitted_relevance`; None where that is
+    None or the model is given rather than fitted."""
+    model = _relevance_model(ctx, d)
+    return None if model is None or len(model) < 3 else model[2]
+
+
 def _relevance_model(ctx, d: HTDesign):
-    """(grade probabilities, fitted relevance) or None (cached per context and design)."""
+    """(grade probabilities, fitted relevance, :class:`RelevanceFit`) or None (cached per
+    context and design)."""
     return ctx.shared(("ht_relevance_model", d), lambda: _fit(ctx, d))
 
 
@@ -227,9 +249,11 @@ def _fit(ctx, d: HTDesign):
     probs = p[:, None] * share[None, :]
     probs[:, 0] = 1.0 - p
     fitted = probs[:, max(ctx.rel_level, 1):].sum(axis=1)
+    fit = RelevanceFit(x, fitted * (1.0 - p),
+                       curvature(x[judged], p[judged], topic[judged], ctx.n_topics))
     probs[judged] = 0.0
     probs[np.flatnonzero(judged), grade[judged]] = 1.0
-    return probs, fitted
+    return probs, fitted, fit
 
 
 def _shared_strata(stratum, topic, n_strata, n_topics) -> np.ndarray:

@@ -6,17 +6,26 @@ document's fitted probability of relevance, judged ones included) and the design
 :func:`expected_judged` per document (pi_d P(relevant)), :func:`expected_support` per run and
 topic within a cut-off, :func:`expected_found` per topic, and :func:`expected_sample`, the
 variance and third cumulant of the design's estimate of a run's relevant documents within a
-cut-off (rule 1's skewness). None where the anticipated variance does not apply.
+cut-off (rule 1's skewness), with the standard error the model's own fit leaves on their
+fitted number (rule 1 reads the skewness at the low end of that). None where the anticipated
+variance does not apply.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ..context import safe_divide
-from .anticipated import certain_docs, fitted_relevance, frame_positions, open_rates
+from .anticipated import (
+    RelevanceFit,
+    certain_docs,
+    fitted_relevance,
+    frame_positions,
+    open_rates,
+    relevance_fit,
+)
 from .inclusion import ht_design, open_cells
 
 
@@ -75,57 +84,124 @@ class ExpectedSample:
     positions a stratified simple random sample of this design is expected to draw), and the
     ``variance`` and ``third`` cumulant of the Horvitz-Thompson estimate of the relevant
     documents there under the design, with each position relevant with its fitted
-    probability. Both add over topics (strata are drawn
-    independently), so a run's mean over its topics has skewness sum third / (sum variance)^1.5:
-    what the reliability rule's sample-size criterion reads (``measures/reliability.py``, rule
-    1)."""
+    probability. Both add over topics (strata are drawn independently), so a run's mean over
+    its topics has skewness sum third / (sum variance)^1.5: what the reliability rule's
+    sample-size criterion reads (``measures/reliability.py``, rule 1).
+
+    Behind them, per segment and stratum: ``relevant`` (Q_h, the fitted relevant documents
+    among the run's positions there that are left to chance), the cells' ``size`` N'_h and
+    ``rate`` f_h (per topic, read through ``seg_topic``); :meth:`moments` gives the cumulants at
+    other values of Q_h. ``gradient`` (per segment, the fixed effects') and ``topic_gradient``
+    (its topic intercept's) are the derivatives of the segment's sum of Q_h in the relevance
+    model's parameters, ``fit`` the model (None where it is given, not fitted):
+    :meth:`count_se`."""
 
     judged: np.ndarray
     variance: np.ndarray
     third: np.ndarray
+    relevant: np.ndarray
+    size: np.ndarray
+    rate: np.ndarray
+    seg_topic: np.ndarray
+    gradient: np.ndarray | None = None
+    topic_gradient: np.ndarray | None = None
+    fit: RelevanceFit | None = None
 
+    def moments(self, scale: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per segment: the variance and third cumulant of the design's estimate with each
+        cell's Q_h times the segment's ``scale``.
 
-def expected_sample(ctx, cutoff: int | None) -> ExpectedSample | None:
-    """:class:`ExpectedSample` of every segment within ``cutoff`` (the whole ranking when
-    None); None where the anticipated variance does not apply (cached).
-
-    In cell h (topic x stratum: N_h documents, n_h = f_h N_h drawn without replacement) the
-    run's relevant documents within the cut-off are a domain: z_d = 1 for a relevant document
-    there, 0 otherwise, a share q_h = Q_h / N_h of ones with Q_h the sum of the fitted
-    probabilities over the run's positions in the cell, so population moments s2 = q (1 - q)
-    and m3 = q (1 - q)(1 - 2q) (divisor N). The estimate N z-bar of a simple random sample
-    without replacement has variance N (1 - f) / f s2 N / (N - 1) and third cumulant
-    N (1 - f)(1 - 2f) / f^2 m3 N^2 / ((N - 1)(N - 2)) (the sample mean's moments: Cochran,
-    Sampling Techniques, 1977, §2.5 and §2.15), 0 in cells judged whole. Where documents are
-    judged with certainty (a planner's pilot and earlier batches) the cell is its other N'_h
-    documents, n'_h of them drawn (:func:`~.inclusion.open_cells`): the certain ones add a
-    constant, and ``judged`` counts the drawn positions alone."""
-    def build():
-        fitted = fitted_relevance(ctx, ht_design(ctx))
-        if fitted is None:
-            return None
-        fp = frame_positions(ctx)
-        d = ht_design(ctx)
-        n_strata = ctx.judgments.stratum_size.shape[1]
-        within = np.ones(len(fp.doc), dtype=bool) if cutoff is None else fp.rank <= cutoff
-        key = fp.seg * n_strata + fp.stratum[fp.doc]
-        size = ctx.n_seg * n_strata
-        judged = _reach_total(ctx, _doc_rates(ctx, certain=0.0), cutoff)
-        drawn = np.where(certain_docs(ctx, d), 0.0, fitted)  # certain documents are constants
-        relevant = np.bincount(key, weights=np.where(within, drawn[fp.doc], 0.0),
-                               minlength=size).reshape(ctx.n_seg, n_strata)
-        topic = ctx.seg_topic.astype(np.int64)
-        n_cell = open_cells(ctx.judgments, d)[0][topic]
-        f = open_rates(ctx, d)[topic]
-        q = safe_divide(relevant, n_cell).clip(0.0, 1.0)
+        In cell h (topic x stratum: N_h documents, n_h = f_h N_h drawn without replacement)
+        the run's relevant documents within the cut-off are a domain: z_d = 1 for a relevant
+        document there, 0 otherwise, a share q_h = Q_h / N_h of ones, so population moments
+        s2 = q (1 - q) and m3 = q (1 - q)(1 - 2q) (divisor N). The estimate N z-bar of a simple
+        random sample without replacement has variance N (1 - f) / f s2 N / (N - 1) and third
+        cumulant N (1 - f)(1 - 2f) / f^2 m3 N^2 / ((N - 1)(N - 2)) (the sample mean's moments:
+        Cochran, Sampling Techniques, 1977, §2.5 and §2.15), 0 in cells judged whole. Where
+        documents are judged with certainty (a planner's pilot and earlier batches) the cell is
+        its other N'_h documents, n'_h of them drawn (:func:`~.inclusion.open_cells`): the
+        certain ones add a constant."""
+        n_cell, f = self.size[self.seg_topic], self.rate[self.seg_topic]
+        q = safe_divide(self.relevant * np.asarray(scale)[:, None], n_cell).clip(0.0, 1.0)
         open_ = (f > 0) & (f < 1) & (n_cell > 2)
         g, big = np.where(open_, f, 1.0), np.where(open_, n_cell, 3.0)
         spread = q * (1.0 - q)
         variance = np.where(open_, big * (1 - g) / g * spread * big / (big - 1), 0.0)
         third = np.where(open_, big * (1 - g) * (1 - 2 * g) / (g * g) * spread * (1 - 2 * q)
                          * big * big / ((big - 1) * (big - 2)), 0.0)
-        variance, third = variance.sum(axis=1), third.sum(axis=1)
-        return ExpectedSample(judged, variance, third)
+        return variance.sum(axis=1), third.sum(axis=1)
+
+    def count_se(self, evaluated: np.ndarray) -> np.ndarray:
+        """Per run (rows of ``evaluated``, runs x topics, over the segments in that order):
+        the standard error of its fitted relevant count (the sum of ``relevant`` over its
+        evaluated segments) that the relevance model's own estimation leaves, by the delta
+        method at the posterior mode (:meth:`irsample.stats.logistic.Curvature.variance`;
+        the topics' intercepts and the shared fixed effects both carry it); 0 without a
+        fitted model."""
+        if self.fit is None:
+            return np.zeros(evaluated.shape[0])
+        shape = evaluated.shape
+        fixed = np.where(evaluated[..., None],
+                         self.gradient.reshape(shape + (self.gradient.shape[1],)), 0.0).sum(1)
+        group = np.where(evaluated, self.topic_gradient.reshape(shape), 0.0)
+        return np.sqrt(np.clip(self.fit.curvature.variance(fixed, group), 0.0, None))
+
+
+    def skewness_per_run(self, evaluated: np.ndarray, lower_by: float
+                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per run (rows of ``evaluated``, runs x topics): the positions n the design is
+        expected to judge within the cut-off over its evaluated topics; the skewness gamma of
+        the design's estimate of its relevant documents there, sum third / (sum variance)^1.5,
+        with their fitted number Q lowered to Q - ``lower_by`` :meth:`count_se` and each
+        cell's share scaled alike (infinite where that reaches 0 while the design leaves some
+        to chance; 0 where it leaves none); and the lowered share of Q. Where domain shares
+        are below one half (a run's relevant documents within a cut-off are a small part of
+        any stratum), fewer relevant documents mean a larger skewness: the low end is the one
+        that tests a normal interval (``measures/reliability.py``, rule 1)."""
+        shape = evaluated.shape
+
+        def total(x):
+            return np.where(evaluated, np.asarray(x).reshape(shape), 0.0).sum(axis=1)
+
+        fitted = total(self.relevant.sum(axis=1))
+        lowered = np.clip(1.0 - lower_by * self.count_se(evaluated)
+                          / np.where(fitted > 0, fitted, 1.0), 0.0, 1.0)
+        variance, third = (total(x) for x in self.moments(np.repeat(lowered, shape[1])))
+        scale = variance**1.5
+        skew = np.divide(third, scale, out=np.full_like(third, np.inf), where=scale > 0)
+        return total(self.judged), np.where(total(self.variance) > 0, skew, 0.0), lowered
+
+
+def expected_sample(ctx, cutoff: int | None) -> ExpectedSample | None:
+    """:class:`ExpectedSample` of every segment within ``cutoff`` (the whole ranking when
+    None); None where the anticipated variance does not apply (cached)."""
+    def build():
+        d = ht_design(ctx)
+        fitted = fitted_relevance(ctx, d)
+        if fitted is None:
+            return None
+        fp = frame_positions(ctx)
+        n_strata = ctx.judgments.stratum_size.shape[1]
+        within = np.ones(len(fp.doc), dtype=bool) if cutoff is None else fp.rank <= cutoff
+        chance = within & ~certain_docs(ctx, d)[fp.doc]  # certain documents are constants
+        key = fp.seg * n_strata + fp.stratum[fp.doc]
+        judged = _reach_total(ctx, _doc_rates(ctx, certain=0.0), cutoff)
+        relevant = np.bincount(key, weights=np.where(chance, fitted[fp.doc], 0.0),
+                               minlength=ctx.n_seg * n_strata).reshape(ctx.n_seg, n_strata)
+        size, rate = open_cells(ctx.judgments, d)[0], open_rates(ctx, d)
+        sample = ExpectedSample(judged, np.zeros(0), np.zeros(0), relevant, size, rate,
+                                ctx.seg_topic.astype(np.int64))
+        variance, third = sample.moments(np.ones(ctx.n_seg))
+        fit = relevance_fit(ctx, d)
+        if fit is None:
+            return replace(sample, variance=variance, third=third)
+        slope = np.where(chance, fit.slope[fp.doc], 0.0)
+        gradient = np.stack([np.bincount(fp.seg, weights=slope * fit.x[fp.doc, i],
+                                         minlength=ctx.n_seg)
+                             for i in range(fit.x.shape[1])], axis=1)
+        return replace(sample, variance=variance, third=third, gradient=gradient,
+                       topic_gradient=np.bincount(fp.seg, weights=slope, minlength=ctx.n_seg),
+                       fit=fit)
 
     return ctx.shared(("ht_expected_sample", ctx.rel_level, cutoff), build)
 
