@@ -435,11 +435,12 @@ def test_skewness_limit_is_cochrans_rule_as_revised():
 def test_design_based_support_is_the_skewness_a_normal_interval_allows(samples):
     """For ht(M) on a uniform sample rule 1 flags a run exactly when the skewness of the
     design's estimate of its relevant documents within the cut-off (``expected_sample``'s
-    third cumulant over variance^1.5, added over topics) exceeds Cochran's limit for the
-    positions it is expected to judge, while most of those positions are unjudged; the reason
-    says so with the numbers."""
+    third cumulant over variance^1.5, added over topics), with their fitted number at the low
+    end of the relevance model's 95% interval, exceeds Cochran's limit for the positions it is
+    expected to judge, while most of those positions are unjudged; the reason says so with the
+    numbers. The low end is below the fitted number and raises the skewness."""
     from irsample.measures import parse
-    from irsample.measures.reliability import assess, open_share, skewness_limit
+    from irsample.measures.reliability import FIT_Z, assess, open_share, skewness_limit
 
     ctx, evaluated = _thin_context(samples)
     shape = evaluated.shape
@@ -450,13 +451,20 @@ def test_design_based_support_is_the_skewness_a_normal_interval_allows(samples):
     def per_run(x):
         return np.where(evaluated, x.reshape(shape), 0.0).sum(1)
 
-    n, skew = per_run(sample.judged), per_run(sample.third) / per_run(sample.variance) ** 1.5
-    assert np.all(skew > 0)  # relevant documents are rare: a long right tail
+    fitted = per_run(sample.relevant.sum(axis=1))
+    se = sample.count_se(evaluated)
+    assert np.all(se > 0) and np.all(se < fitted)
+    end = 1.0 - FIT_Z * se / fitted
+    var, third = sample.moments(np.repeat(end, shape[1]))
+    n, skew = per_run(sample.judged), per_run(third) / per_run(var) ** 1.5
+    at_fit = per_run(sample.third) / per_run(sample.variance) ** 1.5
+    assert np.all(skew > at_fit) and np.all(at_fit > 0)  # rare relevant documents: right tail
     low = (skew > skewness_limit(n)) & (open_share(ctx, 10, evaluated) > 0.5)
     np.testing.assert_array_equal(found.thin, low)
     assert low.any()  # 5% of the pool: too thin for a normal interval
     r = int(np.flatnonzero(low)[0])
     assert f"has skewness {skew[r]:.2f}" in found.reason[r]
+    assert f"({end[r]:.0%} of it;" in found.reason[r]
     assert parse("infAP")[0].expected_sample(ctx, None) is None  # counts the draw's documents
 
 
