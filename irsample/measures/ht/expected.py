@@ -146,7 +146,6 @@ class ExpectedSample:
         group = np.where(evaluated, self.topic_gradient.reshape(shape), 0.0)
         return np.sqrt(np.clip(self.fit.curvature.variance(fixed, group), 0.0, None))
 
-
     def skewness_per_run(self, evaluated: np.ndarray, lower_by: float
                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per run (rows of ``evaluated``, runs x topics): the positions n the design is
