@@ -159,7 +159,7 @@ def _matches_the_truths_expectation(monkeypatch, seed, counted_in, expected_in):
 
     def oracle(ctx, d):
         docs = anticipated.frame_positions(ctx).docs
-        return None if real(ctx, d) is None else (truth[docs], relevant[docs])
+        return None if real(ctx, d) is None else (truth[docs], relevant[docs], None)
 
     monkeypatch.setattr(anticipated, "_relevance_model", oracle)
     design = Stratified(parse_strata("1-10:0.6,11-:0.25"))

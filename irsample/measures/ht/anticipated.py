@@ -217,7 +217,7 @@ def relevance_fit(ctx, d: HTDesign) -> RelevanceFit | None:
     """:class:`RelevanceFit` of the model behind :func:`fitted_relevance`; None where that is
     None or the model is given rather than fitted."""
     model = _relevance_model(ctx, d)
-    return None if model is None or len(model) < 3 else model[2]
+    return None if model is None else model[2]
 
 
 def _relevance_model(ctx, d: HTDesign):

@@ -13,7 +13,8 @@ variance does not apply.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -97,8 +98,6 @@ class ExpectedSample:
     :meth:`count_se`."""
 
     judged: np.ndarray
-    variance: np.ndarray
-    third: np.ndarray
     relevant: np.ndarray
     size: np.ndarray
     rate: np.ndarray
@@ -106,6 +105,20 @@ class ExpectedSample:
     gradient: np.ndarray | None = None
     topic_gradient: np.ndarray | None = None
     fit: RelevanceFit | None = None
+
+    @cached_property
+    def _at_fit(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.moments(np.ones(len(self.relevant)))
+
+    @property
+    def variance(self) -> np.ndarray:
+        """Per segment: :meth:`moments`' variance at the fitted Q_h."""
+        return self._at_fit[0]
+
+    @property
+    def third(self) -> np.ndarray:
+        """Per segment: :meth:`moments`' third cumulant at the fitted Q_h."""
+        return self._at_fit[1]
 
     def moments(self, scale: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per segment: the variance and third cumulant of the design's estimate with each
@@ -188,19 +201,16 @@ def expected_sample(ctx, cutoff: int | None) -> ExpectedSample | None:
         relevant = np.bincount(key, weights=np.where(chance, fitted[fp.doc], 0.0),
                                minlength=ctx.n_seg * n_strata).reshape(ctx.n_seg, n_strata)
         size, rate = open_cells(ctx.judgments, d)[0], open_rates(ctx, d)
-        sample = ExpectedSample(judged, np.zeros(0), np.zeros(0), relevant, size, rate,
-                                ctx.seg_topic.astype(np.int64))
-        variance, third = sample.moments(np.ones(ctx.n_seg))
+        seg_topic = ctx.seg_topic.astype(np.int64)
         fit = relevance_fit(ctx, d)
         if fit is None:
-            return replace(sample, variance=variance, third=third)
+            return ExpectedSample(judged, relevant, size, rate, seg_topic)
         slope = np.where(chance, fit.slope[fp.doc], 0.0)
         gradient = np.stack([np.bincount(fp.seg, weights=slope * fit.x[fp.doc, i],
                                          minlength=ctx.n_seg)
                              for i in range(fit.x.shape[1])], axis=1)
-        return replace(sample, variance=variance, third=third, gradient=gradient,
-                       topic_gradient=np.bincount(fp.seg, weights=slope, minlength=ctx.n_seg),
-                       fit=fit)
+        return ExpectedSample(judged, relevant, size, rate, seg_topic, gradient,
+                              np.bincount(fp.seg, weights=slope, minlength=ctx.n_seg), fit)
 
     return ctx.shared(("ht_expected_sample", ctx.rel_level, cutoff), build)
 
