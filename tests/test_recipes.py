@@ -194,6 +194,9 @@ def test_trial_shares_pool_the_trials_counts():
     assert out["rate_se"] == share_standard_error(table.hit, table.n)
     assert np.isnan(out["empty"]) and np.isnan(out["empty_se"])
     assert trial_shares({"hit": [1, 2], "n": [2, 2]}, {"r": ("hit", "n")})["r"] == 0.75
+    # a share counted in one trial only has no spread over trials to read its error from
+    assert np.isnan(share_standard_error([0, 3, 0], [0, 6, 0]))
+    assert share_standard_error([0, 1, 2], [0, 2, 2]) > 0
 
 
 def test_steadiness_of_the_variance_estimate():

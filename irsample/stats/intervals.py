@@ -174,11 +174,12 @@ def share_standard_error(hits, totals) -> float:
     sum n_t, with ``hits`` h_t and ``totals`` n_t per trial (the trials are the independent
     units: a trial's runs share its draw, and miss together). The linearised variance of a
     ratio of totals over T sampled clusters (Cochran, Sampling Techniques, 3rd ed., §6.4 and
-    §9A.2): se^2 = T / (T - 1) sum (h_t - r n_t)^2 / (sum n_t)^2. NaN with fewer than two trials
-    or nothing counted."""
+    §9A.2): se^2 = T / (T - 1) sum (h_t - r n_t)^2 / (sum n_t)^2. NaN where fewer than two
+    trials count anything: one trial's share is its own r, so the sum is 0 whatever the share
+    (3 covered of 6 unflagged means, all in one trial, would read 0.5 +- 0)."""
     h, n = np.asarray(hits, dtype=float), np.asarray(totals, dtype=float)
     total, trials = float(n.sum()), h.size
-    if trials < 2 or total <= 0:
+    if np.count_nonzero(n > 0) < 2 or total <= 0:
         return float("nan")
     r = h.sum() / total
     return float(np.sqrt(trials / (trials - 1) * np.sum((h - r * n) ** 2)) / total)
