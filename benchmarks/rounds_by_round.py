@@ -1,12 +1,12 @@
 """Experiment (issue 25): how the intervals of judging in rounds fare round by round.
 
 ``irsample simulate rounds`` reports round 1 and the final round. This script follows the same
-draws (the recipe's seeds: trial t, first design d -> ``default_rng([seed, t, d])``) through every
-round and prints, per round, the share of the pool judged and per estimator: the share of run
-means flagged, the coverage of all 95% intervals and of the unflagged ones against the frame
-truth (the measure with the whole pool judged), and the root mean squared error over the root
-mean squared standard error (1: the intervals are as wide as the errors). A round's rows pool
-the trials that reached it (the rounds stop when nothing is flagged).
+draws (the recipe's generator per trial and first design, ``experiments.rounds.trial_rng``)
+through every round and prints, per round, the share of the pool judged and per estimator:
+the share of run means flagged, the coverage of all 95% intervals and of the unflagged ones
+against the frame truth (the measure with the whole pool judged), and the root mean squared
+error over the root mean squared standard error (1: the intervals are as wide as the errors).
+A round's rows pool the trials that reached it (the rounds stop when nothing is flagged).
 
 Usage: python benchmarks/rounds_by_round.py [--collection vaswani|cacm|covid] [--trials 20]
        [--seed 2525] [--design uniform|2strata] [--percent 10] [--shared ../shared]
@@ -32,7 +32,7 @@ def main() -> None:
     from irsample.evaluation import evaluate_collection
     from irsample.experiments.data import CollectionFiles, load
     from irsample.experiments.model_assisted import build_frame
-    from irsample.experiments.rounds import TARGETS, first_design
+    from irsample.experiments.rounds import DESIGNS, TARGETS, first_design, trial_rng
     from irsample.measures import parse
     from irsample.stats.intervals import covers
 
@@ -40,7 +40,7 @@ def main() -> None:
     parser.add_argument("--collection", default="vaswani")
     parser.add_argument("--trials", type=int, default=20)
     parser.add_argument("--seed", type=int, default=2525)
-    parser.add_argument("--design", default="uniform", choices=("uniform", "2strata"))
+    parser.add_argument("--design", default="uniform", choices=DESIGNS)
     parser.add_argument("--percent", type=float, default=10.0)
     parser.add_argument("--max-rounds", type=int, default=10)
     parser.add_argument("--shared", default=str(Path(__file__).resolve().parents[2] / "shared"))
@@ -53,10 +53,10 @@ def main() -> None:
     truth = evaluate_collection(collection, frame.judgments(),
                                 [parse(TARGETS[e])[0] for e in ESTIMATORS]).summary
     budget = max(1, int(round(args.percent / 100.0 * len(frame))))
-    d = ("uniform", "2strata").index(args.design)
+    d = DESIGNS.index(args.design)
     rows: dict[int, list] = {}
     for trial in range(args.trials):
-        rng = np.random.default_rng([args.seed, trial, d])
+        rng = trial_rng(args.seed, trial, d)
         steps = judge_in_rounds(collection, frame,
                                 first_design(args.design, budget, args.percent / 100.0),
                                 budget, args.max_rounds, rng, measures)

@@ -42,6 +42,14 @@ TARGETS = {"ht(AP)": "AP", "ht(nDCG)": "nDCG", "ht(P@10)": "P@10", "ppi(AP)": "A
            "ppi(nDCG)": "nDCG"}
 #: the two-strata design of ``ci-coverage``: best ranks 1-20 at four times the rate of 21-100
 TWO_STRATA = "1-20:0.8,21-100:0.2"
+#: the first designs, in the order that numbers them in each trial's seed (:func:`trial_rng`)
+DESIGNS = ("uniform", "2strata")
+
+
+def trial_rng(seed: int, trial: int, design: int) -> np.random.Generator:
+    """The generator of trial ``trial`` with the ``design``-th first design: it draws round 1,
+    every later round and then the fixed design of the same total."""
+    return np.random.default_rng([seed, trial, design])
 
 
 def first_design(name: str, budget: int, share: float):
@@ -59,7 +67,7 @@ def outcome(ev, low, high, truth) -> dict:
             "flagged": ev.statuses.status == "unreliable", "half": (high - low) / 2}
 
 
-def run_rounds(files, *, trials=100, seed=2025, percent=10.0, designs=("uniform", "2strata"),
+def run_rounds(files, *, trials=100, seed=2025, percent=10.0, designs=DESIGNS,
                estimators=("ht(AP)", "ht(nDCG)", "ht(P@10)"), max_rounds=10, first=0,
                progress=False):
     """One row per trial x first design x estimator x ``when`` (module docstring) and the
@@ -74,7 +82,7 @@ def run_rounds(files, *, trials=100, seed=2025, percent=10.0, designs=("uniform"
     rows, started = [], time.time()
     for trial in range(first, first + trials):
         for d, name in enumerate(designs):
-            rng = np.random.default_rng([seed, trial, d])
+            rng = trial_rng(seed, trial, d)
             steps = judge_in_rounds(c, frame, first_design(name, budget, percent / 100.0),
                                     budget, max_rounds, rng, measures)
             state = steps[-1].state
@@ -129,7 +137,7 @@ def summarise(rows: pd.DataFrame) -> pd.DataFrame:
 
 @recipe("rounds", "judging in rounds until no interval is flagged, against the truth and a "
         "fixed design at the same total", SOURCES, trials=100, percent=10.0,
-        designs=("uniform", "2strata"), estimators="ht(AP),ht(nDCG),ht(P@10)", max_rounds=10,
+        designs=DESIGNS, estimators="ht(AP),ht(nDCG),ht(P@10)", max_rounds=10,
         first=0)
 def rounds(context: Context, p: dict) -> Report:
     names = tuple(n.strip() for n in str(p["estimators"]).split(",") if n.strip())
