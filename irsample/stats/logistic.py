@@ -18,9 +18,12 @@ import numpy as np
 import scipy.optimize
 from scipy.special import expit
 
+#: the prior standard deviation of the group intercepts (the fit's and its curvature's)
+GROUP_SD = 1.0
+
 
 def random_intercept_logit(x: np.ndarray, y: np.ndarray, group: np.ndarray, n_groups: int,
-                           group_sd: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+                           group_sd: float = GROUP_SD) -> tuple[np.ndarray, np.ndarray]:
     """(beta, g): the posterior mode for rows ``x`` (n, k), outcomes ``y`` in {0, 1} and
     ``group`` indices below ``n_groups``."""
     k = x.shape[1]
@@ -70,7 +73,7 @@ class Curvature:
 
 
 def curvature(x: np.ndarray, p: np.ndarray, group: np.ndarray, n_groups: int,
-              group_sd: float = 1.0) -> Curvature:
+              group_sd: float = GROUP_SD) -> Curvature:
     """:class:`Curvature` of :func:`random_intercept_logit`'s posterior at the fitted
     probabilities ``p`` of its rows ``x`` (n, k) in ``group``."""
     w = p * (1.0 - p)
