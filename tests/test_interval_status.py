@@ -620,3 +620,41 @@ def test_planners_blind_topics_flag_the_run_means():
     r = int(np.flatnonzero(flagged)[0])
     assert "no relevant document among those left to chance" in got.reason[r]
     assert set(np.flatnonzero(late & evaluated[r]).tolist()) <= set(got.topics[r])
+
+
+def test_imputed_topics_judged_half_or_more_are_bounded_by_their_value(tmp_path):
+    """Rule 3's bound on an imputed topic's error (``imputation_bound``): the spread of the
+    run's estimates over its other topics, and on a topic judged SETTLED or more of its pool
+    with no relevant document found at least its imputed value (it may have none, and then its
+    truth is 0). End to end on an 80% uniform sample of Vaswani: the bound is what ``values``
+    adds to each run's estimated bias."""
+    from irsample.measures.ht.estimator import estimate
+    from irsample.measures.reliability import imputation_bound
+
+    values = np.array([[0.5, 0.1, 0.3, 0.4], [0.2, 0.2, 0.6, 0.05]])
+    evaluated = np.ones(values.shape, dtype=bool)
+    imputed = np.array([False, False, True, True])[None, :] & evaluated
+    settled = np.array([False, False, False, True])
+    spread = np.sqrt(0.08)  # of (0.5, 0.1); run 1: of (0.2, 0.2), 0
+    np.testing.assert_allclose(imputation_bound(values, evaluated, imputed),
+                               [[0, 0, spread, spread], [0, 0, 0, 0]])
+    np.testing.assert_allclose(imputation_bound(values, evaluated, imputed, settled),
+                               [[0, 0, spread, 0.4], [0, 0, 0, 0.05]])
+
+    path = make_sample_qrels(tmp_path / "most.qrels", RUNS, fraction=0.8)
+    ctx = EvalContext(*irsample.load(str(path), RUNS, assume="uniform"))
+    found, share = found_per_topic(ctx), judged_share(ctx)
+    late = (found == 0) & (share >= SETTLED) & (share < 1)
+    assert late.any()  # topics judged most of the way with nothing relevant found
+    (ap,) = parse("ht(AP)")
+    e = estimate(ctx, ap.inner)
+    evaluated = ctx.answered
+    variance, value = (a.reshape(evaluated.shape) for a in (e.variance, e.value))
+    cells = evaluated & ((found == 0) & (share < 1))[None, :]
+    bound = imputation_bound(value, evaluated, cells, share >= SETTLED)
+    assert (bound[:, late] >= np.abs(value[:, late]) - 1e-15)[evaluated[:, late]].all()
+    assert (bound > imputation_bound(value, evaluated, cells) + 1e-6).any()  # the value counts
+    plain = assess(ctx, ap, evaluated, variance)
+    got = assess(ctx, ap, evaluated, variance, value)
+    se = np.sqrt(np.where(evaluated, variance, 0.0).sum(axis=1))
+    np.testing.assert_allclose((got.bias_se - plain.bias_se) * se, bound.sum(axis=1))

@@ -83,7 +83,12 @@ and the topics that cause it (where to judge next). A run's mean is unreliable w
    for each imputed topic the spread of the run's estimates over its other topics (an imputed
    topic's error is of that order: on Vaswani at 67% judged one topic with a single relevant
    document carried an AP error of 0.3 while the run's interval had shrunk to +-0.015; needs
-   the estimates, ``values``), exceeds
+   the estimates, ``values``), and at least the imputed value itself where :data:`SETTLED` or
+   more of the topic's pool is judged (``imputation_bound``: half a pool judged with nothing
+   relevant found leaves open that the topic has no relevant document, and then its truth is
+   0; on Vaswani's rounds at 50-80% judged such topics put the unflagged ht(AP) and ht(nDCG)
+   means 0.3-0.6 standard errors high, past the spread's bound, 40 draws:
+   REPRODUCTION.md, "Imputed topics judged half or more"), exceeds
    :data:`MAX_BIAS_SE` of its standard error: an interval whose centre is off by b standard
    errors covers (1.96 - b) - (-1.96 - b) of the normal mass, 0.936 at b = 0.35 (the 0.93 floor
    of the coverage the rule is validated for). For ht(M) and ppi(M) on a stratified simple
@@ -326,7 +331,7 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
         b = summed_bias(per_cell, corrected_cells(ctx, measure, shape))
         imputed = evaluated & ((per_topic == 0) & (share < 1.0))[None, :]
         if values is not None and getattr(measure, "ratio", False) and imputed.any():
-            bound = imputation_bound(values, evaluated, imputed)
+            bound = imputation_bound(values, evaluated, imputed, share >= SETTLED)
             b = b + bound.sum(axis=1)  # an imputed topic's error has no sign to cancel with
             per_cell = np.abs(per_cell) + bound
         se = np.sqrt(np.where(evaluated, variance, 0.0).sum(axis=1))
@@ -426,12 +431,19 @@ def corrected_cells(ctx, measure, shape) -> np.ndarray:
     return np.broadcast_to(np.asarray(fixed, dtype=bool), (int(np.prod(shape)),)).reshape(shape)
 
 
-def imputation_bound(values: np.ndarray, evaluated: np.ndarray,
-                     imputed: np.ndarray) -> np.ndarray:
-    """(runs, topics): rule 3's bound on an imputed topic's error, the spread of the run's
-    estimates ``values`` over its other ``evaluated`` topics, in the ``imputed`` cells (0
-    elsewhere)."""
-    return imputed * _spread(values, evaluated & ~imputed)[:, None]
+def imputation_bound(values: np.ndarray, evaluated: np.ndarray, imputed: np.ndarray,
+                     settled: np.ndarray | None = None) -> np.ndarray:
+    """(runs, topics): rule 3's bound on an imputed topic's error, in the ``imputed`` cells (0
+    elsewhere): the spread of the run's estimates ``values`` over its other ``evaluated``
+    topics (the error of a value imputed from a topic missing at random over topics), and on
+    the topics judged :data:`SETTLED` or more of their pool (``settled``, per topic) at least
+    the imputed value itself: half a pool judged without a relevant document leaves open that
+    the topic has none, whose truth is 0 (the measure of a topic without relevant documents),
+    so the imputed value may be all error."""
+    bound = imputed * _spread(values, evaluated & ~imputed)[:, None]
+    if settled is None:
+        return bound
+    return np.where(imputed & settled[None, :], np.maximum(bound, np.abs(values)), bound)
 
 
 def _spread(values: np.ndarray, cells: np.ndarray) -> np.ndarray:
