@@ -8,6 +8,13 @@ against the frame truth (the measure with the whole pool judged), and the root m
 error over the root mean squared standard error (1: the intervals are as wide as the errors).
 A round's rows pool the trials that reached it (the rounds stop when nothing is flagged).
 
+A second line per round, for the ratio estimators: over all run means, the topics imputed
+(no judged relevant document) though half or more of their pool is judged, per trial, and
+their part of each mean's error against the bound rule 3 once gave them (the spread of the
+run's estimates over its other topics), both in standard errors of the mean: such a topic may
+have no relevant document, and then its truth is 0 and the imputed value all error
+(``measures/reliability.py``, ``imputation_bound``).
+
 Usage: python benchmarks/rounds_by_round.py [--collection vaswani|cacm|covid] [--trials 20]
        [--seed 2525] [--design uniform|2strata] [--percent 10] [--shared ../shared]
 """
@@ -25,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from ht_coverage import paths  # noqa: E402
 
 ESTIMATORS = ("ht(AP)", "ht(nDCG)", "ht(P@10)")
+RATIOS = ESTIMATORS[:2]  # the estimators that impute a topic without judged relevant documents
 
 
 def main() -> None:
@@ -50,8 +58,9 @@ def main() -> None:
     data = load(CollectionFiles(runs=tuple(runs), qrels=str(qrels)))
     collection, frame = data.collection, build_frame(data, 100.0)
     measures = [parse(e)[0] for e in ESTIMATORS]
-    truth = evaluate_collection(collection, frame.judgments(),
-                                [parse(TARGETS[e])[0] for e in ESTIMATORS]).summary
+    complete = evaluate_collection(collection, frame.judgments(),
+                                   [parse(TARGETS[e])[0] for e in ESTIMATORS])
+    truth = complete.summary
     budget = max(1, int(round(args.percent / 100.0 * len(frame))))
     d = DESIGNS.index(args.design)
     rows: dict[int, list] = {}
@@ -65,7 +74,8 @@ def main() -> None:
             rows.setdefault(k, []).append((
                 step.state.judged / len(frame), step.flagged,
                 covers(ev.summary, step.low, step.high, truth),
-                (ev.summary - truth) ** 2, ev.summary_variance))
+                (ev.summary - truth) ** 2, ev.summary_variance,
+                imputed_late(collection, frame, step, complete.values)))
     print(f"{args.collection}, rounds of {args.percent:g}% from {args.design}, "
           f"{args.trials} trials, seed {args.seed}: per estimator flagged / coverage of all "
           "(of the unflagged) / rms error over rms se")
@@ -80,6 +90,44 @@ def main() -> None:
                      else float("nan"))
             parts.append(f"{name} {fl.mean():.2f} / {cov.mean():.3f} ({unfl}) / {ratio:.2f}")
         print(f"round {k:2d} ({len(got):3d} trials, {judged:.0%} judged): " + " | ".join(parts))
+        late = np.concatenate([g[5] for g in got])  # per run mean: topics, error, spread
+        if late[:, 0].any():
+            print(f"    imputed, judged half or more: {late[:, 0].sum() / len(got):.1f} topics a "
+                  "trial; their error / the spread's bound, in se of the mean: " + " | ".join(
+                      f"{name} {late[:, 1 + 2 * j].mean():+.2f} / {late[:, 2 + 2 * j].mean():.2f}"
+                      for j, name in enumerate(RATIOS)))
+
+
+def imputed_late(collection, frame, step, truth_values) -> np.ndarray:
+    """Per run mean of the round: [topics imputed with half or more of their pool judged (the
+    count per trial sits in the first run's row), then per ratio estimator their summed error
+    and the spread's bound, over the mean's standard error]."""
+    from irsample.measures import EvalContext
+    from irsample.measures.reliability import (
+        SETTLED,
+        found_per_topic,
+        imputation_bound,
+        judged_share,
+    )
+
+    ev = step.evaluation
+    ctx = EvalContext(collection, step.state.judgments(frame, source="rounds"))
+    found, share = found_per_topic(ctx), judged_share(ctx)
+    late = (found == 0) & (share >= SETTLED) & (share < 1.0)
+    out = np.zeros((ctx.n_runs, 1 + 2 * len(RATIOS)))
+    out[0, 0] = late.sum()
+    for j in range(len(RATIOS)):
+        values, evaluated = ev.values[:, :, j], ev.evaluated
+        cells = evaluated & late[None, :]
+        q = np.maximum(evaluated.sum(axis=1), 1)
+        se = np.sqrt(ev.summary_variance[:, j])
+        se = np.where(se > 0, se, np.inf)
+        err = np.where(cells, values - truth_values[:, :, j], 0.0).sum(axis=1) / q
+        spread = imputation_bound(values, evaluated,
+                                  evaluated & ((found == 0) & (share < 1.0))[None, :])
+        out[:, 1 + 2 * j] = err / se
+        out[:, 2 + 2 * j] = np.where(cells, spread, 0.0).sum(axis=1) / q / se
+    return out
 
 
 if __name__ == "__main__":
