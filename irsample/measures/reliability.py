@@ -86,9 +86,9 @@ and the topics that cause it (where to judge next). A run's mean is unreliable w
    the estimates, ``values``), and at least the imputed value itself where :data:`SETTLED` or
    more of the topic's pool is judged (``imputation_bound``: half a pool judged with nothing
    relevant found leaves open that the topic has no relevant document, and then its truth is
-   0; on Vaswani's rounds at 50-80% judged such topics put the unflagged ht(AP) and ht(nDCG)
-   means 0.3-0.6 standard errors high, past the spread's bound, 40 draws:
-   REPRODUCTION.md, "Imputed topics judged half or more"), exceeds
+   0; on Vaswani's rounds at 60-80% judged such topics put the ht(AP) means 0.72-0.96
+   standard errors high, past the spread's bound of 0.57-0.68, ``benchmarks/rounds_by_round.py``,
+   100 trials from each start: REPRODUCTION.md, "Imputed topics judged half or more"), exceeds
    :data:`MAX_BIAS_SE` of its standard error: an interval whose centre is off by b standard
    errors covers (1.96 - b) - (-1.96 - b) of the normal mass, 0.936 at b = 0.35 (the 0.93 floor
    of the coverage the rule is validated for). For ht(M) and ppi(M) on a stratified simple
