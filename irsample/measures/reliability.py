@@ -222,6 +222,13 @@ def judged_share(ctx) -> np.ndarray:
     return np.where(size > 0, j.stratum_sampled.sum(axis=1) / np.maximum(size, 1), 1.0)
 
 
+def imputed_topics(found: np.ndarray, share: np.ndarray) -> np.ndarray:
+    """Per topic, from its judged relevant documents ``found`` and the share of its pool judged
+    ``share``: no relevant document judged and not judged whole, so a ratio estimator imputes
+    its value (rules 2 and 3)."""
+    return (found == 0) & (share < 1.0)
+
+
 def weak_topics(found: np.ndarray, share: np.ndarray,
                 expected: np.ndarray | None = None,
                 unsettled: np.ndarray | None = None) -> np.ndarray:
@@ -233,7 +240,7 @@ def weak_topics(found: np.ndarray, share: np.ndarray,
     With ``unsettled`` (per topic: :func:`unseen_topics` or :func:`single_rate_topics`), 1 to
     :data:`FEW` found is weak there also when :data:`SETTLED` or more of it is judged (short
     of whole)."""
-    imputed = (found == 0) & (share < 1.0)
+    imputed = imputed_topics(found, share)
     few = found <= FEW if expected is None else expected < FEW + 1
     weak = imputed | (few & (share < SETTLED))
     if unsettled is not None:
@@ -329,7 +336,7 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
     else:
         per_cell = np.where(evaluated, np.asarray(bias).reshape(shape), 0.0)
         b = summed_bias(per_cell, corrected_cells(ctx, measure, shape))
-        imputed = evaluated & ((per_topic == 0) & (share < 1.0))[None, :]
+        imputed = evaluated & imputed_topics(per_topic, share)[None, :]
         if values is not None and getattr(measure, "ratio", False) and imputed.any():
             bound = imputation_bound(values, evaluated, imputed, share >= SETTLED)
             b = b + bound.sum(axis=1)  # an imputed topic's error has no sign to cancel with
