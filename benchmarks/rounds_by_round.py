@@ -75,7 +75,7 @@ def main() -> None:
                 step.state.judged / len(frame), step.flagged,
                 covers(ev.summary, step.low, step.high, truth),
                 (ev.summary - truth) ** 2, ev.summary_variance,
-                imputed_late(collection, frame, step, complete.values)))
+                *imputed_late(collection, frame, step, complete.values)))
     print(f"{args.collection}, rounds of {args.percent:g}% from {args.design}, "
           f"{args.trials} trials, seed {args.seed}: per estimator flagged / coverage of all "
           "(of the unflagged) / rms error over rms se")
@@ -90,44 +90,44 @@ def main() -> None:
                      else float("nan"))
             parts.append(f"{name} {fl.mean():.2f} / {cov.mean():.3f} ({unfl}) / {ratio:.2f}")
         print(f"round {k:2d} ({len(got):3d} trials, {judged:.0%} judged): " + " | ".join(parts))
-        late = np.concatenate([g[5] for g in got])  # per run mean: topics, error, spread
-        if late[:, 0].any():
-            print(f"    imputed, judged half or more: {late[:, 0].sum() / len(got):.1f} topics a "
-                  "trial; their error / the spread's bound, in se of the mean: " + " | ".join(
-                      f"{name} {late[:, 1 + 2 * j].mean():+.2f} / {late[:, 2 + 2 * j].mean():.2f}"
+        topics = sum(g[5] for g in got)
+        if topics:
+            err, spread = (np.concatenate([g[i] for g in got]) for i in (6, 7))
+            print(f"    imputed, judged half or more: {topics / len(got):.1f} topics a trial; "
+                  "their error / the spread's bound, in se of the mean: " + " | ".join(
+                      f"{name} {err[:, j].mean():+.2f} / {spread[:, j].mean():.2f}"
                       for j, name in enumerate(RATIOS)))
 
 
-def imputed_late(collection, frame, step, truth_values) -> np.ndarray:
-    """Per run mean of the round: [topics imputed with half or more of their pool judged (the
-    count per trial sits in the first run's row), then per ratio estimator their summed error
-    and the spread's bound, over the mean's standard error]."""
+def imputed_late(collection, frame, step, truth_values):
+    """The round's topics imputed with half or more of their pool judged: their number, and per
+    run mean x ratio estimator their summed error and the spread's bound on them, over the
+    mean's standard error."""
     from irsample.measures import EvalContext
     from irsample.measures.reliability import (
         SETTLED,
         found_per_topic,
         imputation_bound,
+        imputed_topics,
         judged_share,
     )
 
-    ev = step.evaluation
+    ev, evaluated = step.evaluation, step.evaluation.evaluated
     ctx = EvalContext(collection, step.state.judgments(frame, source="rounds"))
     found, share = found_per_topic(ctx), judged_share(ctx)
-    late = (found == 0) & (share >= SETTLED) & (share < 1.0)
-    out = np.zeros((ctx.n_runs, 1 + 2 * len(RATIOS)))
-    out[0, 0] = late.sum()
+    imputed = imputed_topics(found, share)
+    late = imputed & (share >= SETTLED)
+    cells = evaluated & late[None, :]
+    q = np.maximum(evaluated.sum(axis=1), 1)
+    err, spread = np.zeros((2, ctx.n_runs, len(RATIOS)))
     for j in range(len(RATIOS)):
-        values, evaluated = ev.values[:, :, j], ev.evaluated
-        cells = evaluated & late[None, :]
-        q = np.maximum(evaluated.sum(axis=1), 1)
+        values = ev.values[:, :, j]
         se = np.sqrt(ev.summary_variance[:, j])
         se = np.where(se > 0, se, np.inf)
-        err = np.where(cells, values - truth_values[:, :, j], 0.0).sum(axis=1) / q
-        spread = imputation_bound(values, evaluated,
-                                  evaluated & ((found == 0) & (share < 1.0))[None, :])
-        out[:, 1 + 2 * j] = err / se
-        out[:, 2 + 2 * j] = np.where(cells, spread, 0.0).sum(axis=1) / q / se
-    return out
+        bound = imputation_bound(values, evaluated, evaluated & imputed[None, :])
+        err[:, j] = np.where(cells, values - truth_values[:, :, j], 0.0).sum(axis=1) / q / se
+        spread[:, j] = np.where(cells, bound, 0.0).sum(axis=1) / q / se
+    return int(late.sum()), err, spread
 
 
 if __name__ == "__main__":
