@@ -248,7 +248,7 @@ def test_the_floor_scales_the_anticipated_variances_up_to_the_samples_sum_only()
 @pytest.mark.parametrize("name", ["AP", "nDCG", "nDCG@10"])
 def test_with_the_truth_for_a_model_the_centre_is_the_true_ratio(name, monkeypatch):
     """The anticipated variance is linearised at the model's own ratio and denominator
-    (``anticipated.model_ap``, ``model_ndcg``, as the estimator calls them: the centre its
+    (``anticipated_terms.model_ap``, ``model_ndcg``, as the estimator calls them: the centre its
     ``model_bias`` keeps); with the truth as the model they are each run's true AP or nDCG on
     the frame, whatever the draw."""
     col, frame = synthetic(4, n_topics=4, n_docs=300, depth=120, grades=(0, 0, 1, 1, 2))

@@ -41,18 +41,18 @@ and Y the model's centre, below):
   relevance p; Aslam & Yilmaz 2007's w_k), K the cut-off;
 - P@k (a total): a_d = 1/k within the top k, theta = 0, Y = 1.
 
-Centre. The linearisation is taken at the population the model anticipates: theta_m =
-E[X] / E[Y] per run and topic and Y = E[Y] (judged documents at their grade, the others at the
-fitted probabilities; :func:`model_ap`, :func:`model_ndcg`), the point a design variance of a
-ratio is linearised at (Särndal, Swensson & Wretman §5.6, at the population ratio). With the
-truth as the model they are the topic's true AP or nDCG and R or ideal DCG, and the variance
-is the first-order design variance (TREC-8 2strata 10%, 8 draws: 0.94 of the Monte Carlo
-variance for AP, 1.12 for nDCG). It was taken at the run's mean over its topics with the draw's
-Y^ (as the sample's variance is, ``estimator.py``, "Sparse topics"), which inflated it wherever
-a topic's AP is far from the run's mean: 2.4 and 1.9 of the Monte Carlo variance there, the
-2strata intervals covering 0.985-0.993 (REPRODUCTION.md, "The model's centre").
-The same quadratic in the centre gives the ratio's second-order bias the model anticipates,
-(theta_m V(Y^) - C(X^, Y^)) / Y^2 = (f(theta_m + 1) - f(theta_m - 1)) / 4 with f the anticipated
+Centre. The linearisation is taken at the population the model anticipates: theta_m = E[X] /
+E[Y] per run and topic and Y = E[Y] (judged documents at their grade, the others at the fitted
+probabilities; ``anticipated_terms.model_ap``, ``model_ndcg``), the point a design variance of
+a ratio is linearised at (Särndal, Swensson & Wretman §5.6, at the population ratio). With the
+truth as the model they are the topic's true AP or nDCG and R or ideal DCG, and the variance is
+the first-order design variance (TREC-8 2strata 10%, 8 draws: 0.94 of the Monte Carlo variance
+for AP, 1.12 for nDCG). It was taken at the run's mean over its topics with the draw's Y^ (as
+the sample's variance is, ``estimator.py``, "Sparse topics"), which inflated it wherever a
+topic's AP is far from the run's mean: 2.4 and 1.9 of the Monte Carlo variance there, the
+2strata intervals covering 0.985-0.993 (REPRODUCTION.md, "The model's centre"). The same
+quadratic in the centre gives the ratio's second-order bias the model anticipates, (theta_m
+V(Y^) - C(X^, Y^)) / Y^2 = (f(theta_m + 1) - f(theta_m - 1)) / 4 with f the anticipated
 variance at a centre, and V(Y^) / Y^2 = (f(theta_m + 1) + f(theta_m - 1) - 2 f(theta_m)) / 2:
 the reliability rule's estimated bias on these samples (``Estimate.model_bias``), which, like
 the variance, does not rise and fall with the draw.
@@ -98,9 +98,12 @@ from ...model import JUDGED
 from ...stats.logistic import Curvature, curvature, random_intercept_logit
 from ..context import safe_divide
 from ..pool_layout import pool_layout, pooled_segments
-from .frame_sums import ap_numerator_weights, segment_stratum_moments
-from .ideal_dcg import ideal_and_slopes
+from .frame_sums import segment_stratum_moments
 from .inclusion import HTDesign, open_cells
+
+#: the fewest judged relevant documents of one label grade whose grade shares the label-informed
+#: model takes for that label (:func:`fit_model`); fewer: the shares of all relevant documents
+MIN_SHARED = 5
 
 
 def stratified_srs(ctx, d: HTDesign) -> bool:
@@ -223,10 +226,14 @@ def relevance_fit(ctx, d: HTDesign) -> RelevanceFit | None:
 def _relevance_model(ctx, d: HTDesign):
     """(grade probabilities, fitted relevance, :class:`RelevanceFit`) or None (cached per
     context and design)."""
-    return ctx.shared(("ht_relevance_model", d), lambda: _fit(ctx, d))
+    return ctx.shared(("ht_relevance_model", d), lambda: fit_model(ctx, d))
 
 
-def _fit(ctx, d: HTDesign):
+def fit_model(ctx, d: HTDesign, label: np.ndarray | None = None):
+    """The model of :func:`_relevance_model`; ``label`` (per frame document, an automatic
+    label's grade) adds one indicator per label grade that the judged documents do not all
+    share to the regression, and takes the grade shares among the relevant documents per label
+    grade where it holds :data:`MIN_SHARED` or more of them (``ppi/anticipated.py``)."""
     j = ctx.judgments
     n_grades = j.stratum_grades.shape[2]
     fp = frame_positions(ctx)
@@ -238,15 +245,24 @@ def _fit(ctx, d: HTDesign):
         return None
     topic, stratum, x = fp.topic, fp.stratum, _features(ctx, fp)
     shared = _shared_strata(stratum, topic, j.stratum_size.shape[1], ctx.n_topics)
-    for h in shared[1:]:  # the design's strata: the fit is calibrated within each
-        x = np.column_stack([x, (stratum == h).astype(np.float64)])
+    columns = [(stratum == h) for h in shared[1:]]  # the design's strata: calibrated in each
+    if label is not None:
+        columns += [label == v for v in range(1, n_grades)
+                    if 0 < np.count_nonzero(label[judged] == v) < np.count_nonzero(judged)]
+    x = np.column_stack([x, *(c.astype(np.float64) for c in columns)])
     coef, offset = random_intercept_logit(x[judged], relevant[judged].astype(np.float64),
                                           topic[judged], ctx.n_topics)
     p = expit(x @ coef + offset[topic])
-    share = np.bincount(grade[relevant], weights=1.0 / d.tdi_pi[frame[relevant]],
-                        minlength=n_grades)
-    share = share / share.sum()
-    probs = p[:, None] * share[None, :]
+    weight = 1.0 / d.tdi_pi[frame[relevant]]
+    share = np.bincount(grade[relevant], weights=weight, minlength=n_grades)
+    probs = p[:, None] * (share / share.sum())[None, :]
+    if label is not None:  # the grade shares of the relevant documents given their label
+        for v in range(n_grades):
+            of_v = label[relevant] == v
+            if np.count_nonzero(of_v) >= MIN_SHARED:
+                by_v = np.bincount(grade[relevant][of_v], weights=weight[of_v],
+                                   minlength=n_grades)
+                probs[label == v] = p[label == v, None] * (by_v / by_v.sum())[None, :]
     probs[:, 0] = 1.0 - p
     fitted = probs[:, max(ctx.rel_level, 1):].sum(axis=1)
     fit = RelevanceFit(x, fitted * (1.0 - p),
@@ -344,14 +360,27 @@ def open_moment(ctx, d: HTDesign, probs: np.ndarray, table: np.ndarray) -> np.nd
 def ratio_moments(ctx, d: HTDesign, probs: np.ndarray, weight: np.ndarray, gain: np.ndarray,
                   slope: np.ndarray, y: np.ndarray) -> RatioMoments:
     """:class:`RatioMoments` of z_d as in :func:`ratio_variance` (one pass over the positions)."""
+    return moments_of(ctx, d, weight, y, document_moments(ctx, d, probs, gain, slope))
+
+
+def document_moments(ctx, d: HTDesign, probs: np.ndarray, gain: np.ndarray,
+                     slope: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Per document of :func:`frame_positions`, under the model ``probs``: E g, E g^2, E b,
+    E b^2 and E[g b] of the gain g = ``gain``[t, x_d] and slope b = ``slope``[t, x_d] of its
+    grade x_d (0 for a document judged with certainty: :func:`open_moment`)."""
+    return tuple(open_moment(ctx, d, probs, f) for f in (
+        gain, gain * gain, slope, slope * slope, gain * slope))
+
+
+def moments_of(ctx, d: HTDesign, weight: np.ndarray, y: np.ndarray,
+               moments: tuple[np.ndarray, ...]) -> RatioMoments:
+    """:class:`RatioMoments` of z_d = (weight_pos g_d - theta b_d) / y from the documents'
+    ``moments`` (E g, E g^2, E b, E b^2, E[g b], as :func:`document_moments`)."""
     j = ctx.judgments
     fp = frame_positions(ctx)
     n_cells, n_topics, n_seg = d.n_cells, ctx.n_topics, ctx.n_seg
     topic, stratum = fp.topic, fp.stratum
-
-    m_g, m_gg, m_s, m_ss, m_gs = (open_moment(ctx, d, probs, f) for f in (
-        gain, gain * gain, slope, slope * slope, gain * slope))
-
+    m_g, m_gg, m_s, m_ss, m_gs = moments
     cell = topic * n_cells + stratum
 
     def by_cell(value):  # run-independent sums over each cell's frame documents
@@ -367,43 +396,3 @@ def ratio_moments(ctx, d: HTDesign, probs: np.ndarray, weight: np.ndarray, gain:
     factor = np.where(open_cell, size * size * (safe_divide(1.0, n) - safe_divide(1.0, size))
                       / np.maximum(size - 1.0, 1.0), 0.0)
     return RatioMoments(a1, a2, ab, a11, a1b1, s1, s2, s11, size, factor, y)
-
-
-def model_ap(ctx, probs: np.ndarray, rel_level: int, cutoff: int):
-    """(theta per segment, R per topic): AP and R of the population the model anticipates,
-    E[N] / E[R] with E[N] = sum_k p_k (1 + sum_{j<k} p_j) / k over the ranking's top
-    ``cutoff`` (documents independent; judged ones at their grade) and E[R] = sum p_d over the
-    frame: the point the anticipated variance is linearised at (module docstring, "Centre")."""
-    fp = frame_positions(ctx)
-    p_doc = probs[:, rel_level:].sum(axis=1)
-    p = np.where(fp.rank <= cutoff, p_doc[fp.doc], 0.0)
-    total = np.cumsum(p)
-    start = np.concatenate([[0.0], total])[fp.offsets[:-1]]
-    before = total - p - np.repeat(start, np.diff(fp.offsets))
-    num = np.bincount(fp.seg, weights=p * (1.0 + before) / fp.rank, minlength=ctx.n_seg)
-    r = np.bincount(fp.topic, weights=p_doc, minlength=ctx.n_topics)
-    return safe_divide(num, r[ctx.seg_topic]), r
-
-
-def model_ndcg(ctx, probs: np.ndarray, gains: np.ndarray, weight: np.ndarray, cutoff: int):
-    """(theta per segment, ideal DCG per topic, its slopes (T, G)): nDCG of the population the
-    model anticipates, E[DCG] / IDCG(E[counts]), ``weight`` the discount per position of
-    :func:`frame_positions` (0 beyond the cut-off), ``gains`` (T, G) by grade."""
-    fp = frame_positions(ctx)
-    m_g = (probs * gains[fp.topic]).sum(axis=1)
-    dcg = np.bincount(fp.seg, weights=weight * m_g[fp.doc], minlength=ctx.n_seg)
-    counts = np.stack([np.bincount(fp.topic, weights=probs[:, g], minlength=ctx.n_topics)
-                       for g in range(probs.shape[1])], axis=1)
-    ideal, slope = ideal_and_slopes(counts, gains, cutoff)
-    return safe_divide(dcg, ideal[ctx.seg_topic]), ideal, slope
-
-
-def ap_weights(ctx, probs: np.ndarray, rel_level: int, cutoff: int) -> np.ndarray:
-    """Per position of :func:`frame_positions`: AP's numerator weight a_d at rank k <= K
-    (module docstring), with p the documents' probability of grade >= ``rel_level``; 0 beyond
-    the cut-off."""
-    fp = frame_positions(ctx)
-    inside = fp.rank <= cutoff
-    p = np.where(inside, probs[:, rel_level:].sum(axis=1)[fp.doc], 0.0)
-    weights = ap_numerator_weights(fp.offsets, fp.rank.astype(np.float64), p)
-    return np.where(inside, weights, 0.0)

@@ -35,26 +35,25 @@ from ..context import safe_divide
 from ..trec_eval.average_precision import AP
 from ..trec_eval.gain import NDCG
 from .anticipated import (
-    ap_weights,
     frame_positions,
-    model_ap,
-    model_ndcg,
     open_moment,
     rank_weights,
     ratio_moments,
     ratio_probabilities,
     relevance_gains,
 )
-from .ideal_dcg import grade_gains
+from .frame_sums import ap_numerator_weights
+from .ideal_dcg import grade_gains, ideal_and_slopes
 from .inclusion import HTDesign
 from .walks import NO_CUTOFF
 
 
-def anticipated_terms(ctx, d: HTDesign, m):
+def anticipated_terms(ctx, d: HTDesign, m, probs=None):
     """``(probs, weight, gain, slope, theta_m, y)`` of ht(``m``)'s anticipated variance, ``m``
-    AP or nDCG (module docstring); None where that variance does not apply (not a stratified
-    simple random sample, or a top-up: ``anticipated.ratio_probabilities``)."""
-    probs = ratio_probabilities(ctx, d)
+    AP or nDCG (module docstring), under the relevance model's grade probabilities ``probs``
+    (default: ht's, ``anticipated.ratio_probabilities``); None where that variance does not
+    apply (not a stratified simple random sample, or a top-up)."""
+    probs = ratio_probabilities(ctx, d) if probs is None else probs
     if probs is None:
         return None
     cutoff = NO_CUTOFF if m.k is None else m.k
@@ -132,3 +131,43 @@ def _cross_sums(fp, at, run, weight, m_g, m_gg, n_runs, n_cells, first, second):
         g = wc * m_g[cols]
         x11[:, c] = (g @ g.T)[first, second]
     return x2, x11
+
+
+def model_ap(ctx, probs: np.ndarray, rel_level: int, cutoff: int):
+    """(theta per segment, R per topic): AP and R of the population the model anticipates,
+    E[N] / E[R] with E[N] = sum_k p_k (1 + sum_{j<k} p_j) / k over the ranking's top
+    ``cutoff`` (documents independent; judged ones at their grade) and E[R] = sum p_d over the
+    frame: the point the anticipated variance is linearised at (module docstring, "Centre")."""
+    fp = frame_positions(ctx)
+    p_doc = probs[:, rel_level:].sum(axis=1)
+    p = np.where(fp.rank <= cutoff, p_doc[fp.doc], 0.0)
+    total = np.cumsum(p)
+    start = np.concatenate([[0.0], total])[fp.offsets[:-1]]
+    before = total - p - np.repeat(start, np.diff(fp.offsets))
+    num = np.bincount(fp.seg, weights=p * (1.0 + before) / fp.rank, minlength=ctx.n_seg)
+    r = np.bincount(fp.topic, weights=p_doc, minlength=ctx.n_topics)
+    return safe_divide(num, r[ctx.seg_topic]), r
+
+
+def model_ndcg(ctx, probs: np.ndarray, gains: np.ndarray, weight: np.ndarray, cutoff: int):
+    """(theta per segment, ideal DCG per topic, its slopes (T, G)): nDCG of the population the
+    model anticipates, E[DCG] / IDCG(E[counts]), ``weight`` the discount per position of
+    :func:`frame_positions` (0 beyond the cut-off), ``gains`` (T, G) by grade."""
+    fp = frame_positions(ctx)
+    m_g = (probs * gains[fp.topic]).sum(axis=1)
+    dcg = np.bincount(fp.seg, weights=weight * m_g[fp.doc], minlength=ctx.n_seg)
+    counts = np.stack([np.bincount(fp.topic, weights=probs[:, g], minlength=ctx.n_topics)
+                       for g in range(probs.shape[1])], axis=1)
+    ideal, slope = ideal_and_slopes(counts, gains, cutoff)
+    return safe_divide(dcg, ideal[ctx.seg_topic]), ideal, slope
+
+
+def ap_weights(ctx, probs: np.ndarray, rel_level: int, cutoff: int) -> np.ndarray:
+    """Per position of :func:`frame_positions`: AP's numerator weight a_d at rank k <= K
+    (module docstring), with p the documents' probability of grade >= ``rel_level``; 0 beyond
+    the cut-off."""
+    fp = frame_positions(ctx)
+    inside = fp.rank <= cutoff
+    p = np.where(inside, probs[:, rel_level:].sum(axis=1)[fp.doc], 0.0)
+    weights = ap_numerator_weights(fp.offsets, fp.rank.astype(np.float64), p)
+    return np.where(inside, weights, 0.0)

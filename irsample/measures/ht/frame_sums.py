@@ -12,7 +12,7 @@ from numba import njit
 @njit(cache=True, nogil=True)
 def ap_numerator_weights(offsets, rank, p):
     """Per position at rank k: (1 + sum_{j before} p_j) / k + sum_{i after} p_i / rank_i, the
-    sums within the position's segment (``anticipated.ap_weights``)."""
+    sums within the position's segment (``anticipated_terms.ap_weights``)."""
     out = np.empty(p.shape[0])
     for s in range(offsets.shape[0] - 1):
         total = 0.0
