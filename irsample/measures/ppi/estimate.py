@@ -108,11 +108,16 @@ stratified samples), PPI's variance is moved to that scale: on the segments wher
 ht's anticipated variance times PPI's variance reduction, a ratio of two variances of the same
 sample (steadier than either); segments with lambda = 0 take ht's anticipated variance itself.
 AP's ratio form, whose variance follows ht(AP)'s segment by segment, takes the reduction per
-segment (v_ppi / v_ht,sample); the difference form (nDCG, P@k, num_rel) the run's ratio of
-sums R = sum v_ppi / sum v_ht,sample over those segments: per segment, its ratio to ht(nDCG)'s
-variance is inflated where that is near 0 (TREC-COVID 10%, 100 trials: ppi(nDCG) covered up
-to 0.988 per segment, 0.924-0.975 with R), while for AP the run's ratio narrowed too much
-(ppi(AP) uniform 0.903-0.929 with R, 0.937-0.956 per segment). The rule above then compares
+segment (v_ppi / v_ht,sample); the difference form (nDCG, P@k) one reduction per run, the
+relevance model's (``ppi/anticipated.py``): the model is ht's with the labels added, and R =
+sum A_ppi / sum A_ht over the run's segments with lambda > 0, the anticipated variances of
+ppi's residual and of ht. Per segment, the sample's ratio to ht(nDCG)'s variance is inflated
+where that is near 0 (TREC-COVID 10%, 100 trials: ppi(nDCG) covered up to 0.988 per segment,
+0.924-0.975 with the run's ratio of sums R = sum v_ppi / sum v_ht,sample), while for AP the
+run's ratio narrowed too much (ppi(AP) uniform 0.903-0.929 with R, 0.937-0.956 per segment);
+and that ratio of sums, two estimates of one draw that rise and fall together, fell short as
+the judged share grew (TREC-COVID uniform, kappa 0.7 labels, 100 draws: 0.934 covered at 10%,
+0.888 at 30%; with the model's R 0.933 and 0.927). The rule above then compares
 the run's variance with ht's anticipated one. Measured: REPRODUCTION.md, "Anticipated
 variance".
 """
@@ -129,6 +134,7 @@ from ..base import parse_one
 from ..context import safe_divide
 from ..ht.estimator import estimate as ht_estimate
 from ..ht.inclusion import ht_design
+from .anticipated import model_reduction
 from .ap_ratio import TUNINGS, fixed_tuning, ratio_form
 from .control_variate import control_estimate
 from .difference import LEVELS, difference_estimate
@@ -140,6 +146,9 @@ from .label_judgments import (
     labelled_sample,
 )
 
+#: the sample's variance reduction below which the difference form's is taken as exact
+#: (``_steadier``): rounding in residuals that are 0
+EXACT = 1e-9
 #: what ppi(nDCG)'s topics outside the difference form take (``ppi_estimate``)
 KEPT = ("ht", "control", "identified")
 #: ppi(nDCG)'s forms: ``"auto"`` (the default: the control variate where ht's interval is its
@@ -210,7 +219,7 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
     # residual, and the labels are used as they are (PPI's lambda = 1 with a zero residual)
     sure = (~useful_t & useful_t.any() & agreeing_topics(grades, judgments, topic,
                                                          ctx.n_topics))[ctx.seg_topic]
-    spread = None
+    spread = reduction = None
     if m.family == "AP":
         value, var, lam, ht_f, rho, lam_h, spread = ratio_form(
             ctx, ctx_f, m, hy, auto, useful_t[ctx.seg_topic], tuning, grades)
@@ -233,11 +242,15 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
                 imputed=kept == "control")
         else:
             cv, cv_var, cv_lam = hy.value, hy.variance_from_sample, np.zeros(ctx.n_seg)
+        if hy.anticipated:  # the difference form's variance reduction, from the model
+            reduction = model_reduction(ctx, m, grades, lam_h, (lam != 0) & ~to_ht)
         lam = np.where(to_ht, cv_lam, lam)
         value, var = np.where(to_ht, cv, value), np.where(to_ht, cv_var, var)
-    var = _steadier(var, lam, hy, ctx, per_segment=m.family == "AP")
+    var, no_gain = _steadier(var, lam, hy, ctx, per_segment=m.family == "AP",
+                             reduction=reduction)
     if not fixed_tuning(tuning):  # a run whose variance would exceed ht's keeps ht
         worse = _wider(var, hy.variance, ctx)
+        worse |= np.repeat(no_gain, ctx.n_topics)
         value, var = np.where(worse, hy.value, value), np.where(worse, hy.variance, var)
         if spread is not None:
             spread = np.where(worse, hy.variance_spread, spread)
@@ -275,30 +288,40 @@ def label_contexts(ctx, labels):
     return cached[1:]
 
 
-def _steadier(var, lam, hy, ctx, *, per_segment: bool) -> np.ndarray:
+def _steadier(var, lam, hy, ctx, *, per_segment: bool,
+              reduction=None) -> tuple[np.ndarray, np.ndarray]:
     """PPI's variance per segment on ht's anticipated scale (module docstring, "Variance"):
     ht's anticipated variance where PPI is ht (lambda 0); elsewhere ht's anticipated variance
-    times PPI's variance reduction over ht's sample variance, per segment (``per_segment``:
-    AP's ratio form, whose variance has ht(AP)'s structure segment by segment) or as the run's
-    ratio of sums R = sum var_ppi / sum v_ht,sample over its segments with lambda > 0 and a
-    positive sample variance (the difference form, whose per-segment ratios to ht's variance
-    are inflated where that is near 0); R = 1 where no such segment has a sample variance but
-    PPI has one, 0 where PPI's variance is 0 (exact). PPI's own variance where ht has no
-    anticipated variance."""
+    times PPI's variance reduction: per segment, PPI's variance over ht's sample variance
+    (``per_segment``: AP's ratio form, whose variance has ht(AP)'s structure segment by
+    segment); otherwise the run's ratio of sums R = sum var_ppi / sum v_ht,sample over its
+    segments with lambda > 0 and a positive sample variance (1 where none has a sample variance
+    but PPI has one, 0 where PPI's variance is 0: exact), which the difference form replaces by
+    its ``reduction`` per run, anticipated by the relevance model (``ppi/anticipated.py``),
+    where that is defined (some segment of the run in the difference form) and R exceeds
+    :data:`EXACT` (below it PPI's own variance is rounding: true labels keep their variance of
+    0), capped at 1. PPI's own variance where ht has no anticipated variance. Also per
+    run: whether the model's reduction is 1 (it anticipates no gain: the run keeps ht)."""
+    no_gain = np.zeros(ctx.n_runs, dtype=bool)
     if not hy.anticipated:
-        return var
+        return var, no_gain
     if per_segment:
         sample = hy.sample_variance
         scaled = np.where(sample > 0, var * safe_divide(hy.variance, sample), var)
-        return np.where(lam == 0, hy.variance, scaled)
+        return np.where(lam == 0, hy.variance, scaled), no_gain
     shape = (ctx.n_runs, ctx.n_topics)
     moved = (lam != 0).reshape(shape)
+    own = np.where(moved, var.reshape(shape), 0.0).sum(axis=1)
     seen = moved & (hy.sample_variance > 0).reshape(shape)
     reduced = np.where(seen, var.reshape(shape), 0.0).sum(axis=1)
     sample = np.where(seen, hy.sample_variance.reshape(shape), 0.0).sum(axis=1)
-    own = np.where(moved, var.reshape(shape), 0.0).sum(axis=1)
     ratio = np.where(sample > 0, safe_divide(reduced, sample), np.where(own > 0, 1.0, 0.0))
-    return np.where(lam == 0, hy.variance, hy.variance * np.repeat(ratio, ctx.n_topics))
+    if reduction is not None:  # the model's, but exact where the sample's is (rounding aside)
+        modelled = (ratio > EXACT) & np.isfinite(reduction)
+        no_gain = modelled & (reduction >= 1.0)
+        ratio = np.where(modelled, np.minimum(reduction, 1.0), ratio)
+    return (np.where(lam == 0, hy.variance, hy.variance * np.repeat(ratio, ctx.n_topics)),
+            no_gain)
 
 
 def _wider(var, ht_var, ctx) -> np.ndarray:

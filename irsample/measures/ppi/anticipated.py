@@ -1,0 +1,103 @@
+r"""The variance reduction of ppi's difference form, anticipated by a relevance model that reads
+the automatic labels (nDCG, nDCG@k and P@k on stratified simple random samples).
+
+Why. On these samples ppi's interval is ht's anticipated variance (``ht/anticipated.py``) times
+ppi's variance reduction R = V(ppi) / V(ht) for the run. R was the sample's ratio of the two
+variance estimates over the run's topics, and that ratio is a ratio of two quantities of one
+draw that rise and fall together: at high lambda it read, on average over the draws, less than
+the ratio of their averages (TREC-COVID round 5, uniform 30%, kappa 0.7 labels, 100 draws:
+0.22 against 0.28, where the draws' own variances put it at 0.31), and the interval covered
+0.888 (se 0.75 of the spread squared). ``benchmarks/ppi_variance_anatomy.py`` measures it.
+
+What. The difference form's total on a topic is sum_F c_d f_d a_d + sum_S (y_d - c_d f_d)
+a_d / pi_d (``ppi/difference.py``), so its linearised variable is that of ht with every
+document's grade x_d replaced by the residual: z_d = (w_d (g(x_d) - c_d g(f_d)) - theta
+(b(x_d) - c_d b(f_d))) / Y, f_d the label's grade, c_d the stratum's lambda, g the gain and b
+the ideal DCG's slope (P@k: g relevance, b = 0, theta = 0, Y = 1). Its design variance is
+Cochran's cell formula, and with the unjudged grades drawn from a model, E z_d and Var z_d per
+document give its anticipated variance exactly as ht's (Isaki & Fuller 1982;
+``ht/anticipated.py``): the label's part is known, so it shifts each document's moments,
+E[(G - c g)^2] = E G^2 - 2 c g E G + c^2 g^2, and leaves Var z_d to the model. The model must
+know the labels, since the residual's variance is that of the grade given the label: it is
+ht's relevance model (logistic in consensus, best rank and stratum, random topic intercept) with
+one indicator per label grade added, and the relevant documents' grade shares taken per label
+grade (``ht/anticipated.fit_model``).
+
+R is then the model's: per run, sum A_ppi / sum A_ht over its topics where lambda > 0, A_ppi
+this anticipated variance and A_ht ht's, the relevance model without the labels at ht's centre
+(the variance ht's interval is built from, before its floor and imputation), capped at 1. Both
+are of the design, not of the draw, so R no longer falls with the draw's estimate; ht's
+interval variance times R carries ht's floor (``ht/estimator.floor_factor``: the model knows
+no run's success beyond the documents' consensus) into ppi's. Measured (TREC-COVID round 5,
+uniform, kappa 0.7 labels, lambda tuned, 100 draws, seed 5, ``benchmarks/ppi_variance_anatomy.py``):
+REPRODUCTION.md, "ppi's variance reduction from the model".
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..context import safe_divide
+from ..ht.anticipated import (
+    certain_docs,
+    document_moments,
+    fit_model,
+    frame_positions,
+    moments_of,
+    rank_weights,
+    ratio_probabilities,
+    ratio_variance,
+    relevance_gains,
+)
+from ..ht.anticipated_terms import anticipated_terms
+from ..ht.inclusion import ht_design
+
+
+def model_reduction(ctx, m, grades: np.ndarray, lam_h: np.ndarray, moved: np.ndarray):
+    """Per run: R = sum A_ppi / sum A_ht over the segments ``moved`` (lambda > 0) of ``m``
+    (nDCG, nDCG@k or P@k; module docstring), the labels' grades ``grades`` per tdi weighted by
+    ``lam_h`` per topic and stratum; NaN for a run where A_ht is 0 on all of them or none is
+    moved; None where ht has no anticipated variance."""
+    d = ht_design(ctx)
+    plain = ratio_probabilities(ctx, d)
+    if plain is None:
+        return None
+    label = np.clip(grades[frame_positions(ctx).docs], 0, plain.shape[1] - 1)
+    informed = ctx.shared(("ppi_label_model", id(grades)),
+                          lambda: (grades, fit_model(ctx, d, label)))
+    if informed[0] is not grades:  # an id reused by other grades
+        informed = (grades, fit_model(ctx, d, label))
+        ctx.replace_shared(("ppi_label_model", id(grades)), informed)
+    if informed[1] is None:
+        return None
+    probs = informed[1][0]
+    ppi = residual_variance(ctx, d, m, probs, label, lam_h)
+    ht = residual_variance(ctx, d, m, plain, label, np.zeros_like(lam_h))
+    shape = (ctx.n_runs, ctx.n_topics)
+    on = moved.reshape(shape)
+    num = np.where(on, ppi.reshape(shape), 0.0).sum(axis=1)
+    den = np.where(on, ht.reshape(shape), 0.0).sum(axis=1)
+    return np.where(den > 0, safe_divide(num, den), np.nan)
+
+
+def residual_variance(ctx, d, m, probs, label, lam_h) -> np.ndarray:
+    """Per segment: the anticipated variance of the residual's z_d (module docstring) under
+    ``probs``, the labels' grades ``label`` per frame document scaled by ``lam_h``."""
+    fp = frame_positions(ctx)
+    if m.family == "nDCG":
+        terms = anticipated_terms(ctx, d, m, probs)
+        _, weight, gain, slope, centre, y = terms
+    else:  # P@k: a total
+        gain = relevance_gains(ctx, probs)
+        slope = np.zeros_like(gain)
+        weight = rank_weights(ctx, np.full(m.k, 1.0 / m.k), m.k)
+        centre, y = np.zeros(ctx.n_seg), np.ones(ctx.n_seg)
+    if not lam_h.any():
+        return ratio_variance(ctx, d, probs, weight, gain, slope, centre, y)
+    m_g, m_gg, m_s, m_ss, m_gs = document_moments(ctx, d, probs, gain, slope)
+    c = lam_h[fp.topic, fp.stratum] * ~certain_docs(ctx, d)  # no part of the draw: 0
+    g = c * gain[fp.topic, label]
+    b = c * slope[fp.topic, label]
+    shifted = (m_g - g, m_gg - 2.0 * g * m_g + g * g, m_s - b, m_ss - 2.0 * b * m_s + b * b,
+               m_gs - b * m_g - g * m_s + g * b)
+    return moments_of(ctx, d, weight, y, shifted).variance(centre)
