@@ -6,8 +6,9 @@ ppi's variance reduction R = V(ppi) / V(ht) for the run. R was the sample's rati
 variance estimates over the run's topics, and that ratio is a ratio of two quantities of one
 draw that rise and fall together: at high lambda it read, on average over the draws, less than
 the ratio of their averages (TREC-COVID round 5, uniform 30%, kappa 0.7 labels, 100 draws:
-0.22 against 0.28, where the draws' own variances put it at 0.31), and the interval covered
-0.888 (se 0.75 of the spread squared). ``benchmarks/ppi_variance_anatomy.py`` measures it.
+0.22 against 0.28, where the draws' own variances put it at 0.31), and the intervals covered
+0.888 (their variance 0.75 of the estimates' observed variance;
+``benchmarks/ppi_variance_anatomy.py`` measures it).
 
 What. The difference form's total on a topic is sum_F c_d f_d a_d + sum_S (y_d - c_d f_d)
 a_d / pi_d (``ppi/difference.py``), so its linearised variable is that of ht with every
@@ -28,9 +29,11 @@ this anticipated variance and A_ht ht's, the relevance model without the labels 
 (the variance ht's interval is built from, before its floor and imputation), capped at 1. Both
 are of the design, not of the draw, so R no longer falls with the draw's estimate; ht's
 interval variance times R carries ht's floor (``ht/estimator.floor_factor``: the model knows
-no run's success beyond the documents' consensus) into ppi's. Measured (TREC-COVID round 5,
-uniform, kappa 0.7 labels, lambda tuned, 100 draws, seed 5, ``benchmarks/ppi_variance_anatomy.py``):
-REPRODUCTION.md, "ppi's variance reduction from the model".
+no run's success beyond the documents' consensus) into ppi's. On those draws the
+intervals cover 0.927 at 30% judged, 0.917 at 20% (was 0.901) and 0.933 at 10% (was 0.934);
+on other draws and cells the model's R is nearer the observed reduction in five of seven, but
+on uniform samples still 10-23% short of it (REPRODUCTION.md, "ppi's variance reduction from
+the model").
 """
 
 from __future__ import annotations
