@@ -73,8 +73,15 @@ def outputs() -> dict:
 
 
 def test_ht_numbers_are_those_of_the_walks_over_every_position():
-    changed = differing(BEFORE, outputs())
+    now = outputs()
+    changed = [k for k in differing(BEFORE, now) if not k.endswith("/pairs")]
     assert not changed, changed[:5]
+    # the pairs' variance takes the relevance model's on some topics (``ht/pairs.py``), fitted by
+    # an iterative optimiser whose last bits follow the machine's floating-point kernels (this
+    # session's fresh machine moved them by 3e-10 relative at an unchanged commit): to 1e-8
+    before = np.load(BEFORE)
+    for key in (k for k in before.files if k.endswith("/pairs")):
+        np.testing.assert_allclose(now[key], before[key], rtol=1e-8, atol=1e-15, err_msg=key)
     assert np.nanmax(np.load(BEFORE)["0/uniform/None/AP/x"]) > 0  # the fixture is not all zeros
 
 
