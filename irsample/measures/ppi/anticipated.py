@@ -32,7 +32,7 @@ interval variance times R carries ht's floor (``ht/estimator.floor_factor``: the
 no run's success beyond the documents' consensus) into ppi's. On those draws the
 intervals cover 0.927 at 30% judged, 0.917 at 20% (was 0.901) and 0.933 at 10% (was 0.934);
 on other draws and cells the model's R is nearer the observed reduction in four of seven, but
-on uniform samples still 10-23% short of it (REPRODUCTION.md, "ppi's variance reduction from
+on uniform samples still 3-23% short of it (REPRODUCTION.md, "ppi's variance reduction from
 the model").
 """
 
