@@ -137,7 +137,7 @@ def model_ap(ctx, probs: np.ndarray, rel_level: int, cutoff: int):
     """(theta per segment, R per topic): AP and R of the population the model anticipates,
     E[N] / E[R] with E[N] = sum_k p_k (1 + sum_{j<k} p_j) / k over the ranking's top
     ``cutoff`` (documents independent; judged ones at their grade) and E[R] = sum p_d over the
-    frame: the point the anticipated variance is linearised at (module docstring, "Centre")."""
+    frame: the point the anticipated variance is linearised at (``anticipated.py``, "Centre")."""
     fp = frame_positions(ctx)
     p_doc = probs[:, rel_level:].sum(axis=1)
     p = np.where(fp.rank <= cutoff, p_doc[fp.doc], 0.0)
