@@ -88,6 +88,15 @@ class EvalContext:
             self._shared[key] = build()
         return self._shared[key]
 
+    def shared_for(self, key, owner, build):
+        """``build()`` once per context for the object ``owner`` (``key`` with its id; the entry
+        keeps ``owner`` and is rebuilt if another object ever holds that id)."""
+        full = (key, id(owner))
+        cached = self._shared.get(full)
+        if cached is None or cached[0] is not owner:
+            cached = self._shared[full] = (owner, build())
+        return cached[1]
+
     def replace_shared(self, key, value):
         """Store ``value`` under ``key`` (a fuller version of a shared result); return it."""
         self._shared[key] = value

@@ -66,14 +66,10 @@ def model_reduction(ctx, m, grades: np.ndarray, lam_h: np.ndarray, moved: np.nda
     if plain is None:
         return None
     label = np.clip(grades[frame_positions(ctx).docs], 0, plain.shape[1] - 1)
-    informed = ctx.shared(("ppi_label_model", id(grades)),
-                          lambda: (grades, fit_model(ctx, d, label)))
-    if informed[0] is not grades:  # an id reused by other grades
-        informed = (grades, fit_model(ctx, d, label))
-        ctx.replace_shared(("ppi_label_model", id(grades)), informed)
-    if informed[1] is None:
+    informed = ctx.shared_for("ppi_label_model", grades, lambda: fit_model(ctx, d, label))
+    if informed is None:
         return None
-    probs = informed[1][0]
+    probs = informed[0]
     ppi = residual_variance(ctx, d, m, probs, label, lam_h)
     ht = residual_variance(ctx, d, m, plain, label, np.zeros_like(lam_h))
     shape = (ctx.n_runs, ctx.n_topics)

@@ -279,13 +279,9 @@ def label_contexts(ctx, labels):
         if labelled.max_grade == judgments.max_grade:  # same per-grade tables: same design
             ctx_f.replace_shared("ht_design", ht_design(ctx))
         census = ctx.on(labelled_census(collection, judgments, grades))
-        return labels, ctx_f, census, grades
+        return ctx_f, census, grades
 
-    cached = ctx.shared(("ppi_labels", id(labels)), build)
-    if cached[0] is not labels:  # an id reused by new labels
-        cached = build()
-        ctx.replace_shared(("ppi_labels", id(labels)), cached)
-    return cached[1:]
+    return ctx.shared_for("ppi_labels", labels, build)
 
 
 def _steadier(var, lam, hy, ctx, *, per_segment: bool,
