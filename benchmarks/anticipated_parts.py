@@ -45,7 +45,7 @@ def main() -> None:
     args = parser.parse_args()
     from irsample.measures import parse
     from irsample.measures.context import EvalContext
-    from irsample.measures.ht import anticipated
+    from irsample.measures.ht import anticipated, anticipated_terms
     from irsample.measures.ht import estimator as ht
     from irsample.model import UNPOOLED
 
@@ -58,12 +58,15 @@ def main() -> None:
     (measure,) = parse(args.measure)
     shape = (collection.n_runs, collection.n_topics)
     truth = ht.estimate(EvalContext(collection, complete), measure).value.reshape(shape)
-    fitted = ht.grade_probabilities
+    fitted, fitted_ratio = ht.grade_probabilities, anticipated_terms.ratio_probabilities
 
-    def oracle(ctx, d):
+    def oracle(ctx, d):  # P@k reads grade_probabilities, the ratios ratio_probabilities
         if fitted(ctx, d) is None:
             return None
         return truth_grades[anticipated.frame_positions(ctx).docs]
+
+    def oracle_ratio(ctx, d):
+        return None if fitted_ratio(ctx, d) is None else oracle(ctx, d)
 
     design = design_for(args.design, args.percent / 100.0, frame)
     variances = {"model": [], "truth as model": [], "sample": []}
@@ -71,8 +74,10 @@ def main() -> None:
     try:
         for child in np.random.SeedSequence(args.seed).spawn(args.trials):
             sample = design.sample(frame, rng=np.random.default_rng(child))
-            for name, probabilities in (("model", fitted), ("truth as model", oracle)):
+            for name, probabilities, ratio in (("model", fitted, fitted_ratio),
+                                               ("truth as model", oracle, oracle_ratio)):
                 ht.grade_probabilities = probabilities
+                anticipated_terms.ratio_probabilities = ratio
                 e = ht.estimate(EvalContext(collection, sample), measure)
                 variances[name].append(e.variance.reshape(shape))
             variances["sample"].append(e.variance_from_sample.reshape(shape))
@@ -80,6 +85,7 @@ def main() -> None:
             known.append(e.den.reshape(shape) > 0)
     finally:
         ht.grade_probabilities = fitted
+        anticipated_terms.ratio_probabilities = fitted_ratio
     values = np.array(values)
     always = np.array(known).all(axis=0)
     observed = values.var(axis=0)
