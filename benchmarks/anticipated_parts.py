@@ -9,7 +9,8 @@ linearised design variance itself, with the sample's denominator Y^), and with t
 from the sample alone. Per (run, topic) it compares the mean of each variance over the draws
 with the Monte Carlo variance of the estimate (and its mean squared error against the frame
 truth), summed over the (run, topic) cells identified in every draw (Y^ > 0: no imputation)
-and over all cells; 1 is right on average.
+and over all cells; 1 is right on average. Last, the five topics where the model's variance
+exceeds the truth's most, summed over runs, with their relevant documents in the frame.
 
 If the truth's column is far from 1 the linearisation (or the estimated denominator it divides
 by) is off, whatever the model; if the model's column differs from the truth's, the model is.
@@ -98,6 +99,17 @@ def main() -> None:
               f"{mean[always].sum() / observed[always].sum():.3f}, / MSE "
               f"{mean[always].sum() / mse[always].sum():.3f}; all cells / MSE "
               f"{mean.sum() / mse.sum():.3f}")
+    by_topic = {name: np.where(always, np.mean(v, axis=0), 0.0).sum(axis=0)
+                for name, v in variances.items()}
+    excess = by_topic["model"] - by_topic["truth as model"]
+    relevant = np.bincount(collection.tdi_topic[inside], weights=complete.grade[inside] > 0,
+                           minlength=collection.n_topics)
+    print("topics the model overstates most (identified cells, summed over runs; model / truth "
+          "as model / Monte Carlo; relevant documents in the frame):")
+    for t in np.argsort(-excess)[:5]:
+        print(f"  {collection.topics[t]}: share of the excess {excess[t] / excess.sum():.2f}; "
+              f"{by_topic['model'][t]:.4f} / {by_topic['truth as model'][t]:.4f} / "
+              f"{np.where(always, observed, 0.0)[:, t].sum():.4f}; {relevant[t]:.0f} relevant")
 
 
 if __name__ == "__main__":
