@@ -4,8 +4,9 @@ relevance model, and on which topics?
 On stratified simple random samples ppi(nDCG)'s interval is ht's anticipated variance times R,
 R = sum A_ppi / sum A_ht over a run's topics taken by the difference form, both anticipated by
 a relevance model (``irsample/measures/ppi/anticipated.py``). For one design of ``irsample
-simulate model-assisted`` (the same seeds: trial t's draw is that recipe's) this computes, on
-each draw, R with the fitted label-informed model and with the truth in its place (every frame
+simulate model-assisted`` (the same seeds: trial t's draw is that of the recipe run on this
+one design and percentage; a stratified simple random sample: uniform or 2strata) this computes,
+on each draw, R with the fitted label-informed model and with the truth in its place (every frame
 document's grade known: the linearised design variance itself, at the draw's lambda), and
 prints, over the draws: the median over runs of each R and of the observed reduction (the Monte
 Carlo variance of ppi(nDCG)'s run mean over ht(nDCG)'s), the share of draws whose R over all
@@ -68,6 +69,9 @@ def main() -> None:
             d = ht_design(ctx)
             docs = anticipated.frame_positions(ctx).docs
             plain = anticipated.ratio_probabilities(ctx, d)
+            if plain is None:
+                raise SystemExit(f"{args.strategy}: no anticipated variance (not a stratified "
+                                 "simple random sample)")
             n_grades = plain.shape[1]
             label = np.clip(grades[docs], 0, n_grades - 1)
             informed = anticipated.fit_model(ctx, d, label)[0]
