@@ -47,7 +47,7 @@ def main() -> None:
     from irsample.measures import parse
     from irsample.measures.ht import anticipated
     from irsample.measures.ht.inclusion import ht_design
-    from irsample.measures.ppi.anticipated import residual_variance
+    from irsample.measures.ppi.anticipated import label_model, residual_variance
     from irsample.measures.ppi.estimate import label_contexts, ppi_estimate
     from irsample.measures.ppi.label_judgments import informative_topics
 
@@ -72,11 +72,9 @@ def main() -> None:
             if plain is None:
                 raise SystemExit(f"{args.strategy}: no anticipated variance (not a stratified "
                                  "simple random sample)")
-            n_grades = plain.shape[1]
-            label = np.clip(grades[docs], 0, n_grades - 1)
-            informed = anticipated.fit_model(ctx, d, label)[0]
+            label, informed = label_model(ctx, d, grades)  # the fit ppi_estimate made
             truth = np.zeros_like(plain)
-            truth[np.arange(len(docs)), np.clip(complete.grade[docs], 0, n_grades - 1)] = 1.0
+            truth[np.arange(len(docs)), np.clip(complete.grade[docs], 0, plain.shape[1] - 1)] = 1.0
             none = np.zeros_like(e.lam_h)
             useful = informative_topics(grades, ctx.judgments,
                                         ctx.collection.tdi_topic.astype(np.int64), n_topics)

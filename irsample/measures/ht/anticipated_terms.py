@@ -34,8 +34,10 @@ import numpy as np
 from ..context import safe_divide
 from ..trec_eval.average_precision import AP
 from ..trec_eval.gain import NDCG
+from ..trec_eval.precision import P
 from .anticipated import (
     frame_positions,
+    grade_probabilities,
     open_moment,
     rank_weights,
     ratio_moments,
@@ -50,12 +52,19 @@ from .walks import NO_CUTOFF
 
 def anticipated_terms(ctx, d: HTDesign, m, probs=None):
     """``(probs, weight, gain, slope, theta_m, y)`` of ht(``m``)'s anticipated variance, ``m``
-    AP or nDCG (module docstring), under the relevance model's grade probabilities ``probs``
-    (default: ht's, ``anticipated.ratio_probabilities``); None where that variance does not
-    apply (not a stratified simple random sample, or a top-up)."""
-    probs = ratio_probabilities(ctx, d) if probs is None else probs
+    AP, nDCG (module docstring) or P@k (a total: slope 0, theta_m 0, y 1), under the relevance
+    model's grade probabilities ``probs`` (default: ht's, ``anticipated.ratio_probabilities``
+    for the ratios, ``grade_probabilities`` for P@k); None where that variance does not apply
+    (not a stratified simple random sample, or, for the ratios, a top-up)."""
+    if probs is None:
+        probs = (grade_probabilities if isinstance(m, P) else ratio_probabilities)(ctx, d)
     if probs is None:
         return None
+    if isinstance(m, P):
+        gain = relevance_gains(ctx, probs)
+        weight = rank_weights(ctx, np.full(m.k, 1.0 / m.k), m.k)
+        zero = np.zeros(ctx.n_seg)
+        return probs, weight, gain, np.zeros_like(gain), zero, zero + 1.0
     cutoff = NO_CUTOFF if m.k is None else m.k
     if isinstance(m, AP):
         gain = relevance_gains(ctx, probs)

@@ -117,10 +117,8 @@ from ..trec_eval.precision import P, Recall, Rprec
 from .anticipated import (
     RatioMoments,
     grade_probabilities,
-    rank_weights,
     ratio_moments,
     ratio_variance,
-    relevance_gains,
 )
 from .anticipated_terms import anticipated_terms
 from .ideal_dcg import concavity_bias, hits_and_donors, ideal_linearisation
@@ -255,11 +253,8 @@ def _estimate(ctx, m: Measure) -> Estimate:
         est = _linear(ctx, d, num, term)
         probs = grade_probabilities(ctx, d)
         if probs is not None:
-            gain = relevance_gains(ctx, probs)
-            at_k = rank_weights(ctx, weight, m.k)
-            zero = np.zeros(ctx.n_seg)
-            est = replace(est, sample_variance=est.variance, variance=ratio_variance(
-                ctx, d, probs, at_k, gain, np.zeros_like(gain), zero, zero + 1.0))
+            est = replace(est, sample_variance=est.variance,
+                          variance=ratio_variance(ctx, d, *anticipated_terms(ctx, d, m, probs)))
         return replace(est, variance=est.variance + unseen_variance(
             ctx, est.value, est.variance, m.k))
     if isinstance(m, RBP):

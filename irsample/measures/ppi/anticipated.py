@@ -47,10 +47,8 @@ from ..ht.anticipated import (
     fit_model,
     frame_positions,
     moments_of,
-    rank_weights,
     ratio_probabilities,
     ratio_variance,
-    relevance_gains,
 )
 from ..ht.anticipated_terms import anticipated_terms
 from ..ht.inclusion import ht_design
@@ -63,13 +61,10 @@ def model_reduction(ctx, m, grades: np.ndarray, lam_h: np.ndarray, moved: np.nda
     moved; None where ht has no anticipated variance."""
     d = ht_design(ctx)
     plain = ratio_probabilities(ctx, d)
-    if plain is None:
-        return None
-    label = np.clip(grades[frame_positions(ctx).docs], 0, plain.shape[1] - 1)
-    informed = ctx.shared_for("ppi_label_model", grades, lambda: fit_model(ctx, d, label))
+    informed = None if plain is None else label_model(ctx, d, grades)
     if informed is None:
         return None
-    probs = informed[0]
+    label, probs = informed
     ppi = residual_variance(ctx, d, m, probs, label, lam_h)
     ht = residual_variance(ctx, d, m, plain, label, np.zeros_like(lam_h))
     shape = (ctx.n_runs, ctx.n_topics)
@@ -79,18 +74,22 @@ def model_reduction(ctx, m, grades: np.ndarray, lam_h: np.ndarray, moved: np.nda
     return np.where(den > 0, safe_divide(num, den), np.nan)
 
 
+def label_model(ctx, d, grades: np.ndarray):
+    """``(label, probs)`` per document of ``frame_positions(ctx).docs``: the labels' grades
+    ``grades`` (per tdi) clipped to the judgments' grades, and the grade probabilities of ht's
+    relevance model with the labels added (``ht/anticipated.fit_model``; fitted once per
+    context and labels); None where that model is not fitted."""
+    n_grades = ctx.judgments.stratum_grades.shape[2]
+    label = np.clip(grades[frame_positions(ctx).docs], 0, n_grades - 1)
+    informed = ctx.shared_for("ppi_label_model", grades, lambda: fit_model(ctx, d, label))
+    return None if informed is None else (label, informed[0])
+
+
 def residual_variance(ctx, d, m, probs, label, lam_h) -> np.ndarray:
     """Per segment: the anticipated variance of the residual's z_d (module docstring) under
     ``probs``, the labels' grades ``label`` per frame document scaled by ``lam_h``."""
     fp = frame_positions(ctx)
-    if m.family == "nDCG":
-        terms = anticipated_terms(ctx, d, m, probs)
-        _, weight, gain, slope, centre, y = terms
-    else:  # P@k: a total
-        gain = relevance_gains(ctx, probs)
-        slope = np.zeros_like(gain)
-        weight = rank_weights(ctx, np.full(m.k, 1.0 / m.k), m.k)
-        centre, y = np.zeros(ctx.n_seg), np.ones(ctx.n_seg)
+    _, weight, gain, slope, centre, y = anticipated_terms(ctx, d, m, probs)
     if not lam_h.any():
         return ratio_variance(ctx, d, probs, weight, gain, slope, centre, y)
     m_g, m_gg, m_s, m_ss, m_gs = document_moments(ctx, d, probs, gain, slope)
