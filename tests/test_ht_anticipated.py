@@ -157,7 +157,7 @@ def _matches_the_truths_expectation(monkeypatch, seed, counted_in, expected_in):
     relevant = truth[:, 1:].sum(axis=1)
     real = anticipated._relevance_model
 
-    def oracle(ctx, d):
+    def oracle(ctx, d, *prior):
         docs = anticipated.frame_positions(ctx).docs
         return None if real(ctx, d) is None else (truth[docs], relevant[docs], None)
 

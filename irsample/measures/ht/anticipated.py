@@ -30,6 +30,22 @@ the sample's Horvitz-Thompson grade shares. The sample is a random sample within
 so the fit (which matches the relevant documents judged in each stratum: the score equations of
 the stratum indicators) is calibrated for the documents not judged.
 
+Topic intercepts. Their prior standard deviation is :data:`TOPIC_SD` = 3 on the logit scale,
+not 1: topics' rates of relevance differ by more than that (TREC-COVID round 5: 9 relevant
+documents in a frame of 2,212 for topic 19, hundreds for most), and a prior of 1 pulled a
+sparse topic's intercept towards the others' by so much that the model expected twice its
+relevant documents: on uniform 30% samples, 12-18 among topic 19's unjudged documents where
+there were 4-8 (4.5-11 with 3; six draws). Too many relevant documents expected raise the
+ideal DCG the variance divides by, so the topic's anticipated variance fell short (7.3-11.7
+against 10.6-14.0 with the truth as the model), and with the labels, whose residual variance on
+such a topic is mostly the label errors' (fixed by the labels, divided by the same ideal DCG),
+ppi(nDCG)'s fell further. The reliability rule's expected counts (:func:`fitted_relevance`,
+:func:`relevance_fit`) keep a model with the prior of 1 (:data:`RULE_TOPIC_SD`), the one its
+thresholds were chosen with: with 3 there, a sparse topic's expected count follows its draw
+more, and rule 2 flagged 59% of TREC-8's ht(AP) means on two-strata 10% samples (6% with 1),
+whose flagged intervals covered better than the rest. Measured in REPRODUCTION.md, "The topic
+intercepts' prior".
+
 The ratio estimators' z_d = (a_d x_d - theta b(x_d)) / Y (x_d the document's grade, a_d the
 run's weight of that document in the numerator, b the denominator's slope in the grade, theta
 and Y the model's centre, below):
@@ -104,6 +120,11 @@ from .inclusion import HTDesign, open_cells
 #: the fewest judged relevant documents of one label grade whose grade shares the label-informed
 #: model takes for that label (:func:`fit_model`); fewer: the shares of all relevant documents
 MIN_SHARED = 5
+#: the prior standard deviation of the model's topic intercepts, on the logit scale, in the
+#: model the variances read (module docstring, "Topic intercepts")
+TOPIC_SD = 3.0
+#: the same in the model the reliability rule's expected counts read (:func:`fitted_relevance`)
+RULE_TOPIC_SD = 1.0
 
 
 def stratified_srs(ctx, d: HTDesign) -> bool:
@@ -198,7 +219,7 @@ def fitted_relevance(ctx, d: HTDesign) -> np.ndarray | None:
     """Per document of ``frame_positions(ctx).docs``: the model's P(grade >= ``ctx.rel_level``),
     judged documents included (their fitted value, not their grade); None as
     :func:`grade_probabilities`."""
-    model = _relevance_model(ctx, d)
+    model = _relevance_model(ctx, d, RULE_TOPIC_SD)
     return None if model is None else model[1]
 
 
@@ -219,17 +240,19 @@ class RelevanceFit:
 def relevance_fit(ctx, d: HTDesign) -> RelevanceFit | None:
     """:class:`RelevanceFit` of the model behind :func:`fitted_relevance`; None where that is
     None or the model is given rather than fitted."""
-    model = _relevance_model(ctx, d)
+    model = _relevance_model(ctx, d, RULE_TOPIC_SD)
     return None if model is None else model[2]
 
 
-def _relevance_model(ctx, d: HTDesign):
+def _relevance_model(ctx, d: HTDesign, topic_sd: float = TOPIC_SD):
     """(grade probabilities, fitted relevance, :class:`RelevanceFit`) or None (cached per
-    context and design)."""
-    return ctx.shared(("ht_relevance_model", d), lambda: fit_model(ctx, d))
+    context, design and prior of the topic intercepts)."""
+    return ctx.shared(("ht_relevance_model", d, topic_sd),
+                      lambda: fit_model(ctx, d, topic_sd=topic_sd))
 
 
-def fit_model(ctx, d: HTDesign, label: np.ndarray | None = None):
+def fit_model(ctx, d: HTDesign, label: np.ndarray | None = None, *,
+              topic_sd: float = TOPIC_SD):
     """The model of :func:`_relevance_model`; ``label`` (per frame document, an automatic
     label's grade) adds one indicator per label grade that the judged documents do not all
     share to the regression, and takes the grade shares among the relevant documents per label
@@ -251,7 +274,7 @@ def fit_model(ctx, d: HTDesign, label: np.ndarray | None = None):
                     if 0 < np.count_nonzero(label[judged] == v) < np.count_nonzero(judged)]
     x = np.column_stack([x, *(c.astype(np.float64) for c in columns)])
     coef, offset = random_intercept_logit(x[judged], relevant[judged].astype(np.float64),
-                                          topic[judged], ctx.n_topics)
+                                          topic[judged], ctx.n_topics, topic_sd)
     p = expit(x @ coef + offset[topic])
     weight = 1.0 / d.tdi_pi[frame[relevant]]
     share = np.bincount(grade[relevant], weights=weight, minlength=n_grades)
@@ -266,7 +289,7 @@ def fit_model(ctx, d: HTDesign, label: np.ndarray | None = None):
     probs[:, 0] = 1.0 - p
     fitted = probs[:, max(ctx.rel_level, 1):].sum(axis=1)
     fit = RelevanceFit(x, fitted * (1.0 - p),
-                       curvature(x[judged], p[judged], topic[judged], ctx.n_topics))
+                       curvature(x[judged], p[judged], topic[judged], ctx.n_topics, topic_sd))
     probs[judged] = 0.0
     probs[np.flatnonzero(judged), grade[judged]] = 1.0
     return probs, fitted, fit
