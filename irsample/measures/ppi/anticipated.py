@@ -33,7 +33,9 @@ no run's success beyond the documents' consensus) into ppi's. On those draws the
 intervals cover 0.927 at 30% judged, 0.917 at 20% (was 0.901) and 0.933 at 10% (was 0.934);
 on other draws and cells the model's R is nearer the observed reduction in four of seven, but
 on uniform samples still 3-23% short of it (REPRODUCTION.md, "ppi's variance reduction from
-the model").
+the model"), most of it on one sparse topic whose relevant documents the model expected twice
+over; with the model's topic intercepts at a prior sd of 3 (``ht/anticipated.py``, "Topic
+intercepts") the 30% draws cover 0.946 (``benchmarks/ppi_topic_errors.py``).
 """
 
 from __future__ import annotations
