@@ -46,6 +46,20 @@ def paths(name: str, shared: Path) -> tuple[Path, list[str]]:
     return base / qrels, sorted(glob.glob(str(base / "runs/*")))
 
 
+def recipe_cell(name: str, shared: Path, seed: int, percent: float, strategy: str):
+    """The ``Setup`` of ``irsample simulate model-assisted`` on collection ``name`` run on one
+    design and percentage, with the recipe's defaults (kappas 0.3, 0.5, 0.7; three favoured
+    runs' top 20; depth 100): trial t of it draws what trial t of that recipe run draws."""
+    from irsample.experiments.data import CollectionFiles
+    from irsample.experiments.model_assisted import Setup
+
+    qrels, runs = paths(name, shared)
+    pooled = qrels.parent / "run-pooled-flag.txt"
+    files = CollectionFiles.of(runs, qrels, pooled=pooled if pooled.exists() else None)
+    return Setup(files, seed=seed, percents=(percent,), strategies=(strategy,),
+                 kappas=(0.3, 0.5, 0.7), adv_runs=3, adv_depth=20, depth=100.0, mix=0.2)
+
+
 def load(name: str, shared: Path, graded: int = 0):
     """Collection and depth-100 frame of ``name`` (vaswani, cacm, trec8, covid); ``graded`` > 1:
     the relevant judgments regraded 1..graded as ``irsample simulate --graded`` does (seed 0)."""

@@ -29,7 +29,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from ht_coverage import paths  # noqa: E402
+from ht_coverage import recipe_cell  # noqa: E402
 
 
 def main() -> None:
@@ -42,8 +42,6 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--shared", default=str(ROOT.parent / "shared"))
     args = parser.parse_args()
-    from irsample.experiments.data import CollectionFiles
-    from irsample.experiments.model_assisted import Setup
     from irsample.measures import parse
     from irsample.measures.ht import anticipated
     from irsample.measures.ht.inclusion import ht_design
@@ -51,11 +49,7 @@ def main() -> None:
     from irsample.measures.ppi.estimate import label_contexts, ppi_estimate
     from irsample.measures.ppi.label_judgments import informative_topics
 
-    qrels, runs = paths(args.collection, Path(args.shared))
-    pooled = qrels.parent / "run-pooled-flag.txt"
-    files = CollectionFiles.of(runs, qrels, pooled=pooled if pooled.exists() else None)
-    setup = Setup(files, seed=args.seed, percents=(args.percent,), strategies=(args.strategy,),
-                  kappas=(0.3, 0.5, 0.7), adv_runs=3, adv_depth=20, depth=100.0, mix=0.2)
+    setup = recipe_cell(args.collection, Path(args.shared), args.seed, args.percent, args.strategy)
     complete = setup.frame.judgments()
     (m,) = parse("nDCG")
     n_runs, n_topics = setup.collection.n_runs, setup.collection.n_topics

@@ -28,7 +28,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from ht_coverage import paths  # noqa: E402
+from ht_coverage import recipe_cell  # noqa: E402
 
 
 def main() -> None:
@@ -43,16 +43,10 @@ def main() -> None:
     parser.add_argument("--shared", default=str(ROOT.parent / "shared"))
     args = parser.parse_args()
     from irsample.evaluation import evaluate_collection
-    from irsample.experiments.data import CollectionFiles
-    from irsample.experiments.model_assisted import Setup
     from irsample.measures import parse
     from irsample.measures.ppi.estimate import ppi_estimate
 
-    qrels, runs = paths(args.collection, Path(args.shared))
-    pooled = qrels.parent / "run-pooled-flag.txt"
-    files = CollectionFiles.of(runs, qrels, pooled=pooled if pooled.exists() else None)
-    setup = Setup(files, seed=args.seed, percents=(args.percent,), strategies=(args.strategy,),
-                  kappas=(0.3, 0.5, 0.7), adv_runs=3, adv_depth=20, depth=100.0, mix=0.2)
+    setup = recipe_cell(args.collection, Path(args.shared), args.seed, args.percent, args.strategy)
     (m,) = parse(args.measure)
     c = setup.collection
     shape = (c.n_runs, c.n_topics)

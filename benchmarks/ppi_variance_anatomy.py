@@ -35,15 +35,14 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from ht_coverage import paths  # noqa: E402
+from ht_coverage import recipe_cell  # noqa: E402
 
 
 def draws(args) -> tuple[pd.DataFrame, pd.DataFrame]:
     """One row per trial, estimator and run: the run mean's estimate, variance and truth; and
     for AP one row per trial and run with the means of ht_y and ht_f and their estimated
     variances and covariance (the jackknife's and the linearised correlation's)."""
-    from irsample.experiments.data import CollectionFiles
-    from irsample.experiments.model_assisted import Setup, _means
+    from irsample.experiments.model_assisted import _means
     from irsample.measures import parse
     from irsample.measures.ht.estimator import estimate as ht_estimate
     from irsample.measures.ht.inclusion import ht_design
@@ -51,11 +50,7 @@ def draws(args) -> tuple[pd.DataFrame, pd.DataFrame]:
     from irsample.measures.ppi.ap_ratio import strata_moments
     from irsample.measures.ppi.estimate import label_contexts, ppi_estimate
 
-    qrels, runs = paths(args.collection, Path(args.shared))
-    pooled = qrels.parent / "run-pooled-flag.txt"
-    files = CollectionFiles.of(runs, qrels, pooled=pooled if pooled.exists() else None)
-    setup = Setup(files, seed=args.seed, percents=(args.percent,), strategies=(args.strategy,),
-                  kappas=(0.3, 0.5, 0.7), adv_runs=3, adv_depth=20, depth=100.0, mix=0.2)
+    setup = recipe_cell(args.collection, Path(args.shared), args.seed, args.percent, args.strategy)
     n_runs, evaluated, q = setup.collection.n_runs, setup.evaluated, setup.q
     truth = setup.truth_mean[:, ["AP", "nDCG"].index(args.measure)]
     rows, moments, started = [], [], time.time()
