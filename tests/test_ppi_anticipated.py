@@ -7,6 +7,8 @@
   stratified sample, graded grades, labels that move a third of the grades.
 - At lambda 0 it is ht's anticipated variance, bit for bit.
 - On a stratified sample, ppi's interval variance is ht's times the model's reduction.
+- The model's label weights (the default tuning of the difference form) minimise that
+  anticipated variance per topic and stratum, against a grid of weights.
 """
 
 from __future__ import annotations
@@ -20,7 +22,12 @@ from irsample.measures.context import EvalContext
 from irsample.measures.ht.anticipated import frame_positions, ratio_probabilities
 from irsample.measures.ht.estimator import estimate
 from irsample.measures.ht.inclusion import ht_design
-from irsample.measures.ppi.anticipated import model_reduction, residual_variance
+from irsample.measures.ppi.anticipated import (
+    label_model,
+    model_reduction,
+    model_weights,
+    residual_variance,
+)
 from irsample.measures.ppi.estimate import label_contexts, ppi_estimate
 
 from .synthetic import moved_grade_labels
@@ -91,3 +98,39 @@ def test_ppi_takes_hts_interval_variance_times_the_models_reduction(world):
     np.testing.assert_allclose(e.variance[moved], expected[moved], rtol=1e-12)
     np.testing.assert_array_equal(e.variance[~moved], hy.variance[~moved])
     assert np.all(reduction[np.isfinite(reduction)] < 1.0)
+
+
+@pytest.mark.parametrize("name", ["P@10", "nDCG"])
+def test_the_models_weights_minimise_its_anticipated_variance(world, name):
+    """Per topic and stratum, no weight of a grid over [0, 1] (the other stratum's held) gives
+    a smaller anticipated variance of the residual, summed over the topic's runs, than the
+    chosen one; ppi's default tuning takes these weights."""
+    col, frame, labels = world
+    (m,) = parse(name)
+    ctx = EvalContext(col, DESIGN.sample(frame, rng=11))
+    d = ht_design(ctx)
+    grades = label_contexts(ctx, labels)[2]
+    use = np.ones(ctx.n_seg, dtype=bool)
+    lam = model_weights(ctx, m, grades, use)
+    assert lam.shape == (ctx.n_topics, d.n_cells)
+    # P@10: the deep stratum holds no run's top 10, its weight moves nothing (NaN)
+    moving = [0] if name == "P@10" else [0, 1]
+    assert np.all(np.isfinite(lam[:, moving])) and np.all(np.isnan(lam[:, len(moving):]))
+    chosen = lam[:, moving]
+    assert np.all((chosen >= 0) & (chosen <= 1)) and np.ptp(chosen) > 0.05  # by topic
+    lam = np.where(np.isnan(lam), 0.5, lam)
+    label, informed = label_model(ctx, d, grades)
+
+    def summed(lam_h):
+        v = residual_variance(ctx, d, m, informed, label, lam_h)
+        return np.bincount(ctx.seg_topic, weights=v, minlength=ctx.n_topics)
+
+    best = summed(lam)
+    for h in moving:
+        for x in np.linspace(0.0, 1.0, 41):
+            other = lam.copy()
+            other[:, h] = x
+            assert np.all(best <= summed(other) * (1 + 1e-9) + 1e-15), (h, x)
+    e = ppi_estimate(ctx, labels, m)
+    if name == "P@10":  # every topic in the difference form: the model's weights as they are
+        np.testing.assert_allclose(e.lam_h[:, moving], chosen, rtol=1e-12)

@@ -36,6 +36,19 @@ on uniform samples still 3-23% short of it (REPRODUCTION.md, "ppi's variance red
 the model"), most of it on one sparse topic whose relevant documents the model expected twice
 over; with the model's topic intercepts at a prior sd of 3 (``ht/anticipated.py``, "Topic
 intercepts") the 30% draws cover 0.946 (``benchmarks/ppi_topic_errors.py``).
+
+Label weights (:func:`model_weights`). The same model chooses lambda: the residual's
+anticipated variance is a quadratic in each stratum's coefficient (its moments above are
+quadratic in c_d, and a stratified design's variance is a sum over its cells), so per topic
+and stratum, A(lambda_th) = a + b lambda_th + c lambda_th^2 summed over the topic's runs, read
+off at lambda = 0, 1/2 and 1, is least at lambda_th = -b / 2c, clipped to [0, 1] (PPI++'s
+power tuning, Angelopoulos, Duchi & Zrnic 2023, with the model's variances in place of the
+sample's). The sample's pooled weight (``ppi/difference.py``) is one per stratum for every
+topic: on TREC-COVID round 5 with kappa 0.7 labels its 0.93 fitted the topics with many
+relevant documents, where the labels' errors are few against the relevant documents, and
+overweighted the labels on the rest (the model's per-topic weights: 0.87-0.98 on uniform 30%
+samples, 0.20-0.92 on 2strata 20%, 10th-90th percentile over topics). Measured:
+REPRODUCTION.md, "ppi's label weight per topic".
 """
 
 from __future__ import annotations
@@ -85,6 +98,36 @@ def label_model(ctx, d, grades: np.ndarray):
     label = np.clip(grades[frame_positions(ctx).docs], 0, n_grades - 1)
     informed = ctx.shared_for("ppi_label_model", grades, lambda: fit_model(ctx, d, label))
     return None if informed is None else (label, informed[0])
+
+
+def model_weights(ctx, m, grades: np.ndarray, use: np.ndarray) -> np.ndarray | None:
+    """lambda per topic and stratum (T, S) minimising the label-informed model's anticipated
+    variance of the residual (:func:`residual_variance`) summed over the topic's segments in
+    ``use`` (module docstring, "Label weights"); NaN where the stratum's weight moves no
+    anticipated variance (a stratum judged whole, or no segment in ``use``); None where the
+    model is not fitted."""
+    d = ht_design(ctx)
+    informed = None if ratio_probabilities(ctx, d) is None else label_model(ctx, d, grades)
+    if informed is None:
+        return None
+    label, probs = informed
+    zero = np.zeros((ctx.n_topics, d.n_cells))
+
+    def summed(lam_h):
+        v = residual_variance(ctx, d, m, probs, label, lam_h)
+        return np.bincount(ctx.seg_topic, weights=np.where(use, v, 0.0), minlength=ctx.n_topics)
+
+    a = summed(zero)
+    lam = np.full_like(zero, np.nan)
+    for h in range(d.n_cells):
+        half, one = zero.copy(), zero.copy()
+        half[:, h], one[:, h] = 0.5, 1.0
+        at_half, at_one = summed(half), summed(one)
+        c = 2.0 * (at_one - 2.0 * at_half + a)
+        b = at_one - a - c
+        moves = c > 1e-12 * (np.abs(a) + np.abs(at_one))  # else rounding: lambda moves nothing
+        lam[:, h] = np.where(moves, np.clip(safe_divide(-b, 2.0 * c), 0.0, 1.0), np.nan)
+    return lam
 
 
 def residual_variance(ctx, d, m, probs, label, lam_h) -> np.ndarray:

@@ -133,7 +133,7 @@ from ..ht.walks import NO_CUTOFF
 from .ap_ratio import strata_moments
 
 #: the pooling of lambda per tuning level of the difference form
-POOLING = {"stratum": "run", "topic": "run", "global": "global"}
+POOLING = {"model": "run", "stratum": "run", "topic": "run", "global": "global"}
 
 
 def control_estimate(ctx, ctx_f, m, hy, auto, kept, useful, tuning, imputed=True):

@@ -39,7 +39,12 @@ theta (ht's) and Y (the larger of ht's and the labels' census value), the varian
 over runs and topics is sum_h [V_h(A) - 2 lambda_h C_h(A, B) + lambda_h^2 V_h(B)], minimised by
 lambda_h = sum C_h / sum V_h(B) over every run and topic of identified ratios (``"stratum"``;
 ``"topic"``: per topic x stratum over the runs; ``"global"``: one weight), clipped to [0, 1].
-Exact for the totals; for nDCG the slopes are the pilot's.
+Exact for the totals; for nDCG the slopes are the pilot's. ``"model"`` (the default) takes
+lambda per topic and stratum from the relevance model with the labels (``ppi/anticipated.py``,
+"Label weights") where ht has an anticipated variance, the pooled ``"stratum"`` weight where
+that model says nothing (a stratum judged whole, a top-up, no model), and 1 on a topic whose
+labels equal every judged document's grade (the sample shows no residual: its own tuning gives
+1, and true labels stay exact).
 """
 
 from __future__ import annotations
@@ -52,20 +57,23 @@ from ..ht.ideal_dcg import ideal_and_slopes, ideal_dcg
 from ..ht.inclusion import cell_variance, ht_design, topic_total
 from ..ht.walks import NO_CUTOFF, weighted_prefix
 from ..trec_eval.counts import NumRel
+from .anticipated import model_weights
 from .influence import N_SUMS, influence_sums
 
 #: the largest coefficient of variation of the denominator at which a topic's ratio is taken
 CV_MAX = 0.5
 #: the fewest sampled documents of positive human value a topic's ratio is taken with
 MIN_REL = 2
-LEVELS = ("stratum", "topic", "global")
+LEVELS = ("model", "stratum", "topic", "global")
 
 
-def difference_estimate(ctx, m, grades, centre, ht_den, useful_t, tuning):
+def difference_estimate(ctx, m, grades, centre, ht_den, useful_t, tuning, agree_t=None):
     """(value, variance, kept, lambda (T, S)) per segment: the estimate of the module docstring;
     ``kept`` marks the segments whose ratio is not identified (the caller keeps ht there).
     ``centre``/``ht_den``: ht's estimate and denominator (the pilot); ``useful_t`` per topic,
-    whether the labels vary; ``tuning`` a level of :data:`LEVELS` or a fixed weight."""
+    whether the labels vary; ``tuning`` a level of :data:`LEVELS` or a fixed weight
+    (``"model"`` only where ht has an anticipated variance); ``agree_t`` per topic, whether the
+    labels equal every judged grade (``"model"``: lambda 1 there)."""
     parts = Parts(ctx, m, grades)
     one = useful_t[parts.topic].astype(np.float64)
     useful = useful_t[ctx.seg_topic]
@@ -80,7 +88,12 @@ def difference_estimate(ctx, m, grades, centre, ht_den, useful_t, tuning):
         use = useful & (identified(ctx, parts, y1, r1, out1) if ratio else True)
         sums = influence_cells(ctx, (*a, pilot, den), (*b, pilot, den), out_a=out1)
         cov, v_b, _ = cell_moments(ctx, sums)
-        lam_h = pooled_weights(ctx, cov, v_b, use, tuning)
+        lam_h = pooled_weights(ctx, cov, v_b, use, "stratum" if tuning == "model" else tuning)
+        if tuning == "model":
+            chosen = model_weights(ctx, m, grades, use)
+            if chosen is not None:
+                lam_h = np.where(np.isnan(chosen), lam_h, chosen)
+                lam_h = np.where(agree_t[:, None], 1.0, lam_h)
     c = lam_h[parts.topic, parts.stratum] * one
     x, y, u, r, out = parts.at(c)
     theta = np.clip(safe_divide(x, y), 0.0, 1.0) if ratio else x

@@ -12,8 +12,9 @@ One estimator per measure:
 - P@k, num_rel, and nDCG, nDCG@k on stratified simple random samples (``ppi/difference.py``):
   every total the measure is built from (DCG, the count of each grade behind the ideal DCG,
   P@k's count, R) is the labels' value on the pool plus the design-weighted residuals
-  y_d - lambda_h f_d of the sample, with one lambda per stratum h (stratified PPI), and nDCG =
-  DCG^ / IDCG(C^).
+  y_d - lambda_th f_d of the sample, with lambda per topic t and stratum h chosen by the
+  relevance model with the labels (``ppi/anticipated.py``, "Label weights"; stratified PPI's
+  one per stratum where that model is not fitted), and nDCG = DCG^ / IDCG(C^).
 - nDCG, nDCG@k where ht's interval is the sample's own variance (importance samples, the
   planner's designs; ``ppi/control_variate.py``): on the topics ht identifies, ht(nDCG) on the
   humans plus lambda (nDCG(f) - ht_f(nDCG)), the labels' census value minus the same estimator
@@ -185,7 +186,8 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
                  kept: str = "ht", form: str = "auto") -> PPIEstimate:
     """ppi(M) for every segment of ``ctx`` (module docstring); ``target`` a measure or its name
     (AP, nDCG, nDCG@k, P@k, num_rel). ``tuning``: AP ``"run"`` (default), ``"stratum"``,
-    ``"topic"``, ``"global"``; the others ``"stratum"`` (default), ``"topic"``, ``"global"``;
+    ``"topic"``, ``"global"``; the others ``"model"`` (default; ``"stratum"`` where ht has no
+    anticipated variance), ``"stratum"``, ``"topic"``, ``"global"``;
     or a fixed lambda in [0, 1]. ``form`` (nDCG, nDCG@k): ``"control"`` ht(nDCG) with the
     labels' ht(nDCG) as control variate on every topic ht identifies (ht's imputation on the
     others), ``"difference"`` the difference form, ``"auto"`` (default) the first where ht's
@@ -215,10 +217,10 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
     auto = np.nan_to_num(census.shared(("ppi_auto", m), lambda: m.compute(census)))
     topic = collection.tdi_topic.astype(np.int64)
     useful_t = informative_topics(grades, judgments, topic, ctx.n_topics)
+    agree_t = agreeing_topics(grades, judgments, topic, ctx.n_topics)
     # a topic whose labels are constant but match every judged document: the sample shows no
     # residual, and the labels are used as they are (PPI's lambda = 1 with a zero residual)
-    sure = (~useful_t & useful_t.any() & agreeing_topics(grades, judgments, topic,
-                                                         ctx.n_topics))[ctx.seg_topic]
+    sure = (~useful_t & useful_t.any() & agree_t)[ctx.seg_topic]
     spread = reduction = None
     if m.family == "AP":
         value, var, lam, ht_f, rho, lam_h, spread = ratio_form(
@@ -229,8 +231,10 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
             tuning, imputed=False)
         lam_h = None
     else:
+        if tuning == "model" and not hy.anticipated:  # the model's weights need its variance
+            tuning = "stratum"
         value, var, to_ht, lam_h = difference_estimate(ctx, m, grades, hy.value, hy.den,
-                                                       useful_t, tuning)
+                                                       useful_t, tuning, agree_t)
         n = ht_design(ctx).cell_n[ctx.seg_topic].astype(np.float64)
         lam_seg = lam_h[ctx.seg_topic]
         lam = np.where(n.sum(axis=1) > 0, safe_divide((n * lam_seg).sum(axis=1), n.sum(axis=1)),
