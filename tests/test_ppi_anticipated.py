@@ -7,7 +7,7 @@
   stratified sample, graded grades, labels that move a third of the grades.
 - At lambda 0 it is ht's anticipated variance, bit for bit.
 - On a stratified sample, ppi's interval variance is ht's times the model's reduction.
-- The model's label weights (the default tuning of the difference form) minimise that
+- The model's label weights (the difference form's ``tuning="model"``) minimise that
   anticipated variance per topic and stratum, against a grid of weights.
 """
 
@@ -104,7 +104,7 @@ def test_ppi_takes_hts_interval_variance_times_the_models_reduction(world):
 def test_the_models_weights_minimise_its_anticipated_variance(world, name):
     """Per topic and stratum, no weight of a grid over [0, 1] (the other stratum's held) gives
     a smaller anticipated variance of the residual, summed over the topic's runs, than the
-    chosen one; ppi's default tuning takes these weights."""
+    chosen one; ppi's ``tuning="model"`` takes these weights."""
     col, frame, labels = world
     (m,) = parse(name)
     ctx = EvalContext(col, DESIGN.sample(frame, rng=11))
@@ -131,6 +131,6 @@ def test_the_models_weights_minimise_its_anticipated_variance(world, name):
             other = lam.copy()
             other[:, h] = x
             assert np.all(best <= summed(other) * (1 + 1e-9) + 1e-15), (h, x)
-    e = ppi_estimate(ctx, labels, m)
+    e = ppi_estimate(ctx, labels, m, tuning="model")
     if name == "P@10":  # every topic in the difference form: the model's weights as they are
         np.testing.assert_allclose(e.lam_h[:, moving], chosen, rtol=1e-12)

@@ -19,7 +19,8 @@ the complete judgments restricted to F (mean over topics):
    :class:`~irsample.design.planner.sequential.PlannedDesign`) draws ``percent``% of F for
    human judgment;
 3. ht(M) (:mod:`irsample.measures.ht.estimator`, humans only), ppi(M) (lambda tuned per run
-   for AP, per topic and stratum by the label-informed model for nDCG, or as ``tuning`` says:
+   for AP, per stratum for nDCG, or as ``tuning`` says (``model``: per topic and stratum by
+   the label-informed model for nDCG):
    ``stratum`` tunes AP per run and stratum too, :mod:`irsample.measures.ppi.ap_ratio`) and
    auto-only (labels as judgments)
    estimate every run's mean (``form``: ppi(nDCG)'s, ``auto``, ``control`` or
@@ -194,8 +195,8 @@ class Setup:
 
 
 def _tuning(text):
-    """The recipe's ``tuning``: ``default`` (each measure's own: per run for AP, the model's
-    per topic and stratum for nDCG), a level name, or a fixed lambda."""
+    """The recipe's ``tuning``: ``default`` (each measure's own: per run for AP, per stratum for
+    nDCG), a level name, or a fixed lambda."""
     if text in (None, "default"):
         return None
     try:

@@ -39,12 +39,12 @@ theta (ht's) and Y (the larger of ht's and the labels' census value), the varian
 over runs and topics is sum_h [V_h(A) - 2 lambda_h C_h(A, B) + lambda_h^2 V_h(B)], minimised by
 lambda_h = sum C_h / sum V_h(B) over every run and topic of identified ratios (``"stratum"``;
 ``"topic"``: per topic x stratum over the runs; ``"global"``: one weight), clipped to [0, 1].
-Exact for the totals; for nDCG the slopes are the pilot's. ``"model"`` (the default) takes
-lambda per topic and stratum from the relevance model with the labels (``ppi/anticipated.py``,
-"Label weights") where ht has an anticipated variance, the pooled ``"stratum"`` weight where
-that model says nothing (a stratum judged whole, a top-up, no model), and 1 on a topic whose
-labels equal every judged document's grade (the sample shows no residual: its own tuning gives
-1, and true labels stay exact).
+Exact for the totals; for nDCG the slopes are the pilot's. ``"model"`` (an option, not the
+default: ``ppi/anticipated.py``, "Label weights") takes lambda per topic and stratum from the
+relevance model with the labels where ht has an anticipated variance, the pooled ``"stratum"``
+weight where that model says nothing (a stratum judged whole, a top-up, no model), and 1 on a
+topic whose labels equal every judged document's grade (the sample shows no residual: its own
+tuning gives 1, and true labels stay exact).
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ from .influence import N_SUMS, influence_sums
 CV_MAX = 0.5
 #: the fewest sampled documents of positive human value a topic's ratio is taken with
 MIN_REL = 2
-LEVELS = ("model", "stratum", "topic", "global")
+LEVELS = ("stratum", "model", "topic", "global")
 
 
 def difference_estimate(ctx, m, grades, centre, ht_den, useful_t, tuning, agree_t=None):

@@ -12,9 +12,8 @@ One estimator per measure:
 - P@k, num_rel, and nDCG, nDCG@k on stratified simple random samples (``ppi/difference.py``):
   every total the measure is built from (DCG, the count of each grade behind the ideal DCG,
   P@k's count, R) is the labels' value on the pool plus the design-weighted residuals
-  y_d - lambda_th f_d of the sample, with lambda per topic t and stratum h chosen by the
-  relevance model with the labels (``ppi/anticipated.py``, "Label weights"; stratified PPI's
-  one per stratum where that model is not fitted), and nDCG = DCG^ / IDCG(C^).
+  y_d - lambda_h f_d of the sample, with one lambda per stratum h (stratified PPI; per topic
+  and stratum from the relevance model with ``tuning="model"``), and nDCG = DCG^ / IDCG(C^).
 - nDCG, nDCG@k where ht's interval is the sample's own variance (importance samples, the
   planner's designs; ``ppi/control_variate.py``): on the topics ht identifies, ht(nDCG) on the
   humans plus lambda (nDCG(f) - ht_f(nDCG)), the labels' census value minus the same estimator
@@ -186,8 +185,9 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
                  kept: str = "ht", form: str = "auto") -> PPIEstimate:
     """ppi(M) for every segment of ``ctx`` (module docstring); ``target`` a measure or its name
     (AP, nDCG, nDCG@k, P@k, num_rel). ``tuning``: AP ``"run"`` (default), ``"stratum"``,
-    ``"topic"``, ``"global"``; the others ``"model"`` (default; ``"stratum"`` where ht has no
-    anticipated variance), ``"stratum"``, ``"topic"``, ``"global"``;
+    ``"topic"``, ``"global"``; the others ``"stratum"`` (default), ``"model"`` (per topic and
+    stratum from the label-informed model; ``"stratum"`` where ht has no anticipated variance),
+    ``"topic"``, ``"global"``;
     or a fixed lambda in [0, 1]. ``form`` (nDCG, nDCG@k): ``"control"`` ht(nDCG) with the
     labels' ht(nDCG) as control variate on every topic ht identifies (ht's imputation on the
     others), ``"difference"`` the difference form, ``"auto"`` (default) the first where ht's
