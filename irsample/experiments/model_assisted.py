@@ -19,10 +19,10 @@ the complete judgments restricted to F (mean over topics):
    :class:`~irsample.design.planner.sequential.PlannedDesign`) draws ``percent``% of F for
    human judgment;
 3. ht(M) (:mod:`irsample.measures.ht.estimator`, humans only), ppi(M) (lambda tuned per run
-   for AP, per stratum for nDCG, or as ``tuning`` says (``model``: per topic and stratum by
-   the label-informed model for nDCG):
-   ``stratum`` tunes AP per run and stratum too, :mod:`irsample.measures.ppi.ap_ratio`) and
-   auto-only (labels as judgments)
+   for AP, per stratum for nDCG, or as ``tuning`` says: ``stratum`` tunes AP per run and
+   stratum too, :mod:`irsample.measures.ppi.ap_ratio`; ``model`` nDCG per topic and stratum
+   by the label-informed model, :mod:`irsample.measures.ppi.anticipated`) and auto-only
+   (labels as judgments)
    estimate every run's mean (``form``: ppi(nDCG)'s, ``auto``, ``control`` or
    ``difference``; ``kept``: what the topics outside the difference form take, ``ht``,
    ``control`` or ``identified``:

@@ -93,7 +93,8 @@ def difference_estimate(ctx, m, grades, centre, ht_den, useful_t, tuning, agree_
             chosen = model_weights(ctx, m, grades, use)
             if chosen is not None:
                 lam_h = np.where(np.isnan(chosen), lam_h, chosen)
-                lam_h = np.where(agree_t[:, None], 1.0, lam_h)
+                if agree_t is not None:
+                    lam_h = np.where(agree_t[:, None], 1.0, lam_h)
     c = lam_h[parts.topic, parts.stratum] * one
     x, y, u, r, out = parts.at(c)
     theta = np.clip(safe_divide(x, y), 0.0, 1.0) if ratio else x
