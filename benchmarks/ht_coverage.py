@@ -60,6 +60,18 @@ def recipe_cell(name: str, shared: Path, seed: int, percent: float, strategy: st
                  kappas=(0.3, 0.5, 0.7), adv_runs=3, adv_depth=20, depth=100.0, mix=0.2)
 
 
+def recipe_cell_arguments(parser, root: Path) -> None:
+    """The options of a one-cell study of the model-assisted recipe (:func:`recipe_cell`):
+    collection, strategy, percent, trials, label source, seed and the shared data folder."""
+    parser.add_argument("--collection", default="covid")
+    parser.add_argument("--strategy", default="uniform")
+    parser.add_argument("--percent", type=float, default=30.0)
+    parser.add_argument("--trials", type=int, default=100)
+    parser.add_argument("--labels", default="kappa0.7")
+    parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument("--shared", default=str(root.parent / "shared"))
+
+
 def load(name: str, shared: Path, graded: int = 0):
     """Collection and depth-100 frame of ``name`` (vaswani, cacm, trec8, covid); ``graded`` > 1:
     the relevant judgments regraded 1..graded as ``irsample simulate --graded`` does (seed 0)."""

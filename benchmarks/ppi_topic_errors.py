@@ -28,19 +28,13 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from ht_coverage import recipe_cell  # noqa: E402
+from ht_coverage import recipe_cell, recipe_cell_arguments  # noqa: E402
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--collection", default="covid")
-    parser.add_argument("--strategy", default="uniform")
-    parser.add_argument("--percent", type=float, default=30.0)
-    parser.add_argument("--trials", type=int, default=100)
-    parser.add_argument("--labels", default="kappa0.7")
+    recipe_cell_arguments(parser, ROOT)
     parser.add_argument("--measure", default="nDCG", choices=("AP", "nDCG"))
-    parser.add_argument("--seed", type=int, default=5)
-    parser.add_argument("--shared", default=str(ROOT.parent / "shared"))
     args = parser.parse_args()
     from irsample.evaluation import evaluate_collection
     from irsample.measures import parse
