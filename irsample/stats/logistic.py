@@ -1,13 +1,15 @@
-"""Logistic regression with a random intercept per group, fitted by its posterior mode.
+"""Logistic regression with random intercepts, fitted by its posterior mode.
 
     logit p_i = x_i . beta + g_{group(i)},   g ~ N(0, sd^2),
 
 maximising sum_i [y_i eta_i - log(1 + e^eta_i)] - sum_g g^2 / (2 sd^2) (a flat prior on beta)
 with L-BFGS (``scipy.optimize.minimize``) and the exact gradient. Groups with few rows are
-shrunk towards 0. Used by the judging planner's relevance model and by the design-based
-estimators' anticipated variance (``irsample.measures.ht.anticipated``). :func:`curvature`
-gives the posterior's curvature at the mode, for the delta-method variance of what the fit
-predicts (the reliability rule reads the fitted relevant count's).
+shrunk towards 0. :func:`random_intercepts_logit` takes several factors, each with its own
+prior sd (a topic, and a topic's stratum nested in it), fitted by Newton's method. Used by the
+judging planner's relevance model and by the design-based estimators' anticipated variance
+(``irsample.measures.ht.anticipated``). :func:`curvature` gives the one-factor posterior's
+curvature at the mode, for the delta-method variance of what the fit predicts (the
+reliability rule reads the fitted relevant count's).
 """
 
 from __future__ import annotations
@@ -26,26 +28,97 @@ def random_intercept_logit(x: np.ndarray, y: np.ndarray, group: np.ndarray, n_gr
                            group_sd: float = GROUP_SD) -> tuple[np.ndarray, np.ndarray]:
     """(beta, g): the posterior mode for rows ``x`` (n, k), outcomes ``y`` in {0, 1} and
     ``group`` indices below ``n_groups``."""
+    coef, (g,) = random_intercepts_logit(x, y, [(group, n_groups, group_sd)])
+    return coef, g
+
+
+def random_intercepts_logit(x: np.ndarray, y: np.ndarray,
+                            factors: list[tuple[np.ndarray, int, float]]
+                            ) -> tuple[np.ndarray, list[np.ndarray]]:
+    """(beta, [g_1, ...]): the posterior mode of the model with one random intercept per level
+    of each factor, logit p_i = x_i . beta + sum_f g_f[index_f(i)], g_f ~ N(0, sd_f^2)
+    independently; ``factors`` lists (index per row, number of levels, sd_f). Nested factors
+    (a topic and a topic's stratum, say) give a level of the inner one its own deviation from
+    the outer one's, shrunk towards it by sd_f. One factor: L-BFGS; several: Newton's method
+    on the dense Hessian (:func:`_hessian`; k + sum of the levels square), which converges in
+    a few steps where L-BFGS took hundreds of evaluations (a TREC-COVID 2strata 20% sample: 154
+    parameters, 233 evaluations; 0.95 s a fit, Newton's 0.23 s, the fitted probabilities within
+    5e-7 of L-BFGS run to a tight tolerance)."""
     k = x.shape[1]
-    penalty = 1.0 / group_sd ** 2
+    sizes = [n for _, n, _ in factors]
+    starts = np.cumsum([k, *sizes])
+    penalty = np.concatenate([np.full(n, 1.0 / sd ** 2) for _, n, sd in factors])
+
+    def predictor(theta):
+        return x @ theta[:k] + sum(theta[a:a + n][index]
+                                   for a, (index, n, _) in zip(starts, factors))
 
     def objective(theta):
-        coef, g = theta[:k], theta[k:]
-        eta = x @ coef + g[group]
+        g = theta[k:]
+        eta = predictor(theta)
         p = expit(eta)
         # -log L = sum log(1 + e^eta) - y eta, computed stably
-        nll = float(np.sum(np.logaddexp(0.0, eta) - y * eta)) + 0.5 * penalty * float(g @ g)
+        nll = float(np.sum(np.logaddexp(0.0, eta) - y * eta)) + 0.5 * float(g @ (penalty * g))
         resid = p - y
-        grad = np.concatenate([x.T @ resid, np.bincount(group, weights=resid,
-                                                         minlength=n_groups) + penalty * g])
+        grad = np.concatenate([x.T @ resid, *(np.bincount(index, weights=resid, minlength=n)
+                                              for index, n, _ in factors)])
+        grad[k:] += penalty * g
         return nll, grad
 
-    start = np.zeros(k + n_groups)
+    start = np.zeros(k + sum(sizes))
     rate = min(max(float(np.mean(y)), 1e-3), 1 - 1e-3)
     start[0] = np.log(rate / (1 - rate))
-    res = scipy.optimize.minimize(objective, start, jac=True, method="L-BFGS-B",
-                                  options={"maxiter": 500})
-    return res.x[:k], res.x[k:]
+    if len(factors) == 1:
+        theta = scipy.optimize.minimize(objective, start, jac=True, method="L-BFGS-B",
+                                        options={"maxiter": 500}).x
+    else:
+        theta = _newton(objective, lambda t: _hessian(x, expit(predictor(t)), factors, penalty),
+                        start)
+    return theta[:k], [theta[a:a + n] for a, n in zip(starts, sizes)]
+
+
+def _hessian(x, p, factors, penalty) -> np.ndarray:
+    """The Hessian of the negative log posterior of :func:`random_intercepts_logit` at the
+    rows' probabilities ``p``: sum_i w_i u_i u_i' (w = p (1 - p), u_i the row's features and
+    one indicator per factor) plus the priors' precisions on the levels' diagonal."""
+    w = p * (1.0 - p)
+    k = x.shape[1]
+    sizes = [n for _, n, _ in factors]
+    offsets = np.cumsum([k, *sizes])
+    h = np.zeros((offsets[-1], offsets[-1]))
+    h[:k, :k] = (x * w[:, None]).T @ x
+    for (index, n, _), a in zip(factors, offsets):
+        cross = np.stack([np.bincount(index, weights=w * x[:, j], minlength=n)
+                          for j in range(k)], axis=1)
+        h[a:a + n, :k], h[:k, a:a + n] = cross, cross.T
+        for (other, m, _), b in zip(factors, offsets):
+            if b >= a:
+                joint = np.bincount(index * m + other, weights=w, minlength=n * m)
+                h[a:a + n, b:b + m] = joint.reshape(n, m)
+                h[b:b + m, a:a + n] = joint.reshape(n, m).T
+    h[k:, k:] += np.diag(penalty)
+    return h
+
+
+def _newton(objective, hessian, theta, max_steps: int = 50, tol: float = 1e-10) -> np.ndarray:
+    """Newton's method for a smooth convex ``objective`` (value, gradient) with its
+    ``hessian``, halving a step until the objective does not rise; stops when the step's
+    largest component is below ``tol``."""
+    value, grad = objective(theta)
+    for _ in range(max_steps):
+        # least squares: a column the judged rows leave constant makes the Hessian singular
+        step = np.linalg.lstsq(hessian(theta), grad, rcond=None)[0]
+        scale = 1.0
+        while True:
+            trial = theta - scale * step
+            new_value, new_grad = objective(trial)
+            if new_value <= value or scale < 1e-6:
+                break
+            scale /= 2.0
+        theta, value, grad = trial, new_value, new_grad
+        if np.abs(scale * step).max() < tol:
+            break
+    return theta
 
 
 @dataclass(frozen=True)
