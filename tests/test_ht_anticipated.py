@@ -361,25 +361,28 @@ def test_count_se_is_the_fits_posterior_spread_of_the_fitted_count():
     np.testing.assert_allclose(se, counts.std(axis=0), rtol=0.10)
 
 
-def test_the_variance_model_gives_each_shared_stratum_a_topic_intercept_of_its_own():
-    """The variances' relevance model nests a topic-and-stratum intercept in the topic's where
-    the design's strata are shared by topics (``anticipated.STRATUM_SD``); with one stratum
-    (a uniform sample) there is nothing to nest and it is the plain model; the reliability
-    rule's model never nests (its fit, whose curvature the rule reads, stays)."""
+def test_a_nested_stratum_intercept_is_an_option_on_shared_strata_only():
+    """With ``stratum_sd`` the relevance model nests a topic-and-stratum intercept in the
+    topic's where the design's strata are shared by topics (``anticipated.fit_model``); with one
+    stratum (a uniform sample) there is nothing to nest and it is the plain model. The default
+    (``STRATUM_SD``: None) and the reliability rule's model never nest (the rule's fit, whose
+    curvature it reads, stays)."""
     col, frame = synthetic(5, n_topics=5, n_docs=300, depth=100, grades=(0, 0, 0, 1, 2))
     rng = np.random.default_rng(8)
     two = EvalContext(col, Stratified(parse_strata("1-10:0.6,11-:0.25")).sample(frame, rng=rng))
     one = EvalContext(col, uniform(0.3).sample(frame, rng=rng))
+    assert anticipated.STRATUM_SD is None
     for ctx, nests in ((two, True), (one, False)):
         d = ht_design(ctx)
-        nested = anticipated.fit_model(ctx, d)
-        plain = anticipated.fit_model(ctx, d, stratum_sd=None)
+        nested = anticipated.fit_model(ctx, d, stratum_sd=1.0)
+        plain = anticipated.fit_model(ctx, d)
         assert (nested[2] is None) == nests and plain[2] is not None
         if nests:
             assert np.abs(nested[1] - plain[1]).max() > 1e-3
         else:
             np.testing.assert_array_equal(nested[1], plain[1])
         np.testing.assert_allclose(nested[0].sum(axis=1), 1.0)
-        rule = anticipated.fit_model(ctx, d, topic_sd=anticipated.RULE_TOPIC_SD, stratum_sd=None)
+        np.testing.assert_array_equal(anticipated.grade_probabilities(ctx, d), plain[0])
+        rule = anticipated.fit_model(ctx, d, topic_sd=anticipated.RULE_TOPIC_SD)
         np.testing.assert_array_equal(anticipated.fitted_relevance(ctx, d), rule[1])
         assert anticipated.relevance_fit(ctx, d) is not None

@@ -24,10 +24,9 @@ runs took the model's variance on the identified topics whose sample shows none
 (6 of 24 numbers, by at most 0.0024). Regenerated again when the relevance model's topic
 intercepts took a prior standard deviation of 3 (``ht/anticipated.TOPIC_SD``): only the pairs
 changed (their model variance: ht(AP)'s on two draws with ``-M 25``, by at most 2.7%
-relative); every other part to the bit. Regenerated again when the model gave each topic an
-intercept of its own in each stratum the topics share (``ht/anticipated.STRATUM_SD``): only
-ht(AP)'s pairs on the budget design's draw with ``-M 25`` changed (4 of 12 numbers, by at most
-0.9% relative).
+relative); every other part to the bit. (With the model's nested intercept per stratum,
+``ht/anticipated.fit_model(stratum_sd=1.0)``, an option, only ht(AP)'s pairs on the budget
+design's draw with ``-M 25`` differ: 4 of 12 numbers, by at most 0.9% relative.)
 """
 
 from __future__ import annotations
