@@ -91,11 +91,11 @@ def _hessian(x, p, factors, penalty) -> np.ndarray:
         cross = np.stack([np.bincount(index, weights=w * x[:, j], minlength=n)
                           for j in range(k)], axis=1)
         h[a:a + n, :k], h[:k, a:a + n] = cross, cross.T
+        h[a:a + n, a:a + n] = np.diag(np.bincount(index, weights=w, minlength=n))
         for (other, m, _), b in zip(factors, offsets):
-            if b >= a:
-                joint = np.bincount(index * m + other, weights=w, minlength=n * m)
-                h[a:a + n, b:b + m] = joint.reshape(n, m)
-                h[b:b + m, a:a + n] = joint.reshape(n, m).T
+            if b > a:  # two factors' levels meet where rows hold both
+                joint = np.bincount(index * m + other, weights=w, minlength=n * m).reshape(n, m)
+                h[a:a + n, b:b + m], h[b:b + m, a:a + n] = joint, joint.T
     h[k:, k:] += np.diag(penalty)
     return h
 
