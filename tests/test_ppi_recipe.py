@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import irsample
 from irsample.experiments import CollectionFiles
@@ -35,6 +36,8 @@ def test_model_assisted_recipe_writes_results_and_figure(tmp_path):
     assert table[errors].isna().all().all()  # one trial: no Monte Carlo error to estimate
     written = write_report(report, tmp_path)
     assert (tmp_path / "halfwidth.png").exists() and (tmp_path / "report.md") in written
+    report_text = (tmp_path / "report.md").read_text()
+    assert "## The reliability rule" in report_text and "ht_coverage_flagged" in report_text
 
 
 def test_true_labels_are_exact_in_the_simulation():
@@ -47,6 +50,34 @@ def test_true_labels_are_exact_in_the_simulation():
     assert np.all(row["halfwidth"] < row["ht_halfwidth"])
     assert summarise(trials)["trials"].eq(1).all()
 
+
+
+def test_summary_splits_coverage_by_the_rule():
+    """``flagged``, ``coverage_unflagged`` and ``coverage_flagged`` (and ht's) pool the trials'
+    counts: covered among the unflagged / flagged means over all trials; trials recorded before
+    the flagged means' coverage was counted summarise without it."""
+    import pandas as pd
+
+    stats = ["coverage", "halfwidth", "ht_halfwidth", "bias", "sq_error", "ht_coverage",
+             "ht_sq_error", "auto_bias", "auto_favoured_bias", "ppi_favoured_bias", "tau_ppi",
+             "tau_ht", "tau_auto", "lam", "kappa", "judged"]
+    rows = []
+    for trial, (flagged, unflagged_hit, flagged_hit) in enumerate([(2, 7, 1), (4, 5, 3)]):
+        row = dict(trial=trial, strategy="uniform", percent=10, labels="kappa0.7",
+                   measure="AP", **dict.fromkeys(stats, 0.5))
+        for prefix in ("", "ht_"):
+            row |= {f"{prefix}flagged_n": flagged, f"{prefix}runs_n": 10,
+                    f"{prefix}covered_unflagged_n": unflagged_hit,
+                    f"{prefix}covered_flagged_n": flagged_hit}
+        rows.append(row)
+    out = summarise(pd.DataFrame(rows)).iloc[0]
+    for prefix in ("", "ht_"):
+        assert out[f"{prefix}flagged"] == pytest.approx(6 / 20)
+        assert out[f"{prefix}coverage_unflagged"] == pytest.approx(12 / 14)
+        assert out[f"{prefix}coverage_flagged"] == pytest.approx(4 / 6)
+        assert np.isfinite(out[f"{prefix}coverage_flagged_se"])
+    older = pd.DataFrame(rows).drop(columns=["covered_flagged_n", "ht_covered_flagged_n"])
+    assert "coverage_flagged" not in summarise(older)
 
 def test_frame_leaves_out_topics_the_qrels_do_not_judge():
     """CACM's qrels judge 52 of the 64 topics its runs answer: the other 12 are never

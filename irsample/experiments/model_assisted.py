@@ -34,8 +34,10 @@ intervals, mean half-width, halfwidth_ratio = ppi's mean half-width / ht's (same
 and RMS error of ppi; ht's coverage and half-width; Kendall's tau against the truth of ppi, ht
 and auto-only; the mean lambda and the realised kappa; ``flagged`` and ``ht_flagged``, the share
 of run means whose interval the reliability rule flags (:mod:`irsample.measures.reliability`),
-and ``coverage_unflagged`` / ``ht_coverage_unflagged``, the coverage of the others, with their
-Monte Carlo standard errors (``_se``: the trials as the independent units).
+``coverage_unflagged`` / ``ht_coverage_unflagged``, the coverage of the others, and
+``coverage_flagged`` / ``ht_coverage_flagged``, that of the flagged ones (worse, where the rule
+flags the right means), with their Monte Carlo standard errors (``_se``: the trials as the
+independent units).
 """
 
 from __future__ import annotations
@@ -238,8 +240,8 @@ def _summarise(e, evaluated, q, truth, n_runs, picks, ctx, kind):
 def _flags(ctx, kind: str, e, evaluated, covered, ht_covered) -> dict:
     """The reliability rule's flags on ppi's and ht's intervals of the run means
     (:mod:`irsample.measures.reliability`), ``covered`` and ``ht_covered`` whether each covers:
-    counts of flagged means and of covered unflagged ones, for ``summarise``'s ``flagged`` and
-    ``coverage_unflagged`` (and ``ht_``)."""
+    counts of flagged means and of covered unflagged and flagged ones, for ``summarise``'s
+    ``flagged``, ``coverage_unflagged`` and ``coverage_flagged`` (and ``ht_``)."""
     n_runs = evaluated.shape[0]
     out = {}
     for prefix, name, value, variance, hit in (
@@ -248,7 +250,8 @@ def _flags(ctx, kind: str, e, evaluated, covered, ht_covered) -> dict:
         flagged = assess(ctx, parse(name)[0], evaluated, variance.reshape(n_runs, -1),
                          value.reshape(n_runs, -1)).unreliable
         out |= {f"{prefix}flagged_n": int(flagged.sum()), f"{prefix}runs_n": n_runs,
-                f"{prefix}covered_unflagged_n": int(hit[~flagged].sum())}
+                f"{prefix}covered_unflagged_n": int(hit[~flagged].sum()),
+                f"{prefix}covered_flagged_n": int(hit[flagged].sum())}
     return out
 
 
@@ -273,6 +276,8 @@ def summarise(trials: pd.DataFrame) -> pd.DataFrame:
         for p in prefixes:
             shares[f"{p}flagged"] = (f"{p}flagged_n", f"{p}runs_n")
             shares[f"{p}coverage_unflagged"] = (f"{p}covered_unflagged_n", f"{p}unflagged_n")
+            if f"{p}covered_flagged_n" in counts:  # trials recorded before it have none
+                shares[f"{p}coverage_flagged"] = (f"{p}covered_flagged_n", f"{p}flagged_n")
         found = counts.groupby(keys, sort=False).apply(
             lambda t: pd.Series(trial_shares(t, shares)), include_groups=False)
         out = out.join(found.reset_index(drop=True))
@@ -281,9 +286,11 @@ def summarise(trials: pd.DataFrame) -> pd.DataFrame:
     out["ht_rms"] = np.sqrt(out.pop("ht_mse"))
     first = ["strategy", "percent", "labels", "measure", "coverage", "halfwidth",
              "halfwidth_ratio", "bias", "rms"]
-    first += [c for c in ("coverage_unflagged", "flagged", "ht_coverage_unflagged",
-                          "ht_flagged", "coverage_unflagged_se", "flagged_se",
-                          "ht_coverage_unflagged_se", "ht_flagged_se") if c in out]
+    first += [c for c in ("coverage_unflagged", "flagged", "coverage_flagged",
+                          "ht_coverage_unflagged", "ht_flagged", "ht_coverage_flagged",
+                          "coverage_unflagged_se", "flagged_se", "coverage_flagged_se",
+                          "ht_coverage_unflagged_se", "ht_flagged_se", "ht_coverage_flagged_se")
+              if c in out]
     return out[first + [c for c in out.columns if c not in first]]
 
 
@@ -329,9 +336,16 @@ def model_assisted(context: Context, p: dict) -> Report:
     short = table[["strategy", "percent", "labels", "measure", "coverage", "ht_coverage",
                    "halfwidth", "halfwidth_ratio", "bias", "rms", "tau_ppi", "tau_ht",
                    "tau_auto", "lam", "kappa"]]
+    rule = table[["strategy", "percent", "labels", "measure"]
+                 + [c for c in ("flagged", "coverage_unflagged", "coverage_flagged", "ht_flagged",
+                                "ht_coverage_unflagged", "ht_coverage_flagged") if c in table]]
     return Report("model-assisted", "Human judgments + automatic labels (prediction-powered)",
                   SOURCES, {}, [
                       Section("Coverage and half-widths", text, short),
+                      Section("The reliability rule", "Share of the run means whose interval "
+                              "the rule flags (irsample.measures.reliability), and the coverage "
+                              "of the unflagged and of the flagged intervals: ppi's, then ht's "
+                              "on the same draws (- where there are none).", rule),
                       Section("Half-width vs human budget", "Mean 95% half-width of a run's "
                               "mean per label source; dashed: humans only (ht).",
                               figure="halfwidth.png",
