@@ -1,0 +1,53 @@
+"""scripts/coverage_scoreboard.py: issue 25's cells against [0.93, 0.98], from recipe results."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pandas as pd
+
+SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "coverage_scoreboard.py"
+spec = importlib.util.spec_from_file_location("coverage_scoreboard", SCRIPT)
+scoreboard = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(scoreboard)
+
+
+def _ci(folder: Path) -> Path:
+    folder.mkdir()
+    pd.DataFrame({
+        "strategy": ["2strata", "2strata", "planned", "planned"],
+        "percent": [10, 10, 20, 20],
+        "estimator": ["ht(AP)", "infAP", "ht(AP)", "ht(nDCG)"],
+        "coverage_unflagged": [0.95, 0.5, 0.91, float("nan")],
+        "coverage_unflagged_se": [0.01, 0.05, 0.02, float("nan")],
+        "flagged": [0.02, 1.0, 0.15, 1.0],
+        "coverage_flagged": [0.80, 0.5, 0.85, 0.96],
+    }).to_csv(folder / "results.csv", index=False)
+    return folder
+
+
+def _ppi(folder: Path) -> Path:
+    folder.mkdir()
+    pd.DataFrame({
+        "strategy": ["2strata", "2strata"], "percent": [10, 10],
+        "labels": ["kappa0.5", "fusion"], "measure": ["AP", "AP"],
+        "coverage_unflagged": [0.95, 0.99], "coverage_unflagged_se": [0.01, 0.004],
+        "flagged": [0.0, 0.05],
+    }).to_csv(folder / "results.csv", index=False)
+    return folder
+
+
+def test_scoreboard_stars_cells_outside_the_range_and_tests_the_blanket(tmp_path, capsys):
+    ci, ppi = _ci(tmp_path / "ci"), _ppi(tmp_path / "ppi")
+    assert scoreboard.main(["--ci", f"X={ci}", "--ppi", f"X={ppi}", "--blanket", "X"]) == 0
+    out = capsys.readouterr().out
+    assert "| 2strata | 10 | 0.950 (2%) |" in out  # only the ht rows of ci-coverage
+    assert "infAP" not in out
+    assert "*0.910 (15%)" in out and "- (100%)" in out
+    assert "*0.950-0.990 (0%-5%)" in out  # ppi: the range over label sources
+    assert "cells outside [0.93, 0.98]: 2 of 4 with unflagged means (1 all flagged)" in out
+    assert "planned 20% ht(AP): 0.910 +- 0.020 (15% flagged)" in out
+    assert "2strata 10% ppi(AP) fusion: 0.990 +- 0.004 (5% flagged)" in out
+    assert "blanket test" in out and "2 of 5 rows over" in out  # planned 20%: 15% and 100%
+    assert "flagged intervals cover less than the unflagged in 100% of the 2 rows" in out
