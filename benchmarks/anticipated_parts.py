@@ -16,9 +16,19 @@ If the truth's column is far from 1 the linearisation (or the estimated denomina
 by) is off, whatever the model; if the model's column differs from the truth's, the model is.
 The numbers are in REPRODUCTION.md, "Anticipated variance".
 
+Two more views of the model: whether its counts are calibrated, and where its excess sits.
+Per topic x stratum cell sampled below rate 1, by the relevant documents the sample found there
+(0, 1, 2, 3 or more): the model's expected relevant documents among the cell's unjudged ones
+against the truth's, and the share of cells whose unjudged documents hold none. And the topics
+whose estimate is exact in every draw (every relevant document of the frame judged with
+certainty, so the design varies nothing that matters): the variance the model gives them
+against the truth's 0, beside the model's variance over the squared error on the other topics.
+``--stratum-sd SD`` fits the model with a topic x stratum intercept of that prior sd
+(``anticipated.fit_model(..., stratum_sd=SD)``, an option) instead of the shipped one.
+
 Usage: python benchmarks/anticipated_parts.py --collection vaswani|cacm|covid|trec8
-       [--design uniform|2strata] [--percent 10] [--measure AP|nDCG|P@10] [--trials 30]
-       [--seed 2525] [--shared ../shared]
+       [--design uniform|2strata|planned|top10] [--percent 10] [--measure AP|nDCG|P@10]
+       [--trials 30] [--seed 2525] [--stratum-sd SD] [--shared ../shared]
 """
 
 from __future__ import annotations
@@ -42,13 +52,15 @@ def main() -> None:
     parser.add_argument("--measure", default="AP")
     parser.add_argument("--trials", type=int, default=30)
     parser.add_argument("--seed", type=int, default=2525)
+    parser.add_argument("--stratum-sd", type=float, default=None)
     parser.add_argument("--shared", default=str(Path(__file__).resolve().parents[2] / "shared"))
     args = parser.parse_args()
     from irsample.measures import parse
     from irsample.measures.context import EvalContext
     from irsample.measures.ht import anticipated, anticipated_terms
     from irsample.measures.ht import estimator as ht
-    from irsample.model import UNPOOLED
+    from irsample.measures.ht.inclusion import ht_design
+    from irsample.model import JUDGED, UNPOOLED
 
     collection, frame = load(args.collection, Path(args.shared))
     complete = frame.judgments()
@@ -60,6 +72,11 @@ def main() -> None:
     shape = (collection.n_runs, collection.n_topics)
     truth = ht.estimate(EvalContext(collection, complete), measure).value.reshape(shape)
     fitted, fitted_ratio = ht.grade_probabilities, anticipated_terms.ratio_probabilities
+    shipped_fit = anticipated.fit_model
+    if args.stratum_sd is not None:  # the rule's model passes stratum_sd=None and keeps it
+        def nested_fit(ctx, d, label=None, **priors):
+            return shipped_fit(ctx, d, label, **({"stratum_sd": args.stratum_sd} | priors))
+        anticipated.fit_model = nested_fit
 
     def oracle(ctx, d):  # P@k reads grade_probabilities, the ratios ratio_probabilities
         if fitted(ctx, d) is None:
@@ -72,6 +89,7 @@ def main() -> None:
     design = design_for(args.design, args.percent / 100.0, frame)
     variances = {"model": [], "truth as model": [], "sample": []}
     values, known = [], []
+    counts = np.zeros((4, 5))  # found 0, 1, 2, 3+: cells, expected, true, with none, P(none)
     try:
         for child in np.random.SeedSequence(args.seed).spawn(args.trials):
             sample = design.sample(frame, rng=np.random.default_rng(child))
@@ -79,20 +97,27 @@ def main() -> None:
                                                ("truth as model", oracle, oracle_ratio)):
                 ht.grade_probabilities = probabilities
                 anticipated_terms.ratio_probabilities = ratio
-                e = ht.estimate(EvalContext(collection, sample), measure)
+                ctx = EvalContext(collection, sample)
+                e = ht.estimate(ctx, measure)
                 variances[name].append(e.variance.reshape(shape))
+                if name == "model":
+                    counts += cell_calibration(ctx, complete, anticipated, ht_design, JUDGED)
             variances["sample"].append(e.variance_from_sample.reshape(shape))
             values.append(e.value.reshape(shape))
             known.append(e.den.reshape(shape) > 0)
     finally:
         ht.grade_probabilities = fitted
         anticipated_terms.ratio_probabilities = fitted_ratio
+        anticipated.fit_model = shipped_fit
     values = np.array(values)
     always = np.array(known).all(axis=0)
     observed = values.var(axis=0)
     mse = ((values - truth) ** 2).mean(axis=0)
+    model_name = ("shipped model" if args.stratum_sd is None
+                  else f"model with topic x stratum intercepts, prior sd {args.stratum_sd:g}")
     print(f"{args.collection} {args.design} {args.percent:g}% {args.measure}: {args.trials} "
-          f"draws, seed {args.seed}; cells identified in every draw: {always.mean():.2f}")
+          f"draws, seed {args.seed}, {model_name}; cells identified in every draw: "
+          f"{always.mean():.2f}")
     for name, v in variances.items():
         mean = np.mean(v, axis=0)
         print(f"{name:15s} identified cells: mean variance / Monte Carlo variance "
@@ -110,6 +135,55 @@ def main() -> None:
         print(f"  {collection.topics[t]}: share of the excess {excess[t] / excess.sum():.2f}; "
               f"{by_topic['model'][t]:.4f} / {by_topic['truth as model'][t]:.4f} / "
               f"{np.where(always, observed, 0.0)[:, t].sum():.4f}; {relevant[t]:.0f} relevant")
+
+    print("sampled topic x stratum cells by the relevant documents found in them: cells a draw; "
+          "relevant among their unjudged documents a cell, the model's / the truth's; share "
+          "holding none, the model's (mean probability) / the truth's")
+    for k, (cells, expected, true, none, p_none) in enumerate(counts):
+        if cells:
+            found = k if k < 3 else "3+"
+            print(f"  found {found}: {cells / args.trials:.1f}; {expected / cells:.2f} / "
+                  f"{true / cells:.2f}; {p_none / cells:.1%} / {none / cells:.0%}")
+    model = np.mean(variances["model"], axis=0)
+    exact = (values == truth).all(axis=(0, 1))  # topics exact for every run in every draw
+    share = model[:, exact].sum() / model.sum()
+    print(f"topics exact in every draw: {int(exact.sum())} of {len(exact)}, model's variance "
+          f"(summed over runs) {model[:, exact].sum():.4f}, {share:.0%} of all; other topics: "
+          f"model's variance / MSE "
+          f"{model[:, ~exact].sum() / mse[:, ~exact].sum():.3f}")
+
+
+def cell_calibration(ctx, complete, anticipated, ht_design, judged_state) -> np.ndarray:
+    """(4, 5): for the cells (topic x stratum) sampled below rate 1, grouped by the relevant
+    documents judged in them (0, 1, 2, 3+): the count of cells, the model's expected relevant
+    documents among their unjudged documents, the truth's, the cells whose unjudged documents
+    hold none, and the model's probability of that (prod (1 - p_d)), summed."""
+    d = ht_design(ctx)
+    model = anticipated._relevance_model(ctx, d)
+    out = np.zeros((4, 5))
+    if model is None:
+        return out
+    fitted = model[1]
+    fp = anticipated.frame_positions(ctx)
+    judged = ctx.judgments.state[fp.docs] == judged_state
+    truly = complete.grade[fp.docs] > 0
+    n_strata = ctx.judgments.stratum_size.shape[1]
+    cell = fp.topic * n_strata + fp.stratum
+    n = ctx.n_topics * n_strata
+    size = np.bincount(cell, minlength=n)
+    sampled = np.bincount(cell[judged], minlength=n)
+    found = np.minimum(np.bincount(cell[judged & truly], minlength=n), 3)
+    expected = np.bincount(cell[~judged], weights=fitted[~judged], minlength=n)
+    true = np.bincount(cell[~judged & truly], minlength=n)
+    p_none = np.exp(np.bincount(cell[~judged], weights=np.log1p(-np.minimum(fitted[~judged],
+                                                                         1 - 1e-12)),
+                                minlength=n))
+    open_ = (sampled > 0) & (sampled < size)
+    for k in range(4):
+        sel = open_ & (found == k)
+        out[k] += (sel.sum(), expected[sel].sum(), true[sel].sum(), (sel & (true == 0)).sum(),
+                   p_none[sel].sum())
+    return out
 
 
 if __name__ == "__main__":
