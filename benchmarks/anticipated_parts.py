@@ -25,10 +25,15 @@ certainty, so the design varies nothing that matters): the variance the model gi
 against the truth's 0, beside the model's variance over the squared error on the other topics.
 ``--stratum-sd SD`` fits the model with a topic x stratum intercept of that prior sd
 (``anticipated.fit_model(..., stratum_sd=SD)``, an option) instead of the shipped one.
+``--empty-share PI0`` adds a study of the cells whose sample found no relevant document: their
+unjudged documents hold none with probability PI0 and otherwise the model's probabilities over
+1 - PI0 (the expected count kept), a two-point mixture of the model's variance on each topic
+with such a cell; PI0 is given, not estimated (the truth's share of such cells holding none is
+the oracle). Each variance's coverage of the run means (normal intervals) is printed too.
 
 Usage: python benchmarks/anticipated_parts.py --collection vaswani|cacm|covid|trec8
        [--design uniform|2strata|planned|top10] [--percent 10] [--measure AP|nDCG|P@10]
-       [--trials 30] [--seed 2525] [--stratum-sd SD] [--shared ../shared]
+       [--trials 30] [--seed 2525] [--stratum-sd SD] [--empty-share PI0] [--shared ../shared]
 """
 
 from __future__ import annotations
@@ -53,6 +58,7 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=30)
     parser.add_argument("--seed", type=int, default=2525)
     parser.add_argument("--stratum-sd", type=float, default=None)
+    parser.add_argument("--empty-share", type=float, default=None)
     parser.add_argument("--shared", default=str(Path(__file__).resolve().parents[2] / "shared"))
     args = parser.parse_args()
     from irsample.measures import parse
@@ -88,6 +94,8 @@ def main() -> None:
 
     design = design_for(args.design, args.percent / 100.0, frame)
     variances = {"model": [], "truth as model": [], "sample": []}
+    if args.empty_share is not None:
+        variances[f"mixture {args.empty_share:g}"] = []
     values, known = [], []
     counts = np.zeros((4, 5))  # found 0, 1, 2, 3+: cells, expected, true, with none, P(none)
     try:
@@ -103,6 +111,10 @@ def main() -> None:
                 if name == "model":
                     counts += cell_calibration(ctx, complete, anticipated, ht_design, JUDGED)
             variances["sample"].append(e.variance_from_sample.reshape(shape))
+            if args.empty_share is not None:
+                variances[f"mixture {args.empty_share:g}"].append(mixture_variance(
+                    collection, sample, measure, args.empty_share, fitted, fitted_ratio,
+                    variances["model"][-1]))
             values.append(e.value.reshape(shape))
             known.append(e.den.reshape(shape) > 0)
     finally:
@@ -118,12 +130,15 @@ def main() -> None:
     print(f"{args.collection} {args.design} {args.percent:g}% {args.measure}: {args.trials} "
           f"draws, seed {args.seed}, {model_name}; cells identified in every draw: "
           f"{always.mean():.2f}")
+    error = (values - truth).mean(axis=2)  # the run means' errors (draws, runs)
     for name, v in variances.items():
         mean = np.mean(v, axis=0)
+        se = np.sqrt(np.sum(v, axis=2)) / shape[1]
         print(f"{name:15s} identified cells: mean variance / Monte Carlo variance "
               f"{mean[always].sum() / observed[always].sum():.3f}, / MSE "
               f"{mean[always].sum() / mse[always].sum():.3f}; all cells / MSE "
-              f"{mean.sum() / mse.sum():.3f}")
+              f"{mean.sum() / mse.sum():.3f}; run means covered "
+              f"{np.mean(np.abs(error) <= 1.96 * se):.3f}")
     by_topic = {name: np.where(always, np.mean(v, axis=0), 0.0).sum(axis=0)
                 for name, v in variances.items()}
     excess = by_topic["model"] - by_topic["truth as model"]
@@ -144,13 +159,71 @@ def main() -> None:
             found = k if k < 3 else "3+"
             print(f"  found {found}: {cells / args.trials:.1f}; {expected / cells:.2f} / "
                   f"{true / cells:.2f}; {p_none / cells:.1%} / {none / cells:.0%}")
-    model = np.mean(variances["model"], axis=0)
     exact = (values == truth).all(axis=(0, 1))  # topics exact for every run in every draw
-    share = model[:, exact].sum() / model.sum()
-    print(f"topics exact in every draw: {int(exact.sum())} of {len(exact)}, model's variance "
-          f"(summed over runs) {model[:, exact].sum():.4f}, {share:.0%} of all; other topics: "
-          f"model's variance / MSE "
-          f"{model[:, ~exact].sum() / mse[:, ~exact].sum():.3f}")
+    for name in [n for n in variances if n == "model" or n.startswith("mixture")]:
+        model = np.mean(variances[name], axis=0)
+        share = model[:, exact].sum() / model.sum()
+        print(f"{name}: topics exact in every draw: {int(exact.sum())} of {len(exact)}, "
+              f"variance (summed over runs) {model[:, exact].sum():.4f}, {share:.0%} of all; "
+              f"other topics: variance / MSE {model[:, ~exact].sum() / mse[:, ~exact].sum():.3f}")
+
+
+def found_none_cells(ctx):
+    """Per document of the frame: whether it is unjudged in a cell (topic x stratum) sampled
+    below rate 1 whose sample found no relevant document; per topic: whether it has such a
+    cell."""
+    from irsample.measures.ht import anticipated
+    from irsample.model import JUDGED
+
+    fp = anticipated.frame_positions(ctx)
+    j = ctx.judgments
+    judged = j.state[fp.docs] == JUDGED
+    relevant = judged & (j.grade[fp.docs] >= max(ctx.rel_level, 1))
+    n_strata = j.stratum_size.shape[1]
+    cell = fp.topic * n_strata + fp.stratum
+    n = ctx.n_topics * n_strata
+    size, sampled = np.bincount(cell, minlength=n), np.bincount(cell[judged], minlength=n)
+    empty = (sampled > 0) & (sampled < size) & (np.bincount(cell[relevant], minlength=n) == 0)
+    topics = np.zeros(ctx.n_topics, dtype=bool)
+    topics[np.flatnonzero(empty) // n_strata] = True
+    return empty[cell] & ~judged, topics
+
+
+def mixture_variance(collection, sample, measure, pi0, fitted, fitted_ratio, model_variance):
+    """(runs, topics): ``--empty-share``'s variance: on each topic with a cell that found no
+    relevant document, pi0 x the variance with those cells' unjudged documents all non-relevant
+    + (1 - pi0) x the variance with their probabilities of relevance over (1 - pi0), capped at
+    1; elsewhere the model's (``model_variance``)."""
+    from irsample.measures.context import EvalContext
+    from irsample.measures.ht import anticipated_terms
+    from irsample.measures.ht import estimator as ht
+
+    parts = []
+    for empty in (True, False):
+        def shifted(base, empty=empty):
+            def probabilities(ctx, d):
+                probs = base(ctx, d)
+                if probs is None:
+                    return None
+                rows, _ = found_none_cells(ctx)
+                probs = probs.copy()
+                if empty:
+                    probs[rows, 1:] = 0.0
+                else:
+                    rel = probs[rows, 1:] / (1.0 - pi0)
+                    probs[rows, 1:] = rel / np.maximum(rel.sum(axis=1, keepdims=True), 1.0)
+                probs[rows, 0] = 1.0 - probs[rows, 1:].sum(axis=1)
+                return probs
+            return probabilities
+        ht.grade_probabilities = shifted(fitted)
+        anticipated_terms.ratio_probabilities = shifted(fitted_ratio)
+        try:
+            context = EvalContext(collection, sample)
+            parts.append(ht.estimate(context, measure).variance.reshape(model_variance.shape))
+        finally:
+            ht.grade_probabilities, anticipated_terms.ratio_probabilities = fitted, fitted_ratio
+    _, topics = found_none_cells(context)
+    return np.where(topics[None, :], pi0 * parts[0] + (1.0 - pi0) * parts[1], model_variance)
 
 
 def cell_calibration(ctx, complete, anticipated, ht_design, judged_state) -> np.ndarray:
