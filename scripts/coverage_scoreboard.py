@@ -8,16 +8,17 @@ Usage::
 
 reads ``results.parquet`` (or ``results.csv``) of ``irsample simulate ci-coverage`` (``--ci``:
 the ht rows, one per estimator) and of ``irsample simulate model-assisted`` (``--ppi``: ppi per
-label source; the same NAME may be given several folders, as when cells ran apart) and prints,
-per collection NAME, a table with a row per design and judged percentage and a column per
-estimator: the coverage of the unflagged 95% intervals, and in brackets the share of run means
-the reliability rule flags; ``-`` where it flags every mean. ppi's cells give the range over
-the label sources. A coverage outside [0.93, 0.98] is starred, with its Monte Carlo standard
-error. Then the cells outside the range, and the rule's blanket test: on the collections named
-by ``--blanket`` (TREC-8 by default), the cells of the 2strata and planned designs at 10% judged
-or more that flag more than 10% of the run means. Last, the flagged intervals' coverage against
-the unflagged ones' (where both exist), which should be visibly worse where the rule flags the
-right means.
+label source, and ht on the same draws; the same NAME may be given several folders, as when
+cells ran apart) and prints, per collection NAME and recipe (their 2strata designs differ: the
+model-assisted recipe judges ranks 1-10 whole), a table with a row per design and judged
+percentage and a column per estimator: the coverage of the unflagged 95% intervals, and in
+brackets the share of run means the reliability rule flags; ``-`` where it flags every mean.
+ppi's cells give the range over the label sources. A coverage outside [0.93, 0.98] is starred.
+Then the cells outside the range with their Monte Carlo standard errors, and the rule's blanket
+test: on the collections named by ``--blanket`` (TREC-8 by default), the cells of the 2strata
+and planned designs at 10% judged or more that flag more than 10% of the run means. Last, the
+flagged intervals' coverage against the unflagged ones' (where both exist), which should be
+visibly worse where the rule flags the right means.
 """
 
 from __future__ import annotations
@@ -47,14 +48,20 @@ def ci_rows(results: pd.DataFrame) -> pd.DataFrame:
 
 
 def ppi_rows(results: pd.DataFrame) -> pd.DataFrame:
-    """model-assisted rows in the scoreboard's columns (ppi per label source)."""
-    flagged_coverage = results.get("coverage_flagged", pd.Series(float("nan"),
-                                                                  index=results.index))
-    return pd.DataFrame({
-        "design": results.strategy, "percent": results.percent,
-        "estimator": "ppi(" + results.measure + ")", "source": results.labels,
-        "coverage": results.coverage_unflagged, "se": results.coverage_unflagged_se,
-        "flagged": results.flagged, "coverage_flagged": flagged_coverage})
+    """model-assisted rows in the scoreboard's columns: ppi per label source, then ht on the
+    same draws (once per cell and measure: the label sources share them)."""
+    def rows(table, prefix, estimator, source):
+        missing = pd.Series(float("nan"), index=table.index)
+        return pd.DataFrame({
+            "design": table.strategy, "percent": table.percent,
+            "estimator": estimator + "(" + table.measure + ")", "source": source,
+            "coverage": table[f"{prefix}coverage_unflagged"],
+            "se": table[f"{prefix}coverage_unflagged_se"], "flagged": table[f"{prefix}flagged"],
+            "coverage_flagged": table.get(f"{prefix}coverage_flagged", missing)})
+
+    ht = results.drop_duplicates(["strategy", "percent", "measure"])
+    return pd.concat([rows(results, "", "ppi", results.labels), rows(ht, "ht_", "ht", "")],
+                     ignore_index=True)
 
 
 def outside(rows: pd.DataFrame) -> pd.DataFrame:
@@ -109,35 +116,39 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if not (args.ci or args.ppi):
         parser.error("give --ci or --ppi result folders")
-    ci, ppi = collect(args.ci, ci_rows), collect(args.ppi, ppi_rows)
     blanket = set(args.blanket or ["TREC-8"])
-    for name in dict.fromkeys([*ci, *ppi]):
-        rows = pd.concat([ci.get(name, pd.DataFrame()), ppi.get(name, pd.DataFrame())],
-                         ignore_index=True)
-        print(f"### {name}\n\nunflagged coverage (share of run means flagged); * outside "
-              f"[{LOW}, {HIGH}]\n\n{table(rows)}\n")
-        bad = outside(rows)
-        print(f"cells outside [{LOW}, {HIGH}]: {len(bad)} of {rows.coverage.notna().sum()} with "
-              f"unflagged means ({(rows.coverage.isna()).sum()} all flagged)")
-        for r in bad.itertuples():
-            print(f"  {describe(r)}")
-        if name in blanket:
-            informative = rows[rows.design.isin(["2strata", "planned"]) & (rows.percent >= 10)]
-            over = informative[informative.flagged > BLANKET]
-            print(f"blanket test (2strata and planned, 10% judged or more, at most "
-                  f"{BLANKET:.0%} flagged): {len(over)} of {len(informative)} rows over")
-            for r in over.itertuples():
-                print(f"  {describe(r)}")
-        both = rows.dropna(subset=["coverage", "coverage_flagged"])
-        both = both[(both.flagged > 0) & (both.flagged < 1)]
-        if len(both):
-            worse = (both.coverage_flagged < both.coverage).mean()
-            print(f"flagged intervals cover less than the unflagged in {worse:.0%} of the "
-                  f"{len(both)} rows with both (flagged {both.coverage_flagged.min():.3f}-"
-                  f"{both.coverage_flagged.max():.3f}, unflagged {both.coverage.min():.3f}-"
-                  f"{both.coverage.max():.3f})")
-        print()
+    for recipe, found in (("ci-coverage", collect(args.ci, ci_rows)),
+                          ("model-assisted", collect(args.ppi, ppi_rows))):
+        for name, rows in found.items():
+            report(f"{name}, {recipe}", rows, name in blanket)
     return 0
+
+
+def report(title: str, rows: pd.DataFrame, blanket: bool) -> None:
+    """The table, the cells outside the range, the blanket test and the flagged coverage."""
+    print(f"### {title}\n\nunflagged coverage (share of run means flagged); * outside "
+          f"[{LOW}, {HIGH}]\n\n{table(rows)}\n")
+    bad = outside(rows)
+    print(f"cells outside [{LOW}, {HIGH}]: {len(bad)} of {rows.coverage.notna().sum()} with "
+          f"unflagged means ({(rows.coverage.isna()).sum()} all flagged)")
+    for r in bad.itertuples():
+        print(f"  {describe(r)}")
+    if blanket:
+        informative = rows[rows.design.isin(["2strata", "planned"]) & (rows.percent >= 10)]
+        over = informative[informative.flagged > BLANKET]
+        print(f"blanket test (2strata and planned, 10% judged or more, at most "
+              f"{BLANKET:.0%} flagged): {len(over)} of {len(informative)} rows over")
+        for r in over.itertuples():
+            print(f"  {describe(r)}")
+    both = rows.dropna(subset=["coverage", "coverage_flagged"])
+    both = both[(both.flagged > 0) & (both.flagged < 1)]
+    if len(both):
+        worse = (both.coverage_flagged < both.coverage).mean()
+        print(f"flagged intervals cover less than the unflagged in {worse:.0%} of the "
+              f"{len(both)} rows with both (flagged {both.coverage_flagged.min():.3f}-"
+              f"{both.coverage_flagged.max():.3f}, unflagged {both.coverage.min():.3f}-"
+              f"{both.coverage.max():.3f})")
+    print()
 
 
 if __name__ == "__main__":

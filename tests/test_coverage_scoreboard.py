@@ -33,7 +33,8 @@ def _ppi(folder: Path) -> Path:
         "strategy": ["2strata", "2strata"], "percent": [10, 10],
         "labels": ["kappa0.5", "fusion"], "measure": ["AP", "AP"],
         "coverage_unflagged": [0.95, 0.99], "coverage_unflagged_se": [0.01, 0.004],
-        "flagged": [0.0, 0.05],
+        "flagged": [0.0, 0.05], "ht_coverage_unflagged": [0.96, 0.96],
+        "ht_coverage_unflagged_se": [0.01, 0.01], "ht_flagged": [0.2, 0.2],
     }).to_csv(folder / "results.csv", index=False)
     return folder
 
@@ -42,12 +43,16 @@ def test_scoreboard_stars_cells_outside_the_range_and_tests_the_blanket(tmp_path
     ci, ppi = _ci(tmp_path / "ci"), _ppi(tmp_path / "ppi")
     assert scoreboard.main(["--ci", f"X={ci}", "--ppi", f"X={ppi}", "--blanket", "X"]) == 0
     out = capsys.readouterr().out
-    assert "| 2strata | 10 | 0.950 (2%) |" in out  # only the ht rows of ci-coverage
+    ht_part, ppi_part = out.split("### X, model-assisted")
+    assert ht_part.startswith("### X, ci-coverage")
+    assert "| 2strata | 10 | 0.950 (2%) |" in ht_part  # only the ht rows of ci-coverage
     assert "infAP" not in out
-    assert "*0.910 (15%)" in out and "- (100%)" in out
-    assert "*0.950-0.990 (0%-5%)" in out  # ppi: the range over label sources
-    assert "cells outside [0.93, 0.98]: 2 of 4 with unflagged means (1 all flagged)" in out
-    assert "planned 20% ht(AP): 0.910 +- 0.020 (15% flagged)" in out
-    assert "2strata 10% ppi(AP) fusion: 0.990 +- 0.004 (5% flagged)" in out
-    assert "blanket test" in out and "2 of 5 rows over" in out  # planned 20%: 15% and 100%
-    assert "flagged intervals cover less than the unflagged in 100% of the 2 rows" in out
+    assert "*0.910 (15%)" in ht_part and "- (100%)" in ht_part
+    assert "cells outside [0.93, 0.98]: 1 of 2 with unflagged means (1 all flagged)" in ht_part
+    assert "planned 20% ht(AP): 0.910 +- 0.020 (15% flagged)" in ht_part
+    assert "2 of 3 rows over" in ht_part  # the blanket test: planned 20% at 15% and 100%
+    assert "flagged intervals cover less than the unflagged in 100% of the 2 rows" in ht_part
+    # ppi: the range over label sources; ht on the same draws once per cell
+    assert "| 2strata | 10 | *0.950-0.990 (0%-5%) | 0.960 (20%) |" in ppi_part
+    assert "2strata 10% ppi(AP) fusion: 0.990 +- 0.004 (5% flagged)" in ppi_part
+    assert "1 of 3 rows over" in ppi_part
