@@ -27,6 +27,7 @@ from .anticipated import (
     open_rates,
     relevance_fit,
 )
+from .frame_sums import segment_chance_sums, segment_reach_total
 from .inclusion import ht_design, open_cells
 
 
@@ -44,10 +45,13 @@ def _reach_total(ctx, per_doc: np.ndarray, cutoff: int | None) -> np.ndarray:
     """Per segment: ``per_doc`` summed over the frame positions within ``cutoff`` of the run's
     ranking (all of them when None)."""
     fp = frame_positions(ctx)
-    value = per_doc[fp.doc]
-    if cutoff is not None:
-        value = np.where(fp.rank <= cutoff, value, 0.0)
-    return np.bincount(fp.seg, weights=value, minlength=ctx.n_seg)
+    return segment_reach_total(fp.seg, fp.doc, fp.rank, _rank_limit(cutoff),
+                               np.ascontiguousarray(per_doc, dtype=np.float64), ctx.n_seg)
+
+
+def _rank_limit(cutoff: int | None) -> int:
+    """The worst rank a cut-off keeps (every rank when None)."""
+    return np.iinfo(np.int64).max if cutoff is None else int(cutoff)
 
 
 def expected_judged(ctx) -> np.ndarray | None:
@@ -194,23 +198,21 @@ def expected_sample(ctx, cutoff: int | None) -> ExpectedSample | None:
             return None
         fp = frame_positions(ctx)
         n_strata = ctx.judgments.stratum_size.shape[1]
-        within = np.ones(len(fp.doc), dtype=bool) if cutoff is None else fp.rank <= cutoff
-        chance = within & ~certain_docs(ctx, d)[fp.doc]  # certain documents are constants
-        key = fp.seg * n_strata + fp.stratum[fp.doc]
         judged = _reach_total(ctx, _doc_rates(ctx, certain=0.0), cutoff)
-        relevant = np.bincount(key, weights=np.where(chance, fitted[fp.doc], 0.0),
-                               minlength=ctx.n_seg * n_strata).reshape(ctx.n_seg, n_strata)
+        fit = relevance_fit(ctx, d)
+        n_docs = len(fp.docs)
+        slope, x = ((np.zeros(n_docs), np.zeros((n_docs, 0))) if fit is None
+                    else (fit.slope, np.ascontiguousarray(fit.x)))
+        # certain documents are constants: only the others are left to chance
+        relevant, topic_gradient, gradient = segment_chance_sums(
+            fp.seg, fp.doc, fp.rank, _rank_limit(cutoff), certain_docs(ctx, d), fp.stratum,
+            np.asarray(fitted, dtype=np.float64), slope, x, ctx.n_seg, n_strata)
         size, rate = open_cells(ctx.judgments, d)[0], open_rates(ctx, d)
         seg_topic = ctx.seg_topic.astype(np.int64)
-        fit = relevance_fit(ctx, d)
         if fit is None:
             return ExpectedSample(judged, relevant, size, rate, seg_topic)
-        slope = np.where(chance, fit.slope[fp.doc], 0.0)
-        gradient = np.stack([np.bincount(fp.seg, weights=slope * fit.x[fp.doc, i],
-                                         minlength=ctx.n_seg)
-                             for i in range(fit.x.shape[1])], axis=1)
-        return ExpectedSample(judged, relevant, size, rate, seg_topic, gradient,
-                              np.bincount(fp.seg, weights=slope, minlength=ctx.n_seg), fit)
+        return ExpectedSample(judged, relevant, size, rate, seg_topic, gradient, topic_gradient,
+                              fit)
 
     return ctx.shared(("ht_expected_sample", ctx.rel_level, cutoff), build)
 

@@ -1,7 +1,8 @@
 """Numba passes of the anticipated variance (``ht/anticipated.py``) over the ranked positions of
-the frame's documents: AP's numerator weights along each ranking, and the per segment and
-stratum sums of the linearised variable's moments (one pass in position order: the sums
-``np.bincount`` would take, in its order)."""
+the frame's documents: AP's numerator weights along each ranking, the per segment and stratum
+sums of the linearised variable's moments, and the per segment sums over a run's reach that the
+reliability rule's expected sample reads (``ht/expected.py``); each one pass in position order:
+the sums ``np.bincount`` would take, in its order."""
 
 from __future__ import annotations
 
@@ -48,3 +49,38 @@ def segment_stratum_moments(seg, doc, weight, doc_stratum, m_g, m_gg, m_gs, m_s,
         out[3, s, c] += wg * wg
         out[4, s, c] += wg * m_s[d]
     return out
+
+
+@njit(cache=True, nogil=True)
+def segment_reach_total(seg, doc, rank, cutoff, per_doc, n_seg):
+    """Per segment: ``per_doc`` of the positions' documents summed over the positions at rank
+    ``cutoff`` or better (``expected._reach_total``)."""
+    out = np.zeros(n_seg)
+    for i in range(seg.shape[0]):
+        if rank[i] <= cutoff:
+            out[seg[i]] += per_doc[doc[i]]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def segment_chance_sums(seg, doc, rank, cutoff, certain, doc_stratum, fitted, slope, x, n_seg,
+                        n_strata):
+    """Over the positions at rank ``cutoff`` or better whose document is not ``certain``
+    (judged with certainty: a constant), by the position's segment: the fitted relevance
+    (segments, strata: by the document's stratum), the model's slope (segments) and slope x
+    features (segments, features), d the position's document: what ``expected.expected_sample``
+    sums, one pass instead of a gather and a ``np.bincount`` for each."""
+    relevant = np.zeros((n_seg, n_strata))
+    topic_gradient = np.zeros(n_seg)
+    gradient = np.zeros((n_seg, x.shape[1]))
+    for i in range(seg.shape[0]):
+        d = doc[i]
+        if rank[i] > cutoff or certain[d]:
+            continue
+        s = seg[i]
+        relevant[s, doc_stratum[d]] += fitted[d]
+        w = slope[d]
+        topic_gradient[s] += w
+        for j in range(x.shape[1]):
+            gradient[s, j] += w * x[d, j]
+    return relevant, topic_gradient, gradient
