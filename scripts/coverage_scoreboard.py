@@ -17,8 +17,9 @@ ppi's cells give the range over the label sources. A coverage outside [0.93, 0.9
 Then the cells outside the range with their Monte Carlo standard errors, and the rule's blanket
 test: on the collections named by ``--blanket`` (TREC-8 by default), the cells of the 2strata
 and planned designs at 10% judged or more that flag more than 10% of the run means. Last, the
-flagged intervals' coverage against the unflagged ones' (where both exist, row by row and
-pooled), which should be visibly worse where the rule flags the right means.
+flagged intervals' coverage against the unflagged ones' (over every row, and where both
+exist row by row and pooled), which should be visibly worse where the rule flags the right
+means.
 """
 
 from __future__ import annotations
@@ -140,6 +141,12 @@ def report(title: str, rows: pd.DataFrame, blanket: bool) -> None:
               f"{BLANKET:.0%} flagged): {len(over)} of {len(informative)} rows over")
         for r in over.itertuples():
             print(f"  {describe(r)}")
+    every = rows.assign(flagged_hits=rows.coverage_flagged.fillna(0) * rows.flagged,
+                        unflagged_hits=rows.coverage.fillna(0) * (1 - rows.flagged))
+    if every.flagged.sum() > 0 and (1 - every.flagged).sum() > 0:
+        print(f"every row pooled: flagged intervals cover "
+              f"{every.flagged_hits.sum() / every.flagged.sum():.3f}, unflagged "
+              f"{every.unflagged_hits.sum() / (1 - every.flagged).sum():.3f}")
     both = rows.dropna(subset=["coverage", "coverage_flagged"])
     both = both[(both.flagged > 0) & (both.flagged < 1)]
     if len(both):
