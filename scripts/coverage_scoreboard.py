@@ -143,7 +143,10 @@ def report(title: str, rows: pd.DataFrame, blanket: bool) -> None:
             print(f"  {describe(r)}")
     every = rows.assign(flagged_hits=rows.coverage_flagged.fillna(0) * rows.flagged,
                         unflagged_hits=rows.coverage.fillna(0) * (1 - rows.flagged))
-    if every.flagged.sum() > 0 and (1 - every.flagged).sum() > 0:
+    if (rows.coverage_flagged.isna() & (rows.flagged > 0)).any():
+        print("the flagged intervals' coverage is not in these results (recorded before it was "
+              "counted)")
+    elif every.flagged.sum() > 0 and (1 - every.flagged).sum() > 0:
         print(f"every row pooled: flagged intervals cover "
               f"{every.flagged_hits.sum() / every.flagged.sum():.3f}, unflagged "
               f"{every.unflagged_hits.sum() / (1 - every.flagged).sum():.3f}")

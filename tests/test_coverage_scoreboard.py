@@ -59,3 +59,4 @@ def test_scoreboard_stars_cells_outside_the_range_and_tests_the_blanket(tmp_path
     assert "| 2strata | 10 | *0.950-0.990 (0%-5%) | 0.960 (20%) |" in ppi_part
     assert "2strata 10% ppi(AP) fusion: 0.990 +- 0.004 (5% flagged)" in ppi_part
     assert "1 of 3 rows over" in ppi_part
+    assert "the flagged intervals' coverage is not in these results" in ppi_part
