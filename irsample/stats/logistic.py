@@ -72,32 +72,39 @@ def random_intercepts_logit(x: np.ndarray, y: np.ndarray,
         theta = scipy.optimize.minimize(objective, start, jac=True, method="L-BFGS-B",
                                         options={"maxiter": 500}).x
     else:
-        theta = _newton(objective, lambda t: _hessian(x, expit(predictor(t)), factors, penalty),
+        theta = _newton(objective, lambda t: _hessian(x, expit(predictor(t)), factors),
                         start)
     return theta[:k], [theta[a:a + n] for a, n in zip(starts, sizes)]
 
 
-def _hessian(x, p, factors, penalty) -> np.ndarray:
+def _hessian(x, p, factors) -> np.ndarray:
     """The Hessian of the negative log posterior of :func:`random_intercepts_logit` at the
     rows' probabilities ``p``: sum_i w_i u_i u_i' (w = p (1 - p), u_i the row's features and
     one indicator per factor) plus the priors' precisions on the levels' diagonal."""
     w = p * (1.0 - p)
+    weighted = x * w[:, None]
     k = x.shape[1]
     sizes = [n for _, n, _ in factors]
     offsets = np.cumsum([k, *sizes])
     h = np.zeros((offsets[-1], offsets[-1]))
-    h[:k, :k] = (x * w[:, None]).T @ x
-    for (index, n, _), a in zip(factors, offsets):
-        cross = np.stack([np.bincount(index, weights=w * x[:, j], minlength=n)
-                          for j in range(k)], axis=1)
+    h[:k, :k] = weighted.T @ x
+    for (index, n, sd), a in zip(factors, offsets):
+        cross, diagonal = _group_blocks(weighted, w, index, n, sd)
         h[a:a + n, :k], h[:k, a:a + n] = cross, cross.T
-        h[a:a + n, a:a + n] = np.diag(np.bincount(index, weights=w, minlength=n))
+        h[a:a + n, a:a + n] = np.diag(diagonal)
         for (other, m, _), b in zip(factors, offsets):
             if b > a:  # two factors' levels meet where rows hold both
                 joint = np.bincount(index * m + other, weights=w, minlength=n * m).reshape(n, m)
                 h[a:a + n, b:b + m], h[b:b + m, a:a + n] = joint, joint.T
-    h[k:, k:] += np.diag(penalty)
     return h
+
+
+def _group_blocks(weighted, w, group, n_groups, group_sd) -> tuple[np.ndarray, np.ndarray]:
+    """One factor's blocks of the Hessian at row weights ``w`` (``weighted`` = x w): the sum of
+    w x over each level's rows (n_groups, k) and the diagonal sum w + 1 / sd^2 (n_groups)."""
+    cross = np.stack([np.bincount(group, weights=weighted[:, i], minlength=n_groups)
+                      for i in range(weighted.shape[1])], axis=1)
+    return cross, np.bincount(group, weights=w, minlength=n_groups) + 1.0 / group_sd ** 2
 
 
 def _newton(objective, hessian, theta, max_steps: int = 50, tol: float = 1e-10) -> np.ndarray:
@@ -151,7 +158,4 @@ def curvature(x: np.ndarray, p: np.ndarray, group: np.ndarray, n_groups: int,
     probabilities ``p`` of its rows ``x`` (n, k) in ``group``."""
     w = p * (1.0 - p)
     weighted = x * w[:, None]
-    cross = np.stack([np.bincount(group, weights=weighted[:, i], minlength=n_groups)
-                      for i in range(x.shape[1])], axis=1)
-    return Curvature(weighted.T @ x, cross,
-                     np.bincount(group, weights=w, minlength=n_groups) + 1.0 / group_sd ** 2)
+    return Curvature(weighted.T @ x, *_group_blocks(weighted, w, group, n_groups, group_sd))
