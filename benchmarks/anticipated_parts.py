@@ -65,8 +65,7 @@ def main() -> None:
     from irsample.measures.context import EvalContext
     from irsample.measures.ht import anticipated, anticipated_terms
     from irsample.measures.ht import estimator as ht
-    from irsample.measures.ht.inclusion import ht_design
-    from irsample.model import JUDGED, UNPOOLED
+    from irsample.model import UNPOOLED
 
     collection, frame = load(args.collection, Path(args.shared))
     complete = frame.judgments()
@@ -109,7 +108,7 @@ def main() -> None:
                 e = ht.estimate(ctx, measure)
                 variances[name].append(e.variance.reshape(shape))
                 if name == "model":
-                    counts += cell_calibration(ctx, complete, anticipated, ht_design, JUDGED)
+                    counts += cell_calibration(ctx, complete)
             variances["sample"].append(e.variance_from_sample.reshape(shape))
             if args.empty_share is not None:
                 variances[f"mixture {args.empty_share:g}"].append(mixture_variance(
@@ -168,10 +167,10 @@ def main() -> None:
               f"other topics: variance / MSE {model[:, ~exact].sum() / mse[:, ~exact].sum():.3f}")
 
 
-def found_none_cells(ctx):
-    """Per document of the frame: whether it is unjudged in a cell (topic x stratum) sampled
-    below rate 1 whose sample found no relevant document; per topic: whether it has such a
-    cell."""
+def sampled_cells(ctx):
+    """The frame's documents in their cells (topic x stratum): per document its cell and
+    whether it is judged; per cell whether it is sampled below rate 1 (some of its documents
+    judged, not all) and the relevant documents judged in it (the judged grade)."""
     from irsample.measures.ht import anticipated
     from irsample.model import JUDGED
 
@@ -183,7 +182,17 @@ def found_none_cells(ctx):
     cell = fp.topic * n_strata + fp.stratum
     n = ctx.n_topics * n_strata
     size, sampled = np.bincount(cell, minlength=n), np.bincount(cell[judged], minlength=n)
-    empty = (sampled > 0) & (sampled < size) & (np.bincount(cell[relevant], minlength=n) == 0)
+    return cell, judged, (sampled > 0) & (sampled < size), np.bincount(cell[relevant],
+                                                                       minlength=n)
+
+
+def found_none_cells(ctx):
+    """Per document of the frame: whether it is unjudged in a cell (topic x stratum) sampled
+    below rate 1 whose sample found no relevant document; per topic: whether it has such a
+    cell."""
+    cell, judged, open_, found = sampled_cells(ctx)
+    empty = open_ & (found == 0)
+    n_strata = len(empty) // ctx.n_topics
     topics = np.zeros(ctx.n_topics, dtype=bool)
     topics[np.flatnonzero(empty) // n_strata] = True
     return empty[cell] & ~judged, topics
@@ -226,38 +235,33 @@ def mixture_variance(collection, sample, measure, pi0, fitted, fitted_ratio, mod
     return np.where(topics[None, :], pi0 * parts[0] + (1.0 - pi0) * parts[1], model_variance)
 
 
-def cell_calibration(ctx, complete, anticipated, ht_design, judged_state) -> np.ndarray:
+def cell_calibration(ctx, complete) -> np.ndarray:
     """(4, 5): for the cells (topic x stratum) sampled below rate 1, grouped by the relevant
     documents judged in them (0, 1, 2, 3+): the count of cells, the model's expected relevant
     documents among their unjudged documents, the truth's, the cells whose unjudged documents
     hold none, and the model's probability of that (prod (1 - p_d)), summed."""
-    d = ht_design(ctx)
-    model = anticipated._relevance_model(ctx, d)
+    from irsample.measures.ht import anticipated
+    from irsample.measures.ht.inclusion import ht_design
+
+    model = anticipated._relevance_model(ctx, ht_design(ctx))
     out = np.zeros((4, 5))
     if model is None:
         return out
     fitted = model[1]
-    fp = anticipated.frame_positions(ctx)
-    judged = ctx.judgments.state[fp.docs] == judged_state
-    truly = complete.grade[fp.docs] > 0
-    n_strata = ctx.judgments.stratum_size.shape[1]
-    cell = fp.topic * n_strata + fp.stratum
-    n = ctx.n_topics * n_strata
-    size = np.bincount(cell, minlength=n)
-    sampled = np.bincount(cell[judged], minlength=n)
-    found = np.minimum(np.bincount(cell[judged & truly], minlength=n), 3)
+    cell, judged, open_, found = sampled_cells(ctx)
+    n = len(open_)
+    truly = complete.grade[anticipated.frame_positions(ctx).docs] > 0
     expected = np.bincount(cell[~judged], weights=fitted[~judged], minlength=n)
     true = np.bincount(cell[~judged & truly], minlength=n)
     p_none = np.exp(np.bincount(cell[~judged], weights=np.log1p(-np.minimum(fitted[~judged],
                                                                          1 - 1e-12)),
                                 minlength=n))
-    open_ = (sampled > 0) & (sampled < size)
+    found = np.minimum(found, 3)
     for k in range(4):
         sel = open_ & (found == k)
         out[k] += (sel.sum(), expected[sel].sum(), true[sel].sum(), (sel & (true == 0)).sum(),
                    p_none[sel].sum())
     return out
-
 
 if __name__ == "__main__":
     main()
