@@ -39,29 +39,30 @@ def read(folder: Path) -> pd.DataFrame:
     return pd.read_parquet(parquet) if parquet.exists() else pd.read_csv(folder / "results.csv")
 
 
+def scoreboard_rows(table: pd.DataFrame, estimator, source, prefix: str = "") -> pd.DataFrame:
+    """``table``'s cells in the scoreboard's columns, named ``estimator`` and ``source``, from
+    its ``{prefix}coverage_unflagged``, ``_se``, ``{prefix}flagged`` and
+    ``{prefix}coverage_flagged`` (NaN where the results predate that column)."""
+    missing = pd.Series(float("nan"), index=table.index)
+    return pd.DataFrame({
+        "design": table.strategy, "percent": table.percent, "estimator": estimator,
+        "source": source, "coverage": table[f"{prefix}coverage_unflagged"],
+        "se": table[f"{prefix}coverage_unflagged_se"], "flagged": table[f"{prefix}flagged"],
+        "coverage_flagged": table.get(f"{prefix}coverage_flagged", missing)})
+
+
 def ci_rows(results: pd.DataFrame) -> pd.DataFrame:
     """ci-coverage rows in the scoreboard's columns (ht estimators only)."""
     rows = results[results.estimator.str.startswith("ht(")]
-    return pd.DataFrame({
-        "design": rows.strategy, "percent": rows.percent, "estimator": rows.estimator,
-        "source": "", "coverage": rows.coverage_unflagged, "se": rows.coverage_unflagged_se,
-        "flagged": rows.flagged, "coverage_flagged": rows.coverage_flagged})
+    return scoreboard_rows(rows, rows.estimator, "")
 
 
 def ppi_rows(results: pd.DataFrame) -> pd.DataFrame:
     """model-assisted rows in the scoreboard's columns: ppi per label source, then ht on the
     same draws (once per cell and measure: the label sources share them)."""
-    def rows(table, prefix, estimator, source):
-        missing = pd.Series(float("nan"), index=table.index)
-        return pd.DataFrame({
-            "design": table.strategy, "percent": table.percent,
-            "estimator": estimator + "(" + table.measure + ")", "source": source,
-            "coverage": table[f"{prefix}coverage_unflagged"],
-            "se": table[f"{prefix}coverage_unflagged_se"], "flagged": table[f"{prefix}flagged"],
-            "coverage_flagged": table.get(f"{prefix}coverage_flagged", missing)})
-
     ht = results.drop_duplicates(["strategy", "percent", "measure"])
-    return pd.concat([rows(results, "", "ppi", results.labels), rows(ht, "ht_", "ht", "")],
+    return pd.concat([scoreboard_rows(results, "ppi(" + results.measure + ")", results.labels),
+                      scoreboard_rows(ht, "ht(" + ht.measure + ")", "", "ht_")],
                      ignore_index=True)
 
 
