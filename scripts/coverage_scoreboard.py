@@ -18,8 +18,8 @@ Then the cells outside the range with their Monte Carlo standard errors, and the
 test: on the collections named by ``--blanket`` (TREC-8 by default), the cells of the 2strata
 and planned designs at 10% judged or more that flag more than 10% of the run means. Last, the
 flagged intervals' coverage against the unflagged ones' (over every row, and where both
-exist row by row and pooled), which should be visibly worse where the rule flags the right
-means.
+exist row by row and pooled, and pooled per estimator), which should be visibly worse where
+the rule flags the right means.
 """
 
 from __future__ import annotations
@@ -155,16 +155,27 @@ def report(title: str, rows: pd.DataFrame, blanket: bool) -> None:
     both = both[(both.flagged > 0) & (both.flagged < 1)]
     if len(both):
         worse = (both.coverage_flagged < both.coverage).mean()
-        # pooled over those rows, each weighted by its count of intervals on that side (a
-        # recipe's rows share their runs x trials)
-        flagged = (both.coverage_flagged * both.flagged).sum() / both.flagged.sum()
-        unflagged = (both.coverage * (1 - both.flagged)).sum() / (1 - both.flagged).sum()
+        flagged, unflagged = pooled(both)
         print(f"flagged intervals cover less than the unflagged in {worse:.0%} of the "
               f"{len(both)} rows with both (flagged {both.coverage_flagged.min():.3f}-"
               f"{both.coverage_flagged.max():.3f}, unflagged {both.coverage.min():.3f}-"
               f"{both.coverage.max():.3f}); pooled over them, flagged {flagged:.3f}, "
               f"unflagged {unflagged:.3f}")
+        parts = []
+        for estimator, g in both.groupby("estimator", sort=False):
+            flagged, unflagged = pooled(g)
+            parts.append(f"{estimator} {flagged:.3f} / {unflagged:.3f} ({len(g)})")
+        print("  by estimator, flagged / unflagged (rows): " + "; ".join(parts))
     print()
+
+
+def pooled(both: pd.DataFrame) -> tuple[float, float]:
+    """The flagged and the unflagged intervals' coverage pooled over rows that have both, each
+    row weighted by its share of intervals on that side (a recipe's rows share their runs x
+    trials)."""
+    flagged = (both.coverage_flagged * both.flagged).sum() / both.flagged.sum()
+    unflagged = (both.coverage * (1 - both.flagged)).sum() / (1 - both.flagged).sum()
+    return float(flagged), float(unflagged)
 
 
 if __name__ == "__main__":

@@ -54,6 +54,7 @@ def test_scoreboard_stars_cells_outside_the_range_and_tests_the_blanket(tmp_path
     assert "flagged intervals cover less than the unflagged in 100% of the 2 rows" in ht_part
     # pooled: (0.80 x 0.02 + 0.85 x 0.15) / 0.17 and (0.95 x 0.98 + 0.91 x 0.85) / 1.83
     assert "pooled over them, flagged 0.844, unflagged 0.931" in ht_part
+    assert "by estimator, flagged / unflagged (rows): ht(AP) 0.844 / 0.931 (2)" in ht_part
     assert "every row pooled: flagged intervals cover 0.943, unflagged 0.931" in ht_part
     # ppi: the range over label sources; ht on the same draws once per cell
     assert "| 2strata | 10 | *0.950-0.990 (0%-5%) | 0.960 (20%) |" in ppi_part
