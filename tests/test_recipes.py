@@ -287,6 +287,29 @@ def test_ci_coverage_runs_the_designs_asked_for(files):
         run_recipe("ci-coverage", Context(files, trials=1), {"designs": "uniform,depth"})
 
 
+def test_ci_coverage_on_a_shallow_pool(files):
+    """``depth``: the frame, its truth and every design take the depth-D pool (2strata: ranks
+    1 to D / 5 against the rest), as a collection judged to a shallow depth has."""
+    from irsample.experiments.coverage import designs
+    from irsample.experiments.data import load
+
+    made = {s.name: s for s in designs(1000, [10.0], depth=20)}
+    assert {s.depth for s in made.values()} == {20}
+    (_, two), = made["2strata"].designs
+    assert [(a.first, a.last) for a in two.strata] == [(1, 4), (5, 20)]
+    report = run_recipe("ci-coverage", Context(files, trials=1, seed=3),
+                        {"percents": "30", "designs": "uniform", "estimators": "ht(P@10)",
+                         "depth": "20"})
+    data = load(files)
+    shallow = len(data.frame(data.info.pooled_runs, 20))
+    assert shallow < len(data.frame(data.info.pooled_runs, 100))
+    assert f"Depth-20 pool of the pooled runs ({shallow:,} documents)" in report.sections[0].text
+    table = report.results
+    assert abs(table["judged_pct"].iloc[0] - 30) < 1  # of the shallow pool
+    with pytest.raises(ValueError, match="pool depth must be 2 or more"):
+        designs(1000, [10.0], depth=1)
+
+
 def test_graded_collection_keeps_the_relevant_set(paths):
     """--graded K: the relevant judgments get grades 1..K (all used, seeded: the same again,
     another with another seed); non-relevant ones and every binary measure stay as they are."""

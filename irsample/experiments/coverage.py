@@ -13,7 +13,9 @@ judgments B = round(f x pool size) for each percentage f:
 
 - ``uniform``: uniform(f), a simple random sample of f of every topic's pool;
 - ``2strata``: best rank 1-20 at four times the rate of ranks 21-100 (``1-20:0.8,21-100:0.2``)
-  scaled to B judgments (:mod:`irsample.design.sampling.budget`);
+  scaled to B judgments (:mod:`irsample.design.sampling.budget`); on a pool of another depth
+  D (``--param depth=D``, a shallow pool as a collection judged to depth 10 or 20 has: the
+  frame, its truth and every design take it), best ranks 1 to D / 5 against the rest;
 - ``planned``: the design planner (:class:`~irsample.design.planner.sequential.PlannedDesign`), a
   pilot of 5% of B (at least 2 per topic), then the rest Neyman-allocated for ``plan_for``
   (xinfAP) with every cell's rate within 1.5 times the judged fraction either way.
@@ -79,21 +81,26 @@ NO_SPREAD = 1e-12
 
 
 def designs(pool_size: int, percents, plan_for: str = "xinfAP", which=STRATEGIES,
-            recipe_name: str = "ci-coverage"):
+            recipe_name: str = "ci-coverage", depth: int = 100):
     """The strategies of the module docstring named in ``which``, at the judged ``percents``
-    (``recipe_name``: the recipe an unknown name is reported for)."""
+    (``recipe_name``: the recipe an unknown name is reported for), on the depth-``depth``
+    pool (2strata: best ranks 1 to ``depth`` / 5 at four times the rate of the rest)."""
     unknown = [w for w in which if w not in STRATEGIES]
     if unknown or not which:
         raise ValueError(f"{recipe_name}: designs must be among {', '.join(STRATEGIES)}, not "
                          f"{', '.join(unknown) or 'none'}")
+    if depth < 2:
+        raise ValueError(f"{recipe_name}: the pool depth must be 2 or more, not {depth}")
     budget = {f"{p:g}": max(1, round(p / 100.0 * pool_size)) for p in percents}
+    top = max(1, depth // 5)
     made = {
-        "uniform": strategy("uniform", uniform, settings=[p / 100.0 for p in percents]),
-        "2strata": strategy("2strata",
-                            lambda p: parse_design(f"1-20:0.8,21-100:0.2@{budget[f'{p:g}']}"),
-                            settings=list(percents), depth=100),
+        "uniform": strategy("uniform", uniform, settings=[p / 100.0 for p in percents],
+                            depth=depth),
+        "2strata": strategy("2strata", lambda p: parse_design(
+            f"1-{top}:0.8,{top + 1}-{depth}:0.2@{budget[f'{p:g}']}"),
+                            settings=list(percents), depth=depth),
         "planned": strategy("planned", lambda p: PlannedDesign(budget[f"{p:g}"], plan_for),
-                            settings=list(percents), depth=100),
+                            settings=list(percents), depth=depth),
     }
     return [made[name] for name in STRATEGIES if name in which]
 
@@ -232,7 +239,7 @@ def _percent(strat: str, setting: str) -> float:
         "against the frame truth, for uniform, 2strata and planned designs",
         PAPER_000 + ", §3", trials=100, percents=(5.0, 10.0, 20.0, 30.0),
         estimators="infAP,xinfAP,infNDCG,ht(AP),ht(nDCG),ht(P@10)", plan_for="xinfAP",
-        designs=STRATEGIES)
+        designs=STRATEGIES, depth=100)
 def ci_coverage(context: Context, p: dict) -> Report:
     names = [n.strip() for n in str(p["estimators"]).split(",") if n.strip()]
     for name in names:
@@ -242,19 +249,21 @@ def ci_coverage(context: Context, p: dict) -> Report:
     known, missing = available(names)
     if not known:
         raise ValueError(f"ci-coverage: none of {', '.join(names)} is available")
-    pool = pool_size(context)
+    depth = p["depth"]
+    pool = pool_size(context, depth)
     result = run_experiment(context, p, designs(pool, p["percents"], p["plan_for"],
-                                                p["designs"]),
-                  {n: ESTIMATORS[n] for n in known}, ci=0.95)
+                                                p["designs"], depth=depth),
+                            {n: ESTIMATORS[n] for n in known}, ci=0.95, pool_depth=depth)
     table = coverage_table(result)
     cells = table[table.percent >= 10]
     worst = (cells.groupby("estimator").coverage.agg(["min", "max"]) if len(cells) else None)
     summary = ("" if worst is None else "Coverage from 10% judged up (min-max over designs and "
                "percentages): " + "; ".join(f"{e} {r['min']:.2f}-{r['max']:.2f}"
                                             for e, r in worst.iterrows()) + ".")
-    text = (f"Depth-100 pool of the pooled runs ({pool:,} documents); designs at equal "
+    text = (f"Depth-{depth} pool of the pooled runs ({pool:,} documents); designs at equal "
             "judgments (module irsample.experiments.coverage): uniform(f); 2strata = ranks "
-            "1-20 at four times the rate of 21-100, scaled to the budget; planned = the design "
+            f"1-{max(1, depth // 5)} at four times the rate of {max(1, depth // 5) + 1}-{depth}, "
+            "scaled to the budget; planned = the design "
             f"planner for {p['plan_for']} (pilot 5%; rates within 1.5x of f where the ratio "
             "would be biased). Truth: each run's measure on the complete judgments of the "
             "pool (frame truth). Over runs x trials: coverage of the 95% "

@@ -112,11 +112,14 @@ def run_recipe(name: str, context: Context, params: dict | None = None):
     return report
 
 
-def run_experiment(context: Context, p: dict, strategies, measures, *, ci=None):
+def run_experiment(context: Context, p: dict, strategies, measures, *, ci=None,
+                   pool_depth: float = 100.0):
     """The :class:`~irsample.experiments.Experiment` of a recipe's ``strategies`` and
-    ``measures`` (estimator -> target) over ``p["trials"]`` trials, run as ``context`` says."""
+    ``measures`` (estimator -> target) over ``p["trials"]`` trials, run as ``context`` says, on
+    the depth-``pool_depth`` pool."""
     exp = Experiment(collection=context.files, strategies=strategies, measures=measures,
-                     seed=context.seed, trials=p["trials"], ci=ci, alpha=None)
+                     seed=context.seed, trials=p["trials"], ci=ci, alpha=None,
+                     pool_depth=pool_depth)
     executor = "dask" if context.scheduler is not None else context.executor
     return exp.run(executor=executor, workers=context.workers, scheduler=context.scheduler,
                    progress=context.progress)
