@@ -90,9 +90,12 @@ def table(rows: pd.DataFrame) -> str:
     estimators = list(dict.fromkeys(rows.estimator))
     lines = ["| design | % | " + " | ".join(estimators) + " |",
              "|---|---|" + "---|" * len(estimators)]
-    for (design, percent), g in rows.groupby(["design", "percent"], sort=False):
-        cells = [cell_text(g[g.estimator == e]) for e in estimators]
-        lines.append(f"| {design} | {percent:g} | " + " | ".join(cells) + " |")
+    order = {d: i for i, d in enumerate(dict.fromkeys(rows.design))}  # cells run apart
+    cells = sorted(rows.groupby(["design", "percent"], sort=False),
+                   key=lambda item: (order[item[0][0]], item[0][1]))
+    for (design, percent), g in cells:
+        texts = [cell_text(g[g.estimator == e]) for e in estimators]
+        lines.append(f"| {design} | {percent:g} | " + " | ".join(texts) + " |")
     return "\n".join(lines)
 
 
