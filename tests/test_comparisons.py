@@ -161,3 +161,27 @@ def test_unknown_names_fail_before_the_first_trial(files, param, monkeypatch):
     monkeypatch.setattr(recipe_module, "type_one_error", never)
     with pytest.raises(ValueError, match="comparisons: .*(unknown strategies nope|not bogus)"):
         run_recipe("comparisons", Context(files, trials=1, seed=1), param)
+
+
+def test_comparisons_twins_on_a_shallow_pool(files, monkeypatch):
+    """``depth``: the twins' designs are ci-coverage's on the depth-D pool (2strata: ranks 1 to
+    D / 5 against the rest), and the type-I experiment builds the twins on that pool."""
+    from irsample.experiments import comparisons as recipe_module
+    from irsample.experiments.recipes import Context, run_recipe
+
+    class Seen(Exception):
+        pass
+
+    seen = {}
+
+    def record(files_, cells, tests, **kwargs):
+        seen.update(kwargs, cells=cells)
+        raise Seen
+
+    monkeypatch.setattr(recipe_module, "type_one_error", record)
+    with pytest.raises(Seen):
+        run_recipe("comparisons", Context(files, trials=1, seed=1),
+                   {"depth": "20", "designs": "2strata", "percents": "10"})
+    assert seen["depth"] == 20
+    (design,) = seen["cells"].values()
+    assert [(s.first, s.last) for s in design.strata] == [(1, 4), (5, 20)]

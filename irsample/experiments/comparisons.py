@@ -18,7 +18,10 @@ standard error ``se`` with the trials as the independent units (the pairs of a t
 draw: :func:`~irsample.stats.intervals.trial_shares`); for a test that gives each pair's
 reliability status (the ht comparison, :mod:`irsample.measures.reliability`), ``flagged`` is the
 share of (pair, trial) flagged and ``type_one_error_unflagged`` the type-I error among the
-others (``unflagged_se`` its standard error).
+others (``unflagged_se`` its standard error). The recipe's ``depth`` (100 by default) is the
+pool the twins are built on and its designs draw from (ci-coverage's designs on that pool: a
+shallow one as a collection judged to depth 20 has); paper 002's accuracy protocol below stays
+on its depth-100 frame.
 
 Tests (:func:`default_tests`): ``t-test(xinfAP)`` (:func:`t_test`), a paired t-test over topics
 on the per-topic estimates (the topics as the random sample; the sample's own variance unused),
@@ -277,7 +280,7 @@ def ht_test(measure: str = "ht(AP)", variance: str = "design") -> PairTest:
 @recipe("comparisons", "paired comparisons of runs: type-I error on tie-preserving twins and "
         "accuracy of significant pairs under paper 002's protocol", "Voorhees, SIGIR 2014 "
         "(paper 002), for the accuracy protocol", trials=50, percents=(10.0, 20.0), alpha=0.05,
-        strategies="pool25,1stratum,2strata,3strata", twins=0, designs=DESIGNS)
+        strategies="pool25,1stratum,2strata,3strata", twins=0, designs=DESIGNS, depth=100)
 def comparisons(context: Context, p: dict) -> Report:
     from .coverage import designs
     from .voorhees14 import STRATEGIES
@@ -290,9 +293,11 @@ def comparisons(context: Context, p: dict) -> Report:
                          f"{', '.join(STRATEGIES)}")
     tests = default_tests()
     data = load(context.files)
-    pool = len(data.frame(data.info.pooled_runs, 100.0))
+    depth = p["depth"]
+    pool = len(data.frame(data.info.pooled_runs, depth))
     cells = {f"{s.name} {float(label) * (100 if s.name == 'uniform' else 1):g}%": design
-             for s in designs(pool, p["percents"], which=p["designs"], recipe_name="comparisons")
+             for s in designs(pool, p["percents"], which=p["designs"], recipe_name="comparisons",
+                              depth=depth)
              for label, design in s.designs}
     n_runs = data.collection.n_runs
     twins = int(p["twins"])
@@ -300,7 +305,7 @@ def comparisons(context: Context, p: dict) -> Report:
         np.random.default_rng(derived_seed(p["seed"], "twinned")).choice(
             n_runs, twins, replace=False).tolist())
     one = type_one_error(context.files, cells, tests, trials=p["trials"], seed=p["seed"],
-                         alpha=p["alpha"], runs=chosen)
+                         alpha=p["alpha"], runs=chosen, depth=depth)
     acc = pair_accuracy(context.files, {n: stratified(STRATEGIES[n]) for n in names}, tests,
                         trials=p["trials"], seed=p["seed"], alpha=p["alpha"])
     return Report("comparisons", "Paired comparisons of runs from samples", "paper 002", {}, [
@@ -311,7 +316,8 @@ def comparisons(context: Context, p: dict) -> Report:
                 f"twin) pairs x trials ({'all' if chosen is None else len(chosen)} runs "
                 "twinned), se and unflagged_se = Monte Carlo standard errors with the "
                 "trials as the units (a trial's pairs share its draw). Designs at equal "
-                "judgments as in ci-coverage. " + describe(one["summary"], p["alpha"])
+                f"judgments as in ci-coverage, on the depth-{depth} pool. "
+                + describe(one["summary"], p["alpha"])
                 + ".", one["summary"]),
         Section("Accuracy of significant pairs (paper 002's protocol)",
                 "Random halves of the pooled runs build the depth-100 frame; all runs "
