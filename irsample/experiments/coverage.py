@@ -92,7 +92,7 @@ def designs(pool_size: int, percents, plan_for: str = "xinfAP", which=STRATEGIES
     if depth < 2:
         raise ValueError(f"{recipe_name}: the pool depth must be 2 or more, not {depth}")
     budget = {f"{p:g}": max(1, round(p / 100.0 * pool_size)) for p in percents}
-    top = max(1, depth // 5)
+    top = top_stratum(depth)
     made = {
         "uniform": strategy("uniform", uniform, settings=[p / 100.0 for p in percents],
                             depth=depth),
@@ -103,6 +103,12 @@ def designs(pool_size: int, percents, plan_for: str = "xinfAP", which=STRATEGIES
                             settings=list(percents), depth=depth),
     }
     return [made[name] for name in STRATEGIES if name in which]
+
+
+def top_stratum(depth: int) -> int:
+    """The last best rank of 2strata's top stratum on the depth-``depth`` pool: a fifth of it
+    (20 of 100)."""
+    return max(1, depth // 5)
 
 
 def interval_checks(est, truth, sd, *, level: float = 0.95, ks_alpha: float = 0.05,
@@ -262,7 +268,7 @@ def ci_coverage(context: Context, p: dict) -> Report:
                                             for e, r in worst.iterrows()) + ".")
     text = (f"Depth-{depth} pool of the pooled runs ({pool:,} documents); designs at equal "
             "judgments (module irsample.experiments.coverage): uniform(f); 2strata = ranks "
-            f"1-{max(1, depth // 5)} at four times the rate of {max(1, depth // 5) + 1}-{depth}, "
+            f"1-{top_stratum(depth)} at four times the rate of {top_stratum(depth) + 1}-{depth}, "
             "scaled to the budget; planned = the design "
             f"planner for {p['plan_for']} (pilot 5%; rates within 1.5x of f where the ratio "
             "would be biased). Truth: each run's measure on the complete judgments of the "
