@@ -310,6 +310,25 @@ def test_ci_coverage_on_a_shallow_pool(files):
         designs(1000, [10.0], depth=1)
 
 
+def test_rounds_on_a_shallow_pool(files):
+    """``depth``: the rounds and the fixed design of the same total judge the depth-D pool, and
+    2strata's first round puts ranks 1 to D / 5 against the rest."""
+    from irsample.experiments.data import load
+    from irsample.experiments.rounds import first_design
+
+    design = first_design("2strata", 50, 0.1, depth=20)
+    assert [(s.first, s.last) for s in design.strata] == [(1, 4), (5, 20)]
+    report = run_recipe("rounds", Context(files, trials=1, seed=3),
+                        {"depth": "20", "designs": "2strata", "max_rounds": "2",
+                         "estimators": "ht(P@10)"})
+    data = load(files)
+    shallow = len(data.frame(data.info.pooled_runs, 20))
+    assert f"the depth-20 pool of the pooled runs ({shallow:,} documents" in \
+        report.sections[0].text
+    first = report.results.set_index("when").loc["round 1"]
+    assert abs(first["judged_pct"] - 10) < 1  # of the shallow pool
+
+
 def test_graded_collection_keeps_the_relevant_set(paths):
     """--graded K: the relevant judgments get grades 1..K (all used, seeded: the same again,
     another with another seed); non-relevant ones and every binary measure stay as they are."""

@@ -92,13 +92,11 @@ def designs(pool_size: int, percents, plan_for: str = "xinfAP", which=STRATEGIES
     if depth < 2:
         raise ValueError(f"{recipe_name}: the pool depth must be 2 or more, not {depth}")
     budget = {f"{p:g}": max(1, round(p / 100.0 * pool_size)) for p in percents}
-    top = top_stratum(depth)
     made = {
         "uniform": strategy("uniform", uniform, settings=[p / 100.0 for p in percents],
                             depth=depth),
         "2strata": strategy("2strata", lambda p: parse_design(
-            f"1-{top}:0.8,{top + 1}-{depth}:0.2@{budget[f'{p:g}']}"),
-                            settings=list(percents), depth=depth),
+            f"{two_strata(depth)}@{budget[f'{p:g}']}"), settings=list(percents), depth=depth),
         "planned": strategy("planned", lambda p: PlannedDesign(budget[f"{p:g}"], plan_for),
                             settings=list(percents), depth=depth),
     }
@@ -108,7 +106,14 @@ def designs(pool_size: int, percents, plan_for: str = "xinfAP", which=STRATEGIES
 def top_stratum(depth: int) -> int:
     """The last best rank of 2strata's top stratum on the depth-``depth`` pool: a fifth of it
     (20 of 100)."""
-    return max(1, depth // 5)
+    return max(1, int(depth) // 5)
+
+
+def two_strata(depth: int = 100) -> str:
+    """2strata's strata on the depth-``depth`` pool: best ranks 1 to :func:`top_stratum` at
+    four times the rate of the rest (``1-20:0.8,21-100:0.2`` at depth 100)."""
+    top = top_stratum(depth)
+    return f"1-{top}:0.8,{top + 1}-{int(depth)}:0.2"
 
 
 def interval_checks(est, truth, sd, *, level: float = 0.95, ks_alpha: float = 0.05,

@@ -1,9 +1,10 @@
 """Recipe ``rounds``: judging in rounds until no interval is flagged, against the truth.
 
 Per trial and first design (``uniform`` or ``2strata``, each judging ``percent`` of the depth-100
-pool of the pooled runs), round 1 is drawn, every run is estimated by each of ``estimators``
-with its 95% interval and its reliability status (:mod:`irsample.measures.reliability`); while
-some interval is flagged, another round of the same size is judged
+pool of the pooled runs, or of the depth-``depth`` one), round 1 is drawn, every run is
+estimated by each of ``estimators`` with its 95% interval and its reliability status
+(:mod:`irsample.measures.reliability`); while some interval is flagged, another round of the
+same size is judged
 (:func:`irsample.design.rounds.next_round`: cross-fitted allocation, exact inclusion
 probabilities), up to ``max_rounds`` rounds or the whole pool. The final estimates are compared
 with the frame truth (the measure on the complete judgments of the pool), and so are those of a
@@ -31,6 +32,7 @@ from ..design.sampling.budget import Budget
 from ..evaluation import evaluate_collection
 from ..measures import parse
 from ..stats.intervals import covers, trial_shares
+from .coverage import two_strata
 from .data import load
 from .model_assisted import build_frame
 from .registry import Context, recipe
@@ -40,8 +42,9 @@ SOURCES = ("Cochran, Sampling Techniques (1977) §5.5 (Neyman allocation); Chern
            "Econometrics Journal 2018 (cross-fitting)")
 TARGETS = {"ht(AP)": "AP", "ht(nDCG)": "nDCG", "ht(P@10)": "P@10", "ppi(AP)": "AP",
            "ppi(nDCG)": "nDCG"}
-#: the two-strata design of ``ci-coverage``: best ranks 1-20 at four times the rate of 21-100
-TWO_STRATA = "1-20:0.8,21-100:0.2"
+#: the two-strata design of ``ci-coverage`` on the depth-100 pool: best ranks 1-20 at four times
+#: the rate of 21-100 (:func:`~.coverage.two_strata` on a pool of another depth)
+TWO_STRATA = two_strata(100)
 #: the first designs, in the order that numbers them in each trial's seed (:func:`trial_rng`)
 DESIGNS = ("uniform", "2strata")
 
@@ -52,11 +55,13 @@ def trial_rng(seed: int, trial: int, design: int) -> np.random.Generator:
     return np.random.default_rng([seed, trial, design])
 
 
-def first_design(name: str, budget: int, share: float):
+def first_design(name: str, budget: int, share: float, depth: int = 100):
+    """Round 1's design ``name`` judging ``budget`` documents (``share`` of the depth-``depth``
+    pool)."""
     if name == "uniform":
         return uniform(min(1.0, share))
     if name == "2strata":
-        return stratified(TWO_STRATA, budget=Budget(budget))
+        return stratified(two_strata(depth), budget=Budget(budget))
     raise ValueError(f"rounds: the first design is uniform or 2strata, not {name!r}")
 
 
@@ -69,12 +74,12 @@ def outcome(ev, low, high, truth) -> dict:
 
 def run_rounds(files, *, trials=100, seed=2025, percent=10.0, designs=DESIGNS,
                estimators=("ht(AP)", "ht(nDCG)", "ht(P@10)"), max_rounds=10, first=0,
-               progress=False):
+               depth=100, progress=False):
     """One row per trial x first design x estimator x ``when`` (module docstring) and the
-    setup facts."""
+    setup facts, on the depth-``depth`` pool of the pooled runs."""
     data = load(files)
     c = data.collection
-    frame = build_frame(data, 100.0)
+    frame = build_frame(data, float(depth))
     measures = [parse(e)[0] for e in estimators]
     truth = evaluate_collection(c, frame.judgments(),
                                 [parse(TARGETS[e])[0] for e in estimators]).summary
@@ -83,11 +88,12 @@ def run_rounds(files, *, trials=100, seed=2025, percent=10.0, designs=DESIGNS,
     for trial in range(first, first + trials):
         for d, name in enumerate(designs):
             rng = trial_rng(seed, trial, d)
-            steps = judge_in_rounds(c, frame, first_design(name, budget, percent / 100.0),
+            steps = judge_in_rounds(c, frame, first_design(name, budget, percent / 100.0,
+                                                           depth),
                                     budget, max_rounds, rng, measures)
             state = steps[-1].state
             history = [outcome(s.evaluation, s.low, s.high, truth) for s in steps]
-            fixed_design = stratified(TWO_STRATA, budget=Budget(state.judged))
+            fixed_design = stratified(two_strata(depth), budget=Budget(state.judged))
             ev = evaluate_collection(c, fixed_design.sample(frame, rng=rng), measures, ci=0.95)
             fixed = outcome(ev, *ev.interval(), truth)
             clean = not history[-1]["flagged"].any()
@@ -138,7 +144,7 @@ def summarise(rows: pd.DataFrame) -> pd.DataFrame:
 @recipe("rounds", "judging in rounds until no interval is flagged, against the truth and a "
         "fixed design at the same total", SOURCES, trials=100, percent=10.0,
         designs=DESIGNS, estimators="ht(AP),ht(nDCG),ht(P@10)", max_rounds=10,
-        first=0)
+        first=0, depth=100)
 def rounds(context: Context, p: dict) -> Report:
     names = tuple(n.strip() for n in str(p["estimators"]).split(",") if n.strip())
     unknown = [n for n in names if n not in TARGETS]
@@ -148,9 +154,10 @@ def rounds(context: Context, p: dict) -> Report:
     trials, facts = run_rounds(context.files, trials=p["trials"], seed=context.seed,
                                percent=p["percent"], designs=tuple(p["designs"]),
                                estimators=names, max_rounds=p["max_rounds"], first=p["first"],
-                               progress=context.progress)
+                               depth=p["depth"], progress=context.progress)
     table = summarise(trials)
-    text = (f"Frame: the depth-100 pool of the pooled runs ({facts['frame_size']:,} documents, "
+    text = (f"Frame: the depth-{p['depth']} pool of the pooled runs ({facts['frame_size']:,} "
+            "documents, "
             f"{facts['runs']} runs, {facts['topics']} topics); rounds of {facts['budget']:,} "
             f"judgments ({p['percent']:g}%) until no run mean's interval is flagged, at most "
             f"{p['max_rounds']} rounds. 'fixed': a 2strata design of the final total, drawn at "
