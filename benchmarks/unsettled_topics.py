@@ -13,8 +13,9 @@ that cell, by the topic's state in the draw:
 
 and by its judged relevant documents (0, 1, 2, 3, 4+). A mean's interval is right on average only
 where the variance given a group of cells matches their squared error; the reliability rule's
-``unsettled`` topics (``irsample/measures/reliability.py``, rule 2) are the ``blind`` and
-``single`` rows with 1-2 judged relevant documents and half or more of the pool judged. Also
+``unsettled`` topics (``irsample/measures/reliability.py``, rule 2) are the rows with 1-2
+judged relevant documents and half or more of the pool judged, short of whole (once only the
+``blind`` and ``single`` ones: the states this script tells apart). Also
 printed: for the blind topics with 1 to 2 judged relevant documents, how often the documents
 left unjudged held one more relevant document.
 
@@ -41,14 +42,35 @@ from ht_coverage import design_for, load  # noqa: E402
 STATES = ("census", "imputed", "blind", "single", "mixed")
 
 
+#: a topic's variance at most this, for every run, shows no variation (``blind``)
+NO_VARIATION = 1e-20
+
+
+def unseen_topics(evaluated: np.ndarray, variance: np.ndarray,
+                  share: np.ndarray) -> np.ndarray:
+    """Per topic: not judged whole (``share`` < 1), answered by some run (``evaluated``, runs x
+    topics), and the interval's ``variance`` at most :data:`NO_VARIATION` for every run that
+    answers it: the part of its sample left to chance holds nothing that varies."""
+    flat = np.where(evaluated, variance, 0.0) <= NO_VARIATION
+    return (share < 1.0) & evaluated.any(axis=0) & flat.all(axis=0)
+
+
+def single_rate_topics(ctx) -> np.ndarray:
+    """Per topic: it has judged documents, and they are one simple random sample at a single
+    rate below 1 (every one's inclusion probability the same: a uniform design), nothing
+    judged more thoroughly than the rest."""
+    from irsample.model.judgments import group_range
+
+    tdi_topic = ctx.collection.tdi_topic
+    pi = ctx.judgments.judged_inclusion(tdi_topic)
+    judged = pi > 0
+    hi, lo = group_range(tdi_topic[judged], pi[judged], ctx.n_topics)
+    return (hi > 0.0) & (hi < 1.0) & (hi - lo <= 1e-12)
+
+
 def cell_states(ctx, estimate, answered) -> tuple[np.ndarray, np.ndarray]:
     """Per topic: its state (an index into :data:`STATES`) and its judged relevant documents."""
-    from irsample.measures.reliability import (
-        found_per_topic,
-        judged_share,
-        single_rate_topics,
-        unseen_topics,
-    )
+    from irsample.measures.reliability import found_per_topic, judged_share
 
     shape = answered.shape
     found, share = found_per_topic(ctx), judged_share(ctx)
