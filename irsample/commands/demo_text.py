@@ -10,7 +10,6 @@ still flagged after the last round is printed with its ``!`` and its reason).
 
 from __future__ import annotations
 
-import math
 import re
 import textwrap
 from collections import Counter
@@ -180,21 +179,19 @@ def advice(frame, state, topics, names, flagged, reasons, causes, covered,
     text = f"To resolve it, judge topics {shown} further."
     if len(weak):
         few = weak[present[weak] <= FEW]
-        need = sum(int(size[t] - done[t]) if present[t] == 0
-                   else max(0, math.ceil(SETTLED * size[t]) - int(done[t])) for t in few)
+        need = sum(int(size[t] - done[t]) for t in few)  # weak until judged whole
         counted = ("are judged" if expected is None else
                    "are expected of the design (each document's sampling rate times its "
                    "fitted probability of relevance, summed)")
-        text += (f" A topic stops counting as weak once {FEW + 1} of its relevant documents "
-                 f"{counted}, or {SETTLED:.0%} of its pool is judged (all of it when none of "
-                 "its relevant documents is, or when its sample has one rate throughout or "
-                 "shows no variation).")
+        text += (f" A topic stops counting as weak once one of its relevant documents is "
+                 f"judged and {FEW + 1} {counted} while less than {SETTLED:.0%} of its pool is "
+                 f"judged, once {FEW + 1} are judged, or once all of its pool is.")
         if len(few):
             none = int((present[few] == 0).sum())
             text += (f" {len(few)} of the {len(weak)} weak topics have {FEW} or fewer relevant "
                      f"documents in the whole pool ({f'{none} none; ' if none else ''}the "
-                     f"complete judgments show it): no sample finds more, only judging their "
-                     f"pools clears them, {need:,} more judgments.")
+                     f"complete judgments show it): no sample finds more, only judging the "
+                     f"whole of their pools clears them, {need:,} more judgments.")
         rest = len(weak) - len(few)
         if rest:
             text += (f" The other {rest} hold more relevant documents than judged so far; "
