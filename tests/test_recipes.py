@@ -287,11 +287,18 @@ def test_ci_coverage_runs_the_designs_asked_for(files):
         run_recipe("ci-coverage", Context(files, trials=1), {"designs": "uniform,depth"})
 
 
+def pool_documents(files, depth: int) -> int:
+    """Documents in the depth-``depth`` pool of the collection's pooled runs."""
+    from irsample.experiments.data import load
+
+    data = load(files)
+    return len(data.frame(data.info.pooled_runs, depth))
+
+
 def test_ci_coverage_on_a_shallow_pool(files):
     """``depth``: the frame, its truth and every design take the depth-D pool (2strata: ranks
     1 to D / 5 against the rest), as a collection judged to a shallow depth has."""
     from irsample.experiments.coverage import designs
-    from irsample.experiments.data import load
 
     made = {s.name: s for s in designs(1000, [10.0], depth=20)}
     assert {s.depth for s in made.values()} == {20}
@@ -300,9 +307,8 @@ def test_ci_coverage_on_a_shallow_pool(files):
     report = run_recipe("ci-coverage", Context(files, trials=1, seed=3),
                         {"percents": "30", "designs": "uniform", "estimators": "ht(P@10)",
                          "depth": "20"})
-    data = load(files)
-    shallow = len(data.frame(data.info.pooled_runs, 20))
-    assert shallow < len(data.frame(data.info.pooled_runs, 100))
+    shallow = pool_documents(files, 20)
+    assert shallow < pool_documents(files, 100)
     assert f"Depth-20 pool of the pooled runs ({shallow:,} documents)" in report.sections[0].text
     table = report.results
     assert abs(table["judged_pct"].iloc[0] - 30) < 1  # of the shallow pool
@@ -313,7 +319,6 @@ def test_ci_coverage_on_a_shallow_pool(files):
 def test_rounds_on_a_shallow_pool(files):
     """``depth``: the rounds and the fixed design of the same total judge the depth-D pool, and
     2strata's first round puts ranks 1 to D / 5 against the rest."""
-    from irsample.experiments.data import load
     from irsample.experiments.rounds import first_design
 
     design = first_design("2strata", 50, 0.1, depth=20)
@@ -321,8 +326,7 @@ def test_rounds_on_a_shallow_pool(files):
     report = run_recipe("rounds", Context(files, trials=1, seed=3),
                         {"depth": "20", "designs": "2strata", "max_rounds": "2",
                          "estimators": "ht(P@10)"})
-    data = load(files)
-    shallow = len(data.frame(data.info.pooled_runs, 20))
+    shallow = pool_documents(files, 20)
     assert f"the depth-20 pool of the pooled runs ({shallow:,} documents" in \
         report.sections[0].text
     first = report.results.set_index("when").loc["round 1"]
