@@ -97,3 +97,41 @@ def test_the_whole_pool_judged_gives_the_truth(frame):
     truth = evaluate_collection(c, frame.judgments(), [parse(m)[0] for m in ("AP", "nDCG")])
     assert np.allclose(ev.summary, truth.summary, atol=1e-12)
     assert np.allclose(np.nan_to_num(ev.summary_variance), 0.0, atol=1e-20)
+
+
+def test_topics_the_rule_holds_weak_are_judged_whole_next():
+    """A topic with 1-2 judged relevant documents and half or more of its pool judged (weak
+    until judged whole: ``reliability.unsettled_topics``) gets the rest of its pool in the next
+    round, inside the round's budget where it fits; the other topics are topped up as before,
+    and the union stays a stratified simple random sample of the cells (a judged-whole topic's
+    cells at pi = 1)."""
+    from irsample.design.rounds import whole_topics
+    from irsample.measures.reliability import unsettled_topics
+
+    collection, table = pooled_collection(7, n_topics=6, n_runs=4, relevant=(2, 5))
+    frame = SamplingFrame.from_pool(Pool.from_runs(collection, depth=30), table)
+    rel = frame.rel > 0
+    seen = 0
+    for seed in range(40):
+        state = first_round(frame, uniform(0.6), np.random.default_rng(seed))
+        judged = state.sample.judged
+        found = np.bincount(frame.topic[judged & rel], minlength=frame.n_topics)
+        share = (np.bincount(frame.topic[judged], minlength=frame.n_topics)
+                 / np.bincount(frame.topic, minlength=frame.n_topics))
+        inside = state.cell >= 0
+        size = np.bincount(state.cell[inside], minlength=frame.n_topics * state.n_cells_per_topic)
+        done = np.bincount(state.cell[inside & judged], minlength=len(size))
+        hits = np.bincount(state.cell[inside & judged & rel], minlength=len(size))
+        whole = whole_topics(state, size, done, hits)
+        assert np.array_equal(whole, unsettled_topics(found, share))
+        if not whole.any():
+            continue
+        seen += 1
+        take = allocation(frame, state, 5)
+        owner = np.arange(len(size)) // state.n_cells_per_topic
+        assert np.array_equal(take[whole[owner]], (size - done)[whole[owner]])
+        after = next_round(frame, state, 5, np.random.default_rng(seed + 100), take=take)
+        rows = np.isin(frame.topic, np.flatnonzero(whole))
+        assert after.sample.judged[rows].all() and np.all(after.sample.inclusion[rows] == 1.0)
+        assert after.spent[-1] == max(5, int(take[whole[owner]].sum()))
+    assert seen >= 20, seen

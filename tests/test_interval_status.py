@@ -579,17 +579,17 @@ def test_topics_their_judged_share_does_not_settle_stay_weak(tmp_path):
     assert not weak_topics(found4, thin, rich).any()
 
 
-@pytest.mark.parametrize("how", ["planned", "rounds"])
-def test_unsettled_topics_flag_planned_and_rounds_samples(how):
+@pytest.mark.parametrize("how", ["planned", "2strata"])
+def test_unsettled_topics_flag_planned_and_two_strata_samples(how):
     """Rule 2's last part end to end on designs with rates that differ by rank: CACM's depth-100
-    pool sampled 70% by the planner (a pilot, then top-ups), and CACM's depth-20 pool judged in
-    seven rounds of 10% (uniform first, then by band): topics judged half or more with 1-2
+    pool sampled 70% by the planner (a pilot, then top-ups), and CACM's depth-20 pool sampled
+    70% with ranks 1-4 at four times the rate of 5-20: topics judged half or more with 1-2
     judged relevant documents count as weak, and the run means they exceed 7% of are flagged
-    with them named."""
+    with them named. (Judged in rounds, such topics are judged whole in the next round:
+    tests/test_design_rounds.py.)"""
     from irsample.api import load
     from irsample.commands import demo
     from irsample.design.planner.sequential import PlannedDesign
-    from irsample.design.rounds import judge_in_rounds
     from irsample.experiments.rounds import first_design
     from irsample.measures.ht.estimator import estimate
 
@@ -600,12 +600,8 @@ def test_unsettled_topics_flag_planned_and_rounds_samples(how):
         judgments = design.sample(frame, rng=np.random.default_rng(3))
     else:
         frame, _, _, _ = demo.setup(collection, complete, 20, 0.1)
-        budget = int(0.1 * len(frame))
-        steps = judge_in_rounds(collection, frame, first_design("uniform", budget, 0.1, 20),
-                                budget, 7, np.random.default_rng([2525, 0, 0]),
-                                parse("ht(AP)"))
-        assert len(steps) == 7  # flagged all the way
-        judgments = steps[-1].state.judgments(frame, source="rounds")
+        design = first_design("2strata", int(0.7 * len(frame)), 0.7, 20)
+        judgments = frame.judgments(design.select(frame, rng=np.random.default_rng(3)))
     ctx = EvalContext(collection, judgments)
     (ndcg,) = parse("ht(nDCG)")
     e = estimate(ctx, ndcg.inner)
@@ -615,7 +611,7 @@ def test_unsettled_topics_flag_planned_and_rounds_samples(how):
     late = unsettled_topics(found, share)
     assert late.sum() >= 2
     got = assess(ctx, ndcg, evaluated, variance, e.value.reshape(evaluated.shape),
-                 anticipated=how == "rounds")
+                 anticipated=how == "2strata")
     np.testing.assert_allclose(got.unsettled, (evaluated & late).sum(axis=1)
                                / evaluated.sum(axis=1))
     flagged = got.unsettled > MAX_WEAK

@@ -78,7 +78,8 @@ class RoundsPlan:
     stamp: tuple
 
     basis = ("judged in rounds for ht(M): every cell topped up, each fold of topics allocated "
-             "from the other's judgments, so the union's inclusion probabilities are exact")
+             "from the other's judgments, so the union's inclusion probabilities are exact; a "
+             "topic the reliability rule holds weak until judged whole is judged whole")
 
     def summary(self) -> str:
         from ..design.rounds import allocation

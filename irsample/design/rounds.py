@@ -27,6 +27,21 @@ variance needs two; a floor that depends on the count m_h alone). The design-bas
 are unbiased for every total given the cells' sizes; what the rounds cannot make exact is when
 they stop (a decision made from all topics' judgments), which ``irsample simulate rounds``
 measures against the truth.
+
+**Topics judged whole.** A topic the reliability rule keeps weak until it is judged whole (1
+to 2 judged relevant documents with half or more of its pool judged:
+``measures.reliability.unsettled_topics``) gets the rest of its pool in the next round, taken
+from the round's budget (the round is larger where the budget does not cover it), and the
+other topics share what is left as above. Its estimate is then exact, whatever chose it; the
+choice reads the topic's own judgments, which the cross-fitted allocation otherwise avoids, so
+the topics it passes over (none, or 3 or more, found at the same share) are selected, and
+their estimates keep that bias (of the kind described above); measured small against the truth
+(``simulate rounds``, 100 trials each start, seed 2525: CACM's depth-100 pool, final bias of the
+run means -0.0001 to +0.0019, coverage 0.949-0.976; its depth-20 pool, +0.0006 to +0.0040,
+0.944-0.972). Topped up with the rest instead, such a topic is judged whole only with the whole
+pool: the rounds on CACM ran to 100% of both pools on every trial, where they stop at 71%
+(60-90%) of the depth-100 pool and 90% (70-100%) of the depth-20 one this way (REPRODUCTION.md,
+"Shallow pools").
 """
 
 from __future__ import annotations
@@ -36,6 +51,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..errors import DesignError
+from ..measures.reliability import unsettled_topics
 from ..model.judgments import varies_within
 from .frame import Sample, SamplingFrame, generator
 
@@ -145,6 +161,10 @@ def allocation(frame: SamplingFrame, state: RoundState, budget: int) -> np.ndarr
     done = np.bincount(state.cell[judged], minlength=n_cells)
     hits = np.bincount(state.cell[judged & (frame.rel > 0)], minlength=n_cells)
     left = size - done
+    whole = np.where(whole_topics(state, size, done, hits)[np.arange(n_cells)
+                                                          // state.n_cells_per_topic], left, 0)
+    left = left - whole
+    budget = max(budget - int(whole.sum()), 0)
     floor = np.minimum(left, np.maximum(MIN_CELL - done, 0))
     room = left - floor
     kind = np.arange(n_cells) % state.n_cells_per_topic  # the round-1 stratum and band
@@ -160,7 +180,22 @@ def allocation(frame: SamplingFrame, state: RoundState, budget: int) -> np.ndarr
         p = (found + 0.5) / (seen + 1.0)
         weight = room[mine] * np.sqrt(p * (1.0 - p))[kind[mine]]
         take[mine] += _proportional(int(shares[k]), weight, room[mine])
-    return take
+    return take + whole
+
+
+def whole_topics(state: RoundState, size: np.ndarray, done: np.ndarray,
+                 hits: np.ndarray) -> np.ndarray:
+    """Per topic: the next round judges the rest of it (module docstring, "Topics judged
+    whole"): the reliability rule keeps it weak until it is judged whole (1 to ``FEW`` judged
+    relevant documents with half or more of its pool judged: ``reliability.unsettled_topics``),
+    from the cells' ``size``, judged (``done``) and judged relevant (``hits``) counts."""
+    n_topics = len(state.fold)
+    owner = np.arange(len(size)) // state.n_cells_per_topic
+    pool = np.bincount(owner, weights=size, minlength=n_topics)
+    judged = np.bincount(owner, weights=done, minlength=n_topics)
+    found = np.bincount(owner, weights=hits, minlength=n_topics)
+    share = np.where(pool > 0, judged / np.maximum(pool, 1), 1.0)
+    return unsettled_topics(found, share)
 
 
 def _proportional(total: int, weight: np.ndarray, room: np.ndarray) -> np.ndarray:
