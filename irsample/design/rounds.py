@@ -148,12 +148,13 @@ def fold_of(qids, seed: int) -> dict[str, int]:
 
 
 def allocation(frame: SamplingFrame, state: RoundState, budget: int) -> np.ndarray:
-    """Per cell: the next round's new judgments (module docstring): the floors first, then
-    ``budget`` less the floors shared between the folds by their documents left (counts only),
-    and within a fold in proportion to its cells' Neyman weights, which the other fold's
-    judgments give. ``frame.rel`` is read on the judged rows only (``state.sample.judged``):
-    a campaign without complete judgments passes a frame whose other rows hold anything
-    (``design/rounds_files.py`` fills them with 0), and the allocation is the same."""
+    """Per cell: the next round's new judgments (module docstring): the rest of the topics
+    :func:`whole_topics` names first, then the floors, then ``budget`` less those shared
+    between the folds by their documents left (counts only), and within a fold in proportion
+    to its cells' Neyman weights, which the other fold's judgments give. ``frame.rel`` is
+    read on the judged rows only (``state.sample.judged``): a campaign without complete
+    judgments passes a frame whose other rows hold anything (``design/rounds_files.py`` fills
+    them with 0), and the allocation is the same."""
     n_cells = frame.n_topics * state.n_cells_per_topic
     inside = state.cell >= 0
     judged = state.sample.judged & inside
