@@ -1,7 +1,8 @@
 """Judging in rounds (irsample/design/rounds.py): the union of the rounds is a stratified simple
 random sample over the cells, so the relevant-document totals stay unbiased over rounds (Monte
 Carlo, 1,500 draws); the allocation of one fold never reads that fold's judgments; cells keep
-two judgments; the recipe ``simulate rounds`` runs on a small collection."""
+two judgments; topics rule 2 holds weak until judged whole are judged whole in the next round;
+the recipe ``simulate rounds`` runs on a small collection."""
 
 from __future__ import annotations
 
