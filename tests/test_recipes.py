@@ -12,6 +12,7 @@ from irsample.cli import main
 from irsample.experiments import CollectionFiles
 from irsample.experiments.coverage import interval_checks, monte_carlo_errors
 from irsample.experiments.recipes import RECIPES, Context, run_recipe
+from irsample.experiments.registry import pool_size
 from irsample.experiments.report import markdown_table, write_report
 
 from .experiment_data import write_collection
@@ -287,14 +288,6 @@ def test_ci_coverage_runs_the_designs_asked_for(files):
         run_recipe("ci-coverage", Context(files, trials=1), {"designs": "uniform,depth"})
 
 
-def pool_documents(files, depth: int) -> int:
-    """Documents in the depth-``depth`` pool of the collection's pooled runs."""
-    from irsample.experiments.data import load
-
-    data = load(files)
-    return len(data.frame(data.info.pooled_runs, depth))
-
-
 def test_ci_coverage_on_a_shallow_pool(files):
     """``depth``: the frame, its truth and every design take the depth-D pool (2strata: ranks
     1 to D / 5 against the rest), as a collection judged to a shallow depth has."""
@@ -307,8 +300,8 @@ def test_ci_coverage_on_a_shallow_pool(files):
     report = run_recipe("ci-coverage", Context(files, trials=1, seed=3),
                         {"percents": "30", "designs": "uniform", "estimators": "ht(P@10)",
                          "depth": "20"})
-    shallow = pool_documents(files, 20)
-    assert shallow < pool_documents(files, 100)
+    shallow = pool_size(Context(files), 20)
+    assert shallow < pool_size(Context(files), 100)
     assert f"Depth-20 pool of the pooled runs ({shallow:,} documents)" in report.sections[0].text
     table = report.results
     assert abs(table["judged_pct"].iloc[0] - 30) < 1  # of the shallow pool
@@ -326,7 +319,7 @@ def test_rounds_on_a_shallow_pool(files):
     report = run_recipe("rounds", Context(files, trials=1, seed=3),
                         {"depth": "20", "designs": "2strata", "max_rounds": "2",
                          "estimators": "ht(P@10)"})
-    shallow = pool_documents(files, 20)
+    shallow = pool_size(Context(files), 20)
     assert f"the depth-20 pool of the pooled runs ({shallow:,} documents" in \
         report.sections[0].text
     first = report.results.set_index("when").loc["round 1"]

@@ -162,8 +162,8 @@ def allocation(frame: SamplingFrame, state: RoundState, budget: int) -> np.ndarr
     done = np.bincount(state.cell[judged], minlength=n_cells)
     hits = np.bincount(state.cell[judged & (frame.rel > 0)], minlength=n_cells)
     left = size - done
-    whole = np.where(whole_topics(state, size, done, hits)[np.arange(n_cells)
-                                                          // state.n_cells_per_topic], left, 0)
+    whole = np.where(np.repeat(whole_topics(state, size, done, hits),
+                               state.n_cells_per_topic), left, 0)
     left = left - whole
     budget = max(budget - int(whole.sum()), 0)
     floor = np.minimum(left, np.maximum(MIN_CELL - done, 0))

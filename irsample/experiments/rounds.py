@@ -42,9 +42,6 @@ SOURCES = ("Cochran, Sampling Techniques (1977) §5.5 (Neyman allocation); Chern
            "Econometrics Journal 2018 (cross-fitting)")
 TARGETS = {"ht(AP)": "AP", "ht(nDCG)": "nDCG", "ht(P@10)": "P@10", "ppi(AP)": "AP",
            "ppi(nDCG)": "nDCG"}
-#: the two-strata design of ``ci-coverage`` on the depth-100 pool: best ranks 1-20 at four times
-#: the rate of 21-100 (:func:`~.coverage.two_strata` on a pool of another depth)
-TWO_STRATA = two_strata(100)
 #: the first designs, in the order that numbers them in each trial's seed (:func:`trial_rng`)
 DESIGNS = ("uniform", "2strata")
 
