@@ -156,11 +156,7 @@ def allocation(frame: SamplingFrame, state: RoundState, budget: int) -> np.ndarr
     judgments passes a frame whose other rows hold anything (``design/rounds_files.py`` fills
     them with 0), and the allocation is the same."""
     n_cells = frame.n_topics * state.n_cells_per_topic
-    inside = state.cell >= 0
-    judged = state.sample.judged & inside
-    size = np.bincount(state.cell[inside], minlength=n_cells)
-    done = np.bincount(state.cell[judged], minlength=n_cells)
-    hits = np.bincount(state.cell[judged & (frame.rel > 0)], minlength=n_cells)
+    size, done, hits = cell_counts(frame, state)
     left = size - done
     whole = np.where(np.repeat(whole_topics(state, size, done, hits),
                                state.n_cells_per_topic), left, 0)
@@ -182,6 +178,22 @@ def allocation(frame: SamplingFrame, state: RoundState, budget: int) -> np.ndarr
         weight = room[mine] * np.sqrt(p * (1.0 - p))[kind[mine]]
         take[mine] += _proportional(int(shares[k]), weight, room[mine])
     return take + whole
+
+
+def cell_counts(frame: SamplingFrame, state: RoundState):
+    """Per cell: its documents, those judged and those judged relevant (``frame.rel`` read
+    on the judged rows only)."""
+    n_cells = frame.n_topics * state.n_cells_per_topic
+    inside = state.cell >= 0
+    judged = state.sample.judged & inside
+    return (np.bincount(state.cell[inside], minlength=n_cells),
+            np.bincount(state.cell[judged], minlength=n_cells),
+            np.bincount(state.cell[judged & (frame.rel > 0)], minlength=n_cells))
+
+
+def judged_whole_next(frame: SamplingFrame, state: RoundState) -> np.ndarray:
+    """Per topic: the next round judges the rest of it (:func:`whole_topics`)."""
+    return whole_topics(state, *cell_counts(frame, state))
 
 
 def whole_topics(state: RoundState, size: np.ndarray, done: np.ndarray,
