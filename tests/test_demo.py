@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 
 from irsample.cli import main
@@ -150,3 +151,35 @@ def test_demo_loop_stops_when_nothing_is_flagged():
     history = judge_in_rounds(collection, frame, design, budget, 3, 2008,
                                    [parse_one(e) for e in NAMES])
     assert len(history) == 1 and not history[0].flagged.any() and history[0].plan is None
+
+
+def test_plan_line_names_the_topics_judged_whole():
+    """The plan of the next round names the topics it judges whole (the rule holds them weak
+    until then: ``design.rounds.judged_whole_next``) and how many documents that takes."""
+    from irsample.commands.demo_text import plan_line
+    from irsample.design import Pool, SamplingFrame, uniform
+    from irsample.design.rounds import allocation, first_round, judged_whole_next
+
+    from .synthetic import pooled_collection
+
+    collection, table = pooled_collection(7, n_topics=6, n_runs=4, relevant=(2, 5))
+    frame = SamplingFrame.from_pool(Pool.from_runs(collection, depth=30), table)
+    seen = 0
+    for seed in range(20):
+        state = first_round(frame, uniform(0.6), np.random.default_rng(seed))
+        take = allocation(frame, state, 5)
+        whole = np.flatnonzero(judged_whole_next(frame, state))
+        line = " ".join(" ".join(plan_line(frame, state, take, 2, collection.topics)).split())
+        assert line.startswith(f"-> round 2 judges {int(take.sum()):,} more in ")
+        if not len(whole):
+            assert "judged whole" not in line and "each half of the topics" in line
+            continue
+        seen += 1
+        rest = int(take.reshape(-1, state.n_cells_per_topic)[whole].sum())
+        ids = ", ".join(str(collection.topics[t]) for t in whole)
+        one = len(whole) == 1
+        assert (f"; {'topic' if one else 'topics'} {ids} judged whole (the last {rest:,} "
+                f"documents of {'its pool' if one else 'their pools'}: 1 to 2 relevant "
+                "documents judged") in line
+        assert "each half of the other topics" in line
+    assert seen >= 5, seen

@@ -78,20 +78,38 @@ def flag_lines(names, flagged: np.ndarray, reasons: np.ndarray, n_runs: int,
     return lines
 
 
-def plan_line(frame, state, take: np.ndarray, number: int) -> list[str]:
+def named(ids) -> str:
+    """Topic ids as a list: the first :data:`NAMED`, then how many more."""
+    ids = [str(t) for t in ids]
+    return ", ".join(ids[:NAMED]) + (f" and {len(ids) - NAMED} more" if len(ids) > NAMED
+                                      else "")
+
+
+def plan_line(frame, state, take: np.ndarray, number: int, topic_ids) -> list[str]:
     """What the next round judges: ``take`` (new judgments per cell, the allocation of
-    :func:`irsample.design.rounds.allocation`) summed by best-rank band, and over how many
-    topics."""
-    from ..design.rounds import band_names
+    :func:`irsample.design.rounds.allocation`) summed by best-rank band, over how many topics,
+    and which topics (by ``topic_ids``) it judges whole."""
+    from ..design.rounds import band_names, judged_whole_next
 
     names = band_names()
     band = (np.arange(len(take)) % state.n_cells_per_topic) % len(names)
     per_band = np.bincount(band, weights=take, minlength=len(names)).astype(int)
     parts = [f"ranks {n}: {c:,}" for n, c in zip(names, per_band) if c]
     topics = len(np.unique(np.flatnonzero(take) // state.n_cells_per_topic))
+    whole = np.flatnonzero(judged_whole_next(frame, state))
+    done = ""
+    if len(whole):
+        rest = int(take.reshape(-1, state.n_cells_per_topic)[whole].sum())
+        ids = np.asarray(topic_ids, dtype=object)[whole]
+        one = len(whole) == 1
+        done = (f"; {'topic' if one else 'topics'} {named(ids)} judged whole (the last "
+                f"{rest:,} documents of {'its pool' if one else 'their pools'}: 1 to {FEW} "
+                f"relevant documents judged with half or more of {'it' if one else 'each'} "
+                "judged, weak until the whole pool is)")
     return wrap(f"-> round {number} judges {int(take.sum()):,} more in {topics} topics "
-                f"({', '.join(parts)}); each half of the topics is allocated from the other "
-                "half's judgments, where relevant documents were found", "     ", "  ")
+                f"({', '.join(parts)}){done}; each half of the "
+                f"{'other ' if len(whole) else ''}topics is allocated from the other half's "
+                "judgments, where relevant documents were found", "     ", "  ")
 
 
 def round_block(number: int, state, frame_size: int, names, flagged, reasons,
@@ -162,9 +180,9 @@ def advice(frame, state, topics, names, flagged, reasons, causes, covered,
     hit = int(covered[flagged].sum())
     lines += wrap(f"Do not trust the flagged intervals: here {hit} of the {int(flagged.sum())} "
                   f"cover{'s' if hit == 1 else ''} the true value.", "  ", "  ")
-    named = Counter(t for r, k in zip(*np.nonzero(flagged)) for t in causes[r, k])
+    mentions = Counter(t for r, k in zip(*np.nonzero(flagged)) for t in causes[r, k])
     index = {str(t): i for i, t in enumerate(topics)}
-    order = sorted(named, key=lambda t: (-named[t], index[t]))
+    order = sorted(mentions, key=lambda t: (-mentions[t], index[t]))
     judged = state.sample.judged
     size = np.bincount(frame.topic, minlength=len(topics))
     done = np.bincount(frame.topic[judged], minlength=len(topics))
@@ -174,9 +192,7 @@ def advice(frame, state, topics, names, flagged, reasons, causes, covered,
     share = np.where(size > 0, done / np.maximum(size, 1), 1.0)  # as the rule reads it
     weak = idx[weak_topics(found[idx], share[idx],
                            None if expected is None else expected[idx])]
-    shown = ", ".join(order[:NAMED]) + (f" and {len(order) - NAMED} more" if len(order) > NAMED
-                                        else "")
-    text = f"To resolve it, judge topics {shown} further."
+    text = f"To resolve it, judge topics {named(order)} further."
     if len(weak):
         few = weak[present[weak] <= FEW]
         need = sum(int(size[t] - done[t]) for t in few)  # weak until judged whole
