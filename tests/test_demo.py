@@ -168,14 +168,14 @@ def test_plan_line_names_the_topics_judged_whole():
     for seed in range(20):
         state = first_round(frame, uniform(0.6), np.random.default_rng(seed))
         take = allocation(frame, state, 5)
-        whole = np.flatnonzero(judged_whole_next(frame, state))
+        whole, rest = judged_whole_next(frame, state, take)
         line = " ".join(" ".join(plan_line(frame, state, take, 2, collection.topics)).split())
         assert line.startswith(f"-> round 2 judges {int(take.sum()):,} more in ")
         if not len(whole):
             assert "judged whole" not in line and "each half of the topics" in line
             continue
         seen += 1
-        rest = int(take.reshape(-1, state.n_cells_per_topic)[whole].sum())
+        assert rest == int(take.reshape(-1, state.n_cells_per_topic)[whole].sum()) > 0
         ids = ", ".join(str(collection.topics[t]) for t in whole)
         one = len(whole) == 1
         assert (f"; {'topic' if one else 'topics'} {ids} judged whole (the last {rest:,} "

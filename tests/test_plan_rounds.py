@@ -12,6 +12,7 @@ import contextlib
 import gzip
 import io
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -302,3 +303,33 @@ def test_the_assessment_app_judges_a_finished_round_in_rounds(tmp_path):
                    for n, size, pis in cells.values())
         assert record.selected.sum() == sum(record.design.spent)
     assert design.exists()  # round 1's design stays where it was
+
+
+def test_the_plan_names_the_topics_it_judges_whole(tmp_path):
+    """Round 1 judging 55% of every topic's pool: the topics with 1-2 relevant documents judged
+    (which the status lines name as weak until judged whole) get the rest of their pools in
+    round 2, the plan names them and their share of the round, and their documents enter the
+    union at pi = 1."""
+    rc, _, err = quiet("sample", *RUNS, "--design", "uniform(0.55)", "--seed", SEED1, "-o",
+                       tmp_path / "r1")
+    assert rc == 0, err
+    judge(tmp_path / "judged.qrels", tmp_path / "r1" / "to_judge.tsv")
+    rc, out, err = quiet("plan", *RUNS, "--next-round", tmp_path / "r1" / "design.json",
+                         "--judged", tmp_path / "judged.qrels", "--batch", 2000, "--seed",
+                         SEED2, "-o", tmp_path / "r2")
+    assert rc == 0, err
+    found = re.search(r"; topics ([\d, ]+) judged whole, (\d+) of the judgments \(1 to 2 "
+                      r"relevant documents judged with 50% or more of the pool judged: weak "
+                      r"until all of it is\)\n", out)
+    assert found, out
+    whole, rest = found[1].split(", "), int(found[2])
+    # the topics the rule holds weak until judged whole, as the status lines name them
+    weak = re.search(r"\d+ of them \(([^)]*)\) with 1 to 2 judged, judged 50% or more but not "
+                     r"whole", out)[1]
+    assert weak.startswith(", ".join(whole[:8])) and weak.endswith(f"{len(whole) - 8} more")
+    record = DesignRecord.read(tmp_path / "r2" / "design.json")
+    rows = np.isin(record.qid, whole)
+    assert record.selected[rows].all() and np.all(record.inclusion[rows] == 1.0)
+    new = [r.split("\t")[0] for r in
+           (tmp_path / "r2" / "to_judge.tsv").read_text().splitlines()[1:]]
+    assert sum(q in whole for q in new) == rest > 0 and len(new) == 2000

@@ -82,16 +82,16 @@ class RoundsPlan:
              "topic the reliability rule holds weak until judged whole is judged whole")
 
     def summary(self) -> str:
-        from ..design.rounds import allocation
+        from ..design.rounds import allocation, judged_whole_note
 
-        state = self.rounds.state
-        take = allocation(self.rounds.frame, state, self.batch)
+        frame, state = self.rounds.frame, self.rounds.state
+        take = allocation(frame, state, self.batch)
         cells = int(np.count_nonzero(np.bincount(state.cell[state.cell >= 0])))
         return (f"judging in rounds for ht(M): {int(take.sum())} more judgments over "
                 f"{int(np.count_nonzero(take))} of {cells} cells (topic x round-1 stratum x "
                 "best-rank band), each cell's size from the other fold of topics' judgments; "
                 "the union is a stratified simple random sample of the cells (pi = judged / "
-                "size)\n")
+                f"size){judged_whole_note(frame, state, take)}\n")
 
     def draw(self, seed: int):
         """The design record of the union with the new round drawn with ``seed``."""

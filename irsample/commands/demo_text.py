@@ -96,10 +96,9 @@ def plan_line(frame, state, take: np.ndarray, number: int, topic_ids) -> list[st
     per_band = np.bincount(band, weights=take, minlength=len(names)).astype(int)
     parts = [f"ranks {n}: {c:,}" for n, c in zip(names, per_band) if c]
     topics = len(np.unique(np.flatnonzero(take) // state.n_cells_per_topic))
-    whole = np.flatnonzero(judged_whole_next(frame, state))
+    whole, rest = judged_whole_next(frame, state, take)
     done = ""
     if len(whole):
-        rest = int(take.reshape(-1, state.n_cells_per_topic)[whole].sum())
         ids = np.asarray(topic_ids, dtype=object)[whole]
         one = len(whole) == 1
         done = (f"; {'topic' if one else 'topics'} {named(ids)} judged whole (the last "

@@ -62,7 +62,7 @@ def cmd_next_round(args) -> str:
     import numpy as np
 
     from ..design import DesignRecord
-    from ..design.rounds import MIN_CELL
+    from ..design.rounds import MIN_CELL, allocation, judged_whole_note
     from ..design.rounds_files import resume
     from ..io import read_qrels
     from ..io.output import write_atomic
@@ -109,6 +109,7 @@ def cmd_next_round(args) -> str:
     if state.open_documents() == 0:
         lines.append("every pool document is judged: stop")
         return "\n".join(lines) + "\n"
+    whole = judged_whole_note(rounds.frame, state, allocation(rounds.frame, state, size))
     after, union = rounds.next(size, args.seed)
     new = after.spent[-1]
     files = {"design.json": union.to_json(), "to_judge.tsv": union.to_judge_tsv()}
@@ -120,7 +121,7 @@ def cmd_next_round(args) -> str:
     lines.append(f"round {after.rounds}: {new} new documents (seed {args.seed}"
                  + (f"; {new - size} more than planned, to keep {MIN_CELL} judged per cell"
                     if new > size else "") + f"), {after.judged} judged in all over {cells} "
-                 "cells (topic x round-1 stratum x best-rank band)")
+                 f"cells (topic x round-1 stratum x best-rank band){whole}")
     lines.append(f"wrote {out / 'to_judge.tsv'} and {out / 'design.json'}; judge the list, then "
                  f"`irsample merge {out / 'design.json'} ALL.qrels --format strata` (ALL.qrels: "
                  "every judgment so far)")

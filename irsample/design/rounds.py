@@ -51,7 +51,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..errors import DesignError
-from ..measures.reliability import unsettled_topics
+from ..measures.reliability import FEW, SETTLED, unsettled_topics
 from ..model.judgments import varies_within
 from .frame import Sample, SamplingFrame, generator
 
@@ -191,9 +191,25 @@ def cell_counts(frame: SamplingFrame, state: RoundState):
             np.bincount(state.cell[judged & (frame.rel > 0)], minlength=n_cells))
 
 
-def judged_whole_next(frame: SamplingFrame, state: RoundState) -> np.ndarray:
-    """Per topic: the next round judges the rest of it (:func:`whole_topics`)."""
-    return whole_topics(state, *cell_counts(frame, state))
+def judged_whole_next(frame: SamplingFrame, state: RoundState,
+                      take: np.ndarray) -> tuple[np.ndarray, int]:
+    """The topics (indices) the next round judges whole (:func:`whole_topics`) and how many of
+    ``take`` (its :func:`allocation`) their rest is."""
+    whole = np.flatnonzero(whole_topics(state, *cell_counts(frame, state)))
+    return whole, int(take.reshape(-1, state.n_cells_per_topic)[whole].sum())
+
+
+def judged_whole_note(frame: SamplingFrame, state: RoundState, take: np.ndarray) -> str:
+    """What a plan says of the topics the next round judges whole (:func:`judged_whole_next`,
+    topic ids from ``frame.collection``): ``"; topics 36, 59 judged whole, 412 of the
+    judgments (...)"``, or ``""`` when there are none."""
+    whole, rest = judged_whole_next(frame, state, take)
+    if not len(whole):
+        return ""
+    ids = ", ".join(str(frame.collection.topics[t]) for t in whole)
+    return (f"; topic{'s' if len(whole) > 1 else ''} {ids} judged whole, {rest} of the "
+            f"judgments (1 to {FEW} relevant documents judged with {SETTLED:.0%} or more of "
+            "the pool judged: weak until all of it is)")
 
 
 def whole_topics(state: RoundState, size: np.ndarray, done: np.ndarray,
