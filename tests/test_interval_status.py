@@ -309,7 +309,8 @@ def test_difference_bias_of_ht_ratios(samples):
 
 
 def test_demo_and_judge_report_print_the_status(tmp_path, capsys):
-    rc, out, err = cli(capsys, "demo", "--plot", tmp_path / "d.png", "--fraction", "0.03")
+    rc, out, err = cli(capsys, "demo", "--plot", tmp_path / "d.png", "--fraction", "0.03",
+                       "--collection", "vaswani", "--rounds", "3")
     assert rc == 0
     table = [ln for ln in out.splitlines() if ln.count("[") == 3]
     notes = out.split("still flagged after 3 rounds")[1].splitlines()
@@ -322,7 +323,7 @@ def test_demo_and_judge_report_print_the_status(tmp_path, capsys):
               if ln.split("]")[k + 1].startswith("!")}
     assert marked == flagged
     rc, out, err = cli(capsys, "demo", "--plot", tmp_path / "s.png", "--fraction", "0.03",
-                       "--strict")
+                       "--collection", "vaswani", "--rounds", "3", "--strict")
     assert rc == 1 and out == "" and not (tmp_path / "s.png").exists()
     assert "--strict:" in err and "ht(AP)" in err
     rc, out, err = cli(capsys, "demo", "--plot", tmp_path / "c.png", "--fraction", "1",
