@@ -82,11 +82,12 @@ def test_ht_numbers_are_those_of_the_walks_over_every_position():
     changed = [k for k in differing(BEFORE, now) if not k.endswith("/pairs")]
     assert not changed, changed[:5]
     # the pairs' variance takes the relevance model's on some topics (``ht/pairs.py``), fitted by
-    # an iterative optimiser whose last bits follow the machine's floating-point kernels (this
-    # session's fresh machine moved them by 3e-10 relative at an unchanged commit): to 1e-8
+    # L-BFGS-B at scipy's default stopping rule (``stats/logistic.py``), whose last iterate
+    # follows the machine's floating-point kernels: at an unchanged commit one fresh machine
+    # moved them by 3e-10 relative, another by 3.4e-8 (0/budget/25/AP/pairs); to 1e-6
     before = np.load(BEFORE)
     for key in (k for k in before.files if k.endswith("/pairs")):
-        np.testing.assert_allclose(now[key], before[key], rtol=1e-8, atol=1e-15, err_msg=key)
+        np.testing.assert_allclose(now[key], before[key], rtol=1e-6, atol=1e-15, err_msg=key)
     assert np.nanmax(np.load(BEFORE)["0/uniform/None/AP/x"]) > 0  # the fixture is not all zeros
 
 
