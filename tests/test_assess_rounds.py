@@ -95,7 +95,7 @@ def test_rounds_one_server_and_estimates(tmp_path, capsys):
             "SELECT csrf FROM assessors WHERE name='olga'").fetchone()[0]
         r = organiser.http.post(server.url + "/admin/round", data={"batch": "40"},
                                 headers={"X-CSRF-Token": organiser.csrf})
-        assert r.status_code == 200 and "Round 2 loaded" in r.text, r.text
+        assert r.status_code == 200 and "Round 2 loaded: 40 judgments planned" in r.text, r.text
         round2 = json.loads((tmp_path / "c.db.round2" / "design.json").read_text())
         judged = {(q, d) for q, _, d, _ in (x.split() for x in export(db, tmp_path))}
         rows = {(r[0], r[1]): r for r in round2["rows"]}
@@ -120,6 +120,33 @@ def test_rounds_one_server_and_estimates(tmp_path, capsys):
         assert item is not None
         assert sqlite3.connect(db).execute("SELECT round FROM items WHERE id=?",
                                            (item["item"],)).fetchone() == (3,)
+
+
+def test_a_round_asked_for_more_than_the_pool_has_left_says_what_it_judges(tmp_path):
+    """Judged in rounds, a round asked for more judgments than the pool has left plans the rest
+    of the pool: the dashboard and the message after loading say how many, not the number
+    asked for."""
+    data = tiny_data(tmp_path / "data")
+    design = sample(data["runs"], tmp_path / "design", design="1-5:1,6-20:0.6")
+    pool = len(json.loads((design / "design.json").read_text())["rows"])
+    db = tmp_path / "c.db"
+    alice = add_assessor(db, "alice")
+    boss = add_assessor(db, "olga", role="organiser")
+    with Server(design, data["docs"], data["topics"], db, "--runs", *data["runs"]) as server:
+        first = judge(Api(server.url, alice), data["qrels"], 10_000)  # round 1, all of it
+        assert pool - first < first  # the dashboard plans a round as large as round 1
+        admin(server, boss)
+        organiser = Api(server.url, boss)
+        organiser.csrf = sqlite3.connect(db).execute(
+            "SELECT csrf FROM assessors WHERE name='olga'").fetchone()[0]
+        page = organiser.http.get(server.url + "/admin").text.replace("&#39;", "'")
+        assert (f"What would be judged next: {pool - first} more judgments on top of the "
+                f"{first} judged of round 1 (judged in rounds") in page, page
+        r = organiser.http.post(server.url + "/admin/round", data={"batch": "1000"},
+                                headers={"X-CSRF-Token": organiser.csrf})
+        assert f"Round 2 loaded: {pool - first} judgments planned." in r.text, r.text
+    assert sqlite3.connect(db).execute("SELECT count(*) FROM items WHERE round=2").fetchone() \
+        == (pool - first,)
 
 
 def export(db, tmp_path) -> list[str]:

@@ -111,10 +111,10 @@ def routes(session, writer, live, authorised) -> list[Route]:
         if batch < 1:
             raise HTTPException(400, "batch must be at least 1")
         try:
-            number = await load_next_round(session, writer, live, batch)
+            number, count = await load_next_round(session, writer, live, batch)
         except IrsampleError as exc:
             raise HTTPException(400, f"no round loaded: {getattr(exc, 'message', exc)}") from None
-        return await admin_get(request, f"Round {number} loaded: {batch} judgments planned.")
+        return await admin_get(request, f"Round {number} loaded: {count} judgments planned.")
 
     return [
         Route("/admin", admin_get, methods=["GET"]),
@@ -128,9 +128,11 @@ def routes(session, writer, live, authorised) -> list[Route]:
     ]
 
 
-async def load_next_round(session, writer, live, batch: int) -> int:
+async def load_next_round(session, writer, live, batch: int) -> tuple[int, int]:
     """Pause judging, wait for the judgments in flight, plan ``batch`` more judgments from
-    every judgment so far, draw them, check their texts, load them, resume (:mod:`.rounds`)."""
+    every judgment so far, draw them, check their texts, load them, resume (:mod:`.rounds`);
+    the new round's number and its planned judgments (``planned``: fewer where the pool has
+    fewer left, more where judging in rounds keeps cells' floors or judges topics whole)."""
     from ..errors import InputError
     from ..stats.random import derived_seed
     from .documents import read_documents
@@ -169,4 +171,4 @@ async def load_next_round(session, writer, live, batch: int) -> int:
         session.read_texts()
     finally:
         session.paused = False
-    return number
+    return number, planned.planned

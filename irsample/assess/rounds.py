@@ -31,6 +31,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass
+from functools import cached_property
 from io import BytesIO
 from pathlib import Path
 
@@ -61,6 +62,11 @@ class RoundPlan:
     basis = (f"planned for {ESTIMATOR}'s variance; the inclusion probabilities are given the "
              "judgments so far, so ht stays unbiased")
 
+    @property
+    def planned(self) -> int:
+        """The new round's judgments: the planner's budget, ``batch``."""
+        return self.batch
+
     def summary(self) -> str:
         return self.plan.summary()
 
@@ -81,11 +87,23 @@ class RoundsPlan:
              "from the other's judgments, so the union's inclusion probabilities are exact; a "
              "topic the reliability rule holds weak until judged whole is judged whole")
 
-    def summary(self) -> str:
-        from ..design.rounds import allocation, judged_whole_note
+    @cached_property
+    def take(self) -> np.ndarray:
+        """Per cell: the new round's judgments (``design.rounds.allocation`` of ``batch``)."""
+        from ..design.rounds import allocation
 
-        frame, state = self.rounds.frame, self.rounds.state
-        take = allocation(frame, state, self.batch)
+        return allocation(self.rounds.frame, self.rounds.state, self.batch)
+
+    @property
+    def planned(self) -> int:
+        """The new round's judgments: ``batch``, less where the pool has fewer left, more where
+        the cells' floors or the topics judged whole take more."""
+        return int(self.take.sum())
+
+    def summary(self) -> str:
+        from ..design.rounds import judged_whole_note
+
+        frame, state, take = self.rounds.frame, self.rounds.state, self.take
         cells = int(np.count_nonzero(np.bincount(state.cell[state.cell >= 0])))
         return (f"judging in rounds for ht(M): {int(take.sum())} more judgments over "
                 f"{int(np.count_nonzero(take))} of {cells} cells (topic x round-1 stratum x "
