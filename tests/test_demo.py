@@ -37,6 +37,11 @@ def test_demo_judges_cacm_in_rounds_until_nothing_is_flagged(tmp_path, capsys):
     first = out.split("\nround 1: ")[1].split("\n\n")[0]
     assert ("  ht(AP):   11 of 11 flagged: 25 of 52 topics have none or fewer than 3 judged "
             "relevant documents\n            expected of the design" in first)
+    # two runs' P@10 rest on 18 positions expected to be judged: too few for any skewness
+    assert ("ht(P@10): 2 of 11 flagged: too skewed for a normal interval: the design's estimate "
+            "of its relevant documents has skewness 0.88-1.06 with their fitted number at the "
+            "low end of the relevance model's 95% interval (48-50% of it; none allowed with the "
+            "18 positions it is expected to judge") in " ".join(first.split())
     # a block per round, each but the last planning the next; the default seed stops at 7
     plans = re.findall(r"^  -> round (\d) judges 1,252 more in (\d+) topics \(ranks 1-10: ", out,
                        re.M)

@@ -465,6 +465,10 @@ def test_design_based_support_is_the_skewness_a_normal_interval_allows(samples):
     r = int(np.flatnonzero(low)[0])
     assert f"has skewness {skew[r]:.2f}" in found.reason[r]
     assert f"({end[r]:.0%} of it;" in found.reason[r]
+    for k in np.flatnonzero(low):  # 28 positions or fewer: Cochran's rule allows no skewness
+        allowed = (f"none allowed with the {n[k]:.0f} positions" if n[k] <= 28
+                   else f"at most {skewness_limit(n[k]):.2f} with the {n[k]:.0f} positions")
+        assert allowed in found.reason[k], found.reason[k]
     assert parse("infAP")[0].expected_sample(ctx, None) is None  # counts the draw's documents
 
 

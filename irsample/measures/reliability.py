@@ -355,10 +355,11 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
             parts.append(f"too skewed for a normal interval: the design's estimate of its "
                          f"relevant documents has skewness {skew[r]:.2f} with their fitted "
                          f"number at the low end of the relevance model's 95% interval "
-                         f"({lowered[r]:.0%} of it; at most {limit[r]:.2f} with the "
-                         f"{n[r]:.0f} positions it is expected to judge, {support[r]:.0f} "
-                         f"relevant expected), more than {1 - SETTLED:.0%} of what it ranks "
-                         f"unjudged")
+                         f"({lowered[r]:.0%} of it; "
+                         + (f"at most {limit[r]:.2f}" if limit[r] > 0 else "none allowed")
+                         + f" with the {n[r]:.0f} positions it is expected to judge, "
+                         f"{support[r]:.0f} relevant expected), more than "
+                         f"{1 - SETTLED:.0%} of what it ranks unjudged")
             if not cause:  # the topics where the run has least to go on
                 idx = np.flatnonzero(evaluated[r])
                 cause += idx[np.argsort(per_topic[idx], kind="stable")][:NAMED].tolist()
