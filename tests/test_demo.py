@@ -52,12 +52,13 @@ def test_demo_judges_cacm_in_rounds_until_nothing_is_flagged(tmp_path, capsys):
     # the topics the rule holds weak until judged whole are judged whole, named in the plan
     assert "judged whole" not in out.split("\nround 5: ")[0]
     assert ("-> round 6 judges 1,252 more in 52 topics (ranks 1-10: 100, ranks 11-30: 307, ranks "
-            "31-100: 845); topic 64 judged whole (the last 129 documents of its pool: 1 to 2 "
-            "relevant documents judged with half or more of it judged") in flat
+            "31-100: 845); topic 64 judged whole, 129 of the judgments (1 to 2 relevant documents "
+            "judged with 50% or more of the pool judged: weak until all of it is); each half of "
+            "the other topics") in flat
     assert ("-> round 7 judges 1,252 more in 51 topics (ranks 1-10: 56, ranks 11-30: 253, ranks "
-            "31-100: 943); topics 31, 32, 33, 57 judged whole (the last 495 documents of their "
-            "pools: 1 to 2 relevant documents judged with half or more of each judged, weak until "
-            "the whole pool is); each half of the other topics is allocated") in flat
+            "31-100: 943); topics 31, 32, 33, 57 judged whole, 495 of the judgments (1 to 2 "
+            "relevant documents judged with 50% or more of the pool judged: weak until all of it "
+            "is); each half of the other topics is allocated") in flat
     assert "final, after 7 rounds: 8,764 judged (70.0% of the pool" in out
     # the table: a row per run, best true MAP first, three intervals each, none flagged
     rows = [line for line in out.splitlines() if line.count("[") == 3]
@@ -222,7 +223,7 @@ def test_plan_line_names_the_topics_judged_whole():
         state = first_round(frame, uniform(0.6), np.random.default_rng(seed))
         take = allocation(frame, state, 5)
         whole, rest = judged_whole_next(frame, state, take)
-        line = " ".join(" ".join(plan_line(frame, state, take, 2, collection.topics)).split())
+        line = " ".join(" ".join(plan_line(frame, state, take, 2)).split())
         assert line.startswith(f"-> round 2 judges {int(take.sum()):,} more in ")
         if not len(whole):
             assert "judged whole" not in line and "each half of the topics" in line
@@ -230,9 +231,7 @@ def test_plan_line_names_the_topics_judged_whole():
         seen += 1
         assert rest == int(take.reshape(-1, state.n_cells_per_topic)[whole].sum()) > 0
         ids = ", ".join(str(collection.topics[t]) for t in whole)
-        one = len(whole) == 1
-        assert (f"; {'topic' if one else 'topics'} {ids} judged whole (the last {rest:,} "
-                f"documents of {'its pool' if one else 'their pools'}: 1 to 2 relevant "
-                "documents judged") in line
-        assert "each half of the other topics" in line
+        assert (f"; topic{'s' if len(whole) > 1 else ''} {ids} judged whole, {rest} of the "
+                "judgments (1 to 2 relevant documents judged with 50% or more of the pool "
+                "judged: weak until all of it is); each half of the other topics") in line
     assert seen >= 5, seen

@@ -183,8 +183,7 @@ def _demo(args, qrels, runs, steps, start) -> str:
         lines += text.round_block(number, step.state, len(frame), names, step.flagged,
                                   step.evaluation.statuses.reason, n, final=step is last)
         if step.plan is not None:
-            lines += text.plan_line(frame, step.state, step.plan, number + 1,
-                                     collection.topics)
+            lines += text.plan_line(frame, step.state, step.plan, number + 1)
         lines.append("")
     state = last.state
     hit = covers(ev.summary, last.low, last.high, truth)

@@ -85,30 +85,22 @@ def named(ids) -> str:
                                       else "")
 
 
-def plan_line(frame, state, take: np.ndarray, number: int, topic_ids) -> list[str]:
+def plan_line(frame, state, take: np.ndarray, number: int) -> list[str]:
     """What the next round judges: ``take`` (new judgments per cell, the allocation of
     :func:`irsample.design.rounds.allocation`) summed by best-rank band, over how many topics,
-    and which topics (by ``topic_ids``) it judges whole."""
-    from ..design.rounds import band_names, judged_whole_next
+    and which topics it judges whole (:func:`irsample.design.rounds.judged_whole_note`)."""
+    from ..design.rounds import band_names, judged_whole_note
 
     names = band_names()
     band = (np.arange(len(take)) % state.n_cells_per_topic) % len(names)
     per_band = np.bincount(band, weights=take, minlength=len(names)).astype(int)
     parts = [f"ranks {n}: {c:,}" for n, c in zip(names, per_band) if c]
     topics = len(np.unique(np.flatnonzero(take) // state.n_cells_per_topic))
-    whole, rest = judged_whole_next(frame, state, take)
-    done = ""
-    if len(whole):
-        ids = np.asarray(topic_ids, dtype=object)[whole]
-        one = len(whole) == 1
-        done = (f"; {'topic' if one else 'topics'} {named(ids)} judged whole (the last "
-                f"{rest:,} documents of {'its pool' if one else 'their pools'}: 1 to {FEW} "
-                f"relevant documents judged with half or more of {'it' if one else 'each'} "
-                "judged, weak until the whole pool is)")
+    whole = judged_whole_note(frame, state, take)
     return wrap(f"-> round {number} judges {int(take.sum()):,} more in {topics} topics "
-                f"({', '.join(parts)}){done}; each half of the "
-                f"{'other ' if len(whole) else ''}topics is allocated from the other half's "
-                "judgments, where relevant documents were found", "     ", "  ")
+                f"({', '.join(parts)}){whole}; each half of the {'other ' if whole else ''}"
+                "topics is allocated from the other half's judgments, where relevant documents "
+                "were found", "     ", "  ")
 
 
 def round_block(number: int, state, frame_size: int, names, flagged, reasons,
