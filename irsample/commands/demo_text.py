@@ -16,14 +16,12 @@ from collections import Counter
 
 import numpy as np
 
-from ..measures.reliability import FEW, MAX_BIAS_SE, SETTLED, weak_topics
+from ..measures.reliability import FEW, MAX_BIAS_SE, SETTLED, named_topics, weak_topics
 
 #: per target measure, the design-based estimator the demo prints with its 95% interval
 ESTIMATORS = {"AP": "ht(AP)", "nDCG": "ht(nDCG)", "P@10": "ht(P@10)"}
 #: the truth's column heading per target
 TRUTH_NAMES = {"AP": "MAP", "nDCG": "nDCG", "P@10": "P@10"}
-#: topics named in a line of advice, at most (the rest are counted)
-NAMED = 8
 WIDTH = 100
 
 
@@ -76,13 +74,6 @@ def flag_lines(names, flagged: np.ndarray, reasons: np.ndarray, n_runs: int,
                 f"{merge_reasons(reasons[rows, k])}")
         lines += wrap(text, " " * (3 + len(mark) + width), f"  {mark}")
     return lines
-
-
-def named(ids) -> str:
-    """Topic ids as a list: the first :data:`NAMED`, then how many more."""
-    ids = [str(t) for t in ids]
-    return ", ".join(ids[:NAMED]) + (f" and {len(ids) - NAMED} more" if len(ids) > NAMED
-                                      else "")
 
 
 def plan_line(frame, state, take: np.ndarray, number: int) -> list[str]:
@@ -183,7 +174,7 @@ def advice(frame, state, topics, names, flagged, reasons, causes, covered,
     share = np.where(size > 0, done / np.maximum(size, 1), 1.0)  # as the rule reads it
     weak = idx[weak_topics(found[idx], share[idx],
                            None if expected is None else expected[idx])]
-    text = f"To resolve it, judge topics {named(order)} further."
+    text = f"To resolve it, judge topics {named_topics(order)} further."
     if len(weak):
         few = weak[present[weak] <= FEW]
         need = sum(int(size[t] - done[t]) for t in few)  # weak until judged whole

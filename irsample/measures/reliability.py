@@ -341,10 +341,10 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
                     else f"have none or fewer than {FEW + 1} judged relevant documents "
                          f"expected of the design")
             parts.append(f"{len(idx)} of {int(evaluated[r].sum())} topics {what} "
-                         f"({_named(topics[idx])})")
+                         f"({named_topics(topics[idx])})")
             late = idx[unsettled[idx]] if unsettled is not None else idx[:0]
             if len(late):
-                parts[-1] += (f"; {len(late)} of them ({_named(topics[late])}) with 1 to "
+                parts[-1] += (f"; {len(late)} of them ({named_topics(topics[late])}) with 1 to "
                               f"{FEW} judged, judged {SETTLED:.0%} or more but not whole: "
                               f"nothing settles how many are left unjudged")
         if low[r] and skew is None:
@@ -448,6 +448,7 @@ def carrying(bias: np.ndarray, share: float = 0.5) -> list[int]:
     return [int(t) for t in order[:upto]]
 
 
-def _named(names) -> str:
+def named_topics(names) -> str:
+    """Topic ids as a list: the first :data:`NAMED`, then how many more."""
     shown = ", ".join(str(n) for n in names[:NAMED])
     return shown + (f" and {len(names) - NAMED} more" if len(names) > NAMED else "")
