@@ -113,7 +113,7 @@ class RoundsPlan:
 
     def draw(self, seed: int):
         """The design record of the union with the new round drawn with ``seed``."""
-        return self.rounds.next(self.batch, seed)[1]
+        return self.rounds.next(self.batch, seed, self.take)[1]
 
 
 def judged_record(record, judged_keys):

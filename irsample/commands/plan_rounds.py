@@ -109,8 +109,9 @@ def cmd_next_round(args) -> str:
     if state.open_documents() == 0:
         lines.append("every pool document is judged: stop")
         return "\n".join(lines) + "\n"
-    whole = judged_whole_note(rounds.frame, state, allocation(rounds.frame, state, size))
-    after, union = rounds.next(size, args.seed)
+    take = allocation(rounds.frame, state, size)
+    whole = judged_whole_note(rounds.frame, state, take)
+    after, union = rounds.next(size, args.seed, take)
     new = after.spent[-1]
     files = {"design.json": union.to_json(), "to_judge.tsv": union.to_judge_tsv()}
     out = Path(args.plan_out)

@@ -59,11 +59,14 @@ class Resumed:
         unjudged rows pooled but unjudged (-1), strata the state's (round 1's, or the cells)."""
         return self.frame.judgments(self.state.sample, source=self.record.source)
 
-    def next(self, budget: int, seed: int) -> tuple[RoundState, DesignRecord]:
+    def next(self, budget: int, seed: int,
+             take: np.ndarray | None = None) -> tuple[RoundState, DesignRecord]:
         """Draw the next round (about ``budget`` new judgments): the new state and the design
         file of the union (rows: cell kind and pi = n_h / N_h; to-judge: the new documents).
-        The draw's stream is :func:`draw_seed` of ``seed`` (recorded as the file's seed)."""
-        state = next_round(self.frame, self.state, budget, draw_seed(seed, self.state.rounds + 1))
+        The draw's stream is :func:`draw_seed` of ``seed`` (recorded as the file's seed);
+        ``take``: the round's allocation of ``budget``, where the caller has it already."""
+        state = next_round(self.frame, self.state, budget, draw_seed(seed, self.state.rounds + 1),
+                           take=take)
         rec = self.record
         judged = self.state.sample.judged
         before = frozenset((rec.qid[i], rec.docno[i]) for i in np.flatnonzero(judged))
