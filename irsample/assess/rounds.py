@@ -105,7 +105,7 @@ class RoundsPlan:
 
         frame, state, take = self.rounds.frame, self.rounds.state, self.take
         cells = int(np.count_nonzero(np.bincount(state.cell[state.cell >= 0])))
-        return (f"judging in rounds for ht(M): {int(take.sum())} more judgments over "
+        return (f"judging in rounds for ht(M): {self.planned} more judgments over "
                 f"{int(np.count_nonzero(take))} of {cells} cells (topic x round-1 stratum x "
                 "best-rank band), each cell's size from the other fold of topics' judgments; "
                 "the union is a stratified simple random sample of the cells (pi = judged / "
