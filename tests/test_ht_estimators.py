@@ -112,7 +112,7 @@ def _monte_carlo(col, frame, design, inner, draws, seed):
 
 
 @pytest.mark.parametrize("name", list(DESIGNS))
-def test_horvitz_thompson_terms_are_unbiased(name):
+def test_horvitz_thompson_terms_are_unbiased(name, without_relevance_model):
     col, frame = synthetic(3, n_topics=4)
     truth_ctx = EvalContext(col, frame.judgments())
     design = DESIGNS[name]
