@@ -130,7 +130,7 @@ def test_horvitz_thompson_terms_are_unbiased(name, without_relevance_model):
             assert z.max(initial=0.0) < 3.0, (inner, name, z.max(initial=0.0))
 
 
-def test_ratio_bias_is_small_against_its_standard_error_at_ten_percent():
+def test_ratio_bias_is_small_against_its_standard_error_at_ten_percent(without_relevance_model):
     """A pool where every topic has many relevant documents: the bias-corrected ratios' bias
     is below 0.25 SE (printed with -s)."""
     col, frame = synthetic(5, n_topics=4, n_docs=400, depth=150, grades=(0, 0, 1, 1, 2))
@@ -200,7 +200,7 @@ def test_holm_and_benjamini_hochberg():
     np.testing.assert_allclose(benjamini_hochberg(p), [0.02, 0.04, 0.04, 0.02])
 
 
-def test_topped_up_design_terms_are_unbiased_given_the_documents_judged_before():
+def test_topped_up_design_terms_are_unbiased_given_the_documents_judged_before(without_relevance_model):
     """A planned top-up (design/sampling/allocated.py) records pi given the documents judged
     before: 1 for them, j/(N - m) for the rest of a cell. The HT terms, AP's pair terms across
     a cell that mixes certain and sampled documents included, average to the frame values."""
