@@ -16,7 +16,8 @@ brackets the share of run means the reliability rule flags; ``-`` where it flags
 ppi's cells give the range over the label sources. A coverage outside [0.93, 0.98] is starred.
 Then the cells outside the range with their Monte Carlo standard errors, and the rule's blanket
 test: on the collections named by ``--blanket`` (TREC-8 by default), the cells of the 2strata
-and planned designs at 10% judged or more that flag more than 10% of the run means. Last, the
+and planned designs at 10% judged or more that flag more than 10% of the run means, with the
+flagged share's Monte Carlo standard error where the results carry it. Last, the
 flagged intervals' coverage against the unflagged ones' (over every row, and where both
 exist row by row and pooled, and pooled per estimator), which should be visibly worse where
 the rule flags the right means.
@@ -41,13 +42,14 @@ def read(folder: Path) -> pd.DataFrame:
 
 def scoreboard_rows(table: pd.DataFrame, estimator, source, prefix: str = "") -> pd.DataFrame:
     """``table``'s cells in the scoreboard's columns, named ``estimator`` and ``source``, from
-    its ``{prefix}coverage_unflagged``, ``_se``, ``{prefix}flagged`` and
-    ``{prefix}coverage_flagged`` (NaN where the results predate that column)."""
+    its ``{prefix}coverage_unflagged``, ``_se``, ``{prefix}flagged``, ``{prefix}flagged_se``
+    and ``{prefix}coverage_flagged`` (NaN where the results predate that column)."""
     missing = pd.Series(float("nan"), index=table.index)
     return pd.DataFrame({
         "design": table.strategy, "percent": table.percent, "estimator": estimator,
         "source": source, "coverage": table[f"{prefix}coverage_unflagged"],
         "se": table[f"{prefix}coverage_unflagged_se"], "flagged": table[f"{prefix}flagged"],
+        "flagged_se": table.get(f"{prefix}flagged_se", missing),
         "coverage_flagged": table.get(f"{prefix}coverage_flagged", missing)})
 
 
@@ -105,6 +107,16 @@ def describe(r) -> str:
             f"({r.flagged:.0%} flagged)")
 
 
+def describe_flags(r) -> str:
+    """A blanket row: :func:`describe` with the flagged share's Monte Carlo standard error
+    (trials as the units), where the results carry it."""
+    if pd.isna(r.flagged_se):
+        return describe(r)
+    source = f" {r.source}" if r.source else ""
+    return (f"{r.design} {r.percent:g}% {r.estimator}{source}: {r.flagged:.1%} +- "
+            f"{r.flagged_se:.1%} flagged (unflagged coverage {r.coverage:.3f})")
+
+
 def collect(items: list[str], convert) -> dict[str, pd.DataFrame]:
     out: dict[str, list[pd.DataFrame]] = {}
     for item in items:
@@ -144,7 +156,7 @@ def report(title: str, rows: pd.DataFrame, blanket: bool) -> None:
         print(f"blanket test (2strata and planned, 10% judged or more, at most "
               f"{BLANKET:.0%} flagged): {len(over)} of {len(informative)} rows over")
         for r in over.itertuples():
-            print(f"  {describe(r)}")
+            print(f"  {describe_flags(r)}")
     every = rows.assign(flagged_hits=rows.coverage_flagged.fillna(0) * rows.flagged,
                         unflagged_hits=rows.coverage.fillna(0) * (1 - rows.flagged))
     if (rows.coverage_flagged.isna() & (rows.flagged > 0)).any():

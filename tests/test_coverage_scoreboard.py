@@ -22,6 +22,7 @@ def _ci(folder: Path) -> Path:
         "coverage_unflagged": [0.95, 0.5, 0.91, float("nan")],
         "coverage_unflagged_se": [0.01, 0.05, 0.02, float("nan")],
         "flagged": [0.02, 1.0, 0.15, 1.0],
+        "flagged_se": [0.001, 0.0, 0.012, 0.0],
         "coverage_flagged": [0.80, 0.5, 0.85, 0.96],
     }).to_csv(folder / "results.csv", index=False)
     return folder
@@ -51,6 +52,7 @@ def test_scoreboard_stars_cells_outside_the_range_and_tests_the_blanket(tmp_path
     assert "cells outside [0.93, 0.98]: 1 of 2 with unflagged means (1 all flagged)" in ht_part
     assert "planned 20% ht(AP): 0.910 +- 0.020 (15% flagged)" in ht_part
     assert "2 of 3 rows over" in ht_part  # the blanket test: planned 20% at 15% and 100%
+    assert "planned 20% ht(AP): 15.0% +- 1.2% flagged (unflagged coverage 0.910)" in ht_part
     assert "flagged intervals cover less than the unflagged in 100% of the 2 rows" in ht_part
     # pooled: (0.80 x 0.02 + 0.85 x 0.15) / 0.17 and (0.95 x 0.98 + 0.91 x 0.85) / 1.83
     assert "pooled over them, flagged 0.844, unflagged 0.931" in ht_part

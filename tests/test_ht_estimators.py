@@ -200,7 +200,8 @@ def test_holm_and_benjamini_hochberg():
     np.testing.assert_allclose(benjamini_hochberg(p), [0.02, 0.04, 0.04, 0.02])
 
 
-def test_topped_up_design_terms_are_unbiased_given_the_documents_judged_before(without_relevance_model):
+def test_topped_up_design_terms_are_unbiased_given_the_documents_judged_before(
+        without_relevance_model):
     """A planned top-up (design/sampling/allocated.py) records pi given the documents judged
     before: 1 for them, j/(N - m) for the rest of a cell. The HT terms, AP's pair terms across
     a cell that mixes certain and sampled documents included, average to the frame values."""
