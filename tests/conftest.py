@@ -35,8 +35,9 @@ def parse_trec_eval(text: str) -> dict[tuple[str, str], str]:
 def without_relevance_model(monkeypatch):
     """Estimates without the relevance model behind the anticipated variance
     (``ht/anticipated.py``): their intervals take the sample's variance. For the Monte Carlo
-    tests of the estimators' totals (X^, Y^), which do not depend on it, and whose draws spend
-    most of their time fitting it (78% of an ht(AP) draw on a four-topic stratified sample)."""
+    tests of what does not read it (the estimators' totals X^ and Y^, the bias-corrected
+    ratios, ppi's difference form at a fixed lambda), whose draws would spend most of their
+    time fitting it (78% of an ht(AP) draw on a four-topic stratified sample)."""
     from irsample.measures.ht import anticipated
 
     monkeypatch.setattr(anticipated, "_relevance_model", lambda ctx, d, for_rule=False: None)
