@@ -37,7 +37,7 @@ def without_relevance_model(monkeypatch):
     (``ht/anticipated.py``): their intervals take the sample's variance. For the Monte Carlo
     tests of what does not read it (the estimators' totals X^ and Y^, the bias-corrected
     ratios, ppi's difference form at a fixed lambda), whose draws would spend most of their
-    time fitting it (78% of an ht(AP) draw on a four-topic stratified sample)."""
+    time on it (78% of an ht(AP) draw on a four-topic stratified sample, 70% in its fit)."""
     from irsample.measures.ht import anticipated
 
     monkeypatch.setattr(anticipated, "_relevance_model", lambda ctx, d, for_rule=False: None)
