@@ -378,6 +378,12 @@ def test_run_bias_rule_adds_the_topics_signed_biases(samples):
     assert found.status[:2].tolist() == ["unreliable", "ok"]
     assert found.reason[0] == "estimated bias 1.00 of its standard error"
     assert set(found.topics[0]) <= set(range(half)) and found.topics[0]
+    # a measure that reads another's bias says whose (ppi reads ht's, as its bound)
+    measure.bias_reason = parse("ppi(nDCG)")[0].bias_reason
+    assert assess(ctx, measure, evaluated, variance).reason[0] == (
+        "estimated bias (ht(nDCG)'s, taken as ppi's bound) 1.00 of its standard error")
+    assert parse("ht(AP)")[0].bias_reason == "estimated bias"
+    del measure.bias_reason
     # an estimator that removes its bias: the bounds of the correction's error, of no fixed
     # sign and independent over topics, add in quadrature (sqrt(half) (se / half) for both)
     measure.corrected = lambda ctx: True

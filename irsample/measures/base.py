@@ -174,6 +174,10 @@ class Measure:
         measure keeps the normal interval, as its reference defines it."""
         return False
 
+    #: how an unreliable interval's reason names :meth:`estimated_bias`
+    #: (:func:`irsample.measures.reliability.assess`)
+    bias_reason = "estimated bias"
+
     def estimated_bias(self, ctx: EvalContext, from_sample: bool = False) -> np.ndarray | None:
         """Per segment: the estimator's estimated bias where it can give one (None: it gives
         none); read by :func:`irsample.measures.reliability.assess`. ``from_sample``: the

@@ -368,7 +368,8 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
                 idx = np.flatnonzero(evaluated[r])
                 cause += idx[np.argsort(per_topic[idx], kind="stable")][:NAMED].tolist()
         if biased[r]:
-            parts.append(f"estimated bias {bias_se[r]:.2f} of its standard error")
+            name = getattr(measure, "bias_reason", "estimated bias")
+            parts.append(f"{name} {bias_se[r]:.2f} of its standard error")
             cause += [t for t in carrying(per_cell[r]) if t not in cause]
         if unchecked:
             parts.append("no estimate of its own bias, so the interval (the sampling spread "

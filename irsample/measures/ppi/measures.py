@@ -130,6 +130,12 @@ class PPI(Measure):
     def _corrects_as_ht(self) -> bool:
         return _target(self.target)[0] == "AP"
 
+    @property
+    def bias_reason(self) -> str:  # type: ignore[override]
+        """The reason names the bias it reads: ht(M)'s, which ppi takes as its bound
+        (:meth:`estimated_bias`), not an estimate of ppi's own."""
+        return f"estimated bias (ht({self.target})'s, taken as ppi's bound)"
+
     def estimated_bias(self, ctx, from_sample=False):
         """Per segment: ht(M)'s estimated ratio bias (:meth:`HT.estimated_bias
         <irsample.measures.ht.measure.HT.estimated_bias>`), signed where :meth:`corrected`
