@@ -101,10 +101,14 @@ def table(rows: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def describe(r) -> str:
+def row_name(r) -> str:
+    """A row as the lists below name it: design, percentage, estimator and label source."""
     source = f" {r.source}" if r.source else ""
-    return (f"{r.design} {r.percent:g}% {r.estimator}{source}: {r.coverage:.3f} +- {r.se:.3f} "
-            f"({r.flagged:.0%} flagged)")
+    return f"{r.design} {r.percent:g}% {r.estimator}{source}"
+
+
+def describe(r) -> str:
+    return f"{row_name(r)}: {r.coverage:.3f} +- {r.se:.3f} ({r.flagged:.0%} flagged)"
 
 
 def describe_flags(r) -> str:
@@ -112,9 +116,8 @@ def describe_flags(r) -> str:
     (trials as the units), where the results carry it."""
     if pd.isna(r.flagged_se):
         return describe(r)
-    source = f" {r.source}" if r.source else ""
-    return (f"{r.design} {r.percent:g}% {r.estimator}{source}: {r.flagged:.1%} +- "
-            f"{r.flagged_se:.1%} flagged (unflagged coverage {r.coverage:.3f})")
+    return (f"{row_name(r)}: {r.flagged:.1%} +- {r.flagged_se:.1%} flagged (unflagged coverage "
+            f"{r.coverage:.3f})")
 
 
 def collect(items: list[str], convert) -> dict[str, pd.DataFrame]:
