@@ -129,6 +129,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model import JUDGED
+from .base import Measure
 from .pool_layout import UNJUDGED, pooled_positions, pooled_segments
 
 #: fewest judged relevant documents in the draw a run mean's interval may rest on (rule 1 where
@@ -368,7 +369,7 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
                 idx = np.flatnonzero(evaluated[r])
                 cause += idx[np.argsort(per_topic[idx], kind="stable")][:NAMED].tolist()
         if biased[r]:
-            name = getattr(measure, "bias_reason", "estimated bias")
+            name = getattr(measure, "bias_reason", Measure.bias_reason)
             parts.append(f"{name} {bias_se[r]:.2f} of its standard error")
             cause += [t for t in carrying(per_cell[r]) if t not in cause]
         if unchecked:
