@@ -131,8 +131,9 @@ def routes(session, writer, live, authorised) -> list[Route]:
 async def load_next_round(session, writer, live, batch: int) -> tuple[int, int]:
     """Pause judging, wait for the judgments in flight, plan ``batch`` more judgments from
     every judgment so far, draw them, check their texts, load them, resume (:mod:`.rounds`);
-    the new round's number and its planned judgments (``planned``: fewer where the pool has
-    fewer left, more where judging in rounds keeps cells' floors or judges topics whole)."""
+    the new round's number and its planned judgments (the plan's ``planned``: fewer where the
+    pool has fewer left, more where judging in rounds keeps cells' floors or judges topics
+    whole)."""
     from ..errors import InputError
     from ..stats.random import derived_seed
     from .documents import read_documents
@@ -152,11 +153,11 @@ async def load_next_round(session, writer, live, batch: int) -> tuple[int, int]:
         rounds = store.rounds()
         number = len(rounds) + 1
         qrels = export(store.db).qrels  # here: the store's connection is this thread's
-        planned = await loop.run_in_executor(
+        plan = await loop.run_in_executor(
             live.thread, lambda: plan_round(rounds, qrels, live.runs, batch=batch,
                                             level=live.ci))
         record, path = await loop.run_in_executor(
-            live.thread, draw_round, planned, derived_seed(session.seed, "draw", number),
+            live.thread, draw_round, plan, derived_seed(session.seed, "draw", number),
             round_folder(store.path, number))
         wanted = {record.docno[i] for i in range(len(record.docno)) if record.selected[i]}
         texts = await loop.run_in_executor(live.thread, read_documents, session.sources[0],
@@ -171,4 +172,4 @@ async def load_next_round(session, writer, live, batch: int) -> tuple[int, int]:
         session.read_texts()
     finally:
         session.paused = False
-    return number, planned.planned
+    return number, plan.planned
