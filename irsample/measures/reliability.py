@@ -109,7 +109,8 @@ and the topics that cause it (where to judge next). A run's mean is unreliable w
    round 5, 100 trials, xinfAP's covered 0.53-0.95 of the truths with nothing else flagging
    them). ppi(M) takes ht(M)'s estimate, a bound the run means bear out (on TREC-8's 2strata
    20% samples with kappa 0.7 labels, 30 draws, ppi(nDCG)'s run means erred +0.0019 on average
-   where ht's model bias says +0.0025), though not topic by topic (where ppi(nDCG)'s difference
+   where ht's model bias says +0.0025; CACM +0.029 against +0.033, TREC-COVID round 5 +0.0008
+   against +0.0044), though not topic by topic (where ppi(nDCG)'s difference
    form applies in every draw its error, +0.0041 +- 0.0010 a topic, ran above the +0.0014 that
    ht's ratio bias says there; REPRODUCTION.md, "ppi(nDCG)'s flags on these cells").
 
