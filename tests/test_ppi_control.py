@@ -167,19 +167,45 @@ def test_correction_at_fixed_lambda_over_repeated_draws(world, kept):
     assert np.all(rms < np.sqrt((err_ht**2).mean(axis=0)))
 
 
-def test_rule_three_reads_hts_bias_signed_for_ppi_ndcg(world):
-    """ppi(nDCG) takes plain ratios in both its forms, so the reliability rule reads ht(nDCG)'s
-    bias with its sign on every topic, also where ht(nDCG) removes it (``PPI.corrected``);
-    ppi(AP) corrects as ht(AP) does and reads ht's bounds."""
+def test_rule_three_reads_hts_bias_signed_where_the_labels_move_ppi_ndcg(world):
+    """ppi(nDCG) takes plain ratios in both its forms, so where the labels move its estimate the
+    reliability rule reads ht(nDCG)'s bias with its sign, also where ht(nDCG) removes it; where
+    its value is ht(nDCG)'s own (``PPIEstimate.as_ht``: the topics the difference form leaves
+    to ht) it reads ht's, corrected where ht corrects (``PPI.corrected``). ppi(AP) corrects as
+    ht(AP) does and reads ht's bounds."""
     from irsample.measures.ht.measure import HT
-    from irsample.measures.ppi.measures import PPI
+    from irsample.measures.ppi.measures import PPI, attach_labels
 
     collection, frame, _ = world
     ctx = EvalContext(collection, uniform(0.3).sample(frame, rng=2))
+    attach_labels(ctx, moved_grade_labels(collection, frame, 11, 0.3))
     ht, ppi = HT("nDCG"), PPI("nDCG")
-    assert ht.corrected(ctx).any() and not np.any(ppi.corrected(ctx))
-    np.testing.assert_array_equal(ppi.estimated_bias(ctx), ht.estimated_bias(ctx, signed=True))
-    assert not np.array_equal(ht.estimated_bias(ctx), ht.estimated_bias(ctx, signed=True))
+    as_ht = ppi_estimate(ctx, ctx.auto_labels, NDCG).as_ht
+    assert as_ht.any() and not as_ht.all()  # both kinds of segment in this draw
+    np.testing.assert_array_equal(ppi.corrected(ctx), ht.corrected(ctx) & as_ht)
+    signed, own = ht.estimated_bias(ctx, signed=True), ht.estimated_bias(ctx)
+    np.testing.assert_array_equal(ppi.estimated_bias(ctx), np.where(as_ht, own, signed))
+    assert (ht.corrected(ctx) & ~as_ht).any()  # a segment ht corrects and ppi does not
+    assert not np.array_equal(own, signed)
     ht_ap, ppi_ap = HT("AP"), PPI("AP")
     np.testing.assert_array_equal(ppi_ap.corrected(ctx), ht_ap.corrected(ctx))
     np.testing.assert_array_equal(ppi_ap.estimated_bias(ctx), ht_ap.estimated_bias(ctx))
+
+
+def test_ppi_kept_as_ht_gets_hts_status(world):
+    """Labels constant on every topic carry no information: ppi(nDCG) is ht(nDCG) on every
+    segment, with ht's variance, so the rule reads the same bias and gives the same status."""
+    from irsample.measures.ppi.measures import attach_labels
+    from irsample.measures.reliability import assess
+
+    collection, frame, _ = world
+    ctx = EvalContext(collection, uniform(0.3).sample(frame, rng=2))
+    attach_labels(ctx, frame_labels(collection, frame, np.zeros(len(frame.rel))))
+    ht, ppi = parse("ht(nDCG)")[0], parse("ppi(nDCG)")[0]
+    assert ppi_estimate(ctx, ctx.auto_labels, NDCG).as_ht.all()
+    assert ht.corrected(ctx).any()
+    shape = (ctx.n_runs, ctx.n_topics)
+    found = [assess(ctx, m, ctx.answered, np.asarray(m.variance(ctx)).reshape(shape),
+                    np.asarray(m.compute(ctx)).reshape(shape)) for m in (ht, ppi)]
+    np.testing.assert_array_equal(found[0].bias_se, found[1].bias_se)
+    np.testing.assert_array_equal(found[0].unreliable, found[1].unreliable)

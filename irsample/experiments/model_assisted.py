@@ -60,6 +60,7 @@ from ..io.labels import AutoLabels
 from ..measures import EvalContext, parse
 from ..measures.ht.estimator import estimate as ht_estimate
 from ..measures.ppi.estimate import ppi_estimate
+from ..measures.ppi.measures import use_estimate
 from ..measures.reliability import assess
 from ..stats.agreement import cohen_kappa
 from ..stats.intervals import covers, run_mean_interval, trial_shares
@@ -130,6 +131,7 @@ def run_model_assisted(files, *, trials=100, seed=2024, percents=(5, 10, 20),
                 for j, kind in enumerate(MEASURES):
                     e = ppi_estimate(ctx, lab, kind, tuning=_tuning(tuning), kept=kept,
                                      form=form)
+                    use_estimate(ctx, lab, kind, e)  # what ppi(kind)'s rule reads
                     res = _summarise(e, setup.evaluated, setup.q, setup.truth_mean[:, j],
                                      setup.collection.n_runs, setup.picks, ctx, kind)
                     out.append(dict(trial=trial, strategy=strategy, percent=percent,

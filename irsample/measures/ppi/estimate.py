@@ -179,6 +179,10 @@ class PPIEstimate:
     #: (AP on the planner's designs: ``ap_ratio.py``, "Degrees of freedom"); None where the
     #: variance is taken as known
     variance_spread: np.ndarray | None = None
+    #: per segment: whether ``value`` is ht(M)'s own estimate (ppi kept ht there: the topics
+    #: the difference form leaves to ht, a run the control variate does not move, a run whose
+    #: variance would exceed ht's), so that its bias is ht's too (``PPI.estimated_bias``)
+    as_ht: np.ndarray | None = None
 
 
 def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None = None,
@@ -222,6 +226,7 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
     # residual, and the labels are used as they are (PPI's lambda = 1 with a zero residual)
     sure = (~useful_t & useful_t.any() & agree_t)[ctx.seg_topic]
     spread = reduction = None
+    as_ht = np.zeros(ctx.n_seg, dtype=bool)
     if m.family == "AP":
         value, var, lam, ht_f, rho, lam_h, spread = ratio_form(
             ctx, ctx_f, m, hy, auto, useful_t[ctx.seg_topic], tuning, grades)
@@ -230,6 +235,9 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
             ctx, ctx_f, m, hy, auto, np.ones(ctx.n_seg, dtype=bool), useful_t[ctx.seg_topic],
             tuning, imputed=False)
         lam_h = None
+        # a run with no lambda > 0 is not moved: ht's value (``control_estimate``)
+        as_ht = ~np.repeat((lam.reshape(ctx.n_runs, ctx.n_topics) > 0).any(axis=1),
+                           ctx.n_topics)
     else:
         if tuning == "model" and not hy.anticipated:  # the model's weights need its variance
             tuning = "stratum"
@@ -246,6 +254,7 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
                 imputed=kept == "control")
         else:
             cv, cv_var, cv_lam = hy.value, hy.variance_from_sample, np.zeros(ctx.n_seg)
+            as_ht = to_ht
         if hy.anticipated:  # the difference form's variance reduction, from the model
             reduction = model_reduction(ctx, m, grades, lam_h, (lam != 0) & ~to_ht)
         lam = np.where(to_ht, cv_lam, lam)
@@ -259,6 +268,7 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
         if spread is not None:
             spread = np.where(worse, hy.variance_spread, spread)
         lam = np.where(worse, 0.0, lam)
+        as_ht = as_ht | worse
         if m.family == "AP":  # per segment and stratum
             lam_h = np.where(worse[:, None], 0.0, lam_h)
     value = np.where(sure, auto, value)
@@ -266,7 +276,7 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
     if spread is not None:
         spread = np.where(sure, 0.0, spread)
     return PPIEstimate(value, var, np.where(sure, 1.0, lam), hy.value, hy.variance, auto, ht_f,
-                       rho, lam_h, spread)
+                       rho, lam_h, spread, as_ht & ~sure)
 
 
 def label_contexts(ctx, labels):

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from ...errors import MeasureError
 from ..base import Measure, parse
 from .estimate import ppi_estimate
@@ -25,6 +27,14 @@ _PPI = ("Angelopoulos, Bates, Fannjiang, Jordan & Zrnic, Prediction-powered infe
 def attach_labels(ctx, labels) -> None:
     """Make ``labels`` (:class:`~irsample.io.labels.AutoLabels`) the context's automatic labels."""
     ctx.auto_labels = labels
+
+
+def use_estimate(ctx, labels, target: str, estimate) -> None:
+    """Make ``estimate`` (a :func:`~irsample.measures.ppi.estimate.ppi_estimate` of ``target``
+    with ``labels``, with its own tuning or form, say) what ``ppi(target)`` reads on ``ctx``:
+    its values, variances, and for the reliability rule the segments where it kept ht."""
+    attach_labels(ctx, labels)
+    ctx.replace_shared(("ppi", parse(target)[0], id(labels)), estimate)
 
 
 def _labels(ctx, name):
@@ -120,11 +130,15 @@ class PPI(Measure):
         return parse(f"ht({self.target})")[0].expected_sample(ctx, cutoff)
 
     def corrected(self, ctx):
-        """ppi(AP) corrects the ratio as ht(AP) does (``ppi/ap_ratio.py``): ht's segments.
-        ppi(nDCG)'s control variate (``ppi/control_variate.py``) and its difference form
-        (stratified samples, ``ppi/difference.py``) take the plain ratios, so its bias is
-        counted as not removed anywhere (the conservative reading)."""
-        return parse(f"ht({self.target})")[0].corrected(ctx) if self._corrects_as_ht else False
+        """Per segment: where the estimate removes the ratio's bias as ht(M)'s does. ppi(AP)
+        corrects the ratio as ht(AP) does (``ppi/ap_ratio.py``): ht's segments. ppi(nDCG)'s
+        control variate (``ppi/control_variate.py``) and its difference form (stratified
+        samples, ``ppi/difference.py``) take the plain ratios: corrected only where its value
+        is ht(nDCG)'s own (``PPIEstimate.as_ht``) and ht corrects it."""
+        fixed = parse(f"ht({self.target})")[0].corrected(ctx)
+        if self._corrects_as_ht or not self.ratio:
+            return fixed
+        return fixed & self._estimate(ctx).as_ht
 
     @property
     def _corrects_as_ht(self) -> bool:
@@ -138,14 +152,22 @@ class PPI(Measure):
 
     def estimated_bias(self, ctx, from_sample=False):
         """Per segment: ht(M)'s estimated ratio bias (:meth:`HT.estimated_bias
-        <irsample.measures.ht.measure.HT.estimated_bias>`), signed where :meth:`corrected`
-        is not; None for totals. ppi's bias is ht's less lambda times that of the same
-        estimator on the labels, which removes part of it where the labels agree with the
-        judgments: ht's is the conservative bound."""
+        <irsample.measures.ht.measure.HT.estimated_bias>`); None for totals. Where ppi's value
+        is ht(M)'s own (``PPIEstimate.as_ht``: the topics the difference form leaves to ht, a
+        run the labels do not move) and for ppi(AP), which corrects the ratio as ht(AP) does,
+        it is ht's reading exactly (a bound on the correction's error where ht corrects). Where
+        the labels move the estimate it is ht's signed bias: ppi's bias is ht's less lambda
+        times that of the same estimator on the labels, which removes part of it where the
+        labels agree with the judgments, so ht's is taken as the bound (the run means bear it
+        out; ``reliability.py``, rule 4)."""
         if not self.ratio:
             return None
-        return parse(f"ht({self.target})")[0].estimated_bias(
-            ctx, from_sample, signed=not self._corrects_as_ht)
+        ht = parse(f"ht({self.target})")[0]
+        own = ht.estimated_bias(ctx, from_sample)
+        if self._corrects_as_ht:
+            return own
+        return np.where(self._estimate(ctx).as_ht, own,
+                        ht.estimated_bias(ctx, from_sample, signed=True))
 
     def _estimate(self, ctx):
         _target(self.target)
