@@ -107,12 +107,17 @@ and the topics that cause it (where to judge next). A run's mean is unreliable w
    infNDCG, statAP: the reference estimators) on a sample (some topic not judged whole): rule 3
    cannot be applied, and their intervals describe the sampling spread only (on TREC-COVID
    round 5, 100 trials, xinfAP's covered 0.53-0.95 of the truths with nothing else flagging
-   them). ppi(M) takes ht(M)'s estimate, a bound the run means bear out (on TREC-8's 2strata
-   20% samples with kappa 0.7 labels, 30 draws, ppi(nDCG)'s run means erred +0.0019 on average
-   where ht's model bias says +0.0025; CACM +0.029 against +0.033, TREC-COVID round 5 +0.0008
-   against +0.0044), though not topic by topic (where ppi(nDCG)'s difference
-   form applies in every draw its error, +0.0041 +- 0.0010 a topic, ran above the +0.0014 that
-   ht's ratio bias says there; REPRODUCTION.md, "ppi(nDCG)'s flags on these cells").
+   them). ppi(M) takes ht(M)'s estimate: where its value is ht(M)'s own (the topics ppi(nDCG)'s
+   difference form leaves to ht, a run the labels do not move) ht's reading as it stands,
+   corrected where ht corrects (``PPIEstimate.as_ht``); where the labels move the estimate ht's
+   signed bias, taken as ppi's bound (the recipe's 2strata 20% samples with kappa 0.7 labels,
+   30 draws: ppi(nDCG)'s run means erred +0.0019 +- 0.0012 on TREC-8 where the rule's signed
+   part reads +0.0017, +0.0008 +- 0.0007 on TREC-COVID round 5 where it reads +0.0016; on CACM
+   +0.029 +- 0.002 where it reads +0.022, short as ht's own rule is there, +0.021 against ht's
+   +0.031, and rule 2 flags every such mean), though not topic by topic (where ppi(nDCG)'s
+   difference form applies in every draw its error, +0.0041 +- 0.0010 a topic, ran above the
+   +0.0014 that ht's ratio bias says there; REPRODUCTION.md, "ppi(nDCG)'s flags on these
+   cells").
 
 A difference of two runs' means has its own rule, built on these (:mod:`.pair_reliability`).
 
