@@ -158,8 +158,8 @@ class PPI(Measure):
         it is ht's reading exactly (a bound on the correction's error where ht corrects). Where
         the labels move the estimate it is ht's signed bias: ppi's bias is ht's less lambda
         times that of the same estimator on the labels, which removes part of it where the
-        labels agree with the judgments, so ht's is taken as the bound (the run means bear it
-        out; ``reliability.py``, rule 4)."""
+        labels agree with the judgments, so ht's is taken as the bound (measured against the
+        run means' errors: ``reliability.py``, rule 4)."""
         if not self.ratio:
             return None
         ht = parse(f"ht({self.target})")[0]
