@@ -34,7 +34,12 @@ def use_estimate(ctx, labels, target: str, estimate) -> None:
     with ``labels``, with its own tuning or form, say) what ``ppi(target)`` reads on ``ctx``:
     its values, variances, and for the reliability rule the segments where it kept ht."""
     attach_labels(ctx, labels)
-    ctx.replace_shared(("ppi", parse(target)[0], id(labels)), estimate)
+    ctx.replace_shared(_estimate_key(parse(target)[0], labels), estimate)
+
+
+def _estimate_key(inner, labels):
+    """Where a context keeps ppi's estimate of ``inner`` with ``labels``."""
+    return ("ppi", inner, id(labels))
 
 
 def _labels(ctx, name):
@@ -117,17 +122,17 @@ class PPI(Measure):
     def expected_support(self, ctx, cutoff):
         """ht(M)'s (:meth:`HT.expected_support
         <irsample.measures.ht.measure.HT.expected_support>`): the same human sample."""
-        return parse(f"ht({self.target})")[0].expected_support(ctx, cutoff)
+        return self._ht.expected_support(ctx, cutoff)
 
     def expected_found(self, ctx):
         """ht(M)'s (:meth:`HT.expected_found
         <irsample.measures.ht.measure.HT.expected_found>`): the same human sample."""
-        return parse(f"ht({self.target})")[0].expected_found(ctx)
+        return self._ht.expected_found(ctx)
 
     def expected_sample(self, ctx, cutoff):
         """ht(M)'s (:meth:`HT.expected_sample
         <irsample.measures.ht.measure.HT.expected_sample>`): the same human sample."""
-        return parse(f"ht({self.target})")[0].expected_sample(ctx, cutoff)
+        return self._ht.expected_sample(ctx, cutoff)
 
     def corrected(self, ctx):
         """Per segment: where the estimate removes the ratio's bias as ht(M)'s does. ppi(AP)
@@ -135,10 +140,15 @@ class PPI(Measure):
         control variate (``ppi/control_variate.py``) and its difference form (stratified
         samples, ``ppi/difference.py``) take the plain ratios: corrected only where its value
         is ht(nDCG)'s own (``PPIEstimate.as_ht``) and ht corrects it."""
-        fixed = parse(f"ht({self.target})")[0].corrected(ctx)
+        fixed = self._ht.corrected(ctx)
         if self._corrects_as_ht or not self.ratio:
             return fixed
         return fixed & self._estimate(ctx).as_ht
+
+    @property
+    def _ht(self) -> Measure:
+        """ht(M): the human sample's estimator, whose design facts and bias ppi reads."""
+        return parse(f"ht({self.target})")[0]
 
     @property
     def _corrects_as_ht(self) -> bool:
@@ -162,7 +172,7 @@ class PPI(Measure):
         run means' errors: ``reliability.py``, rule 4)."""
         if not self.ratio:
             return None
-        ht = parse(f"ht({self.target})")[0]
+        ht = self._ht
         own = ht.estimated_bias(ctx, from_sample)
         if self._corrects_as_ht:
             return own
@@ -173,8 +183,7 @@ class PPI(Measure):
         _target(self.target)
         inner = parse(self.target)[0]
         labels = _labels(ctx, self.name)
-        key = ("ppi", inner, id(labels))
-        return ctx.shared(key, lambda: ppi_estimate(ctx, labels, inner))
+        return ctx.shared(_estimate_key(inner, labels), lambda: ppi_estimate(ctx, labels, inner))
 
     def compute(self, ctx):
         return self._estimate(ctx).value
