@@ -211,3 +211,35 @@ def test_judgments_know_where_their_probabilities_come_from(files):
     assert judgments.assumed is None  # its own probabilities win
     with pytest.raises(InputError, match="unknown design to assume"):
         irsample.load(files / "sample.qrels", RUNS, assume="stratified")
+
+
+def test_prels_list_the_whole_pool_and_sampled_only_prels_are_refused(files, capsys):
+    """merge --format prels writes every pool document (the unjudged as -1), so a uniform
+    design's prels give the stratified file's estimates, intervals and statuses to the digit.
+    Prels listing the sampled documents alone (statAP's convention) leave the pool unknown: ht
+    and ppi refuse them, naming what to use, and statAP reads them as it always has."""
+    prels, _ = _merge(capsys, files, "u", "prels")
+    strata, _ = _merge(capsys, files, "u", "strata")
+    rows = [line.split() for line in prels.read_text().splitlines()]
+    assert len(rows) == len(strata.read_text().splitlines())
+    assert {r[2] for r in rows if int(r[2]) < 0} == {"-1"}
+    measures = ["ht(AP)", "ht(nDCG)", "ht(P@10)"]
+    a = irsample.estimate(prels, RUNS, measures, ci=0.95)
+    b = irsample.estimate(strata, RUNS, measures, ci=0.95)
+    np.testing.assert_array_equal(a.summary, b.summary)
+    np.testing.assert_array_equal(a.summary_variance, b.summary_variance)
+    sa, sb = a.frame(per_topic=False), b.frame(per_topic=False)
+    assert sa["status"].tolist() == sb["status"].tolist()
+    assert sa["reason"].tolist() == sb["reason"].tolist()
+    sampled_only = files / "u.sampled.prels"
+    sampled_only.write_text("".join(" ".join(r) + "\n" for r in rows if int(r[2]) >= 0))
+    for measure in ("ht(AP)", "ppi(AP)"):
+        rc, out, err = cli(capsys, "eval", sampled_only, *RUNS, "-m", measure,
+                           "--auto-labels", "fusion", "--ci", "0.95")
+        assert rc == 1 and out == ""
+        assert err.startswith(f"irsample: {sampled_only}: {measure} needs each topic's whole "
+                              "pool, and these prels list only the sampled documents")
+        assert "--format prels" in err and "statAP" in err
+    rc, out, _ = cli(capsys, "eval", sampled_only, *RUNS, "-m", "statAP")
+    rc2, out2, _ = cli(capsys, "eval", prels, *RUNS, "-m", "statAP")
+    assert rc == rc2 == 0 and out == out2  # the -1 rows change nothing for statAP

@@ -121,7 +121,7 @@ def test_merge_writes_three_formats_and_reports_unjudged(tmp_path, drawn):
     prels = tmp_path / "p"
     prels.write_bytes(merged.render("prels"))
     p = read_prels(prels)
-    assert len(p) == 4 and set(p.prob) <= {0.5, 1.0}
+    assert len(p) == 6 and (p.rel >= 0).sum() == 4 and set(p.prob) <= {0.5, 1.0}  # whole pool
     trec = tmp_path / "t"
     trec.write_bytes(merged.render("trec"))
     t = read_qrels(trec)

@@ -170,13 +170,14 @@ def test_sample_design_file_merge_and_ht_round_trip(capsys, files, tmp_path):  #
     for r, run in enumerate(want.run_names):
         for t, topic in enumerate(want.topics):
             assert ht[run, topic] == pytest.approx(want.values[r, t, 0], abs=5e-5)
-    # prels: every judged document with its pi = k/N (one stratum per topic, so ht's
-    # pair approximation differs from the stratified file's; the first-order pi are the same)
+    # prels: every pool document with its pi = k/N, the unjudged as -1 (one stratum per
+    # topic, so ht's pair approximation differs from the stratified file's; the first-order
+    # pi are the same)
     prels = load_qrels(str(merged["prels"]), "prels")
     pi = dict(zip(zip(record.qid, record.docno), record.inclusion))
     keys = zip(prels.qid.to_pylist(), prels.docno.to_pylist())
     assert [pi[q.decode(), d.decode()] for q, d in keys] == pytest.approx(prels.prob.tolist())
-    assert len(prels.qid) == 150 and all(np.isfinite(list(_eval_ht(capsys, merged["prels"],
+    assert len(prels.qid) == len(record.qid) and (prels.rel >= 0).sum() == 150 and all(np.isfinite(list(_eval_ht(capsys, merged["prels"],
                                                                    runs).values())))
 
 

@@ -138,7 +138,8 @@ def test_merge_and_eval_read_the_union_probabilities(rounds, simulated):
         q, _, d, s, _ = line.split()
         where[q, d] = s
     prels = [line.split() for line in (tmp / "s.prels").read_text().splitlines()]
-    assert len(prels) == 1000
+    # the whole pool, its 1,000 judged documents and the rest as -1
+    assert len(prels) == len(where) and sum(int(r[2]) >= 0 for r in prels) == 1000
     for q, d, _, _, p in prels:
         n, size = cells[q, where[q, d]]
         assert float(p) == pytest.approx(n / size, abs=1e-15)

@@ -280,8 +280,6 @@ class Design(ABC):
       empty for a design that cannot be named);
     - ``merge_formats``: the formats its judgments merge into
       (:mod:`irsample.design.merge`; ``merge_note`` says why one is missing);
-    - ``prels_whole_pool``: whether merging as prels writes every pool row (unjudged ones with
-      rel -1 and their pi), for estimators that read the whole pool (active judging);
     - ``takes_budget``: whether :meth:`with_budget` applies (``irsample sample --budget``);
     - ``file_key``: a design that cannot be named is written into its design file under this
       key (:meth:`file_block`, :meth:`from_file_block`; :mod:`irsample.design.record`).
@@ -293,7 +291,6 @@ class Design(ABC):
     merge_note: ClassVar[str] = ""
     takes_budget: ClassVar[bool] = True
     file_key: ClassVar[str | None] = None
-    prels_whole_pool: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

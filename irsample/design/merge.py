@@ -8,8 +8,12 @@ negative rel means "not judged yet"), :func:`merge` pairs them and writes any of
   of the design's pool: rel the judgment, or -1 when not judged (not selected, or selected but
   not judged yet). For xinfAP and infNDCG. Only for designs whose strata are samples of equal
   probability (``"strata" in design.merge_formats``: not importance samples).
-- ``prels``: statAP's ``topic docno rel method probability`` for every judged document, with
-  its inclusion probability under the design (``method`` is written as 1).
+- ``prels``: statAP's ``topic docno rel method probability`` for every document of the design's
+  pool, with its inclusion probability under the design (``method`` is written as 1): rel the
+  judgment, or -1 when not judged. statAP reads the judged rows alone (a -1 row is not
+  relevant, and statAP sums over relevant ones); the design-based estimators need the rest
+  of the pool too (the share of a topic judged, the anticipated variance, the labels' totals
+  of ``ppi(M)``), which prels listing the sampled documents alone do not give.
 - ``trec``: trec_eval qrels ``topic 0 docno rel`` for every document of the design's pool, -1
   for pooled but not (yet) judged ones. For infAP and the trec_eval measures. The format has
   no place for the inclusion probabilities, nor for a mark saying where the file came from
@@ -76,14 +80,9 @@ class Merged:
             labels = [rec.labels[s] for s in rec.stratum]
             return format_strata_qrels(rec.qid, rec.docno, labels, self.rel)
         if fmt == "prels":
-            # a design whose estimators need its whole pool (e.g. labels on every document)
-            # writes its unjudged rows too, with rel -1 and their pi
-            keep = (np.arange(len(self.rel)) if rec.design.prels_whole_pool
-                    else np.flatnonzero(self.judged))
-            return format_prels(
-                [rec.qid[i] for i in keep], [rec.docno[i] for i in keep], self.rel[keep],
-                rec.inclusion[keep],
-            )
+            # every pool row, the unjudged ones with rel -1: the design-based estimators read
+            # the whole pool (its share judged, the variance, the labels' totals)
+            return format_prels(rec.qid, rec.docno, self.rel, rec.inclusion)
         if fmt == "trec":
             return format_trec_qrels(rec.qid, rec.docno, self.rel)
         raise InputError(f"unknown merge format {fmt!r} (one of {', '.join(MERGE_FORMATS)})")

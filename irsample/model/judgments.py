@@ -87,6 +87,10 @@ class Judgments:
     relevant_sampled_tdi: np.ndarray = field(default=None, repr=False)
     probabilities: str = "census"
     assumed: str | None = None
+    #: whether the judgments list each topic's whole pool: False for prels that list only
+    #: the sampled documents (statAP's convention: no row below 0, probabilities below 1),
+    #: which the design-based estimators refuse (:meth:`require_probabilities`)
+    pool_listed: bool = True
     #: whether some topic was sampled with unequal inclusion probabilities: strata of one
     #: topic with different sampling rates n_h / N_h, or judged documents of one topic with
     #: different given probabilities (prels). Estimators that take the sample as uniform
@@ -129,9 +133,11 @@ class Judgments:
     def require_probabilities(self, what: str) -> None:
         """Raise :class:`InputError` (naming the file, ``what`` needs them and the formats
         that carry them) when the judgments carry no inclusion probabilities and no design is
-        assumed."""
+        assumed, or when they leave the pool out (prels of the sampled documents alone)."""
         if self.probabilities == "none" and self.assumed is None:
             raise InputError(missing_probabilities(what), self.source)
+        if not self.pool_listed:
+            raise InputError(unlisted_pool(what), self.source)
 
     @property
     def stratum_grades(self) -> np.ndarray:
@@ -169,11 +175,15 @@ class Judgments:
         labels, row_stratum = _stratum_ids(table)
         given = table.stratum is not None or table.prob is not None  # their format states it
         no_design = "none" if np.any(table.rel < 0) else "census"
-        return cls.from_arrays(
+        judgments = cls.from_arrays(
             collection, topic, tdi, table.rel, stratum=row_stratum, labels=labels,
             prob=table.prob, source=table.source, lines=table.lineno,
             probabilities="design" if given else no_design,
         )
+        if table.prob is not None and no_design == "census" and np.any(table.prob < 1.0):
+            # every row judged, yet sampled: the documents not sampled are not listed
+            judgments = dataclasses.replace(judgments, pool_listed=False)
+        return judgments
 
     @classmethod
     def from_arrays(
@@ -318,11 +328,26 @@ def missing_probabilities(what: str) -> str:
     verb = "need" if "," in what else "needs"
     return (
         f"{what} {verb} each judged document's inclusion probability, which TREC qrels with -1 "
-        "rows do not carry (they mark a sample, not its design: a stratified sample written as "
+        "rows (or any value below 0: pooled, not judged) do not carry (they mark a sample, not its design: a stratified sample written as "
         "TREC qrels loses its probabilities). Use judgments that carry them, stratified qrels "
         "or prels ('irsample merge design.json JUDGED --format strata' or '--format prels'), "
         "or state the design: '--assume uniform' (Python: assume=\"uniform\") takes each "
         "topic's judged documents as a uniform random sample of its pool"
+    )
+
+
+def unlisted_pool(what: str) -> str:
+    """The refusal of design-based estimators (``what``: their names, comma-separated) on
+    prels that list the sampled documents alone (:attr:`Judgments.pool_listed`)."""
+    verb = "need" if "," in what else "needs"
+    return (
+        f"{what} {verb} each topic's whole pool, and these prels list only the sampled "
+        "documents (statAP's convention: no row below 0, inclusion probabilities below 1), so "
+        "the share of each topic judged, the anticipated variance and the automatic labels' "
+        "totals over the pool are unknown. Use prels that list the pool, the documents not "
+        "judged with rel -1 ('irsample merge design.json JUDGED --format prels' writes them), "
+        "or stratified qrels ('--format strata'); statAP and statP@k read these prels as "
+        "they are"
     )
 
 

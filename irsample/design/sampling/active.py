@@ -58,7 +58,6 @@ class Active(Design):
     syntax = "active(F,mix=A[,budget=B])"
     merge_formats = Importance.merge_formats  # unequal pi: prels (or plain qrels), not strata
     merge_note = Importance.merge_note
-    prels_whole_pool = True  # ppi reads the labels of every pooled document
     takes_budget = False  # its budget is part of its name: a total apportioned to the topics
 
     fraction: float
