@@ -177,8 +177,8 @@ def test_sample_design_file_merge_and_ht_round_trip(capsys, files, tmp_path):  #
     pi = dict(zip(zip(record.qid, record.docno), record.inclusion))
     keys = zip(prels.qid.to_pylist(), prels.docno.to_pylist())
     assert [pi[q.decode(), d.decode()] for q, d in keys] == pytest.approx(prels.prob.tolist())
-    assert len(prels.qid) == len(record.qid) and (prels.rel >= 0).sum() == 150 and all(np.isfinite(list(_eval_ht(capsys, merged["prels"],
-                                                                   runs).values())))
+    assert len(prels.qid) == len(record.qid) and (prels.rel >= 0).sum() == 150
+    assert all(np.isfinite(list(_eval_ht(capsys, merged["prels"], runs).values())))
 
 
 def test_simulate_names_the_design(capsys, tmp_path):
