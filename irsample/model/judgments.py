@@ -329,8 +329,9 @@ def missing_probabilities(what: str) -> str:
     return (
         f"{what} {verb} each judged document's inclusion probability, which TREC qrels with -1 "
         "rows (any value below 0: pooled, not judged) do not carry (they mark a sample, not "
-        "its design: a stratified sample written as TREC qrels loses its probabilities). Use judgments that carry them, stratified qrels "
-        "or prels ('irsample merge design.json JUDGED --format strata' or '--format prels'), "
+        "its design: a stratified sample written as TREC qrels loses its probabilities). Use "
+        "judgments that carry them, stratified qrels or prels ('irsample merge design.json "
+        "JUDGED --format strata' or '--format prels'), "
         "or state the design: '--assume uniform' (Python: assume=\"uniform\") takes each "
         "topic's judged documents as a uniform random sample of its pool"
     )
