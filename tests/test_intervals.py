@@ -183,3 +183,12 @@ def test_every_command_that_draws_has_one_seed_default():
                 seeded[command] = (action.default, action.required)
     assert {"sample", "demo", "simulate", "judge", "nojudge", "infer-qrels"} <= seeded.keys()
     assert set(seeded.values()) == {(DEFAULT_SEED, False)}, seeded
+
+
+def test_a_variance_rounded_below_zero_is_zero_and_nan_stays_nan():
+    """A design that leaves a topic nothing to chance can round its variance to -3e-14; the
+    interval is then the estimate, not NaN (an unknown variance still gives NaN limits)."""
+    for make in (normal_interval, logit_interval):
+        iv = make(np.array([0.4, 0.4]), np.array([-3.2e-14, np.nan]), 0.95)
+        assert iv.low[0] == iv.high[0] == 0.4 and iv.standard_error[0] == 0.0
+        assert np.isnan(iv.low[1]) and np.isnan(iv.high[1])

@@ -104,11 +104,13 @@ def mean_degrees_of_freedom(variance, spread, evaluated) -> np.ndarray:
 def normal_interval(estimate, variance, level: float, *, method: str = "normal",
                     df=None) -> Interval:
     """The normal-theory (Wald) interval estimate -/+ z(level) sqrt(variance), elementwise;
-    not clipped to any range. NaN variances give NaN limits. With ``df`` (elementwise, inf
+    not clipped to any range. NaN variances give NaN limits; a variance below 0 (the rounding
+    of a difference of sums, -3e-14 where the design leaves nothing to chance) counts as 0.
+    With ``df`` (elementwise, inf
     where the variance is taken as known) the t interval estimate -/+ t_df sqrt(variance)
     where df is finite (Satterthwaite's degrees of freedom of an estimated variance)."""
     estimate = np.asarray(estimate, dtype=np.float64)
-    se = np.sqrt(np.asarray(variance, dtype=np.float64))
+    se = np.sqrt(np.maximum(np.asarray(variance, dtype=np.float64), 0.0))  # NaN stays NaN
     half = quantile(level, df) * se
     return Interval(_out(estimate), _out(estimate - half), _out(estimate + half), float(level),
                     method, _out(se))
@@ -128,7 +130,7 @@ def logit_interval(estimate, variance, level: float, *, logit=True, method: str 
     the estimate is too close to the bound for the delta method on the logit scale (an AP of
     0.0003 with a standard error of 0.003 would get [0, 1]): the normal interval is kept."""
     estimate = np.asarray(estimate, dtype=np.float64)
-    variance = np.asarray(variance, dtype=np.float64)
+    variance = np.maximum(np.asarray(variance, dtype=np.float64), 0.0)  # as normal_interval
     se = np.sqrt(variance)
     half = quantile(level, df) * se
     low, high = estimate - half, estimate + half
