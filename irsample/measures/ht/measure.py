@@ -45,8 +45,8 @@ class HT(Measure):
         return {"of": text}
 
     def __post_init__(self):
-        inner = self.inner
-        object.__setattr__(self, "of", inner.name)
+        inner = self.inner  # the canonical name; num_rel as the docs and ppi(num_rel) spell it
+        object.__setattr__(self, "of", "num_rel" if isinstance(inner, NumRel) else inner.name)
 
     @property
     def inner(self) -> Measure:
