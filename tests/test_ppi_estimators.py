@@ -335,3 +335,18 @@ def test_ndcg_parts_are_unbiased_difference_estimates(which, request):
     live = se > 0
     z = (values.mean(axis=0) - dcg)[live] / se[live]
     assert np.mean(np.abs(z) < 3.3) > 0.95
+
+
+def test_labels_equal_to_truth_say_their_zero_width_is_not_checked(world):
+    """Labels that agree with every judged document leave ppi a standard error of rounding
+    size: the interval is flagged with a reason that says so (no bias-to-SE ratio of 10^7)."""
+    collection, frame, _ = world
+    sample = uniform(0.2).sample(frame, rng=3)
+    labels = frame_labels(collection, frame, frame.rel)
+    ev = evaluate_collection(collection, sample, parse("ppi(AP)"), ci=0.95, auto_labels=labels)
+    table = ev.frame(per_topic=False)
+    assert (table["high"] - table["low"]).abs().max() < 1e-7
+    assert (table["status"] == "unreliable").all()
+    for reason in table["reason"]:
+        assert reason.startswith("a standard error of 0 where the pool is not judged whole")
+        assert "of its standard error" not in reason

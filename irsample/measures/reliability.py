@@ -154,6 +154,9 @@ FIT_Z = 1.96
 MAX_BIAS_SE = 0.35
 #: topics named in a reason, at most (the rest are counted)
 NAMED = 8
+#: an estimated bias this many standard errors or more means the standard error is of rounding
+#: size (0 up to the last bits): the reason says so instead of printing the ratio
+NO_SPREAD = 1e4
 
 
 @dataclass(frozen=True)
@@ -376,7 +379,12 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
                 cause += idx[np.argsort(per_topic[idx], kind="stable")][:NAMED].tolist()
         if biased[r]:
             name = getattr(measure, "bias_reason", Measure.bias_reason)
-            parts.append(f"{name} {bias_se[r]:.2f} of its standard error")
+            if bias_se[r] < NO_SPREAD:
+                parts.append(f"{name} {bias_se[r]:.2f} of its standard error")
+            else:  # a standard error of rounding size: no ratio to speak of
+                parts.append(f"a standard error of 0 where the pool is not judged whole (no "
+                             f"error seen in the sample, e.g. labels that agree with every "
+                             f"judged document), beside {name} {abs(b[r]) / q[r]:.4g}")
             cause += [t for t in carrying(per_cell[r]) if t not in cause]
         if unchecked:
             parts.append("no estimate of its own bias, so the interval (the sampling spread "
