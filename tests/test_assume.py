@@ -243,3 +243,19 @@ def test_prels_list_the_whole_pool_and_sampled_only_prels_are_refused(files, cap
     rc, out, _ = cli(capsys, "eval", sampled_only, *RUNS, "-m", "statAP")
     rc2, out2, _ = cli(capsys, "eval", prels, *RUNS, "-m", "statAP")
     assert rc == rc2 == 0 and out == out2  # the -1 rows change nothing for statAP
+
+
+def test_reference_estimators_that_ignore_the_relevance_level_say_so(files, capsys):
+    """sample_eval.pl and statAP count every grade >= 1 as relevant and have no -l: with -l 2
+    xinfAP and statAP give their level-1 numbers, and eval says so once on standard error;
+    infAP and ht(M) read the level (no warning at -l 1)."""
+    strata, _ = _merge(capsys, files, "s2", "strata")
+    rc, one, err1 = cli(capsys, "eval", strata, *RUNS, "-m", "xinfAP", "-m", "iP@10")
+    rc2, two, err2 = cli(capsys, "eval", "-l", "2", strata, *RUNS, "-m", "xinfAP",
+                         "-m", "iP@10", "-m", "infAP")
+    assert rc == rc2 == 0 and err1 == ""
+    assert [ln for ln in two.splitlines() if not ln.startswith("infAP")] == one.splitlines()
+    assert err2.splitlines()[-1:] == [  # after infAP's warning about the strata
+        "irsample: warning: xinfAP, iP count every grade of 1 or more as relevant whatever -l "
+        "(as sample_eval.pl and statAP do); -l 2 applies to trec_eval's measures, infAP and "
+        "the design-based estimators (ht(M), ppi(M))"]

@@ -239,10 +239,11 @@ def _judgment_groups(args, options):
 def _judgments(args, ahead, measures, options):
     """The evaluation with one set of judgments (``-R qrels``)."""
     from .arguments import note_unused_assumption
-    from .notices import warn_ignored_strata
+    from .notices import warn_ignored_level, warn_ignored_strata
 
     def notices(judgments):
         warn_ignored_strata(measures, judgments)
+        warn_ignored_level(measures, args.level)
         note_unused_assumption(args, judgments)
 
     if ahead is not None:

@@ -211,3 +211,25 @@ def warn_ignored_strata(measures, judgments, stream=None) -> list[str]:
         print(text, file=out)
         warned.append(text)
     return warned
+
+
+#: the reference estimators for sampled judgments that count every grade of 1 or more as
+#: relevant, as sample_eval.pl and statAP_MQ_eval do (neither has a relevance level option)
+LEVEL_BLIND = ("xinfAP", "iP", "iIPrec", "inum_rel", "inum_rel_ret", "statAP", "statAP_var",
+               "statP", "statRprec", "statnum_rel")
+
+
+def warn_ignored_level(measures, level: int, stream=None) -> list[str]:
+    """Warn once on standard error when ``-l`` sets a relevance level above 1 and some of
+    ``measures`` are reference estimators that do not read it (:data:`LEVEL_BLIND`); returns
+    the warnings (none or one)."""
+    if level <= 1:
+        return []
+    blind = [f for f in dict.fromkeys(m.family for m in measures) if f in LEVEL_BLIND]
+    if not blind:
+        return []
+    text = (f"irsample: warning: {', '.join(blind)} count every grade of 1 or more as relevant "
+            f"whatever -l (as sample_eval.pl and statAP do); -l {level} applies to trec_eval's "
+            "measures, infAP and the design-based estimators (ht(M), ppi(M))")
+    print(text, file=stream or sys.stderr)
+    return [text]
