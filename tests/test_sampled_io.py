@@ -100,3 +100,15 @@ def test_estimators_by_hand():
     assert values["inum_rel_ret"] == pytest.approx(e4, rel=1e-12)
     assert values["iP_4"] == pytest.approx(e4 / 4, rel=1e-12)
     assert values["iP_1"] == pytest.approx((1 + 1e-5) / (1 + 3e-5), rel=1e-12)
+
+
+def test_prels_with_whole_probabilities_read_as_strata_say_how_to_read_them(tmp_path):
+    """A 5-field file whose fifth fields are all whole numbers is detected as stratified
+    qrels; prels of probability 1 then fail there, and the error names the format option."""
+    from irsample.io import load_qrels
+
+    path = tmp_path / "p1.prels"
+    path.write_text("1 d1 0 1 1\n1 d2 0 1 1\n")  # as strata: document 0 twice
+    with pytest.raises(InputError, match=r"p1.prels:2: duplicate judgment.*--qrels-format prels"):
+        load_qrels(str(path))
+    assert load_qrels(str(path), "prels").prob.tolist() == [1.0, 1.0]

@@ -123,9 +123,19 @@ def load_qrels(source, fmt: str | None = None) -> QrelsTable:
     if isinstance(source, (str, os.PathLike)) and str(source) == "-":
         source = io.BytesIO(read_bytes("-").tobytes())
         source.name = "<stdin>"
-    if fmt is None:
+    detected = fmt is None
+    if detected:
         fmt = detect_qrels_format(source)
         if hasattr(source, "seek"):
             source.seek(0)
     readers = {"trec": read_qrels, "strata": read_strata_qrels, "prels": read_prels}
-    return readers[fmt](source)
+    try:
+        return readers[fmt](source)
+    except InputError as error:
+        if detected and fmt == "strata":  # prels whose probabilities are all whole numbers
+            raise InputError(
+                f"{error.message} (read as stratified qrels, every fifth field being a whole "
+                "number; for prels, pass --qrels-format prels, in Python qrels_format=\"prels\")",
+                error.source, error.line,
+            ) from None
+        raise
