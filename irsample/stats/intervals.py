@@ -106,9 +106,9 @@ def normal_interval(estimate, variance, level: float, *, method: str = "normal",
     """The normal-theory (Wald) interval estimate -/+ z(level) sqrt(variance), elementwise;
     not clipped to any range. NaN variances give NaN limits; a variance below 0 (the rounding
     of a difference of sums, -3e-14 where the design leaves nothing to chance) counts as 0.
-    With ``df`` (elementwise, inf
-    where the variance is taken as known) the t interval estimate -/+ t_df sqrt(variance)
-    where df is finite (Satterthwaite's degrees of freedom of an estimated variance)."""
+    With ``df`` (elementwise, inf where the variance is taken as known) the t interval
+    estimate -/+ t_df sqrt(variance) where df is finite (Satterthwaite's degrees of freedom of
+    an estimated variance)."""
     estimate = np.asarray(estimate, dtype=np.float64)
     se = np.sqrt(np.maximum(np.asarray(variance, dtype=np.float64), 0.0))  # NaN stays NaN
     half = quantile(level, df) * se
