@@ -4,6 +4,8 @@ numbers, PNG figures and a results table; plus a TREC-8 smoke test (marker ``sha
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -326,13 +328,22 @@ def test_rounds_on_a_shallow_pool(files):
     assert abs(first["judged_pct"] - 10) < 1  # of the shallow pool
 
 
-def test_graded_collection_keeps_the_relevant_set(paths):
+def _binary_copy(qrels, tmp_path):
+    """The qrels with every grade above 1 made 1 (--graded draws grades for binary qrels)."""
+    out = tmp_path / "binary.qrels"
+    out.write_text("".join(f"{q} {i} {d} {min(int(r), 1)}\n" for q, i, d, r in
+                           (line.split() for line in Path(qrels).read_text().splitlines())))
+    return out
+
+
+def test_graded_collection_keeps_the_relevant_set(paths, tmp_path):
     """--graded K: the relevant judgments get grades 1..K (all used, seeded: the same again,
     another with another seed); non-relevant ones and every binary measure stay as they are."""
     from irsample.experiments.data import LoadedCollection
 
-    plain = LoadedCollection(CollectionFiles.of(paths["runs"], paths["qrels"]))
-    graded = [LoadedCollection(CollectionFiles.of(paths["runs"], paths["qrels"], graded=3,
+    qrels = _binary_copy(paths["qrels"], tmp_path)
+    plain = LoadedCollection(CollectionFiles.of(paths["runs"], qrels))
+    graded = [LoadedCollection(CollectionFiles.of(paths["runs"], qrels, graded=3,
                                                   graded_seed=s)) for s in (0, 0, 1)]
     rel = np.asarray(plain.qrels.rel)
     for loaded in graded:
@@ -346,10 +357,23 @@ def test_graded_collection_keeps_the_relevant_set(paths):
     assert not np.array_equal(plain.truth(["ndcg"]).values, graded[0].truth(["ndcg"]).values)
 
 
+def test_graded_option_refuses_graded_qrels(tmp_path):
+    """--graded draws grades for binary qrels; over graded ones it would replace them."""
+    from irsample.errors import InputError
+    from irsample.experiments.data import regraded
+    from irsample.io import load_qrels
+
+    path = tmp_path / "graded.qrels"
+    path.write_text("1 0 a 2\n1 0 b 0\n1 0 c 1\n")
+    with pytest.raises(InputError, match=r"graded.qrels: --graded 3 .* graded already "
+                                         r"\(grades up to 2\)"):
+        regraded(load_qrels(str(path)), 3, 0)
+
+
 def test_simulate_graded_option(paths, tmp_path):
     out = tmp_path / "out"
-    main(["simulate", "ci-coverage", "--qrels", str(paths["qrels"]), "--runs",
-          str(paths["runs"]), "--graded", "3", "--trials", "1", "--param", "percents=30",
+    main(["simulate", "ci-coverage", "--qrels", str(_binary_copy(paths["qrels"], tmp_path)),
+          "--runs", str(paths["runs"]), "--graded", "3", "--trials", "1", "--param", "percents=30",
           "--param", "designs=uniform", "--param", "estimators=ht(nDCG)", "--format", "csv",
           "-o", str(out)])
     assert "graded" in (out / "report.md").read_text()

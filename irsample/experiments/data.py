@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from ..design import Pool, SamplingFrame
+from ..errors import InputError
 from ..evaluation import Evaluation, evaluate_collection
 from ..io import load_qrels, load_runs
 from ..io.irds import is_irds
@@ -212,8 +213,14 @@ def regraded(qrels, levels: int, seed: int):
     1..``levels`` by ``numpy.random.default_rng(seed)`` in file order; other judgments as they
     are. A graded version of a binary collection (``irsample simulate --graded``), to validate
     the estimators of graded measures where no graded collection is at hand: the relevant set,
-    and so every binary measure, is unchanged."""
+    and so every binary measure, is unchanged. Graded qrels are refused: drawing over their
+    grades would silently replace them."""
     rel = np.asarray(qrels.rel, dtype=np.int64).copy()
+    if len(rel) and rel.max() > 1:
+        raise InputError(
+            f"--graded {levels} draws grades for a binary collection's relevant documents, but "
+            f"these qrels are graded already (grades up to {int(rel.max())}); leave --graded "
+            "out to use their own grades", qrels.source)
     relevant = rel > 0
     rel[relevant] = np.random.default_rng(seed).integers(1, levels + 1, int(relevant.sum()))
     return replace(qrels, rel=rel)
