@@ -668,3 +668,27 @@ def test_imputed_topics_judged_half_or_more_are_bounded_by_their_value(tmp_path)
     got = assess(ctx, ap, evaluated, variance, value)
     se = np.sqrt(np.where(evaluated, variance, 0.0).sum(axis=1))
     np.testing.assert_allclose((got.bias_se - plain.bias_se) * se, bound.sum(axis=1))
+
+
+def test_a_mean_outside_the_measures_range_is_flagged(samples):
+    """Rule 5: an ht(M) or ppi(M) mean of a measure bounded by [0, 1] estimated above 1 (or
+    below 0) is flagged, naming the topics estimated outside the range; num_rel (a sum) and
+    the reference estimators are not read this way, and a mean inside the range is not."""
+    from irsample.measures import parse
+    from irsample.measures.reliability import assess, outside_range
+
+    ctx, evaluated = _thin_context(samples)
+    shape = evaluated.shape
+    (m,) = parse("ht(P@10)")
+    values = np.full(shape, 0.5)
+    values[0, np.flatnonzero(evaluated[0])[:3]] = 30.0  # run 0: a mean above 1
+    found = assess(ctx, m, evaluated, np.zeros(shape), values)
+    mean, outside = outside_range(m, evaluated, values)
+    assert outside[0] and not outside[1:].any() and mean[0] > 1
+    assert found.unreliable[0]
+    assert f"estimate {mean[0]:.4f} outside [0, 1], the measure's range" in found.reason[0]
+    assert set(np.flatnonzero(evaluated[0])[:3]) <= set(found.topics[0])
+    assert not any("outside [0, 1]" in r for r in found.reason[1:])
+    for name in ("ht(num_rel)", "xinfAP"):
+        assert not outside_range(parse(name)[0], evaluated, values)[1].any()
+    assert not outside_range(m, evaluated, None)[1].any()
