@@ -126,8 +126,9 @@ and the topics that cause it (where to judge next). A run's mean is unreliable w
    truth of 0.82 on a synthesized Web-track collection judged at 10%); a normal interval
    around a value the measure cannot take is not what the draw supports. The limit is the
    measure's own range, not a tuned threshold. On TREC-COVID round 5's ht(P@10) grid (100
-   trials; its best run's P@10 is 0.948) the means it flags covered 0.15-0.89 of the truths,
-   the rest 0.955-0.982; on TREC-8's it flags none (REPRODUCTION.md, "Rule 5").
+   trials; its best run's P@10 is 0.948) where nothing was flagged before, the means it flags
+   covered 0.15-0.71 of the truths, the rest 0.955-0.962; on TREC-8's it flags none
+   (REPRODUCTION.md, "Rule 5").
 
 A difference of two runs' means has its own rule, built on these (:mod:`.pair_reliability`).
 
