@@ -414,10 +414,11 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
 
 def outside_range(measure, evaluated: np.ndarray, values: np.ndarray | None):
     """(per run: the mean of ``values`` over its ``evaluated`` topics, whether it lies outside
-    [0, 1]) for the design-based estimators of measures bounded by [0, 1] (ht(M) and ppi(M)
-    but num_rel; rule 5); all False without ``values`` or for other measures."""
+    [0, 1]) for the design-based estimators (``Measure.needs_inclusion``: ht(M) and ppi(M)) of
+    measures bounded by [0, 1] (all but num_rel, summed; rule 5); all False without ``values``
+    or for other measures."""
     n_runs = evaluated.shape[0]
-    bounded = (getattr(measure, "family", "") in ("ht", "ppi")
+    bounded = (getattr(measure, "needs_inclusion", False)
                and getattr(measure, "summary", "mean") == "mean")
     if values is None or not bounded:
         return np.zeros(n_runs), np.zeros(n_runs, dtype=bool)
