@@ -247,8 +247,8 @@ def test_prels_list_the_whole_pool_and_sampled_only_prels_are_refused(files, cap
 
 def test_reference_estimators_that_ignore_the_relevance_level_say_so(files, capsys):
     """sample_eval.pl and statAP count every grade >= 1 as relevant and have no -l: with -l 2
-    xinfAP and statAP give their level-1 numbers, and eval says so once on standard error;
-    infAP and ht(M) read the level (no warning at -l 1)."""
+    xinfAP and iP@k give their level-1 numbers, and eval says so once on standard error (and
+    says nothing at -l 1); infAP, which reads the level, is left out of the comparison."""
     strata, _ = _merge(capsys, files, "s2", "strata")
     rc, one, err1 = cli(capsys, "eval", strata, *RUNS, "-m", "xinfAP", "-m", "iP@10")
     rc2, two, err2 = cli(capsys, "eval", "-l", "2", strata, *RUNS, "-m", "xinfAP",
