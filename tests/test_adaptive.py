@@ -184,6 +184,15 @@ def test_documents_outside_the_qrels_are_judged_non_relevant_and_counted():
     assert assessor.outside == 2
 
 
+def test_documents_the_qrels_list_below_0_are_judged_non_relevant_and_counted_apart():
+    """A -2 row (the Web track's) is pooled, not judged: graded 0, counted as listed unjudged."""
+    collection, qrels = collection_of(RUNS, {"a": 1, "c": -2, "g": -1})
+    assessor = QrelsAssessor(collection, qrels)
+    result = judge_adaptively(collection, DepthOrder(), assessor, budget=4, rng=0)
+    assert "".join(result.docnos()) == "acgb" and result.grade.tolist() == [1, 0, 0, 0]
+    assert (assessor.outside, assessor.unjudged) == (1, 2)
+
+
 def test_depth_limits_the_candidates(tiny):
     collection, qrels = tiny
     problem = JudgingProblem.build(collection, depth=2)

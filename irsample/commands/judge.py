@@ -68,6 +68,10 @@ class Counted:
         return getattr(self.assessor, name)
 
 
+def _judged(n: int) -> str:
+    return f"{n} judged document{' is' if n == 1 else 's are'}"
+
+
 def run(args) -> str:
     from ..design.adaptive.assessor import (
         BATCH,
@@ -115,8 +119,11 @@ def run(args) -> str:
     if qrels is not None:
         note = ""
         if assessor.outside:
-            note = (f"{assessor.outside} judged documents are not in {qrels.source}; "
-                    "they were taken as non-relevant\n")
+            note += (f"{_judged(assessor.outside)} not in {qrels.source}; "
+                     "taken as non-relevant\n")
+        if assessor.unjudged:
+            note += (f"{_judged(assessor.unjudged)} listed below 0 (pooled, not judged) in "
+                     f"{qrels.source}; taken as non-relevant, as trec_eval takes them\n")
         return head + note + f"wrote {state / 'qrels'} and {state / 'order.tsv'}\n"
     if result.complete:
         return head + f"done: the judged set is in {state / 'qrels'}\n"

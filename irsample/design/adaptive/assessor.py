@@ -5,8 +5,9 @@ index, ``tdi`` array of a :class:`~irsample.model.Collection`) with their grades
 document handed out but not judged yet.
 
 - :class:`QrelsAssessor` simulates an assessor with complete qrels. A document the qrels do not
-  judge is taken as non-relevant (grade 0), as TREC does with unpooled documents; ``outside``
-  counts them, so that a simulation can say how many of its judgments were such guesses.
+  judge is taken as non-relevant (grade 0), as trec_eval does with unpooled documents and with
+  those listed below 0 (pooled, not judged; the Web track's -2); ``outside`` and ``unjudged``
+  count the two kinds, so that a simulation can say how many of its judgments were such guesses.
 - :class:`FileAssessor` is a human working through files in a state directory ``DIR``; the
   files are the whole state, so every invocation of ``irsample judge`` resumes where the last
   one stopped:
@@ -59,21 +60,24 @@ class Assessor(ABC):
 
 
 class QrelsAssessor(Assessor):
-    """Answers from complete judgments; documents outside them are judged non-relevant."""
+    """Answers from complete judgments; documents they do not judge are judged non-relevant."""
+
+    _ABSENT, _LISTED_UNJUDGED = -1, -2
 
     def __init__(self, collection: Collection, table: QrelsTable):
         topic, tdi = collection.lookup(table.qid, table.docno)
-        self._grade = np.full(collection.n_tdi, -1, np.int64)
+        self._grade = np.full(collection.n_tdi, self._ABSENT, np.int64)
         rel = np.asarray(table.rel, np.int64)
         inside = tdi >= 0
-        self._grade[tdi[inside]] = np.where(rel[inside] >= 0, rel[inside], -1)
-        self.outside = 0  #: documents judged so far that the qrels do not judge (graded 0)
+        self._grade[tdi[inside]] = np.where(rel[inside] >= 0, rel[inside], self._LISTED_UNJUDGED)
+        self.outside = 0  #: documents judged so far that the qrels do not list (graded 0)
+        self.unjudged = 0  #: documents judged so far that the qrels list below 0 (graded 0)
 
     def judge(self, topic: int, docs: np.ndarray) -> np.ndarray:
         grades = self._grade[docs]
-        missing = grades < 0
-        self.outside += int(missing.sum())
-        return np.where(missing, 0, grades)
+        self.outside += int((grades == self._ABSENT).sum())
+        self.unjudged += int((grades == self._LISTED_UNJUDGED).sum())
+        return np.where(grades < 0, 0, grades)
 
 
 class FileAssessor(Assessor):
