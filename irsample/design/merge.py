@@ -101,7 +101,8 @@ class Merged:
         missing = np.flatnonzero(self.unjudged)
         if len(missing):
             shown = ", ".join(f"{rec.qid[i]}/{rec.docno[i]}" for i in missing[:5])
-            lines.append(f"# {len(missing)} selected documents are not judged yet: {shown}"
+            lines.append(f"# {len(missing)} selected documents are not judged yet (no row in the "
+                         f"judgments, or a value below 0): {shown}"
                          + (", ..." if len(missing) > 5 else ""))
         return "\n".join(lines) + "\n"
 
