@@ -245,6 +245,8 @@ def test_readers_and_run_info(tmp_path, paths):
         read_pooled_flags(tmp_path / "bad")
     with pytest.raises(InputError, match="do not name 1 runs: r2"):
         run_info(["r0", "r1", "r2"], pooled={"r0": True, "r1": False})
+    with pytest.raises(InputError, match="r2; they name 1 that are not among the runs: r9"):
+        run_info(["r0", "r1", "r2"], pooled={"r0": True, "r1": False, "r9": True})
     info = run_info(["a", "b"])
     assert info.pooled == (True, True) and info.groups == ("a", "b")
 

@@ -176,6 +176,10 @@ def _lines(path, *, colon: bool = False):
         yield lineno, fields
 
 
+def _first_five(names) -> str:
+    return ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
+
+
 def run_info(names, *, pooled: dict | None = None, groups: dict | None = None,
              source: str = "") -> RunInfo:
     """RunInfo of the runs ``names``: without ``pooled`` every run counts as pooled, without
@@ -183,10 +187,16 @@ def run_info(names, *, pooled: dict | None = None, groups: dict | None = None,
     flags or groups do not name."""
     names = tuple(names)
     for what, table in (("pooled flags", pooled), ("groups", groups)):
-        missing = [n for n in names if table is not None and n not in table]
+        if table is None:
+            continue
+        missing = [n for n in names if n not in table]
         if missing:
-            shown = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
-            raise InputError(f"{what} do not name {len(missing)} runs: {shown}", source or None)
+            known = set(names)
+            strangers = [n for n in table if n not in known]
+            also = (f"; they name {len(strangers)} that are not among the runs: "
+                    f"{_first_five(strangers)}" if strangers else "")
+            raise InputError(f"{what} do not name {len(missing)} runs: {_first_five(missing)}"
+                             + also, source or None)
     return RunInfo(
         names,
         tuple(True if pooled is None else bool(pooled[n]) for n in names),
