@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from .errors import InputError, MeasureError
+from .errors import MeasureError
 from .evaluation import Evaluation, evaluate_collection
 from .io import load_qrels, load_runs
 from .measures import Measure, parse_all
 from .measures.base import DEFAULT_VARIANCE, output_key
-from .model import Collection, Judgments
+from .model import Collection, Judgments, check_common_topics
 
 
 def load(qrels, runs, *, qrels_format: str | None = None,
@@ -302,16 +302,3 @@ def estimate(
         collection, judged, chosen, rel_level=rel_level, complete=complete, ci=ci,
         variance=variance, auto_labels=labels,
     )
-
-
-def check_common_topics(collection: Collection, judgments: Judgments) -> None:
-    """Every run must share at least one topic with the judgments."""
-    shared = (collection.segment_lengths() > 0) & judgments.has_topic
-    for r in range(collection.n_runs):
-        if not shared[r].any():
-            raise InputError(
-                f"run {collection.run_names[r]!r} has no topic in common with the qrels "
-                f"({judgments.source})",
-                collection.run_sources[r],
-            )
-

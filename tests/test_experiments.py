@@ -251,6 +251,13 @@ def test_readers_and_run_info(tmp_path, paths):
     assert info.pooled == (True, True) and info.groups == ("a", "b")
 
 
+def test_qrels_of_other_topics_are_refused_naming_the_files(tmp_path, paths):
+    (tmp_path / "other.qrels").write_text("z9 0 d1 1\n")
+    with pytest.raises(InputError, match=r"r0\.txt: run 'r0' has no topic in common with the "
+                       r"qrels \(.*other\.qrels\)"):
+        load(CollectionFiles.of(paths["runs"], tmp_path / "other.qrels"))
+
+
 def test_experiment_validation(files):
     with pytest.raises(MeasureError, match="unknown measure"):
         grid(files, measures={"noSuchMeasure": "AP"})

@@ -41,7 +41,7 @@ from ..evaluation import Evaluation, evaluate_collection
 from ..io import load_qrels, load_runs
 from ..io.irds import is_irds
 from ..measures.base import parse_one
-from ..model import Collection, Judgments
+from ..model import Collection, Judgments, check_common_topics
 from ..stats.pairs import PairDecisions, decisions
 from .splits import RunInfo, read_pooled_flags, read_run_groups, run_info
 
@@ -102,6 +102,7 @@ class LoadedCollection:
         self.collection = Collection.build(load_runs(list(files.runs)), [qrels])
         self.qrels = qrels
         self.judgments = Judgments.from_qrels(self.collection, qrels)
+        check_common_topics(self.collection, self.judgments)
         topic, tdi = self.collection.lookup(qrels.qid, qrels.docno)  # once: frames reuse it
         rel = np.asarray(qrels.rel, dtype=np.int64)
         # an entry marked unjudged (rel < 0; TREC-COVID's round-5 qrels hold two) is no

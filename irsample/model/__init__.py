@@ -10,6 +10,6 @@ Everything after parsing works on integer arrays:
 """
 
 from .collection import Collection
-from .judgments import JUDGED, POOLED, UNPOOLED, Judgments
+from .judgments import JUDGED, POOLED, UNPOOLED, Judgments, check_common_topics
 
-__all__ = ["JUDGED", "POOLED", "UNPOOLED", "Collection", "Judgments"]
+__all__ = ["JUDGED", "POOLED", "UNPOOLED", "Collection", "Judgments", "check_common_topics"]

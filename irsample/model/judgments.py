@@ -322,6 +322,18 @@ def group_range(group: np.ndarray, value: np.ndarray,
     return hi, lo
 
 
+def check_common_topics(collection: Collection, judgments: Judgments) -> None:
+    """Every run must share at least one topic with the judgments."""
+    shared = (collection.segment_lengths() > 0) & judgments.has_topic
+    for r in range(collection.n_runs):
+        if not shared[r].any():
+            raise InputError(
+                f"run {collection.run_names[r]!r} has no topic in common with the qrels "
+                f"({judgments.source})",
+                collection.run_sources[r],
+            )
+
+
 def missing_probabilities(what: str) -> str:
     """The refusal of design-based estimators (``what``: their names, comma-separated) on
     judgments that carry no inclusion probabilities and assume no design."""
