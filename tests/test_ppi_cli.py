@@ -43,6 +43,8 @@ def files(tmp_path_factory):
     (out / "true.labels").write_text("".join(f"{q} Q0 {d} {pool[(q, d)]}\n" for q, d in keys))
     (out / "biased.labels").write_text("".join(
         f"{q} Q0 {d} {1 if (q, d) in tf_top else pool[(q, d)]}\n" for q, d in keys))
+    (out / "prob.labels").write_text("".join(
+        f"{q} Q0 {d} {0.9 if pool[(q, d)] else 0.2}\n" for q, d in keys))
     (out / "bad.labels").write_text("1 Q0 doc1 0.5\n1 Q0 doc2 7.5\n")
     return out
 
@@ -109,3 +111,11 @@ def test_judge_report_agreement_and_flags(files, capsys):
     assert {cells[10] for cells in lines} <= {"ok", "unreliable"}
     assert flags[("tf_raw", "P@10")] == "favoured"
     assert float(next(c for c in lines if c[:2] == ["tf_raw", "P@10"])[6]) > 0
+
+
+def test_judge_report_says_how_probabilities_and_grades_are_folded(files, capsys):
+    rc, out, err = cli(capsys, "judge-report", files / "sample.qrels", *RUNS,
+                       "--auto-labels", files / "prob.labels", "-m", "AP")
+    assert rc == 0, err
+    assert ("confusion (rows: human grade >= 1 as 1, else 0; columns: label probability >= 0.5 "
+            "as 1, else 0)") in out and "cohen_kappa\t1.0000" in out

@@ -71,9 +71,12 @@ def agreement_lines(collection, judgments, labels, level: float, rel_level: int 
 
     judged = np.flatnonzero((judgments.state == JUDGED) & np.isfinite(labels.value))
     human = np.maximum(judgments.grade[judged], 0)
+    axes = "rows: human grade, columns: label"
     if labels.kind == "probability":
         human = (human >= rel_level).astype(np.int64)
         auto = (labels.value[judged] >= 0.5).astype(np.int64)
+        axes = (f"rows: human grade >= {rel_level} as 1, else 0; "
+                "columns: label probability >= 0.5 as 1, else 0")
     else:
         auto = labels.value[judged].astype(np.int64)
     if not len(judged):
@@ -82,7 +85,7 @@ def agreement_lines(collection, judgments, labels, level: float, rel_level: int 
     lines = [f"agreement on {k.n} judged documents with labels ({labels.source})",
              f"cohen_kappa\t{k.kappa:.4f}\t[{k.low:.4f}, {k.high:.4f}]",
              f"observed_agreement\t{k.observed:.4f}", f"chance_agreement\t{k.expected:.4f}",
-             "confusion (rows: human grade, columns: label)"]
+             f"confusion ({axes})"]
     grades, counts, share, low, high = confusion_by_grade(human, auto, level=level)
     lines.append("grade\t" + "\t".join(f"label={g}" for g in grades) + "\tagree\tlow\thigh")
     for i, g in enumerate(grades):
