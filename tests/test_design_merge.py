@@ -113,7 +113,8 @@ def test_merge_writes_three_formats_and_reports_unjudged(tmp_path, drawn):
     assert merged.unjudged.sum() == 1
     report = merged.report()
     assert report.splitlines()[-2] == "all\t6\t5\t4\t1"
-    assert f"not judged yet: {chosen[-1][0]}/{chosen[-1][1]}" in report
+    assert (f"not judged yet (no row in the judgments, or a value below 0): "
+            f"{chosen[-1][0]}/{chosen[-1][1]}") in report
     strata = tmp_path / "s"
     strata.write_bytes(merged.render("strata"))
     table = read_strata_qrels(strata)
