@@ -25,16 +25,17 @@ from pathlib import Path
 
 import numpy as np
 
+from irsample.io import load_qrels
+
 
 def read_qrels(path: Path) -> dict[str, dict[str, int]]:
-    """topic -> docno -> grade (four-field TREC qrels, plain or gzip)."""
-    opener = gzip.open if str(path).endswith(".gz") else open
+    """topic -> docno -> grade in file order, read by irsample's qrels reader (plain or gzip;
+    a malformed line is an error naming its file and line)."""
+    table = load_qrels(str(path))
     qrels: dict[str, dict[str, int]] = defaultdict(dict)
-    with opener(path, "rt") as fh:
-        for line in fh:
-            fields = line.split()
-            if len(fields) >= 4:
-                qrels[fields[0]][fields[2]] = int(fields[3])
+    for qid, docno, rel in zip(table.qid.to_pylist(), table.docno.to_pylist(),
+                               np.asarray(table.rel).tolist()):
+        qrels[qid.decode()][docno.decode()] = int(rel)
     return qrels
 
 
