@@ -4,8 +4,9 @@ Both read their inputs as :func:`irsample.api.load` does."""
 
 from __future__ import annotations
 
-from .api import check_common_topics, load
+from .api import load
 from .measures import Measure
+from .model import check_common_topics
 
 
 def compare(

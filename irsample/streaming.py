@@ -38,7 +38,7 @@ from .io.ahead import (  # noqa: F401 (run_batches: API)
     ReadAhead,
     run_batches,
 )
-from .model import Collection, Judgments
+from .model import Collection, Judgments, check_common_topics
 from .model.collection import RunsAndTopics
 
 
@@ -80,7 +80,6 @@ def evaluate_in_batches(
     are printed on standard error as ``irsample: warning: FILE:LINE: ...``. Raises
     :class:`InputError` for bad input, including a run sharing no topic with the qrels.
     """
-    from .api import check_common_topics
     from .evaluation import evaluate_collection
 
     # a design-based estimator's anticipated variance fits one relevance model to where all

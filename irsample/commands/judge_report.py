@@ -95,10 +95,11 @@ def agreement_lines(collection, judgments, labels, level: float, rel_level: int 
 
 
 def cmd_judge_report(args) -> str:
-    from ..api import check_common_topics, load, measures_from
+    from ..api import load, measures_from
     from ..design.labels.fusion import resolve_labels
     from ..errors import InputError
     from ..evaluation import evaluate_collection
+    from ..model import check_common_topics
 
     names = args.measure or ["AP", "nDCG"]
     collection, judgments = load(args.qrels, args.runs, qrels_format=args.qrels_format,
