@@ -32,7 +32,15 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def paths(name: str, shared: Path) -> tuple[Path, list[str]]:
-    """The qrels and run files of ``name`` (vaswani, cacm, trec8, covid)."""
+    """The qrels and run files of ``name`` (vaswani, cacm, trec8, covid), or of ``QRELS:RUNS``
+    (a qrels file and a folder of runs: a collection of one's own, such as the synthetic runs
+    of ``scripts/synthetic_runs.py``)."""
+    if ":" in name:
+        qrels_file, run_folder = name.split(":", 1)
+        runs = sorted(glob.glob(str(Path(run_folder) / "*")))
+        if not Path(qrels_file).is_file() or not runs:
+            raise SystemExit(f"{name}: expected QRELS:RUNS, a qrels file and a folder of runs")
+        return Path(qrels_file), runs
     if name == "vaswani":
         base, qrels = ROOT / "irsample/data/vaswani", "qrels.gz"
     elif name == "trec8":
@@ -63,7 +71,9 @@ def recipe_cell(name: str, shared: Path, seed: int, percent: float, strategy: st
 def recipe_cell_arguments(parser, root: Path) -> None:
     """The options of a one-cell study of the model-assisted recipe (:func:`recipe_cell`):
     collection, strategy, percent, trials, label source, seed and the shared data folder."""
-    parser.add_argument("--collection", default="covid")
+    parser.add_argument("--collection", default="covid",
+                        help="vaswani, cacm, trec8, covid, or QRELS:RUNS (a qrels file and a "
+                             "folder of runs)")
     parser.add_argument("--strategy", default="uniform")
     parser.add_argument("--percent", type=float, default=30.0)
     parser.add_argument("--trials", type=int, default=100)
