@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .errors import MeasureError
 from .measures.base import DEFAULT_VARIANCE, VARIANCE_METHODS, Measure
 from .measures.context import EvalContext
 from .measures.reliability import assess
@@ -361,6 +362,12 @@ def evaluate_collection(
     if variance not in VARIANCE_METHODS:
         raise ValueError(f"variance must be one of {', '.join(VARIANCE_METHODS)}, not {variance!r}")
     needing = [m.name for m in measures if m.needs_inclusion]
+    if needing and judged_only:
+        raise MeasureError(
+            f"{', '.join(needing)} cannot be computed over judged documents only (-J): "
+            f"{'they weigh' if len(needing) > 1 else 'it weighs'} each judged document by its "
+            f"inclusion probability at its place in the whole ranking, and -J moves judged "
+            f"documents up past the unjudged ones; leave out -J")
     if needing:  # before any work: the refusal names the measures and the formats to use
         judgments.require_probabilities(", ".join(needing))
     ctx = EvalContext(collection, judgments, rel_level=rel_level, judged_only=judged_only,

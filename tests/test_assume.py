@@ -84,6 +84,19 @@ def test_design_based_estimators_refuse_trec_qrels_with_unjudged_rows(files, cap
     assert rc == 0 and "infAP" in out and "assume" not in out
 
 
+def test_design_based_estimators_refuse_judged_only(files, capsys):
+    """-J moves judged documents up past the unjudged ones, so a judged document no longer sits
+    at the rank its inclusion probability weighs: ht(M) and ppi(M) refuse it, before any output,
+    and the measures of the complete judgments keep it."""
+    rc, out, err = cli(capsys, "eval", "-J", files / "one.strata", *RUNS, "-m", "ht(AP)",
+                       "-m", "ht(nDCG)", "--ci", "0.95")
+    assert rc == 1 and out == ""
+    assert "ht(AP), ht(nDCG) cannot be computed over judged documents only (-J)" in err
+    assert "leave out -J" in err
+    rc, out, _ = cli(capsys, "eval", "-J", files / "one.strata", *RUNS, "-m", "map")
+    assert rc == 0 and "map" in out
+
+
 def test_assume_uniform_gives_the_uniform_numbers(files, capsys):
     """--assume uniform reads each topic's judged documents as a uniform sample of its pool:
     the numbers of the same sample given as one stratum per topic (what the trec qrels gave

@@ -61,7 +61,8 @@ def add_parser(sub) -> None:
     )
     ev.add_argument(
         "-J", "--judged-only", action="store_true",
-        help="evaluate only judged documents (drop unjudged and unpooled ones from the ranking)",
+        help="evaluate only judged documents (drop unjudged and unpooled ones from the ranking); "
+             "not with ht(M) or ppi(M), which weigh documents at their place in the whole ranking",
     )
     ev.add_argument("-l", "--level", type=int, default=1, help="relevance level (default 1)")
     ev.add_argument("-M", "--max-docs", type=at_least_zero, default=None,
