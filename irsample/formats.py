@@ -314,7 +314,9 @@ def _sample_eval_line(m, topic: str, value: float, places: int) -> str:
 def to_sample_eval(
     ev: Evaluation, *, per_topic: bool = False, places: int | None = None, runs=None
 ) -> str:
-    """sample_eval.pl's lines for all runs (or the run indices ``runs``), one block per run."""
+    """sample_eval.pl's lines for all runs (or the run indices ``runs``), one block per run.
+    sample_eval.pl evaluates one run and names none; with several, each block is headed
+    ``## run <name>`` so that the blocks can be told apart (one run: its lines alone)."""
     places = 4 if places is None else places
 
     def rank(m):
@@ -332,7 +334,10 @@ def to_sample_eval(
     if all(t.isdigit() for t in ev.topics):
         topics.sort(key=lambda t: int(ev.topics[t]))
     lines = []
-    for r in range(len(ev.run_names)) if runs is None else runs:
+    chosen = range(len(ev.run_names)) if runs is None else runs
+    for r in chosen:
+        if len(chosen) > 1:
+            lines.append(f"## run {ev.run_names[r]}")
         if per_topic:
             for t in topics:
                 if ev.evaluated[r, t]:

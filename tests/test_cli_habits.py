@@ -98,3 +98,33 @@ def test_infap_on_stratified_qrels_warns_once(files, capsys):
     assert rc == 0 and err == ""
     rc, _, err = cli(capsys, "eval", "-m", "infAP", files / "qrels", files / "run")
     assert rc == 0 and err == ""  # plain qrels: one stratum
+
+
+def test_strict_and_ci_need_a_place_to_show_intervals(files, capsys):
+    """--strict reads the intervals' status, so it needs --ci; sample_eval's layout has no room
+    for intervals, so --ci is refused there rather than dropped. Both before any output."""
+    rc, out, err = cli(capsys, "eval", files / "strata", files / "run", "-m", "xinfAP",
+                       "--strict")
+    assert rc == 1 and out == "" and "--strict checks the status of intervals: give --ci" in err
+    rc, out, err = cli(capsys, "eval", files / "strata", files / "run", "-m", "xinfAP",
+                       "--ci", "0.95", "--format", "sample_eval")
+    assert rc == 1 and out == "" and "--format sample_eval has no room for intervals" in err
+
+
+def test_sample_eval_names_each_run_when_there_are_several(files, capsys):
+    """sample_eval.pl evaluates one run and names none: one run keeps its layout exactly, and
+    several are told apart by a ``## run <name>`` line heading each block."""
+    (files / "run2").write_text(RUN.replace("r1", "r2"))
+    rc, one, _ = cli(capsys, "eval", files / "qrels", files / "run", "-m", "map",
+                     "--format", "sample_eval")
+    assert rc == 0 and one == "map\t\tall\t\t0.7917\n"
+    rc, two, _ = cli(capsys, "eval", files / "qrels", files / "run", files / "run2", "-m",
+                     "map", "--format", "sample_eval")
+    assert rc == 0
+    assert two == "## run r1\n" + one + "## run r2\n" + one
+
+
+def test_compare_with_one_run_names_it(files, capsys):
+    rc, out, err = cli(capsys, "compare", files / "strata", files / "run")
+    assert rc == 1 and out == ""
+    assert f"compare needs at least two runs; one run file given ({files / 'run'})" in err

@@ -120,12 +120,13 @@ def test_output_without_intervals_is_unchanged(samples, capsys):
     argv = ["eval", samples["thin"], "--assume", "uniform", *RUNS, "-m", "ht(AP)", "-m", "map"]
     rc, plain, err = cli(capsys, *argv)
     assert rc == 0 and "_status" not in plain and "unreliable" not in err
-    rc, strict, _ = cli(capsys, *argv, "--strict")  # no interval printed: nothing to refuse
-    assert rc == 0 and strict == plain
+    # --strict without intervals would check nothing: refused, as --ci where no interval fits
+    rc, strict, err = cli(capsys, *argv, "--strict")
+    assert rc == 1 and strict == "" and "give --ci" in err
     rc, sample_eval, err = cli(capsys, "eval", samples["thin"], "--assume", "uniform",
                                RUNS[0], "-m", "infAP", "--ci",
                                "0.95", "--format", "sample_eval", "--strict")
-    assert rc == 0 and "unreliable" not in sample_eval + err  # sample_eval prints no interval
+    assert rc == 1 and sample_eval == "" and "no room for intervals" in err
 
 
 def test_tsv_json_table_latex_carry_the_status(samples, capsys):
@@ -688,7 +689,38 @@ def test_a_mean_outside_the_measures_range_is_flagged(samples):
     assert found.unreliable[0]
     assert f"estimate {mean[0]:.4f} outside [0, 1], the measure's range" in found.reason[0]
     assert set(np.flatnonzero(evaluated[0])[:3]) <= set(found.topics[0])
+    off = np.asarray(ctx.collection.topics)[np.flatnonzero(evaluated[0])[:3]]
+    assert f"outside on 3 topics: {', '.join(map(str, off))})" in found.reason[0]
+    assert found.outside[0] and not found.outside[1:].any()
     assert not any("outside [0, 1]" in r for r in found.reason[1:])
     for name in ("ht(num_rel)", "xinfAP"):
         assert not outside_range(parse(name)[0], evaluated, values)[1].any()
     assert not outside_range(m, evaluated, None)[1].any()
+
+
+def test_a_reason_shows_a_value_and_its_limit_apart():
+    """The skewness and the limit it exceeds are printed to as many places as they need to
+    differ (two at least)."""
+    from irsample.measures.reliability import apart
+
+    assert apart(0.1436, 0.1424) == ("0.144", "0.142")
+    assert apart(0.25, 0.13) == ("0.25", "0.13")
+    assert apart(0.1400004, 0.14) == ("0.140000", "0.140000")  # six places at most
+
+
+def test_rule_1_reads_a_ratio_measures_cut_off(samples):
+    """Rule 1 reads the sample within the measure's cut-off: ht(nDCG@10)'s numerator is the
+    top ten's, as ht(P@10)'s is, so both rest on the same judged positions and are flagged
+    alike; ht(nDCG) reads the whole ranking (a TREC-COVID 10% sample printed ht(nDCG@10)
+    0.87 [0.62, 1.12] as ok beside a flagged ht(P@10), reading the whole ranking's support)."""
+    from irsample.measures import parse
+    from irsample.measures.reliability import assess
+
+    ctx, evaluated = _thin_context(samples)
+    shape = evaluated.shape
+    variance, values = np.full(shape, 1e-4), np.full(shape, 0.5)
+    top = {name: assess(ctx, parse(name)[0], evaluated, variance, values)
+           for name in ("ht(nDCG@10)", "ht(P@10)", "ht(nDCG)")}
+    np.testing.assert_array_equal(top["ht(nDCG@10)"].support, top["ht(P@10)"].support)
+    np.testing.assert_array_equal(top["ht(nDCG@10)"].thin, top["ht(P@10)"].thin)
+    assert (top["ht(nDCG)"].support > top["ht(nDCG@10)"].support).any()

@@ -59,10 +59,11 @@ def add_parser(sub) -> None:
 
 def cmd_compare(args) -> str:
     from ..comparing import compare_table
-    from ..errors import InputError
+    from ..errors import IrsampleError
 
     if len(args.runs) < 2:
-        raise InputError("compare needs at least two runs")
+        raise IrsampleError(f"compare needs at least two runs; one run file given "
+                            f"({args.runs[0]})")
     report = compare_table(args.qrels, args.runs, args.measure or ["ht(AP)"], ci=args.ci,
                            correction=args.correction, variance=args.variance,
                            qrels_format=args.qrels_format, rel_level=args.rel_level,

@@ -179,7 +179,7 @@ class Reliability:
     (flagged by rule 1: too little support with most of the reach unjudged), ``unsettled``
     (the share of its topics weak only by rule 2's last part, judged :data:`SETTLED` or more)
     and ``inherited`` (the share weak by the rest of rule 2, what a difference of two runs
-    reads); both None for measures rule 2 does not apply to."""
+    reads); both None for measures rule 2 does not apply to; ``outside``: flagged by rule 5."""
 
     unreliable: np.ndarray
     reason: tuple[str, ...]
@@ -190,6 +190,8 @@ class Reliability:
     thin: np.ndarray
     unsettled: np.ndarray | None = None
     inherited: np.ndarray | None = None
+    #: per run: flagged by rule 5 (a mean outside [0, 1]); None where not assessed
+    outside: np.ndarray | None = None
 
     @property
     def many_weak(self) -> np.ndarray:
@@ -306,7 +308,7 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
     topics = np.asarray(ctx.collection.topics)
     share = judged_share(ctx)
     inner = getattr(measure, "inner", measure)
-    cutoff = getattr(inner, "k", None) if not getattr(measure, "ratio", False) else None
+    cutoff = getattr(inner, "k", None)  # the positions a run's estimate reads: the cut-off
     expected = (measure.expected_support(ctx, cutoff)
                 if anticipated and hasattr(measure, "expected_support") else None)
     counted = support_per_segment(ctx, cutoff) if expected is None else expected
@@ -379,10 +381,11 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
                          f"unjudged")
         elif low[r]:
             parts.append(f"too skewed for a normal interval: the design's estimate of its "
-                         f"relevant documents has skewness {skew[r]:.2f} with their fitted "
-                         f"number at the low end of the relevance model's 95% interval "
-                         f"({lowered[r]:.0%} of it; "
-                         + (f"at most {limit[r]:.2f}" if limit[r] > 0 else "none allowed")
+                         f"relevant documents has skewness {apart(skew[r], limit[r])[0]} with "
+                         f"their fitted number at the low end of the relevance model's 95% "
+                         f"interval ({lowered[r]:.0%} of it; "
+                         + (f"at most {apart(skew[r], limit[r])[1]}" if limit[r] > 0
+                            else "none allowed")
                          + f" with the {n[r]:.0f} positions it is expected to judge, "
                          f"{support[r]:.0f} relevant expected), more than "
                          f"{1 - SETTLED:.0%} of what it ranks unjudged")
@@ -402,14 +405,16 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
             parts.append("no estimate of its own bias, so the interval (the sampling spread "
                          "only) cannot be checked; ht(M) estimates its bias")
         if outside[r]:
-            parts.append(f"estimate {mean[r]:.4f} outside [0, 1], the measure's range (the "
-                         "draw weights the relevant documents it found by 1/pi and overshoots)")
             off = np.flatnonzero(evaluated[r] & ((values[r] > 1.0) | (values[r] < 0.0)))
+            parts.append(f"estimate {mean[r]:.4f} outside [0, 1], the measure's range (the "
+                         "draw weights the relevant documents it found by 1/pi and overshoots"
+                         + (f"; outside on {len(off)} topic{'s' * (len(off) != 1)}: "
+                            f"{named_topics(topics[off])}" if len(off) else "") + ")")
             cause += [int(t) for t in off if t not in cause]
         reasons.append("; ".join(parts))
         causes.append(tuple(int(c) for c in cause))
     return Reliability(unreliable, tuple(reasons), tuple(causes), support, weak, bias_se, low,
-                       unsettled_share, inherited)
+                       unsettled_share, inherited, outside)
 
 
 def outside_range(measure, evaluated: np.ndarray, values: np.ndarray | None):
@@ -499,6 +504,17 @@ def carrying(bias: np.ndarray, share: float = 0.5) -> list[int]:
         return []
     upto = int(np.searchsorted(np.cumsum(size[order]), share * total)) + 1
     return [int(t) for t in order[:upto]]
+
+
+def apart(value: float, limit: float) -> tuple[str, str]:
+    """``value`` and the ``limit`` it exceeds, to two decimals, or to as many more (up to six)
+    as they need to read apart: a skewness of 0.1436 over a limit of 0.1424 is "0.144" over
+    "0.142", not "0.14" over "0.14"."""
+    for places in range(2, 7):
+        shown = f"{value:.{places}f}", f"{limit:.{places}f}"
+        if shown[0] != shown[1]:
+            break
+    return shown
 
 
 def named_topics(names) -> str:
