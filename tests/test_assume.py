@@ -74,6 +74,9 @@ def test_design_based_estimators_refuse_trec_qrels_with_unjudged_rows(files, cap
         for named in ("--format strata", "--format prels", "irsample merge",
                       "--assume uniform"):
             assert named in err
+        rows = (files / "sample.qrels").read_text().splitlines()
+        below = [i + 1 for i, row in enumerate(rows) if int(row.split()[3]) < 0]
+        assert f"({len(below)} rows below 0 here, the first on line {below[0]})" in err
     rc, _, err = cli(capsys, "compare", files / "sample.qrels", *RUNS)
     assert rc == 1 and "ht(AP) needs" in err and "--assume uniform" in err
     with pytest.raises(InputError, match='assume="uniform"') as caught:

@@ -141,8 +141,8 @@ def start_reading(args) -> None:
         raise IrsampleError("--strict checks the status of intervals: give --ci LEVEL (e.g. "
                             "--ci 0.95)")
     if args.ci is not None and args.format == "sample_eval":
-        raise IrsampleError("--ci: --format sample_eval has no room for intervals (sample_eval.pl's "
-                            "layout); use trec, tsv, json, latex or table")
+        raise IrsampleError("--ci: --format sample_eval has no room for intervals "
+                            "(sample_eval.pl's layout); use trec, tsv, json, latex or table")
     if args.places == "exact" and args.format not in EXACT:
         raise IrsampleError(f"--places exact: only with --format {' or '.join(EXACT)}")
     check_trec_inputs(args)

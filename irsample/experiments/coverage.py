@@ -59,7 +59,8 @@ from .trial import strategy
 
 #: estimator -> target measure; ht(...) are the design-based (Horvitz-Thompson) estimators
 ESTIMATORS = {"infAP": "AP", "xinfAP": "AP", "infNDCG": "nDCG",
-              "ht(AP)": "AP", "ht(nDCG)": "nDCG", "ht(P@10)": "P@10"}
+              "ht(AP)": "AP", "ht(nDCG)": "nDCG", "ht(P@10)": "P@10",
+              "ht(nDCG@10)": "nDCG@10"}
 
 
 def available(names) -> tuple[list[str], list[str]]:

@@ -64,8 +64,24 @@ def read_raw(source: Source) -> bytes:
         try:
             raw = _gzip.decompress(raw)
         except (OSError, EOFError, ValueError, zlib.error, _deflate_error) as exc:
-            raise InputError(f"corrupt gzip data ({exc})", name) from None
+            raise InputError(f"corrupt gzip data ({exc}): the text breaks off in this line",
+                             name, _broken_line(raw)) from None
     return raw
+
+
+def _broken_line(raw: bytes, chunk: int = 1 << 16) -> int:
+    """The 1-based line of the decompressed text in which corrupt or truncated gzip data
+    ``raw`` breaks off: decompressed piece by piece until the data fail or end."""
+    inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    lines = 0
+    for start in range(0, len(raw), chunk):
+        try:
+            lines += inflate.decompress(raw[start:start + chunk]).count(b"\n")
+        except zlib.error:
+            break
+        if inflate.eof:  # a member ended; what follows is what failed
+            break
+    return lines + 1
 
 
 def check_sources(sources: Sequence) -> None:

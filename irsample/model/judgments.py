@@ -14,6 +14,7 @@ from ..errors import InputError
 from ..io.arrow import number_array, numbers
 from ..io.trec import QrelsTable
 from .collection import Collection, _decode
+from .refusals import missing_probabilities, unlisted_pool
 
 UNPOOLED = np.int8(0)  #: absent from the qrels
 POOLED = np.int8(1)  #: in the qrels with a negative value: pooled, not judged
@@ -96,6 +97,9 @@ class Judgments:
     #: different given probabilities (prels). Estimators that take the sample as uniform
     #: (infAP, induced AP) warn then.
     unequal_probabilities: bool = False
+    #: rows below 0 (pooled, not judged) and the file line of the first (None without lines):
+    #: what the refusal of :meth:`require_probabilities` points to
+    pooled_rows: tuple[int, int | None] = (0, None)
 
     def assuming(self, design: str | None) -> Judgments:
         """These judgments with ``design`` (one of :data:`ASSUMPTIONS`, or ``None``: nothing)
@@ -135,7 +139,11 @@ class Judgments:
         that carry them) when the judgments carry no inclusion probabilities and no design is
         assumed, or when they leave the pool out (prels of the sampled documents alone)."""
         if self.probabilities == "none" and self.assumed is None:
-            raise InputError(missing_probabilities(what), self.source)
+            count, line = self.pooled_rows
+            where = (f" ({count} row{'s' * (count != 1)} below 0 here"
+                     + (f", the first on line {line})" if line is not None else ")")
+                     if count else "")
+            raise InputError(missing_probabilities(what) + where, self.source)
         if not self.pool_listed:
             raise InputError(unlisted_pool(what), self.source)
 
@@ -278,6 +286,9 @@ class Judgments:
                 relevant_sampled_prob=prob[known][relevant][by_topic],
                 relevant_sampled_tdi=tdi[known][relevant][by_topic],
             )
+        below = np.flatnonzero(rel < 0)
+        pooled_rows = (len(below), None if lines is None or not len(below)
+                       else int(np.asarray(lines)[below[0]]))
         unequal = _unequal_rates(size, sampled)
         if prob is not None and not unequal:
             with_p = known & (rel >= 0)
@@ -286,6 +297,7 @@ class Judgments:
             source, grade, state, has_topic, offsets, judged_grades,
             row_stratum, labels, size, sampled, cell[relevant], rv[relevant], max_grade, max_line,
             **sample, probabilities=probabilities, unequal_probabilities=bool(unequal),
+            pooled_rows=pooled_rows,
         )
 
 
@@ -332,36 +344,6 @@ def check_common_topics(collection: Collection, judgments: Judgments) -> None:
                 f"({judgments.source})",
                 collection.run_sources[r],
             )
-
-
-def missing_probabilities(what: str) -> str:
-    """The refusal of design-based estimators (``what``: their names, comma-separated) on
-    judgments that carry no inclusion probabilities and assume no design."""
-    verb = "need" if "," in what else "needs"
-    return (
-        f"{what} {verb} each judged document's inclusion probability, which TREC qrels with -1 "
-        "rows (any value below 0: pooled, not judged) do not carry (they mark a sample, not "
-        "its design: a stratified sample written as TREC qrels loses its probabilities). Use "
-        "judgments that carry them, stratified qrels or prels ('irsample merge design.json "
-        "JUDGED --format strata' or '--format prels'), "
-        "or state the design: '--assume uniform' (Python: assume=\"uniform\") takes each "
-        "topic's judged documents as a uniform random sample of its pool"
-    )
-
-
-def unlisted_pool(what: str) -> str:
-    """The refusal of design-based estimators (``what``: their names, comma-separated) on
-    prels that list the sampled documents alone (:attr:`Judgments.pool_listed`)."""
-    verb = "need" if "," in what else "needs"
-    return (
-        f"{what} {verb} each topic's whole pool, and these prels list only the sampled "
-        "documents (statAP's convention: no row below 0, inclusion probabilities below 1), so "
-        "the share of each topic judged, the anticipated variance and the automatic labels' "
-        "totals over the pool are unknown. Use prels that list the pool, the documents not "
-        "judged with rel -1 ('irsample merge design.json JUDGED --format prels' writes them), "
-        "or stratified qrels ('--format strata'); statAP and statP@k read these prels as "
-        "they are"
-    )
 
 
 def _descending_grades(topic: np.ndarray, grade: np.ndarray, n_topics: int):
