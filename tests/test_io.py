@@ -652,8 +652,11 @@ def test_corrupt_gzip(tmp_path, reader, kind):
     with pytest.raises(InputError) as info:
         reader(path)
     assert info.value.source == str(path)
-    assert str(info.value).startswith(f"{path}: ")
-    assert "gzip" in info.value.message
+    # the line before which the text reads whole (the fault is in it or after it), within
+    # the 2,000 lines of the file before it was damaged
+    assert 1 <= info.value.line <= 2001
+    assert str(info.value).startswith(f"{path}:{info.value.line}: ")
+    assert "gzip" in info.value.message and "reads whole up to the line before" in str(info.value)
 
 
 def test_errors_through_load(tmp_path):

@@ -64,14 +64,15 @@ def read_raw(source: Source) -> bytes:
         try:
             raw = _gzip.decompress(raw)
         except (OSError, EOFError, ValueError, zlib.error, _deflate_error) as exc:
-            raise InputError(f"corrupt gzip data ({exc}): the text breaks off in this line",
-                             name, _broken_line(raw)) from None
+            raise InputError(f"corrupt gzip data ({exc}): its text reads whole up to the "
+                             "line before this one", name, _broken_line(raw)) from None
     return raw
 
 
-def _broken_line(raw: bytes, chunk: int = 1 << 16) -> int:
-    """The 1-based line of the decompressed text in which corrupt or truncated gzip data
-    ``raw`` breaks off: decompressed piece by piece until the data fail or end."""
+def _broken_line(raw: bytes, chunk: int = 256) -> int:
+    """The 1-based line of the decompressed text of corrupt or truncated gzip data ``raw``
+    before which every line reads whole: decompressed in small pieces until the data fail
+    (the failing piece's output is lost, so the fault lies in this line or after it) or end."""
     inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
     lines = 0
     for start in range(0, len(raw), chunk):
