@@ -3,7 +3,9 @@ and odd-but-valid input (BOM, huge grades, non-UTF-8 docnos) is read correctly."
 
 from __future__ import annotations
 
+import gzip
 import warnings
+import zlib
 
 import numpy as np
 import pytest
@@ -153,16 +155,12 @@ def test_cli_prints_the_prels_warning_once(tmp_path, capsys):
 def test_truncated_gzip_names_the_line_it_breaks_off_in(tmp_path, capsys):
     """A gzip file cut short (a download stopped half-way) is an error naming the line of the
     text in which it breaks off, with exit 1 and nothing on standard output."""
-    import gzip
-
     lines = b"".join(b"1 Q0 doc%05d %d %d t\n" % (i, i + 1, 10000 - i) for i in range(4000))
     whole = gzip.compress(lines)
     cut = write(tmp_path / "cut.run.gz", whole[: len(whole) // 2])
     code, out, err = cli(capsys, "eval", write(tmp_path / "q", QRELS), cut, "-m", "map")
     assert code == 1 and out == ""
     line = int(err.split(f"{cut}:")[1].split(":")[0])
-    import zlib
-
     complete = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(whole[: len(whole) // 2])
     assert line == complete.count(b"\n") + 1 and 1 < line < 4000
     assert "corrupt gzip data" in err and "reads whole up to the line before this one" in err

@@ -380,12 +380,12 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
                          f"{MIN_SUPPORT}) with more than {1 - SETTLED:.0%} of what it ranks "
                          f"unjudged")
         elif low[r]:
+            shown_skew, shown_limit = apart(skew[r], limit[r])
             parts.append(f"too skewed for a normal interval: the design's estimate of its "
-                         f"relevant documents has skewness {apart(skew[r], limit[r])[0]} with "
+                         f"relevant documents has skewness {shown_skew} with "
                          f"their fitted number at the low end of the relevance model's 95% "
                          f"interval ({lowered[r]:.0%} of it; "
-                         + (f"at most {apart(skew[r], limit[r])[1]}" if limit[r] > 0
-                            else "none allowed")
+                         + (f"at most {shown_limit}" if limit[r] > 0 else "none allowed")
                          + f" with the {n[r]:.0f} positions it is expected to judge, "
                          f"{support[r]:.0f} relevant expected), more than "
                          f"{1 - SETTLED:.0%} of what it ranks unjudged")

@@ -98,7 +98,8 @@ class Judgments:
     #: (infAP, induced AP) warn then.
     unequal_probabilities: bool = False
     #: rows below 0 (pooled, not judged) and the file line of the first (None without lines):
-    #: what the refusal of :meth:`require_probabilities` points to
+    #: what the refusal of :meth:`require_probabilities` points to (counted only for judgments
+    #: without probabilities, the ones it refuses)
     pooled_rows: tuple[int, int | None] = (0, None)
 
     def assuming(self, design: str | None) -> Judgments:
@@ -286,9 +287,11 @@ class Judgments:
                 relevant_sampled_prob=prob[known][relevant][by_topic],
                 relevant_sampled_tdi=tdi[known][relevant][by_topic],
             )
-        below = np.flatnonzero(rel < 0)
-        pooled_rows = (len(below), None if lines is None or not len(below)
-                       else int(np.asarray(lines)[below[0]]))
+        pooled_rows = (0, None)
+        if probabilities == "none":  # only the refusal reads them: not on a draw's hot path
+            below = np.flatnonzero(rel < 0)
+            pooled_rows = (len(below), None if lines is None or not len(below)
+                           else int(np.asarray(lines)[below[0]]))
         unequal = _unequal_rates(size, sampled)
         if prob is not None and not unequal:
             with_p = known & (rel >= 0)
