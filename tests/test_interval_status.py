@@ -724,3 +724,41 @@ def test_rule_1_reads_a_ratio_measures_cut_off(samples):
     np.testing.assert_array_equal(top["ht(nDCG@10)"].support, top["ht(P@10)"].support)
     np.testing.assert_array_equal(top["ht(nDCG@10)"].thin, top["ht(P@10)"].thin)
     assert (top["ht(nDCG)"].support > top["ht(nDCG@10)"].support).any()
+
+
+def _strata_with_one_empty_cell(samples, path, judged_in_empty=0):
+    """Stratified qrels of the census sample: each topic's documents in two strata by docno
+    parity, ``odd`` of the first topic with ``judged_in_empty`` of its documents judged (the
+    rest -1, pooled but not judged)."""
+    rows = [line.split() for line in open(samples["census"])]
+    first = rows[0][0]
+    kept, out = 0, []
+    for q, _, d, rel in rows:
+        stratum = "odd" if int(d) % 2 else "even"
+        if q == first and stratum == "odd":
+            rel, kept = (rel, kept + 1) if kept < judged_in_empty else ("-1", kept)
+        out.append(f"{q} 0 {d} {stratum} {rel}\n")
+    path.write_text("".join(out))
+    return str(path), first
+
+
+def test_strata_with_nothing_judged_are_flagged_with_their_topics(samples, tmp_path):
+    """Rule 6: a run whose ranking (within the cut-off) holds pooled documents of a topic's
+    stratum with nothing judged (inclusion probability 0) is unreliable, the reason naming
+    the topic and stratum; one judged document in that stratum lifts the flag, and a
+    difference of two runs inherits it (a campaign judged stratum by stratum and stopped
+    early printed ht(P@10) 0.15 [0.05, 0.25] against 0.39 with every stratum sampled)."""
+    qrels, topic = _strata_with_one_empty_cell(samples, tmp_path / "empty.strata")
+    ev = irsample.estimate(qrels, RUNS, MEASURES, ci=0.95)
+    expect = "in strata with nothing judged (inclusion probability 0"
+    for m in range(len(MEASURES)):
+        for r in range(len(RUNS)):
+            reason = ev.statuses.reason[r, m]
+            assert ev.statuses.status[r, m] == "unreliable" and expect in reason
+            assert f"on 1 topic: {topic} (odd); judge at least one" in reason
+            assert ev.statuses.causes[r, m][0] == topic
+    one, _ = _strata_with_one_empty_cell(samples, tmp_path / "one.strata", judged_in_empty=1)
+    ev = irsample.estimate(one, RUNS, MEASURES, ci=0.95)
+    assert not any(expect in r for r in ev.statuses.reason.ravel())
+    pairs = irsample.compare(qrels, RUNS[:2], "ht(P@10)")
+    assert (pairs.status == "unreliable").all() and expect in pairs.iloc[0].reason

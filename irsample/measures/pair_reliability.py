@@ -2,7 +2,8 @@
 (``irsample compare``), built on the run means' rule (:mod:`.reliability`).
 
 The difference of two runs' means (:func:`assess_pair`) is unreliable when either run's mean
-is, by support or weak topics (rules 1 and 2 of :mod:`.reliability`, counted in the draw: the
+is, by support, weak topics or strata with nothing judged (rules 1, 2 and 6 of
+:mod:`.reliability`, rules 1 and 2 counted in the draw: the
 difference's variance is the sample's, and with the design's counts the unflagged pairs of
 TREC-8 2strata 10% rejected 0.088 of tie-preserving twins, 30 trials; not rule 2's
 ``unsettled`` topics, where the difference's variance takes the model's if the sample's shows

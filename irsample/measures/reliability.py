@@ -128,7 +128,14 @@ and the topics that cause it (where to judge next). A run's mean is unreliable w
    measure's own range, not a tuned threshold. On TREC-COVID round 5's ht(P@10) grid (100
    trials; its best run's P@10 is 0.948) where nothing was flagged before, the means it flags
    covered 0.15-0.71 of the truths, the rest 0.955-0.962; on TREC-8's it flags none
-   (REPRODUCTION.md, "Rule 5").
+   (REPRODUCTION.md, "Rule 5");
+6. **strata with nothing judged**: within the measure's cut-off the run ranks pooled
+   documents of a (topic, stratum) cell none of whose documents is judged, inclusion
+   probability 0 (:mod:`.unsampled`: judging stopped early, a depth-k pool read as a sample,
+   hand-made strata). No estimator can tell how many of them are relevant, so no interval
+   can cover for them; the reason names the topics and strata (judge one of each). The
+   designs irsample draws judge at least one document of every non-empty cell, so this rule
+   never fires on them.
 
 A difference of two runs' means has its own rule, built on these (:mod:`.pair_reliability`).
 
@@ -148,6 +155,7 @@ import numpy as np
 from ..model import JUDGED
 from .base import Measure
 from .pool_layout import UNJUDGED, pooled_positions, pooled_segments
+from .unsampled import unsampled_positions, unsampled_reason
 
 #: fewest judged relevant documents in the draw a run mean's interval may rest on (rule 1 where
 #: the design's expected sample does not apply)
@@ -192,6 +200,9 @@ class Reliability:
     inherited: np.ndarray | None = None
     #: per run: flagged by rule 5 (a mean outside [0, 1]); None where not assessed
     outside: np.ndarray | None = None
+    #: per run: flagged by rule 6 (it ranks documents of strata with nothing judged); None
+    #: where not assessed
+    unsampled: np.ndarray | None = None
 
     @property
     def many_weak(self) -> np.ndarray:
@@ -205,11 +216,12 @@ class Reliability:
 
     @property
     def thin_or_weak(self) -> np.ndarray:
-        """Per run: flagged by support or weak topics (rules 1, 2), as a difference of two runs
-        inherits it: without rule 2's ``unsettled`` topics (a difference's variance takes the
+        """Per run: flagged by support, weak topics or strata with nothing judged (rules 1, 2,
+        6), as a difference of two runs inherits it: without rule 2's ``unsettled`` topics (a difference's variance takes the
         model's where it shows no variation, ``ht/pairs.py``, and on CACM's uniform 60-80%
         samples, one rate a topic, its unflagged type-I error was 0.041-0.047)."""
-        return self.thin | _many_weak(self.weak if self.inherited is None else self.inherited)
+        weak = _many_weak(self.weak if self.inherited is None else self.inherited)
+        return self.thin | weak | (False if self.unsampled is None else self.unsampled)
 
     @property
     def status(self) -> np.ndarray:
@@ -358,7 +370,9 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
         low = (np.abs(skew) > limit) & open_
     many_weak, biased = _many_weak(weak), biased_beyond_limit(bias_se)
     mean, outside = outside_range(measure, evaluated, values)
-    unreliable = low | many_weak | biased | unchecked | outside
+    unsampled_cells = evaluated & (unsampled_positions(ctx, cutoff).reshape(shape) > 0)
+    unsampled = unsampled_cells.any(axis=1)
+    unreliable = low | many_weak | biased | unchecked | outside | unsampled
     reasons, causes = [], []
     for r in range(ctx.n_runs):
         parts, cause = [], []
@@ -411,10 +425,15 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
                          + (f"; outside on {len(off)} topic{'s' * (len(off) != 1)}: "
                             f"{named_topics(topics[off])}" if len(off) else "") + ")")
             cause += [int(t) for t in off if t not in cause]
+        if unsampled[r]:
+            idx = np.flatnonzero(unsampled_cells[r])
+            count = unsampled_positions(ctx, cutoff).reshape(shape)[r, idx].sum()
+            parts.insert(0, unsampled_reason(ctx, count, idx, cutoff, named_topics))
+            cause = idx.tolist() + [t for t in cause if t not in idx]
         reasons.append("; ".join(parts))
         causes.append(tuple(int(c) for c in cause))
     return Reliability(unreliable, tuple(reasons), tuple(causes), support, weak, bias_se, low,
-                       unsettled_share, inherited, outside)
+                       unsettled_share, inherited, outside, unsampled)
 
 
 def outside_range(measure, evaluated: np.ndarray, values: np.ndarray | None):

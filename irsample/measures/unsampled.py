@@ -1,0 +1,69 @@
+"""Pooled documents no judgment stands for: strata of a topic with nothing judged.
+
+A stratified sample estimates each (topic, stratum) cell from the documents judged in it: a
+document of cell h stands for N_h / n_h of the cell's documents (pi = n_h / N_h). A cell with
+documents but none judged (n_h = 0) has inclusion probability 0, and no estimator can say how
+many of its documents are relevant: a Horvitz-Thompson sum (ht(M), ppi(M)) counts them as not
+relevant, and infAP-style estimators extrapolate a rate the cell never showed. Every design
+irsample draws judges at least one document of each non-empty cell, so such cells come from
+judging stopped early (a campaign's round in progress, judged stratum by stratum), a
+depth-k pool read as a sample (paper 001, section 5.2: the deeper stratum never judged), or
+stratified qrels made by hand.
+
+The estimate is then off by an unknown amount, whatever its interval says (Sarndal, Swensson &
+Wretman, *Model Assisted Survey Sampling*, 1992, section 2.8: the Horvitz-Thompson estimator
+is unbiased only when every pi_k > 0), so the reliability rule flags a run's mean that reads
+such documents (rule 6, :mod:`.reliability`): within the measure's cut-off, the positions it
+ranks whose document is pooled, not judged, and in a cell with nothing judged.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .pool_layout import UNJUDGED, pooled_positions, pooled_segments
+
+
+def empty_cells(ctx) -> np.ndarray:
+    """(topics, strata): the cells holding pooled documents with none of them judged (all
+    False for judgments without strata: a census)."""
+    j = ctx.judgments
+    if j.stratum is None or j.stratum_size is None:
+        return np.zeros((ctx.n_topics, 1), dtype=bool)
+    return (j.stratum_size > 0) & (j.stratum_sampled == 0)
+
+
+def unsampled_positions(ctx, cutoff: int | None) -> np.ndarray:
+    """Per segment (run x topic): the positions within ``cutoff`` (the whole ranking when
+    None) whose document is pooled, not judged, and in a cell of :func:`empty_cells` (cached
+    per context and cut-off)."""
+    def build():
+        empty = empty_cells(ctx)
+        if not empty.any():
+            return np.zeros(ctx.n_seg)
+        _, rank, grade, stratum = pooled_positions(ctx)
+        segment = pooled_segments(ctx)
+        topic = segment % ctx.n_topics
+        hit = (grade == UNJUDGED) & empty[topic, np.minimum(stratum, empty.shape[1] - 1)]
+        if cutoff is not None:
+            hit &= rank < cutoff
+        return np.bincount(segment[hit], minlength=ctx.n_seg).astype(np.float64)
+
+    return ctx.shared(("unsampled_positions", cutoff), build)
+
+
+def unsampled_reason(ctx, count: float, topics: np.ndarray, cutoff: int | None,
+                     named) -> str:
+    """Rule 6's reason for a run ranking ``count`` such documents on ``topics`` (indices)
+    with ``named`` formatting topic ids (:func:`~.reliability.named_topics`)."""
+    empty = empty_cells(ctx)
+    labels = ctx.judgments.stratum_labels
+    ids = np.asarray(ctx.collection.topics)
+    cells = [f"{ids[t]} ({', '.join(labels[s] for s in np.flatnonzero(empty[t]))})"
+             if len(labels) > 1 else str(ids[t]) for t in topics]
+    count = int(count)
+    where = f"within its top {cutoff}" if cutoff is not None else "in its rankings"
+    return (f"{count} document{'s' * (count != 1)} {where} are in strata with nothing "
+            f"judged (inclusion probability 0: no judgment stands for them, and their "
+            f"relevance is not estimated) on {len(cells)} topic{'s' * (len(cells) != 1)}: {named(cells)}; judge at least "
+            f"one document of each such stratum")
