@@ -217,9 +217,10 @@ class Reliability:
     @property
     def thin_or_weak(self) -> np.ndarray:
         """Per run: flagged by support, weak topics or strata with nothing judged (rules 1, 2,
-        6), as a difference of two runs inherits it: without rule 2's ``unsettled`` topics (a difference's variance takes the
-        model's where it shows no variation, ``ht/pairs.py``, and on CACM's uniform 60-80%
-        samples, one rate a topic, its unflagged type-I error was 0.041-0.047)."""
+        6), as a difference of two runs inherits it: without rule 2's ``unsettled`` topics (a
+        difference's variance takes the model's where it shows no variation, ``ht/pairs.py``,
+        and on CACM's uniform 60-80% samples, one rate a topic, its unflagged type-I error was
+        0.041-0.047)."""
         weak = _many_weak(self.weak if self.inherited is None else self.inherited)
         return self.thin | weak | (False if self.unsampled is None else self.unsampled)
 

@@ -65,5 +65,5 @@ def unsampled_reason(ctx, count: float, topics: np.ndarray, cutoff: int | None,
     where = f"within its top {cutoff}" if cutoff is not None else "in its rankings"
     return (f"{count} document{'s' * (count != 1)} {where} are in strata with nothing "
             f"judged (inclusion probability 0: no judgment stands for them, and their "
-            f"relevance is not estimated) on {len(cells)} topic{'s' * (len(cells) != 1)}: {named(cells)}; judge at least "
-            f"one document of each such stratum")
+            f"relevance is not estimated) on {len(cells)} topic{'s' * (len(cells) != 1)}: "
+            f"{named(cells)}; judge at least one document of each such stratum")
