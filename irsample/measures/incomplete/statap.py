@@ -8,15 +8,19 @@ R^ = sum over sampled relevant documents of 1/pi_d. Walking the ranking with S =
 prec_r = (1 + S)/r; statAP = (1/R^) * sum of prec_r / pi_d; stat P@k = S(k)/k (S at the last
 rank when the run is shorter); stat R-prec = S(round(R^)) / round(R^), or S(n)/R^ when the run
 is shorter than round(R^). A topic with R^ = 0 scores 0 (the script leaves it out).
+Documents of methods 0 and 2 have pi = 1 and topics judged by method 0 alone are left out, as
+the script's default mixed evaluation does; the prels reader applies both
+(``io/strata.py:read_prels``).
 
 The sampling variance of statAP is statAP_MQ_eval_v3's estimator: with y_d = (prec_d - statAP)/pi_d
 for retrieved sampled relevant documents and y_d = -statAP/pi_d for the other sampled relevant
 documents, and n the sampled documents of the topic,
   var = (sum (1-pi_d) y_d^2 - 2 sum_{d<d'} y_d y_d' / (n-1) + T) / R^2,
 where T = sum over retrieved sampled relevant d (rank r_d) of
-(sum over those ranked at or above d of (1-pi)/pi^2) / r_d^2. The estimate is not forced to be
-positive (with few samples the cross term can exceed the rest). Ties follow trec_eval's order
-(the script's order is its hash order).
+(sum over those ranked at or above d of (1-pi)/pi^2) / r_d^2; with one sampled document (n = 1)
+the cross term, a sum over no pairs, is 0 (the script divides 0 by 0 and stops). The estimate
+is not forced to be positive (with few samples the cross term can exceed the rest). Ties
+follow trec_eval's order (the script's order is its hash order).
 """
 
 from __future__ import annotations
@@ -108,7 +112,8 @@ def _stat_walk(offsets, seg_topic, pos_state, pos_grade, pos_tdi, inclusion,
             sum4 += (1.0 - prob[i]) / prob[i] / prob[i]
             sum3 += sum4 / rank[i] / rank[i]
         sampled = n_sampled[t]
-        var[s] = (sum1 - sum2 / (sampled - 1) + sum3) / rq / rq
+        cross = sum2 / (sampled - 1) if sampled > 1 else 0.0  # one sampled: no pair
+        var[s] = (sum1 - cross + sum3) / rq / rq
     return ap, var, rprec, prec_at
 
 
