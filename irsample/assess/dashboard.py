@@ -133,8 +133,12 @@ class Live:
         self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="irsample-live")
 
     def stamp_now(self) -> tuple:
+        """What the estimates are computed from: it changes on every change of the judgments.
+        Judgments are append-only: a save or a revision adds a row (count and max id), an undo
+        sets a row's ``withdrawn`` (never cleared), so the three counts change on each."""
         con = self.session.store.db
-        return (con.execute("SELECT count(*), coalesce(max(id), 0) FROM judgments").fetchone()
+        return (con.execute("SELECT count(*), coalesce(max(id), 0), count(withdrawn) FROM "
+                            "judgments").fetchone()
                 + (len(self.session.store.rounds()), self.batch))
 
     @property

@@ -57,7 +57,7 @@ class RoundPlan:
     round: int
     judged: int
     batch: int
-    stamp: tuple  #: (judgment rows, last judgment id) when planned: stale if they changed
+    stamp: tuple  #: the judgments when planned (:meth:`.dashboard.Live.stamp_now`)
 
     basis = (f"planned for {ESTIMATOR}'s variance; the inclusion probabilities are given the "
              "judgments so far, so ht stays unbiased")
