@@ -100,6 +100,24 @@ def test_design_based_estimators_refuse_judged_only(files, capsys):
     assert rc == 0 and "map" in out
 
 
+def test_sample_estimators_refuse_judged_only(files, capsys):
+    """sample_eval's estimators and statAP read the judged share above each rank (or a judged
+    document's rank in the whole ranking): with -J every stratum looks judged whole (TREC-8
+    random10, input.INQ604: infNDCG 0.1256 against 0.5982), so they refuse it; infAP, a
+    trec_eval measure, keeps trec_eval's -J."""
+    rc, out, err = cli(capsys, "eval", "-J", files / "one.strata", *RUNS, "-m", "xinfAP",
+                       "-m", "infNDCG", "-m", "iP.10", "-m", "ht(AP)")
+    assert rc == 1 and out == ""
+    assert err.startswith("irsample: ht(AP), xinfAP, infNDCG, iP@10 cannot be computed over "
+                          "judged documents only (-J): ht(AP) weighs each judged document")
+    assert "; xinfAP, infNDCG, iP@10 estimate from the judged and unjudged documents" in err
+    prels, _ = _merge(capsys, files, "s2", "prels")
+    rc, out, err = cli(capsys, "eval", "-J", prels, *RUNS, "-m", "statAP")
+    assert rc == 1 and out == "" and "statAP cannot be computed" in err
+    rc, out, _ = cli(capsys, "eval", "-J", files / "sample.qrels", *RUNS, "-m", "infAP")
+    assert rc == 0 and "infAP" in out
+
+
 def test_assume_uniform_gives_the_uniform_numbers(files, capsys):
     """--assume uniform reads each topic's judged documents as a uniform sample of its pool:
     the numbers of the same sample given as one stratum per topic (what the trec qrels gave
@@ -209,6 +227,21 @@ def test_uniform_readers_warn_on_a_stratified_design(files, capsys):
     ]
     rc, _, err = cli(capsys, "eval", strata, *RUNS, "-m", "induced(AP)")
     assert rc == 0 and "induced takes the sample as uniform" in err
+    # sample_eval's estimators read strata, not the probabilities of prels
+    rc, _, err = cli(capsys, "eval", prels, *RUNS, "-m", "xinfAP", "-m", "iP.10")
+    assert rc == 0 and err.splitlines() == [
+        f"irsample: warning: {f} estimates from the strata of stratified qrels; these prels "
+        "give each judged document its own inclusion probability, which it ignores, reading "
+        "the judged documents as a uniform sample of the pool; statAP and ht(M) estimate "
+        "from them" for f in ("xinfAP", "iP")]
+    sampled_only = files / "sampled_only.prels"  # the Million Query's kind: no row below 0
+    sampled_only.write_text("".join(line for line in prels.read_text().splitlines(True)
+                                    if line.split()[2] != "-1"))
+    rc, _, err = cli(capsys, "eval", sampled_only, *RUNS, "-m", "infNDCG")
+    assert rc == 0 and "as the whole pool (these prels list the sampled documents alone); " \
+        "statAP estimates from them" in err
+    rc, _, err = cli(capsys, "eval", strata, *RUNS, "-m", "xinfAP", "-m", "infNDCG")
+    assert rc == 0 and err == ""  # their own format
     for uniform in (files / "sample.qrels", files / "complete.qrels"):
         rc, _, err = cli(capsys, "eval", uniform, *RUNS, "-m", "infAP", "-m", "induced(AP)")
         assert rc == 0 and err == ""

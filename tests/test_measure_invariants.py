@@ -132,8 +132,9 @@ def test_every_family_documented_and_round_trips():
 def test_no_nan_and_bounded(synthetic, options):
     qrels, run = synthetic
     measures = ALL
-    if options.get("judged_only"):  # -J: the design-based estimators refuse it (test_assume.py)
-        measures = [m for m in ALL if not m.needs_inclusion]
+    if options.get("judged_only"):  # -J: the design-based estimators and the sample
+        # estimators refuse it (test_assume.py)
+        measures = [m for m in ALL if not (m.needs_inclusion or m.reads_unjudged_ranks)]
         with pytest.raises(MeasureError, match="-J"):
             evaluate_frames(qrels, run, ALL, **options)
     ev = evaluate_frames(qrels, run, measures, **options)

@@ -183,21 +183,39 @@ STRATIFIED_COUNTERPART = {"infAP": "xinfAP"}
 #: measures that take an incomplete sample as uniform (they drop or reweigh the unjudged
 #: documents alike wherever they are), and what estimates from a stratified design instead
 UNIFORM_READERS = {"infAP": "ht(AP) or statAP", "induced": "ht(M)", "condensed": "ht(M)"}
+#: sample_eval's estimators: they read strata (stratified qrels), not per-document inclusion
+#: probabilities (prels)
+STRATA_READERS = ("xinfAP", "infNDCG", "iP", "iIPrec", "inum_rel", "inum_rel_ret")
 
 
 def warn_ignored_strata(measures, judgments, stream=None) -> list[str]:
     """Warn (once per measure family) on standard error when judgments that tell they come from
     a stratified design (stratified qrels with several strata, or unequal inclusion
     probabilities: prels of a stratified or importance sample) meet a measure that takes the
-    sample as uniform (infAP, induced and condensed measures); returns the warnings."""
+    sample as uniform (infAP, induced and condensed measures), and when prels with unequal
+    probabilities, or listing the sampled documents alone, meet sample_eval's estimators
+    (:data:`STRATA_READERS`), which read strata and not the probabilities; returns the
+    warnings."""
     strata = len(getattr(judgments, "stratum_labels", ()))
     unequal = bool(getattr(judgments, "unequal_probabilities", False))
-    if strata <= 1 and not unequal:
+    prels = getattr(judgments, "inclusion", None) is not None
+    listed = getattr(judgments, "pool_listed", True)
+    if strata <= 1 and not unequal and listed:
         return []
     out = stream or sys.stderr
     warned = []
     for family in dict.fromkeys(m.family for m in measures):
-        if family not in UNIFORM_READERS:
+        if family in STRATA_READERS and prels and (unequal or not listed):
+            read_as = ("the whole pool (these prels list the sampled documents alone)"
+                       if not listed else "a uniform sample of the pool")
+            text = (f"irsample: warning: {family} estimates from the strata of stratified "
+                    "qrels; these prels give each judged document its own inclusion "
+                    f"probability, which it ignores, reading the judged documents as {read_as}; "
+                    "statAP" + (" and ht(M) estimate" if listed else " estimates")
+                    + " from them")
+            print(text, file=out)
+            warned.append(text)
+        if family not in UNIFORM_READERS or (strata <= 1 and not unequal):
             continue
         if family in STRATIFIED_COUNTERPART and strata > 1:
             text = (f"irsample: warning: {family} ignores the {strata} strata of these "

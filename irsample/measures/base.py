@@ -84,6 +84,10 @@ class Measure:
     #: judgments that carry none unless a design is assumed
     #: (:meth:`~irsample.model.Judgments.require_probabilities`)
     needs_inclusion: ClassVar[bool] = False
+    #: estimates from where the unjudged documents sit in each ranking (the judged share of
+    #: each stratum above a rank, or a judged document's rank), which -J (judged documents
+    #: only) takes away: refused with it (``evaluation.refuse_judged_only``)
+    reads_unjudged_ranks: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

@@ -151,6 +151,8 @@ class XInfAP(Measure):
     Printed as ``infAP`` by sample_eval.pl. Yilmaz, Kanoulas & Aslam, SIGIR 2008.
     """
 
+    reads_unjudged_ranks = True
+
     ratio = True  #: a ratio of estimates: its weak topics matter (measures/reliability.py)
     family = "xinfAP"
     trec = "xinfAP"
@@ -212,6 +214,8 @@ class InfNDCG(Measure):
     (sample_eval's ``-G``; default gain = grade). Yilmaz, Kanoulas & Aslam, SIGIR 2008.
     """
 
+    reads_unjudged_ranks = True
+
     ratio = True  #: a ratio of estimates: its weak topics matter (measures/reliability.py)
     gains: tuple = ()
     family = "infNDCG"
@@ -249,6 +253,8 @@ class InfP(Measure):
     """iP@k: E_k / k, the estimated relevant documents in the top k over k (E at the last rank
     when the run is shorter than k). sample_eval prints iP10, iP50, iP1000."""
 
+    reads_unjudged_ranks = True
+
     k: int | None = None
     family = "iP"
     trec = "iP"
@@ -268,6 +274,8 @@ class InfP(Measure):
 @dataclass(frozen=True)
 class InumRelRet(Measure):
     """Estimated relevant documents retrieved: E at the last rank (within the top 1000); summed."""
+
+    reads_unjudged_ranks = True
 
     family = "inum_rel_ret"
     trec = "inum_rel_ret"
@@ -335,6 +343,8 @@ class InfIPrec(Measure):
     from the last rank with the running maximum of E_k/k, each rank where E_k falls below the
     next cut-off recall * R^ assigns that maximum to it (one cut-off per rank); cut-offs above E
     at the last rank are 0. Only the 11 points are defined, since each depends on the others."""
+
+    reads_unjudged_ranks = True
 
     recall: float = 0.0
     family = "iIPrec"

@@ -149,6 +149,7 @@ class _StatEstimate(Measure):
 
     estimator = True
     citation = _APY
+    reads_unjudged_ranks = True  #: prec_r = (1 + S)/r reads r in the whole ranking
     walk_output: ClassVar[int]
 
     def compute(self, ctx):
