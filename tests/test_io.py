@@ -9,6 +9,7 @@ from __future__ import annotations
 import gzip
 import io
 import random
+import re
 import shutil
 import struct
 import sys
@@ -448,6 +449,47 @@ def test_bundled_run_as_dataframe_and_parquet(tmp_path):
     ref = Collection.build([run], [qrels])
     assert_same_collection(ref, Collection.build([from_df], [qrels]))
     assert_same_collection(ref, Collection.build([from_pq], [qrels]))
+
+
+@pytest.mark.parametrize("column, value, message", [
+    ("rel", 1.5, "relevance must be a whole number, not 1.5"),
+    ("rel", 0.7, "relevance must be a whole number, not 0.7"),
+    ("rel", 2**40, f"relevance {2**40} does not fit in 32 bits"),
+    ("rel", None, "relevance is not an integer"),
+    ("qid", None, "topic is missing"),
+    ("docno", None, "document is missing"),
+])
+def test_bad_qrels_frames_are_refused_as_text_files_are(tmp_path, column, value, message):
+    """A DataFrame or parquet file holds the values the text readers refuse (a grade of 1.5
+    or 0.7, which truncating would make 1 or 0, grades past 32 bits, missing ids): the same
+    errors, naming the row's line in the table written as CSV with its header."""
+    df = qrels_frame().astype({"rel": object})
+    df.loc[1, column] = value
+    with pytest.raises(InputError, match=re.escape(message)) as err:
+        load_qrels(df)
+    assert err.value.line == 3 and err.value.source == "<DataFrame>"
+    if value is not None:  # parquet keeps a typed column: a number in it
+        df.astype({"rel": type(value)}).to_parquet(tmp_path / "q.parquet")
+        with pytest.raises(InputError, match=re.escape(message)):
+            load_qrels(tmp_path / "q.parquet")
+
+
+@pytest.mark.parametrize("value, message", [
+    (float("inf"), "score is not a finite number: inf"),
+    (float("nan"), "score is missing"),
+])
+def test_bad_run_frames_are_refused(tmp_path, value, message):
+    df = frame_of(TWO_RUNS["A"])
+    df.loc[2, "score"] = value
+    df.to_parquet(tmp_path / "r.parquet")
+    for source in (df, tmp_path / "r.parquet"):
+        with pytest.raises(InputError, match=re.escape(message)) as err:
+            load_runs(source)
+        assert err.value.line == 4
+    df = frame_of(TWO_RUNS["A"])
+    df.loc[0, "qid"] = None
+    with pytest.raises(InputError, match="topic is missing"):
+        load_runs(df)
 
 
 # ---- Judgments -----------------------------------------------------------------------------------

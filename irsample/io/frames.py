@@ -15,7 +15,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ..errors import InputError
-from .trec import QrelsTable, RunTable, check_unique_pairs
+from .trec import INT32_MAX, INT32_MIN, QrelsTable, RunTable, check_unique_pairs
 
 TOPIC = ("qid", "query_id", "query", "topic")
 DOC = ("docno", "doc_id", "docid", "document")
@@ -37,8 +37,18 @@ def _column(df: pd.DataFrame, names, what: str, source: str, required=True):
     return None
 
 
-def _binary(series: pd.Series) -> pa.Array:
+def _binary(series: pd.Series, what: str, source: str) -> pa.Array:
+    """The column as Arrow binary (its values' text); a missing value is an error naming its
+    row."""
+    missing = series.isna().to_numpy()
+    if missing.any():
+        raise InputError(f"{what} is missing", source, int(np.flatnonzero(missing)[0]) + 2)
     return pa.array(series.astype(str).to_numpy(dtype=object), pa.string()).cast(pa.binary())
+
+
+def _shown(value) -> str:
+    """A cell's value as its Python repr (numpy scalars as the plain number)."""
+    return repr(value.item() if hasattr(value, "item") else value)
 
 
 def _rows(df: pd.DataFrame) -> np.ndarray:
@@ -57,10 +67,13 @@ def runs_from_frame(df: pd.DataFrame, source: str = "<DataFrame>", name: str | N
         score = pd.to_numeric(score_col, errors="raise").to_numpy(dtype=np.float64)
     except (ValueError, TypeError) as err:
         bad = int(np.flatnonzero(pd.to_numeric(score_col, errors="coerce").isna())[0])
-        raise InputError(f"score is not a number: {score_col.iloc[bad]!r}", source,
+        raise InputError(f"score is not a number: {_shown(score_col.iloc[bad])}", source,
                          bad + 2) from err
     if np.isnan(score).any():
         raise InputError("score is missing", source, int(np.flatnonzero(np.isnan(score))[0]) + 2)
+    if not np.isfinite(score).all():
+        bad = int(np.flatnonzero(~np.isfinite(score))[0])
+        raise InputError(f"score is not a finite number: {_shown(score[bad])}", source, bad + 2)
     tags = _column(df, TAG, "tag", source, required=False)
     lineno = _rows(df)
     if tags is None:
@@ -73,8 +86,8 @@ def runs_from_frame(df: pd.DataFrame, source: str = "<DataFrame>", name: str | N
             RunTable(
                 str(tag),
                 source,
-                _binary(qid.iloc[sel]),
-                _binary(doc.iloc[sel]),
+                _binary(qid.iloc[sel], "topic", source),
+                _binary(doc.iloc[sel], "document", source),
                 score[sel],
                 lineno[sel],
             )
@@ -92,12 +105,23 @@ def qrels_from_frame(df: pd.DataFrame, source: str = "<DataFrame>") -> QrelsTabl
     numeric = pd.to_numeric(grade, errors="coerce")
     if numeric.isna().any():
         bad = int(np.flatnonzero(numeric.isna())[0])
-        raise InputError(f"relevance is not an integer: {grade.iloc[bad]!r}", source, bad + 2)
+        raise InputError(f"relevance is not an integer: {_shown(grade.iloc[bad])}", source, bad + 2)
+    values = numeric.to_numpy(dtype=np.float64)
+    whole = np.isfinite(values) & (values == np.trunc(values))
+    if not whole.all():  # as the text readers: trec_eval would truncate 1.5 to 1
+        bad = int(np.flatnonzero(~whole)[0])
+        raise InputError(f"relevance must be a whole number, not {_shown(grade.iloc[bad])} "
+                         "(trec_eval would truncate it)", source, bad + 2)
+    outside = (values < INT32_MIN) | (values > INT32_MAX)
+    if outside.any():
+        bad = int(np.flatnonzero(outside)[0])
+        raise InputError(f"relevance {_shown(grade.iloc[bad])} does not fit in 32 bits (allowed: "
+                         f"{INT32_MIN} to {INT32_MAX})", source, bad + 2)
     table = QrelsTable(
         source,
-        _binary(qid),
-        _binary(doc),
-        np.trunc(numeric.to_numpy(dtype=np.float64)).astype(np.int64),
+        _binary(qid, "topic", source),
+        _binary(doc, "document", source),
+        values.astype(np.int64),
         _rows(df),
     )
     check_unique_pairs(table.qid, table.docno, table.lineno, source, "judgment")
