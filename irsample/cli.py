@@ -21,10 +21,11 @@ import argparse
 import gc
 import os
 import sys
+import warnings
 from importlib import import_module
 
 from . import __version__, _numba_start
-from .errors import IrsampleError
+from .errors import InputWarning, IrsampleError
 
 #: every subcommand: name -> (module of :mod:`irsample.commands` whose ``add_parser(sub)``
 #: registers it; its one-line help). The module's parser carries ``set_defaults(run=handler)``;
@@ -142,18 +143,35 @@ def run() -> None:
     sys.exit(status)
 
 
+def _show_input_warning(shown):
+    """A ``warnings.showwarning`` that prints the input warnings of any command
+    (:class:`~irsample.errors.InputWarning`: ``FILE:LINE: message``) as ``irsample: warning:
+    ...``, as the readers' own paths do, and leaves the others to ``shown``: whichever path read
+    the file, no Python warning machinery (its module path and source line) reaches the user."""
+    def show(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, InputWarning):
+            print(f"irsample: warning: {message}", file=file or sys.stderr)
+        else:
+            shown(message, category, filename, lineno, file, line)
+
+    return show
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line on ``argv`` (default ``sys.argv[1:]``); the exit status."""
     global _quick_exit
     _quick_exit = False  # said again by each command that runs
     gc.unfreeze()  # called again in one process (tests, scripts): collect as usual meanwhile
     thresholds = gc.get_threshold()
+    shown = warnings.showwarning
+    warnings.showwarning = _show_input_warning(shown)
     try:
         return _main(argv)
     except KeyboardInterrupt:  # Ctrl-C, wherever it fell (imports, reading, a kernel, workers)
         print("irsample: interrupted", file=sys.stderr)
         return INTERRUPTED
     finally:
+        warnings.showwarning = shown
         # The process usually ends now: the objects still alive go to the collector's permanent
         # generation, so the full collection at exit skips them (numba's and the measures'
         # million objects: 0.1-0.2 s at the end of `irsample eval`). A caller that goes on

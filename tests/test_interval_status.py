@@ -762,3 +762,53 @@ def test_strata_with_nothing_judged_are_flagged_with_their_topics(samples, tmp_p
     assert not any(expect in r for r in ev.statuses.reason.ravel())
     pairs = irsample.compare(qrels, RUNS[:2], "ht(P@10)")
     assert (pairs.status == "unreliable").all() and expect in pairs.iloc[0].reason
+
+
+def test_prels_listing_documents_with_probability_0_are_flagged_and_warned(samples, tmp_path,
+                                                                          capsys):
+    """Prels listing pooled documents with pi = 0 (``merge --format prels`` of a depth-k
+    design) keep those rows (they list the pool) with no warning about their probability;
+    rule 6 flags the runs that rank them, and the command line warns of them without --ci
+    too, before any estimate (a depth-5 design printed ht(num_rel) 19 against 37 in the
+    pool, silently)."""
+    rows = [line.split() for line in open(samples["census"])]
+    first = rows[0][0]
+    lines = [f"{q} {d} {'-1' if q == first and int(d) % 2 else rel} 1 "
+             f"{'0.0' if q == first and int(d) % 2 else '1.0'}\n" for q, _, d, rel in rows]
+    prels = tmp_path / "zero.prels"
+    prels.write_text("".join(lines))
+    ev = irsample.estimate(str(prels), RUNS, ["ht(AP)"], ci=0.95)
+    reason = ev.statuses.reason[0, 0]
+    assert "listed with inclusion probability 0 (no judgment stands for them" in reason
+    assert f"on 1 topic: {first}; judge them under a design" in reason
+    rc, out, err = cli(capsys, "eval", prels, RUNS[0], "-m", "ht(AP)")
+    assert rc == 0 and "ht(AP)" in out
+    lines = err.splitlines()
+    count = sum(1 for q, _, d, _ in rows if q == first and int(d) % 2)
+    assert lines == [f"irsample: warning: {prels}: {count} pooled documents have inclusion "
+                     f"probability 0 (in strata with nothing judged, or listed so) on 1 topic: "
+                     f"{first}; ht(AP) cannot estimate their relevance (with --ci the runs "
+                     "that rank them are flagged); judge at least one document of each such "
+                     "stratum"]
+    rc, _, err = cli(capsys, "eval", samples["census"], RUNS[0], "-m", "ht(AP)")
+    assert rc == 0 and err == ""
+
+
+def test_input_warnings_read_as_irsample_warnings_on_every_path(tmp_path, capsys):
+    """An input warning raised on a path that does not print its own (here: prels with a
+    judged record outside (0, 1], read for ht(M), which loads every run at once) reads as
+    ``irsample: warning: FILE:LINE: ...``, never as Python's warning with its source line."""
+    rows = [line.split() for line in open(_census_qrels(tmp_path))]
+    lines = [f"{q} {d} {rel} 1 {'1.5' if i == 0 else '1.0'}\n"
+             for i, (q, _, d, rel) in enumerate(rows)]
+    prels = tmp_path / "bad.prels"
+    prels.write_text("".join(lines))
+    rc, _, err = cli(capsys, "eval", prels, RUNS[0], "-m", "ht(AP)")
+    assert rc == 0
+    assert err.startswith(f"irsample: warning: {prels}:1: skipped 1 record(s) whose inclusion "
+                          "probability is outside (0, 1]")
+    assert "InputWarning" not in err and "return readers" not in err
+
+
+def _census_qrels(root):
+    return make_sample_qrels(root / "census.qrels", RUNS, fraction=1.0)

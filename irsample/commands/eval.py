@@ -246,11 +246,12 @@ def _judgment_groups(args, options):
 def _judgments(args, ahead, measures, options):
     """The evaluation with one set of judgments (``-R qrels``)."""
     from .arguments import note_unused_assumption
-    from .notices import warn_ignored_level, warn_ignored_strata
+    from .notices import warn_ignored_level, warn_ignored_strata, warn_unsampled
 
-    def notices(judgments):
+    def notices(judgments, topics):
         warn_ignored_strata(measures, judgments)
         warn_ignored_level(measures, args.level)
+        warn_unsampled(measures, topics, judgments)
         note_unused_assumption(args, judgments)
 
     if ahead is not None:
@@ -268,7 +269,7 @@ def _judgments(args, ahead, measures, options):
         collection, judgments = load(args.qrels, args.runs, qrels_format=args.qrels_format,
                                      assume=args.assume)
         check_common_topics(collection, judgments)
-        notices(judgments)
+        notices(judgments, collection.topics)
         labels = eval_labels(args, measures, collection, judgments)
         ev = evaluate_collection(collection, judgments, measures, auto_labels=labels, **options)
     return ev

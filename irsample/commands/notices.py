@@ -251,3 +251,31 @@ def warn_ignored_level(measures, level: int, stream=None) -> list[str]:
             "measures, infAP and the design-based estimators (ht(M), ppi(M))")
     print(text, file=stream or sys.stderr)
     return [text]
+
+
+def warn_unsampled(measures, topics, judgments, stream=None) -> list[str]:
+    """Warn once on standard error, with or without intervals, when estimators that read
+    inclusion probabilities or the unjudged documents' places (``needs_inclusion``,
+    ``reads_unjudged_ranks``) meet judgments where some pooled documents have inclusion
+    probability 0 (:mod:`irsample.measures.unsampled`: a stratum with nothing judged, prels
+    listing pi = 0): no estimate of their relevance exists; ``topics``: the collection's topic
+    ids; returns the warnings."""
+    from ..measures.unsampled import unsampled_summary
+
+    reading = [m.name for m in measures
+               if m.needs_inclusion or getattr(m, "reads_unjudged_ranks", False)]
+    if not reading:
+        return []
+    count, topics = unsampled_summary(topics, judgments)
+    if not count:
+        return []
+    from ..measures.reliability import named_topics
+
+    text = (f"irsample: warning: {judgments.source}: {count} pooled document"
+            f"{'s' * (count != 1)} {'have' if count != 1 else 'has'} inclusion probability 0 "
+            f"(in strata with nothing judged, or listed so) on {len(topics)} topic"
+            f"{'s' * (len(topics) != 1)}: {named_topics(topics)}; {', '.join(reading)} cannot "
+            "estimate their relevance (with --ci the runs that rank them are flagged); judge "
+            "at least one document of each such stratum")
+    print(text, file=stream or sys.stderr)
+    return [text]

@@ -65,7 +65,10 @@ def read_prels(source: Source) -> QrelsTable:
 
     As statAP_MQ_eval (v3, its default mixed evaluation) does:
     - a record with rel = -999 is skipped (the format's "not sampled" mark);
-    - a record whose probability is outside (0, 1] is skipped, counted in one
+    - a record below 0 (but -999) lists a pooled document not judged (``merge --format
+      prels`` writes the whole pool so): it is kept whatever its probability (a depth-k
+      design gives the documents it never judges pi = 0);
+    - a judged record whose probability is outside (0, 1] is skipped, counted in one
       :class:`~irsample.errors.InputWarning` naming the first such line (the script skips
       those below 0 or above 1; a probability of 0 would divide by zero);
     - a document of method 0 (the MTC selection) or 2 (selected by both methods) has
@@ -83,6 +86,7 @@ def read_prels(source: Source) -> QrelsTable:
     prob = parse_floats(buf, starts[:, 4], ends[:, 4], lineno, name, "inclusion probability")
     certain = np.isin(method, CERTAIN_METHODS)
     in_range = ((prob > 0) | (certain & (prob == 0))) & (prob <= 1)
+    in_range |= (rel < 0) & (rel != -999)  # pooled, not judged: listed whatever its pi
     outside = np.flatnonzero(~in_range & (rel != -999))
     if len(outside):
         first = int(outside[0])

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .pool_layout import UNJUDGED, pooled_positions, pooled_segments
+from .pool_layout import UNJUDGED, pool_layout, pooled_positions, pooled_segments
 
 
 def empty_cells(ctx) -> np.ndarray:
@@ -33,18 +33,33 @@ def empty_cells(ctx) -> np.ndarray:
     return (j.stratum_size > 0) & (j.stratum_sampled == 0)
 
 
+def never_sampled_topics(ctx) -> np.ndarray:
+    """Per topic: whether prels list one of its pooled documents with inclusion probability 0
+    (``Judgments.never_sampled``)."""
+    never = ctx.judgments.never_sampled
+    if never is None:
+        return np.zeros(ctx.n_topics, dtype=bool)
+    topic = ctx.collection.tdi_topic[np.flatnonzero(never)]
+    return np.bincount(topic, minlength=ctx.n_topics) > 0
+
+
 def unsampled_positions(ctx, cutoff: int | None) -> np.ndarray:
     """Per segment (run x topic): the positions within ``cutoff`` (the whole ranking when
-    None) whose document is pooled, not judged, and in a cell of :func:`empty_cells` (cached
-    per context and cut-off)."""
+    None) whose document is pooled, not judged, and in a cell of :func:`empty_cells` or listed
+    with inclusion probability 0 (cached per context and cut-off)."""
     def build():
         empty = empty_cells(ctx)
-        if not empty.any():
+        never = ctx.judgments.never_sampled
+        if not empty.any() and never is None:
             return np.zeros(ctx.n_seg)
         _, rank, grade, stratum = pooled_positions(ctx)
         segment = pooled_segments(ctx)
         topic = segment % ctx.n_topics
-        hit = (grade == UNJUDGED) & empty[topic, np.minimum(stratum, empty.shape[1] - 1)]
+        hit = empty[topic, np.minimum(stratum, empty.shape[1] - 1)]
+        if never is not None:
+            pooled_tdi, layout = pool_layout(ctx)
+            hit |= layout.per_position(never[pooled_tdi].astype(np.int32)) > 0
+        hit &= grade == UNJUDGED
         if cutoff is not None:
             hit &= rank < cutoff
         return np.bincount(segment[hit], minlength=ctx.n_seg).astype(np.float64)
@@ -60,10 +75,37 @@ def unsampled_reason(ctx, count: float, topics: np.ndarray, cutoff: int | None,
     labels = ctx.judgments.stratum_labels
     ids = np.asarray(ctx.collection.topics)
     cells = [f"{ids[t]} ({', '.join(labels[s] for s in np.flatnonzero(empty[t]))})"
-             if len(labels) > 1 else str(ids[t]) for t in topics]
+             if len(labels) > 1 and empty[t].any() else str(ids[t]) for t in topics]
     count = int(count)
     where = f"within its top {cutoff}" if cutoff is not None else "in its rankings"
-    return (f"{count} document{'s' * (count != 1)} {where} are in strata with nothing "
-            f"judged (inclusion probability 0: no judgment stands for them, and their "
-            f"relevance is not estimated) on {len(cells)} topic{'s' * (len(cells) != 1)}: "
-            f"{named(cells)}; judge at least one document of each such stratum")
+    what = ("in strata with nothing judged (inclusion probability 0: " if empty[topics].any()
+            else "listed with inclusion probability 0 (")
+    if empty[topics].any() and never_sampled_topics(ctx)[topics].any():
+        what = "in strata with nothing judged or listed with inclusion probability 0 ("
+    return (f"{count} document{'s' * (count != 1)} {where} are {what}no judgment stands for "
+            f"them, and their relevance is not estimated) on {len(cells)} "
+            f"topic{'s' * (len(cells) != 1)}: "
+            f"{named(cells)}; " + ("judge at least one document of each such stratum"
+                                   if empty[topics].any() else "judge them under a design "
+                                   "that gives each a probability above 0"))
+
+
+def unsampled_summary(topics, judgments) -> tuple[int, list[str]]:
+    """(pooled documents no judgment stands for, over all topics; the topics holding them, as
+    ``topic (strata)`` for strata with nothing judged) of ``judgments``, whose topic ids are
+    ``topics``, over every row of their file: what the command line warns of before any
+    estimate (:func:`irsample.commands.notices.warn_unsampled`)."""
+    count, named = 0, {}
+    ids = list(topics)
+    if judgments.stratum_size is not None:
+        empty = (judgments.stratum_size > 0) & (judgments.stratum_sampled == 0)
+        count += int(judgments.stratum_size[empty].sum())
+        labels = judgments.stratum_labels
+        for t in np.flatnonzero(empty.any(axis=1)):
+            strata = ", ".join(labels[s] for s in np.flatnonzero(empty[t]))
+            named[t] = f"{ids[t]} ({strata})" if len(labels) > 1 else str(ids[t])
+    if judgments.never_sampled_rows is not None:
+        count += int(judgments.never_sampled_rows.sum())
+        for t in np.flatnonzero(judgments.never_sampled_rows):
+            named.setdefault(int(t), str(ids[t]))
+    return count, [named[t] for t in sorted(named)]

@@ -101,6 +101,12 @@ class Judgments:
     #: what the refusal of :meth:`require_probabilities` points to (counted only for judgments
     #: without probabilities, the ones it refuses)
     pooled_rows: tuple[int, int | None] = (0, None)
+    #: per tdi: pooled, not judged, and listed with inclusion probability 0 (prels of a design
+    #: that never judges it: ``merge --format prels`` of a depth-k pool); None when no
+    #: document is
+    never_sampled: np.ndarray | None = field(default=None, repr=False)
+    #: per topic: such rows, over every row of the file (documents no run retrieved too)
+    never_sampled_rows: np.ndarray | None = field(default=None, repr=False)
 
     def assuming(self, design: str | None) -> Judgments:
         """These judgments with ``design`` (one of :data:`ASSUMPTIONS`, or ``None``: nothing)
@@ -287,6 +293,11 @@ class Judgments:
                 relevant_sampled_prob=prob[known][relevant][by_topic],
                 relevant_sampled_tdi=tdi[known][relevant][by_topic],
             )
+            never = known & (rel < 0) & (prob == 0)
+            if never.any():
+                sample["never_sampled"] = np.zeros(collection.n_tdi, dtype=bool)
+                sample["never_sampled"][tdi[never & inside]] = True
+                sample["never_sampled_rows"] = np.bincount(topic[never], minlength=n_topics)
         pooled_rows = (0, None)
         if probabilities == "none":  # only the refusal reads them: not on a draw's hot path
             below = np.flatnonzero(rel < 0)
