@@ -122,7 +122,19 @@ def test_merge_writes_three_formats_and_reports_unjudged(tmp_path, drawn):
     prels = tmp_path / "p"
     prels.write_bytes(merged.render("prels"))
     p = read_prels(prels)
-    assert len(p) == 6 and (p.rel >= 0).sum() == 4 and set(p.prob) <= {0.5, 1.0}  # whole pool
+    assert len(p) == 6 and (p.rel >= 0).sum() == 4  # the whole pool
+    # a judged row's pi is its cell's judged / size, as the stratified qrels say: the
+    # document left unjudged no longer counts as judged and not relevant
+    cell = {(q.as_py(), d.as_py()): (q.as_py(), s.as_py())
+            for q, d, s in zip(table.qid, table.docno, table.stratum)}
+    size, judged = {}, {}
+    for key, r in zip(cell.values(), table.rel):
+        size[key] = size.get(key, 0) + 1
+        judged[key] = judged.get(key, 0) + int(r >= 0)
+    for q, d, pi in zip(p.qid, p.docno, p.prob):
+        key = cell[q.as_py(), d.as_py()]
+        assert pi == judged[key] / size[key]
+    assert any(pi != rec_pi for pi, rec_pi in zip(p.prob, record.inclusion))
     trec = tmp_path / "t"
     trec.write_bytes(merged.render("trec"))
     t = read_qrels(trec)

@@ -10,7 +10,9 @@ negative rel means "not judged yet"), :func:`merge` pairs them and writes any of
   probability (``"strata" in design.merge_formats``: not importance samples).
 - ``prels``: statAP's ``topic docno rel method probability`` for every document of the design's
   pool, with its inclusion probability under the design (``method`` is written as 1): rel the
-  judgment, or -1 when not judged. statAP reads the judged rows alone (a -1 row is not
+  judgment, or -1 when not judged; with selected documents not judged yet, a design of
+  equal-probability strata writes each cell's judged / size, as stratified qrels say
+  (:attr:`Merged.probabilities`). statAP reads the judged rows alone (a -1 row is not
   relevant, and statAP sums over relevant ones); the design-based estimators need the rest
   of the pool too (the share of a topic judged, the anticipated variance, the labels' totals
   of ``ppi(M)``), which prels listing the sampled documents alone do not give.
@@ -68,6 +70,23 @@ class Merged:
         """Rows selected for judging that have no judgment (yet)."""
         return self.record.selected & ~self.judged
 
+    @property
+    def probabilities(self) -> np.ndarray:
+        """Each row's inclusion probability as the judgments stand: the design's, except in
+        a design of equal-probability strata with selected documents not judged yet, where a
+        (topic, stratum) cell's judged documents are a simple random sample of it at the rate
+        judged / size (what stratified qrels say of the same file, and 0 for a cell with
+        nothing judged); an importance sample keeps the design's (the report names what is
+        missing)."""
+        rec = self.record
+        if "strata" not in rec.design.merge_formats or not self.unjudged.any():
+            return rec.inclusion
+        topics, topic = np.unique(np.asarray(rec.qid, dtype=object), return_inverse=True)
+        cell = topic * (len(rec.labels) or 1) + np.asarray(rec.stratum, dtype=np.int64)
+        size = np.bincount(cell)
+        judged = np.bincount(cell[self.judged], minlength=len(size))
+        return (judged / size)[cell]
+
     def render(self, fmt: str) -> bytes:
         """The merged judgments in format ``strata``, ``prels`` or ``trec``."""
         rec = self.record
@@ -82,7 +101,7 @@ class Merged:
         if fmt == "prels":
             # every pool row, the unjudged ones with rel -1: the design-based estimators read
             # the whole pool (its share judged, the variance, the labels' totals)
-            return format_prels(rec.qid, rec.docno, self.rel, rec.inclusion)
+            return format_prels(rec.qid, rec.docno, self.rel, self.probabilities)
         if fmt == "trec":
             return format_trec_qrels(rec.qid, rec.docno, self.rel)
         raise InputError(f"unknown merge format {fmt!r} (one of {', '.join(MERGE_FORMATS)})")
