@@ -4,7 +4,6 @@ page shows after an action is about the document shown."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 pytest.importorskip("jinja2")
@@ -47,3 +46,59 @@ def test_the_dashboard_stamp_changes_on_every_change_of_the_judgments(session):
     assert len(set(stamps)) == len(stamps), stamps
     live.close()
 
+
+def test_an_undo_message_and_its_note_are_for_the_document_shown_only(session):
+    """Revisiting ``/judge?done=undone&item=X`` once X is judged again and Y is shown must not
+    show X's message, note or old grade on Y."""
+    from irsample.assess.pages import judge_page
+
+    who = assessor(session)
+    x = session.next_item(who.id)
+    session.judge(who.id, x.id, 1, "NOTE FOR X")
+    session.undo(who.id)
+    undone = {"done": "undone", "item": str(x.id)}
+    page = judge_page(session, who, session.next_item(who.id), undone)
+    assert session.next_item(who.id).id == x.id  # right after the undo: X again, pre-filled
+    assert "Withdrawn: your 1" in page and "NOTE FOR X</textarea>" in page
+    session.judge(who.id, x.id, 0)
+    y = session.next_item(who.id)
+    assert y.id != x.id
+    page = judge_page(session, who, y, undone)
+    assert "Withdrawn" not in page and "NOTE FOR X" not in page and " was\"" not in page
+    assert 'class="grade g1 was"' not in page
+
+
+def serve(design, tmp_path, *extra):
+    """A server on a new database with one assessor: (server, token, db)."""
+    pytest.importorskip("uvicorn")
+    from .test_assess_helpers import Server, add_assessor
+
+    data, folder = design
+    db = tmp_path / "s.db"
+    token = add_assessor(db, "alice")
+    return Server(folder, data["docs"], data["topics"], db, *extra), token, db
+
+
+def test_malformed_item_ids_get_400_and_the_api_answers_item_ids_as_numbers(design, tmp_path):
+    """Item ids out of SQLite's range (a 500 before) or in other digits than ASCII ones (item
+    3 before) are 400; an item sent as a string is answered as the stored number."""
+    requests = pytest.importorskip("requests")
+    from .test_assess_helpers import Api
+
+    server, token, _ = serve(design, tmp_path)
+    with server:
+        browser = requests.Session()
+        browser.get(f"{server.url}/login?token={token}")
+        for query in ("item=9223372036854775808", "done=undone&item=" + "9" * 20,
+                      "item=%D9%A3", "item=3&undone=%D9%A3"):
+            r = browser.get(f"{server.url}/judge?{query}")
+            assert r.status_code == 400, (query, r.status_code)
+        api = Api(server.url, token)
+        mine = api.next()
+        r = api.post("/api/judge", {"item": "\u0663", "grade": 1})
+        assert r.status_code == 400, r.text
+        r = api.post("/api/skip", {"item": str(mine["item"])})
+        assert r.status_code == 200 and r.json()["item"] == mine["item"]
+        mine = api.next()
+        r = api.post("/api/judge", {"item": str(mine["item"]), "grade": "1"})
+        assert r.status_code == 200 and r.json()["item"] == mine["item"]

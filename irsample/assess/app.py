@@ -117,8 +117,12 @@ def create_app(session: Session, live=None) -> Starlette:
         if who.organiser:
             return RedirectResponse("/admin", status_code=303)
         params = request.query_params
+        for name in ("item", "undone"):
+            if name in params and not pages.digits(params[name]):
+                raise HTTPException(400, f"{name!r} must be a number (ASCII digits), not "
+                                         f"{params[name]!r}"[:200])
         revising = None
-        if params.get("item", "").isdigit() and params.get("done") is None:
+        if "item" in params and params.get("done") is None:
             item = session.store.item(int(params["item"]))
             if item is not None and readout.own_judgment(session.store.db, who.id, item.id):
                 revising = item
@@ -167,11 +171,13 @@ def create_app(session: Session, live=None) -> Starlette:
 
     async def api_judge(request):
         who, fields = await authorised(request, post=True)
-        return JSONResponse({"status": await act(who, fields, "judge"), "item": fields["item"]})
+        return JSONResponse({"status": await act(who, fields, "judge"),
+                             "item": integer(fields, "item")})
 
     async def api_skip(request):
         who, fields = await authorised(request, post=True)
-        return JSONResponse({"status": await act(who, fields, "skip"), "item": fields["item"]})
+        return JSONResponse({"status": await act(who, fields, "skip"),
+                             "item": integer(fields, "item")})
 
     async def api_undo(request):
         who, _ = await authorised(request, post=True)

@@ -25,6 +25,11 @@ ENV = Environment(loader=FileSystemLoader(HERE / "templates"),
 _WORD = re.compile(r"(\w+)")
 
 
+def digits(text: str) -> bool:
+    """ASCII digits only, at most 18 of them (an item id SQLite can hold)."""
+    return 0 < len(text) <= 18 and text.isascii() and text.isdigit()
+
+
 def plural(n: int, word: str) -> str:
     """``1 judgment``, ``2 judgments``."""
     return f"{n} {word}{'' if n == 1 else 's'}"
@@ -53,12 +58,26 @@ def _fmt(result) -> str:
     return f"{result.estimate:.3f} [{result.low:.3f}, {result.high:.3f}]"
 
 
-def _flash(session, assessor, params, labels) -> tuple[str, tuple | None]:
+def _known(con, assessor: int, item_id: int) -> bool:
+    """Whether the assessor was handed the item: they judged it (now or before) or skipped it
+    (only then does a message name its docno)."""
+    return con.execute("SELECT 1 FROM judgments WHERE item=? AND assessor=? UNION ALL SELECT 1 "
+                       "FROM skips WHERE item=? AND assessor=? LIMIT 1",
+                       (item_id, assessor, item_id, assessor)).fetchone() is not None
+
+
+def _flash(session, assessor, params, labels, shown=None) -> tuple[str, tuple | None]:
     """The message after an action (from the redirect's query) and, after an undo, the
-    withdrawn (grade, note) to show again."""
+    withdrawn (grade, note) to show again. An undo's message and pre-fill are for the document
+    ``shown`` only (a page revisited after the assessor moved on shows another one); a docno
+    is named only for a document the assessor holds, judged or skipped."""
     con = session.store.db
     done, item_id = params.get("done", ""), params.get("item", "")
-    item = session.store.item(int(item_id)) if item_id.isdigit() else None
+    item = session.store.item(int(item_id)) if digits(item_id) else None
+    if item is not None and not (shown is not None and shown.id == item.id
+                                 or _known(con, assessor.id, item.id)):
+        item = None
+    here = item is not None and shown is not None and shown.id == item.id
     docno = item.docno if item else "the document"
     own = readout.own_judgment(con, assessor.id, item.id) if item else None
 
@@ -73,7 +92,7 @@ def _flash(session, assessor, params, labels) -> tuple[str, tuple | None]:
         return text, None
     if done == "skipped":
         return f"Skipped {docno}: it comes back after the other documents.", None
-    if done == "undone" and item is not None:
+    if done == "undone" and here and own is None:
         row = con.execute("SELECT grade, note FROM judgments WHERE item=? AND assessor=? AND "
                           "withdrawn IS NOT NULL ORDER BY id DESC LIMIT 1",
                           (item.id, assessor.id)).fetchone()
@@ -81,8 +100,9 @@ def _flash(session, assessor, params, labels) -> tuple[str, tuple | None]:
             with_note = " and your note (below)" if row[1] else ""
             return (f"Withdrawn: your {graded(row[0])} for {docno}{with_note}. Judge it "
                     "again.", tuple(row))
-    if params.get("undone", "").isdigit() and own is not None:
-        return (f"Withdrawn: your revision to {graded(int(params['undone']))}; {docno} is back "
+    undone = params.get("undone", "")
+    if digits(undone) and here and own is not None:
+        return (f"Withdrawn: your revision to {graded(int(undone))}; {docno} is back "
                 f"to {graded(own[0])}.", None)
     if done == "nothing":
         return "Nothing to undo.", None
@@ -94,7 +114,7 @@ def judge_page(session, assessor, item, params, *, revising: bool = False) -> st
 
     con = session.store.db
     labels = grade_labels(session.grades)
-    message, withdrawn = _flash(session, assessor, params, labels)
+    message, withdrawn = _flash(session, assessor, params, labels, item)
     done, total = readout.totals(con)
     context = dict(assessor=assessor, item=item, message=message, grades=labels,
                    mine=readout.judged_by(con, assessor.id), all_done=done, all_total=total,

@@ -221,6 +221,8 @@ class Store:
         return self.meta("rounds") or []
 
     def item(self, item_id: int) -> Item | None:
+        if not 0 < item_id < 2**63:  # beyond SQLite's integers: no such item
+            return None
         row = self.db.execute(f"SELECT {ITEM_COLUMNS} FROM items WHERE id=?",
                               (item_id,)).fetchone()
         return None if row is None else Item(*row)

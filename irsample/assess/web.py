@@ -70,8 +70,11 @@ def integer(fields: dict, name: str) -> int:
         raise HTTPException(400, f"missing or invalid field {name!r}: an integer")
     if isinstance(value, int) and abs(value) < 2**62:
         return value
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit() and len(value) < 19:
-        return int(value)
+    if isinstance(value, str):
+        text = value.strip()
+        body = text[1:] if text.startswith("-") else text
+        if body.isascii() and body.isdigit() and len(body) < 19:  # not "٣", not 2**63
+            return int(text)
     raise HTTPException(400, f"field {name!r} must be an integer, not {value!r}"[:200])
 
 
