@@ -159,3 +159,25 @@ def test_infer_qrels_exit_codes(sample, tmp_path):
     assert missing.returncode == 1 and "no such file" in missing.stderr and not out.exists()
     no_output = subprocess.run(base + [str(qrels), str(runs[0])], capture_output=True, text=True)
     assert no_output.returncode == 2 and "-o" in no_output.stderr
+
+
+def test_infer_qrels_refuses_prels_of_unequal_probabilities(capsys, sample, tmp_path):
+    """Prels of a non-uniform sample (per-document pi, no strata) were read as one uniform
+    stratum with exit 0; now an error naming the file, a document and the formats read.
+    Prels of a uniform sample (pi = n / N) give the TREC qrels' result."""
+    qrels, runs, estimates = sample
+    prels = tmp_path / "sample.prels"
+    prels.write_text("1 a 1 1 0.5\n1 b 0 1 0.25\n" + "".join(f"1 {d} -1 1 0.25\n" for d in "cdef"))
+    out = tmp_path / "inferred.qrels"
+    for extra in ([], ["--estimates", estimates], ["--qrels-format", "prels"]):
+        rc, _, err = cli(capsys, "infer-qrels", prels, *runs, *extra, "-o", out)
+        assert rc == 1 and f"{prels}: inclusion probabilities that are not" in err, err
+        assert "document a: 0.5, where its stratum judged 2 of 6" in err
+        assert "stratified qrels" in err and "--format strata" in err and not out.exists()
+    uniform = tmp_path / "uniform.prels"
+    uniform.write_text("1 a 1 1 0.3333333333333333\n1 b 0 1 0.3333333333333333\n"
+                       + "".join(f"1 {d} -1 1 0.3333333333333333\n" for d in "cdef"))
+    expected = tmp_path / "expected.qrels"
+    assert cli(capsys, "infer-qrels", qrels, *runs, "-o", expected)[0] == 0
+    assert cli(capsys, "infer-qrels", uniform, *runs, "-o", out)[0] == 0
+    assert out.read_text() == expected.read_text()

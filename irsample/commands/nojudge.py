@@ -56,7 +56,9 @@ def add_parser(sub) -> None:
         "sample_eval's estimator; relevance probabilities of the unjudged documents are fitted so "
         "that the expected APs match, then rounded. Output: qrels of the whole pool.",
     )
-    inf.add_argument("qrels", help="sampled judgments (-1 = pooled, not judged)")
+    inf.add_argument("qrels", help="sampled judgments: TREC qrels (-1 = pooled, not judged) or "
+                     "stratified qrels; prels only of a sample uniform within its strata "
+                     "(others are refused)")
     add_runs(inf)
     inf.add_argument("--estimates", default=None,
                      help="AP estimates instead of the sample's: lines 'run topic value' or "
@@ -67,7 +69,7 @@ def add_parser(sub) -> None:
     inf.add_argument("--rounding", choices=("threshold", "top", "random"), default="top",
                      help="p >= 0.5, the round(R^) most probable per topic (default), or random")
     add_seed(inf, "random rounding: seed")
-    inf.add_argument("--qrels-format", choices=("trec", "strata"), default=None)
+    inf.add_argument("--qrels-format", choices=("trec", "strata", "prels"), default=None)
     inf.add_argument("-o", "--output", required=True, help="inferred qrels file")
     add_progress_option(inf)
     inf.set_defaults(run=cmd_infer_qrels)

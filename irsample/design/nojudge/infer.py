@@ -37,6 +37,13 @@ run on a pool of threads: the same arithmetic per topic, so the same path and mi
 Rounding into binary qrels: ``threshold`` (relevant iff p >= 0.5), ``top`` (per topic the
 round(target) unjudged documents of largest p, ties by docno), or ``random`` (randomised
 rounding, relevant with probability p: the tutorial's choice; needs ``rng``).
+
+Inputs: TREC qrels (-1 = pooled, not judged: one stratum) or stratified qrels, whose strata are
+simple random samples. Judgments whose inclusion probabilities differ from their stratum's rate
+n_s / N_s, such as prels (statAP's per-document probabilities, one stratum) of a stratified
+sample, are refused (:func:`check_sample`): both estimators the method rests on, infAP/xinfAP and
+R^ above, take the sample as uniform within a stratum; read as one stratum such prels gave R^
+16.15 where the same sample's strata give 15.15 (topic 1 of a 2-stratum test sample).
 """
 
 from __future__ import annotations
@@ -49,7 +56,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from numba import njit
 
-from ...errors import DesignError
+from ...errors import DesignError, InputError
 from ...evaluation import evaluate_collection
 from ...measures import parse_all
 from ...model import JUDGED, POOLED, Collection, Judgments
@@ -104,6 +111,38 @@ def _objective_live(p_free, slot, denominator, offsets, target, inv_r):
     return f, grad
 
 
+def check_sample(collection: Collection, judgments: Judgments) -> None:
+    """Raise :class:`InputError` naming the file when a judged document's given inclusion
+    probability pi_d differs from its stratum's rate n_s / N_s (relative tolerance 1e-9): a
+    sample that is not uniform within its strata, such as prels of a stratified or importance
+    sample (one stratum, per-document pi), which the estimators here cannot use (module
+    docstring). Prels of a uniform sample (pi_d = n / N) and the judgments of a stratified
+    design's draw pass."""
+    if judgments.inclusion is None:
+        return
+    judged = np.flatnonzero(judgments.state == JUDGED)
+    given = judgments.inclusion[judged]
+    topic = collection.tdi_topic[judged]
+    stratum = np.maximum(judgments.stratum[judged], 0)
+    size = judgments.stratum_size[topic, stratum].astype(np.float64)
+    rate = judgments.stratum_sampled[topic, stratum] / np.maximum(size, 1.0)
+    bad = np.flatnonzero(np.isfinite(given) & ~np.isclose(given, rate, rtol=1e-9, atol=0.0))
+    if len(bad):
+        i = bad[0]
+        docno = collection.tdi_docno[int(judged[i])].as_py().decode("utf-8", "replace")
+        raise InputError(
+            f"inclusion probabilities that are not their strata's sampling rates n/N (topic "
+            f"{collection.topics[topic[i]]}, document {docno}: {given[i]:g}, where its stratum "
+            f"judged {judgments.stratum_sampled[topic[i], stratum[i]]} of {int(size[i])}), "
+            "as in prels of a stratified or importance sample; relevance inference (Aslam & "
+            "Yilmaz 2007) cannot use them: its estimates of AP (infAP, xinfAP) and of R take "
+            "each stratum as a uniform sample. It reads TREC qrels (-1: pooled, not judged) and "
+            "stratified qrels; write a design's judgments as stratified qrels with 'irsample "
+            "merge design.json JUDGED --format strata'",
+            judgments.source,
+        )
+
+
 def estimated_relevant(judgments: Judgments, *, rel_level: int = 1) -> np.ndarray:
     """R^ per topic: sum over strata with n_s > 0 of r_s N_s / n_s (sample_eval's estimator; plain
     TREC qrels with -1 entries are one stratum, N = all entries, n = judged ones)."""
@@ -117,7 +156,9 @@ def estimated_relevant(judgments: Judgments, *, rel_level: int = 1) -> np.ndarra
 def estimates_from_sample(
     collection: Collection, judgments: Judgments, *, measure: str = "infAP", rel_level: int = 1,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(AP^ per run and topic, NaN where not evaluated; R^ per topic) from sampled judgments."""
+    """(AP^ per run and topic, NaN where not evaluated; R^ per topic) from sampled judgments
+    (uniform within strata: :func:`check_sample`)."""
+    check_sample(collection, judgments)
     ev = evaluate_collection(collection, judgments, parse_all([measure]), rel_level=rel_level)
     return ev.values[:, :, 0], estimated_relevant(judgments, rel_level=rel_level)
 
@@ -170,8 +211,10 @@ def infer_relevance(
     rng=None, rel_level: int = 1, progress=None,
 ) -> InferredRelevance:
     """Fit p to the AP estimates ``ap[run, topic]`` (NaN: no estimate) and ``r_hat[topic]``, then
-    round (module docstring). The pool is every document of ``judgments`` (judged or -1).
+    round (module docstring). The pool is every document of ``judgments`` (judged or -1);
+    samples that are not uniform within strata are refused (:func:`check_sample`).
     ``progress``, if given, is called with 1 after each topic."""
+    check_sample(collection, judgments)
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=1, user_api="blas"):
