@@ -138,6 +138,9 @@ def test_infer_qrels_from_the_sample(capsys, sample, tmp_path):
     ("r00\t1\t1.5\n", "in [0, 1]"),
     ("r00\t1\t0.5\nr00\t1\t0.4\n", "second estimate"),
     ("r00\t1\tAP\t0.5\nr01\t1\tinfAP\t0.4\n", "more than one measure"),
+    ("run\ttopic\tmeasure\tvalue\nr00\t1\tP_10\t0.2\n",
+     ":2: measure 'P_10' is not an estimate of AP"),
+    ("r00\t1\tfoo\t0.5\n", ":1: measure 'foo' is not an estimate of AP (expected one of AP,"),
     ("r00 1\n", "expected 'run topic value'"),
     ("r00\tall\t0.5\n", "no AP estimate"),
 ])

@@ -62,7 +62,8 @@ def add_parser(sub) -> None:
     add_runs(inf)
     inf.add_argument("--estimates", default=None,
                      help="AP estimates instead of the sample's: lines 'run topic value' or "
-                     "'run topic measure value' (irsample eval --format tsv -q); 'all' rows "
+                     "'run topic measure value' (irsample eval --format tsv -q) of an AP "
+                     "measure (AP/map, infAP, xinfAP, statAP, ht(AP), ppi(AP)); 'all' rows "
                      "skipped")
     inf.add_argument("--estimator", choices=("infAP", "xinfAP"), default=None,
                      help="AP estimator (default: infAP for one stratum, xinfAP for several)")

@@ -1,7 +1,10 @@
 """Per-topic AP estimates from a file (``irsample infer-qrels --estimates``).
 
 One estimate a line, white-space separated: ``run topic value`` or ``run topic measure value``
-(``irsample eval -q`` output), the measure the same on every line; blank lines, ``#`` comments,
+(``irsample eval -q`` output), the measure the same on every line and an AP measure as
+``irsample eval`` names it (:data:`AP_MEASURES`: ``AP``/``map``, ``infAP``, ``xinfAP``,
+``statAP``, ``ht(AP)``, ``ppi(AP)``; any other, such as ``P_10``, is refused with its line);
+blank lines, ``#`` comments,
 a ``run topic ...`` header and ``all`` summary lines are skipped. Values are AP estimates, so
 they must lie in [0, 1]; each (run, topic) at most once; runs and topics must be the
 collection's.
@@ -15,6 +18,11 @@ import numpy as np
 
 from ..errors import InputError
 from .trec import read_bytes
+
+#: the measure names an AP estimate may carry: trec_eval's and irsample's names of AP and of its
+#: estimators from samples, as ``irsample eval --format tsv -q`` writes them
+AP_MEASURES = frozenset({"AP", "map", "infAP", "xinfAP", "statAP", "ht(AP)", "ht(map)",
+                         "ppi(AP)", "ppi(map)"})
 
 
 def read_estimates(path: str, collection) -> np.ndarray:
@@ -37,6 +45,11 @@ def read_estimates(path: str, collection) -> np.ndarray:
         if fields[1] == "all":
             continue
         if len(fields) == 4:
+            if fields[2] not in AP_MEASURES:
+                raise InputError(
+                    f"measure {fields[2]!r} is not an estimate of AP (expected one of "
+                    f"{', '.join(sorted(AP_MEASURES))})", path, lineno,
+                )
             if measure not in (None, fields[2]):
                 raise InputError(f"more than one measure ({measure}, {fields[2]})", path, lineno)
             measure = fields[2]
