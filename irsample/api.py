@@ -18,13 +18,14 @@ from collections.abc import Iterable, Sequence
 from .errors import MeasureError
 from .evaluation import Evaluation, evaluate_collection
 from .io import load_qrels, load_runs
+from .io.trec import single_precision
 from .measures import Measure, parse_all
 from .measures.base import DEFAULT_VARIANCE, output_key
 from .model import Collection, Judgments, check_common_topics
 
 
 def load(qrels, runs, *, qrels_format: str | None = None,
-         assume: str | None = None) -> tuple[Collection, Judgments]:
+         assume: str | None = None, compat: str = "10") -> tuple[Collection, Judgments]:
     r"""Parse ``runs`` and ``qrels`` into the columnar arrays every measure works on.
 
     Parameters
@@ -41,6 +42,9 @@ def load(qrels, runs, *, qrels_format: str | None = None,
         design-based estimators (``ht(M)``, ``ppi(M)``) refuse such judgments unless it is
         given; ``"uniform"`` takes each topic's judged documents as a uniform random sample of
         its pool. Ignored for judgments that carry probabilities (stratified qrels, prels).
+    compat : {"10", "9.0.8"}, default "10"
+        "9.0.8": scores rounded to single precision, as trec_eval 9.0.8 keeps them (ties
+        where they agree in float's 24 bits; trec_eval 10 keeps doubles).
 
     Returns
     -------
@@ -67,6 +71,8 @@ def load(qrels, runs, *, qrels_format: str | None = None,
     """
     qrels_table = load_qrels(qrels, qrels_format)
     run_tables = load_runs(runs)
+    if compat == "9.0.8":
+        run_tables = single_precision(run_tables)
     collection = Collection.build(run_tables, [qrels_table])
     return collection, Judgments.from_qrels(collection, qrels_table).assuming(assume)
 
@@ -179,7 +185,7 @@ def evaluate(
     4  bm25   all     map  0.541667
     5  bm25   all     P_2  0.500000
     """
-    collection, judgments = load(qrels, runs, assume=assume)
+    collection, judgments = load(qrels, runs, assume=assume, compat=compat)
     check_common_topics(collection, judgments)
     return evaluate_collection(
         collection,

@@ -38,6 +38,7 @@ from .io.ahead import (  # noqa: F401 (run_batches: API)
     ReadAhead,
     run_batches,
 )
+from .io.trec import single_precision
 from .model import Collection, Judgments, check_common_topics
 from .model.collection import RunsAndTopics
 
@@ -106,6 +107,8 @@ def evaluate_in_batches(
         # the first batch in parts, evaluated while the next is read
         for batch in ahead.parts(1 if whole else 3):
             run_tables = load_runs(batch)
+            if options.get("compat") == "9.0.8":
+                run_tables = single_precision(run_tables)
             collection = Collection.build(run_tables, [table])
             judgments = Judgments.from_qrels(collection, table).assuming(assume)
             if judgments_hook is not None and not parts:
