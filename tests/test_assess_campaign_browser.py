@@ -85,7 +85,7 @@ def test_top_stratum_first_and_assessor_pages_are_blind(playwright, vaswani, tmp
             assert page.goto(server.url + path).status == 403
             assert "for organisers only" in page.inner_text("body")
         answer = Api(server.url, alice).http.get(server.url + "/api/next").json()
-        assert set(answer["next"]) == {"item", "topic", "docno"}
+        assert set(answer["next"]) == {"item", "topic", "docno", "ticket"}
 
 
 def test_a_document_leased_to_one_assessor_is_refused_to_another(playwright, tmp_path):  # noqa: F811
@@ -104,7 +104,7 @@ def test_a_document_leased_to_one_assessor_is_refused_to_another(playwright, tmp
         b.evaluate(f"document.querySelector('#judge input[name=item]').value = '{hers}'")
         with b.expect_navigation():
             b.keyboard.press("1")
-        assert "/judge" in b.url and "not leased to you" in b.inner_text("#message")
+        assert "/judge" in b.url and "not handed to you" in b.inner_text("#message")
         with a.expect_navigation():
             a.keyboard.press("2")
         assert "Saved:" in a.inner_text(".flash")

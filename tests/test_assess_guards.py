@@ -1,8 +1,11 @@
-"""The assessment app's guards, without a server: the dashboard's estimates follow every change
-of the judgments, the design and topic orders reach every cell first, and what an assessor's
-page shows after an action is about the document shown."""
+"""The assessment app's guards: the dashboard's estimates follow every change of the
+judgments; what an assessor's page shows after an action is about the document shown; item
+ids are checked; documents not handed to an assessor are refused alike (blind to the overlap)
+and a grade sent after a restart is kept when it can be."""
 
 from __future__ import annotations
+
+import sqlite3
 
 import pytest
 
@@ -68,6 +71,58 @@ def test_an_undo_message_and_its_note_are_for_the_document_shown_only(session):
     assert 'class="grade g1 was"' not in page
 
 
+def test_judging_or_skipping_needs_the_document_handed_to_you(tmp_path):
+    """Overlap documents or not, a document never handed to the assessor is refused with one
+    message (so the answer does not tell which are overlap documents), and so is a skip."""
+    from irsample.assess.assign import NOT_YOURS, Conflict
+    from irsample.assess.store import Store
+
+    store = Store(tmp_path / "b.db")
+    store.setup([("1", f"d{i}", "s", i, 2 if i % 2 else 1) for i in range(4)], {"x": 1})
+    store.set_positions([it.id for it in store.items()])
+    a = store.assessor_by_token(store.add_assessor("a")).id
+    mine = store.current(a).id
+    for other in (it.id for it in store.items() if it.id != mine):
+        for refuse in (store.claim, store.bind):
+            with pytest.raises(Conflict) as caught:
+                refuse(a, other)
+            assert str(caught.value) == NOT_YOURS
+        with pytest.raises(Conflict):  # a ticket is for its own assessor and item only
+            store.claim(a, other, store.ticket(a, mine))
+    store.bind(a, mine)  # the one handed out may be skipped
+    store.claim(a, mine)
+
+
+def test_a_grade_sent_after_a_restart_is_accepted_if_nobody_else_holds_the_document(tmp_path):
+    """Leases live in memory: after a restart a grade pressed on a page left open is saved
+    (the page's ticket shows the document was handed to that assessor) when the document is
+    still free, and refused in plain words when it went to someone else."""
+    from irsample.assess.assign import GONE, Conflict
+    from irsample.assess.store import Store
+
+    path = tmp_path / "r.db"
+    store = Store(path)
+    store.setup([("1", f"d{i}", "s", i, 1) for i in range(3)], {"x": 1})
+    store.set_positions([it.id for it in store.items()])
+    a, b = (store.assessor_by_token(store.add_assessor(n)).id for n in "ab")
+    item_a, item_b = store.current(a).id, store.current(b).id
+    tickets = {a: store.ticket(a, item_a), b: store.ticket(b, item_b)}
+    store.close()
+    store = Store(path)  # the restart: leases are gone
+    store.set_positions([it.id for it in store.items()])
+    with pytest.raises(Conflict, match="not handed to you"):
+        store.claim(a, item_a)  # no ticket: nothing shows it was handed out
+    store.renew(a, item_a, tickets[a])  # the open page's heartbeat takes it again
+    store.claim(a, item_a, tickets[a])
+    store.judge(a, item_a, 1)
+    c = store.assessor_by_token(store.add_assessor("c")).id
+    assert store.current(c).id == item_b  # b's document, free after the restart, goes to c
+    with pytest.raises(Conflict) as caught:
+        store.claim(b, item_b, tickets[b])
+    assert str(caught.value) == GONE and "restarted" in GONE and "/api" not in GONE
+    store.close()
+
+
 def serve(design, tmp_path, *extra):
     """A server on a new database with one assessor: (server, token, db)."""
     pytest.importorskip("uvicorn")
@@ -102,3 +157,39 @@ def test_malformed_item_ids_get_400_and_the_api_answers_item_ids_as_numbers(desi
         mine = api.next()
         r = api.post("/api/judge", {"item": str(mine["item"]), "grade": "1"})
         assert r.status_code == 200 and r.json()["item"] == mine["item"]
+
+
+def test_documents_not_handed_out_are_refused_alike_and_not_named(design, tmp_path):
+    """Judging or skipping a document not handed out is 409 with one message, overlap
+    documents or not (accepted for overlap documents before, which told them apart); a
+    message after a skip names a docno only for a document the assessor had."""
+    requests = pytest.importorskip("requests")
+    from irsample.assess.assign import NOT_YOURS
+
+    from .test_assess_helpers import Api
+
+    server, token, db = serve(design, tmp_path, "--overlap", "0.5")
+    with server:
+        browser = requests.Session()
+        browser.get(f"{server.url}/login?token={token}")
+        api = Api(server.url, token)
+        mine = api.next()
+        con = sqlite3.connect(db)
+        required = dict(con.execute("SELECT id, required FROM items"))
+        assert set(required.values()) == {1, 2}
+        answers = set()
+        for other in sorted(required):
+            if other == mine["item"]:
+                continue
+            for path in ("/api/judge", "/api/skip"):
+                r = api.post(path, {"item": other, "grade": 0})
+                assert r.status_code == 409, (path, other, r.text)
+                answers.add(r.json()["error"])
+            r = browser.post(server.url + "/skip", data={"item": other, "csrf": api.csrf},
+                             allow_redirects=False)
+            assert r.status_code == 409
+            page = browser.get(f"{server.url}/judge?done=skipped&item={other}").text
+            docno = con.execute("SELECT docno FROM items WHERE id=?", (other,)).fetchone()[0]
+            assert f"Skipped {docno}" not in page and "Skipped the document" in page
+        assert answers == {f"not saved: {NOT_YOURS}"}
+        assert not con.execute("SELECT count(*) FROM judgments").fetchone()[0]

@@ -168,15 +168,16 @@ def test_leases_bind_judgments(tmp_path):
     a, b, c = (store.assessor_by_token(store.add_assessor(n)).id for n in "abc")
     d0, d1, d2 = (it.id for it in store.items())
     assert store.current(a).id == d0 and store.current(b).id == d1
-    with pytest.raises(Conflict, match="not leased to you"):
+    with pytest.raises(Conflict, match="not handed to you"):
         store.claim(b, d0)
-    with pytest.raises(Conflict, match="no longer leased to you"):
+    with pytest.raises(Conflict, match="no longer reserved for you"):
         store.renew(b, d0)
     store.claim(a, d0)  # accepted: it holds d0's place until settled
     store.release(a, d0, judged=False)  # (the commit failed: a keeps the lease)
-    store.claim(c, d1)  # a planned overlap with room: a second assessor may judge it ...
-    with pytest.raises(Conflict, match="planned assessors are all taken"):
-        store.claim(a, d1)  # ... but not a third while c's judgment is in flight (b's lease)
+    assert store.current(c).id == d1  # a planned overlap: handed to a second assessor ...
+    store.claim(c, d1)
+    with pytest.raises(Conflict, match="not handed to you"):
+        store.claim(a, d1)  # ... never judged by one it was not handed to
     store.judge(c, d1, 1)
     time.sleep(0.35)  # a's lease on d0 ran out; nobody took it: still a's
     store.renew(a, d0)

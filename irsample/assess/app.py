@@ -13,10 +13,12 @@ Assessor routes (blind: no stratum, rank, run, overlap flag or other assessor's 
 ``POST /judge`` (``item``, ``grade``, ``note``), ``POST /skip``, ``POST /undo``, ``GET /mine``;
 JSON: ``GET /api/next``, ``POST /api/judge``, ``POST /api/skip``, ``POST /api/undo``,
 ``POST /api/renew`` (``{"item"}``: the judging page renews its lease while open),
-``GET /api/mine``. A judgment of a document not leased to the assessor is answered 409
-(:mod:`.assign`). Organiser routes: :mod:`.admin`. A judgment is answered only after it is
-committed. Malformed requests get a 4xx status with a message (plain text, or JSON
-``{"error": ...}`` on ``/api``).
+``GET /api/mine``. A judgment or skip of a document not handed to the assessor is answered
+409, one message for all such documents (:mod:`.assign`); the page's and ``/api/next``'s
+``ticket`` lets a grade sent after a restart through while nobody else holds the document.
+Organiser routes: :mod:`.admin`. A judgment is answered only after it is committed.
+Malformed requests get a 4xx status with a message (plain text, or JSON ``{"error": ...}`` on
+``/api``).
 """
 
 from __future__ import annotations
@@ -72,13 +74,13 @@ def create_app(session: Session, live=None) -> Starlette:
 
     async def act(assessor, fields, what: str) -> str:
         """Judge or skip from the fields (answered once committed); returns the status."""
-        item = integer(fields, "item")
+        item, ticket = integer(fields, "item"), fields.get("ticket")
         try:
             if what == "skip":
-                await session.skip_async(writer, assessor.id, item)
+                await session.skip_async(writer, assessor.id, item, ticket)
                 return "skipped"
             return await session.judge_async(writer, assessor.id, item,
-                                             integer(fields, "grade"), note_of(fields))
+                                             integer(fields, "grade"), note_of(fields), ticket)
         except KeyError as exc:
             raise HTTPException(404, exc.args[0]) from None
         except Conflict as exc:
@@ -157,15 +159,18 @@ def create_app(session: Session, live=None) -> Starlette:
         who, _ = await authorised(request)
         return HTMLResponse(pages.mine_page(session, who))
 
-    def item_json(item):
+    def item_json(item, who=None):
         if item is None:
             return None
-        return {"item": item.id, "topic": item.topic, "docno": item.docno}
+        out = {"item": item.id, "topic": item.topic, "docno": item.docno}
+        if who is not None:  # sent back with a judgment, it survives a restart of the server
+            out["ticket"] = session.store.ticket(who.id, item.id)
+        return out
 
     async def api_next(request):
         who, _ = await authorised(request)
         return JSONResponse({"assessor": who.name, "csrf": who.csrf,
-                             "next": item_json(session.next_item(who.id)),
+                             "next": item_json(session.next_item(who.id), who),
                              "grades": list(session.grades),
                              "lease_seconds": session.store.lease_seconds})
 
@@ -190,7 +195,7 @@ def create_app(session: Session, live=None) -> Starlette:
         who, fields = await authorised(request, post=True)
         item = integer(fields, "item")
         try:
-            session.renew(who.id, item)
+            session.renew(who.id, item, fields.get("ticket"))
         except KeyError as exc:
             raise HTTPException(404, exc.args[0]) from None
         except Conflict as exc:

@@ -7,11 +7,16 @@ document is open to an assessor when it is active, they have not judged it, and 
 plus the other assessors' live leases leave room for one more of its ``required`` judgments
 (2 for a planned overlap document, else 1).
 
-Binding (:func:`claim`): a judgment is accepted only from the assessor who holds the document's
-lease (an expired lease counts while nobody else took the document), from an assessor revising
-their own judgment, or, for a planned overlap document, from a second assessor while there is
-room. Anything else raises :class:`Conflict` (the app answers 409): so no document gets more
-judgments than planned, whatever the clients send or however long a coffee break lasts.
+Binding (:func:`claim`, :func:`bind`): a judgment (or a skip) is accepted only from the
+assessor who holds the document's lease (an expired lease counts while nobody else took the
+document), from an assessor revising their own judgment, or from one who shows the document
+was handed to them before (a signed ticket on the judging page and in ``/api/next``: a server
+restart loses the leases) while nobody else holds it; a planned overlap document's second
+judgment too comes only from an assessor it was handed to. Anything else raises
+:class:`Conflict` (the app answers 409), with one message for every document not handed to
+the assessor: so no document gets more judgments than planned, whatever the clients send or
+however long a coffee break lasts, and an answer never tells which documents are overlap
+documents.
 """
 
 from __future__ import annotations
@@ -62,7 +67,7 @@ def _take(con, assessor: int, item_id: int, now: float) -> None:
     con.execute("INSERT OR REPLACE INTO assignments VALUES (?, ?, ?)", (assessor, item_id, now))
 
 
-def _judged_by(con, assessor: int, item_id: int) -> bool:
+def judged(con, assessor: int, item_id: int) -> bool:
     return con.execute("SELECT 1 FROM judgments WHERE item=? AND assessor=? AND current=1",
                        (item_id, assessor)).fetchone() is not None
 
@@ -74,7 +79,7 @@ def current(con, assessor: int, lease_seconds: float) -> int | None:
     now = time.time()
     since = now - lease_seconds
     lease = _lease(con, assessor)
-    if lease is not None and not _judged_by(con, assessor, lease[0]):
+    if lease is not None and not judged(con, assessor, lease[0]):
         if lease[1] > since or _room(con, assessor, lease[0], since):
             _take(con, assessor, lease[0], now)
             return lease[0]
@@ -92,31 +97,45 @@ def current(con, assessor: int, lease_seconds: float) -> int | None:
     return row[0]
 
 
-def claim(con, assessor: int, item_id: int, lease_seconds: float) -> None:
-    """Accept a judgment of ``item_id`` by ``assessor`` now (module docstring: binding): it
-    holds the document's place (``inflight``) until :func:`settle` after its commit, and a
-    leased document's lease is renewed; else raise :class:`Conflict` with the reason."""
-    if _judged_by(con, assessor, item_id):
-        return  # a revision of their own judgment
+#: the one answer to a judgment or skip of a document never handed to the assessor (the same
+#: for every such document, so an answer tells nothing about which ones are overlap documents)
+NOT_YOURS = ("this document was not handed to you, so the grade was not saved: judge the "
+             "document your judging page shows")
+GONE = ("the server restarted or your reservation of this document ran out, and it went to "
+        "another assessor meanwhile: your grade was not saved; go on with the next document")
+
+
+def bind(con, assessor: int, item_id: int, lease_seconds: float, *, handed: bool = False) -> None:
+    """Check that the assessor holds ``item_id`` now, renewing its lease; else raise
+    :class:`Conflict`. ``handed``: the request proves the document was handed to them before
+    (a signed ticket, :meth:`~.store.Store.ticket`): after a server restart (leases are lost)
+    or a lease given up in another tab, it is leased to them again if nobody else holds it."""
     now = time.time()
     since = now - lease_seconds
     lease = _lease(con, assessor)
     mine = lease is not None and lease[0] == item_id
-    row = con.execute("SELECT required, active FROM items WHERE id=?", (item_id,)).fetchone()
-    if not mine and not (row and row[0] > 1):
-        raise Conflict(f"document item {item_id} is not leased to you: judge the document "
-                       "the app hands you (GET /api/next or /judge)")
+    if not mine and not handed:
+        raise Conflict(NOT_YOURS)
     if not _room(con, assessor, item_id, since):
-        if row and not row[1]:
+        row = con.execute("SELECT active FROM items WHERE id=?", (item_id,)).fetchone()
+        if row and not row[0]:
             raise Conflict("this document is no longer to be judged (a later round replaced "
                            "the one it belonged to)")
         if mine:
-            raise Conflict("this document went to another assessor after your lease on it "
-                           "ran out; your judgment was not saved")
-        raise Conflict(f"document item {item_id} is not leased to you and its planned "
-                       "assessors are all taken")
-    if mine:
-        _take(con, assessor, item_id, now)
+            raise Conflict("this document went to another assessor after your reservation of "
+                           "it ran out; your grade was not saved")
+        raise Conflict(GONE)
+    _take(con, assessor, item_id, now)
+
+
+def claim(con, assessor: int, item_id: int, lease_seconds: float, *,
+          handed: bool = False) -> None:
+    """Accept a judgment of ``item_id`` by ``assessor`` now (module docstring: binding;
+    ``handed``: :func:`bind`): it holds the document's place (``inflight``) until
+    :func:`settle` after its commit; else raise :class:`Conflict` with the reason."""
+    if judged(con, assessor, item_id):
+        return  # a revision of their own judgment
+    bind(con, assessor, item_id, lease_seconds, handed=handed)
     con.execute("INSERT OR IGNORE INTO inflight VALUES (?, ?)", (assessor, item_id))
 
 
@@ -128,18 +147,21 @@ def settle(con, assessor: int, item_id: int, *, judged: bool) -> None:
         con.execute("DELETE FROM assignments WHERE assessor=? AND item=?", (assessor, item_id))
 
 
-def renew(con, assessor: int, item_id: int, lease_seconds: float) -> None:
-    """Renew the assessor's lease on ``item_id`` (the judging page does, while open). Only an
-    existing lease is renewed (an expired one while nobody else took the document): renewing
-    never hands a document out. Raises :class:`Conflict` otherwise."""
-    if _judged_by(con, assessor, item_id):
+def renew(con, assessor: int, item_id: int, lease_seconds: float, *,
+          handed: bool = False) -> None:
+    """Renew the assessor's lease on ``item_id`` (the judging page does, while open). Only
+    their lease is renewed, or with ``handed`` (:func:`bind`) one lost to a restart taken
+    again while nobody else holds the document: renewing never hands a new document out.
+    Raises :class:`Conflict` otherwise."""
+    if judged(con, assessor, item_id):
         return  # revising: nothing is leased
-    now = time.time()
     lease = _lease(con, assessor)
-    if lease is None or lease[0] != item_id:
-        raise Conflict("this document is no longer leased to you (the server restarted, or "
-                       "you moved on in another tab)")
-    if lease[1] <= now - lease_seconds and not _room(con, assessor, item_id, now - lease_seconds):
-        con.execute("DELETE FROM assignments WHERE assessor=?", (assessor,))
-        raise Conflict("this document went to another assessor after your lease on it ran out")
-    _take(con, assessor, item_id, now)
+    if not handed and (lease is None or lease[0] != item_id):
+        raise Conflict("this document is no longer reserved for you (the server restarted, "
+                       "or you moved on in another tab)")
+    try:
+        bind(con, assessor, item_id, lease_seconds, handed=handed)
+    except Conflict:
+        if lease is not None and lease[0] == item_id:
+            con.execute("DELETE FROM assignments WHERE assessor=?", (assessor,))
+        raise

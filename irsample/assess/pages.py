@@ -126,7 +126,7 @@ def judge_page(session, assessor, item, params, *, revising: bool = False) -> st
         context.update(was=own[0], note=own[1])
     if item is not None:
         topic = session.topics[item.topic]
-        context.update(topic=topic,
+        context.update(topic=topic, ticket=session.store.ticket(assessor.id, item.id),
                        text=highlight(session.documents[item.docno], query_terms(topic)))
     return ENV.get_template("judge.html").render(**context)
 

@@ -194,16 +194,17 @@ class Session:
         if self.store.item(item_id) is None:
             raise KeyError(f"no document with item id {item_id}")
 
-    def _claim(self, assessor: int, item_id: int, grade: int, note: str) -> None:
+    def _claim(self, assessor: int, item_id: int, grade: int, note: str, ticket=None) -> None:
         self._check(item_id, grade, note)
         if self.paused:
             raise Paused("a new round is being loaded: send the judgment again in a few seconds")
-        self.store.claim(assessor, item_id)
+        self.store.claim(assessor, item_id, ticket)
 
-    def judge(self, assessor: int, item_id: int, grade: int, note: str = "") -> str:
-        """Validate, claim (:func:`~.assign.claim`) and save (:func:`~.ops.judge_op`);
-        committed when it returns."""
-        self._claim(assessor, item_id, grade, note)
+    def judge(self, assessor: int, item_id: int, grade: int, note: str = "",
+              ticket=None) -> str:
+        """Validate, claim (:func:`~.assign.claim`; ``ticket``: :meth:`.Store.ticket`) and
+        save (:func:`~.ops.judge_op`); committed when it returns."""
+        self._claim(assessor, item_id, grade, note, ticket)
         try:
             status = self.store.judge(assessor, item_id, grade, note)
         except BaseException:
@@ -212,8 +213,10 @@ class Session:
         self.dirty |= self.adaptive is not None and status != "unchanged"
         return status
 
-    def skip(self, assessor: int, item_id: int) -> None:
+    def skip(self, assessor: int, item_id: int, ticket=None) -> None:
+        """Put back a document the assessor holds (:meth:`.Store.bind`)."""
         self._check(item_id)
+        self.store.bind(assessor, item_id, ticket)
         self.store.skip(assessor, item_id)
 
     def undo(self, assessor: int):
@@ -224,8 +227,8 @@ class Session:
     # the same through the group commit of the server (:mod:`.writer`)
 
     async def judge_async(self, writer, assessor: int, item_id: int, grade: int,
-                          note: str = "") -> str:
-        self._claim(assessor, item_id, grade, note)
+                          note: str = "", ticket=None) -> str:
+        self._claim(assessor, item_id, grade, note, ticket)
         try:
             status = await writer.run(lambda con: judge_op(con, assessor, item_id, grade, note))
         except BaseException:
@@ -235,8 +238,9 @@ class Session:
         self.dirty |= self.adaptive is not None and status != "unchanged"
         return status
 
-    async def skip_async(self, writer, assessor: int, item_id: int) -> None:
+    async def skip_async(self, writer, assessor: int, item_id: int, ticket=None) -> None:
         self._check(item_id)
+        self.store.bind(assessor, item_id, ticket)
         await writer.run(lambda con: skip_op(con, assessor, item_id))
         self.store.release(assessor, item_id)
 
@@ -246,10 +250,10 @@ class Session:
         self.dirty |= self.adaptive is not None and withdrawn is not None
         return withdrawn
 
-    def renew(self, assessor: int, item_id: int) -> None:
+    def renew(self, assessor: int, item_id: int, ticket=None) -> None:
         """Renew the lease on the document the assessor's page shows (:func:`.assign.renew`)."""
         self._check(item_id)
-        self.store.renew(assessor, item_id)
+        self.store.renew(assessor, item_id, ticket)
 
 
 __all__ = ["Conflict", "Paused", "Session", "grade_labels", "parse_grades"]

@@ -105,6 +105,7 @@ class Store:
             self._set_meta("secret", secrets.token_hex(32))
         if self.meta("schema") != VERSION:
             self._set_meta("schema", VERSION)
+        self._secret = bytes.fromhex(self.meta("secret"))
 
     def close(self) -> None:
         self.db.close()
@@ -247,14 +248,33 @@ class Store:
         item_id = assign.current(self.db, assessor, self.lease_seconds)
         return None if item_id is None else self.item(item_id)
 
-    def claim(self, assessor: int, item_id: int) -> None:
+    def ticket(self, assessor: int, item_id: int) -> str:
+        """A signature that ``item_id`` was handed to ``assessor`` (the judging page and
+        ``/api/next`` carry it): it outlives the leases, which a restart loses."""
+        return hmac.new(self._secret, f"lease:{assessor}:{item_id}".encode(),
+                        hashlib.sha256).hexdigest()[:32]
+
+    def handed(self, assessor: int, item_id: int, ticket) -> bool:
+        """Whether ``ticket`` is :meth:`ticket` of the assessor and item."""
+        return isinstance(ticket, str) and hmac.compare_digest(
+            self.ticket(assessor, item_id).encode(), ticket.encode("utf-8", "replace"))
+
+    def claim(self, assessor: int, item_id: int, ticket=None) -> None:
         """Check that the assessor may judge the item now (:func:`.assign.claim`; raises
         :class:`~.assign.Conflict`)."""
-        assign.claim(self.db, assessor, item_id, self.lease_seconds)
+        assign.claim(self.db, assessor, item_id, self.lease_seconds,
+                     handed=self.handed(assessor, item_id, ticket))
 
-    def renew(self, assessor: int, item_id: int) -> None:
+    def bind(self, assessor: int, item_id: int, ticket=None) -> None:
+        """Check that the assessor holds the item (to skip it: :func:`.assign.bind`)."""
+        if not assign.judged(self.db, assessor, item_id):
+            assign.bind(self.db, assessor, item_id, self.lease_seconds,
+                        handed=self.handed(assessor, item_id, ticket))
+
+    def renew(self, assessor: int, item_id: int, ticket=None) -> None:
         """Renew the assessor's lease on the item (:func:`.assign.renew`)."""
-        assign.renew(self.db, assessor, item_id, self.lease_seconds)
+        assign.renew(self.db, assessor, item_id, self.lease_seconds,
+                     handed=self.handed(assessor, item_id, ticket))
 
     def release(self, assessor: int, item_id: int, *, judged: bool = True) -> None:
         """After a judgment or skip: the document is no longer the assessor's current one, and

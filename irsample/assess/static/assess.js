@@ -48,7 +48,8 @@
         method: "POST", credentials: "same-origin",
         headers: {"Content-Type": "application/json",
                   "X-CSRF-Token": form.getAttribute("data-csrf")},
-        body: JSON.stringify({item: parseInt(form.getAttribute("data-item"), 10)})
+        body: JSON.stringify({item: parseInt(form.getAttribute("data-item"), 10),
+                              ticket: form.getAttribute("data-ticket")})
       }).then(function (response) {
         if (response.status === 409 || response.status === 403 || response.status === 404) {
           clearInterval(timer);
