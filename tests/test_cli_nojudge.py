@@ -184,3 +184,23 @@ def test_infer_qrels_refuses_prels_of_unequal_probabilities(capsys, sample, tmp_
     assert cli(capsys, "infer-qrels", qrels, *runs, "-o", expected)[0] == 0
     assert cli(capsys, "infer-qrels", uniform, *runs, "-o", out)[0] == 0
     assert out.read_text() == expected.read_text()
+
+
+def test_nojudge_does_not_depend_on_the_order_of_the_runs(capsys, tmp_path):
+    """Soboroff's draw keys on run names: the same runs in reverse give the same scores (it
+    swapped two runs' ranks before); Condorcet with --select (equal biases: r0 and its copy
+    r9) too."""
+    rng = np.random.default_rng(3)
+    paths = []
+    for r in range(6):
+        lines = [f"{t} Q0 d{d} {i + 1} {50 - i} r{r}\n" for t in (1, 2, 3)
+                 for i, d in enumerate(rng.choice(25, 10, replace=False))]
+        paths.append(tmp_path / f"run{r}")
+        paths[-1].write_text("".join(lines))
+    (tmp_path / "copy").write_text(paths[0].read_text().replace(" r0\n", " r9\n"))
+    paths.append(tmp_path / "copy")  # r9 = r0: equal biases
+    for options in (["--method", "soboroff", "--mean", "0.2", "--sd", "0.05", "--depth", "10",
+                     "--trials", "4", "--seed", "1"],
+                    ["--method", "condorcet", "--select", "0.5", "--depth", "10"]):
+        out = [cli(capsys, "nojudge", *given, *options)[1] for given in (paths, paths[::-1])]
+        assert out[0] == out[1] and out[0].startswith("run\tscore\trank\n")

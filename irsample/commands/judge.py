@@ -95,7 +95,7 @@ def run(args) -> str:
     config = {
         "method": method.name, "budget": args.budget, "per_topic": args.per_topic,
         "batch": batch, "depth": args.depth, "seed": args.seed, "rel_level": args.level,
-        "runs": list(collection.run_names),
+        "runs": sorted(collection.run_names),
         "assessor": f"qrels {qrels.source}" if qrels is not None else "files",
     }
     check_config(state, config)

@@ -19,7 +19,8 @@ document handed out but not judged yet.
                       order, any subset (a negative grade: not judged yet); only documents
                       handed out may be named (else an error with file:line);
   ``DIR/qrels``       the judged documents as TREC qrels, in judging order (written by irsample);
-  ``DIR/config.json`` the method and options of the session; later invocations must match.
+  ``DIR/config.json`` the method and options of the session; later invocations must match
+                      (the runs as a set: their order does not matter).
 
   Until every handed-out document is judged, an invocation writes the missing ones to
   ``batch.tsv`` again; then the method continues from all the grades (its state depends on the
@@ -186,14 +187,23 @@ def check_config(directory, config: dict) -> None:
             old = json.loads(path.read_text())
         except (OSError, ValueError) as exc:
             raise InputError(f"not a judging configuration ({exc})", str(path)) from None
-        if old != config:
-            keys = sorted(k for k in set(old) | set(config) if old.get(k) != config.get(k))
+        old, new = _same_order(old), _same_order(config)
+        if old != new:
+            keys = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
             raise DesignError(
                 f"{directory} holds a judging session with other options ({', '.join(keys)} "
                 "differ); continue it with the same options or use another --state directory"
             )
     elif (directory / ORDER).exists():
         raise DesignError(f"{directory / ORDER} exists without {CONFIG}: not a judging state")
+
+
+def _same_order(config) -> dict:
+    """``config`` with its runs in name order: the judging methods do not depend on the order
+    the run files are given in, so a session continues with its runs in any order."""
+    if isinstance(config, dict) and isinstance(config.get("runs"), list):
+        return config | {"runs": sorted(config["runs"], key=str)}
+    return config
 
 
 def write_state(directory, result, config: dict, *, batch_file: bool) -> list[Path]:

@@ -15,7 +15,11 @@ other submission) its priority is set to the maximum. Otherwise, its priority is
 - every list starts with priority 0 (the maximum) and no relevant document (stamp -1);
 - the front list is the one of highest priority, then of most recent relevant document (so the
   list that just yielded a relevant document is read on), then of smallest random key (a seeded
-  permutation of the lists: the initial order);
+  permutation of the lists: the initial order). The permutation is drawn over the lists in
+  run-name order (per topic for local MTF; run name, then topic, for global MTF), so the same
+  runs give the same keys, hence the same judgments, in whatever order their files are given
+  (before, TREC-8's 12 runs of ``t8_12``, 20 per topic: 574 relevant found in one order, 569
+  in the reverse);
 - its next document is *examined*: if it is already judged, this costs nothing, and a relevant
   one resets the priority to 0 and stamps the list with the examination clock, a non-relevant
   one lowers the priority by 1 (so the priority is minus the number of non-relevant documents
@@ -31,14 +35,15 @@ are experts with weights w_s, initially equal. A relevant document at rank r add
 precision at every rank i >= r, so the run's "total precision" (sum of precisions) gains
 v_s(d) = 1/r + 1/(r+1) + ... + 1/Z_s = H(Z_s) - H(r - 1) (H: harmonic numbers; v = 0 if the run
 did not retrieve d). Each step judges the unjudged candidate of largest weighted gain
-sum_s w_s v_s(d) (paper 003's argmax; ties: seeded random order), then every run suffers the
-loss l_s = -v_s(d) if d is relevant, +v_s(d) if not, and w_s <- w_s * beta^l_s. The loss is
+sum_s w_s v_s(d) (paper 003's argmax; ties: seeded random order of the topic's candidates,
+which are in docno order; the sum runs over the runs in run-name order), then every run suffers
+the loss l_s = -v_s(d) if d is relevant, +v_s(d) if not, and w_s <- w_s * beta^l_s. The loss is
 paper 003's GAIN/LOSS (the CIKM paper's ~ln(Z/r)); scaling it is the same as changing beta.
 beta defaults to 0.1; beta = 1 never learns (a fixed metasearch ranking).
 
-**Depth order** (``depth``; the baseline): rank 1 of every run (in the runs' order), then rank
-2, ...: with a budget, the largest depth-k pool that fits plus the start of depth k+1 in run
-order.
+**Depth order** (``depth``; the baseline): rank 1 of every run (in run-name order), then rank
+2, ...: with a budget, the largest depth-k pool that fits plus the start of depth k+1 in
+run-name order.
 
 Budgets: ``per_topic`` gives each topic up to N judgments; a total budget B goes to global MTF
 as is, and is split over the topics for the per-topic methods by water-filling (each topic gets
@@ -72,7 +77,9 @@ UNJUDGED = K.UNJUDGED
 @dataclass(frozen=True, eq=False)
 class JudgingProblem:
     """The lists of ``runs`` (run indices) on a collection, truncated at ``depth``, and the
-    candidates: ``starts``/``lengths`` are (len(runs), T) arrays into ``collection.rank_tdi``."""
+    candidates: ``starts``/``lengths`` are (len(runs), T) arrays into ``collection.rank_tdi``.
+    ``runs`` is kept in run-name order (the runid), so every tie rule below that follows the
+    order of the lists follows the names, not the order the run files were given in."""
 
     collection: Collection
     runs: tuple[int, ...]
@@ -93,6 +100,8 @@ class JudgingProblem:
             or not all(0 <= r < collection.n_runs for r in runs)
         ):
             raise DesignError(f"runs must be distinct run indices in [0, {collection.n_runs})")
+        # lists in run-name order, whatever the order the runs were given in
+        runs = tuple(sorted(runs, key=lambda r: (collection.run_names[r], r)))
         if depth is not None and depth < 1:
             raise DesignError(f"depth must be at least 1, not {depth}")
         T = collection.n_topics

@@ -14,6 +14,9 @@ returns :class:`SystemScores`: a score per run (higher = better) and the system 
   :func:`relevant_fraction`); n_t entries of the multiset are drawn uniformly without
   replacement, so a document retrieved by c runs is drawn with c times the weight and can be
   drawn several times (the distinct documents drawn, possibly fewer than n_t, are relevant).
+  The uniform keys of the draw are assigned to the entries in (topic, run name, rank) order, so
+  a seed gives the same pseudo-qrels for the same runs in any order (before, g0..g3 given in
+  reverse swapped the ranks of g1 and g3).
   The other pool documents are judged non-relevant; each run is scored with ``measure`` (MAP by
   default) and the scores are averaged over ``trials`` seeded draws.
 - :func:`refcount` (Wu & Crestani, SAC 2003, "Methods for ranking information retrieval systems
@@ -31,7 +34,8 @@ returns :class:`SystemScores`: a score per run (higher = better) and the system 
   by Condorcet fusion, its top ``fraction`` is pseudo-relevant, the rest non-relevant, and every
   run is scored with ``measure``. With ``select`` only that fraction of the runs, those with the
   largest *bias* (Mowshowitz & Kawaguchi's deviation from the norm, :func:`bias`), is fused —
-  the paper's remedy for the "tyranny of the masses" (Aslam & Savell, SIGIR 2003).
+  the paper's remedy for the "tyranny of the masses" (Aslam & Savell, SIGIR 2003); runs of
+  equal bias are selected in run-name order.
 """
 
 from __future__ import annotations
@@ -90,6 +94,9 @@ class Pool:
     rank: np.ndarray  #: 1-based
     tdi: np.ndarray
     depth: int
+    #: per run index, its rank among the collection's runs by name (None: index order); the
+    #: random draws over pool entries follow it, so they do not depend on the runs' order
+    run_order: np.ndarray | None = None
 
     def counts(self, n_tdi: int) -> np.ndarray:
         """c(d): how many of the runs retrieve d in their top ``depth``."""
@@ -123,7 +130,17 @@ def pool(collection: Collection, depth: int, runs: Sequence[int] | None = None) 
     return Pool(
         seg_run[seg], seg % max(n_topics, 1), rank0 + 1,
         collection.rank_tdi[offsets[:-1][seg] + rank0].astype(np.int64), depth,
+        name_order(collection),
     )
+
+
+def name_order(collection: Collection) -> np.ndarray:
+    """Per run index, its 0-based rank by run name (the runid): the key of every tie rule and
+    random draw over runs here, so that results do not depend on the order of the run files."""
+    order = np.argsort(np.array(collection.run_names, dtype=object), kind="stable")
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return rank
 
 
 def _measure(measure) -> Measure:
@@ -175,8 +192,13 @@ def soboroff_draw(
     entries = np.bincount(pooled.topic, minlength=n_topics)
     frac = np.clip(rng.normal(mean, sd, n_topics), 0.0, 1.0)
     n = np.minimum(entries, np.maximum(1, np.floor(frac * distinct + 0.5).astype(np.int64)))
-    # a uniform n_t-subset of each topic's entries: the n_t smallest of iid uniform keys
-    order = np.lexsort((rng.random(len(pooled.tdi)), pooled.topic))
+    # a uniform n_t-subset of each topic's entries: the n_t smallest of iid uniform keys, drawn
+    # over the entries in (topic, run name, rank) order so that the draw does not depend on the
+    # order the runs were given in
+    keys = np.empty(len(pooled.tdi))
+    name_rank = pooled.run if pooled.run_order is None else pooled.run_order[pooled.run]
+    keys[np.lexsort((pooled.rank, name_rank, pooled.topic))] = rng.random(len(pooled.tdi))
+    order = np.lexsort((keys, pooled.topic))
     start = np.concatenate([[0], np.cumsum(entries)[:-1]])
     topic_sorted = pooled.topic[order]
     within = np.arange(len(order)) - start[topic_sorted]
@@ -267,7 +289,8 @@ def condorcet(
             raise DesignError(f"condorcet: select must be a fraction in (0, 1], got {select!r}")
         b = bias(collection, depth=depth)
         k = max(1, math.ceil(float(select) * np.count_nonzero(np.isfinite(b))))
-        runs = np.sort(np.argsort(-np.nan_to_num(b, nan=-np.inf), kind="stable")[:k])
+        # largest bias first, equal biases in run-name order
+        runs = np.sort(np.lexsort((name_order(collection), -np.nan_to_num(b, nan=-np.inf)))[:k])
     pooled = pool(collection, depth, runs)
     docs, rel = condorcet_pseudo_qrels(pooled, collection.n_topics, fraction=fraction)
     summary, values = score_pseudo_qrels(collection, docs, rel, measure)
