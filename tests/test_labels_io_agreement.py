@@ -75,6 +75,10 @@ def test_reads_probabilities_and_grades_onto_the_pool(world, tmp_path):
     ("q Q0 d 0.5\nq Q0 e 1.5\n", 2, "outside its range"),
     ("q Q0 d 0.5\nq Q0 e nan\n", 2, "not finite"),
     ("q Q0 d 0.5\nq Q0 d 0.4\n", 2, "labelled twice"),
+    # grades with one fraction: its line, not the first grade's (was line 2 in both)
+    ("q Q0 a 0\nq Q0 b 2\nq Q0 c 0.5\n", 3,
+     "label value 0.5 is a probability, but line 2 holds the grade 2"),
+    ("q Q0 a 1\nq Q0 b 2\nq Q0 c 2\nq Q0 d -0.5\n", 4, "label value -0.5 outside its range"),
 ])
 def test_bad_label_files_name_the_line(world, tmp_path, body, line, message):
     collection, _ = world

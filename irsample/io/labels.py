@@ -3,7 +3,9 @@
 ``value`` is a probability of relevance in [0, 1] (``kind="probability"``) or a grade as in
 qrels (an integer >= 0, ``kind="grade"``); by default the kind is inferred: all values integers
 and at least one > 1, or all in {0, 1} with no fraction, read as grades, otherwise as
-probabilities (every value must then lie in [0, 1]). The second column is ignored (as in
+probabilities (every value must then lie in [0, 1]); a value that fits neither kind is named
+with its own line, and a file mixing fractions with grades above 1 by its first fraction's
+line (the one that makes it read as probabilities). The second column is ignored (as in
 qrels). Labels of topics or documents outside the collection's pool are ignored (a labeller
 may score more documents than were pooled); bad input is an :class:`InputError` naming the file
 and line: a line without four fields, a value that is not a number, outside its range, or a
@@ -104,6 +106,8 @@ def read_labels(path, collection, *, kind: str | None = None) -> AutoLabels:
             values.append(value)
             lines.append(lineno)
     v = np.array(values, dtype=np.float64)
+    if kind is None:
+        _check_one_kind(v, source, lines)
     kind = kind or _infer_kind(v)
     bad = _out_of_range(v, kind)
     if bad is not None:
@@ -128,6 +132,26 @@ def read_labels(path, collection, *, kind: str | None = None) -> AutoLabels:
 
 def fields_text(value: float) -> str:
     return f"{value:g}"
+
+
+def _check_one_kind(v: np.ndarray, source: str, lines: list[int]) -> None:
+    """Before the kind is inferred: a value that fits neither kind (below 0, or a fraction
+    above 1) is named with its own line; integer grades above 1 next to fractions (a file that
+    mixes grades and probabilities) are named by the first fraction's line, the one that makes
+    the file read as probabilities, and the first grade's. (Inferring first named the grade 2
+    on line 2 for a fraction 0.5 on line 3, and for a -0.5 on line 4.)"""
+    integral = v == np.round(v)
+    for bad in np.flatnonzero((v < 0) | (~integral & (v > 1)))[:1]:
+        raise InputError(f"label value {fields_text(v[bad])} outside its range (labels are "
+                         "probabilities in [0, 1] or integer grades >= 0)", source, lines[bad])
+    fractions, grades = np.flatnonzero(~integral), np.flatnonzero(v > 1)
+    if len(fractions) and len(grades):
+        f, g = fractions[0], grades[0]
+        raise InputError(
+            f"label value {fields_text(v[f])} is a probability, but line {lines[g]} holds the "
+            f"grade {fields_text(v[g])}: a label file holds probabilities in [0, 1] or integer "
+            "grades >= 0, not both", source, lines[f],
+        )
 
 
 def _infer_kind(v: np.ndarray) -> str:
