@@ -1,7 +1,8 @@
 """The assessment app's guards: the dashboard's estimates follow every change of the
 judgments; what an assessor's page shows after an action is about the document shown; item
 ids are checked; documents not handed to an assessor are refused alike (blind to the overlap)
-and a grade sent after a restart is kept when it can be."""
+and a grade sent after a restart is kept when it can be; the design and topic orders reach
+every cell first."""
 
 from __future__ import annotations
 
@@ -193,3 +194,33 @@ def test_documents_not_handed_out_are_refused_alike_and_not_named(design, tmp_pa
             assert f"Skipped {docno}" not in page and "Skipped the document" in page
         assert answers == {f"not saved: {NOT_YOURS}"}
         assert not con.execute("SELECT count(*) FROM judgments").fetchone()[0]
+
+def test_the_static_orders_reach_every_cell_first_and_keep_each_cell_random():
+    """Stopping early in the design or topic order leaves no (topic, stratum) cell without a
+    judgment once as many documents as cells are judged; within a cell both orders follow
+    the same seeded permutation (what is judged of it is a random subset of it)."""
+    import numpy as np
+
+    from irsample.assess.order import static_order
+
+    rng = np.random.default_rng(1)
+    rows = sorted({(str(rng.integers(1, 6)), f"d{i}", "s", int(rng.integers(0, 3)))
+                   for i in range(80)})
+    cells = {(r[0], r[3]) for r in rows}
+    for seed in (0, 1, 2):
+        design = [rows[i] for i in np.argsort(static_order(rows, "design", seed))]
+        assert {(r[0], r[3]) for r in design[:len(cells)]} == cells
+        rest = [r[3] for r in design[len(cells):]]
+        assert rest == sorted(rest)  # then stratum by stratum from the top
+        by_topic = [rows[i] for i in np.argsort(static_order(rows, "topic", seed))]
+        for q in {r[0] for r in rows}:
+            mine = [r for r in by_topic if r[0] == q]
+            heads = len({r[3] for r in mine})
+            assert len({r[3] for r in mine[:heads]}) == heads
+            assert [r[3] for r in mine[heads:]] == sorted(r[3] for r in mine[heads:])
+        for cell in cells:
+            assert [r for r in design if (r[0], r[3]) == cell] == \
+                [r for r in by_topic if (r[0], r[3]) == cell]
+    firsts = {tuple(rows[i] for i in np.argsort(static_order(rows, "design", s))[:5])
+              for s in range(6)}
+    assert len(firsts) > 1  # seeded: another seed, another order

@@ -103,10 +103,13 @@ def test_design_order_is_stratum_by_stratum_and_seeded():
         [("1", 1), ("2", 0), ("1", 0), ("2", 1), ("1", 0), ("2", 0)])]
     seq = static_order(rows, "design", 4)
     assert sorted(seq) == list(range(6)) and np.array_equal(seq, static_order(rows, "design", 4))
-    assert {rows[i][3] for i in np.argsort(seq)[:4]} == {0}  # stratum 0 first
+    first = [(rows[i][0], rows[i][3]) for i in np.argsort(seq)]
+    assert len(set(first[:4])) == 4  # one document of each (topic, stratum) cell first ...
+    assert [s for _, s in first[4:]] == [0, 0]  # ... then stratum by stratum
     by_topic = static_order(rows, "topic", 4)
-    assert [(rows[i][0], rows[i][3]) for i in np.argsort(by_topic)] == [
-        ("1", 0), ("1", 0), ("1", 1), ("2", 0), ("2", 0), ("2", 1)]
+    first = [(rows[i][0], rows[i][3]) for i in np.argsort(by_topic)]
+    assert sorted(first[:2]) == [("1", 0), ("1", 1)] and first[2] == ("1", 0)
+    assert sorted(first[3:5]) == [("2", 0), ("2", 1)] and first[5] == ("2", 0)
     assert any(not np.array_equal(static_order(rows, "design", s), seq) for s in range(5, 15))
     flags = overlap_flags(40, 0.25, 9)
     assert flags.sum() == 10 and np.array_equal(flags, overlap_flags(40, 0.25, 9))
@@ -226,8 +229,9 @@ def test_version1_database_is_upgraded(tmp_path):
 
 def test_design_order_serves_the_top_stratum_first(tmp_path):
     """The issue's case: 2strata@300 of the bundled Vaswani runs, seed 7, whose design file
-    lists a row of stratum 11-100 first. The design order hands out all of stratum 1-10 before
-    any of 11-100, and topics sort as numbers."""
+    lists a row of stratum 11-100 first. The design order hands out one document of every
+    (topic, stratum) cell, then all of stratum 1-10 before any of 11-100, and topics sort as
+    numbers."""
     from irsample.assess.readout import topic_key
 
     runs = sorted((ROOT / "irsample" / "data" / "vaswani" / "runs").glob("*.gz"))
@@ -241,12 +245,16 @@ def test_design_order_serves_the_top_stratum_first(tmp_path):
     topics.write_text("".join(f"{q}\tt{q}\n" for q in sorted({q for q, _ in pairs})))
     session = Session.open(design, docs, topics, tmp_path / "v.db")
     a = session.store.assessor_by_token(session.store.add_assessor("a")).id
-    strata = []
+    strata, topics_strata = [], []
     while (item := session.next_item(a)) is not None:
         strata.append(item.stratum)
+        topics_strata.append((item.topic, item.stratum))
         session.judge(a, item.id, 0)
-    top = strata.count("1-10")
-    assert top == 121 and strata == ["1-10"] * top + ["11-100"] * (len(strata) - top)
+    cells = len({(q, s) for q, s in topics_strata})
+    assert len(set(topics_strata[:cells])) == cells  # one of every cell first, then ...
+    top = strata.count("1-10") - strata[:cells].count("1-10")
+    assert top > 0 and strata[cells:] == ["1-10"] * top + ["11-100"] * (len(strata) - cells - top)
+    assert strata.count("1-10") == 121
     assert sorted(["10", "2", "1", "11", "A7", "A10"], key=topic_key) == [
         "1", "2", "10", "11", "A7", "A10"]
 

@@ -1,10 +1,15 @@
 """The order documents are handed out in: the design's, or an adaptive method's.
 
-- ``design``: stratum by stratum from the top (the stratum holding the best-ranked document
-  first: ranks 1-10 before 11-100, :func:`stratum_ranks`),
-  shuffled within a stratum over all topics by a seeded permutation; stopping early leaves a
-  simple random subsample of the last stratum, not its best-ranked documents.
-- ``topic``: the same, one topic after another (an assessor keeps a topic in mind).
+- ``design``: first one document of every (topic, stratum) cell, in a seeded random order (a
+  cell with nothing judged has inclusion probability 0 for the estimators, which flag every
+  run mean reading it as unreliable: the sooner every cell has a judgment, the sooner the
+  estimates can be trusted); then stratum by stratum from the top (the stratum holding the
+  best-ranked document first: ranks 1-10 before 11-100, :func:`stratum_ranks`), shuffled
+  within a stratum over all topics by a seeded permutation. Within a cell the documents come
+  in a seeded random order throughout, so stopping early leaves a simple random subsample of
+  each cell, not its best-ranked documents.
+- ``topic``: the same within each topic, one topic after another (an assessor keeps a topic
+  in mind).
 - ``mtf``, ``mtf-global``, ``hedge``: :mod:`irsample.design.adaptive.methods` over the design's
   selected
   documents only: each run's list is its ranking restricted to them. After every saved or
@@ -57,18 +62,30 @@ def to_judge(record) -> list[tuple[str, str, str, int]]:
 
 
 def static_order(rows, order: str, seed: int) -> np.ndarray:
-    """Positions (a permutation of range(len(rows))) of ``rows`` (from :func:`to_judge`)."""
+    """Positions (a permutation of range(len(rows))) of ``rows`` (from :func:`to_judge`):
+    first one document of every (topic, stratum) cell, the cells in a seeded random order,
+    then stratum by stratum from the top (``topic``: the same within each topic, one topic
+    after another). Within a cell the order is a seeded random permutation, so what is judged
+    of a cell at any moment is a simple random subset of its sampled documents."""
     if order not in STATIC_ORDERS:
         raise DesignError(f"not a static order: {order!r}")
-    key = generator(seed).permutation(len(rows))
+    n = len(rows)
+    key = generator(seed).permutation(n)
     stratum = np.array([r[3] for r in rows], np.int64)
+    topics = {q: k for k, q in enumerate(sorted({r[0] for r in rows}))}
+    topic = np.array([topics[r[0]] for r in rows], np.int64)
+    cell = topic * (int(stratum.max(initial=0)) + 1) + stratum
+    by_cell = np.lexsort((key, cell))
+    head = np.zeros(n, bool)  # each cell's first document in its permutation
+    head[by_cell[np.diff(cell[by_cell], prepend=-1) != 0]] = True
+    phase = (~head).astype(np.int64)
+    place = np.where(head, 0, stratum)
     if order == "design":
-        sort = np.lexsort((key, stratum))
+        sort = np.lexsort((key, place, phase))
     else:
-        topics = {q: k for k, q in enumerate(sorted({r[0] for r in rows}))}
-        sort = np.lexsort((key, stratum, np.array([topics[r[0]] for r in rows], np.int64)))
-    seq = np.empty(len(rows), np.int64)
-    seq[sort] = np.arange(len(rows))
+        sort = np.lexsort((key, place, phase, topic))
+    seq = np.empty(n, np.int64)
+    seq[sort] = np.arange(n)
     return seq
 
 
