@@ -84,11 +84,11 @@ def test_a_planned_design_file_has_no_rows(tmp_path):
         ),
         (
             lambda t: t.replace('["1", "b", 2, "2-", 0.5, 0]', '["1", "b", 2, "2-", 1.5, 0]'),
-            r":6: expected",
+            r":6: rows\[1\]: expected",
         ),
         (
             lambda t: t.replace('["1", "b", 2, "2-", 0.5, 0]', '["1", "a", 2, "2-", 0.5, 0]'),
-            ":6: document 'a' of topic '1' listed twice",
+            r":6: rows\[1\]: document 'a' of topic '1' listed twice",
         ),
         (lambda t: t.replace('"depth": 2', '"depth": 0'), ":1: depth must be"),
     ],
@@ -100,6 +100,28 @@ def test_bad_design_files_name_file_and_line(tmp_path, drawn, edit, message):
     path = tmp_path / "bad.json"
     path.write_text(edit(text))
     with pytest.raises(InputError, match=message):
+        DesignRecord.read(path)
+
+
+@pytest.mark.parametrize("indent", [None, 1])
+def test_rows_are_located_in_json_without_one_row_a_line(tmp_path, drawn, indent):
+    """One-line or indented JSON: the row's own line and its index (line 2 and 91 were named
+    for one-line files, counted from the "rows" key as if each row had its line)."""
+    _, _, record = drawn
+    data = json.loads(record.to_json())
+    data["rows"][1][4], data["rows"][1][5] = 0.0, 1
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data, indent=indent))
+    line = 1
+    if indent:  # the second "[" line after the "rows" key opens rows[1]
+        lines = path.read_text().splitlines()
+        after = next(i for i, t in enumerate(lines) if t.strip() == '"rows": [')
+        line = [i + 1 for i, t in enumerate(lines) if i > after and t.strip() == "["][1]
+    with pytest.raises(InputError, match=rf"bad.json:{line}: rows\[1\]: a selected document"):
+        DesignRecord.read(path)
+    data["rows"][1] = data["rows"][0]
+    path.write_text(json.dumps(data, indent=indent))
+    with pytest.raises(InputError, match=rf":{line}: rows\[1\]: document 'a' of topic '1'"):
         DesignRecord.read(path)
 
 

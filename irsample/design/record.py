@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -185,6 +186,55 @@ class DesignRecord:
         return cls(**common, **rows, has_rows=True)
 
 
+class _RowLine:
+    """The line of ``rows[index]`` in the JSON ``text``, found when asked (``int()``): only an
+    error needs it, and finding it scans the text up to the row. The rows need not be one a
+    line (before, a row's line was counted from the ``"rows"`` key, which named line 2 or 91 of
+    one-line files); messages also give the row index, ``rows[i]``, which is what locates a row
+    in a file without line structure."""
+
+    def __init__(self, text: str, index: int):
+        self.text, self.index = text, index
+
+    def __int__(self) -> int:
+        key = re.search(r'"rows"\s*:\s*\[', self.text)
+        at = _element_offset(self.text, key.end(), self.index) if key else -1
+        return self.text.count("\n", 0, at) + 1 if at >= 0 else 1
+
+
+def _element_offset(text: str, start: int, index: int) -> int:
+    """Offset in ``text`` of element ``index`` of the JSON array whose ``[`` ends at ``start``
+    (-1 if not found): strings and nested brackets are skipped, commas at the top level
+    count."""
+    depth, count, in_string, escaped, expect = 0, 0, False, False, True
+    for pos in range(start, len(text)):
+        c = text[pos]
+        if in_string:
+            if escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == '"':
+                in_string = False
+            continue
+        if expect and not c.isspace() and depth == 0:
+            if count == index:
+                return pos
+            expect = False
+        if c == '"':
+            in_string = True
+        elif c in "[{":
+            depth += 1
+        elif c in "]}":
+            if depth == 0:
+                return -1
+            depth -= 1
+        elif c == "," and depth == 0:
+            count += 1
+            expect = True
+    return -1
+
+
 def _line_of(text: str, needle: str, start: int = 0) -> int | None:
     at = text.find(needle, start)
     return text.count("\n", 0, at) + 1 if at >= 0 else None
@@ -214,13 +264,12 @@ def _rows(data: dict, text: str, name: str) -> dict:
     if data.get("columns", COLUMNS) != COLUMNS:
         raise InputError(f"columns must be {COLUMNS}", name, _line_of(text, '"columns"'))
     rows = data["rows"]
-    first = (_line_of(text, '"rows"') or 0) + 1
     if not isinstance(rows, list):
-        raise InputError("rows must be a list", name, first - 1)
+        raise InputError("rows must be a list", name, _line_of(text, '"rows"'))
     qid, docno, best, labels, stratum, pi, selected = [], [], [], {}, [], [], []
     seen = set()
     for i, row in enumerate(rows):
-        line = first + i  # one row per line, as written by irsample
+        line = _RowLine(text, i)
         ok = isinstance(row, list) and len(row) == 6
         if ok:
             q, d, rank, label, p, sel = row
@@ -229,13 +278,15 @@ def _rows(data: dict, text: str, name: str) -> dict:
                   and isinstance(p, (int, float)) and 0 <= p <= 1 and sel in (0, 1))
         if not ok:
             raise InputError(
-                "expected [topic, docno, best_rank, stratum, inclusion, selected] with a "
-                "probability in [0, 1] and selected 0 or 1", name, line,
+                f"rows[{i}]: expected [topic, docno, best_rank, stratum, inclusion, selected] "
+                "with a probability in [0, 1] and selected 0 or 1", name, int(line),
             )
         if sel and p <= 0:
-            raise InputError("a selected document needs an inclusion probability > 0", name, line)
+            raise InputError(f"rows[{i}]: a selected document needs an inclusion probability "
+                             "> 0", name, int(line))
         if (q, d) in seen:
-            raise InputError(f"document {d!r} of topic {q!r} listed twice", name, line)
+            raise InputError(f"rows[{i}]: document {d!r} of topic {q!r} listed twice", name,
+                             int(line))
         seen.add((q, d))
         qid.append(q)
         docno.append(d)
