@@ -128,3 +128,13 @@ def test_compare_with_one_run_names_it(files, capsys):
     rc, out, err = cli(capsys, "compare", files / "strata", files / "run")
     assert rc == 1 and out == ""
     assert f"compare needs at least two runs; one run file given ({files / 'run'})" in err
+
+
+def test_standard_input_once(files, capsys):
+    """`eval - -` read standard input for the qrels and found it empty for the run ("<stdin>:
+    empty file"); it is refused before reading, naming the cause."""
+    rc, out, err = cli(capsys, "eval", "-", "-")
+    assert rc == 1 and out == ""
+    assert "standard input (-) is given more than once" in err
+    rc, out, err = cli(capsys, "eval", files / "qrels", "-", "-")
+    assert rc == 1 and "given more than once" in err

@@ -34,7 +34,7 @@ HT_NAMES = [
     "ht(R@10)",
 ]
 ALL = parse_all(
-    ["all_trec", "Judged@10", "Judged@5", "nDCG(gains={1:3,2:9,3:0.5})", "relstring"]
+    ["all_trec", "Judged@10", "Judged@5", "nDCG(gains={1:3,2:9,3:0.5})", "relstring", "yaap"]
     + [
         "xinfAP",
         "infNDCG",
@@ -62,7 +62,7 @@ UNBOUNDED = {
     "utility",
     "runid",
 }
-UNBOUNDED |= {"induced(NumRet)"}
+UNBOUNDED |= {"induced(NumRet)", "yaap"}  # yaap: a log-odds of AP
 # estimates that may leave [0, 1] by design (sampling error), and estimated counts
 UNBOUNDED |= {"infNDCG", "inum_rel", "inum_rel_ret"} | set(HT_NAMES)
 
@@ -171,6 +171,8 @@ def test_topic_sets(synthetic):
             assert value == 1
         elif m.trec_name == "utility":
             assert value == 0  # default coefficients: nothing retrieved
+        elif m.trec_name == "yaap":  # log((1 + 0) / (1 + R - 0)) on the empty ranking
+            assert value == pytest.approx(-np.log1p((qrels[qrels.qid == "102"].rel >= 1).sum()))
         else:
             assert value == 0, m.name
     # num_q and num_rel summaries count the empty topic with -c

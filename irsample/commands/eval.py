@@ -145,6 +145,9 @@ def start_reading(args) -> None:
                             "(sample_eval.pl's layout); use trec, tsv, json, latex or table")
     if args.places == "exact" and args.format not in EXACT:
         raise IrsampleError(f"--places exact: only with --format {' or '.join(EXACT)}")
+    if [str(args.qrels), *map(str, args.runs)].count("-") > 1:
+        raise IrsampleError("standard input (-) is given more than once: it can be read once "
+                            "(give the other files by name)")
     check_trec_inputs(args)
     if (args.auto_labels is None and args.rel_info_format == "qrels"
             and not design_based(args.measure)):  # else: all runs at once

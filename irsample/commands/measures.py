@@ -20,4 +20,17 @@ def cmd_measures(args) -> str:
         names = [cls.family] + ([cls.trec] if cls.trec and cls.trec != cls.family else [])
         head = " / ".join(names)
         blocks.append(f"{head}\n{textwrap.indent(doc, '    ')}\n    Source: {cls.citation}")
+    blocks.append(_judgment_groups())
     return "\n\n".join(blocks) + "\n"
+
+
+def _judgment_groups() -> str:
+    """The three measures over judgment groups (``-R qrels_jg``), which are not registered
+    families: they exist only with that option (:mod:`irsample.trec_inputs`)."""
+    from .. import trec_inputs
+
+    doc = textwrap.dedent(trec_inputs.__doc__ or "").strip()
+    start = doc.index("Judgment groups")
+    names = " / ".join(trec_inputs.AVGJG)
+    return (f"{names} (with -R qrels_jg)\n{textwrap.indent(doc[start:], '    ')}\n"
+            "    Source: trec_eval m_map_avgjg.c, m_P_avgjg.c, m_Rprec_mult_avgjg.c")

@@ -17,7 +17,7 @@ from importlib import import_module
 #: module -> the names its families register, lower-cased (space-separated)
 FAMILY_MODULES: dict[str, str] = {
     # trec_eval's measures
-    "trec_eval.average_precision": "ap bpref gm_bpref gm_map gmap gmbpref map map_cut",
+    "trec_eval.average_precision": "ap bpref gm_bpref gm_map gmap gmbpref map map_cut yaap",
     "trec_eval.counts": (
         "num_nonrel_judged_ret num_q num_rel num_rel_ret num_ret numnonreljudgedret numq numrel "
         "numrelret numret runid"

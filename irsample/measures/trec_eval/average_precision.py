@@ -50,7 +50,8 @@ class AP(Measure):
     """Average precision: (1/R) * sum over relevant retrieved ranks i of rel(i)/i; 0 if R = 0.
 
     ``AP@k`` (trec_eval ``map_cut_k``) sums over ranks i <= k only, still dividing by R.
-    Buckley & Voorhees, "Evaluating evaluation measure stability", SIGIR 2000; trec_eval ``map``.
+    Buckley & Voorhees, "Retrieval system evaluation", in Voorhees & Harman (eds.), *TREC:
+    Experiment and Evaluation in Information Retrieval*, MIT Press 2005, ch. 3; trec_eval ``map``.
     """
 
     k: int | None = None
@@ -59,7 +60,8 @@ class AP(Measure):
     trec_extra = ("map_cut",)
     aliases = ("MAP",)
     trec_defaults = DEFAULT_CUTOFFS
-    citation = "Buckley & Voorhees, SIGIR 2000; trec_eval map, map_cut"
+    citation = ("Buckley & Voorhees, Retrieval system evaluation, TREC (MIT Press) 2005, ch. 3; "
+                "trec_eval map, map_cut")
 
     @classmethod
     def from_trec(cls, params, name=None):
@@ -77,6 +79,25 @@ class AP(Measure):
         cum = _cum_precision_at_rel(ctx)
         got = ctx.total(cum) if self.k is None else ctx.at_cutoff(cum, self.k)
         return safe_divide(got, ctx.num_rel())
+
+
+@dataclass(frozen=True)
+class YAAP(Measure):
+    """Yet another average precision: log((1 + S) / (1 + R - S)), S = sum over relevant
+    retrieved ranks i of (relevant in top i)/i (R times AP); log 1 = 0 when R = 0.
+
+    Monotonic with AP on one topic, but its values average better across topics near 0 and 1.
+    Robertson, "On smoothing average precision", ECIR 2012 (LNCS 7224, 158-169); trec_eval's
+    ``yaap`` (``m_yaap.c``, added after 10.0's measure table: in no named set).
+    """
+
+    family = "yaap"
+    trec = "yaap"
+    citation = "Robertson, On smoothing average precision, ECIR 2012; trec_eval yaap"
+
+    def compute(self, ctx):
+        s = ctx.total(_cum_precision_at_rel(ctx))
+        return np.log((1.0 + s) / (1.0 + ctx.num_rel() - s))
 
 
 @dataclass(frozen=True)
