@@ -108,7 +108,9 @@ def test_bad_state_options_or_input_write_nothing(capsys, files):
     assert judge(capsys, files, *args)[0] == 0
     before = snapshot(state)
     rc, _, err = judge(capsys, files, "--method", "hedge", "--budget", "5", "--state", state)
-    assert rc == 1 and "other options (budget differ)" in err
+    assert rc == 1 and "other options: budget differs (4 in the session, 5 given);" in err
+    rc, _, err = judge(capsys, files, *args, "--beta", "0.2")  # was "(method differ)"
+    assert rc == 1 and "other options: beta differs (0.1 in the session, 0.2 given);" in err
     rc, _, err = judge(capsys, files, *args, "--qrels", files / "qrels")
     assert rc == 1 and "assessor" in err
     assert snapshot(state) == before
@@ -130,7 +132,7 @@ def test_bad_state_options_or_input_write_nothing(capsys, files):
     assert "no such file" in capsys.readouterr().err
 
 
-def test_negative_grades_mean_not_judged_yet_and_repeated_hand_outs_are_errors(capsys, files):
+def test_grade_minus_one_means_not_judged_yet_other_negatives_and_repeats_are_errors(capsys, files):
     state = files / "human"
     args = ("--method", "depth", "--budget", "4", "--batch", "2", "--state", state)
     assert judge(capsys, files, *args)[0] == 0
@@ -138,6 +140,10 @@ def test_negative_grades_mean_not_judged_yet_and_repeated_hand_outs_are_errors(c
     (state / "judgments").write_text(f"{q1} 0 {d1} 1\n{q2} 0 {d2} -1\n")
     rc, out, _ = judge(capsys, files, *args)
     assert rc == 0 and "1 of 4 documents judged" in out and rows(state / "batch.tsv") == [[q2, d2]]
+    (state / "judgments").write_text(f"{q1} 0 {d1} 1\n{q2} 0 {d2} -3\n")  # was "not judged"
+    rc, _, err = judge(capsys, files, *args)
+    assert rc == 1 and (f"{state / 'judgments'}:2: grade -3 of document {d2!r}: a grade is an "
+                        "integer >= 0, or -1 for a document not judged yet") in err
     order = (state / "order.tsv").read_text()
     (state / "order.tsv").write_text(order + f"3\t{q1}\t{d1}\t\n")
     rc, _, err = judge(capsys, files, *args)

@@ -16,8 +16,8 @@ document handed out but not judged yet.
                       with a header; written by irsample, the grade column for reading only);
   ``DIR/batch.tsv``   the documents still to judge, ``topic docno`` (written by irsample);
   ``DIR/judgments``   the assessor's grades as TREC qrels lines ``topic 0 docno grade``, in any
-                      order, any subset (a negative grade: not judged yet); only documents
-                      handed out may be named (else an error with file:line);
+                      order, any subset (grade -1: not judged yet; any other value below
+                      0 is an error, as is a document not handed out, with file:line);
   ``DIR/qrels``       the judged documents as TREC qrels, in judging order (written by irsample);
   ``DIR/config.json`` the method and options of the session; later invocations must match
                       (the runs as a set: their order does not matter).
@@ -31,6 +31,7 @@ document handed out but not judged yet.
 from __future__ import annotations
 
 import json
+import re
 from abc import ABC, abstractmethod
 from pathlib import Path
 
@@ -168,6 +169,12 @@ class FileAssessor(Assessor):
                 )
             if rel >= 0:
                 grades[d] = rel
+            elif rel != -1:
+                raise InputError(
+                    f"grade {rel} of document {table.docno[i].as_py().decode(errors='replace')!r}"
+                    ": a grade is an integer >= 0, or -1 for a document not judged yet",
+                    str(path), int(table.lineno[i]),
+                )
         return grades
 
 
@@ -187,15 +194,36 @@ def check_config(directory, config: dict) -> None:
             old = json.loads(path.read_text())
         except (OSError, ValueError) as exc:
             raise InputError(f"not a judging configuration ({exc})", str(path)) from None
-        old, new = _same_order(old), _same_order(config)
+        old, new = _options(_same_order(old)), _options(_same_order(config))
         if old != new:
             keys = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
+            what = "; ".join(f"{k} differs ({_shown(old.get(k))} in the session, "
+                             f"{_shown(new.get(k))} given)" for k in keys)
             raise DesignError(
-                f"{directory} holds a judging session with other options ({', '.join(keys)} "
-                "differ); continue it with the same options or use another --state directory"
+                f"{directory} holds a judging session with other options: {what}; continue it "
+                "with the same options or use another --state directory"
             )
     elif (directory / ORDER).exists():
         raise DesignError(f"{directory / ORDER} exists without {CONFIG}: not a judging state")
+
+
+def _options(config) -> dict:
+    """``config`` with a method's parameters as options of their own (``hedge(beta=0.2)``:
+    method ``hedge``, beta ``0.2``), so that a difference names the parameter."""
+    method = config.get("method") if isinstance(config, dict) else None
+    m = re.fullmatch(r"([\w-]+)\((.*)\)", method) if isinstance(method, str) else None
+    if m is None:
+        return config
+    params = dict(p.split("=", 1) for p in m.group(2).split(",") if "=" in p)
+    return config | {"method": m.group(1)} | {k.strip(): v.strip() for k, v in params.items()}
+
+
+def _shown(value) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, list):
+        return ", ".join(map(str, value))
+    return str(value)
 
 
 def _same_order(config) -> dict:
