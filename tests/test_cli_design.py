@@ -149,6 +149,11 @@ def test_a_design_file_can_be_drawn_again(capsys, files, tmp_path):
         ),
         (["--design", "1-10:1,11-:1.5"], r"rate must be a number in \(0, 1\]"),
         (["--design", "uniform(0.2)", "--per-topic"], "--per-topic needs --budget"),
+        (  # the budget silently replaced the @5 before
+            ["--design", "2strata@5", "--budget", 10],
+            r"--design 2strata@5 sets a budget already \(@5\), and --budget 10 would override",
+        ),
+        (["--design", "2strata@5/topic", "--budget", 10, "--per-topic"], "sets a budget already"),
         (["--design", "nonsense"], "cannot read design"),
     ],
 )

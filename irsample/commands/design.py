@@ -6,9 +6,10 @@
   the runs; writes ``DIR/to_judge.tsv`` and ``DIR/design.json`` (see
   :mod:`irsample.design.record`). D is a design name (``2strata``, ``uniform(0.1)``,
   ``1-10:1,11-100:0.2``, ``importance(0.1)``, ...) or a design file. ``--budget N [--per-topic]``
-  sets the number of judgments. A design file with a ``plan`` (fixed sample sizes per topic and
-  stratum, topping up documents judged before) takes no budget; its to-judge list leaves out
-  the documents already judged.
+  sets the number of judgments; a design name with its own budget (``2strata@500``) takes
+  none (refused: one command, two budgets), a design file's recorded budget is replaced. A
+  design file with a ``plan`` (fixed sample sizes per topic and stratum, topping up documents
+  judged before) takes no budget; its to-judge list leaves out the documents already judged.
 - ``merge DESIGN JUDGMENTS --format strata|prels|trec``: the design's judgments for the
   estimators; a report of what is still unjudged goes to standard error.
 
@@ -151,6 +152,12 @@ def cmd_sample(args) -> str:
         design = parse_design(args.design)
     if args.per_topic and args.budget is None:
         raise DesignError("--per-topic needs --budget")
+    if args.budget is not None and planned is None and getattr(design, "budget", None):
+        # two budgets in one command: refused, as --budget is for designs of fixed sizes
+        raise DesignError(
+            f"--design {args.design} sets a budget already (@{design.budget.label}), and "
+            f"--budget {args.budget} would override it: give one of them"
+        )
     if args.budget is not None:
         design = design.with_budget(Budget(args.budget, args.per_topic))
     collection = _collection(args.runs)
