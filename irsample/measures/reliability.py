@@ -132,10 +132,10 @@ and the topics that cause it (where to judge next). A run's mean is unreliable w
 6. **strata with nothing judged**: within the measure's cut-off the run ranks pooled
    documents of a (topic, stratum) cell none of whose documents is judged, inclusion
    probability 0 (:mod:`.unsampled`: judging stopped early, a depth-k pool read as a sample,
-   hand-made strata). No estimator can tell how many of them are relevant, so no interval
-   can cover for them; the reason names the topics and strata (judge one of each). The
-   designs irsample draws judge at least one document of every non-empty cell, so this rule
-   never fires on them.
+   hand-made strata), or documents prels list with pi = 0. No estimator can tell how many
+   of them are relevant, so no interval can cover for them; the reason names the topics and
+   strata (judge one of each). The designs irsample draws judge at least one document of
+   every non-empty cell, so this rule never fires on them.
 
 A difference of two runs' means has its own rule, built on these (:mod:`.pair_reliability`).
 

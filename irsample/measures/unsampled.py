@@ -1,4 +1,5 @@
-"""Pooled documents no judgment stands for: strata of a topic with nothing judged.
+"""Pooled documents no judgment stands for: strata of a topic with nothing judged, and
+documents prels list with inclusion probability 0.
 
 A stratified sample estimates each (topic, stratum) cell from the documents judged in it: a
 document of cell h stands for N_h / n_h of the cell's documents (pi = n_h / N_h). A cell with
@@ -14,7 +15,8 @@ The estimate is then off by an unknown amount, whatever its interval says (Sarnd
 Wretman, *Model Assisted Survey Sampling*, 1992, section 2.8: the Horvitz-Thompson estimator
 is unbiased only when every pi_k > 0), so the reliability rule flags a run's mean that reads
 such documents (rule 6, :mod:`.reliability`): within the measure's cut-off, the positions it
-ranks whose document is pooled, not judged, and in a cell with nothing judged.
+ranks whose document is pooled, not judged, and in a cell with nothing judged; or listed by
+prels with pi = 0 (``merge --format prels`` of a depth-k design lists the pool so).
 """
 
 from __future__ import annotations
@@ -27,10 +29,14 @@ from .pool_layout import UNJUDGED, pool_layout, pooled_positions, pooled_segment
 def empty_cells(ctx) -> np.ndarray:
     """(topics, strata): the cells holding pooled documents with none of them judged (all
     False for judgments without strata: a census)."""
-    j = ctx.judgments
-    if j.stratum is None or j.stratum_size is None:
-        return np.zeros((ctx.n_topics, 1), dtype=bool)
-    return (j.stratum_size > 0) & (j.stratum_sampled == 0)
+    return empty_cells_of(ctx.judgments, ctx.n_topics)
+
+
+def empty_cells_of(judgments, n_topics: int) -> np.ndarray:
+    """:func:`empty_cells` of ``judgments`` over ``n_topics`` topics."""
+    if judgments.stratum is None or judgments.stratum_size is None:
+        return np.zeros((n_topics, 1), dtype=bool)
+    return (judgments.stratum_size > 0) & (judgments.stratum_sampled == 0)
 
 
 def never_sampled_topics(ctx) -> np.ndarray:
@@ -97,8 +103,8 @@ def unsampled_summary(topics, judgments) -> tuple[int, list[str]]:
     estimate (:func:`irsample.commands.notices.warn_unsampled`)."""
     count, named = 0, {}
     ids = list(topics)
-    if judgments.stratum_size is not None:
-        empty = (judgments.stratum_size > 0) & (judgments.stratum_sampled == 0)
+    empty = empty_cells_of(judgments, len(ids))
+    if empty.any():
         count += int(judgments.stratum_size[empty].sum())
         labels = judgments.stratum_labels
         for t in np.flatnonzero(empty.any(axis=1)):
