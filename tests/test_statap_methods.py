@@ -81,3 +81,17 @@ def test_one_sampled_document(capsys, tmp_path, prob):
     got, _ = _eval(capsys, tmp_path, f"1 x 1 1 {prob}\n", "statAP", "statAP_var")
     assert got["statAP", "1"] == 1.0
     assert got["statAP_var", "1"] == pytest.approx(0.5 if prob == "0.5" else 0.0)
+
+
+@pytest.mark.parametrize("name, text, kind", [
+    ("s.strata", "1 0 a 1-5 1\n1 0 b 1-5 -1\n", "stratified qrels"),
+    ("t.qrels", "1 0 a 1\n1 0 b -1\n", "TREC qrels"),
+])
+def test_statap_without_prels_names_the_file_and_the_format(capsys, tmp_path, name, text, kind):
+    """'statAP needs prels' named neither the file nor how to write prels."""
+    (tmp_path / name).write_text(text)
+    (tmp_path / "r.run").write_text(RUN)
+    rc = main(["eval", "-m", "statAP", str(tmp_path / name), str(tmp_path / "r.run")])
+    err = capsys.readouterr().err
+    assert rc == 1 and f"{tmp_path / name}: statAP needs prels" in err, err
+    assert f"these are {kind}" in err and "irsample merge design.json JUDGED --format prels" in err

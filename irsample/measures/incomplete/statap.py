@@ -31,7 +31,7 @@ from typing import ClassVar
 import numpy as np
 from numba import njit
 
-from ...errors import MeasureError
+from ...errors import InputError
 from ...model import JUDGED
 from ..base import Measure
 
@@ -123,7 +123,13 @@ def stat_walk(ctx, cutoffs: tuple = ()):
     def build():
         j = ctx.judgments
         if j.inclusion is None or not np.isfinite(j.inclusion).any():
-            raise MeasureError("statAP needs prels (judgments with inclusion probabilities)")
+            kind = ("stratified qrels" if j.inclusion is None and j.probabilities == "design"
+                    else "TREC qrels" if j.inclusion is None else "judgments")
+            raise InputError(
+                "statAP needs prels (each sampled document's inclusion probability: 'topic "
+                f"docno rel method prob' lines), and these are {kind}, without them; write them "
+                "from the design with 'irsample merge design.json JUDGED --format prels'",
+                j.source)
         return _stat_walk(
             ctx.offsets, ctx.seg_topic, ctx.pos_state, ctx.pos_grade, ctx.pos_tdi,
             np.nan_to_num(j.inclusion, nan=0.0), j.relevant_sampled_offsets,
