@@ -144,7 +144,8 @@ def test_a_round_asked_for_more_than_the_pool_has_left_says_what_it_judges(tmp_p
                 f"{first} judged of round 1 (judged in rounds") in page, page
         r = organiser.http.post(server.url + "/admin/round", data={"batch": "1000"},
                                 headers={"X-CSRF-Token": organiser.csrf})
-        assert f"Round 2 loaded: {pool - first} judgments planned." in r.text, r.text
+        assert f"Round 2 loaded: {pool - first} judgments planned ({pool - first} judgments, " \
+            "not the 1000 asked for: only" in r.text, r.text
     assert sqlite3.connect(db).execute("SELECT count(*) FROM items WHERE round=2").fetchone() \
         == (pool - first,)
 

@@ -4,7 +4,9 @@
 ``GET /progress`` (redirects to the dashboard), ``GET /api/progress`` (progress and agreement
 as JSON), ``POST /admin/person`` (``name``, ``role``: a new link, shown once),
 ``POST /admin/revoke`` and ``POST /admin/reissue`` (``name``), ``POST /admin/round``
-(``batch``: plan, draw and load the next round, :mod:`.rounds`). Judging pauses while a
+(``batch``: plan, draw and load the next round, :mod:`.rounds`; ``GET /admin?batch=N``
+previews a round of N). The form posts answer with a redirect to the dashboard, which shows
+their message once (a reload does not post again). Judging pauses while a
 round is loaded (a judgment sent meanwhile is answered 503, "send it again").
 """
 
@@ -25,13 +27,28 @@ from .web import integer
 def routes(session, writer, live, authorised) -> list[Route]:
     """The organiser's routes; ``authorised(request, post=, role=)`` checks token and CSRF."""
 
+    #: organiser id -> (message, link) of their last form post, shown once by the next GET
+    #: /admin (post-redirect-get: reloading the page does not post the form again)
+    flashes: dict[int, tuple[str, str]] = {}
+
     def organiser(request, post=False):
         return authorised(request, post=post, role="organiser")
 
-    async def admin_get(request, message: str = "", link: str = ""):
+    def after_post(who, message: str, link: str = "") -> RedirectResponse:
+        flashes[who.id] = (message, link)
+        return RedirectResponse("/admin", status_code=303)
+
+    async def admin_get(request):
         who, _ = await organiser(request)
+        batch = request.query_params.get("batch")
+        if batch is not None and live is not None:  # preview a next round of that size
+            if not (pages.digits(batch) and 1 <= int(batch) <= 10**7):
+                raise HTTPException(400, f"batch must be a number of judgments, not {batch!r}"
+                                    [:200])
+            live.batch = int(batch)
         if live is not None:
             live.poke()
+        message, link = flashes.pop(who.id, ("", ""))
         return HTMLResponse(pages.admin_page(session, who, live, message=message, link=link,
                                              base=str(request.base_url).rstrip("/")))
 
@@ -87,8 +104,8 @@ def routes(session, writer, live, authorised) -> list[Route]:
         who, fields = await organiser(request, post=True)
         name, role = name_of(fields), fields.get("role", "assessor")
         token = checked(400, session.store.add_person, name, role)
-        return await admin_get(request, f"Added {role} {name}; their link (shown once):",
-                               f"/login?token={token}")
+        return after_post(who, f"Added {role} {name}; their link (shown once):",
+                          f"/login?token={token}")
 
     async def revoke(request):
         who, fields = await organiser(request, post=True)
@@ -96,25 +113,26 @@ def routes(session, writer, live, authorised) -> list[Route]:
         if name == who.name:
             raise HTTPException(400, "you cannot revoke your own link")
         checked(404, session.store.revoke, name)
-        return await admin_get(request, f"Revoked {name}'s link (their judgments stay).")
+        return after_post(who, f"Revoked {name}'s link (their judgments stay).")
 
     async def reissue(request):
         who, fields = await organiser(request, post=True)
         name = name_of(fields)
         token = checked(404, session.store.reissue, name)
-        return await admin_get(request, f"New link for {name} (the old one no longer works; "
-                               "shown once):", f"/login?token={token}")
+        return after_post(who, f"New link for {name} (the old one no longer works; shown "
+                          "once):", f"/login?token={token}")
 
     async def next_round(request):
-        _, fields = await organiser(request, post=True)
+        who, fields = await organiser(request, post=True)
         batch = integer(fields, "batch")
         if batch < 1:
             raise HTTPException(400, "batch must be at least 1")
         try:
-            number, count = await load_next_round(session, writer, live, batch)
+            number, plan = await load_next_round(session, writer, live, batch)
         except IrsampleError as exc:
             raise HTTPException(400, f"no round loaded: {getattr(exc, 'message', exc)}") from None
-        return await admin_get(request, f"Round {number} loaded: {count} judgments planned.")
+        why = f" ({plan.why()})" if plan.why() else ""
+        return after_post(who, f"Round {number} loaded: {plan.planned} judgments planned{why}.")
 
     return [
         Route("/admin", admin_get, methods=["GET"]),
@@ -128,12 +146,12 @@ def routes(session, writer, live, authorised) -> list[Route]:
     ]
 
 
-async def load_next_round(session, writer, live, batch: int) -> tuple[int, int]:
+async def load_next_round(session, writer, live, batch: int) -> tuple[int, object]:
     """Pause judging, wait for the judgments in flight, plan ``batch`` more judgments from
     every judgment so far, draw them, check their texts, load them, resume (:mod:`.rounds`);
-    the new round's number and its planned judgments (the plan's ``planned``: fewer where the
-    pool has fewer left, more where judging in rounds keeps cells' floors or judges topics
-    whole)."""
+    the new round's number and its plan (its ``planned`` judgments: fewer where the pool has
+    fewer left, more where judging in rounds keeps cells' floors or judges topics whole; its
+    ``why()`` says so)."""
     from ..errors import InputError
     from ..stats.random import derived_seed
     from .documents import read_documents
@@ -156,6 +174,8 @@ async def load_next_round(session, writer, live, batch: int) -> tuple[int, int]:
         plan = await loop.run_in_executor(
             live.thread, lambda: plan_round(rounds, qrels, live.runs, batch=batch,
                                             level=live.ci))
+        if plan.planned < 1:
+            raise InputError("nothing is left to judge in the pool")
         record, path = await loop.run_in_executor(
             live.thread, draw_round, plan, derived_seed(session.seed, "draw", number),
             round_folder(store.path, number))
@@ -172,4 +192,4 @@ async def load_next_round(session, writer, live, batch: int) -> tuple[int, int]:
         session.read_texts()
     finally:
         session.paused = False
-    return number, plan.planned
+    return number, plan

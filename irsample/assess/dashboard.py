@@ -194,6 +194,30 @@ class Live:
         self.thread.shutdown(wait=False, cancel_futures=True)
 
 
+def verdict(result, plan) -> tuple[str, str]:
+    """What the top of the dashboard says about stopping, as (kind, text): ``stop`` when the
+    pool has nothing left to judge or no interval is flagged by the reliability rule, ``go``
+    when some are flagged, ("", "") before the estimates are computed. ``result``: the
+    :class:`~.estimates.Estimates`; ``plan``: the next round's (or None)."""
+    cells = [] if result is None or result.error else [
+        c for _, row in result.rows for c in row.values()]
+    flagged = sum(c.status != "ok" for c in cells)
+    if plan is not None and plan.left == 0:
+        return "stop", ("The whole pool is judged: nothing is left to judge, and no further "
+                        "round can be loaded." + (
+                            f" {flagged} of {len(cells)} intervals stay flagged (status "
+                            "column): more judgments of this pool cannot clear them."
+                            if flagged else ""))
+    if not cells:
+        return "", ""
+    if not flagged:
+        return "stop", ("Nothing flagged: every interval can be trusted by the reliability "
+                        "rule; stop, or judge more to narrow them.")
+    more = " or load the next round below" if plan is not None and plan.planned else ""
+    return "go", (f"{flagged} of {len(cells)} intervals flagged (status column): keep "
+                  f"judging{more}.")
+
+
 def age(when: float | None) -> str:
     """How long ago ``when`` was, in words (``-`` for never)."""
     if when is None:

@@ -150,12 +150,14 @@ def admin_page(session, organiser, live, *, message: str = "", link: str = "", b
     agreement = dashboard.agreement(con, rel_level=session.rel_level, seed=session.seed,
                                     level=level, n_resamples=resamples)
     preview = None if live is None else live.preview
+    plan = None if isinstance(preview, str) or preview is None else preview
+    result = None if live is None else live.result
     return ENV.get_template("admin.html").render(
         assessor=organiser, rows=rows, strata=dashboard.by_stratum(rows), total=total,
         agreement=agreement, alphas=list(zip(agreement["alpha"], ALPHA_LABELS)), fmt=_fmt,
         level_pct=f"{level * 100:g}", resamples=resamples, seed=session.seed,
-        people=dashboard.pace(con), live=live, result=None if live is None else live.result,
-        preview=preview, plan=None if isinstance(preview, str) or preview is None else preview,
+        people=dashboard.pace(con), live=live, result=result, preview=preview, plan=plan,
+        verdict=dashboard.verdict(result, plan),
         rounds=session.store.rounds(), message=message, link=(base + link) if link else "",
         now=time.time())
 

@@ -67,6 +67,12 @@ class RoundPlan:
         """The new round's judgments: the planner's budget, ``batch``."""
         return self.batch
 
+    left = None  #: the pool's documents left to judge (not counted here)
+
+    def why(self) -> str:
+        """Why the round is not ``batch`` judgments ("": it is)."""
+        return ""
+
     def summary(self) -> str:
         return self.plan.summary()
 
@@ -99,6 +105,37 @@ class RoundsPlan:
         """The new round's judgments: ``batch``, less where the pool has fewer left, more where
         the cells' floors or the topics judged whole take more."""
         return int(self.take.sum())
+
+    @cached_property
+    def left(self) -> int:
+        """The pool's documents (in the cells) not judged yet."""
+        from ..design.rounds import cell_counts
+
+        size, done, _ = cell_counts(self.rounds.frame, self.rounds.state)
+        return int((size - done).sum())
+
+    @cached_property
+    def least(self) -> int:
+        """The fewest judgments a next round takes: the cells' floors and the topics judged
+        whole (``design.rounds.allocation`` of 0)."""
+        from ..design.rounds import allocation
+
+        return int(allocation(self.rounds.frame, self.rounds.state, 0).sum())
+
+    def why(self) -> str:
+        """Why the round is not ``batch`` judgments, in words ("": it is)."""
+        from ..design.rounds import MIN_CELL, judged_whole_note
+
+        if self.planned == self.batch:
+            return ""
+        if self.planned < self.batch:
+            return (f"{self.planned} judgments, not the {self.batch} asked for: only "
+                    f"{self.left} documents of the pool are left to judge")
+        whole = judged_whole_note(self.rounds.frame, self.rounds.state, self.take)
+        return (f"{self.planned} judgments, not the {self.batch} asked for: judging in rounds "
+                f"keeps at least {MIN_CELL} judged documents in every cell (where the pool has "
+                f"them){' and judges some topics whole (below)' if whole else ''}, which alone "
+                f"takes {self.least}; a smaller round cannot be drawn")
 
     def summary(self) -> str:
         from ..design.rounds import judged_whole_note
