@@ -86,7 +86,7 @@ class Measure:
     needs_inclusion: ClassVar[bool] = False
     #: estimates from where the unjudged documents sit in each ranking (the judged share of
     #: each stratum above a rank, or a judged document's rank), which -J (judged documents
-    #: only) takes away: refused with it (``evaluation.refuse_judged_only``)
+    #: only) takes away: refused with it (``measures/judged_only.py``)
     reads_unjudged_ranks: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs):
