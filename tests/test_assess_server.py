@@ -70,6 +70,9 @@ def test_every_route_needs_a_valid_token(served):
     assert requests.get(server.url + "/healthz").status_code == 200
     icon = requests.get(server.url + "/favicon.ico")
     assert icon.status_code == 200 and icon.headers["content-type"] == "image/x-icon"
+    style = requests.get(server.url + "/static/assess.css")  # the error pages' style too
+    assert style.status_code == 200 and style.headers["content-type"].startswith("text/css")
+    assert requests.get(server.url + "/static/assess.js").status_code == 401
     for method, path in ROUTES:
         r = requests.request(method, server.url + path, allow_redirects=False)
         assert r.status_code == 401, (method, path, r.status_code)

@@ -1,5 +1,6 @@
 """The web app (Starlette): pages for assessors and organisers, a small JSON API for programs,
-``/healthz`` and ``/favicon.ico`` (the only routes without a token).
+``/healthz``, ``/favicon.ico`` and ``/static/assess.css`` (the only routes without a token:
+the error pages of a bad or revoked link are styled too).
 
 Authentication: ``/login?token=T`` (the link ``irsample assess add-assessor`` or
 ``add-organiser`` prints) sets an HttpOnly, SameSite=Strict cookie and redirects to ``/judge``
@@ -55,6 +56,8 @@ HEADERS = {
 }
 STATIC = {"assess.js": "text/javascript", "assess.css": "text/css",
           "favicon.ico": "image/x-icon"}
+#: served without a token (nothing secret in them): pages for a bad or revoked link use them
+PUBLIC = {"assess.css", "favicon.ico"}
 
 
 def create_app(session: Session, live=None) -> Starlette:
@@ -209,8 +212,9 @@ def create_app(session: Session, live=None) -> Starlette:
                                                                             who.id)]})
 
     async def static(request):
-        person(session, request)
         name = request.path_params["name"]
+        if name not in PUBLIC:  # the stylesheet styles the error pages of bad links too
+            person(session, request)
         if name not in STATIC:
             raise HTTPException(404, "no such file")
         return FileResponse(pages.HERE / "static" / name, media_type=STATIC[name])
