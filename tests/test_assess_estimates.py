@@ -67,8 +67,10 @@ def test_live_estimates_with_labels_equal_eval(tmp_path, capsys):
     page = admin_page(session, session.store.assessor_by_token(token),
                       SimpleNamespace(result=found, preview=None, computing=False,
                                       runs=data["runs"]))
-    status_cells = re.findall(r'<td data-label="status" class="(\w+)">([^<]*)</td>', page)
+    status_cells = re.findall(r'<td data-label="status" class="status (\w+)">(.*?)</td>', page,
+                              re.S)
     assert len(status_cells) == len(data["runs"])
     flagged_runs = {run for run, cells in found.rows if cells["ht(AP)"].status != "ok"}
     assert sum(kind == "warning" for kind, _ in status_cells) >= len(flagged_runs)
-    assert all("unreliable (" in text for kind, text in status_cells if kind == "warning")
+    assert all('data-status="unreliable" data-reason="' in text and "<summary>" in text
+               for kind, text in status_cells if kind == "warning")

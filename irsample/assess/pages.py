@@ -35,7 +35,17 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+def first_clause(reason: str, limit: int = 90) -> str:
+    """The start of a reliability reason, up to its first clause's end (``;``, `` (`` or
+    ``:``) or ``limit`` characters: the visible part of a folded reason."""
+    cut = min((i for i in (reason.find("; "), reason.find(" ("), reason.find(": "))
+               if i >= 20), default=len(reason))
+    cut = min(cut, limit)
+    return reason if cut >= len(reason) else reason[:cut].rstrip(" ,") + "\u2026"
+
+
 ENV.filters["plural"] = plural
+ENV.filters["first_clause"] = first_clause
 ENV.filters["age"] = dashboard.age
 
 
