@@ -182,7 +182,7 @@ def load(url, tokens, qrels, acked, stop_after=None, *, poach=0.0, refused=None,
     """Each token judges in its own thread until nothing is left; ``acked`` collects the
     (item, assessor) of every acknowledged judgment. With ``poach``, that share of the cycles
     first tries to judge a random document not handed out (``refused`` collects (item,
-    assessor, time) of the 409s; one accepted is a planned overlap's second judgment,
+    assessor, time) of the 409s; one accepted, which the app refuses, would be counted as
     acknowledged)."""
     errors = []
     refused = [] if refused is None else refused
