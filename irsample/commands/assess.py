@@ -54,7 +54,8 @@ def add_parser(sub) -> None:
     s.add_argument("--port", type=number(int, minimum=0), default=DEFAULT_PORT,
                    help=f"port (default {DEFAULT_PORT}; 0: any free port)")
     s.add_argument("--order", choices=ORDERS, default="design",
-                   help="design: stratum by stratum from the top, shuffled within (default); "
+                   help="design: one document of every (topic, stratum) cell first, then "
+                   "stratum by stratum from the top, shuffled within (default); "
                    "topic: the same topic by topic; mtf, mtf-global, hedge: an adaptive method "
                    "over the design's documents (needs --runs)")
     s.add_argument("--runs", nargs="+", metavar="RUN", help="the design's run files (adaptive "
