@@ -23,7 +23,8 @@ class IrsampleError(Exception):
 
 class _Located:
     """A message about input, located by ``source`` and (1-based) ``line``; printed as
-    ``source:line: message`` (``<input>`` when the source has no name)."""
+    ``source:line: message`` (the message alone when there is no source: an option, not a
+    file, is at fault)."""
 
     def __init__(self, message: str, source: str | None = None, line: int | None = None):
         self.message = message
@@ -32,6 +33,8 @@ class _Located:
         super().__init__(str(self))
 
     def __str__(self) -> str:
+        if self.source is None and self.line is None:
+            return self.message
         where = self.source or "<input>"
         if self.line is not None:
             where = f"{where}:{self.line}"

@@ -29,9 +29,29 @@ def new_figure(n: int, width: float, height: float):
     return fig, list(axes[0])
 
 
+#: figure formats by file suffix (matplotlib writes each without extra packages)
+FIGURE_FORMATS = ("png", "pdf", "svg", "eps", "ps", "jpg", "jpeg")
+
+
+def figure_format(path: str | Path) -> str:
+    """The format a figure path asks for by its suffix (``.pdf`` -> ``pdf``); ``png`` without
+    one; :class:`~irsample.errors.InputError` for a suffix that is not a figure format (a
+    ``.pdf`` path once received PNG bytes)."""
+    from .errors import InputError
+
+    suffix = Path(path).suffix.lower().lstrip(".")
+    if not suffix:
+        return "png"
+    if suffix not in FIGURE_FORMATS:
+        raise InputError(f"a figure is written as {', '.join(FIGURE_FORMATS)} (by the "
+                         f"file's suffix), not .{suffix}", str(path))
+    return "jpeg" if suffix == "jpg" else suffix
+
+
 def save_figure(fig, path: str | Path, *, title: str = "", dpi: int = 120) -> Path:
-    """Lay out ``fig`` (with ``title`` above its panels), write it as PNG (all or nothing, see
-    :func:`irsample.io.output.write_atomic`), close it; its path."""
+    """Lay out ``fig`` (with ``title`` above its panels), write it in the format its suffix
+    names (:func:`figure_format`; all or nothing, see :func:`irsample.io.output.write_atomic`),
+    close it; its path."""
     import io
 
     import matplotlib.pyplot as plt
@@ -43,7 +63,7 @@ def save_figure(fig, path: str | Path, *, title: str = "", dpi: int = 120) -> Pa
     fig.tight_layout()
     path = Path(path)
     buffer = io.BytesIO()
-    fig.savefig(buffer, dpi=dpi, format="png")
+    fig.savefig(buffer, dpi=dpi, format=figure_format(path))
     plt.close(fig)
     write_atomic(path, buffer.getvalue())
     return path

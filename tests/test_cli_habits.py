@@ -138,3 +138,46 @@ def test_standard_input_once(files, capsys):
     assert "standard input (-) is given more than once" in err
     rc, out, err = cli(capsys, "eval", files / "qrels", "-", "-")
     assert rc == 1 and "given more than once" in err
+
+
+def test_options_are_refused_with_their_names(files, capsys, tmp_path):
+    """A negative seed was a NumPy traceback; run files given to the demo without --qrels were
+    silently replaced by the bundled collection's; a bad --param value said "could not convert
+    string to float"; max_rounds=0 ran one round. Each is refused now, naming the option, and
+    an error with no file to name has no "<input>:" before it."""
+    with pytest.raises(SystemExit) as exit_:  # argparse's usage error
+        cli(capsys, "sample", files / "run", "--design", "uniform(0.5)", "--seed", "-1",
+            "-o", tmp_path / "s")
+    assert exit_.value.code == 2
+    assert "--seed: must be an integer >= 0" in capsys.readouterr().err
+    rc, out, err = cli(capsys, "demo", files / "run")
+    assert rc == 1 and out == "" and err.startswith("irsample: run files (")
+    assert "need --qrels" in err and "<input>" not in err
+    rc, out, err = cli(capsys, "demo", "--plot", tmp_path / "figure.txt")
+    assert rc == 1 and "a figure is written as png, pdf, svg" in err and "not .txt" in err
+    for recipe, param, message in [
+        ("ci-coverage", "percents=abc", "percents is a comma-separated list of numbers"),
+        ("ci-coverage", "trials=x", "trials is an integer (default 100)"),
+        ("rounds", "max_rounds=0", "--param max_rounds=0: at least 1 round"),
+    ]:
+        rc, out, err = cli(capsys, "simulate", recipe, "--qrels", files / "qrels", "--runs",
+                           files / "run", "--trials", "1", "--param", param,
+                           "-o", tmp_path / "sim")
+        assert rc == 1 and message in err, err
+
+
+@pytest.mark.parametrize("suffix, magic", [(".pdf", b"%PDF"), (".svg", b"<?xml"),
+                                           (".png", b"\x89PNG"), ("", b"\x89PNG")])
+def test_figures_are_written_in_the_format_their_suffix_names(tmp_path, suffix, magic):
+    """A .pdf figure path received PNG bytes; the suffix names the format now."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from irsample.plots import save_figure
+
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [0, 1])
+    path = save_figure(fig, tmp_path / f"figure{suffix}", title="t")
+    assert path.read_bytes().startswith(magic)

@@ -7,13 +7,14 @@ import argparse
 
 
 def add_seed(parser, what: str) -> None:
-    """``--seed``: an int with the one default of every command,
+    """``--seed``: an int >= 0 (NumPy's seed sequences take no negative entropy) with the one
+    default of every command,
     :data:`~irsample.stats.random.DEFAULT_SEED` (the same seed gives the same draws on any
     machine). Imported here, not with the module: the commands without ``--seed`` (``eval``)
     start reading their runs before NumPy is imported."""
     from ..stats.random import DEFAULT_SEED
 
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED,
+    parser.add_argument("--seed", type=number(int, minimum=0), default=DEFAULT_SEED,
                         help=f"{what} (default {DEFAULT_SEED}, as in every command)")
 
 

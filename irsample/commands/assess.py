@@ -66,7 +66,7 @@ def add_parser(sub) -> None:
     s.add_argument("--beta", type=float, default=None, help="Hedge's beta (default 0.1)")
     s.add_argument("--overlap", type=number(float, minimum=0.0), default=0.0, metavar="SHARE",
                    help="share of documents judged by two assessors (default 0)")
-    s.add_argument("--seed", type=int, default=None,
+    s.add_argument("--seed", type=number(int, minimum=0), default=None,
                    help="seed of the shuffle and the overlap (default: the design's seed)")
     s.add_argument("--grades", default="0-3",
                    help="grades offered, one key each: a range (0-3, default) or a list (0,1)")
@@ -124,7 +124,7 @@ def add_parser(sub) -> None:
                    help="the design's run files")
     n.add_argument("--batch", required=True, type=number(int, minimum=1), metavar="N",
                    help="judgments in the new round")
-    n.add_argument("--seed", type=int, default=None,
+    n.add_argument("--seed", type=number(int, minimum=0), default=None,
                    help="seed of the draw (default: derived from the session's seed)")
     n.add_argument("-o", dest="outdir", default=None, metavar="DIR",
                    help="folder for the round's design.json and to_judge.tsv (default: "

@@ -68,7 +68,9 @@ def add_parser(sub) -> None:
     p.add_argument("--rounds", type=int, default=10,
                    help="most rounds, fewer when no interval is flagged (10)")
     add_seed(p, "seed of the draws")
-    p.add_argument("--plot", default="irsample-demo.png", help="figure path (irsample-demo.png)")
+    p.add_argument("--plot", default="irsample-demo.png",
+                   help="figure path (irsample-demo.png); its suffix sets the format (png, pdf, "
+                   "svg, eps, ps, jpg)")
     add_progress_option(p)
     add_strict(p)
     p.set_defaults(run=run, output_files=("plot",))
@@ -125,6 +127,13 @@ def run(args) -> str:
         raise InputError(f"--fraction must be in (0, 1], not {args.fraction}")
     if args.rounds < 1:
         raise InputError(f"--rounds must be at least 1, not {args.rounds}")
+    if args.runs and not args.qrels:
+        raise InputError(f"run files ({args.runs[0]}{', ...' * (len(args.runs) > 1)}) need "
+                         "--qrels, the complete judgments they are scored against; without "
+                         "both the demo judges a bundled collection (--collection)")
+    from ..plots import figure_format
+
+    figure_format(args.plot)  # before any work
     start = time.perf_counter()
     qrels, runs = (args.qrels, args.runs) if args.qrels else bundled(args.collection)
     if not runs:

@@ -57,8 +57,25 @@ class Recipe:
             if key not in out:
                 raise ValueError(f"recipe {self.name!r} has no parameter {key!r}; "
                                  f"parameters: {', '.join(sorted(out))}")
-            out[key] = _convert(out[key], value) if isinstance(value, str) else value
+            try:
+                out[key] = _convert(out[key], value) if isinstance(value, str) else value
+            except ValueError:
+                kind = (f"a comma-separated list of {_kind(out[key][0] if out[key] else 0.0, 's')}"
+                        if isinstance(out[key], tuple) else _kind(out[key]))
+                raise ValueError(f"--param {key}={value}: {key} is {kind} (default "
+                                 f"{_shown(out[key])})") from None
         return out
+
+
+def _kind(default, plural: str = "") -> str:
+    """What a parameter with ``default`` holds: "an integer", or "integers" with ``plural``."""
+    noun = ("boolean" if isinstance(default, bool) else "integer" if isinstance(default, int)
+            else "number" if isinstance(default, float) else "text")
+    return noun + plural if plural else ("an " if noun[0] in "aeiou" else "a ") + noun
+
+
+def _shown(default) -> str:
+    return ",".join(map(str, default)) if isinstance(default, tuple) else str(default)
 
 
 def _convert(default, text: str):

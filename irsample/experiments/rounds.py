@@ -148,6 +148,10 @@ def rounds(context: Context, p: dict) -> Report:
     if unknown:
         raise ValueError(f"rounds: unknown estimator {unknown[0]!r}; known: "
                          f"{', '.join(TARGETS)}")
+    if p["max_rounds"] < 1:
+        raise ValueError(f"--param max_rounds={p['max_rounds']}: at least 1 round")
+    if not 0 < p["percent"] <= 100:
+        raise ValueError(f"--param percent={p['percent']}: a share of the pool in (0, 100]")
     trials, facts = run_rounds(context.files, trials=p["trials"], seed=context.seed,
                                percent=p["percent"], designs=tuple(p["designs"]),
                                estimators=names, max_rounds=p["max_rounds"], first=p["first"],
