@@ -145,6 +145,25 @@ def trec_warning(merged: Merged) -> str | None:
             f"{use})")
 
 
+def prels_note(merged: Merged) -> str | None:
+    """The line ``irsample merge --format prels`` prints on standard error for a design of
+    strata (one that stratified qrels can carry): prels keep each document's pi but not the
+    strata, so ht(M) and ppi(M) read them as a planned design's (the sample's own variance, no
+    ratio correction for nDCG) and give other numbers than from stratified qrels of the same
+    judgments (the demo's CACM round 1, bm25_k0.9_b0.4: ht(nDCG) 0.8045 [0.7383, 0.8571] from
+    strata, 0.7913 [0.7553, 0.8232] from prels); ``None`` for other designs, one stratum (a
+    uniform design, which prels carry whole) or a census."""
+    rec = merged.record
+    if ("strata" not in rec.design.merge_formats or np.all(rec.inclusion >= 1.0)
+            or len(np.unique(rec.stratum)) < 2):
+        return None
+    return ("irsample: note: prels keep each document's inclusion probability but not the "
+            "design's strata: ht(M) and ppi(M) read them as a planned design's (the sample's "
+            "own variance, no ratio correction for nDCG), and their numbers differ from those "
+            "of --format strata, which keeps the strata the intervals of stratified designs "
+            "were validated on")
+
+
 def merge(record: DesignRecord, table: QrelsTable) -> Merged:
     """Pair a design record with judgments ``table`` (see the module docstring)."""
     if not record.has_rows:
