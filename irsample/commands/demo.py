@@ -177,8 +177,9 @@ def _demo(args, qrels, runs, steps, start) -> str:
         head = "rank 1" if top == 1 else f"ranks 1-{top}"
         plan = (f"round 1 judges {args.fraction:.0%} of the pool ({budget:,} documents) with a "
                 f"two-strata design ({head} of every run in full, ranks {top + 1}-"
-                f"{args.depth} at random; seed {args.seed}); later rounds {budget:,} more each, "
-                f"up to {args.rounds} rounds or until no interval is flagged")
+                f"{args.depth} at random; seed {args.seed}); "
+                + (f"later rounds {budget:,} more each, up to {args.rounds} rounds or until no "
+                   "interval is flagged" if args.rounds > 1 else "no later round (--rounds 1)"))
     evaluated = int(np.unique(frame.topic).size)
     unnamed = collection.n_topics - evaluated
     left_out = (f" ({unnamed} more in the runs, which the qrels do not name, are not evaluated)"
