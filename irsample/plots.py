@@ -11,22 +11,33 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
+#: most panels in a row: more are wrapped into further rows, so a report's figure stays
+#: readable at page width (six in one row made a 3024 x 480 pixel strip)
+PANELS_PER_ROW = 3
+
 
 def new_figure(n: int, width: float, height: float):
-    """A figure with one row of ``n`` panels (``width`` x ``height`` inches each) on matplotlib's
-    Agg backend (no display needed): (figure, list of axes)."""
+    """A figure of ``n`` panels (``width`` x ``height`` inches each), :data:`PANELS_PER_ROW`
+    to a row, on matplotlib's Agg backend (no display needed): (figure, list of the ``n``
+    axes; the unused cells of the last row are hidden)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, n, figsize=(width * n, height), squeeze=False)
-    return fig, list(axes[0])
+    cols = max(1, min(n, PANELS_PER_ROW))
+    rows = max(1, -(-n // cols))
+    fig, axes = plt.subplots(rows, cols, figsize=(width * cols, height * rows), squeeze=False)
+    cells = list(axes.ravel())
+    for ax in cells[n:]:
+        ax.set_visible(False)
+    return fig, cells[:max(n, 1)]
 
 
 #: figure formats by file suffix (matplotlib writes each without extra packages)
@@ -121,7 +132,7 @@ def estimate_vs_truth(
         if marked.any():
             shown += f", {marked.sum()} flagged"
             ax.legend(fontsize=7, loc="upper left")
-        ax.set_title(f"{label}: {shown}", fontsize=9)
+        ax.set_title(textwrap.fill(f"{label}: {shown}", 52), fontsize=9)  # within the panel
     return save_figure(fig, path, title=title)
 
 

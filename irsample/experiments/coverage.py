@@ -290,15 +290,16 @@ def ci_coverage(context: Context, p: dict) -> Report:
     middle = f"{p['percents'][len(p['percents']) // 2]:g}"
     shown_design = "2strata" if "2strata" in p["designs"] else p["designs"][0]
     shown = [(shown_design, m) for m in known[:6]]
-    panels = []
+    panels, marks = [], []
     for (s, setting, m), g in first.groupby(["strategy", "setting", "measure"], sort=False):
         if (s, m) in shown and _percent(s, setting) == float(middle):
             panels.append((f"{s}: {m} vs {g['target'].iloc[0]}", g["truth"].to_numpy(),
                            g["estimate"].to_numpy(), g["low"].to_numpy(), g["high"].to_numpy()))
+            marks.append(g["flagged"].to_numpy(dtype=bool) if "flagged" in g else None)
 
     def draw(path):
         from ..plots import estimate_vs_truth
-        return estimate_vs_truth(panels, path,
+        return estimate_vs_truth(panels, path, flagged=marks,
                                  title=f"trial 0, {middle}% judged ({shown_design})")
 
     return Report("ci-coverage", "Confidence intervals of run means: coverage against the "
