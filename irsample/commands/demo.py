@@ -42,7 +42,7 @@ import time
 from importlib import resources
 from pathlib import Path
 
-from .arguments import add_seed
+from .arguments import add_seed, number
 from .demo_text import ESTIMATORS, TRUTH_NAMES
 from .notices import Steps, add_progress_option, progress_enabled
 from .strict import add_strict, check_strict
@@ -62,7 +62,8 @@ def add_parser(sub) -> None:
     p.add_argument("runs", nargs="*", help="run files (default: the bundled collection's runs)")
     p.add_argument("--collection", choices=("cacm", "vaswani"), default="cacm",
                    help="bundled collection used without --qrels (default cacm)")
-    p.add_argument("--depth", type=int, default=100, help="pool depth (default 100)")
+    p.add_argument("--depth", type=number(int, minimum=1), default=100,
+                   help="pool depth (default 100)")
     p.add_argument("--fraction", type=float, default=0.1,
                    help="share of the pool judged per round (0.1)")
     p.add_argument("--rounds", type=int, default=10,
@@ -189,11 +190,11 @@ def _demo(args, qrels, runs, steps, start) -> str:
                         "each run's measure with the whole pool judged", "  "),
              *text.wrap(plan, "  "), ""]
     n = collection.n_runs
-    for number, step in enumerate(history, 1):
-        lines += text.round_block(number, step.state, len(frame), names, step.flagged,
+    for round_no, step in enumerate(history, 1):
+        lines += text.round_block(round_no, step.state, len(frame), names, step.flagged,
                                   step.evaluation.statuses.reason, n, final=step is last)
         if step.plan is not None:
-            lines += text.plan_line(frame, step.state, step.plan, number + 1)
+            lines += text.plan_line(frame, step.state, step.plan, round_no + 1)
         lines.append("")
     state = last.state
     hit = covers(ev.summary, last.low, last.high, truth)
