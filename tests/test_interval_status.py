@@ -812,3 +812,16 @@ def test_input_warnings_read_as_irsample_warnings_on_every_path(tmp_path, capsys
 
 def _census_qrels(root):
     return make_sample_qrels(root / "census.qrels", RUNS, fraction=1.0)
+
+
+def test_the_refusal_of_an_unstated_design_comes_alone(tmp_path, capsys):
+    """TREC qrels with -1 rows and no stated design: ht(M) is refused, with no warning before
+    it about the topic judged nowhere; with --assume uniform that topic is warned of."""
+    qrels, run = tmp_path / "t.qrels", tmp_path / "t.run"
+    qrels.write_text("1 0 a 1\n1 0 b -1\n2 0 c -1\n2 0 d -1\n")
+    run.write_text("1 Q0 a 1 2 r\n1 Q0 b 2 1 r\n2 Q0 c 1 1 r\n")
+    rc, out, err = cli(capsys, "eval", qrels, run, "-m", "ht(AP)")
+    assert rc == 1 and out == "" and len(err.splitlines()) == 1 and "--assume uniform" in err
+    rc, out, err = cli(capsys, "eval", qrels, run, "-m", "ht(AP)", "--assume", "uniform")
+    assert rc == 0 and "2 pooled documents have inclusion probability 0" in err
+    assert "on 1 topic: 2;" in err

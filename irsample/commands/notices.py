@@ -262,8 +262,10 @@ def warn_unsampled(measures, topics, judgments, stream=None) -> list[str]:
     ids; returns the warnings."""
     from ..measures.unsampled import unsampled_summary
 
-    reading = [m.name for m in measures
-               if m.needs_inclusion or getattr(m, "reads_unjudged_ranks", False)]
+    unstated = judgments.probabilities == "none" and judgments.assumed is None
+    reading = [m.name for m in measures  # not those the refusal of unstated designs stops
+               if (m.needs_inclusion and not unstated)
+               or getattr(m, "reads_unjudged_ranks", False)]
     if not reading:
         return []
     count, topics = unsampled_summary(topics, judgments)
