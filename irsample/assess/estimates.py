@@ -178,11 +178,18 @@ def _value(cell) -> float:
 
 
 def commands(db, basis: Basis, runs, measures, ci, labels, rel_level) -> list[str]:
-    """The command lines that compute the same numbers from the database."""
+    """The command lines that compute the same numbers from the database, each path and
+    measure quoted for a POSIX shell (a path with a space or a measure with parentheses
+    pastes as one argument)."""
+    import shlex
+
     merged = f"merged.{basis.format}"
-    ms = " ".join(f"-m '{m}'" for m in measures)
-    extra = (f" --auto-labels {labels}" if labels else "") + (
+    ms = " ".join(f"-m {shlex.quote(str(m))}" for m in measures)
+    extra = (f" --auto-labels {shlex.quote(str(labels))}" if labels else "") + (
         f" -l {rel_level}" if rel_level != 1 else "")
-    return [f"irsample assess export --db {db} --design {basis.design} -o judged.qrels",
-            f"irsample merge {basis.design} judged.qrels --format {basis.format} -o {merged}",
-            f"irsample eval --ci {ci:g} {merged} {' '.join(map(str, runs))} {ms}{extra}"]
+    design, paths = shlex.quote(str(basis.design)), " ".join(
+        shlex.quote(str(r)) for r in runs)
+    return [f"irsample assess export --db {shlex.quote(str(db))} --design {design} -o "
+            "judged.qrels",
+            f"irsample merge {design} judged.qrels --format {basis.format} -o {merged}",
+            f"irsample eval --ci {ci:g} {merged} {paths} {ms}{extra}"]

@@ -120,7 +120,9 @@ def one_trial(files: CollectionFiles, spec: tuple, trial: int) -> tuple[list, li
     evaluate = {"pooled": pooled, "all": tuple(range(len(info.names))),
                 "unpooled": tuple(r for r in range(len(info.names)) if not info.pooled[r])}[runs]
     if len(evaluate) < 2:
-        raise ValueError(f"fewer than two {runs} runs to compare")
+        raise ValueError(f"fewer than two {runs} runs to compare (a collection whose runs are "
+                         "all pooled, as the bundled ones: --param runs=all, or name the pooled "
+                         "runs with --pooled FILE)")
     sub = data.subcollection(evaluate)
     frame = data.frame(pooled, float("inf"))
     rows_order = judgment_order(frame, order, np.random.default_rng(
