@@ -125,6 +125,26 @@ def test_unjudged_selected_documents_are_refused(capsys, files, tmp_path):  # no
     assert "design.json" in err and not (tmp_path / "p.json").exists()
 
 
+def test_batch_alone_plans_b_more_after_the_judged(capsys, files, tmp_path):  # noqa: F811
+    """`plan --batch B --design D --judged J` plans B judgments more than J holds, without a
+    budget (it said 'give --budget N, --target-halfwidth W, or both'); --batch without a
+    design to add to is still refused, naming --batch."""
+    _, table, runs, qrels = files
+    cli(capsys, "plan", *runs, "--budget", 100, "--pilot", 20, "-o", tmp_path / "pilot.json")
+    cli(capsys, "sample", *runs, "--design", tmp_path / "pilot.json", "--seed", 1, "-o",
+        tmp_path / "r1")
+    judged = tmp_path / "judged.qrels"
+    _judge(tmp_path / "r1" / "to_judge.tsv", read_qrels(qrels), judged)
+    n = len(judged.read_text().splitlines())
+    rc, out, err = cli(capsys, "plan", *runs, "--batch", 30, "--design",
+                       tmp_path / "r1" / "design.json", "--judged", judged, "-o",
+                       tmp_path / "b.json")
+    assert rc == 0, err
+    assert DesignRecord.read(tmp_path / "b.json").design.total == n + 30
+    rc, _, err = cli(capsys, "plan", *runs, "--batch", 30, "-o", tmp_path / "c.json")
+    assert rc == 1 and "--batch B with --design and --judged" in err
+
+
 def test_pilot_design_keeps_equal_shares(files):  # noqa: F811
     collection, _, _, _ = files
     pool = Pool.from_runs(collection, depth=100)

@@ -114,11 +114,13 @@ def cmd_plan(args) -> str:
             "r1/`, judge it, then `irsample plan RUNS --next-round r1/design.json --judged "
             "QRELS --budget N -o r2/`")
     args.measure = measures[0]
-    if args.budget is None and args.target_halfwidth is None:
-        raise DesignError("give --budget N, --target-halfwidth W, or both")
     if (args.design is None) != (args.judged is None):
         raise DesignError("--design and --judged go together: the drawn design file and the "
                           "judgments of its documents")
+    if args.budget is None and args.target_halfwidth is None and (
+            args.batch is None or args.design is None):
+        raise DesignError("give --budget N, --target-halfwidth W, or both (or --batch B with "
+                          "--design and --judged: B more judgments after those)")
     if args.auto_labels is not None:
         return _plan_active(args)
     previous = DesignRecord.read(args.design) if args.design is not None else None
