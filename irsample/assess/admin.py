@@ -21,7 +21,7 @@ from starlette.routing import Route
 
 from ..errors import IrsampleError
 from . import dashboard, pages
-from .web import integer
+from .web import digits, integer
 
 
 def routes(session, writer, live, authorised) -> list[Route]:
@@ -42,7 +42,7 @@ def routes(session, writer, live, authorised) -> list[Route]:
         who, _ = await organiser(request)
         batch = request.query_params.get("batch")
         if batch is not None and live is not None:  # preview a next round of that size
-            if not (pages.digits(batch) and 1 <= int(batch) <= 10**7):
+            if not (digits(batch) and 1 <= int(batch) <= 10**7):
                 raise HTTPException(400, f"batch must be a number of judgments, not {batch!r}"
                                     [:200])
             live.batch = int(batch)

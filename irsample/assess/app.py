@@ -42,7 +42,7 @@ from starlette.routing import Route
 from . import admin, pages, readout
 from .assign import Conflict
 from .session import Paused, Session
-from .web import COOKIE, fields_of, integer, note_of, person
+from .web import COOKIE, digits, fields_of, integer, note_of, person
 from .writer import GroupCommit
 
 HEADERS = {
@@ -123,7 +123,7 @@ def create_app(session: Session, live=None) -> Starlette:
             return RedirectResponse("/admin", status_code=303)
         params = request.query_params
         for name in ("item", "undone"):
-            if name in params and not pages.digits(params[name]):
+            if name in params and not digits(params[name]):
                 raise HTTPException(400, f"{name!r} must be a number (ASCII digits), not "
                                          f"{params[name]!r}"[:200])
         revising = None

@@ -18,16 +18,12 @@ from markupsafe import Markup, escape
 from . import dashboard, readout
 from .session import grade_labels
 from .topics import s_stem
+from .web import digits
 
 HERE = Path(__file__).parent
 ENV = Environment(loader=FileSystemLoader(HERE / "templates"),
                   autoescape=select_autoescape(default=True, default_for_string=True))
 _WORD = re.compile(r"(\w+)")
-
-
-def digits(text: str) -> bool:
-    """ASCII digits only, at most 18 of them (an item id SQLite can hold)."""
-    return 0 < len(text) <= 18 and text.isascii() and text.isdigit()
 
 
 def plural(n: int, word: str) -> str:

@@ -64,6 +64,12 @@ async def fields_of(request: Request) -> dict:
     return {k: v[0] for k, v in form.items()}
 
 
+def digits(text: str) -> bool:
+    """ASCII digits only (not "٣"), at most 18 of them (a number SQLite's integers hold, not
+    2**63)."""
+    return 0 < len(text) <= 18 and text.isascii() and text.isdigit()
+
+
 def integer(fields: dict, name: str) -> int:
     value = fields.get(name)
     if isinstance(value, bool) or value is None:
@@ -72,8 +78,7 @@ def integer(fields: dict, name: str) -> int:
         return value
     if isinstance(value, str):
         text = value.strip()
-        body = text[1:] if text.startswith("-") else text
-        if body.isascii() and body.isdigit() and len(body) < 19:  # not "٣", not 2**63
+        if digits(text[1:] if text.startswith("-") else text):
             return int(text)
     raise HTTPException(400, f"field {name!r} must be an integer, not {value!r}"[:200])
 
