@@ -57,13 +57,17 @@ class Merged:
     def judged(self) -> np.ndarray:
         return self.rel >= 0
 
+    def _topic_index(self) -> tuple[int, np.ndarray]:
+        """(number of topics, each row's topic index)."""
+        topics, topic = np.unique(np.asarray(self.record.qid, dtype=object), return_inverse=True)
+        return len(topics), topic
+
     @property
     def uniform(self) -> bool:
         """Whether every pool document of a topic has the same inclusion probability (a
         uniform design, which ``--assume uniform`` reads right from TREC qrels)."""
-        rec = self.record
-        topics, topic = np.unique(np.asarray(rec.qid, dtype=object), return_inverse=True)
-        return not varies_within(topic, rec.inclusion, len(topics))
+        n_topics, topic = self._topic_index()
+        return not varies_within(topic, self.record.inclusion, n_topics)
 
     @property
     def unjudged(self) -> np.ndarray:
@@ -81,7 +85,7 @@ class Merged:
         rec = self.record
         if "strata" not in rec.design.merge_formats or not self.unjudged.any():
             return rec.inclusion
-        topics, topic = np.unique(np.asarray(rec.qid, dtype=object), return_inverse=True)
+        _, topic = self._topic_index()
         cell = topic * (len(rec.labels) or 1) + np.asarray(rec.stratum, dtype=np.int64)
         size = np.bincount(cell)
         judged = np.bincount(cell[self.judged], minlength=len(size))

@@ -41,12 +41,16 @@ def empty_cells_of(judgments, n_topics: int) -> np.ndarray:
 
 def never_sampled_topics(ctx) -> np.ndarray:
     """Per topic: whether prels list one of its pooled documents with inclusion probability 0
-    (``Judgments.never_sampled``)."""
-    never = ctx.judgments.never_sampled
-    if never is None:
-        return np.zeros(ctx.n_topics, dtype=bool)
-    topic = ctx.collection.tdi_topic[np.flatnonzero(never)]
-    return np.bincount(topic, minlength=ctx.n_topics) > 0
+    (``Judgments.never_sampled_rows``)."""
+    rows = ctx.judgments.never_sampled_rows
+    return np.zeros(ctx.n_topics, dtype=bool) if rows is None else rows > 0
+
+
+def _cell_name(topic_id, labels, empty_strata) -> str:
+    """``topic (strata)`` naming the strata with nothing judged (the topic id alone without
+    strata, or when none of its strata is empty)."""
+    strata = ", ".join(labels[s] for s in np.flatnonzero(empty_strata))
+    return f"{topic_id} ({strata})" if len(labels) > 1 and strata else str(topic_id)
 
 
 def unsampled_positions(ctx, cutoff: int | None) -> np.ndarray:
@@ -80,8 +84,7 @@ def unsampled_reason(ctx, count: float, topics: np.ndarray, cutoff: int | None,
     empty = empty_cells(ctx)
     labels = ctx.judgments.stratum_labels
     ids = np.asarray(ctx.collection.topics)
-    cells = [f"{ids[t]} ({', '.join(labels[s] for s in np.flatnonzero(empty[t]))})"
-             if len(labels) > 1 and empty[t].any() else str(ids[t]) for t in topics]
+    cells = [_cell_name(ids[t], labels, empty[t]) for t in topics]
     count = int(count)
     where = f"within its top {cutoff}" if cutoff is not None else "in its rankings"
     what = ("in strata with nothing judged (inclusion probability 0: " if empty[topics].any()
@@ -106,10 +109,8 @@ def unsampled_summary(topics, judgments) -> tuple[int, list[str]]:
     empty = empty_cells_of(judgments, len(ids))
     if empty.any():
         count += int(judgments.stratum_size[empty].sum())
-        labels = judgments.stratum_labels
         for t in np.flatnonzero(empty.any(axis=1)):
-            strata = ", ".join(labels[s] for s in np.flatnonzero(empty[t]))
-            named[t] = f"{ids[t]} ({strata})" if len(labels) > 1 else str(ids[t])
+            named[t] = _cell_name(ids[t], judgments.stratum_labels, empty[t])
     if judgments.never_sampled_rows is not None:
         count += int(judgments.never_sampled_rows.sum())
         for t in np.flatnonzero(judgments.never_sampled_rows):
