@@ -183,9 +183,6 @@ STRATIFIED_COUNTERPART = {"infAP": "xinfAP"}
 #: measures that take an incomplete sample as uniform (they drop or reweigh the unjudged
 #: documents alike wherever they are), and what estimates from a stratified design instead
 UNIFORM_READERS = {"infAP": "ht(AP) or statAP", "induced": "ht(M)", "condensed": "ht(M)"}
-#: sample_eval's estimators: they read strata (stratified qrels), not per-document inclusion
-#: probabilities (prels)
-STRATA_READERS = ("xinfAP", "infNDCG", "iP", "iIPrec", "inum_rel", "inum_rel_ret")
 
 
 def warn_ignored_strata(measures, judgments, stream=None) -> list[str]:
@@ -194,7 +191,7 @@ def warn_ignored_strata(measures, judgments, stream=None) -> list[str]:
     probabilities: prels of a stratified or importance sample) meet a measure that takes the
     sample as uniform (infAP, induced and condensed measures), and when prels with unequal
     probabilities, or listing the sampled documents alone, meet sample_eval's estimators
-    (:data:`STRATA_READERS`), which read strata and not the probabilities; returns the
+    (``reads_strata``), which read strata and not the probabilities; returns the
     warnings."""
     strata = len(getattr(judgments, "stratum_labels", ()))
     unequal = bool(getattr(judgments, "unequal_probabilities", False))
@@ -204,8 +201,9 @@ def warn_ignored_strata(measures, judgments, stream=None) -> list[str]:
         return []
     out = stream or sys.stderr
     warned = []
+    strata_readers = {m.family for m in measures if getattr(m, "reads_strata", False)}
     for family in dict.fromkeys(m.family for m in measures):
-        if family in STRATA_READERS and prels and (unequal or not listed):
+        if family in strata_readers and prels and (unequal or not listed):
             read_as = ("the whole pool (these prels list the sampled documents alone)"
                        if not listed else "a uniform sample of the pool")
             text = (f"irsample: warning: {family} estimates from the strata of stratified "

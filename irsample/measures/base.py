@@ -88,6 +88,10 @@ class Measure:
     #: each stratum above a rank, or a judged document's rank), which -J (judged documents
     #: only) takes away: refused with it (``measures/judged_only.py``)
     reads_unjudged_ranks: ClassVar[bool] = False
+    #: estimates from the strata of stratified qrels (sample_eval's estimators), not from each
+    #: judged document's own inclusion probability: prels' unequal probabilities are lost on it
+    #: (``commands/notices.py:warn_ignored_strata``)
+    reads_strata: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

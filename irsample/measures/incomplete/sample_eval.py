@@ -152,6 +152,7 @@ class XInfAP(Measure):
     """
 
     reads_unjudged_ranks = True
+    reads_strata = True
 
     ratio = True  #: a ratio of estimates: its weak topics matter (measures/reliability.py)
     family = "xinfAP"
@@ -215,6 +216,7 @@ class InfNDCG(Measure):
     """
 
     reads_unjudged_ranks = True
+    reads_strata = True
 
     ratio = True  #: a ratio of estimates: its weak topics matter (measures/reliability.py)
     gains: tuple = ()
@@ -254,6 +256,7 @@ class InfP(Measure):
     when the run is shorter than k). sample_eval prints iP10, iP50, iP1000."""
 
     reads_unjudged_ranks = True
+    reads_strata = True
 
     k: int | None = None
     family = "iP"
@@ -276,6 +279,7 @@ class InumRelRet(Measure):
     """Estimated relevant documents retrieved: E at the last rank (within the top 1000); summed."""
 
     reads_unjudged_ranks = True
+    reads_strata = True
 
     family = "inum_rel_ret"
     trec = "inum_rel_ret"
@@ -291,6 +295,8 @@ class InumRelRet(Measure):
 class InumRel(Measure):
     """Estimated relevant documents of the topic: R^ = sum over s with n_s > 0 of r_s N_s / n_s;
     summed over the evaluated topics."""
+
+    reads_strata = True
 
     family = "inum_rel"
     trec = "inum_rel"
@@ -345,6 +351,7 @@ class InfIPrec(Measure):
     at the last rank are 0. Only the 11 points are defined, since each depends on the others."""
 
     reads_unjudged_ranks = True
+    reads_strata = True
 
     recall: float = 0.0
     family = "iIPrec"
