@@ -84,13 +84,15 @@ def compare(
 def compare_table(
     judgments, runs, measures=("ht(AP)",), *, ci: float = 0.95, correction: str = "holm",
     variance: str = "design", qrels_format: str | None = None, rel_level: int = 1,
-    assume: str | None = None,
+    assume: str | None = None, judgments_hook=None,
 ):
     r"""Runs x measures for a paper: each run's estimate, interval, reliability status and the
     runs it is significantly better than (superscript letters), as a
     :class:`~irsample.comparison_table.ComparisonTable`; ``.render("markdown")``, ``"latex"``
     or ``"html"`` gives the text. Arguments as :func:`compare`, with several design-based
     ``measures``; the rule behind each superscript is in :mod:`irsample.comparison_table`.
+    ``judgments_hook(judgments, topics)``, if given, is called once the judgments are read (the
+    command line's warnings).
 
     Examples
     --------
@@ -120,5 +122,7 @@ def compare_table(
     collection, judged = load(judgments, runs, qrels_format=qrels_format, assume=assume)
     check_common_topics(collection, judged)
     names = [measures] if isinstance(measures, (str, Measure)) else list(measures)
+    if judgments_hook is not None:
+        judgments_hook(judged, collection.topics)
     return comparison_table(collection, judged, names, ci=ci, correction=correction,
                             variance=variance, rel_level=rel_level)

@@ -825,3 +825,21 @@ def test_the_refusal_of_an_unstated_design_comes_alone(tmp_path, capsys):
     rc, out, err = cli(capsys, "eval", qrels, run, "-m", "ht(AP)", "--assume", "uniform")
     assert rc == 0 and "2 pooled documents have inclusion probability 0" in err
     assert "on 1 topic: 2;" in err
+
+
+def test_compare_and_judge_report_warn_of_strata_with_nothing_judged(samples, tmp_path,
+                                                                    capsys):
+    """``compare`` and ``judge-report`` warn of pooled documents with inclusion probability 0
+    once on standard error, as ``eval`` does (they showed rule 6 in their statuses alone)."""
+    qrels, topic = _strata_with_one_empty_cell(samples, tmp_path / "empty.strata")
+    warning = "pooled documents have inclusion probability 0 (in strata with nothing judged"
+    rc, out, err = cli(capsys, "compare", qrels, *RUNS[:2], "-m", "ht(P@10)")
+    assert rc == 0 and out and err.count(warning) == 1 and f"on 1 topic: {topic}" in err
+    assert "ht(P@10) cannot estimate their relevance" in err
+    rc, out, err = cli(capsys, "judge-report", qrels, *RUNS[:2], "--auto-labels", "fusion",
+                       "-m", "AP")
+    assert rc == 0 and out and err.count(warning) == 1
+    assert "ppi(AP) cannot estimate their relevance" in err
+    one, _ = _strata_with_one_empty_cell(samples, tmp_path / "one.strata", judged_in_empty=1)
+    rc, _, err = cli(capsys, "compare", one, *RUNS[:2], "-m", "ht(P@10)")
+    assert rc == 0 and warning not in err

@@ -64,10 +64,18 @@ def cmd_compare(args) -> str:
     if len(args.runs) < 2:
         raise IrsampleError(f"compare needs at least two runs; one run file given "
                             f"({args.runs[0]})")
-    report = compare_table(args.qrels, args.runs, args.measure or ["ht(AP)"], ci=args.ci,
+    names = args.measure or ["ht(AP)"]
+
+    def notices(judgments, topics):
+        from ..api import measures_from
+        from .notices import warn_unsampled
+
+        warn_unsampled(measures_from(names), topics, judgments)
+
+    report = compare_table(args.qrels, args.runs, names, ci=args.ci,
                            correction=args.correction, variance=args.variance,
                            qrels_format=args.qrels_format, rel_level=args.rel_level,
-                           assume=args.assume)
+                           assume=args.assume, judgments_hook=notices)
     if args.assume and report.assumed is None:
         import sys
 

@@ -100,11 +100,13 @@ def cmd_judge_report(args) -> str:
     from ..errors import InputError
     from ..evaluation import evaluate_collection
     from ..model import check_common_topics
+    from .notices import warn_unsampled
 
     names = args.measure or ["AP", "nDCG"]
     collection, judgments = load(args.qrels, args.runs, qrels_format=args.qrels_format,
                                  assume=args.assume)
     check_common_topics(collection, judgments)
+    warn_unsampled(measures_from([f"ppi({n})" for n in names]), collection.topics, judgments)
     labels = resolve_labels(args.auto_labels, collection, judgments, rel_level=args.level)
     pairs = [(measures_from([f"ppi({n})"])[0], measures_from([f"auto({n})"])[0]) for n in names]
     if not pairs:
