@@ -174,6 +174,20 @@ def test_demo_rejects_bad_arguments(argv, what, capsys):
     assert what in capsys.readouterr().err
 
 
+def test_demo_budget_below_its_cells_names_the_fraction_that_suffices(tmp_path, capsys):
+    """CACM's depth-3 pool (512 documents) at the default 10%: 51 judgments for 104 cells; the
+    error names the --fraction that gives one judgment a cell, and that fraction runs."""
+    plot = tmp_path / "d.png"
+    assert main(["demo", "--depth", "3", "--plot", str(plot)]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and not plot.exists()
+    assert err == ("irsample: --fraction 0.1 gives each round 51 judgments, fewer than the 104 "
+                   "(topic, stratum) cells of the depth-3 pool's two-strata design, each of "
+                   "which needs one: give --fraction 0.21 or more\n")
+    assert main(["demo", "--depth", "3", "--fraction", "0.21", "--rounds", "1",
+                 "--plot", str(plot)]) == 0
+
+
 def test_demo_refuses_qrels_naming_none_of_the_runs_topics(tmp_path, capsys):
     qrels = tmp_path / "other.qrels"
     qrels.write_text("999 0 doc1 1\n")

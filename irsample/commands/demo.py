@@ -118,6 +118,15 @@ def setup(collection, complete, depth: int, fraction: float, source: str = "qrel
     top = top_depth(pool.best_rank[named], budget / 2, depth)
     design = parse_design(f"1-{top}:1,{top + 1}-{depth}:0.5@{budget}" if top < depth
                           else f"1-{depth}:1@{budget}")
+    cells = np.unique(topic * 2 + (pool.best_rank[named] > top)).size
+    if budget < cells:  # each (topic, stratum) cell needs a judgment in every round
+        from ..errors import InputError
+
+        need = np.ceil(100.0 * cells / len(frame)) / 100.0
+        raise InputError(f"--fraction {fraction:g} gives each round {budget} judgments, fewer "
+                         f"than the {cells} (topic, stratum) cells of the depth-{depth} pool's "
+                         f"two-strata design, each of which needs one: give --fraction "
+                         f"{min(need, 1.0):g} or more")
     return frame, design, budget, top
 
 
