@@ -6,8 +6,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...errors import MeasureError
 from ...model import JUDGED, POOLED
-from ..base import Measure
+from ..base import Measure, _atol, split_values
 
 #: relstring characters: judged grades 0-9 as digits, '>' above 9, '.' pooled but unjudged,
 #: '-' unpooled (trec_eval m_relstring)
@@ -31,7 +32,12 @@ class RelString(Measure):
 
     @classmethod
     def from_trec(cls, params, name=None):
-        return [cls()] if params is None else [cls(k=int(float(params)))]
+        if params is None:
+            return [cls()]
+        values = split_values(params, _atol, cls.trec)
+        if len(values) != 1:
+            raise MeasureError(f"relstring takes one cut-off (got {params!r})")
+        return [cls(k=values[0])]
 
     @property
     def trec_name(self):

@@ -190,7 +190,12 @@ class SetF(Measure):
 
     @classmethod
     def from_trec(cls, params, name=None):
-        return [cls()] if params is None else [cls(beta2=float(params))]
+        if params is None:
+            return [cls()]
+        values = split_values(params, float, cls.trec)
+        if len(values) != 1:
+            raise MeasureError(f"set_F takes one value, the weight of recall (got {params!r})")
+        return [cls(beta2=values[0])]
 
     @property
     def trec_name(self):
@@ -231,6 +236,8 @@ class Utility(Measure):
 
     @property
     def trec_name(self):
+        if self.collection_size != 0:  # trec_eval's name has no room for it (its -N)
+            return self.name
         if self.coefficients == (1.0, -1.0, 0.0, 0.0):
             return "utility"
         return "utility_" + ",".join(format_number(c) for c in self.coefficients)

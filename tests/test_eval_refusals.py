@@ -1,0 +1,84 @@
+"""Inputs ``irsample eval`` refuses instead of crashing or giving a wrong answer: malformed
+trec_eval parameters of set_F and relstring (a traceback before), a utility with a collection
+size (printed under the name of the one without, so JSON kept one of the two), ``-o`` naming
+an input (the output overwrote it) and a negative relevance level (read as level 0)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from irsample.cli import main
+from irsample.errors import MeasureError
+from irsample.measures import parse
+
+QRELS = "1 0 d1 1\n1 0 d2 0\n1 0 d3 1\n2 0 e1 1\n"
+RUN = "1 Q0 d2 1 3 r1\n1 Q0 d1 2 2 r1\n1 Q0 d3 3 1 r1\n2 Q0 e1 1 1 r1\n"
+
+
+@pytest.fixture
+def files(tmp_path):
+    for name, text in {"qrels": QRELS, "run": RUN, "run2": RUN.replace("r1", "r2")}.items():
+        (tmp_path / name).write_text(text)
+    return tmp_path
+
+
+def cli(capsys, *argv):
+    rc = main([str(a) for a in argv])
+    return (rc, *capsys.readouterr())
+
+
+@pytest.mark.parametrize("name", ["set_F.abc", "set_F.1,2", "set_F.", "relstring.x",
+                                  "relstring.nan", "relstring.5,6"])
+def test_bad_trec_parameters_are_measure_errors(name):
+    with pytest.raises(MeasureError):
+        parse(name)
+
+
+@pytest.mark.parametrize("name", ["set_F.abc", "relstring.x"])
+def test_bad_trec_parameters_on_the_command_line(files, capsys, name):
+    rc, out, err = cli(capsys, "eval", "-m", name, files / "qrels", files / "run")
+    assert rc == 1 and out == ""
+    assert err.startswith("irsample: bad parameters") and "Traceback" not in err
+
+
+def test_good_trec_parameters_still_parse():
+    assert parse("set_F.0.5")[0].beta2 == 0.5
+    assert parse("relstring.20")[0].k == 20
+    assert parse("relstring_20")[0].k == 20
+
+
+def test_utility_with_a_collection_size_has_its_own_name(files, capsys):
+    sized = "utility(collection_size=1000,coefficients=(0,0,0,1))"
+    assert parse(sized)[0].trec_name != parse("utility.0,0,0,1")[0].trec_name
+    rc, out, err = cli(capsys, "eval", "--format", "json", "-m", sized, "-m", "utility.0,0,0,1",
+                       files / "qrels", files / "run")
+    assert rc == 0, err
+    values = json.loads(out)["r1"]["all"]
+    # d = N + a - n - R: topic 1: a = 2, n = 3, R = 2; topic 2: a = n = R = 1
+    assert values["utility_0,0,0,1"] == pytest.approx(-2.0)
+    assert values[parse(sized)[0].trec_name] == pytest.approx(998.0)
+
+
+@pytest.mark.parametrize("which", ["qrels", "run"])
+def test_output_naming_an_input_is_refused(files, capsys, which):
+    before = (files / which).read_text()
+    rc, out, err = cli(capsys, "eval", "-o", files / which, files / "qrels", files / "run",
+                       files / "run2")
+    assert rc == 1 and "-o" in err and "overwrite" in err
+    assert (files / which).read_text() == before
+
+
+def test_output_to_another_file_is_written(files, capsys):
+    rc, _, err = cli(capsys, "eval", "-m", "map", "-o", files / "out", files / "qrels",
+                     files / "run")
+    assert rc == 0, err
+    assert (files / "out").read_text().startswith("map")
+
+
+def test_negative_relevance_level_is_refused(files, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["eval", "-l", "-1", str(files / "qrels"), str(files / "run")])
+    assert exc.value.code == 2
+    assert "-l/--level" in capsys.readouterr().err
