@@ -180,7 +180,8 @@ class SetAP(Measure):
 class SetF(Measure):
     """Set F-measure: (1 + b^2) P R / (b^2 P + R) of set precision P and set recall R.
 
-    van Rijsbergen, Information Retrieval (1979), ch. 7; ``beta`` defaults to 1.
+    van Rijsbergen, Information Retrieval (1979), ch. 7; the parameter ``beta2`` is b^2
+    (trec_eval's ``set_F.0.5`` is ``SetF(beta2=0.5)``), default 1.
     """
 
     beta2: float = 1.0
@@ -214,8 +215,8 @@ class Utility(Measure):
     b = other retrieved (n - a), c = relevant not retrieved (R - a) and
     d = collection_size + a - n - R; default coefficients (1, -1, 0, 0); averaged over topics.
 
-    Lewis, "The TREC-4 filtering track", TREC-4 (1995); trec_eval ``utility`` (``-N`` gives
-    the collection size, default 0).
+    Lewis, "The TREC-4 filtering track", TREC-4 (1995); trec_eval ``utility`` (its ``-N`` gives
+    the collection size; here ``utility(collection_size=N)``, default 0).
     """
 
     coefficients: tuple = (1.0, -1.0, 0.0, 0.0)
