@@ -363,7 +363,7 @@ def evaluate_collection(
         raise ValueError(f"variance must be one of {', '.join(VARIANCE_METHODS)}, not {variance!r}")
     needing = [m.name for m in measures if m.needs_inclusion]
     if judged_only:
-        refuse_judged_only(measures)  # before any work
+        refuse_judged_only(measures, ci is not None)  # before any work
     if needing:  # before any work: the refusal names the measures and the formats to use
         judgments.require_probabilities(", ".join(needing))
     ctx = EvalContext(collection, judgments, rel_level=rel_level, judged_only=judged_only,

@@ -1,7 +1,8 @@
 """Inputs ``irsample eval`` refuses instead of crashing or giving a wrong answer: malformed
 trec_eval parameters of set_F and relstring (a traceback before), a utility with a collection
 size (printed under the name of the one without, so JSON kept one of the two), ``-o`` naming
-an input (the output overwrote it) and a negative relevance level (read as level 0)."""
+an input (the output overwrote it), a negative relevance level (read as level 0) and
+infAP's interval over judged documents only (-J)."""
 
 from __future__ import annotations
 
@@ -82,3 +83,19 @@ def test_negative_relevance_level_is_refused(files, capsys):
         main(["eval", "-l", "-1", str(files / "qrels"), str(files / "run")])
     assert exc.value.code == 2
     assert "-l/--level" in capsys.readouterr().err
+
+
+def test_infap_interval_is_refused_over_judged_documents_only(tmp_path, capsys):
+    """-J makes infAP condensed AP (biased upward), and --ci gave it infAP's interval anyway
+    (on a uniform 20% sample of TREC-8, 5 of 10 runs' intervals missed the true MAP); -J alone
+    and --ci alone still run."""
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b -1\n1 0 c 0\n1 0 d 1\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 4 r\n1 Q0 b 2 3 r\n1 Q0 c 3 2 r\n1 Q0 d 4 1 r\n")
+    q, r = tmp_path / "q", tmp_path / "r"
+    rc, out, err = cli(capsys, "eval", "-J", "--ci", "0.95", "-m", "infAP", q, r)
+    assert rc == 1 and out == ""
+    assert err.startswith("irsample: infAP with -J is computed over the judged documents alone")
+    rc, out, _ = cli(capsys, "eval", "-J", "-m", "infAP", q, r)
+    assert rc == 0 and out.split() == ["infAP", "all", "0.8333"]
+    rc, out, _ = cli(capsys, "eval", "--ci", "0.95", "-m", "infAP", q, r)
+    assert rc == 0 and "infAP_low" in out
