@@ -205,6 +205,19 @@ def test_a_third_round_reuses_the_folds(rounds, simulated, tmp_path):
     assert rc == 1 and "union of judged rounds" in err
 
 
+def test_the_planner_keeps_the_union_cells_as_boundaries(rounds, tmp_path):
+    """`plan --design` after rounds: the union's cells (round-1 stratum x best-rank band,
+    labels ``11-100/31-100``) stay strata boundaries, 31 as well as 11; reading only the
+    stratum's first rank kept 11 and dropped 31, and a planned stratum 21-40 then mixed judged
+    documents of two cells judged at different rates."""
+    tmp, _ = rounds
+    rc, _, err = quiet("plan", *RUNS, "--budget", 3000, "--design", tmp / "r2" / "design.json",
+                       "--judged", tmp / "all.qrels", "-o", tmp_path / "plan.json")
+    assert rc == 0, err
+    plan = json.loads((tmp_path / "plan.json").read_text())["plan"]
+    assert {1, 11, 31} <= set(plan["edges"])
+
+
 def test_complete_judgments_stop_and_write_nothing(tmp_path):
     rc, _, err = quiet("sample", *RUNS, "--design", "uniform(1)", "--seed", 3, "-o",
                        tmp_path / "r1")

@@ -194,7 +194,7 @@ def judged_sample(pool, record, qrels) -> JudgedSample:
         raise InputError("the design file has no drawn rows: give the design.json that "
                          "`irsample sample` wrote", record.source)
     try:
-        edges = tuple(sorted(_first_rank(label) for label in record.labels))
+        edges = tuple(sorted({_first_rank(label) for label in record.labels}))
     except ValueError:
         raise InputError(f"strata {list(record.labels)} are not rank strata ('a-b'); the "
                          "planner tops up stratified samples only", record.source) from None
@@ -231,6 +231,15 @@ def judged_sample(pool, record, qrels) -> JudgedSample:
 
 
 def _first_rank(label: str) -> int:
+    """The first best rank of a stratum label: ``11-100`` or ``11-``: 11; ``all`` (a uniform
+    sample): 1; a union of rounds' cell ``STRATUM/BAND`` (:mod:`irsample.design.rounds`, e.g.
+    ``11-100/31-100``, ``11-100/>100``): the later of the two starts (31, 101), so the bands'
+    boundaries stay boundaries as the strata's do (the judged documents of a cell are a simple
+    random sample of it, not of a stratum across two cells of different rates)."""
+    if "/" in label:
+        stratum, _, band = label.partition("/")
+        first = int(band[1:]) + 1 if band.startswith(">") else _first_rank(band)
+        return max(_first_rank(stratum), first)
     first, sep, _ = label.partition("-")
     if not sep:
         if label == "all":  # a uniform sample: one stratum
