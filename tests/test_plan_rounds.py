@@ -218,6 +218,20 @@ def test_the_planner_keeps_the_union_cells_as_boundaries(rounds, tmp_path):
     assert {1, 11, 31} <= set(plan["edges"])
 
 
+def test_a_systematic_round_one_is_refused(tmp_path):
+    """Equal probabilities within each stratum, but no simple random sample: the union of the
+    rounds would not be one either, so `--next-round` refuses it (it drew round 2 before)."""
+    rc, _, err = quiet("sample", *RUNS, "--design", "systematic(1-10:1,11-100:0.2)@600",
+                       "--seed", 3, "-o", tmp_path / "r1")
+    assert rc == 0, err
+    judge(tmp_path / "judged.qrels", tmp_path / "r1" / "to_judge.tsv")
+    rc, _, err = quiet("plan", *RUNS, "--next-round", tmp_path / "r1" / "design.json",
+                       "--judged", tmp_path / "judged.qrels", "--budget", 1000, "-o",
+                       tmp_path / "r2")
+    assert rc == 1 and "is a systematic sample" in err and "r1/design.json" in err
+    assert not (tmp_path / "r2").exists()
+
+
 def test_complete_judgments_stop_and_write_nothing(tmp_path):
     rc, _, err = quiet("sample", *RUNS, "--design", "uniform(1)", "--seed", 3, "-o",
                        tmp_path / "r1")

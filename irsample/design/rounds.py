@@ -103,6 +103,7 @@ def band_of(best_rank: np.ndarray) -> np.ndarray:
 def first_round(frame: SamplingFrame, design, rng) -> RoundState:
     """Round 1: a draw of ``design``, whose strata must be simple random samples (every row of
     a topic's stratum has the same inclusion probability: uniform and stratified designs)."""
+    check_first_design(design)
     rng = generator(rng)
     fold_rng, draw_rng = rng.spawn(2)
     sample = design.select(frame, rng=draw_rng)
@@ -124,6 +125,17 @@ def start(topic: np.ndarray, best_rank: np.ndarray, sample: Sample, fold: np.nda
     labels = tuple(f"{s}/{b}" for s in sample.labels for b in band_names())
     spent = (int(sample.judged.sum()),) if spent is None else tuple(spent)
     return RoundState(sample, cell, labels, per_topic, np.asarray(fold), spent)
+
+
+def check_first_design(design) -> None:
+    """Raise :class:`DesignError` for a round-1 design whose strata have equal probabilities
+    without being simple random samples: a systematic sample (one random start through each
+    cell in best-rank order) restricted to a band is no simple random sample of the band given
+    its size, and its pairs are not those of one, so the union of the rounds would not be."""
+    if getattr(design, "kind", None) == "systematic":
+        raise DesignError(f"rounds need a round 1 whose strata are simple random samples; "
+                          f"{design.name} is a systematic sample (draw round 1 with the "
+                          "strata spec itself)")
 
 
 def check_simple_random(topic, stratum, pi, n_labels: int, what: str) -> None:

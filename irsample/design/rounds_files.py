@@ -37,7 +37,7 @@ from ..stats.random import derived_seed
 from .frame import Sample, SamplingFrame
 from .merge import merge
 from .record import DesignRecord
-from .rounds import RoundState, fold_of, next_round, start
+from .rounds import RoundState, check_first_design, fold_of, next_round, start
 from .sampling.allocated import binary_strings
 from .sampling.union import RoundsUnion
 
@@ -128,6 +128,7 @@ def resume(record: DesignRecord, table, collection, *, seed: int) -> Resumed:
         fold_seed = record.seed if record.seed is not None else seed
         fold = _folds(collection, record.qid, fold_seed)
         try:
+            check_first_design(design)
             state = start(topic, record.best_rank, sample, fold, design.name,
                           (int(judged.sum()),))
         except DesignError as exc:
