@@ -47,7 +47,7 @@ from ..stats.pairs import CLASSES, PairCounts, PairDecisions, classify_decisions
 from ..stats.tests import all_pairs, pairwise
 from .coverage import STRATEGIES as DESIGNS
 from .data import CollectionFiles, load, parse_one
-from .registry import Context, recipe
+from .registry import Context, local_only, recipe
 from .report import Report, Section
 from .splits import RandomHalves, derived_seed
 from .trial import single_threaded
@@ -285,6 +285,7 @@ def comparisons(context: Context, p: dict) -> Report:
     from .coverage import designs
     from .voorhees14 import STRATEGIES
 
+    local_only(context, "comparisons", "in this process")
     # every name is checked before the first trial: a typo costs no run
     names = [n.strip() for n in str(p["strategies"]).split(",") if n.strip()]
     unknown = [n for n in names if n not in STRATEGIES]

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
 
+from ..errors import InputError
 from .trial import Task, TrialConfig, init_worker, run_task
 
 EXECUTORS = ("sequential", "processes", "dask")
@@ -125,7 +126,10 @@ def _run_dask(config: TrialConfig, tasks: Sequence[Task], workers: int, schedule
     elif isinstance(scheduler, Client):
         client = scheduler
     else:
-        client = Client(scheduler)
+        try:
+            client = Client(scheduler)
+        except (OSError, ValueError, TypeError) as err:  # unreachable or not an address
+            raise InputError(f"cannot use the Dask scheduler {scheduler!r}: {err}") from None
     try:
         client.run(init_worker, config.files)
         futures = client.map(run_task, [config] * len(tasks), tasks, pure=False)

@@ -66,12 +66,13 @@ def four_strata_design(best_rank: np.ndarray, k: int, depth: int = 100):
 
 def run_four_strata(files: CollectionFiles, *, trials: int = 10, seed: int = 2008,
                     workers: int = 2, executor: str = "processes", depths=(1, 2, 3, 5, 10),
-                    progress: bool = False) -> dict:
+                    progress: bool = False, scheduler=None) -> dict:
     """Run paper 000 §6's experiment (module docstring) on ``files``.
 
     Returns ``summary`` (k x compared estimator: judged fraction, mean tau, RMS and rho over
     trials), ``designs`` (k: the four strata and the uniform fraction), ``trials`` and ``runs``
-    (the runner's tables) and ``seconds``.
+    (the runner's tables) and ``seconds``. ``executor``, ``workers``, ``scheduler`` and
+    ``progress``: as in :meth:`Experiment.run`.
     """
     data = load(files)
     frame = data.frame(data.info.pooled_runs, 100.0)
@@ -84,7 +85,7 @@ def run_four_strata(files: CollectionFiles, *, trials: int = 10, seed: int = 200
     exp = Experiment(collection=files, strategies=strategies, measures=MEASURES,
                      splits=["pooled"], trials=trials, seed=seed, ci=None, alpha=None)
     start = time.perf_counter()
-    result = exp.run(executor=executor, workers=workers, progress=progress)
+    result = exp.run(executor=executor, workers=workers, scheduler=scheduler, progress=progress)
     seconds = time.perf_counter() - start
     runs = result.runs
     rho = (runs.groupby(["strategy", "trial", "measure"])

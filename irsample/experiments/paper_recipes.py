@@ -10,7 +10,7 @@ from __future__ import annotations
 from . import pool_bias
 from .four_strata import run_four_strata
 from .planner_study import BUDGETS, run_halfwidths, run_planner_vs_fixed
-from .registry import Context, recipe
+from .registry import Context, local_only, recipe
 from .report import Report, Section
 from .residuals import SIZES, run_residuals, separability_figure
 from .voorhees14 import r_hat_figure, run_voorhees14
@@ -23,17 +23,20 @@ PAPER_004 = ("Ravana & Moffat, Score estimation, incomplete judgments, and signi
              "in IR evaluation, AIRS 2010 (paper 004)")
 
 
-def _workers(context: Context) -> dict:
-    executor = "processes" if context.executor == "processes" else "sequential"
-    return {"workers": context.workers or (2 if executor == "processes" else 1)}
+def _execution(context: Context) -> dict:
+    """How a recipe built on the experiment runner runs its tasks, as ``run_experiment`` does:
+    on the Dask scheduler given (``--scheduler``), else on local processes or in this one."""
+    executor = ("dask" if context.scheduler is not None else
+                "processes" if context.executor == "processes" else "sequential")
+    return {"executor": executor, "scheduler": context.scheduler, "progress": context.progress,
+            "workers": context.workers or (2 if executor == "processes" else 1)}
 
 
 @recipe("voorhees14", "sampling strategies: accuracy of significant pairs, R^ vs R", PAPER_002,
         trials=50, alpha=0.05)
 def voorhees14(context: Context, p: dict) -> Report:
-    executor = "processes" if context.executor == "processes" else "sequential"
     out = run_voorhees14(context.files, trials=p["trials"], seed=p["seed"], alpha=p["alpha"],
-                         executor=executor, **_workers(context))
+                         **_execution(context))
     accuracy = out["accuracy"].reset_index()
     r_corr = out["r_correlation"].reset_index()
     judged = out["judged"].reset_index()
@@ -62,10 +65,8 @@ def voorhees14(context: Context, p: dict) -> Report:
 @recipe("four-strata", "xinfAP and infNDCG with four strata vs uniform samples", PAPER_000_6,
         trials=10, depths=(1, 2, 3, 5, 10))
 def four_strata(context: Context, p: dict) -> Report:
-    executor = "processes" if context.executor == "processes" else "sequential"
     out = run_four_strata(context.files, trials=p["trials"], seed=p["seed"],
-                          depths=tuple(int(k) for k in p["depths"]), executor=executor,
-                          **_workers(context))
+                          depths=tuple(int(k) for k in p["depths"]), **_execution(context))
     return Report("four-strata", "Four strata vs uniform samples (paper 000 §6)", PAPER_000_6,
                   {}, [
                       Section("Designs", "The four strata per depth k (the paper's exact strata "
@@ -82,9 +83,10 @@ def four_strata(context: Context, p: dict) -> Report:
         trials=5, order="depth", runs="unpooled", alpha=0.01,
         sizes=SIZES)
 def residuals(context: Context, p: dict) -> Report:
+    local_only(context, "residuals")
     out = run_residuals(context.files, trials=p["trials"], seed=p["seed"], order=p["order"],
                         runs=p["runs"], alpha=p["alpha"], sizes=tuple(p["sizes"]),
-                        **_workers(context))
+                        workers=context.workers or (2 if context.executor == "processes" else 1))
     summary = out["separability"].reset_index()
     summary.columns = [" ".join(str(c) for c in col).strip() if isinstance(col, tuple) else col
                        for col in summary.columns]
@@ -104,13 +106,12 @@ PAPER_000_OPEN = ("Yilmaz, Kanoulas & Aslam, SIGIR 2008 (paper 000), §7: confid
 @recipe("planner", "planned designs vs 2strata at equal budgets; predicted vs observed "
         "half-widths", PAPER_000_OPEN, trials=50, alpha=0.05, budgets=BUDGETS, batches=1)
 def planner(context: Context, p: dict) -> Report:
-    executor = "processes" if context.executor == "processes" else "sequential"
     budgets = tuple(int(b) for b in p["budgets"])
     compare = run_planner_vs_fixed(context.files, budgets=budgets, trials=p["trials"],
                                    seed=p["seed"], alpha=p["alpha"], batches=int(p["batches"]),
-                                   executor=executor, **_workers(context))
+                                   **_execution(context))
     widths = run_halfwidths(context.files, budgets=budgets, trials=min(p["trials"], 30),
-                            seed=p["seed"], executor=executor, **_workers(context))
+                            seed=p["seed"], **_execution(context))
     return Report(
         "planner",
         "The design planner vs 2strata (paper 002's protocol)",

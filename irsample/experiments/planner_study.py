@@ -56,7 +56,7 @@ def _strategies(budget: int, batches: int):
 def run_planner_vs_fixed(files: CollectionFiles, *, budgets=BUDGETS, trials: int = 50,
                          seed: int = 2014, alpha: float = 0.05, batches: int = 1,
                          workers: int = 2, executor: str = "processes",
-                         progress: bool = False) -> dict:
+                         progress: bool = False, scheduler=None) -> dict:
     """Step 1 of the module docstring. Returns ``summary`` (budget x strategy x measure:
     accuracy, rms, kendall_tau, bias, judged and the *_qrels columns; means over trials),
     ``trials`` (per trial) and ``seconds``."""
@@ -66,7 +66,8 @@ def run_planner_vs_fixed(files: CollectionFiles, *, budgets=BUDGETS, trials: int
         exp = Experiment(collection=files, strategies=_strategies(int(budget), batches),
                          measures=MEASURES, splits=["halves"], trials=trials, seed=seed,
                          ci=None, alpha=alpha)
-        res = exp.run(executor=executor, workers=workers, progress=progress)
+        res = exp.run(executor=executor, workers=workers, scheduler=scheduler,
+                      progress=progress)
         tables.append(res.trials.assign(budget=int(budget)))
     tr = pd.concat(tables, ignore_index=True)
     tr["measure_name"] = tr.target.map(TARGET_NAMES).fillna(tr.target)
@@ -78,7 +79,8 @@ def run_planner_vs_fixed(files: CollectionFiles, *, budgets=BUDGETS, trials: int
 
 def run_halfwidths(files: CollectionFiles, *, budgets=BUDGETS, trials: int = 30,
                    seed: int = 7, level: float = 0.95, workers: int = 2,
-                   executor: str = "processes", progress: bool = False) -> dict:
+                   executor: str = "processes", progress: bool = False,
+                   scheduler=None) -> dict:
     """Step 2 of the module docstring. Returns ``halfwidths`` (budget x estimator: predicted,
     jackknife, observed half-widths and their ratios; coverage of the runs' mean over trials by
     the jackknife intervals) and ``seconds``."""
@@ -92,7 +94,8 @@ def run_halfwidths(files: CollectionFiles, *, budgets=BUDGETS, trials: int = 30,
                       for est in MEASURES]
         exp = Experiment(collection=files, strategies=strategies, measures=MEASURES,
                          splits=["pooled"], trials=trials, seed=seed, ci=level, alpha=None)
-        runs = exp.run(executor=executor, workers=workers, progress=progress).runs
+        runs = exp.run(executor=executor, workers=workers, scheduler=scheduler,
+                       progress=progress).runs
         for est in MEASURES:
             r = runs[(runs.strategy == f"plan-{est}") & (runs.measure == est) & runs.pooled]
             by_run = r.groupby("run").estimate

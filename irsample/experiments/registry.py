@@ -129,6 +129,15 @@ def run_recipe(name: str, context: Context, params: dict | None = None):
     return report
 
 
+def local_only(context: Context, name: str,
+               where: str = "on local processes only (--workers N)") -> None:
+    """Refuse a Dask scheduler for recipe ``name``, whose trials do not run on the experiment
+    runner but ``where``: ``--scheduler`` would otherwise be silently ignored."""
+    if context.scheduler is not None:
+        raise ValueError(f"{name} runs {where}, not on a Dask scheduler: leave out "
+                         "--scheduler")
+
+
 def run_experiment(context: Context, p: dict, strategies, measures, *, ci=None,
                    pool_depth: float = 100.0):
     """The :class:`~irsample.experiments.Experiment` of a recipe's ``strategies`` and

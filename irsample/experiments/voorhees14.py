@@ -71,7 +71,7 @@ def run_voorhees14(files: CollectionFiles, *, trials: int = 50, seed: int = 2014
                    workers: int = 2, executor: str = "processes",
                    strategies: dict[str, str] | None = None, alpha: float = 0.05,
                    out: str | Path | None = None, figure_strategies=("pool25", "2strata"),
-                   progress: bool = False) -> dict:
+                   progress: bool = False, scheduler=None) -> dict:
     """Run paper 002's experiment (module docstring) on ``files``.
 
     Returns a dict of pandas tables and paths: ``accuracy`` (strategy x measure: mean, min,
@@ -80,7 +80,8 @@ def run_voorhees14(files: CollectionFiles, *, trials: int = 50, seed: int = 2014
     judgments per topic per strategy), ``r_correlation`` (strategy: mean, min, max over trials
     of Pearson r between R^ and R per topic), ``r_hat`` (trial x strategy x topic: R^ and R),
     ``trials`` (the runner's per-trial table), ``seconds`` (wall time of the grid, t-tests
-    included) and ``figures`` (paths of the R^ figure, when ``out`` is given).
+    included) and ``figures`` (paths of the R^ figure, when ``out`` is given). ``executor``,
+    ``workers``, ``scheduler`` and ``progress``: as in :meth:`Experiment.run`.
     """
     specs = STRATEGIES if strategies is None else strategies
     exp = Experiment(
@@ -89,7 +90,7 @@ def run_voorhees14(files: CollectionFiles, *, trials: int = 50, seed: int = 2014
         measures=MEASURES, splits=["halves"], trials=trials, seed=seed, ci=None, alpha=alpha,
     )
     start = time.perf_counter()
-    result = exp.run(executor=executor, workers=workers, progress=progress)
+    result = exp.run(executor=executor, workers=workers, scheduler=scheduler, progress=progress)
     seconds = time.perf_counter() - start
     tr = result.trials.copy()
     tr["measure_name"] = tr.target.map(TARGET_NAMES).fillna(tr.target)
