@@ -32,12 +32,19 @@ def _execution(context: Context) -> dict:
             "workers": context.workers or (2 if executor == "processes" else 1)}
 
 
+def _flat(table):
+    """``table`` with two-level column names joined ("mean MAP"), as a report prints them."""
+    table.columns = [" ".join(str(c) for c in col).strip() if isinstance(col, tuple) else col
+                     for col in table.columns]
+    return table
+
+
 @recipe("voorhees14", "sampling strategies: accuracy of significant pairs, R^ vs R", PAPER_002,
         trials=50, alpha=0.05)
 def voorhees14(context: Context, p: dict) -> Report:
     out = run_voorhees14(context.files, trials=p["trials"], seed=p["seed"], alpha=p["alpha"],
                          **_execution(context))
-    accuracy = out["accuracy"].reset_index()
+    accuracy = _flat(out["accuracy"].reset_index())
     r_corr = out["r_correlation"].reset_index()
     judged = out["judged"].reset_index()
     return Report("voorhees14", "Sampling strategies on random halves of the pooled runs "
@@ -53,7 +60,7 @@ def voorhees14(context: Context, p: dict) -> Report:
                       Section("Accuracy against the complete qrels",
                               "The same pairs against the complete qrels (paper 002's gold "
                               "standard): sampling error and the half pool's bias together.",
-                              out["accuracy_qrels"].reset_index()),
+                              _flat(out["accuracy_qrels"].reset_index())),
                       Section("R^ vs true R", "Pearson r per trial between R^ and R (relevant "
                               "documents of the half's pool) over the topics (paper 002 §5, "
                               "Fig. 1).", r_corr, "r_hat.png",
@@ -87,15 +94,15 @@ def residuals(context: Context, p: dict) -> Report:
     out = run_residuals(context.files, trials=p["trials"], seed=p["seed"], order=p["order"],
                         runs=p["runs"], alpha=p["alpha"], sizes=tuple(p["sizes"]),
                         workers=context.workers or (2 if context.executor == "processes" else 1))
-    summary = out["separability"].reset_index()
-    summary.columns = [" ".join(str(c) for c in col).strip() if isinstance(col, tuple) else col
-                       for col in summary.columns]
+    summary = _flat(out["separability"].reset_index())
     return Report("residuals", "Separability vs number of judgments (paper 004)", PAPER_004, {}, [
         Section("Separability", f"{out['runs']} runs compared; judgments added in "
                 f"{p['order']} order; means over trials.", summary, "separability.png",
                 lambda path: separability_figure(out["separability"], path)),
-        Section("Recanted decisions", "Pairs significant with the smallest judgment set that "
-                "are no longer significant later.", out["recant"].reset_index()),
+        Section("Recanted decisions", "Of the run pairs significant (p < alpha, same point "
+                "estimate) with the first `judgments` judgments (`significant`), those no "
+                "longer significant with the first `later` (`recanted`, and their `fraction`); "
+                "paper 004 Table 3. Means over trials.", out["recant"].reset_index()),
     ], out["trials"].assign(recipe="residuals"), {"seconds": out["seconds"]})
 
 
