@@ -132,3 +132,25 @@ def test_four_strata_design_shares_and_tables(files):
     assert set(summary.index.get_level_values("measure")) == {
         "xinfAP", "infNDCG", "infAP", "nDCG"}
     assert list(res["designs"].index) == [2, 5]
+
+
+def test_residuals_on_qrels_of_relevant_documents_judge_every_retrieved_one():
+    """CACM's qrels list relevant documents alone and read as complete (unlisted = non-relevant):
+    its frame over every qrels entry holds every retrieved document too, graded 0, so all the
+    judgments leave no residual within P@10 and decide the pairs whose P@10 differ; the frame
+    was the relevant documents alone, every other document unknown, and the intervals never
+    separated a pair (0 in every cell)."""
+    from irsample.commands.demo import bundled
+    from irsample.experiments.data import load
+
+    qrels, runs = bundled("cacm")
+    cacm = CollectionFiles.of(runs, qrels)
+    data = load(cacm)
+    everyone = tuple(range(len(data.info.names)))
+    frame = data.frame(everyone, float("inf"))
+    retrieved = data.frame(everyone, 1000.0)
+    assert (frame.rel == 0).sum() == (retrieved.rel == 0).sum() > 10 * (frame.rel > 0).sum()
+    res = run_residuals(cacm, trials=1, sizes=(None,), runs="all")
+    full = res["trials"][res["trials"].measure == "P@10"].set_index("point")
+    assert full.separability["interval"] > 0.4  # the (pair, topic) cells whose P@10 differ
+    assert full.separability["XS"] == full.separability["XI"] == full.separability["XB"]

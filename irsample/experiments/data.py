@@ -167,7 +167,8 @@ class LoadedCollection:
 
     def frame(self, pool: tuple[int, ...], depth: float) -> SamplingFrame:
         """The sampling frame over the runs ``pool`` at ``depth``: the depth-``depth`` pool of
-        those runs, graded by the qrels (inf: every qrels entry, retrieved or not).
+        those runs, graded by the qrels (inf: every qrels entry, retrieved or not, and where
+        the qrels list relevant documents alone, every document the runs retrieve).
 
         Rows: the qrels entries whose best rank over the pool runs is at most ``depth``, and the
         documents those runs rank within ``depth`` that the qrels do not list, as non-relevant
@@ -184,9 +185,15 @@ class LoadedCollection:
         base = _lru(self._pool_frames, pool, lambda: SamplingFrame.from_arrays(
             self.collection, *self._rows, runs=pool, source=self.qrels.source))
         if np.isinf(depth):
-            return base
-        keep = base.best_rank <= depth
-        pooled = Pool.from_runs(self.collection, list(pool), depth=int(depth))
+            if (base.rel <= 0).any():  # qrels that list non-relevant documents: as they are
+                return base
+            # qrels of relevant documents alone (Vaswani's, CACM's) are complete: every
+            # document the runs retrieve that they do not list is judged non-relevant
+            keep = np.ones(len(base.rel), dtype=bool)
+            pooled = Pool.from_runs(self.collection, list(pool), depth=None)
+        else:
+            keep = base.best_rank <= depth
+            pooled = Pool.from_runs(self.collection, list(pool), depth=int(depth))
         listed = np.zeros(self.collection.n_tdi, dtype=bool)
         listed[base.tdi[base.tdi >= 0]] = True
         judged_topic = np.zeros(self.collection.n_topics, dtype=bool)
@@ -197,7 +204,7 @@ class LoadedCollection:
             np.concatenate([base.tdi[keep], pooled.tdi[extra]]),
             np.concatenate([base.rel[keep], np.zeros(int(extra.sum()), dtype=np.int64)]),
             np.concatenate([base.best_rank[keep], pooled.best_rank[extra].astype(np.float64)]),
-            base.runs, f"{base.source} (depth {int(depth)})",
+            base.runs, f"{base.source} (depth {depth:g})",
         )
 
     def subcollection(self, runs: tuple[int, ...]) -> Collection:
