@@ -24,7 +24,9 @@ whose estimate is exact in every draw (every relevant document of the frame judg
 certainty, so the design varies nothing that matters): the variance the model gives them
 against the truth's 0, beside the model's variance over the squared error on the other topics.
 ``--stratum-sd SD`` fits the model with a topic x stratum intercept of that prior sd
-(``anticipated.fit_model(..., stratum_sd=SD)``, an option) instead of the shipped one.
+(``anticipated.fit_model(..., stratum_sd=SD)``, an option) instead of the shipped one;
+``--topic-sd SD`` sets the topic intercepts' prior sd (shipped: 3); ``--open-cells`` fits the
+model on the judged documents of the cells sampled below rate 1 alone (``open_cells_only``).
 ``--empty-share PI0`` adds a study of the cells whose sample found no relevant document: their
 unjudged documents hold none with probability PI0 and otherwise the model's probabilities over
 1 - PI0 (the expected count kept), a two-point mixture of the model's variance on each topic
@@ -33,7 +35,8 @@ the oracle). Each variance's coverage of the run means (normal intervals) is pri
 
 Usage: python benchmarks/anticipated_parts.py --collection vaswani|cacm|covid|trec8
        [--design uniform|2strata|planned|top10] [--percent 10] [--measure AP|nDCG|P@10]
-       [--trials 30] [--seed 2525] [--stratum-sd SD] [--empty-share PI0] [--shared ../shared]
+       [--trials 30] [--seed 2525] [--stratum-sd SD] [--topic-sd SD] [--open-cells]
+       [--empty-share PI0] [--shared ../shared]
 """
 
 from __future__ import annotations
@@ -48,6 +51,9 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(__file__))
 from ht_coverage import design_for, load  # noqa: E402
 
+WORDS = {"open_cells_only": "the cells judged whole left out of the fit",
+         "whole_rate": "the topic's relevant share in its cells judged whole a covariate"}
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -58,6 +64,9 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=30)
     parser.add_argument("--seed", type=int, default=2525)
     parser.add_argument("--stratum-sd", type=float, default=None)
+    parser.add_argument("--topic-sd", type=float, default=None)
+    parser.add_argument("--open-cells", action="store_true")
+    parser.add_argument("--whole-rate", action="store_true")
     parser.add_argument("--empty-share", type=float, default=None)
     parser.add_argument("--shared", default=str(Path(__file__).resolve().parents[2] / "shared"))
     args = parser.parse_args()
@@ -78,10 +87,13 @@ def main() -> None:
     truth = ht.estimate(EvalContext(collection, complete), measure).value.reshape(shape)
     fitted, fitted_ratio = ht.grade_probabilities, anticipated_terms.ratio_probabilities
     shipped_fit = anticipated.fit_model
-    if args.stratum_sd is not None:  # the rule's model passes stratum_sd=None and keeps it
-        def nested_fit(ctx, d, label=None, **priors):
-            return shipped_fit(ctx, d, label, **({"stratum_sd": args.stratum_sd} | priors))
-        anticipated.fit_model = nested_fit
+    options = {k: v for k, v in (("stratum_sd", args.stratum_sd), ("topic_sd", args.topic_sd),
+                                 ("open_cells_only", args.open_cells or None),
+                                 ("whole_rate", args.whole_rate or None)) if v is not None}
+    if options:  # the rule's model passes its own priors (topic_sd=1, stratum_sd=None): kept
+        def variant_fit(ctx, d, label=None, **priors):
+            return shipped_fit(ctx, d, label, **(priors or options))
+        anticipated.fit_model = variant_fit
 
     def oracle(ctx, d):  # P@k reads grade_probabilities, the ratios ratio_probabilities
         if fitted(ctx, d) is None:
@@ -124,8 +136,8 @@ def main() -> None:
     always = np.array(known).all(axis=0)
     observed = values.var(axis=0)
     mse = ((values - truth) ** 2).mean(axis=0)
-    model_name = ("shipped model" if args.stratum_sd is None
-                  else f"model with topic x stratum intercepts, prior sd {args.stratum_sd:g}")
+    model_name = ("shipped model" if not options else "model with " + ", ".join(
+        WORDS[k] if k in WORDS else f"{k} {v:g}" for k, v in options.items()))
     print(f"{args.collection} {args.design} {args.percent:g}% {args.measure}: {args.trials} "
           f"draws, seed {args.seed}, {model_name}; cells identified in every draw: "
           f"{always.mean():.2f}")

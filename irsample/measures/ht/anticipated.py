@@ -271,7 +271,8 @@ def _relevance_model(ctx, d: HTDesign, for_rule: bool = False):
 
 
 def fit_model(ctx, d: HTDesign, label: np.ndarray | None = None, *,
-              topic_sd: float = TOPIC_SD, stratum_sd: float | None = STRATUM_SD):
+              topic_sd: float = TOPIC_SD, stratum_sd: float | None = STRATUM_SD,
+              open_cells_only: bool = False, whole_rate: bool = False):
     """The model of :func:`_relevance_model`; ``label`` (per frame document, an automatic
     label's grade) adds one indicator per label grade that the judged documents do not all
     share to the regression, and takes the grade shares among the relevant documents per label
@@ -279,7 +280,10 @@ def fit_model(ctx, d: HTDesign, label: np.ndarray | None = None, *,
     ``stratum_sd``: where the design has two strata or more that topics share, each topic's
     documents in each of them get an intercept of their own about the topic's, with this prior
     sd (None: none); the fit's :class:`RelevanceFit` is then None (only the rule reads it, and
-    its model has none)."""
+    its model has none). ``open_cells_only`` (an option, for ``benchmarks/anticipated_parts.py``):
+    fit on the judged documents of cells sampled below rate 1 alone, leaving out the cells
+    judged whole, whose documents need no prediction; ``whole_rate`` (with it) adds the
+    topic's relevant share in its cells judged whole, as a smoothed logit, to the regression."""
     j = ctx.judgments
     n_grades = j.stratum_grades.shape[2]
     fp = frame_positions(ctx)
@@ -291,18 +295,26 @@ def fit_model(ctx, d: HTDesign, label: np.ndarray | None = None, *,
         return None
     topic, stratum, x = fp.topic, fp.stratum, _features(ctx, fp)
     shared = _shared_strata(stratum, topic, j.stratum_size.shape[1], ctx.n_topics)
+    rows = judged  # the documents the regression is fitted on
+    if open_cells_only:
+        rows = _in_open_cells(judged, topic * j.stratum_size.shape[1] + stratum)
+        if not (rows & relevant).any() or not (rows & ~relevant).any():
+            rows = judged
+        shared = [h for h in shared if rows[stratum == h].any()]
+        if whole_rate:
+            x = np.column_stack([x, _whole_rate(judged & ~rows, relevant, topic, ctx.n_topics)])
     columns = [(stratum == h) for h in shared[1:]]  # the design's strata: calibrated in each
     if label is not None:
         columns += [label == v for v in range(1, n_grades)
-                    if 0 < np.count_nonzero(label[judged] == v) < np.count_nonzero(judged)]
+                    if 0 < np.count_nonzero(label[rows] == v) < np.count_nonzero(rows)]
     x = np.column_stack([x, *(c.astype(np.float64) for c in columns)])
     factors = [(topic, ctx.n_topics, topic_sd)]
     if stratum_sd is not None and len(shared) >= 2:
         n_strata = j.stratum_size.shape[1]
         factors.append((topic * n_strata + stratum, ctx.n_topics * n_strata, stratum_sd))
     coef, offsets = random_intercepts_logit(
-        x[judged], relevant[judged].astype(np.float64),
-        [(index[judged], n, sd) for index, n, sd in factors])
+        x[rows], relevant[rows].astype(np.float64),
+        [(index[rows], n, sd) for index, n, sd in factors])
     p = expit(x @ coef + sum(g[index] for g, (index, _, _) in zip(offsets, factors)))
     weight = 1.0 / d.tdi_pi[frame[relevant]]
     share = np.bincount(grade[relevant], weights=weight, minlength=n_grades)
@@ -318,10 +330,27 @@ def fit_model(ctx, d: HTDesign, label: np.ndarray | None = None, *,
     fitted = probs[:, max(ctx.rel_level, 1):].sum(axis=1)
     fit = None if len(factors) > 1 else RelevanceFit(
         x, fitted * (1.0 - p),
-        curvature(x[judged], p[judged], topic[judged], ctx.n_topics, topic_sd))
+        curvature(x[rows], p[rows], topic[rows], ctx.n_topics, topic_sd))
     probs[judged] = 0.0
     probs[np.flatnonzero(judged), grade[judged]] = 1.0
     return probs, fitted, fit
+
+
+def _whole_rate(whole, relevant, topic, n_topics) -> np.ndarray:
+    """Per document: the smoothed logit of its topic's relevant share among ``whole`` (the
+    documents of its cells judged whole), centred; 0 for a topic with no such cell."""
+    n = np.bincount(topic[whole], minlength=n_topics)
+    r = np.bincount(topic[whole & relevant], minlength=n_topics)
+    logit = np.log((r + 0.5) / (n - r + 0.5))
+    has = n > 0
+    logit = np.where(has, logit - (logit[has].mean() if has.any() else 0.0), 0.0)
+    return logit[topic]
+
+
+def _in_open_cells(judged: np.ndarray, cell: np.ndarray) -> np.ndarray:
+    """``judged`` narrowed to the documents of cells not judged whole."""
+    size = np.bincount(cell)
+    return judged & (np.bincount(cell[judged], minlength=len(size)) < size)[cell]
 
 
 def _shared_strata(stratum, topic, n_strata, n_topics) -> np.ndarray:
