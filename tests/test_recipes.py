@@ -114,6 +114,16 @@ def test_unknown_parameter_is_an_error(files):
         run_recipe("infap-random", Context(files, trials=1), {"depths": "1"})
 
 
+def test_infap_random_takes_ap_estimators_alone(files):
+    """Each run's estimate is set against its true MAP: P@10 ran and reported its RMS error
+    against MAP under the heading of infAP's; an AP estimator names its own heading."""
+    with pytest.raises(ValueError, match="estimator P@10 does not estimate AP"):
+        run_recipe("infap-random", Context(files, trials=1), {"estimator": "P@10"})
+    report = run_recipe("infap-random", Context(files, trials=1),
+                        {"estimator": "ht(AP)", "percents": "50"})
+    assert any(s.title == "ht(AP) RMS error at 1%, 5%, 10%" for s in report.sections)
+
+
 def test_interval_checks():
     rng = np.random.default_rng(0)
     truth = np.tile(rng.random(20), (400, 1))
