@@ -23,9 +23,12 @@ judgments only: j_h is proportional to (N_h - m_h) sqrt(p (1 - p)) (Neyman alloc
 count of relevant documents; Cochran, *Sampling Techniques*, 1977, §5.5), p the relevant share
 the other fold's judgments show in the same round-1 stratum and band ((hits + 1/2) / (judged +
 1)). Every cell keeps at least :data:`MIN_CELL` judged documents where it has them (a cell's
-variance needs two; a floor that depends on the count m_h alone). The design-based estimators
-are unbiased for every total given the cells' sizes; what the rounds cannot make exact is when
-they stop (a decision made from all topics' judgments), which ``irsample simulate rounds``
+variance needs two; a floor that depends on the count m_h alone). From round 3 on the
+independence is not whole: the other fold's judgments that set this fold's sizes were drawn in
+sizes set by this fold's earlier judgments, so a cell's size depends on its own topic's earlier
+draws at one remove (not measured apart; ``simulate rounds`` measures it with the rest). The
+design-based estimators are unbiased for every total given the cells' sizes; what the rounds
+cannot make exact is when they stop (a decision made from all topics' judgments), which ``irsample simulate rounds``
 measures against the truth.
 
 **Topics judged whole.** A topic the reliability rule keeps weak until it is judged whole (1
