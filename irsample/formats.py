@@ -354,7 +354,15 @@ def to_sample_eval(
 
 def render(ev: Evaluation, fmt: str, *, per_topic: bool = False, places: int | None = None,
            zscores: bool = False) -> str:
-    """Render in one of :data:`FORMATS` (``zscores``: trec only, see :func:`to_trec`)."""
+    """Render in one of :data:`FORMATS` (``zscores``: trec only, see :func:`to_trec`). Per
+    topic, a topic named ``all`` is refused: its lines would read as the summary's (JSON kept
+    one of the two values)."""
+    if per_topic and "all" in list(ev.topics):
+        from .errors import InputError
+
+        raise InputError("a topic is named 'all', as the summary lines are: its lines per topic "
+                         "(-q) would read as the summary's; rename the topic in the qrels and "
+                         "runs, or leave out -q")
     if fmt == "trec":
         return to_trec(ev, per_topic=per_topic, places=4 if places is None else places,
                        zscores=zscores)

@@ -99,3 +99,17 @@ def test_infap_interval_is_refused_over_judged_documents_only(tmp_path, capsys):
     assert rc == 0 and out.split() == ["infAP", "all", "0.8333"]
     rc, out, _ = cli(capsys, "eval", "--ci", "0.95", "-m", "infAP", q, r)
     assert rc == 0 and "infAP_low" in out
+
+
+def test_a_topic_named_all_is_refused_per_topic(tmp_path, capsys):
+    """A topic named ``all`` printed per topic (-q) reads as the summary (JSON kept one of its
+    two values); refused before any output, and evaluated without -q as before."""
+    (tmp_path / "q").write_text("all 0 a 1\n1 0 a 1\n")
+    (tmp_path / "r").write_text("all Q0 a 1 1 r\n1 Q0 b 1 1 r\n")
+    out_file = tmp_path / "out.json"
+    rc, out, err = cli(capsys, "eval", "-q", "--format", "json", "-m", "map",
+                       tmp_path / "q", tmp_path / "r", "-o", out_file)
+    assert rc == 1 and out == "" and not out_file.exists()
+    assert "a topic is named 'all', as the summary lines are" in err
+    rc, out, _ = cli(capsys, "eval", "-m", "map", tmp_path / "q", tmp_path / "r")
+    assert rc == 0 and out.split() == ["map", "all", "0.5000"]
