@@ -28,8 +28,8 @@ independence is not whole: the other fold's judgments that set this fold's sizes
 sizes set by this fold's earlier judgments, so a cell's size depends on its own topic's earlier
 draws at one remove (not measured apart; ``simulate rounds`` measures it with the rest). The
 design-based estimators are unbiased for every total given the cells' sizes; what the rounds
-cannot make exact is when they stop (a decision made from all topics' judgments), which ``irsample simulate rounds``
-measures against the truth.
+cannot make exact is when they stop (a decision made from all topics' judgments), which
+``irsample simulate rounds`` measures against the truth.
 
 **Topics judged whole.** A topic the reliability rule keeps weak until it is judged whole (1
 to 2 judged relevant documents with half or more of its pool judged:
