@@ -46,6 +46,13 @@ def test_local_recipes_refuse_a_scheduler(name, files):
         run_recipe(name, Context(files, trials=1, seed=3, scheduler="tcp://scheduler:8786"))
 
 
+def test_comparisons_refuses_workers_it_would_not_use(files):
+    """comparisons runs its trials in this process: --workers 2 was silently ignored (2 trials
+    of TREC-8 took 813 s on one core)."""
+    with pytest.raises(ValueError, match="--workers 2 would not be used"):
+        run_recipe("comparisons", Context(files, trials=1, seed=3, workers=2))
+
+
 def test_an_unreachable_scheduler_is_an_input_error(files):
     dask = pytest.importorskip("dask")
     pytest.importorskip("distributed")

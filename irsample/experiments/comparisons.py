@@ -286,6 +286,9 @@ def comparisons(context: Context, p: dict) -> Report:
     from .voorhees14 import STRATEGIES
 
     local_only(context, "comparisons", "in this process")
+    if (context.workers or 1) > 1:  # its trials share the twin collections of one process
+        raise ValueError("comparisons runs its trials in this process; --workers "
+                         f"{context.workers} would not be used: leave it out")
     # every name is checked before the first trial: a typo costs no run
     names = [n.strip() for n in str(p["strategies"]).split(",") if n.strip()]
     unknown = [n for n in names if n not in STRATEGIES]
