@@ -12,7 +12,8 @@ The names below are imported on first use (PEP 562), so ``import irsample`` and 
 start without loading numba, pandas or the measures.
 
 numba's on-disk cache of compiled kernels goes to a per-user folder, ``$NUMBA_CACHE_DIR`` if the
-user set it, else ``$XDG_CACHE_HOME/irsample/numba`` (``~/.cache/irsample/numba``): numba's
+user set it, else ``$XDG_CACHE_HOME/irsample/numba`` (``~/.cache/irsample/numba``), else (that
+folder cannot be written) ``irsample-UID/numba`` in the temporary directory; numba's
 default writes ``__pycache__`` folders next to the installed sources, which ``pip uninstall``
 leaves behind and which then shadow a later editable install of the package.
 """
@@ -20,6 +21,7 @@ leaves behind and which then shadow a later editable install of the package.
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from importlib import import_module
 from pathlib import Path
@@ -36,13 +38,47 @@ def numba_cache_dir() -> str:
     return os.path.join(base, "irsample", "numba")
 
 
-def _use_cache_dir() -> None:
+def _writable(folder: str) -> bool:
+    """Whether ``folder`` exists (it is created if need be) and files can be written in it."""
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError:
+        return False
+    return os.access(folder, os.W_OK | os.X_OK)  # False on a read-only file system too
+
+
+def _usable_cache_dir() -> str:
+    """:func:`numba_cache_dir`, or a private folder of the temporary directory when that one
+    cannot be written (a read-only home or container): numba would otherwise try the package's
+    own folder, then its own per-user one, and stop every command with ``cannot cache
+    function`` when none is writable."""
     folder = numba_cache_dir()
-    os.environ.setdefault("NUMBA_CACHE_DIR", folder)
+    if _writable(folder) or not hasattr(os, "getuid"):
+        return folder
+    import tempfile
+
+    # numba's cache files are pickles: only a folder this user owns, which nobody else may
+    # write in (the temporary directory is shared)
+    own = os.path.join(tempfile.gettempdir(), f"irsample-{os.getuid()}")
+    try:
+        os.makedirs(own, mode=0o700, exist_ok=True)
+        st = os.lstat(own)
+    except OSError:
+        return folder
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o022:
+        return folder
+    spare = os.path.join(own, "numba")
+    return spare if _writable(spare) else folder
+
+
+def _use_cache_dir() -> None:
+    chosen, folder = numba_cache_dir(), _usable_cache_dir()
+    os.environ["NUMBA_CACHE_DIR"] = folder  # the user's, ours, or the fallback (workers too)
     numba = sys.modules.get("numba")
-    if numba is not None and not numba.config.CACHE_DIR:
-        # numba was imported first and read its configuration without the variable: the
-        # locator reads config.CACHE_DIR when each kernel is decorated, so set it there too
+    if numba is not None and numba.config.CACHE_DIR in ("", chosen):
+        # numba was imported first and read its configuration without the variable (or with
+        # an unwritable one): the locator reads config.CACHE_DIR when each kernel is
+        # decorated, so set it there too
         numba.config.CACHE_DIR = folder
 
 

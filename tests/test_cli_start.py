@@ -136,6 +136,35 @@ def test_numba_cache_goes_to_a_per_user_folder(tmp_path):
     assert done.stdout.strip() == str(tmp_path / "irsample" / "numba"), done.stderr
 
 
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX owners")
+def test_unwritable_numba_cache_falls_back_to_a_private_temporary_folder(tmp_path):
+    """A cache folder that cannot be written (read-only home or container) must not stop every
+    command: numba raises 'cannot cache function' at import when none of its folders is
+    writable. The fallback is a folder of the temporary directory that only the user owns."""
+    (tmp_path / "file").write_text("")
+    unwritable = str(tmp_path / "file" / "cache")  # under a file: cannot be created
+    (tmp_path / "tmp").mkdir()
+    code = ("import irsample, numba, os\n"
+            "print(numba.config.CACHE_DIR, os.environ['NUMBA_CACHE_DIR'])")
+    env = {"NUMBA_CACHE_DIR": unwritable, "TMPDIR": str(tmp_path / "tmp")}
+    done = python(code, env=env)
+    spare = tmp_path / "tmp" / f"irsample-{os.getuid()}" / "numba"
+    assert done.stdout.split() == [str(spare)] * 2, done.stderr
+    assert (spare.parent.stat().st_mode & 0o777) == 0o700
+    done = python(code, env={"XDG_CACHE_HOME": unwritable, "TMPDIR": str(tmp_path / "tmp")})
+    assert done.stdout.split() == [str(spare)] * 2, done.stderr
+    # numba imported first, with the unwritable folder in its configuration
+    done = python("import numba, irsample; print(numba.config.CACHE_DIR)", env=env)
+    assert done.stdout.strip() == str(spare), done.stderr
+    # a folder of that name that others may write in (cache files are pickles) is not used
+    (tmp_path / "shared").mkdir()
+    planted = tmp_path / "shared" / f"irsample-{os.getuid()}"
+    planted.mkdir()
+    planted.chmod(0o777)
+    done = python(code, env={**env, "TMPDIR": str(tmp_path / "shared")})
+    assert done.stdout.split() == [unwritable] * 2, done.stderr
+
+
 def test_importing_every_module_compiles_no_kernel():
     """Kernels compile on first call only (no signatures given to @njit, no warm-up calls):
     a command compiles the kernels it runs and no others."""
