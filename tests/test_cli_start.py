@@ -90,6 +90,14 @@ def test_plain_eval_imports_no_pandas(files):
     assert "pandas" not in modules
 
 
+def test_measures_listing_imports_no_scipy(tmp_path):
+    """`irsample measures` reads the families' docstrings: the estimators that fit a logistic
+    model (ht, ppi) import scipy's optimiser when they fit it, not when they are listed."""
+    modules, out = modules_after(["measures"], cwd=tmp_path)
+    assert "\nht\n" in out and "\nppi\n" in out
+    assert not {"scipy.optimize", "scipy.special", "pandas"} & modules
+
+
 def test_table_of_commands_matches_the_modules():
     """Each command module registers exactly the subcommands the table assigns to it, with the
     table's help line: `irsample --help` (built from the table alone) tells the truth."""

@@ -17,8 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.optimize
-from scipy.special import expit
+
+# scipy.optimize and scipy.special (0.5 s of CPU to import) are imported by the fits, not here:
+# `irsample measures` and every command that only names these estimators import this module
 
 #: the prior standard deviation of the group intercepts (the fit's and its curvature's)
 GROUP_SD = 1.0
@@ -44,6 +45,9 @@ def random_intercepts_logit(x: np.ndarray, y: np.ndarray,
     a few steps where L-BFGS took hundreds of evaluations (a TREC-COVID 2strata 20% sample: 154
     parameters, 233 evaluations; 0.95 s a fit, Newton's 0.23 s, the fitted probabilities within
     5e-7 of L-BFGS run to a tight tolerance)."""
+    import scipy.optimize
+    from scipy.special import expit
+
     k = x.shape[1]
     sizes = [n for _, n, _ in factors]
     starts = np.cumsum([k, *sizes])

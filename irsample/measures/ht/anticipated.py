@@ -121,7 +121,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import expit
 
 from ...model import JUDGED
 from ...stats.logistic import Curvature, curvature, random_intercepts_logit
@@ -312,6 +311,8 @@ def fit_model(ctx, d: HTDesign, label: np.ndarray | None = None, *,
     if stratum_sd is not None and len(shared) >= 2:
         n_strata = j.stratum_size.shape[1]
         factors.append((topic * n_strata + stratum, ctx.n_topics * n_strata, stratum_sd))
+    from scipy.special import expit  # here: listing the measures needs no scipy (0.5 s)
+
     coef, offsets = random_intercepts_logit(
         x[rows], relevant[rows].astype(np.float64),
         [(index[rows], n, sd) for index, n, sd in factors])
