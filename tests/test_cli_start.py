@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from importlib import import_module
@@ -134,14 +135,43 @@ def test_numba_cache_goes_to_a_per_user_folder(tmp_path):
     """Not next to the installed sources (site-packages), where `pip uninstall` leaves the
     folders behind to shadow a later editable install."""
     code = "import irsample, numba; print(numba.config.CACHE_DIR)"
+    stamped = tmp_path / "irsample" / "numba" / irsample.source_stamp()
     done = python(code, env={"XDG_CACHE_HOME": str(tmp_path)})
-    assert done.stdout.strip() == str(tmp_path / "irsample" / "numba")
+    assert done.stdout.strip() == str(stamped)
     done = python(code, env={"NUMBA_CACHE_DIR": str(tmp_path / "mine")})
     assert done.stdout.strip() == str(tmp_path / "mine")  # the user's choice wins
     # numba imported before irsample: the kernels still go to the per-user folder
     done = python("import numba, irsample.measures.kernels as k; print(numba.config.CACHE_DIR)",
                   env={"XDG_CACHE_HOME": str(tmp_path)})
-    assert done.stdout.strip() == str(tmp_path / "irsample" / "numba"), done.stderr
+    assert done.stdout.strip() == str(stamped), done.stderr
+
+
+def test_changed_sources_get_a_cache_of_their_own(tmp_path):
+    """numba checks a cached kernel against its own file only, and kernels compile in helpers
+    of other modules: after a change to such a helper the callers kept the old code (a
+    reviewer flipped the score parser's sign in io/_scan.py; map read 0.3333 from the stale
+    cache against 1.0000 fresh). The cache folder is named by a fingerprint of every module's
+    path, size and modification time; making a new one removes the caches of earlier sources
+    but the last two, and the folders of the layout before the fingerprint."""
+    copy = tmp_path / "src" / "irsample"
+    shutil.copytree(ROOT / "irsample", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    code = "import irsample, numba; print(numba.config.CACHE_DIR)"
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "PYTHONPATH": str(copy.parent)}
+    base = tmp_path / "cache" / "irsample" / "numba"
+    base.mkdir(parents=True)
+    (base / "scan_0123abcd").mkdir()  # the layout before the fingerprint
+    seen = []
+    for step in range(4):
+        helper = copy / "io" / "_scan.py"
+        helper.write_text(helper.read_text() + f"\n# change {step}\n")
+        os.utime(helper, ns=(10**18 + step, 10**18 + step))  # a new modification time
+        done = python(code, env=env, cwd=tmp_path)  # not this checkout's folder first
+        folder = Path(done.stdout.strip())
+        assert folder.parent == base and len(folder.name) == 8, done.stderr
+        os.utime(folder, ns=((1 + step) * 10**18,) * 2)  # last used in this order
+        seen.append(folder.name)
+    assert len(set(seen)) == 4  # every change, a fresh cache
+    assert sorted(p.name for p in base.iterdir()) == sorted(seen[1:])  # the last two kept
 
 
 @pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX owners")
@@ -156,9 +186,9 @@ def test_unwritable_numba_cache_falls_back_to_a_private_temporary_folder(tmp_pat
             "print(numba.config.CACHE_DIR, os.environ['NUMBA_CACHE_DIR'])")
     env = {"NUMBA_CACHE_DIR": unwritable, "TMPDIR": str(tmp_path / "tmp")}
     done = python(code, env=env)
-    spare = tmp_path / "tmp" / f"irsample-{os.getuid()}" / "numba"
+    spare = tmp_path / "tmp" / f"irsample-{os.getuid()}" / "numba" / irsample.source_stamp()
     assert done.stdout.split() == [str(spare)] * 2, done.stderr
-    assert (spare.parent.stat().st_mode & 0o777) == 0o700
+    assert (spare.parent.parent.stat().st_mode & 0o777) == 0o700
     done = python(code, env={"XDG_CACHE_HOME": unwritable, "TMPDIR": str(tmp_path / "tmp")})
     assert done.stdout.split() == [str(spare)] * 2, done.stderr
     # numba imported first, with the unwritable folder in its configuration
