@@ -53,7 +53,10 @@ def main() -> None:
     one = peak(qrels, runs[:1], args.measures)
     ten = peak(qrels, runs[:10], args.measures)
     size = runs[0].stat().st_size / 2**20
-    print(f"MS MARCO-sized runs (6,980 topics x 1,000 documents, {size:.0f} MiB each), "
+    with open(runs[0], "rb") as f:
+        topics = len({line.split(maxsplit=1)[0] for line in f})
+    print(f"runs of {topics:,} topics ({size:.0f} MiB each; make_msmarco_sized.py's default: "
+          "6,980 topics x 1,000 documents), "
           f"measures: {' '.join(args.measures)}")
     print(f" 1 run : {one['wall']:7.2f} s  peak RSS {one['rss_kib'] / 1024:8.1f} MiB")
     print(f"10 runs: {ten['wall']:7.2f} s  peak RSS {ten['rss_kib'] / 1024:8.1f} MiB")
