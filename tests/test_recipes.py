@@ -20,7 +20,7 @@ from irsample.experiments.report import markdown_table, write_report
 from .experiment_data import write_collection
 
 EXPECTED = {
-    "infap-random": (["## Agreement with true MAP", "infAP RMS error at 1%, 5%, 10%"],
+    "infap-random": (["## Agreement with true MAP", "## infAP(c=1.5) RMS error at 1%, 5%, 10%"],
                      ["infap_random.png"]),
     "depth-pools": (["## Agreement with true MAP", "## Paper vs ours", "0.9002", "0.8992"],
                     ["depth_pools.png"]),
