@@ -277,6 +277,15 @@ def split_values(text: str, kind, what: str) -> list:
     return values
 
 
+def single_value(text: str, kind, what: str, meaning: str):
+    """The one parameter value of ``text`` (:func:`split_values`); several are a
+    :class:`MeasureError` saying ``what`` takes one ``meaning``."""
+    values = split_values(text, kind, what)
+    if len(values) != 1:
+        raise MeasureError(f"{what} takes one {meaning} (got {text!r})")
+    return values[0]
+
+
 # ---- parsing ---------------------------------------------------------------------------------
 _IRS = re.compile(r"^(?P<fam>[A-Za-z0-9][\w\-]*?)(?:\((?P<params>.*)\))?(?:@(?P<at>[\d.]+))?$")
 

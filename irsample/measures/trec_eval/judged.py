@@ -6,9 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import MeasureError
 from ...model import JUDGED, POOLED
-from ..base import Measure, _atol, split_values
+from ..base import Measure, _atol, single_value
 
 #: relstring characters: judged grades 0-9 as digits, '>' above 9, '.' pooled but unjudged,
 #: '-' unpooled (trec_eval m_relstring)
@@ -34,10 +33,7 @@ class RelString(Measure):
     def from_trec(cls, params, name=None):
         if params is None:
             return [cls()]
-        values = split_values(params, _atol, cls.trec)
-        if len(values) != 1:
-            raise MeasureError(f"relstring takes one cut-off (got {params!r})")
-        return [cls(k=values[0])]
+        return [cls(k=single_value(params, _atol, cls.trec, "cut-off"))]
 
     @property
     def trec_name(self):

@@ -13,7 +13,7 @@ from numba import prange
 
 from ..._threads import parallel_when_large
 from ...errors import MeasureError
-from ..base import DEFAULT_CUTOFFS, Measure, format_number, split_values
+from ..base import DEFAULT_CUTOFFS, Measure, format_number, single_value, split_values
 from ..context import safe_divide
 
 _TREC = "trec_eval (NIST), https://github.com/usnistgov/trec_eval"
@@ -193,10 +193,7 @@ class SetF(Measure):
     def from_trec(cls, params, name=None):
         if params is None:
             return [cls()]
-        values = split_values(params, float, cls.trec)
-        if len(values) != 1:
-            raise MeasureError(f"set_F takes one value, the weight of recall (got {params!r})")
-        return [cls(beta2=values[0])]
+        return [cls(beta2=single_value(params, float, cls.trec, "value, the weight of recall"))]
 
     @property
     def trec_name(self):
