@@ -354,9 +354,18 @@ def to_sample_eval(
 
 def render(ev: Evaluation, fmt: str, *, per_topic: bool = False, places: int | None = None,
            zscores: bool = False) -> str:
-    """Render in one of :data:`FORMATS` (``zscores``: trec only, see :func:`to_trec`). Per
-    topic, a topic named ``all`` is refused: its lines would read as the summary's (JSON kept
-    one of the two values)."""
+    """Render in one of :data:`FORMATS` (``zscores``: trec only, see :func:`to_trec`). Two
+    measures printing under one name (``iprec_at_recall.0.12,0.125``) are refused, and per
+    topic a topic named ``all``: their lines could not be told apart (JSON kept one value)."""
+    printed = {}
+    for m in ev.measures:
+        other = printed.setdefault(m.trec_name, m)
+        if other != m:
+            from .errors import MeasureError
+
+            raise MeasureError(f"{other.name} and {m.name} both print as {m.trec_name}, so "
+                               "their values could not be told apart (JSON would keep one); "
+                               "ask for one of them")
     if per_topic and "all" in list(ev.topics):
         from .errors import InputError
 

@@ -113,3 +113,15 @@ def test_a_topic_named_all_is_refused_per_topic(tmp_path, capsys):
     assert "a topic is named 'all', as the summary lines are" in err
     rc, out, _ = cli(capsys, "eval", "-m", "map", tmp_path / "q", tmp_path / "r")
     assert rc == 0 and out.split() == ["map", "all", "0.5000"]
+
+
+def test_two_measures_printing_under_one_name_are_refused(files, capsys):
+    """iprec_at_recall at 0.12 and 0.125 both print as iprec_at_recall_0.12 (two decimals, as
+    trec_eval names them), and JSON kept one of the two values; the same measure asked twice
+    is printed once, as before."""
+    rc, out, err = cli(capsys, "eval", "-m", "iprec_at_recall.0.12,0.125", "--format", "json",
+                       files / "qrels", files / "run")
+    assert rc == 1 and out == ""
+    assert "both print as iprec_at_recall_0.12" in err
+    rc, out, _ = cli(capsys, "eval", "-m", "P.5", "-m", "P@5", files / "qrels", files / "run")
+    assert rc == 0 and out.split() == ["P_5", "all", "0.3000"]
