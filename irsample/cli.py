@@ -92,18 +92,40 @@ def _write(text: str, output: str | None) -> None:
 
 def check_outputs(args) -> None:
     """Refuse bad outputs before any work: ``-o/--output`` and the files and folders a command
-    names in ``set_defaults(output_files=(dest, ...), output_folders=(dest, ...))``."""
-    files = [getattr(args, "output", None)]
-    files += [getattr(args, dest, None) for dest in getattr(args, "output_files", ())]
+    names in ``set_defaults(output_files=(dest, ...), output_folders=(dest, ...))``; an output
+    file that is one of the command's input files too (``eval -o QRELS RUN1 RUN2``, typed from
+    trec_eval's ``-o``, which takes no value) would be overwritten by it."""
+    dests = ("output", *getattr(args, "output_files", ()))
+    files = {dest: getattr(args, dest, None) for dest in dests}
     folders = [getattr(args, dest, None) for dest in getattr(args, "output_folders", ())]
-    if not any(files) and not any(folders):
+    if not any(files.values()) and not any(folders):
         return
     from .io.output import check_output, check_output_folder
 
-    for path in filter(None, files):
-        check_output(path)
+    for dest, path in files.items():
+        if path:
+            check_output(path)
+            _check_not_an_input(args, dest, path, {*dests, *getattr(args, "output_folders", ())})
     for path in filter(None, folders):
         check_output_folder(path)
+
+
+def _check_not_an_input(args, dest: str, path, outputs) -> None:
+    """Raise :class:`InputError` when the output file ``path`` (option ``dest``) exists and is
+    a file the command reads: any other argument naming an existing file."""
+    if not os.path.isfile(path):
+        return
+    for name, value in vars(args).items():
+        if name in outputs:
+            continue
+        for given in value if isinstance(value, (list, tuple)) else (value,):
+            if (isinstance(given, (str, os.PathLike)) and str(given) != "-"
+                    and os.path.isfile(given) and os.path.samefile(path, given)):
+                from .errors import InputError
+
+                option = "-o" if dest == "output" else f"--{dest.replace('_', '-')}"
+                raise InputError(f"{option} names an input of this command ({given}), which "
+                                 "the output would overwrite; name another file", str(path))
 
 
 #: set by :func:`run`: this process is the command line's, which tells on standard error when

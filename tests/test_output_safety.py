@@ -74,6 +74,19 @@ def test_check_output_folder_rules(tmp_path):
             check_output_folder(bad)
 
 
+def test_an_output_naming_an_input_is_refused_by_every_command(files, capsys):
+    """``-o`` naming a file the command reads is refused before any work, whatever the command
+    (eval's qrels, pool's run; through a symbolic link too), and the input is left as it was."""
+    link = files / "link"
+    link.symlink_to(files / "run")
+    for argv in (["eval", "-o", files / "qrels", files / "qrels", files / "run"],
+                 ["pool", "--depth", "1", files / "run", "-o", files / "run"],
+                 ["pool", "--depth", "1", files / "run", "-o", link]):
+        rc, out, err = run_cli(capsys, *argv)
+        assert rc == 1 and out == "" and "names an input of this command" in err, argv
+    assert (files / "qrels").read_text() == QRELS and (files / "run").read_text() == RUN
+
+
 # ---- links, devices, FIFOs -----------------------------------------------------------------
 def test_symlink_is_written_through(files, capsys):
     target = files / "real.txt"

@@ -150,7 +150,6 @@ def start_reading(args) -> None:
         raise IrsampleError("standard input (-) is given more than once: it can be read once "
                             "(give the other files by name)")
     check_trec_inputs(args)
-    check_output_not_input(args)
     if (args.auto_labels is None and args.rel_info_format == "qrels"
             and not design_based(args.measure)):  # else: all runs at once
         from ..io.ahead import ReadAhead, run_batches
@@ -172,19 +171,6 @@ def design_based(names) -> bool:
     variance fits one relevance model to where all the runs rank each document, so the runs
     are read at once (a batch of runs would fit another)."""
     return any(str(n).strip().lower().startswith(DESIGN_BASED) for n in names or ())
-
-
-def check_output_not_input(args) -> None:
-    """Refuse ``-o`` naming the qrels or a run file: the output replaces it once the evaluation
-    ends. trec_eval's ``-o`` takes no value, so ``irsample eval -o QRELS RUN1 RUN2`` typed from
-    that habit would otherwise overwrite the qrels with the evaluation of RUN2."""
-    if args.output is None or not os.path.exists(args.output):
-        return
-    for given in (args.qrels, *args.runs):
-        if str(given) != "-" and os.path.exists(given) and os.path.samefile(args.output, given):
-            raise IrsampleError(f"-o {args.output}: it is an input of this evaluation "
-                                f"({given}), which the output would overwrite; name another "
-                                "file (trec_eval's -o, old output format, is not supported)")
 
 
 def check_trec_inputs(args) -> None:
