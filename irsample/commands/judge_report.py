@@ -106,11 +106,11 @@ def cmd_judge_report(args) -> str:
     collection, judgments = load(args.qrels, args.runs, qrels_format=args.qrels_format,
                                  assume=args.assume)
     check_common_topics(collection, judgments)
-    warn_unsampled(measures_from([f"ppi({n})" for n in names]), collection.topics, judgments)
-    labels = resolve_labels(args.auto_labels, collection, judgments, rel_level=args.level)
     pairs = [(measures_from([f"ppi({n})"])[0], measures_from([f"auto({n})"])[0]) for n in names]
     if not pairs:
         raise InputError("no measure given")
+    warn_unsampled([ppi for ppi, _ in pairs], collection.topics, judgments)
+    labels = resolve_labels(args.auto_labels, collection, judgments, rel_level=args.level)
     ev = evaluate_collection(collection, judgments, [m for p in pairs for m in p],
                              rel_level=args.level, ci=args.ci, auto_labels=labels)
     low, high = ev.interval()  # normal, or t on the jackknife's degrees of freedom
