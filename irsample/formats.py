@@ -356,7 +356,9 @@ def render(ev: Evaluation, fmt: str, *, per_topic: bool = False, places: int | N
            zscores: bool = False) -> str:
     """Render in one of :data:`FORMATS` (``zscores``: trec only, see :func:`to_trec`). Two
     measures printing under one name (``iprec_at_recall.0.12,0.125``) are refused, and per
-    topic a topic named ``all``: their lines could not be told apart (JSON kept one value)."""
+    topic a topic named ``all``: their lines could not be told apart (JSON kept one value);
+    so is a string measure (relstring) per topic in sample_eval's format, which has no line
+    for it (it went missing without a word)."""
     printed = {}
     for m in ev.measures:
         other = printed.setdefault(m.trec_name, m)
@@ -372,6 +374,12 @@ def render(ev: Evaluation, fmt: str, *, per_topic: bool = False, places: int | N
         raise InputError("a topic is named 'all', as the summary lines are: its lines per topic "
                          "(-q) would read as the summary's; rename the topic in the qrels and "
                          "runs, or leave out -q")
+    strings = [m.name for m in ev.measures if m.value_type == "str"]
+    if fmt == "sample_eval" and per_topic and strings:
+        from .errors import MeasureError
+
+        raise MeasureError(f"{', '.join(strings)} has no line in sample_eval's format, which "
+                           "prints numbers alone; use --format trec, tsv or json for it")
     if fmt == "trec":
         return to_trec(ev, per_topic=per_topic, places=4 if places is None else places,
                        zscores=zscores)

@@ -1,8 +1,9 @@
 """Inputs ``irsample eval`` refuses instead of crashing or giving a wrong answer: malformed
 trec_eval parameters of set_F and relstring (a traceback before), a utility with a collection
 size (printed under the name of the one without, so JSON kept one of the two), ``-o`` naming
-an input (the output overwrote it), a negative relevance level (read as level 0) and
-infAP's interval over judged documents only (-J)."""
+an input (the output overwrote it), a negative relevance level (read as level 0),
+infAP's interval over judged documents only (-J), and a string measure per topic in
+sample_eval's format (left out without a word)."""
 
 from __future__ import annotations
 
@@ -125,3 +126,14 @@ def test_two_measures_printing_under_one_name_are_refused(files, capsys):
     assert "both print as iprec_at_recall_0.12" in err
     rc, out, _ = cli(capsys, "eval", "-m", "P.5", "-m", "P@5", files / "qrels", files / "run")
     assert rc == 0 and out.split() == ["P_5", "all", "0.3000"]
+
+
+def test_a_string_measure_in_sample_eval_format_is_refused(files, capsys):
+    """sample_eval's format prints numbers alone: relstring per topic went missing from it
+    without a word. Refused before any output; trec's format keeps printing it."""
+    rc, out, err = cli(capsys, "eval", "-q", "--format", "sample_eval", "-m", "relstring",
+                       "-m", "P_5", files / "qrels", files / "run")
+    assert rc == 1 and out == ""
+    assert "relstring@10 has no line in sample_eval's format" in err
+    rc, out, _ = cli(capsys, "eval", "-q", "-m", "relstring", files / "qrels", files / "run")
+    assert rc == 0 and "relstring" in out
