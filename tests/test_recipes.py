@@ -124,6 +124,12 @@ def test_infap_random_takes_ap_estimators_alone(files):
     assert any(s.title == "ht(AP) RMS error at 1%, 5%, 10%" for s in report.sections)
 
 
+def test_planner_takes_one_batch_or_more(files):
+    """batches=0 dropped the batched strategy and ran as batches=1, without a word."""
+    with pytest.raises(ValueError, match="batches must be an integer >= 1, got 0"):
+        run_recipe("planner", Context(files, trials=1), {"batches": "0"})
+
+
 def test_interval_checks():
     rng = np.random.default_rng(0)
     truth = np.tile(rng.random(20), (400, 1))

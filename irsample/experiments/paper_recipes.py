@@ -114,6 +114,8 @@ PAPER_000_OPEN = ("Yilmaz, Kanoulas & Aslam, SIGIR 2008 (paper 000), §7: confid
         "half-widths", PAPER_000_OPEN, trials=50, alpha=0.05, budgets=BUDGETS, batches=1)
 def planner(context: Context, p: dict) -> Report:
     budgets = tuple(int(b) for b in p["budgets"])
+    if int(p["batches"]) < 1:  # 0 ran as 1 without a word
+        raise ValueError(f"planner: batches must be an integer >= 1, got {p['batches']}")
     compare = run_planner_vs_fixed(context.files, budgets=budgets, trials=p["trials"],
                                    seed=p["seed"], alpha=p["alpha"], batches=int(p["batches"]),
                                    **_execution(context))
