@@ -114,6 +114,17 @@ def test_unknown_parameter_is_an_error(files):
         run_recipe("infap-random", Context(files, trials=1), {"depths": "1"})
 
 
+def test_residuals_sizes_can_name_all():
+    """The default sizes end with every judgment (None), which --param could not name: the
+    message offered "None", which was read as an integer and refused."""
+    from irsample.experiments.registry import load_recipes
+
+    residuals = load_recipes()["residuals"]
+    assert residuals.params({"sizes": "500,all"})["sizes"] == (500, None)
+    with pytest.raises(ValueError, match=r"default 1000,.*,50000,all\)"):
+        residuals.params({"sizes": "500,al"})
+
+
 def test_infap_random_takes_ap_estimators_alone(files):
     """Each run's estimate is set against its true MAP: P@10 ran and reported its RMS error
     against MAP under the heading of infAP's; an AP estimator names its own heading."""

@@ -75,13 +75,15 @@ def _kind(default, plural: str = "") -> str:
 
 
 def _shown(default) -> str:
-    return ",".join(map(str, default)) if isinstance(default, tuple) else str(default)
+    return (",".join("all" if d is None else str(d) for d in default)
+            if isinstance(default, tuple) else str(default))
 
 
 def _convert(default, text: str):
     if isinstance(default, tuple):
         kind = type(default[0]) if default else float
-        return tuple(_convert(kind(), t.strip()) for t in text.split(",") if t.strip())
+        return tuple(None if None in default and t.strip() == "all" else _convert(kind(), t.strip())
+                     for t in text.split(",") if t.strip())
     if isinstance(default, bool):
         return text.lower() in ("1", "true", "yes", "on")
     if isinstance(default, int):
