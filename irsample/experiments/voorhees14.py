@@ -159,16 +159,18 @@ def estimated_r(exp: Experiment) -> pd.DataFrame:
 
 def r_hat_figure(r_hat: pd.DataFrame, strategies, path) -> Path:
     """Paper 002's Fig. 1: per topic (sorted by true R) the min-max range of R^ over trials
-    (line), its mean (x) and the true R (circle); one panel per strategy."""
+    (line), its mean (x) and the true R (circle), the mean over trials: each trial's half of
+    the runs pools its own documents, so R moves with the trial too (trial 0's alone was
+    plotted before); one panel per strategy."""
     fig, axes = new_figure(len(strategies), 6, 4)
     for ax, name in zip(axes, strategies):
         g = (r_hat[r_hat.strategy == name].groupby("topic")
              .agg(lo=("r_hat", "min"), mean=("r_hat", "mean"), hi=("r_hat", "max"),
-                  truth=("r_true", "first")).sort_values("truth"))
+                  truth=("r_true", "mean")).sort_values("truth"))
         x = np.arange(len(g))
         ax.vlines(x, g.lo, g.hi, color="0.5", linewidth=1)
         ax.plot(x, g["mean"], "x", color="tab:blue", label="mean R^")
-        ax.plot(x, g.truth, "o", mfc="none", color="tab:red", label="true R")
+        ax.plot(x, g.truth, "o", mfc="none", color="tab:red", label="true R (mean)")
         ax.set_ylim(0, max(float(g.truth.max()) * 1.3, 1.0))
         ax.set_xlabel("topic (sorted by true R)")
         ax.set_ylabel("relevant documents")
