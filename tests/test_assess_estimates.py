@@ -74,3 +74,27 @@ def test_live_estimates_with_labels_equal_eval(tmp_path, capsys):
     assert sum(kind == "warning" for kind, _ in status_cells) >= len(flagged_runs)
     assert all('data-status="unreliable" data-reason="' in text and "<summary>" in text
                for kind, text in status_cells if kind == "warning")
+
+
+def test_an_adaptive_order_is_estimated_once_its_round_is_judged(tmp_path):
+    """Handed out by hedge, what is judged of a stratum is what the method expects relevant,
+    not a random subset: estimated as strata at judged/size before the round was complete,
+    the totals came out too high with no flag. Now the estimates wait for the round's end
+    (a note says why), and a complete round is estimated as before."""
+    data = tiny_data(tmp_path / "data")
+    design = sample(data["runs"], tmp_path / "design")
+    db = tmp_path / "h.db"
+    session = Session.open(design, data["docs"], data["topics"], db, grades=(0, 1, 2),
+                           order="hedge", runs=data["runs"])
+    token = session.store.add_assessor("a")
+    a = session.store.assessor_by_token(token).id
+    for _ in range(10):
+        item = session.next_item(a)
+        session.judge(a, item.id, data["qrels"][(item.topic, item.docno)])
+    early = compute(db, session.store.rounds(), data["runs"], adaptive="hedge")
+    assert early.basis is None and not early.rows
+    assert "adaptive order 'hedge'" in early.error and "completely judged" in early.error
+    while (item := session.next_item(a)) is not None:
+        session.judge(a, item.id, data["qrels"][(item.topic, item.docno)])
+    done = compute(db, session.store.rounds(), data["runs"], adaptive="hedge")
+    assert not done.error and done.basis.format == "strata" and done.rows

@@ -170,8 +170,10 @@ class Live:
     def _estimates(self, rounds):
         from .estimates import compute
 
+        adaptive = self.session.order if self.session.adaptive is not None else None
         return compute(self.session.store.path, rounds, self.runs, labels=self.labels,
-                       ci=self.ci, rel_level=self.session.rel_level, read=self.read)
+                       ci=self.ci, rel_level=self.session.rel_level, read=self.read,
+                       adaptive=adaptive)
 
     def _plan(self, rounds, stamp):
         from ..errors import IrsampleError

@@ -13,7 +13,8 @@ The basis (:func:`choose_basis`): the latest round that can be estimated. A desi
 documents judged before (a first round from ``irsample sample``) is merged as stratified qrels
 (``strata``): its strata's sampling rates are those of the documents judged so far, so it is
 estimated while it is being judged (in the design order, what is judged of a stratum is a
-random subset of its sample). A planned round that tops up earlier judgments is merged as
+random subset of its sample; under an adaptive order it is not, and such a round waits
+until it is completely judged). A planned round that tops up earlier judgments is merged as
 prels (each document's inclusion probability given the earlier judgments), which hold for
 its *whole* top-up: it is estimated once it is completely judged; meanwhile the estimates are
 the previous round's. A round judged in rounds (the union of the rounds, ``design/sampling/
@@ -95,9 +96,14 @@ def interval_status(frame) -> list[tuple[str, str]]:
     return out
 
 
-def choose_basis(rounds: list[dict], judged: set, read) -> tuple[Basis | None, str]:
+def choose_basis(rounds: list[dict], judged: set, read, *,
+                 adaptive: str | None = None) -> tuple[Basis | None, str]:
     """The latest round that can be estimated (module docstring) and a note on the rounds
-    passed over; ``read(path)`` reads a design record (cached by the caller)."""
+    passed over; ``read(path)`` reads a design record (cached by the caller). Under an
+    adaptive order (``adaptive``: its name) a first round is estimated only once it is
+    completely judged: until then what is judged of a stratum is the method's choice (the
+    documents it expects to be relevant first), not a random subset, and the stratum's rate
+    judged/size would weigh it as one (a total too high, with no flag)."""
     from .order import to_judge
 
     notes = []
@@ -106,10 +112,16 @@ def choose_basis(rounds: list[dict], judged: set, read) -> tuple[Basis | None, s
         before = record.design.judged_before()
         selected = frozenset((record.qid[i], record.docno[i]) for i in range(len(record.qid))
                              if record.selected[i])
+        left = sum((r[0], r[1]) not in judged for r in to_judge(record)) if (
+            before or adaptive) else 0
+        if not before and left:
+            return None, (f"Round {entry['round']} is handed out in the adaptive order "
+                          f"'{adaptive}' ({left} documents left): what is judged of a stratum "
+                          "is the method's choice, not a random subset, so it is estimated "
+                          "once it is completely judged.")
         if not before:
             return Basis(entry["round"], entry["design"], "strata", selected,
                          " ".join(notes)), ""
-        left = sum((r[0], r[1]) not in judged for r in to_judge(record))
         if before - judged:
             notes.append(f"Round {entry['round']} tops up {len(before - judged)} documents "
                          "judged outside this database: it cannot be estimated here.")
@@ -124,9 +136,10 @@ def choose_basis(rounds: list[dict], judged: set, read) -> tuple[Basis | None, s
 
 
 def compute(db, rounds: list[dict], runs, *, labels=None, ci: float = 0.95,
-            rel_level: int = 1, read=None) -> Estimates:
+            rel_level: int = 1, read=None, adaptive: str | None = None) -> Estimates:
     """The live estimates from the database file ``db`` (module docstring); errors end up in
-    :attr:`Estimates.error`, never raised."""
+    :attr:`Estimates.error`, never raised. ``adaptive``: the name of the adaptive order the
+    documents are handed out in, if any (:func:`choose_basis`)."""
     from ..api import estimate
     from ..design import DesignRecord, merge
     from ..errors import IrsampleError
@@ -146,7 +159,7 @@ def compute(db, rounds: list[dict], runs, *, labels=None, ci: float = 0.95,
     judged = {(x.split()[0], x.split()[2]) for x in lines}
     out = Estimates(None, measures, judgments=exported.judgments, at=time.time())
     try:
-        out.basis, note = choose_basis(rounds, judged, read)
+        out.basis, note = choose_basis(rounds, judged, read, adaptive=adaptive)
         if out.basis is None:
             out.error = note or "no round can be estimated"
             return out
