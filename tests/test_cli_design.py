@@ -202,3 +202,24 @@ def test_bad_judgments_fail_and_write_nothing(capsys, files, tmp_path):
     rc, _, verbose = cli(capsys, "merge", out / "design.json", judged, "--format", "trec", "-v")
     assert rc == 0 and verbose.splitlines()[0] == "topic\tpool\tselected\tjudged\tunjudged"
     assert "selected documents are not judged yet" in verbose
+
+
+def test_partly_judged_importance_prels_warn(capsys, files, tmp_path):
+    """An importance sample's prels keep the design's pi, so selected documents not judged yet
+    are read as not sampled and the estimates are biased (CACM importance(0.1), half judged:
+    ht(num_rel) 232 against 597): merge says so, which it did not (only the summary line)."""
+    _, table, runs, _ = files
+    grade = {(q, d): r for q, d, r in zip(table.qid.to_pylist(), table.docno.to_pylist(),
+                                           table.rel.tolist())}
+    for design, warned in (("importance(0.5)", True), ("2strata", False)):
+        out = tmp_path / design
+        assert cli(capsys, "sample", *runs, "--design", design, "--seed", 1, "-o", out)[0] == 0
+        rows = [line.split("\t") for line in (out / "to_judge.tsv").read_text().splitlines()[1:]]
+        lines = [f"{q} 0 {d} {grade[q.encode(), d.encode()]}\n" for q, d in rows]
+        judged = tmp_path / f"{design}.qrels"
+        judged.write_text("".join(lines[::2]))  # half of the selection
+        rc, _, err = cli(capsys, "merge", out / "design.json", judged, "--format", "prels")
+        assert rc == 0 and ("are not judged yet; the prels keep" in err) == warned, err
+        judged.write_text("".join(lines))
+        rc, _, err = cli(capsys, "merge", out / "design.json", judged, "--format", "prels")
+        assert rc == 0 and "the prels keep" not in err

@@ -196,7 +196,7 @@ def cmd_sample(args) -> str:
 
 def cmd_merge(args) -> str:
     from ..design import DesignRecord, merge
-    from ..design.merge import prels_note, trec_warning
+    from ..design.merge import prels_note, trec_warning, unjudged_warning
     from ..io import read_qrels
 
     record = DesignRecord.read(args.design)
@@ -204,7 +204,8 @@ def cmd_merge(args) -> str:
     text = merged.render(args.format).decode("utf-8", "surrogateescape")
     sys.stderr.write(merged.report() if args.verbose else merge_summary(merged))
     warning = (trec_warning(merged) if args.format == "trec"
-               else prels_note(merged) if args.format == "prels" else None)
+               else prels_note(merged) or unjudged_warning(merged) if args.format == "prels"
+               else None)
     if warning is not None:
         print(warning, file=sys.stderr)
     return text

@@ -168,6 +168,25 @@ def prels_note(merged: Merged) -> str | None:
             "were validated on")
 
 
+def unjudged_warning(merged: Merged) -> str | None:
+    """The warning ``irsample merge --format prels`` prints when selected documents of a design
+    whose prels keep the design's probabilities (an importance or active sample: unequal pi, no
+    cells to reweight) are not judged yet: every estimator reads them as not sampled while
+    weighting the judged ones by the design's pi, so estimates of totals come out too low
+    (CACM, importance(0.1), half the selection judged: ht(num_rel) 232 against 597 with all of
+    it, with no flag). ``None`` when every selected document is judged, or for designs of
+    equal-probability strata (their cells are reweighted, :attr:`Merged.probabilities`)."""
+    rec = merged.record
+    missing = int(merged.unjudged.sum())
+    if not missing or "strata" in rec.design.merge_formats:
+        return None
+    return (f"irsample: warning: {missing} of the {int(rec.selected.sum())} documents this "
+            f"{rec.design.name} design selected are not judged yet; the prels keep the design's "
+            "inclusion probabilities, so ht(M), ppi(M) and statAP read the missing ones as not "
+            "sampled and their estimates are biased (totals such as num_rel too low): judge "
+            "them before estimating")
+
+
 def merge(record: DesignRecord, table: QrelsTable) -> Merged:
     """Pair a design record with judgments ``table`` (see the module docstring)."""
     if not record.has_rows:
