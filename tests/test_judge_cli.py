@@ -194,3 +194,13 @@ def test_the_order_of_the_run_files_does_not_matter(capsys, tmp_path, method):
         rc = main(["judge", *map(str, given), "--method", method, "--budget", "5",
                    "--per-topic", "--state", str(state), "--no-progress"])
         assert rc == 0, capsys.readouterr().err
+
+
+def test_the_judged_set_is_said_not_to_be_a_probability_sample(capsys, files):
+    """Evaluated as qrels the adaptive judged set is a census of itself: ht(AP) on it printed
+    0.5062 [0.5062, 0.5062] ok on CACM (hedge, 10 per topic) against 0.3622 on the complete
+    qrels, and the command did not say that its judgments are no sample."""
+    rc, out, err = judge(capsys, files, "--method", "hedge", "--budget", "4", "--state",
+                         files / "sim-note", "--qrels", files / "qrels")
+    assert rc == 0 and err == ""
+    assert "not drawn as a probability sample" in out and "ht(M) and ppi(M)" in out
