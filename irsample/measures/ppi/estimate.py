@@ -86,12 +86,14 @@ pairs take the residual of products y_j y_k - lambda f_j f_k over pi_jk).
 
 Exact cases (by construction, not by tolerance). Labels equal to the human grades: ht_f equals
 ht_y bit for bit (AP), every residual is 0 (the others), so ppi(M) = M(y), lambda = 1, variance
-0. Labels constant over a topic's pool carry no information: lambda = 0 there and ppi(M) =
-ht(M) with ht's variance, bit for bit. (The difference form with lambda = 0 on a topic whose
-labels vary would be DCG^/IDCG(C^) of the humans alone, without ht(nDCG)'s concavity
+0; except where the difference form leaves a topic to ht (``ppi/difference.py``: fewer than
+``MIN_REL`` sampled documents of positive grade), which keeps ht(nDCG)'s value and variance
+whatever the labels. Labels constant over a topic's pool carry no information: lambda = 0 there
+and ppi(M) = ht(M) with ht's variance, bit for bit. (The difference form with lambda = 0 on a
+topic whose labels vary would be DCG^/IDCG(C^) of the humans alone, without ht(nDCG)'s concavity
 correction and sparse-topic rules; measured at uniform 10% on Vaswani, kappa 0.5 labels, five
-draws, it differs from ht(nDCG) on 43% of the segments by 0.063 on average (mean -0.035): so
-the constant-label case keeps ht by this rule, not by the formula.) One exception, so that true
+draws, it differs from ht(nDCG) on 43% of the segments by 0.063 on average (mean -0.035): so the
+constant-label case keeps ht by this rule, not by the formula.) One exception, so that true
 labels stay exact on a topic where the truth itself is constant (no relevant document in its
 pool): when the labels vary somewhere in the pool, a topic whose constant labels match every
 judged document takes the labels' value with variance 0 (PPI with lambda = 1 and a sample
