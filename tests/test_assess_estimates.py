@@ -32,16 +32,24 @@ def test_interval_status_reads_the_tables_own_status():
                                       ("ok", "")]
 
 
-def test_live_estimates_with_labels_equal_eval(tmp_path, capsys):
+def judged_session(tmp_path, n: int, order: str = "design"):
+    """A session on tiny data whose one assessor has judged its first ``n`` documents (from
+    the true grades): (data, session, database path, the assessor's token)."""
     data = tiny_data(tmp_path / "data")
     design = sample(data["runs"], tmp_path / "design")
-    db = tmp_path / "e.db"
-    session = Session.open(design, data["docs"], data["topics"], db, grades=(0, 1, 2))
+    db = tmp_path / f"{order}.db"
+    session = Session.open(design, data["docs"], data["topics"], db, grades=(0, 1, 2),
+                           order=order, runs=data["runs"])
     token = session.store.add_assessor("a")
     a = session.store.assessor_by_token(token).id
-    for _ in range(40):
+    for _ in range(n):
         item = session.next_item(a)
         session.judge(a, item.id, data["qrels"][(item.topic, item.docno)])
+    return data, session, db, token
+
+
+def test_live_estimates_with_labels_equal_eval(tmp_path, capsys):
+    data, session, db, token = judged_session(tmp_path, 40)
     found = compute(db, session.store.rounds(), data["runs"], labels="fusion")
     assert not found.error and found.used == 40 and found.basis.format == "strata"
     assert found.measures[-3:] == ("ppi(AP)", "ppi(nDCG)", "ppi(P@10)")
@@ -81,16 +89,8 @@ def test_an_adaptive_order_is_estimated_once_its_round_is_judged(tmp_path):
     not a random subset: estimated as strata at judged/size before the round was complete,
     the totals came out too high with no flag. Now the estimates wait for the round's end
     (a note says why), and a complete round is estimated as before."""
-    data = tiny_data(tmp_path / "data")
-    design = sample(data["runs"], tmp_path / "design")
-    db = tmp_path / "h.db"
-    session = Session.open(design, data["docs"], data["topics"], db, grades=(0, 1, 2),
-                           order="hedge", runs=data["runs"])
-    token = session.store.add_assessor("a")
+    data, session, db, token = judged_session(tmp_path, 10, order="hedge")
     a = session.store.assessor_by_token(token).id
-    for _ in range(10):
-        item = session.next_item(a)
-        session.judge(a, item.id, data["qrels"][(item.topic, item.docno)])
     early = compute(db, session.store.rounds(), data["runs"], adaptive="hedge")
     assert early.basis is None and not early.rows
     assert "adaptive order 'hedge'" in early.error and "completely judged" in early.error
