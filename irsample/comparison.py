@@ -36,6 +36,9 @@ from .model import Collection, Judgments
 from .stats.intervals import quantile
 from .stats.multiple import adjust
 
+#: a difference or standard error at most this is 0 up to rounding (as ``stats.intervals.covers``)
+ROUNDING = 1e-12
+
 COLUMNS = ["run_a", "run_b", "measure", "diff", "se", "df", "low", "high", "p", "p_adjusted",
            "decided", "status", "reason", "causes"]
 
@@ -67,17 +70,26 @@ def compare_collection(
     t = quantile(ci, pe.df)
     stat = np.divide(pe.diff, se, out=np.zeros_like(se), where=se > 0)
     p = 2.0 * stats.t.sf(np.abs(stat), pe.df)
-    p = np.where((se == 0) & (pe.diff != 0), 0.0, np.where(se == 0, 1.0, p))
+    # no sampling error left (e.g. every document both runs' measure reads is judged): the
+    # difference is known, decided unless it is 0 up to rounding; summing per-topic differences
+    # leaves ~1e-19 where two runs' means are equal, which is no difference
+    known = se <= ROUNDING
+    p = np.where(known, np.where(np.abs(pe.diff) <= ROUNDING, 1.0, 0.0), p)
     adjusted = adjust(p, correction)
     names = np.array(collection.run_names, dtype=object)
     found = pair_status(ctx, m, pe, se)
+    status, reason = found.status.astype(object), list(found.reason)
+    for k in np.flatnonzero(np.isnan(se)):  # "topics" on fewer than two topics estimated
+        status[k] = "unreliable"
+        reason[k] = "; ".join([*filter(None, [reason[k]]), "fewer than 2 topics estimated: no "
+                               "spread over topics to measure (use --variance design)"])
     topics = np.array(collection.topics, dtype=object)
     pairs = pd.DataFrame({
         "run_a": names[pe.first], "run_b": names[pe.second], "measure": m.name,
         "diff": pe.diff, "se": se, "df": pe.df,
         "low": pe.diff - t * se, "high": pe.diff + t * se,
         "p": p, "p_adjusted": adjusted, "decided": adjusted < 1.0 - ci,
-        "status": found.status.astype(object), "reason": list(found.reason),
+        "status": status, "reason": reason,
         "causes": [tuple(str(t) for t in topics[list(c)]) for c in found.topics],
     }, columns=COLUMNS)
     return pairs if judgments.assumed is None else pairs.assign(assume=judgments.assumed)

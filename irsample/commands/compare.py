@@ -89,7 +89,7 @@ def cmd_compare(args) -> str:
     if args.format == "csv":
         return table.drop(columns="causes").to_csv(index=False)
     if args.format == "json":
-        return table.to_json(orient="records", lines=True)
+        return json_lines(table)
     head = f"# assume {report.assumed}\n" if report.assumed else ""  # as the assume column
     shown = table.drop(columns=["reason", "causes", "assume"], errors="ignore")
     shown["status"] = shown.status.where(shown.status == "ok", shown.status + "!")
@@ -97,3 +97,22 @@ def cmd_compare(args) -> str:
              for p in table.itertuples(index=False) if p.status != "ok"]
     return head + "\n".join([shown.to_string(index=False, float_format=lambda v: f"{v:.4f}"),
                              *notes]) + "\n"
+
+
+def json_lines(table) -> str:
+    """One JSON object per row, numbers as the csv has them (shortest round-trip repr; pandas'
+    ``to_json`` keeps 10 decimals, printing p = 4.8e-13 as 0.0), NaN and inf as ``null``."""
+    import json
+    import math
+
+    def plain(v):
+        if isinstance(v, tuple):
+            return [plain(x) for x in v]
+        if hasattr(v, "item"):  # numpy scalars
+            v = v.item()
+        if isinstance(v, float) and not math.isfinite(v):
+            return None
+        return v
+
+    return "".join(json.dumps({k: plain(v) for k, v in row.items()}, separators=(",", ":")) + "\n"
+                   for row in table.to_dict(orient="records"))

@@ -192,11 +192,15 @@ def topic_sample_variance(diffs, observed, kept, unknown, donors=None):
     topics, and its variance s^2 sum w_q^2 (s^2 / Q without imputed topics). Counting the
     imputed copies as observations shrank s^2 and divided it by Q instead of about k: on
     Vaswani's uniform 10% samples the twins' test rejected 0.17 (REPRODUCTION.md, "The
-    jackknife's degrees of freedom")."""
+    jackknife's degrees of freedom"). Fewer than two such topics: NaN (no spread to measure)."""
     k = observed.sum(axis=1)
     q = (observed | unknown).sum(axis=1)
     mean = safe_divide(np.where(observed, diffs, 0.0).sum(axis=1), k)
     s2 = safe_divide(np.where(observed, (diffs - mean[:, None]) ** 2, 0.0).sum(axis=1), k - 1.0)
     grow = imputation_weights(kept, unknown, donors)[1]  # 1 on a topic judged whole (share 0)
     weight = safe_divide(np.where(observed, grow, 0.0), q[:, None])
-    return s2 * (weight * weight).sum(axis=1), np.maximum(k - 1.0, 1.0)
+    # one topic (or none) has no spread over topics: the variance is undefined, not 0 (a
+    # difference on one topic came out "decided" at p = 0; scipy.stats.ttest_rel gives NaN)
+    spread = k >= 2
+    return (np.where(spread, s2 * (weight * weight).sum(axis=1), np.nan),
+            np.where(spread, k - 1.0, np.nan))
