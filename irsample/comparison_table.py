@@ -57,6 +57,10 @@ class ComparisonTable:
     correction: str
     #: the design assumed for judgments without inclusion probabilities (``None``: none)
     assumed: str | None = None
+    #: per run, the judged topics it answers (a pair is compared on those both answer), and
+    #: the judged topics of the collection
+    answered: tuple[int, ...] = ()
+    judged_topics: int = 0
 
     def letter(self, run: str) -> str:
         """The run's letter (a, b, ..., z, aa, ab, ...)."""
@@ -159,9 +163,11 @@ def comparison_table(collection: Collection, judgments: Judgments, measures, *,
     pairs = pd.concat([compare_collection(collection, judgments, m, ci=ci, correction=correction,
                                           variance=variance, rel_level=rel_level)
                        for m in chosen], ignore_index=True)
+    answered = (collection.segment_lengths() > 0) & judgments.has_topic
     return ComparisonTable(tuple(collection.run_names), tuple(m.name for m in chosen),
                            frame[keep].reset_index(drop=True), pairs, ci, correction,
-                           ev.assumed)
+                           ev.assumed, tuple(int(n) for n in answered.sum(axis=1)),
+                           int(judgments.has_topic.sum()))
 
 
 def _markdown(table: ComparisonTable, places: int) -> str:

@@ -81,3 +81,20 @@ def test_json_carries_the_csv_numbers(tmp_path, capsys):
         assert rows[0][col] == csv[col].iloc[0]
     assert rows[0]["status"] == csv.status.iloc[0] and rows[0]["decided"] is True
     assert rows[0]["causes"] == [] and rows[0]["df"] == 9
+
+
+def test_runs_answering_different_topics_are_told(tmp_path, capsys):
+    # a pair is compared on the topics both runs answer while each run's mean (eval, the paper
+    # tables) is over its own: b lacks topic 0, where a does best; nothing said this
+    f = _files(tmp_path, [9, 2, 2], [5, 3, 3])
+    lines = f["b"].read_text().splitlines()
+    f["b"].write_text("\n".join(ln for ln in lines if not ln.startswith("0 ")) + "\n")
+    base = ["compare", str(f["qrels"]), str(f["a"]), str(f["b"]), "-m", "ht(P@10)"]
+    assert main([*base, "--format", "csv"]) in (0, None)
+    out, err = capsys.readouterr()
+    assert pd.read_csv(io.StringIO(out))["diff"].iloc[0] == pytest.approx(-0.1)
+    assert "do not answer the same judged topics (b: 2 of 3)" in err
+    assert "compared on the topics both answer" in err
+    f = _files(tmp_path, [9, 2, 2], [5, 3, 3])
+    assert main([*base, "--format", "csv"]) in (0, None)
+    assert "same judged topics" not in capsys.readouterr().err

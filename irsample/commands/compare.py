@@ -11,7 +11,9 @@ unreliable pair; ``csv``, ``json``: a ``reason`` column too, and ``causes``, the
 ``json``). ``markdown``, ``latex`` and ``html`` print runs x measures for a paper instead:
 estimate, interval, status, and superscripts naming the runs each run is significantly better
 than (:mod:`irsample.comparison_table`). ``--strict``: an unreliable interval among those
-printed is an error (:mod:`irsample.commands.strict`).
+printed is an error (:mod:`irsample.commands.strict`). A pair is compared on the judged topics
+both runs answer, a run's mean (the tables) over its own: a note on standard error says so when
+the runs do not answer the same topics.
 """
 
 from __future__ import annotations
@@ -81,6 +83,15 @@ def cmd_compare(args) -> str:
 
         print(f"irsample: note: --assume {args.assume} not used: the judgments carry their "
               "inclusion probabilities (or are complete)", file=sys.stderr)
+    if len(set(report.answered)) > 1:
+        import sys
+
+        short = ", ".join(f"{r}: {n} of {report.judged_topics}"
+                          for r, n in zip(report.runs, report.answered)
+                          if n < report.judged_topics)
+        print(f"irsample: note: the runs do not answer the same judged topics ({short}): each "
+              "pair is compared on the topics both answer, a run's mean is over its own",
+              file=sys.stderr)
     if args.format in TABLE_FORMATS:
         check_strict(args, report.unreliable())
         return report.render(args.format, places=args.places)
