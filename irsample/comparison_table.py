@@ -57,10 +57,11 @@ class ComparisonTable:
     correction: str
     #: the design assumed for judgments without inclusion probabilities (``None``: none)
     assumed: str | None = None
-    #: per run, the judged topics it answers (a pair is compared on those both answer), and
-    #: the judged topics of the collection
+    #: per run, the judged topics it answers (a pair is compared on those both answer), the
+    #: judged topics of the collection, and whether every run answers the same ones
     answered: tuple[int, ...] = ()
     judged_topics: int = 0
+    same_topics: bool = True
 
     def letter(self, run: str) -> str:
         """The run's letter (a, b, ..., z, aa, ab, ...)."""
@@ -167,7 +168,7 @@ def comparison_table(collection: Collection, judgments: Judgments, measures, *,
     return ComparisonTable(tuple(collection.run_names), tuple(m.name for m in chosen),
                            frame[keep].reset_index(drop=True), pairs, ci, correction,
                            ev.assumed, tuple(int(n) for n in answered.sum(axis=1)),
-                           int(judgments.has_topic.sum()))
+                           int(judgments.has_topic.sum()), bool((answered == answered[0]).all()))
 
 
 def _markdown(table: ComparisonTable, places: int) -> str:

@@ -95,6 +95,11 @@ def test_runs_answering_different_topics_are_told(tmp_path, capsys):
     assert pd.read_csv(io.StringIO(out))["diff"].iloc[0] == pytest.approx(-0.1)
     assert "do not answer the same judged topics (b: 2 of 3)" in err
     assert "compared on the topics both answer" in err
+    # as many topics each, not the same ones: a lacks topic 2
+    lines = f["a"].read_text().splitlines()
+    f["a"].write_text("\n".join(ln for ln in lines if not ln.startswith("2 ")) + "\n")
+    assert main([*base, "--format", "csv"]) in (0, None)
+    assert "(a: 2 of 3, b: 2 of 3)" in capsys.readouterr().err
     f = _files(tmp_path, [9, 2, 2], [5, 3, 3])
     assert main([*base, "--format", "csv"]) in (0, None)
     assert "same judged topics" not in capsys.readouterr().err

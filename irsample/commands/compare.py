@@ -60,6 +60,8 @@ def add_parser(sub) -> None:
 
 
 def cmd_compare(args) -> str:
+    import sys
+
     from ..comparing import compare_table
     from ..errors import IrsampleError
 
@@ -79,13 +81,9 @@ def cmd_compare(args) -> str:
                            qrels_format=args.qrels_format, rel_level=args.rel_level,
                            assume=args.assume, judgments_hook=notices)
     if args.assume and report.assumed is None:
-        import sys
-
         print(f"irsample: note: --assume {args.assume} not used: the judgments carry their "
               "inclusion probabilities (or are complete)", file=sys.stderr)
-    if len(set(report.answered)) > 1:
-        import sys
-
+    if not report.same_topics:
         short = ", ".join(f"{r}: {n} of {report.judged_topics}"
                           for r, n in zip(report.runs, report.answered)
                           if n < report.judged_topics)
