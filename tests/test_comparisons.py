@@ -185,3 +185,19 @@ def test_comparisons_twins_on_a_shallow_pool(files, monkeypatch):
     assert seen["depth"] == 20
     (design,) = seen["cells"].values()
     assert [(s.first, s.last) for s in design.strata] == [(1, 4), (5, 20)]
+
+
+def test_describe_says_above_the_level_beyond_two_monte_carlo_errors():
+    """0.061 from 2 rejections in 33 pairs (se 0.030) was called "above the level" at 0.05;
+    the largest error per test is shown with its Monte Carlo error, and called above the level
+    only beyond two of them."""
+    import pandas as pd
+
+    from irsample.experiments.comparisons import describe
+
+    summary = pd.DataFrame({"design": ["u", "s", "u", "s", "u"],
+                            "test": ["ht(AP) topics", "ht(AP) topics", "t", "t", "z"],
+                            "type_one_error": [0.061, 0.02, 0.09, 0.03, float("nan")],
+                            "se": [0.030, 0.01, 0.01, 0.01, float("nan")]})
+    assert describe(summary, 0.05) == ("ht(AP) topics: at most 0.061 +- 0.030; "
+                                       "t: at most 0.090 +- 0.010 (above the level)")
