@@ -112,14 +112,14 @@ def load_qrels(source, fmt: str | None = None) -> QrelsTable:
         from .irds import read_irds_qrels
 
         return read_irds_qrels(source)
+    if fmt is not None and fmt not in QRELS_FORMATS:
+        raise InputError(f"unknown qrels format {fmt!r} (one of {', '.join(QRELS_FORMATS)})")
     if _is_frame(source) or _is_parquet(source):
         from .frames import qrels_from_frame, read_parquet
 
         if _is_frame(source):
-            return qrels_from_frame(source)
-        return qrels_from_frame(read_parquet(source), str(source))
-    if fmt is not None and fmt not in QRELS_FORMATS:
-        raise InputError(f"unknown qrels format {fmt!r} (one of {', '.join(QRELS_FORMATS)})")
+            return qrels_from_frame(source, fmt=fmt)
+        return qrels_from_frame(read_parquet(source), str(source), fmt)
     if isinstance(source, (str, os.PathLike)) and str(source) == "-":
         source = io.BytesIO(read_bytes("-").tobytes())
         source.name = "<stdin>"

@@ -3,7 +3,8 @@
 Column names follow TREC and the common Python tools: a run needs a topic column (``qid``,
 ``query_id`` or ``query``), a document column (``docno``, ``doc_id`` or ``docid``) and ``score``;
 a tag column (``tag``, ``run`` or ``name``) is optional. Qrels need topic, document and a grade
-(``rel``, ``relevance``, ``label`` or ``grade``). A DataFrame with several tags holds several runs.
+(``rel``, ``relevance``, ``label`` or ``grade``), and stratified qrels a ``stratum`` column. A
+DataFrame with several tags holds several runs.
 """
 
 from __future__ import annotations
@@ -78,6 +79,9 @@ def runs_from_frame(df: pd.DataFrame, source: str = "<DataFrame>", name: str | N
     lineno = _rows(df)
     if tags is None:
         tags = pd.Series(name or Path(source).stem, index=df.index)
+    missing = tags.isna().to_numpy()
+    if missing.any():  # pandas 3 keeps a missing tag missing through astype(str): no run's rows
+        raise InputError("tag is missing", source, int(np.flatnonzero(missing)[0]) + 2)
     out = []
     tag_values = tags.astype(str).to_numpy(dtype=object)
     for tag in pd.unique(tag_values):
@@ -95,10 +99,22 @@ def runs_from_frame(df: pd.DataFrame, source: str = "<DataFrame>", name: str | N
     return out
 
 
-def qrels_from_frame(df: pd.DataFrame, source: str = "<DataFrame>") -> QrelsTable:
-    """A :class:`QrelsTable` from a DataFrame (grades must be integers)."""
+STRATUM = ("stratum",)
+
+
+def qrels_from_frame(df: pd.DataFrame, source: str = "<DataFrame>",
+                     fmt: str | None = None) -> QrelsTable:
+    """A :class:`QrelsTable` from a DataFrame (grades must be integers): TREC qrels, or
+    stratified qrels when ``fmt`` is ``strata`` or (``fmt`` not given) the frame has a
+    ``stratum`` column. prels are read from text files only."""
+    if fmt == "prels":
+        raise InputError("prels are read from text files only ('topic docno rel method prob' "
+                         "lines), not from a DataFrame or parquet file", source)
     if len(df) == 0:
         raise InputError("empty qrels table", source)
+    stratum = None
+    if fmt == "strata" or (fmt is None and STRATUM[0] in df.columns):
+        stratum = _binary(_column(df, STRATUM, "stratum", source), "stratum", source)
     qid = _column(df, TOPIC, "topic", source)
     doc = _column(df, DOC, "document", source)
     grade = _column(df, GRADE, "relevance", source)
@@ -123,6 +139,7 @@ def qrels_from_frame(df: pd.DataFrame, source: str = "<DataFrame>") -> QrelsTabl
         _binary(doc, "document", source),
         values.astype(np.int64),
         _rows(df),
+        stratum=stratum,
     )
     check_unique_pairs(table.qid, table.docno, table.lineno, source, "judgment")
     return table
