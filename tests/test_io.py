@@ -502,6 +502,16 @@ def test_run_frame_with_a_missing_tag_is_refused():
     assert err.value.line == 3
 
 
+@pytest.mark.parametrize("column, value", [("qid", "1 "), ("docno", "a b"), ("docno", "")])
+def test_frame_ids_that_no_trec_line_could_hold_are_refused(column, value):
+    """A topic '1 ' was silently another topic than the qrels' '1' (its documents lost)."""
+    df = frame_of(TWO_RUNS["A"])
+    df.loc[1, column] = value
+    with pytest.raises(InputError, match="empty or holds white space") as err:
+        load_runs(df)
+    assert err.value.line == 3
+
+
 def test_stratified_qrels_from_parquet_keep_their_strata(tmp_path):
     """A parquet file or DataFrame with a stratum column (or --qrels-format strata) is read as
     stratified qrels, as its text copy is: xinfAP was the plain infAP (0.7042 here against

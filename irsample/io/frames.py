@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..errors import InputError
 from .trec import INT32_MAX, INT32_MIN, QrelsTable, RunTable, check_unique_pairs
@@ -44,7 +45,16 @@ def _binary(series: pd.Series, what: str, source: str) -> pa.Array:
     missing = series.isna().to_numpy()
     if missing.any():
         raise InputError(f"{what} is missing", source, int(np.flatnonzero(missing)[0]) + 2)
-    return pa.array(series.astype(str).to_numpy(dtype=object), pa.string()).cast(pa.binary())
+    text = pa.array(series.astype(str).to_numpy(dtype=object), pa.string())
+    # as the text readers split them: no id is empty or holds white space (C isspace), which
+    # no run or qrels line could carry (a topic '1 ' was silently another topic than '1')
+    bad = pc.or_(pc.equal(pc.utf8_length(text), 0),
+                 pc.match_substring_regex(text, "[ \t\n\v\f\r]"))
+    if pc.any(bad).as_py():
+        row = int(np.flatnonzero(bad.to_numpy(zero_copy_only=False))[0])
+        raise InputError(f"{what} {text[row].as_py()!r} is empty or holds white space, which "
+                         "TREC files separate fields with", source, row + 2)
+    return text.cast(pa.binary())
 
 
 def _shown(value) -> str:
