@@ -32,9 +32,11 @@ def load(qrels, runs, *, qrels_format: str | None = None,
     ----------
     qrels : path, ``"-"``, DataFrame, parquet path or binary file object
         The judgments: TREC qrels (``qid iter docno rel``; -1 = pooled, not judged), stratified
-        qrels (sample_eval) or prels (statAP).
+        qrels (sample_eval; a DataFrame or parquet file with a ``stratum`` column) or prels
+        (statAP; text only).
     runs : path, DataFrame or file object, or a sequence of them
-        TREC runs (``qid Q0 docno rank score tag``); one file may hold several tags.
+        TREC runs (``qid Q0 docno rank score tag``): a file is one run, named by its last
+        line's tag as trec_eval names it; a DataFrame with several tags holds several runs.
     qrels_format : {"trec", "strata", "prels"}, optional
         Overrides the detection of the judgments' format.
     assume : {"uniform"}, optional
