@@ -68,6 +68,9 @@ def test_pool_lists_and_counts(capsys, files, tmp_path):
     assert int(summary[-1][1]) == len(pool) and int(summary[-1][3]) == int(
         (pool.n_groups == 1).sum()
     )
+    groups.write_text("r0 g1\nr1 g1\nr2 g2\n")  # r3 has none: the error names the map's file
+    rc, out, err = cli(capsys, "pool", *runs, "--depth", 10, "--groups", groups)
+    assert rc == 1 and out == "" and f"{groups}: no group for run(s) r3" in err
     rc, out, _ = cli(capsys, "pool", *runs, "--depth", 5, "--runs-from", flags, "--stats", "depth")
     rows = [line.split("\t") for line in out.splitlines()]
     assert rows[0] == ["topic", "depth", "size"] and len(rows) == 1 + 3 * 5
