@@ -161,6 +161,9 @@ def test_a_design_file_can_be_drawn_again(capsys, files, tmp_path):
         ),
         (["--design", "2strata@5/topic", "--budget", 10, "--per-topic"], "sets a budget already"),
         (["--design", "nonsense"], "cannot read design"),
+        # the planner judges as it goes: it asked for a budget, then named a SamplingFrame
+        (["--design", "plan(statAP)", "--budget", 700], "plan a sample with `irsample plan`"),
+        (["--design", "plan(xinfAP)@700"], "the planner judges as it goes"),
     ],
 )
 def test_bad_samples_fail_and_write_nothing(capsys, files, tmp_path, args, message):

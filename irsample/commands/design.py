@@ -152,6 +152,13 @@ def cmd_sample(args) -> str:
     if Path(args.design).is_file():
         planned = DesignRecord.read(args.design)
         design = planned.design
+    elif args.design.replace(" ", "").startswith("plan("):
+        # judged as it goes from complete grades: a design for simulation, which no budget
+        # makes drawable (it asked for one first, then named a SamplingFrame)
+        raise DesignError(f"--design {args.design}: the planner judges as it goes, so it is "
+                          "not drawn in one go: plan a sample with `irsample plan` (a pilot's "
+                          "judgments and a budget), then draw its design file with `irsample "
+                          "sample --design FILE`")
     else:
         design = parse_design(args.design)
     if args.per_topic and args.budget is None:
