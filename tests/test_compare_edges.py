@@ -1,5 +1,5 @@
 """`irsample compare` at its edges: equal means up to rounding, one topic with the topics'
-variance, and json numbers to the digit the csv prints."""
+variance, json numbers to the digit the csv prints, and runs that answer different topics."""
 
 from __future__ import annotations
 
