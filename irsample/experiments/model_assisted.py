@@ -140,7 +140,10 @@ def run_model_assisted(files, *, trials=100, seed=2024, percents=(5, 10, 20),
         if progress:
             print(f"trial {trial + 1}/{first + trials} ({time.time() - started:.0f}s)", flush=True)
     c = setup.collection
-    facts = dict(frame_size=len(frame), runs=c.n_runs, topics=c.n_topics,
+    # the topics evaluated (those the qrels judge), not every topic the runs answer: CACM's
+    # runs answer 64, the frame, the truth and every estimate rest on the 52 judged
+    facts = dict(frame_size=len(frame), runs=c.n_runs,
+                 topics=int(setup.evaluated.any(axis=0).sum()),
                  sigmas={f"{k:g}": round(s, 4) for k, s in setup.sigmas.items()},
                  favoured_runs=[c.run_names[p] for p in setup.picks],
                  seconds=time.time() - started)

@@ -78,8 +78,9 @@ def run_rounds(files, *, trials=100, seed=2025, percent=10.0, designs=DESIGNS,
     c = data.collection
     frame = build_frame(data, float(depth))
     measures = [parse(e)[0] for e in estimators]
-    truth = evaluate_collection(c, frame.judgments(),
-                                [parse(TARGETS[e])[0] for e in estimators]).summary
+    truth_eval = evaluate_collection(c, frame.judgments(),
+                                     [parse(TARGETS[e])[0] for e in estimators])
+    truth = truth_eval.summary
     budget = max(1, int(round(percent / 100.0 * len(frame))))
     rows, started = [], time.time()
     for trial in range(first, first + trials):
@@ -110,7 +111,9 @@ def run_rounds(files, *, trials=100, seed=2025, percent=10.0, designs=DESIGNS,
         if progress:
             print(f"trial {trial + 1}/{first + trials} ({time.time() - started:.0f}s)",
                   flush=True)
-    facts = dict(frame_size=len(frame), runs=c.n_runs, topics=c.n_topics, budget=budget,
+    # the topics evaluated (those the qrels judge), not every topic the runs answer
+    facts = dict(frame_size=len(frame), runs=c.n_runs,
+                 topics=int(truth_eval.evaluated.any(axis=0).sum()), budget=budget,
                  seconds=time.time() - started)
     return pd.DataFrame(rows), facts
 
