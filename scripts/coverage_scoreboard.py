@@ -107,8 +107,14 @@ def row_name(r) -> str:
     return f"{r.design} {r.percent:g}% {r.estimator}{source}"
 
 
+def share(value, spec: str = ".3f") -> str:
+    """A share as the lists print it: ``-`` where there is none (every mean flagged, or a
+    Monte Carlo error with fewer than two trials counting), as the table does."""
+    return "-" if pd.isna(value) else f"{value:{spec}}"
+
+
 def describe(r) -> str:
-    return f"{row_name(r)}: {r.coverage:.3f} +- {r.se:.3f} ({r.flagged:.0%} flagged)"
+    return f"{row_name(r)}: {share(r.coverage)} +- {share(r.se)} ({r.flagged:.0%} flagged)"
 
 
 def describe_flags(r) -> str:
@@ -117,7 +123,7 @@ def describe_flags(r) -> str:
     if pd.isna(r.flagged_se):
         return describe(r)
     return (f"{row_name(r)}: {r.flagged:.1%} +- {r.flagged_se:.1%} flagged (unflagged coverage "
-            f"{r.coverage:.3f})")
+            f"{share(r.coverage)})")
 
 
 def collect(items: list[str], convert) -> dict[str, pd.DataFrame]:

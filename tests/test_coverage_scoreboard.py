@@ -53,6 +53,9 @@ def test_scoreboard_stars_cells_outside_the_range_and_tests_the_blanket(tmp_path
     assert "planned 20% ht(AP): 0.910 +- 0.020 (15% flagged)" in ht_part
     assert "2 of 3 rows over" in ht_part  # the blanket test: planned 20% at 15% and 100%
     assert "planned 20% ht(AP): 15.0% +- 1.2% flagged (unflagged coverage 0.910)" in ht_part
+    # every mean flagged: no unflagged coverage, a dash as in the table, not "nan"
+    assert "planned 20% ht(nDCG): 100.0% +- 0.0% flagged (unflagged coverage -)" in ht_part
+    assert "nan" not in out
     assert "flagged intervals cover less than the unflagged in 100% of the 2 rows" in ht_part
     # pooled: (0.80 x 0.02 + 0.85 x 0.15) / 0.17 and (0.95 x 0.98 + 0.91 x 0.85) / 1.83
     assert "pooled over them, flagged 0.844, unflagged 0.931" in ht_part
