@@ -33,11 +33,8 @@ from .measures.incomplete.score_intervals import compare_intervals
 from .measures.pair_reliability import assess_pair
 from .measures.reliability import assess
 from .model import Collection, Judgments
-from .stats.intervals import quantile
+from .stats.intervals import ROUNDING, quantile
 from .stats.multiple import adjust
-
-#: a difference or standard error at most this is 0 up to rounding (as ``stats.intervals.covers``)
-ROUNDING = 1e-12
 
 COLUMNS = ["run_a", "run_b", "measure", "diff", "se", "df", "low", "high", "p", "p_adjusted",
            "decided", "status", "reason", "causes"]

@@ -28,11 +28,15 @@ def check_level(level) -> float:
     return float(level)
 
 
+#: two numbers within this are equal up to rounding (sums of per-topic values leave ~1e-19)
+ROUNDING = 1e-12
+
+
 def covers(estimate, low, high, truth) -> np.ndarray:
     """Whether [low, high] holds ``truth``, elementwise; an estimate with no variance left (all
     it rests on judged, a zero-width interval) covers when it equals the truth up to rounding
-    (1e-12)."""
-    exact = np.isclose(estimate, truth, rtol=0.0, atol=1e-12)
+    (:data:`ROUNDING`)."""
+    exact = np.isclose(estimate, truth, rtol=0.0, atol=ROUNDING)
     return ((low <= truth) & (truth <= high)) | exact
 
 
