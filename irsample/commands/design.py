@@ -110,7 +110,7 @@ def _pooled_runs(collection, runs_from, fallback=None, fallback_source=None):
 
 
 def cmd_pool(args) -> str:
-    from ..design.pools import Pool, select_runs
+    from ..design.pools import Pool, runs_without_group
     from ..io.lists import read_group_map
 
     collection = _collection(args.runs)
@@ -118,8 +118,7 @@ def cmd_pool(args) -> str:
     groups = None
     if args.groups is not None:
         groups = {run: group for run, (group, _) in read_group_map(args.groups).items()}
-        missing = [name for r in select_runs(collection, runs)
-                   if (name := collection.run_names[r]) not in groups]
+        missing = runs_without_group(collection, runs, groups)
         if missing:  # the library's error does not know the file
             raise InputError(f"no group for run(s) {', '.join(missing)}", args.groups)
     pool = Pool.from_runs(collection, runs, depth=args.depth, groups=groups)

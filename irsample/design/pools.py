@@ -63,6 +63,13 @@ def _pool_kernel(rank_offsets, rank_tdi, n_topics, runs, run_group, depth, n_tdi
     return best, n_runs, n_groups
 
 
+def runs_without_group(collection: Collection, runs, groups) -> list[str]:
+    """The names of the runs ``runs`` (see :func:`select_runs`) that ``groups`` (run name ->
+    group name) gives no group."""
+    names = collection.run_names
+    return [names[r] for r in select_runs(collection, runs) if names[r] not in groups]
+
+
 def select_runs(collection: Collection, runs=None) -> tuple[int, ...]:
     """Run indices of ``runs``: None (every run), or a sequence of indices and/or names."""
     if runs is None:
@@ -236,7 +243,7 @@ class Pool(PoolRowsBase):
         depth = _check_depth(depth)
         names = collection.run_names
         if groups is not None:
-            missing = [names[r] for r in runs if names[r] not in groups]
+            missing = runs_without_group(collection, runs, groups)
             if missing:
                 raise DesignError(f"no group for run(s) {_names(missing)} in the group map")
             ids = {g: i for i, g in enumerate(dict.fromkeys(groups[names[r]] for r in runs))}
