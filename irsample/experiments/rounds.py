@@ -11,12 +11,14 @@ with the frame truth (the measure on the complete judgments of the pool), and so
 fixed ``2strata`` design drawn at once with the same total number of judgments.
 
 Columns (per first design, estimator and ``when``: ``round 1``, ``final``, ``fixed`` = the fixed
-design at the final total): ``judged_pct`` (mean share of the pool judged), ``rounds`` (mean),
-``flagged`` (share of run means flagged), ``coverage`` (all intervals), ``coverage_unflagged``
-(the unflagged ones; NaN where none), ``coverage_flagged``, ``bias``, ``halfwidth``;
-``stopped_clean`` = share of trials that stopped with nothing flagged; ``coverage_se`` and
-``coverage_unflagged_se``, the Monte Carlo standard errors of the two coverages with the trials
-as the independent units (:func:`~irsample.stats.intervals.trial_shares`).
+design at the final total): ``judged_pct`` (mean share of the pool judged), ``rounds`` (mean;
+1 for ``round 1`` and ``fixed``), ``flagged`` (share of run means flagged), ``coverage`` (all
+intervals), ``coverage_unflagged`` (the unflagged ones; NaN where none), ``coverage_flagged``,
+``bias``, ``halfwidth``; ``nothing_flagged`` = share of trials with no run mean of any
+estimator flagged at that point (``final``: the rounds stopped clean; ``fixed``: the fixed
+design's one draw); ``coverage_se`` and ``coverage_unflagged_se``, the Monte Carlo standard
+errors of the two coverages with the trials as the independent units
+(:func:`~irsample.stats.intervals.trial_shares`).
 """
 
 from __future__ import annotations
@@ -94,16 +96,16 @@ def run_rounds(files, *, trials=100, seed=2025, percent=10.0, designs=DESIGNS,
             fixed_design = stratified(two_strata(depth), budget=Budget(state.judged))
             ev = evaluate_collection(c, fixed_design.sample(frame, rng=rng), measures, ci=0.95)
             fixed = outcome(ev, *ev.interval(), truth)
-            clean = not history[-1]["flagged"].any()
             for when, res in (("round 1", history[0]), ("final", history[-1]),
                               ("fixed", fixed)):
                 judged = state.spent[0] if when == "round 1" else state.judged
+                clean = not res["flagged"].any()  # of every estimator, at this point
                 for j, e in enumerate(estimators):
                     flagged, hit = res["flagged"][:, j], res["covered"][:, j]
                     rows.append(dict(
                         trial=trial, design=name, estimator=e, when=when,
                         judged_pct=100.0 * judged / len(frame),
-                        rounds=1 if when == "round 1" else state.rounds,
+                        rounds=state.rounds if when == "final" else 1,  # fixed: one draw
                         runs=len(flagged), flagged=int(flagged.sum()),
                         covered=int(hit.sum()), covered_unflagged=int(hit[~flagged].sum()),
                         bias=float(res["error"][:, j].mean()),
@@ -136,7 +138,7 @@ def summarise(rows: pd.DataFrame) -> pd.DataFrame:
             coverage_se=shares["coverage_se"],
             coverage_unflagged_se=shares["coverage_unflagged_se"],
             coverage_flagged=shares["coverage_flagged"],
-            bias=g.bias.mean(), halfwidth=g.halfwidth.mean(), stopped_clean=g.clean.mean(),
+            bias=g.bias.mean(), halfwidth=g.halfwidth.mean(), nothing_flagged=g.clean.mean(),
             trials=len(g)))
     return pd.DataFrame(out)
 
