@@ -186,6 +186,27 @@ def test_complete_trec_qrels_are_a_census(files, capsys):
     assert rc == 0 and "assume" not in out and "--assume uniform not used" in err
 
 
+def test_intervals_from_a_census_say_so(files, capsys):
+    """Intervals of width 0 from complete qrels come with a note naming the file and how a
+    sample's judgments are given; estimates without intervals, and trec_eval's measures, stay
+    quiet; judgments with strata or -1 rows get no such note."""
+    complete = files / "complete.qrels"
+    rc, out, err = cli(capsys, "eval", complete, *RUNS, "-m", "ht(AP)", "--ci", "0.95")
+    assert rc == 0 and err.count("\n") == 1
+    assert err.startswith(f"irsample: note: {complete} marks no pooled document unjudged (-1)")
+    assert "ht(AP) reads it as complete judgments" in err and "--assume uniform" in err
+    rc, out, err = cli(capsys, "compare", complete, *RUNS, "-m", "ht(AP)", "-m", "ht(P@10)")
+    assert rc == 0 and "ht(AP), ht(P@10) read it as complete judgments" in err
+    rc, out, err = cli(capsys, "eval", complete, *RUNS, "-m", "map", "--ci", "0.95")
+    assert rc == 0 and err == ""
+    path, _ = _merge(capsys, files, "s2", "strata")
+    rc, out, err = cli(capsys, "eval", path, *RUNS, "-m", "ht(AP)", "--ci", "0.95")
+    assert "complete judgments" not in err
+    rc, out, err = cli(capsys, "eval", files / "sample.qrels", *RUNS, "-m", "ht(AP)", "--ci",
+                       "0.95", "--assume", "uniform")
+    assert "complete judgments" not in err
+
+
 def test_strata_and_prels_carry_their_probabilities(files, capsys):
     for fmt in ("strata", "prels"):
         path, err = _merge(capsys, files, "s2", fmt)

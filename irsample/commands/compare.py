@@ -72,8 +72,9 @@ def cmd_compare(args) -> str:
 
     def notices(judgments, topics):
         from ..api import measures_from
-        from .notices import warn_unsampled
+        from .notices import note_census, warn_unsampled
 
+        note_census(measures_from(names), judgments)
         warn_unsampled(measures_from(names), topics, judgments)
 
     report = compare_table(args.qrels, args.runs, names, ci=args.ci,

@@ -250,9 +250,11 @@ def _judgment_groups(args, options):
 def _judgments(args, ahead, measures, options):
     """The evaluation with one set of judgments (``-R qrels``)."""
     from .arguments import note_unused_assumption
-    from .notices import warn_ignored_level, warn_ignored_strata, warn_unsampled
+    from .notices import note_census, warn_ignored_level, warn_ignored_strata, warn_unsampled
 
     def notices(judgments, topics):
+        if args.ci is not None:  # intervals of width 0 printed
+            note_census(measures, judgments)
         warn_ignored_strata(measures, judgments)
         warn_ignored_level(measures, args.level)
         warn_unsampled(measures, topics, judgments)

@@ -279,3 +279,21 @@ def warn_unsampled(measures, topics, judgments, stream=None) -> list[str]:
             "at least one document of each such stratum")
     print(text, file=stream or sys.stderr)
     return [text]
+
+
+def note_census(measures, judgments, stream=None) -> list[str]:
+    """One line on standard error when design-based estimators (``needs_inclusion``) print
+    intervals (``eval --ci``, ``compare``) from judgments that are a census: every pooled document judged, none marked unjudged (-1), no
+    strata or prels. By the spec's three states that is complete judgments of the pool, so
+    their intervals have width 0; a sample's judgments written as plain qrels read the same and
+    cannot be told apart, so the note says how to give a sample. Returns the notes."""
+    reading = [m.name for m in measures if m.needs_inclusion]
+    if not reading or judgments.probabilities != "census":
+        return []
+    verb = "reads" if len(reading) == 1 else "read"
+    text = (f"irsample: note: {judgments.source} marks no pooled document unjudged (-1) and "
+            f"carries no strata or prels: {', '.join(reading)} {verb} it as complete "
+            "judgments of the pool (a census: intervals of width 0); judgments of a sample need "
+            "their strata (--qrels-format strata), prels, or -1 rows with --assume uniform")
+    print(text, file=stream or sys.stderr)
+    return [text]
