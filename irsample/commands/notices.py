@@ -283,10 +283,11 @@ def warn_unsampled(measures, topics, judgments, stream=None) -> list[str]:
 
 def note_census(measures, judgments, stream=None) -> list[str]:
     """One line on standard error when design-based estimators (``needs_inclusion``) print
-    intervals (``eval --ci``, ``compare``) from judgments that are a census: every pooled document judged, none marked unjudged (-1), no
-    strata or prels. By the spec's three states that is complete judgments of the pool, so
-    their intervals have width 0; a sample's judgments written as plain qrels read the same and
-    cannot be told apart, so the note says how to give a sample. Returns the notes."""
+    intervals (``eval --ci``, ``compare``) from judgments that are a census: every pooled
+    document judged, none marked unjudged (-1), no strata or prels. By the spec's three
+    states that is complete judgments of the pool, so their intervals have width 0; a
+    sample's judgments written as plain qrels read the same and cannot be told apart, so the
+    note says how to give a sample. Returns the notes."""
     reading = [m.name for m in measures if m.needs_inclusion]
     if not reading or judgments.probabilities != "census":
         return []
