@@ -186,9 +186,39 @@ def test_ppi_takes_the_moments_of_hts_own_variance(world):
         used = e.lam > 0
         want = np.maximum(hy.variance_from_sample - 2 * lam * cov.sum(axis=1)
                           + lam * lam * vf_h.sum(axis=1), 0.0)
-        if not jackknifed:  # on ht's anticipated scale, segment by segment
-            sample = hy.sample_variance
-            want = np.where(sample > 0, want * hy.variance / np.where(sample > 0, sample, 1),
-                            want)
+        if not jackknifed:  # on ht's anticipated scale, segment by segment: the reduction
+            sample = hy.sample_variance  # scaled, an excess over ht's sample variance added,
+            above = want > sample * (1 + 1e-9) + 1e-15  # the run's reduction where both are 0
+            blind = ~above & (sample == 0)
+            assert above[used].any() and (~above[used] & ~blind[used]).any()
+            seen = (used & (sample > 0)).reshape(collection.n_runs, -1)
+            run = (np.where(seen, want.reshape(seen.shape), 0).sum(axis=1)
+                   / np.where(seen, sample.reshape(seen.shape), 0).sum(axis=1))
+            ratio = np.where(blind, np.repeat(run, seen.shape[1]),
+                             want / np.where(sample > 0, sample, 1))
+            want = np.where(above, hy.variance + want - sample, hy.variance * ratio)
         np.testing.assert_allclose(e.variance[used], want[used], rtol=1e-9, atol=1e-15)
         assert not np.allclose(cov, other)  # the two sources differ on this sample
+
+
+def test_labels_that_move_nothing_keep_hts_anticipated_variance(world):
+    """Labels relevant only in the census stratum (ranks 1-5, pi = 1) make ht on the labels
+    their census value in every draw: at lambda 1 ppi(AP) is ht(AP), and its variance must be
+    ht's anticipated variance on every segment, those whose sample variance is 0 included (a
+    topic with nothing relevant sampled below the census: the sample sees no spread there, the
+    model does). Before, such segments took ppi's sample variance, 0: on CACM 2strata 20% with
+    the recipe's fusion labels, intervals 0.42 of ht's, covering 0.20 of the run means."""
+    from irsample.measures.ppi.estimate import ppi_estimate
+
+    from .synthetic import frame_labels
+
+    collection, frame, _ = world
+    labels = frame_labels(collection, frame, np.where(frame.best_rank <= 5, frame.rel, 0))
+    ctx = EvalContext(collection, DESIGNS[1].sample(frame, rng=4))
+    hy = ht_estimate(ctx, parse("AP")[0])
+    e = ppi_estimate(ctx, labels, "AP", tuning=1.0)
+    assert (e.lam == 1).all()
+    np.testing.assert_allclose(e.value, hy.value, rtol=0, atol=1e-12)
+    blind = (hy.sample_variance == 0) & (hy.variance > 0)
+    assert blind.sum() >= 3
+    np.testing.assert_allclose(e.variance, hy.variance, rtol=1e-9, atol=1e-15)

@@ -31,7 +31,10 @@ def test_model_assisted_recipe_writes_results_and_figure(tmp_path):
     assert set(table["strategy"]) == {"uniform", "2strata", "planned"}
     assert set(table["measure"]) == {"AP", "nDCG"}
     assert np.all((table["coverage"] >= 0) & (table["coverage"] <= 1))
-    assert np.all(table["halfwidth_ratio"] <= 1.0 + 1e-9)  # the guard: never wider than ht
+    # the guard: a run's variance never above ht's; the interval of a ratio in [0, 1] is on the
+    # logit scale, so where the variances are equal (2strata, fusion labels) its width still
+    # moves with the centre, by 1e-5 here
+    assert np.all(table["halfwidth_ratio"] <= 1.0 + 1e-4)
     errors = ["coverage_unflagged_se", "flagged_se", "ht_coverage_unflagged_se", "ht_flagged_se"]
     assert table[errors].isna().all().all()  # one trial: no Monte Carlo error to estimate
     written = write_report(report, tmp_path)

@@ -101,7 +101,8 @@ without residuals).
 
 AP's variance and power tuning: ``ppi/ap_ratio.py`` (one lambda per run by default). For
 every measure, a run whose estimated variance would exceed ht's keeps ht (lambda = 0): the run's
-interval is never wider than ht's.
+variance is never above ht's (its interval, on the logit scale for AP and nDCG, moves with its
+centre too: at equal variances it can be wider by rounding's order, 1e-5 of the width).
 
 Variance. Each form's variance is estimated from the sample and, like ht's own, rises and falls
 with the estimate (a sample that catches a top-ranked relevant document gets both a high
@@ -110,7 +111,14 @@ stratified samples), PPI's variance is moved to that scale: on the segments wher
 ht's anticipated variance times PPI's variance reduction, a ratio of two variances of the same
 sample (steadier than either); segments with lambda = 0 take ht's anticipated variance itself.
 AP's ratio form, whose variance follows ht(AP)'s segment by segment, takes the reduction per
-segment (v_ppi / v_ht,sample); the difference form (nDCG, P@k) one reduction per run, the
+segment (v_ppi / v_ht,sample) where PPI's sample variance is at most ht's; where it is above
+(the labels add variance to the segment) it adds the difference to ht's anticipated variance,
+A_ht + (v_ppi - v_ht,sample), as the ratio is unbounded as ht's sample variance nears 0
+(factors of 213-309 on a TREC-COVID uniform 20% sample, which sent whole runs back to ht); and
+where both sample variances are 0 (nothing relevant sampled where the model anticipates some)
+it takes the run's reduction, sum v_ppi / sum v_ht,sample over its other segments, where it had
+taken 0 and so dropped ht's anticipated variance (REPRODUCTION.md, "ppi(AP)'s variance where
+the sample sees no spread"); the difference form (nDCG, P@k) one reduction per run, the
 relevance model's (``ppi/anticipated.py``): the model is ht's with the labels added, and R =
 sum A_ppi / sum A_ht over the run's segments with lambda > 0, the anticipated variances of
 ppi's residual and of ht. Per segment, the sample's ratio to ht(nDCG)'s variance is inflated
@@ -151,6 +159,8 @@ from .label_judgments import (
 #: the sample's variance reduction below which the difference form's is taken as exact
 #: (``_steadier``): rounding in residuals that are 0
 EXACT = 1e-9
+#: (``_steadier``): a segment's variance below it is rounding (of a residual that is 0)
+ROUNDING_VARIANCE = 1e-15
 #: what ppi(nDCG)'s topics outside the difference form take (``ppi_estimate``)
 KEPT = ("ht", "control", "identified")
 #: ppi(nDCG)'s forms: ``"auto"`` (the default: the control variate where ht's interval is its
@@ -304,9 +314,14 @@ def _steadier(var, lam, hy, ctx, *, per_segment: bool,
               reduction=None) -> tuple[np.ndarray, np.ndarray]:
     """PPI's variance per segment on ht's anticipated scale (module docstring, "Variance"):
     ht's anticipated variance where PPI is ht (lambda 0); elsewhere ht's anticipated variance
-    times PPI's variance reduction: per segment, PPI's variance over ht's sample variance
-    (``per_segment``: AP's ratio form, whose variance has ht(AP)'s structure segment by
-    segment); otherwise the run's ratio of sums R = sum var_ppi / sum v_ht,sample over its
+    times PPI's variance reduction: per segment (``per_segment``: AP's ratio form, whose
+    variance has ht(AP)'s structure segment by segment), A_y v_ppi / v_y where PPI's variance
+    v_ppi is at most ht's sample variance v_y (beyond rounding), A_y + (v_ppi - v_y) where it is
+    above (the labels add variance there; the ratio, over a v_y near 0, is unbounded), and
+    where both are 0 (the sample shows no spread on the segment, the model may) A_y times the
+    run's ratio sum v_ppi / sum v_y over its segments with lambda > 0 and v_y > 0 (1 where there
+    are none): labels equal to the truth keep their variance of 0, labels that move nothing
+    keep ht's; otherwise the run's ratio of sums R = sum var_ppi / sum v_ht,sample over its
     segments with lambda > 0 and a positive sample variance (1 where none has a sample variance
     but PPI has one, 0 where PPI's variance is 0: exact), which the difference form replaces by
     its ``reduction`` per run, anticipated by the relevance model (``ppi/anticipated.py``),
@@ -317,11 +332,18 @@ def _steadier(var, lam, hy, ctx, *, per_segment: bool,
     no_gain = np.zeros(ctx.n_runs, dtype=bool)
     if not hy.anticipated:
         return var, no_gain
+    shape = (ctx.n_runs, ctx.n_topics)
     if per_segment:
         sample = hy.sample_variance
-        scaled = np.where(sample > 0, var * safe_divide(hy.variance, sample), var)
+        seen = (lam != 0) & (sample > 0)
+        own = np.where(seen, var, 0.0).reshape(shape).sum(axis=1)
+        base = np.where(seen, sample, 0.0).reshape(shape).sum(axis=1)
+        run_ratio = np.where(base > 0, own / np.where(base > 0, base, 1.0), 1.0)
+        ratio = np.where(sample > 0, var / np.where(sample > 0, sample, 1.0),
+                         np.repeat(run_ratio, ctx.n_topics))
+        above = var > sample * (1.0 + EXACT) + ROUNDING_VARIANCE
+        scaled = np.where(above, hy.variance + (var - sample), hy.variance * ratio)
         return np.where(lam == 0, hy.variance, scaled), no_gain
-    shape = (ctx.n_runs, ctx.n_topics)
     moved = (lam != 0).reshape(shape)
     own = np.where(moved, var.reshape(shape), 0.0).sum(axis=1)
     seen = moved & (hy.sample_variance > 0).reshape(shape)
