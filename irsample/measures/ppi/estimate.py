@@ -117,8 +117,8 @@ A_ht + (v_ppi - v_ht,sample), as the ratio is unbounded as ht's sample variance 
 (factors of 213-309 on a TREC-COVID uniform 20% sample, which sent whole runs back to ht); and
 where both sample variances are 0 (nothing relevant sampled where the model anticipates some)
 it takes the run's reduction, sum v_ppi / sum v_ht,sample over its other segments, where it had
-taken 0 and so dropped ht's anticipated variance (REPRODUCTION.md, "ppi(AP)'s variance where
-the sample sees no spread"); the difference form (nDCG, P@k) one reduction per run, the
+taken 0 and so dropped ht's anticipated variance (REPRODUCTION.md, "ppi(AP)'s variance segment
+by segment"); the difference form (nDCG, P@k) one reduction per run, the
 relevance model's (``ppi/anticipated.py``): the model is ht's with the labels added, and R =
 sum A_ppi / sum A_ht over the run's segments with lambda > 0, the anticipated variances of
 ppi's residual and of ht. Per segment, the sample's ratio to ht(nDCG)'s variance is inflated
