@@ -84,8 +84,17 @@ def cell_text(g: pd.DataFrame) -> str:
     if cov.empty:
         return f"- ({flagged})"
     star = "*" if ((cov < LOW) | (cov > HIGH)).any() else ""
-    text = f"{cov.min():.3f}" + ("" if len(cov) == 1 else f"-{cov.max():.3f}")
+    text = shown(cov.min()) + ("" if len(cov) == 1 else f"-{shown(cov.max())}")
     return f"{star}{text} ({flagged})"
+
+
+def shown(coverage: float) -> str:
+    """A coverage to 3 decimals, or 4 where 3 would round a value outside [LOW, HIGH] onto
+    its edge (0.9297 is starred, and printed 0.930 the star would look wrong)."""
+    text = f"{coverage:.3f}"
+    if (coverage < LOW or coverage > HIGH) and LOW <= float(text) <= HIGH:
+        return f"{coverage:.4f}"
+    return text
 
 
 def table(rows: pd.DataFrame) -> str:

@@ -66,3 +66,12 @@ def test_scoreboard_stars_cells_outside_the_range_and_tests_the_blanket(tmp_path
     assert "2strata 10% ppi(AP) fusion: 0.990 +- 0.004 (5% flagged)" in ppi_part
     assert "1 of 3 rows over" in ppi_part
     assert "the flagged intervals' coverage is not in these results" in ppi_part
+
+
+def test_a_starred_value_is_printed_beside_the_edge_not_on_it():
+    """0.9297 is outside [0.93, 0.98]: printed 0.930 with a star, the star would look wrong."""
+    rows = pd.DataFrame({"coverage": [0.9297, 0.95], "flagged": [0.0, 0.1]})
+    assert scoreboard.cell_text(rows) == "*0.9297-0.950 (0%-10%)"
+    assert scoreboard.cell_text(rows.assign(coverage=[0.9804, 0.9303])) == "*0.930-0.9804 (0%-10%)"
+    assert scoreboard.cell_text(rows.assign(coverage=[0.98, 0.93])) == "0.930-0.980 (0%-10%)"
+    assert scoreboard.shown(0.9251) == "0.925"
