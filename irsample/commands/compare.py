@@ -74,8 +74,9 @@ def cmd_compare(args) -> str:
         from ..api import measures_from
         from .notices import note_census, warn_unsampled
 
-        note_census(measures_from(names), judgments)
-        warn_unsampled(measures_from(names), topics, judgments)
+        measures = measures_from(names)
+        note_census(measures, judgments)
+        warn_unsampled(measures, topics, judgments)
 
     report = compare_table(args.qrels, args.runs, names, ci=args.ci,
                            correction=args.correction, variance=args.variance,

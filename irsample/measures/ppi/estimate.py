@@ -333,29 +333,32 @@ def _steadier(var, lam, hy, ctx, *, per_segment: bool,
     if not hy.anticipated:
         return var, no_gain
     shape = (ctx.n_runs, ctx.n_topics)
+    sample = hy.sample_variance
+    run_ratio, seen = _run_ratio(var, lam, sample, ctx)
     if per_segment:
-        sample = hy.sample_variance
-        seen = (lam != 0) & (sample > 0)
-        own = np.where(seen, var, 0.0).reshape(shape).sum(axis=1)
-        base = np.where(seen, sample, 0.0).reshape(shape).sum(axis=1)
-        run_ratio = np.where(base > 0, own / np.where(base > 0, base, 1.0), 1.0)
-        ratio = np.where(sample > 0, var / np.where(sample > 0, sample, 1.0),
-                         np.repeat(run_ratio, ctx.n_topics))
+        ratio = np.where(sample > 0, safe_divide(var, sample),
+                         np.repeat(np.where(seen, run_ratio, 1.0), ctx.n_topics))
         above = var > sample * (1.0 + EXACT) + ROUNDING_VARIANCE
         scaled = np.where(above, hy.variance + (var - sample), hy.variance * ratio)
         return np.where(lam == 0, hy.variance, scaled), no_gain
-    moved = (lam != 0).reshape(shape)
-    own = np.where(moved, var.reshape(shape), 0.0).sum(axis=1)
-    seen = moved & (hy.sample_variance > 0).reshape(shape)
-    reduced = np.where(seen, var.reshape(shape), 0.0).sum(axis=1)
-    sample = np.where(seen, hy.sample_variance.reshape(shape), 0.0).sum(axis=1)
-    ratio = np.where(sample > 0, safe_divide(reduced, sample), np.where(own > 0, 1.0, 0.0))
+    own = np.where(lam != 0, var, 0.0).reshape(shape).sum(axis=1)
+    ratio = np.where(seen, run_ratio, np.where(own > 0, 1.0, 0.0))
     if reduction is not None:  # the model's, but exact where the sample's is (rounding aside)
         modelled = (ratio > EXACT) & np.isfinite(reduction)
         no_gain = modelled & (reduction >= 1.0)
         ratio = np.where(modelled, np.minimum(reduction, 1.0), ratio)
     return (np.where(lam == 0, hy.variance, hy.variance * np.repeat(ratio, ctx.n_topics)),
             no_gain)
+
+
+def _run_ratio(var, lam, sample, ctx) -> tuple[np.ndarray, np.ndarray]:
+    """Per run: R = sum var / sum ``sample`` (ht's sample variance) over its segments with
+    lambda != 0 and a positive sample variance, and whether it has any such segment (R = 0
+    where it has none)."""
+    shape = (ctx.n_runs, ctx.n_topics)
+    kept = ((lam != 0) & (sample > 0)).reshape(shape)
+    base = np.where(kept, sample.reshape(shape), 0.0).sum(axis=1)
+    return safe_divide(np.where(kept, var.reshape(shape), 0.0).sum(axis=1), base), base > 0
 
 
 def _wider(var, ht_var, ctx) -> np.ndarray:
