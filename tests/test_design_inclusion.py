@@ -3,6 +3,7 @@ importance sampler (paper 003): frequencies against pi, exact sample sizes, an u
 
 from __future__ import annotations
 
+from pathlib import Path
 from statistics import NormalDist
 
 import numpy as np
@@ -11,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import irsample
 from irsample.design import Budget, Pool, SamplingFrame, ap_prior, importance, parse_design
 from irsample.design.sampling.importance import inclusion_probabilities
 from irsample.io import load_runs
@@ -142,6 +144,27 @@ def test_ap_prior_by_hand():
         zip(*[Pool.from_runs(col, depth=1).docnos(), ap_prior(Pool.from_runs(col, depth=1))])
     )
     assert cut == {"a": 0.5, "b": 0.5}  # Z = 1: w(1) = (1 + 1) / 2
+
+
+def test_ap_prior_does_not_depend_on_the_order_of_the_run_files():
+    """The weights sum over the runs; in file order the sums differed in the last bit for 3,053
+    of CACM's 15,289 pool documents (reversed file order, depth 100), and so did pi."""
+    files = sorted(str(p) for p in (Path(irsample.__file__).parent / "data" / "cacm" / "runs")
+                   .iterdir())
+
+    def by_document(order):
+        col = Collection.build(load_runs(order))
+        pool = Pool.from_runs(col, depth=100)
+        keys = zip(np.asarray(col.topics)[pool.topic], pool.docnos())
+        w = ap_prior(pool)
+        pi = np.zeros_like(w)
+        for t in np.unique(pool.topic):
+            rows = np.flatnonzero(pool.topic == t)
+            pi[rows] = inclusion_probabilities(w[rows], max(1, round(0.1 * len(rows))))
+        return dict(zip(keys, zip(w, pi)))
+
+    forward, backward = by_document(files), by_document(files[::-1])
+    assert len(files) > 5 and forward == backward  # bit for bit
 
 
 @settings(max_examples=100, deadline=None)

@@ -10,7 +10,8 @@ weight where average precision does. The **AP prior** of a ranking of length Z g
 ranking: sum_r (H_Z - H_{r-1}) = sum_i i * (1/i) = Z. A document's weight is the average of its
 prior over the pool's runs (rank 0 weight where a run did not retrieve it), each ranking cut at
 the pool depth (Z = min(depth, length)); averaged over the runs that rank anything for the
-topic, each topic's weights sum to 1.
+topic, each topic's weights sum to 1. The runs are summed in the order of their names, so that
+the weights, and the probabilities, do not depend on the order the run files were given in.
 
 Sampling without replacement with inclusion probabilities pi_i = min(1, c w_i) (the take-all
 documents with c w_i >= 1 are judged with certainty; c solves sum pi_i = n by the usual
@@ -69,8 +70,11 @@ def ap_prior(units) -> np.ndarray:
     documents the runs did not retrieve within the depth)."""
     col = units.collection
     depth = np.iinfo(np.int64).max if math.isinf(units.depth) else int(units.depth)
+    # the runs in name order: a document's weight is a sum over them, and floating-point sums
+    # depend on the order of their terms (in the last bit), which must not be the files' order
+    runs = sorted(units.runs, key=lambda r: col.run_names[r])
     weight, contributors = _ap_prior(
-        col.rank_offsets, col.rank_tdi, col.n_topics, np.array(units.runs, dtype=np.int64),
+        col.rank_offsets, col.rank_tdi, col.n_topics, np.array(runs, dtype=np.int64),
         depth, col.n_tdi,
     )
     row = np.where(units.tdi >= 0, weight[np.maximum(units.tdi, 0)], 0.0)
