@@ -18,8 +18,9 @@ import numpy as np
 from .measures.base import DEFAULT_VARIANCE, VARIANCE_METHODS, Measure
 from .measures.context import EvalContext
 from .measures.judged_only import refuse_judged_only
-from .measures.reliability import assess
+from .measures.reliability import assess, found_per_topic
 from .measures.statuses import Statuses
+from .measures.topic_status import topic_flags
 from .model import Collection, Judgments
 from .stats.intervals import (
     Interval,
@@ -44,7 +45,11 @@ class Evaluation:
     With a confidence level ``ci`` (see :func:`evaluate_collection`), ``variance[run, topic,
     measure]`` holds each estimator's estimated sampling variance and ``summary_variance[run,
     measure]`` that of the mean over topics, sum of var_q / Q^2 (topics sampled independently);
-    NaN for measures without a variance estimator. :meth:`interval` gives normal-theory limits,
+    NaN for measures without a variance estimator. ``topic_variance[run, topic, measure]`` is
+    the variance of each topic's own estimate, which the per-topic intervals take
+    (``Measure.topic_variance``): ``variance`` but where ht(M) and ppi(M) spread the imputed
+    topics' part of the mean's variance over the identified topics, and NaN on an imputed topic
+    (no interval of its own). :meth:`interval` gives normal-theory limits,
     for a run mean whose variance is the sample's jackknife (ht(AP) and ppi(AP) on the planner's
     designs) the t's on ``summary_df[run, measure]``, Satterthwaite's degrees of freedom of that
     variance (inf elsewhere: the variance is taken as known).
@@ -52,7 +57,9 @@ class Evaluation:
     :func:`evaluate_collection`). ``statuses`` (:class:`~irsample.measures.statuses.Statuses`)
     tells per run and measure whether the interval of the mean can be trusted: ``ok``, or
     ``unreliable`` with the reason and the topic ids that cause it (``""`` for measures without
-    an interval; the rule: :mod:`irsample.measures.reliability`).
+    an interval; the rule: :mod:`irsample.measures.reliability`), and per topic whether the
+    topic's interval can (:meth:`~irsample.measures.statuses.Statuses.topic`, the rule:
+    :mod:`irsample.measures.topic_status`).
 
     ``measures`` (in output order) index the last axis, ``collection`` the runs and topics.
     ``assumed``: the design assumed for judgments without inclusion probabilities that a
@@ -86,6 +93,7 @@ class Evaluation:
     assumed: str | None = None
     statuses: Statuses | None = None
     summary_df: np.ndarray | None = None
+    topic_variance: np.ndarray | None = None
 
     def interval(self, *, summary: bool = True) -> Interval:
         r"""Normal-theory intervals value -/+ z(ci) sqrt(variance).
@@ -136,7 +144,8 @@ class Evaluation:
         if summary:
             value, var, df = self.summary, self.summary_variance, self.summary_df
         else:
-            value, var = self.values, self.variance
+            value = self.values
+            var = self.variance if self.topic_variance is None else self.topic_variance
         method = f"normal, {self.variance_method} variance"
         if df is not None and np.isfinite(df).any():
             method += "; t on Satterthwaite's degrees of freedom where the variance is a jackknife"
@@ -180,9 +189,10 @@ class Evaluation:
         -------
         pandas.DataFrame
             Columns ``run``, ``topic``, ``measure`` (the trec_eval name), ``value``, and with a
-            confidence level ``variance``, ``low``, ``high``, and ``status``, ``reason``,
-            ``causes`` (see ``statuses``; None but on the summaries of measures with an
-            interval). String measures are left out (see ``strings``).
+            confidence level ``variance``, ``low``, ``high`` (per topic: the topic's own,
+            ``topic_variance``), and ``status``, ``reason``, ``causes`` (see ``statuses``;
+            None for measures without an interval; a topic's causes are empty). String
+            measures are left out (see ``strings``).
 
         Examples
         --------
@@ -238,16 +248,20 @@ class Evaluation:
         return frame
 
     def _with_intervals(self, frame, numeric, summary, per_topic):
-        """``variance``, ``low``, ``high`` columns in the row order of :meth:`frame`."""
-        parts = []
+        """``variance``, ``low``, ``high`` columns in the row order of :meth:`frame` (per topic:
+        the topic's own variance and interval), and the statuses'."""
+        parts, cells = [], None
         if per_topic:
             sel = [i for i in numeric if self.measures[i].per_topic]
             r, t = np.nonzero(self.evaluated)
             if sel and len(r):
                 low, high = self.interval(summary=False)
+                var = self.variance if self.topic_variance is None else self.topic_variance
                 parts.append(np.stack(
-                    [self.variance[r, t][:, sel].ravel(), low[r, t][:, sel].ravel(),
+                    [var[r, t][:, sel].ravel(), low[r, t][:, sel].ravel(),
                      high[r, t][:, sel].ravel()], axis=1))
+                cells = (np.repeat(r, len(sel)), np.repeat(t, len(sel)),
+                         np.tile(np.asarray(sel), len(r)))
         if summary and numeric:
             low, high = self.interval(summary=True)
             parts.append(np.stack(
@@ -257,7 +271,7 @@ class Evaluation:
         frame = frame.assign(variance=extra[:, 0], low=extra[:, 1], high=extra[:, 2])
         if self.statuses is None:
             return frame
-        return frame.assign(**self.statuses.columns(numeric, len(frame), summary))
+        return frame.assign(**self.statuses.columns(numeric, len(frame), summary, cells))
 
     def table(self) -> pd.DataFrame:
         r"""Summary values as a wide table: one row per run, one column per measure.
@@ -378,12 +392,14 @@ def evaluate_collection(
     values = np.full((n_runs, n_topics, len(measures)), np.nan)
     summary = np.zeros((n_runs, len(measures)))
     strings: dict = {}
-    variances = summary_variance = summary_df = statuses = None
+    variances = topic_variances = summary_variance = summary_df = statuses = None
     if ci is not None:
         variances = np.full_like(values, np.nan)
+        topic_variances = np.full_like(values, np.nan)
         summary_variance = np.full_like(summary, np.nan)
         summary_df = np.full_like(summary, np.inf)
-        statuses = Statuses.empty(n_runs, len(measures))
+        statuses = Statuses.empty(n_runs, len(measures), n_topics)
+        statuses.found[:] = found_per_topic(ctx)
     for j, m in enumerate(measures):
         if m.value_type == "str":
             strings.update(_string_values(m, ctx, evaluated))
@@ -398,11 +414,15 @@ def evaluate_collection(
             summary_variance[:, j] = summarise(var, evaluated, how)
             # where the variance is itself estimated from few deletions: its degrees of freedom
             summary_df[:, j] = mean_degrees_of_freedom(var, m.variance_spread(ctx), evaluated)
-            statuses.set(j, assess(ctx, m, evaluated, var, v), collection.topics)
+            own = np.asarray(m.topic_variance(ctx, variance), np.float64).reshape(var.shape)
+            topic_variances[:, :, j] = np.where(evaluated, own, np.nan)
+            statuses.set(j, assess(ctx, m, evaluated, var, v), collection.topics,
+                         topic_flags(ctx, m, evaluated, v, own))
     return Evaluation(
         collection, tuple(measures), values, evaluated, summary, strings,
         ci, variances, summary_variance, variance if ci is not None else None,
         judgments.assumed if needing else None, statuses, summary_df,
+        topic_variances if ci is not None else None,
     )
 
 

@@ -29,11 +29,14 @@ interval limits: ``<name>_low`` / ``<name>_high`` lines after its line (trec), `
 Each interval of a run's mean also carries its status (:mod:`irsample.measures.reliability`):
 a ``<name>_status`` line (``ok`` or ``unreliable``) after the limits (trec: three fields a line,
 as trec_eval's; ``irsample eval`` prints the reasons on standard error); ``status`` and
-``reason`` columns (tsv; empty on per-topic rows and for measures without an interval);
-``"status"``, ``"reason"`` and ``"causes"`` (the topic ids) in the summary's object (json); in
-the tables a ``!`` (table) or a dagger (latex) after an unreliable interval and, below the
-table, one line per unreliable run and measure, ``! run measure: reason``. Per-topic intervals
-carry no status.
+``reason`` columns (tsv; empty for measures without an interval); ``"status"``, ``"reason"``
+and ``"causes"`` (the topic ids) in the summary's object (json); in the tables a ``!`` (table)
+or a dagger (latex) after an unreliable interval and, below the table, one line per unreliable
+run and measure, ``! run measure: reason``. So does each per-topic interval (``per_topic``:
+:mod:`irsample.measures.topic_status`): a ``<name>_status`` line (trec; its reasons are in the
+tsv and json outputs), the ``status`` and ``reason`` columns (tsv), ``"status"``, ``"reason"``
+and empty ``"causes"`` (json). An imputed topic's limits are NaN (``nan`` in trec and tsv,
+``null`` in json).
 """
 
 from __future__ import annotations
@@ -72,14 +75,16 @@ class _Limits:
             self.topic_index = {t: i for i, t in enumerate(ev.topics)}
 
     def status(self, r, topic, m):
-        """(status, reason, causes) of a summary row's interval, or None (no interval, a
-        per-topic row, or an evaluation without statuses)."""
+        """(status, reason, causes) of a row's interval, or None (no interval, or an evaluation
+        without statuses); a topic's causes are empty."""
         found = getattr(self.ev, "statuses", None)
-        if topic != "all" or found is None or self.get(r, topic, m) is None:
+        if found is None or self.get(r, topic, m) is None:
             return None
         j = self.index[m]
         if not found.status[r, j]:
             return None
+        if topic != "all":
+            return (*found.topic(r, self.topic_index[topic], j), ())
         return found.status[r, j], found.reason[r, j], found.causes[r, j]
 
     def get(self, r, topic, m):

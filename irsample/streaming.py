@@ -189,6 +189,11 @@ def merge_evaluations(parts):
     values = np.full((n_runs, len(topics), n_measures), np.nan)
     evaluated = np.zeros((n_runs, len(topics)), dtype=bool)
     variance = None if first.variance is None else np.full_like(values, np.nan)
+    own = None if first.topic_variance is None else np.full_like(values, np.nan)
+    flags = found = None
+    if first.statuses is not None:
+        flags = np.zeros(values.shape, dtype=np.uint8)
+        found = np.zeros(len(topics), dtype=np.int64)
     strings: dict = {}
     names: list[str] = []
     sources: list[str] = []
@@ -200,6 +205,11 @@ def merge_evaluations(parts):
         evaluated[rows, cols] = ev.evaluated
         if variance is not None:
             variance[rows, cols] = ev.variance
+        if own is not None:
+            own[rows, cols] = ev.topic_variance
+        if flags is not None:
+            flags[rows, cols] = ev.statuses.topic_flags
+            found[cols] = ev.statuses.found
         for (r, t, m), text in ev.strings.items():
             strings[(at + r, None if t is None else int(cols[t]), m)] = text
         names += tags
@@ -217,10 +227,10 @@ def merge_evaluations(parts):
     if first.statuses is not None:
         from .measures.statuses import Statuses
 
-        statuses = Statuses.concat([ev.statuses for ev, _ in parts])
+        statuses = Statuses.concat([ev.statuses for ev, _ in parts], flags, found)
     return Evaluation(
         runs, first.measures, values, evaluated,
         np.concatenate([ev.summary for ev, _ in parts]), strings,
         first.ci, variance, summary_variance, first.variance_method, first.assumed, statuses,
-        summary_df,
+        summary_df, own,
     )

@@ -87,9 +87,9 @@ def test_evaluation_takes_the_t_on_satterthwaites_nu(world):
         on_logit = special.expit(special.logit(theta) + sign * half / (theta * (1 - theta)))
         np.testing.assert_allclose(limit, np.where(inside, on_logit, theta + sign * half))
     assert "Satterthwaite" in interval.method and "logit" in interval.method
-    topics = ev.interval(summary=False)
+    topics = ev.interval(summary=False)  # per topic: z on the topic's own variance
     np.testing.assert_allclose((topics.high - ev.values)[ev.evaluated],
-                               (stats.norm.ppf(0.975) * np.sqrt(ev.variance))[ev.evaluated])
+                               (stats.norm.ppf(0.975) * np.sqrt(ev.topic_variance))[ev.evaluated])
 
 
 def test_run_mean_interval_is_the_printed_one(world):

@@ -228,6 +228,15 @@ class Measure:
         of :data:`VARIANCE_METHODS` (families with one formula ignore it)."""
         raise MeasureError(f"{self.name} has no variance estimator")
 
+    def topic_variance(self, ctx: EvalContext, method: str = DEFAULT_VARIANCE) -> np.ndarray:
+        """Per segment: the variance of the topic's own estimate, which its per-topic interval
+        takes; :meth:`variance` (the default) where that is what it gives. It differs where
+        :meth:`variance` spreads the variance of the run's mean over the topics: ht(M) and
+        ppi(M) give an identified topic its share of the imputed topics' error as well, and a
+        topic whose value is imputed (the run's mean over its identified topics) no variance
+        of its own (NaN: no per-topic interval, ``ht/imputation.py``)."""
+        return self.variance(ctx, method)
+
     def variance_spread(self, ctx: EvalContext) -> np.ndarray | None:
         """Per segment: the estimated variance of :meth:`variance`'s estimate, where that is
         estimated from few deletions of the sample (ht(AP)'s and ppi(AP)'s jackknife on the

@@ -289,9 +289,9 @@ def support_per_segment(ctx, cutoff: int | None) -> np.ndarray:
     return ctx.shared(("reliability_support", ctx.rel_level, cutoff), build)
 
 
-def open_share(ctx, cutoff: int | None, evaluated: np.ndarray) -> np.ndarray:
-    """Per run: the share of the positions it ranks within ``cutoff`` (over its evaluated
-    topics) whose document is pooled but not judged: what the estimate must infer."""
+def open_positions(ctx, cutoff: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """Per segment: the positions the run ranks within ``cutoff`` (all its ranking when None)
+    and those of them whose document is pooled but not judged (cached per context)."""
     def build():
         _, rank, grade, _ = pooled_positions(ctx)
         open_ = grade == UNJUDGED
@@ -301,7 +301,13 @@ def open_share(ctx, cutoff: int | None, evaluated: np.ndarray) -> np.ndarray:
         unknown = np.bincount(pooled_segments(ctx)[open_], minlength=ctx.n_seg)
         return total.astype(np.float64), unknown.astype(np.float64)
 
-    total, unknown = ctx.shared(("reliability_open", cutoff), build)
+    return ctx.shared(("reliability_open", cutoff), build)
+
+
+def open_share(ctx, cutoff: int | None, evaluated: np.ndarray) -> np.ndarray:
+    """Per run: the share of the positions it ranks within ``cutoff`` (over its evaluated
+    topics) whose document is pooled but not judged: what the estimate must infer."""
+    total, unknown = open_positions(ctx, cutoff)
     shape = (ctx.n_runs, ctx.n_topics)
     total = np.where(evaluated, total.reshape(shape), 0.0).sum(axis=1)
     unknown = np.where(evaluated, unknown.reshape(shape), 0.0).sum(axis=1)

@@ -84,6 +84,9 @@ document (Y^ = 0) is unidentified: its value is the mean of the run's identified
 (missing at random over topics); the variances make the mean over topics honest (``impute``):
 each identified topic also stands for m/k unidentified ones, and each unidentified one adds
 the topic-to-topic variance of the truths. A topic judged completely (no sampling) keeps 0.
+Those variances are each topic's part of the mean's; a topic's own interval (``eval -q``)
+takes ``Estimate.topic_variance``: an identified topic's variance before the growth, and none
+(NaN) for an unidentified one, whose value is the run's mean, not an estimate of the topic.
 
 nDCG imputes from the topics whose sample holds exactly one relevant document (donors), not
 from every identified topic: unidentified topics are those with few relevant documents, not a
@@ -211,6 +214,11 @@ class Estimate:
     #: freedom"), scaled as the imputation scales it and 0 on imputed topics; None where the
     #: variance is taken as known (a normal interval)
     variance_spread: np.ndarray | None = None
+    #: per segment, the variance of the topic's own estimate (``Measure.topic_variance``):
+    #: ``variance`` without the imputation's growth on identified topics, NaN on imputed ones
+    #: (their value is the run's mean), 0 on topics judged whole; None where it is
+    #: ``variance`` (totals)
+    topic_variance: np.ndarray | None = None
 
     @property
     def anticipated(self) -> bool:
@@ -378,7 +386,7 @@ def _ratio(ctx, d: HTDesign, num, influence, den: TopicTotal, tdi_den, *,
     return Estimate(est.value, est.variance, theta, num, y, var_x, cov, var_y, influence,
                     est.centre, y > 0, donors=est.donors, sampled=at,
                     sample_variance=est.sample_variance, model_bias=est.model_bias,
-                    corrected=est.corrected)
+                    corrected=est.corrected, topic_variance=est.topic_variance)
 
 
 def _sparse_aware(ctx, d: HTDesign, theta, num, y, var_x, cov, var_y, correct,
@@ -412,11 +420,14 @@ def _sparse_aware(ctx, d: HTDesign, theta, num, y, var_x, cov, var_y, correct,
         expected = moments.variance(centre)
         rho = floor_factor(expected.reshape(shape), linearised_variance(
             var_x, cov, var_y, centre, y).reshape(shape), known)
-        var = impute(plain, rho * expected.reshape(shape), known, missing, weights)[1]
+        own = rho * expected
+        var = impute(plain, own.reshape(shape), known, missing, weights)[1]
         model_bias = ModelBias(moments, centre, expected, rho)
+    topic_variance = np.where(known, own.reshape(shape), np.where(missing, np.nan, 0.0))
     return Estimate(value.ravel(), var.ravel(), theta, num, y, var_x, cov, var_y, None, ref,
                     donors=donors, sample_variance=None if sample is None else sample.ravel(),
-                    model_bias=model_bias, corrected=corrected)
+                    model_bias=model_bias, corrected=corrected,
+                    topic_variance=topic_variance.ravel())
 
 
 def _anticipated(ctx, d: HTDesign, m):

@@ -70,6 +70,11 @@ class HT(Measure):
     def variance(self, ctx, method=None):  # one estimator: ``method`` is ignored
         return estimate(ctx, self.inner).variance
 
+    def topic_variance(self, ctx, method=None):
+        """The topic's own variance (``Estimate.topic_variance``): NaN where ht imputes it."""
+        e = estimate(ctx, self.inner)
+        return e.variance if e.topic_variance is None else e.topic_variance
+
     def variance_spread(self, ctx):
         return estimate(ctx, self.inner).variance_spread
 

@@ -191,6 +191,14 @@ class PPI(Measure):
     def variance(self, ctx, method=None):  # one estimator: ``method`` is ignored
         return self._estimate(ctx).variance
 
+    def topic_variance(self, ctx, method=None):
+        """ht(M)'s topic variance where ppi keeps ht's estimate, none (NaN) on a topic ht
+        imputes (its value rests on the run's mean), and elsewhere :meth:`variance`, which on
+        identified topics keeps their share of the imputed topics' error (wider than the
+        topic's own where the run has imputed topics)."""
+        e, own = self._estimate(ctx), self._ht.topic_variance(ctx)
+        return np.where(e.as_ht, own, np.where(np.isnan(own), np.nan, e.variance))
+
     def variance_spread(self, ctx):
         return self._estimate(ctx).variance_spread
 
