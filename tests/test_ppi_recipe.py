@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import irsample
@@ -39,6 +40,18 @@ def test_model_assisted_recipe_writes_results_and_figure(tmp_path):
     assert table[errors].isna().all().all()  # one trial: no Monte Carlo error to estimate
     written = write_report(report, tmp_path)
     assert (tmp_path / "halfwidth.png").exists() and (tmp_path / "report.md") in written
+    # the per-run records the table is computed from: one row per cell x source x measure x run
+    records = pd.read_parquet(tmp_path / "records.parquet")
+    assert len(records) == len(table) * 11 and set(records.run) == {
+        p.name.split(".run")[0] for p in (VASWANI / "runs").iterdir()}
+    keys = ["strategy", "percent", "labels", "measure"]
+    again = records.groupby(keys, sort=False).agg(
+        coverage=("covered", "mean"), flagged=("flagged", "mean"),
+        ht_coverage=("ht_covered", "mean"), ht_flagged=("ht_flagged", "mean")).reset_index()
+    merged = table.merge(again, on=keys, suffixes=("", "_again"))
+    for name in ("coverage", "flagged", "ht_coverage", "ht_flagged"):
+        np.testing.assert_allclose(merged[name], merged[f"{name}_again"], rtol=1e-12)
+    assert (records.low <= records.high).all() and records.truth.between(0, 1).all()
     report_text = (tmp_path / "report.md").read_text()
     assert "## The reliability rule" in report_text and "ht_coverage_flagged" in report_text
 
@@ -59,8 +72,6 @@ def test_summary_splits_coverage_by_the_rule():
     """``flagged``, ``coverage_unflagged`` and ``coverage_flagged`` (and ht's) pool the trials'
     counts: covered among the unflagged / flagged means over all trials; trials recorded before
     the flagged means' coverage was counted summarise without it."""
-    import pandas as pd
-
     stats = ["coverage", "halfwidth", "ht_halfwidth", "bias", "sq_error", "ht_coverage",
              "ht_sq_error", "auto_bias", "auto_favoured_bias", "ppi_favoured_bias", "tau_ppi",
              "tau_ht", "tau_auto", "lam", "kappa", "judged"]

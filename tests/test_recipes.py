@@ -16,6 +16,7 @@ from irsample.experiments.coverage import interval_checks, monte_carlo_errors
 from irsample.experiments.recipes import RECIPES, Context, run_recipe
 from irsample.experiments.registry import pool_size
 from irsample.experiments.report import markdown_table, write_report
+from irsample.stats.intervals import covers
 
 from .experiment_data import write_collection
 
@@ -336,6 +337,34 @@ def test_ci_coverage_on_a_shallow_pool(files):
     assert abs(table["judged_pct"].iloc[0] - 30) < 1  # of the shallow pool
     with pytest.raises(ValueError, match="pool depth must be 2 or more"):
         designs(1000, [10.0], depth=1)
+
+
+@pytest.mark.parametrize("name", ["ci-coverage", "rounds"])
+def test_per_run_records_recompute_the_table(name, files, tmp_path):
+    """records.parquet holds every (trial, cell, estimator, run) the table summarises: its
+    coverage, the flagged share and the unflagged coverage are the records' means."""
+    write_report(run_recipe(name, Context(files, trials=2, seed=7), SMALL[name]), tmp_path)
+    results = pd.read_parquet(tmp_path / "results.parquet")
+    records = pd.read_parquet(tmp_path / "records.parquet")
+    if name == "ci-coverage":
+        from irsample.experiments.coverage import _percent
+
+        records = records.assign(
+            covered=covers(records.estimate, records.low, records.high, records.truth),
+            percent=[_percent(a, b) for a, b in zip(records.strategy, records.setting)],
+            estimator=records.measure)
+        keys = ["strategy", "percent", "estimator"]
+    else:
+        keys = ["design", "estimator", "when"]
+    again = records.groupby(keys, sort=False).agg(
+        coverage=("covered", "mean"), flagged=("flagged", "mean")).reset_index()
+    unflagged = records[~records.flagged].groupby(keys, sort=False).covered.mean()
+    merged = results.merge(again, on=keys, suffixes=("", "_again"))
+    assert len(merged) == len(results) > 0
+    np.testing.assert_allclose(merged.coverage, merged.coverage_again, rtol=1e-12)
+    np.testing.assert_allclose(merged.flagged, merged.flagged_again, rtol=1e-12)
+    shown = merged.set_index(keys).coverage_unflagged.dropna()
+    np.testing.assert_allclose(shown, unflagged.loc[shown.index], rtol=1e-12)
 
 
 def test_rounds_on_a_shallow_pool(files):

@@ -310,7 +310,8 @@ def ci_coverage(context: Context, p: dict) -> Report:
                               "the KS test for infAP (TREC-8, uniform samples).",
                               figure="estimate_vs_truth.png", draw=draw),
                       pool_bias.section(result.runs),
-                  ], table.assign(recipe="ci-coverage"), result.execution)
+                  ], table.assign(recipe="ci-coverage"), result.execution,
+                  result.runs)
 
 
 __all__ = ["ESTIMATORS", "STRATEGIES", "available", "ci_coverage", "coverage_table", "designs",

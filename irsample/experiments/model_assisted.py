@@ -110,10 +110,12 @@ def _designs(strategies, percents, pool, prior=None, mix=0.2):
 def run_model_assisted(files, *, trials=100, seed=2024, percents=(5, 10, 20),
                        strategies=("uniform", "2strata"), kappas=(0.3, 0.5, 0.7),
                        adv_runs=3, adv_depth=20, depth=100.0, folds=5, tuning="default",
-                       mix=0.2, first=0, kept="ht", form="auto", progress=False):
+                       mix=0.2, first=0, kept="ht", form="auto", progress=False,
+                       records=None):
     """Per-trial summaries (one row per trial x cell x label source x measure) and setup facts;
     trials ``first`` .. ``first + trials - 1`` (each seeded by its number, so a long run can be
-    split into chunks that together equal the whole)."""
+    split into chunks that together equal the whole). With a list ``records``, the per-run
+    records (:func:`records_table`'s parts) are appended to it."""
     setup = Setup(files, seed=seed, percents=percents, strategies=strategies, kappas=kappas,
                   adv_runs=adv_runs, adv_depth=adv_depth, depth=depth, mix=mix)
     frame = setup.frame
@@ -132,11 +134,14 @@ def run_model_assisted(files, *, trials=100, seed=2024, percents=(5, 10, 20),
                     e = ppi_estimate(ctx, lab, kind, tuning=_tuning(tuning), kept=kept,
                                      form=form)
                     use_estimate(ctx, lab, kind, e)  # what ppi(kind)'s rule reads
+                    runs = [] if records is not None else None
                     res = _summarise(e, setup.evaluated, setup.q, setup.truth_mean[:, j],
-                                     setup.collection.n_runs, setup.picks, ctx, kind)
-                    out.append(dict(trial=trial, strategy=strategy, percent=percent,
-                                    labels=name, measure=kind, judged=int(judged.sum()),
-                                    kappa=kap, **res))
+                                     setup.collection.n_runs, setup.picks, ctx, kind, runs)
+                    head = dict(trial=trial, strategy=strategy, percent=percent, labels=name,
+                                measure=kind)
+                    out.append(dict(**head, judged=int(judged.sum()), kappa=kap, **res))
+                    if runs:
+                        records.append(head | {"run": setup.collection.run_names} | runs[0])
         if progress:
             print(f"trial {trial + 1}/{first + trials} ({time.time() - started:.0f}s)", flush=True)
     c = setup.collection
@@ -217,7 +222,10 @@ def _means(values, evaluated, q, n_runs):
     return v.sum(axis=1) / np.maximum(q, 1)
 
 
-def _summarise(e, evaluated, q, truth, n_runs, picks, ctx, kind):
+def _summarise(e, evaluated, q, truth, n_runs, picks, ctx, kind, records=None):
+    """One trial's summary of ppi's and ht's run means against ``truth`` (a dict of the
+    ``trials`` columns); with a list ``records``, their per-run records are appended to it (a
+    dict of arrays: estimate, low, high, flagged and covered of each, and the truth)."""
     # the run means' intervals as ``eval --ci`` prints them (AP and nDCG are ratios in [0, 1])
     ppi = run_mean_interval(e.value, e.variance, evaluated, 0.95, spread=e.variance_spread)
     ht_spread = ht_estimate(ctx, parse(kind)[0]).variance_spread
@@ -232,6 +240,12 @@ def _summarise(e, evaluated, q, truth, n_runs, picks, ctx, kind):
         return float(stats.kendalltau(truth, x).statistic)
 
     covered, ht_covered = covers(est, low, high, truth), covers(ht, hlow, hhigh, truth)
+    counts, flagged = _flags(ctx, kind, e, evaluated, covered, ht_covered)
+    if records is not None:
+        records.append(dict(truth=truth, estimate=est, low=low, high=high,
+                            flagged=flagged[""], covered=covered, ht_estimate=ht,
+                            ht_low=hlow, ht_high=hhigh, ht_flagged=flagged["ht_"],
+                            ht_covered=ht_covered))
     return dict(coverage=float(np.mean(covered)), halfwidth=float(half.mean()),
                 bias=float(err.mean()), sq_error=float(np.mean(err * err)),
                 ht_coverage=float(np.mean(ht_covered)), ht_halfwidth=float(hhalf.mean()),
@@ -239,16 +253,17 @@ def _summarise(e, evaluated, q, truth, n_runs, picks, ctx, kind):
                 auto_favoured_bias=float(np.mean((auto - truth)[picks])),
                 ppi_favoured_bias=float(np.mean(err[picks])),
                 tau_ppi=tau(est), tau_ht=tau(ht), tau_auto=tau(auto), lam=float(lam.mean()),
-                **_flags(ctx, kind, e, evaluated, covered, ht_covered))
+                **counts)
 
 
-def _flags(ctx, kind: str, e, evaluated, covered, ht_covered) -> dict:
+def _flags(ctx, kind: str, e, evaluated, covered, ht_covered) -> tuple[dict, dict]:
     """The reliability rule's flags on ppi's and ht's intervals of the run means
     (:mod:`irsample.measures.reliability`), ``covered`` and ``ht_covered`` whether each covers:
     counts of flagged means and of covered unflagged and flagged ones, for ``summarise``'s
-    ``flagged``, ``coverage_unflagged`` and ``coverage_flagged`` (and ``ht_``)."""
+    ``flagged``, ``coverage_unflagged`` and ``coverage_flagged`` (and ``ht_``), and the flags
+    per run by prefix (``""`` ppi's, ``"ht_"`` ht's)."""
     n_runs = evaluated.shape[0]
-    out = {}
+    out, flags = {}, {}
     for prefix, name, value, variance, hit in (
             ("", f"ppi({kind})", e.value, e.variance, covered),
             ("ht_", f"ht({kind})", e.ht, e.ht_variance, ht_covered)):
@@ -257,7 +272,20 @@ def _flags(ctx, kind: str, e, evaluated, covered, ht_covered) -> dict:
         out |= {f"{prefix}flagged_n": int(flagged.sum()), f"{prefix}runs_n": n_runs,
                 f"{prefix}covered_unflagged_n": int(hit[~flagged].sum()),
                 f"{prefix}covered_flagged_n": int(hit[flagged].sum())}
-    return out
+        flags[prefix] = flagged
+    return out, flags
+
+
+def records_table(parts: list) -> pd.DataFrame:
+    """The per-run records :func:`run_model_assisted` appended to a list, as one table: one row
+    per trial x cell x label source x measure x run (``coverage``, ``flagged`` and
+    ``coverage_unflagged`` of :func:`summarise` are their means)."""
+    if not parts:
+        return pd.DataFrame()
+    n = [len(p["run"]) for p in parts]
+    return pd.DataFrame({key: (np.concatenate([np.asarray(p[key]) for p in parts])
+                               if np.ndim(parts[0][key]) else np.repeat([p[key] for p in parts], n))
+                         for key in parts[0]})
 
 
 def summarise(trials: pd.DataFrame) -> pd.DataFrame:
@@ -331,7 +359,7 @@ def model_assisted(context: Context, p: dict) -> Report:
         strategies=p["strategies"], kappas=p["kappas"], adv_runs=p["adv_runs"],
         adv_depth=p["adv_depth"], depth=p["depth"], folds=p["folds"], tuning=p["tuning"],
         mix=p["mix"], first=p["first"], kept=p["kept"], form=p["form"],
-        progress=context.progress)
+        progress=context.progress, records=(records := []))
     table = summarise(trials)
     text = (f"Frame: {facts['frame_size']} pooled documents, {facts['runs']} runs, "
             f"{facts['topics']} topics; noise sigma per kappa {facts['sigmas']}; adversarial "
@@ -355,4 +383,4 @@ def model_assisted(context: Context, p: dict) -> Report:
                               "mean per label source; dashed: humans only (ht).",
                               figure="halfwidth.png",
                               draw=lambda path: halfwidth_figure(table, path)),
-                  ], table, {"seconds": facts["seconds"]})
+                  ], table, {"seconds": facts["seconds"]}, records_table(records))

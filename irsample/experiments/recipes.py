@@ -116,7 +116,8 @@ def infap_random(context: Context, p: dict) -> Report:
                               "error <= 0.05 even at 1% judged; its other values are read off "
                               "figures only. " + NO_RELEVANT_NOTE),
                       pool_bias.section(result.runs),
-                  ], table.assign(recipe="infap-random"), result.execution)
+                  ], table.assign(recipe="infap-random"), result.execution,
+                  result.runs)
 
 
 def _figure(table, path, columns, references=None, by="measure"):
@@ -152,7 +153,8 @@ def depth_pools(context: Context, p: dict) -> Report:
                               lambda path: _figure(table, path, ("tau", "rms"))),
                       Section("Paper vs ours", compare),
                       pool_bias.section(result.runs),
-                  ], table.assign(recipe="depth-pools"), result.execution)
+                  ], table.assign(recipe="depth-pools"), result.execution,
+                  result.runs)
 
 
 @recipe("xinfap-terabyte", "xinfAP and infAP on depth-k + equal random samples vs true MAP",
@@ -182,7 +184,8 @@ def xinfap_terabyte(context: Context, p: dict) -> Report:
                               lambda path: _figure(table, path, ("tau", "rms", "rho"))),
                       Section("Paper vs ours", compare),
                       pool_bias.section(result.runs),
-                  ], table.assign(recipe="xinfap-terabyte"), result.execution)
+                  ], table.assign(recipe="xinfap-terabyte"), result.execution,
+                  result.runs)
 
 
 
@@ -238,7 +241,8 @@ def named_designs(context: Context, p: dict) -> Report:
                   PAPER_000, {}, [
                       Section("Coverage, half-width, bias, RMS, tau", text, table),
                       pool_bias.section(result.runs),
-                  ], table.assign(recipe="designs"), result.execution)
+                  ], table.assign(recipe="designs"), result.execution,
+                  result.runs)
 
 
 load_recipes()  # the other recipe modules too: importing this module gives every recipe

@@ -2,8 +2,12 @@
 
 A recipe returns a :class:`Report`: a title, its sources, the parameters it ran with, sections of
 text, tables (pandas, rendered as Markdown pipe tables) and figures (callables writing PNGs), and
-one tidy results table. :func:`write_report` writes ``report.md``, the figures and the results
-(``results.parquet``, or ``results.csv`` without pyarrow or when asked) into a directory.
+one tidy results table, and where the recipe estimates run means against a truth, the per-run
+records its tables are computed from (one row per trial x cell x estimator x run: the estimate,
+its interval, the rule's flag and the truth), so that every number of the report can be
+recomputed from the records. :func:`write_report` writes ``report.md``, the figures, the results
+and the records (``results.parquet`` and ``records.parquet``, or ``.csv`` without pyarrow or
+when asked) into a directory.
 """
 
 from __future__ import annotations
@@ -42,6 +46,8 @@ class Report:
     sections: list[Section] = field(default_factory=list)
     results: pd.DataFrame = field(default_factory=pd.DataFrame)
     execution: dict = field(default_factory=dict)
+    #: per trial x cell x estimator x run (None: the recipe keeps none)
+    records: pd.DataFrame | None = None
 
 
 def markdown_table(table: pd.DataFrame, digits: int = 4) -> str:
@@ -83,8 +89,8 @@ def render(report: Report) -> str:
 
 
 def write_report(report: Report, outdir, *, format: str = "parquet") -> list[Path]:
-    """Write ``report.md``, its figures and ``results.<format>`` under ``outdir``; returns the
-    paths written."""
+    """Write ``report.md``, its figures, ``results.<format>`` and, where the recipe keeps them,
+    ``records.<format>`` under ``outdir``; returns the paths written."""
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
     written = []
@@ -95,15 +101,21 @@ def write_report(report: Report, outdir, *, format: str = "parquet") -> list[Pat
     path = outdir / "report.md"
     write_atomic(path, (render(report) + "\n").encode())
     written.append(path)
+    for name, table in (("results", report.results), ("records", report.records)):
+        if table is not None:
+            written.append(_write_table(table, outdir / name, format))
+    return written
+
+
+def _write_table(table: pd.DataFrame, stem: Path, format: str) -> Path:
+    """``stem.parquet`` (``format`` parquet, with pyarrow) or ``stem.csv``; the path written."""
     if format == "parquet":
         try:
             buffer = io.BytesIO()
-            report.results.to_parquet(buffer, index=False)
-            write_atomic(outdir / "results.parquet", buffer.getvalue())
-            written.append(outdir / "results.parquet")
-            return written
+            table.to_parquet(buffer, index=False)
+            write_atomic(stem.with_suffix(".parquet"), buffer.getvalue())
+            return stem.with_suffix(".parquet")
         except ImportError:
             pass
-    write_atomic(outdir / "results.csv", report.results.to_csv(index=False).encode())
-    written.append(outdir / "results.csv")
-    return written
+    write_atomic(stem.with_suffix(".csv"), table.to_csv(index=False).encode())
+    return stem.with_suffix(".csv")

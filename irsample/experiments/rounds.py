@@ -65,17 +65,20 @@ def first_design(name: str, budget: int, share: float, depth: int = 100):
 
 
 def outcome(ev, low, high, truth) -> dict:
-    """Per (run, measure) of an evaluation with 95% intervals: estimate error, covered,
-    flagged and half-width."""
-    return {"error": ev.summary - truth, "covered": covers(ev.summary, low, high, truth),
+    """Per (run, measure) of an evaluation with 95% intervals: estimate, limits, error,
+    covered, flagged and half-width."""
+    return {"estimate": ev.summary, "low": low, "high": high, "error": ev.summary - truth,
+            "covered": covers(ev.summary, low, high, truth),
             "flagged": ev.statuses.status == "unreliable", "half": (high - low) / 2}
 
 
 def run_rounds(files, *, trials=100, seed=2025, percent=10.0, designs=DESIGNS,
                estimators=("ht(AP)", "ht(nDCG)", "ht(P@10)"), max_rounds=10, first=0,
-               depth=100, progress=False):
+               depth=100, progress=False, records=None):
     """One row per trial x first design x estimator x ``when`` (module docstring) and the
-    setup facts, on the depth-``depth`` pool of the pooled runs."""
+    setup facts, on the depth-``depth`` pool of the pooled runs; with a list ``records``, a
+    table of the per-run records (one row per trial x first design x estimator x ``when`` x
+    run: estimate, low, high, truth, covered, flagged) is appended to it."""
     data = load(files)
     c = data.collection
     frame = build_frame(data, float(depth))
@@ -102,6 +105,12 @@ def run_rounds(files, *, trials=100, seed=2025, percent=10.0, designs=DESIGNS,
                 clean = not res["flagged"].any()  # of every estimator, at this point
                 for j, e in enumerate(estimators):
                     flagged, hit = res["flagged"][:, j], res["covered"][:, j]
+                    if records is not None:
+                        records.append(pd.DataFrame({
+                            "trial": trial, "design": name, "estimator": e, "when": when,
+                            "run": c.run_names, "estimate": res["estimate"][:, j],
+                            "low": res["low"][:, j], "high": res["high"][:, j],
+                            "truth": truth[:, j], "covered": hit, "flagged": flagged}))
                     rows.append(dict(
                         trial=trial, design=name, estimator=e, when=when,
                         judged_pct=100.0 * judged / len(frame),
@@ -160,7 +169,8 @@ def rounds(context: Context, p: dict) -> Report:
     trials, facts = run_rounds(context.files, trials=p["trials"], seed=context.seed,
                                percent=p["percent"], designs=tuple(p["designs"]),
                                estimators=names, max_rounds=p["max_rounds"], first=p["first"],
-                               depth=p["depth"], progress=context.progress)
+                               depth=p["depth"], progress=context.progress,
+                               records=(records := []))
     table = summarise(trials)
     text = (f"Frame: the depth-{p['depth']} pool of the pooled runs ({facts['frame_size']:,} "
             "documents, "
@@ -170,4 +180,5 @@ def rounds(context: Context, p: dict) -> Report:
             "once. Coverage of the 95% intervals against the frame truth.")
     return Report("rounds", "Judging in rounds until the intervals can be trusted", SOURCES,
                   {}, [Section("Rounds, their cost and their coverage", text, table)],
-                  table.assign(recipe="rounds"), {"seconds": facts["seconds"]})
+                  table.assign(recipe="rounds"), {"seconds": facts["seconds"]},
+                  pd.concat(records, ignore_index=True) if records else None)

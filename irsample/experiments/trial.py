@@ -19,7 +19,8 @@ collection once (:mod:`irsample.experiments.data`):
    estimate, both truths and the interval; per (cell, measure) over the evaluated runs
    Kendall's tau-b between truth and estimate (Kendall 1945; ``scipy.stats.kendalltau``), the
    RMS error sqrt(mean_r (est_r - truth_r)^2), the bias mean_r (est_r - truth_r), the largest
-   error, the coverage of the intervals (over runs with a finite interval), and, with
+   error, the coverage of the intervals (an interval with NaN limits, none given for a run,
+   counts as a miss, as in the recipes' tables), and, with
    ``alpha``, the classes of all run pairs under paired t-tests of the per-topic values
    against the frame truth's tests (paper 002; :mod:`irsample.stats.pairs`); ``*_qrels``
    columns: tau, RMS error and pair accuracy against the qrels truth (sampling + pool bias,
@@ -270,15 +271,13 @@ def _compare(est: np.ndarray, true: np.ndarray, low, high, has_interval: bool) -
     error = est - true
     n = len(est)
     tau = stats.kendalltau(true, est).statistic if n >= 2 else math.nan
-    finite = np.isfinite(low) & np.isfinite(high)
-    covered = covers(est, low, high, true)
+    covered = covers(est, low, high, true)  # NaN limits (no interval) miss, as in the tables
     return {
         "kendall_tau": float(tau),
         "rms": float(np.sqrt(np.mean(error**2))) if n else math.nan,
         "bias": float(np.mean(error)) if n else math.nan,
         "max_error": float(np.max(np.abs(error))) if n else math.nan,
-        "coverage": (float(np.mean(covered[finite])) if has_interval and finite.any()
-                     else math.nan),
+        "coverage": float(np.mean(covered)) if has_interval and n else math.nan,
     }
 
 
