@@ -288,8 +288,8 @@ def test_cli_simulate(paths, tmp_path, capsys):
                  "--param", "depths=2,3", "--format", "csv", "-o", str(out)])
     assert code == 0
     assert "report.md" in capsys.readouterr().out
-    assert sorted(p.name for p in out.iterdir()) == ["depth_pools.png", "report.md",
-                                                     "results.csv"]
+    assert sorted(p.name for p in out.iterdir()) == ["depth_pools.png", "records.csv",
+                                                     "report.md", "results.csv"]
     assert set(pd.read_csv(out / "results.csv")["depth"]) == {2, 3}
 
 
