@@ -23,6 +23,7 @@ from irsample.measures.topic_status import (
     NO_SPREAD,
     OUTSIDE,
     WEAK,
+    _blind_cells,
     topic_flags,
     topic_reason,
 )
@@ -92,10 +93,11 @@ def test_each_topic_status_says_why(part):
     imputed = (flags[:, :, ap] & IMPUTED) > 0
     assert (imputed == (np.isnan(low[:, :, ap]) & part.evaluated)).all()
     assert ((flags[:, :, ap] & WEAK) > 0).any()
-    # num_rel: width 0 where the sample found no relevant document in a pool not judged whole
+    # num_rel: width 0 where the sample found no relevant document in a pool not judged whole,
+    # flagged with every topic one of whose strata left to chance shows none
     width0 = part.evaluated & (part.topic_variance[:, :, num_rel] == 0)
-    assert width0.any()
-    assert (((flags[:, :, num_rel] & NO_SPREAD) > 0) == width0).all()
+    blind = (flags[:, :, num_rel] & NO_SPREAD) > 0
+    assert width0.any() and (blind[width0]).all()
     frame = part.frame()
     topics = frame[frame.topic != "all"]
     assert set(topics.status) == {"ok", "unreliable"}
@@ -131,6 +133,23 @@ def test_flags_read_the_topics_own_pool(samples):
     flags = topic_flags(ctx, m, evaluated, values, m.topic_variance(ctx))
     found, share = found_per_topic(ctx), judged_share(ctx)
     assert ((flags & IMPUTED) > 0).any(axis=0).tolist() == ((found == 0) & (share < 1)).tolist()
+
+
+def test_a_stratum_without_a_relevant_document_found_is_blind():
+    """Two strata: the topic's stratum 0 shows a relevant document, stratum 1 none with
+    documents left: a total over the topic is blind there (its variance is 0 in that
+    stratum); judged whole, or with one found, it is not."""
+    from io import BytesIO
+
+    strata = (b"1 0 a 0 1\n1 0 b 0 0\n1 0 c 1 0\n1 0 d 1 -1\n"
+              b"2 0 x 0 1\n2 0 y 1 1\n2 0 z 1 -1\n")
+    collection, judgments = irsample.load(BytesIO(strata), [BytesIO(
+        b"1 Q0 a 1 4 r\n1 Q0 b 2 3 r\n1 Q0 c 3 2 r\n1 Q0 d 4 1 r\n"
+        b"2 Q0 x 1 3 r\n2 Q0 y 2 2 r\n2 Q0 z 3 1 r\n")], qrels_format="strata")
+    ctx = EvalContext(collection, judgments)
+    assert _blind_cells(ctx, None, True).tolist() == [True, False]
+    assert _blind_cells(ctx, 2, False).tolist() == [False, False]  # ranks 1-2: none left
+    assert _blind_cells(ctx, None, False).tolist() == [True, False]
 
 
 def test_batches_carry_the_same_topic_statuses(samples, part):
