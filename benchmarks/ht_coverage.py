@@ -68,6 +68,18 @@ def recipe_cell(name: str, shared: Path, seed: int, percent: float, strategy: st
                  kappas=(0.3, 0.5, 0.7), adv_runs=3, adv_depth=20, depth=100.0, mix=0.2)
 
 
+def design_cell_arguments(parser, root: Path, *, design: str, percent: float,
+                          draws: int = 20) -> None:
+    """The options of a study of one ``simulate ci-coverage`` design (:func:`design_for`):
+    collection, design, percent, draws, seed and the shared data folder."""
+    parser.add_argument("--collection", default="cacm")
+    parser.add_argument("--design", default=design)
+    parser.add_argument("--percent", type=float, default=percent)
+    parser.add_argument("--draws", type=int, default=draws)
+    parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument("--shared", type=Path, default=root.parent / "shared")
+
+
 def recipe_cell_arguments(parser, root: Path) -> None:
     """The options of a one-cell study of the model-assisted recipe (:func:`recipe_cell`):
     collection, strategy, percent, trials, label source, seed and the shared data folder."""

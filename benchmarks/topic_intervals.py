@@ -27,7 +27,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from ht_coverage import design_for, load  # noqa: E402
+from ht_coverage import design_cell_arguments, design_for, load  # noqa: E402
 
 MEASURES = ("ht(AP)", "ht(nDCG)", "ht(P@10)", "ht(num_rel)")
 
@@ -48,12 +48,7 @@ def clustered(hits: list, counts: list) -> tuple[float, float]:
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--collection", default="cacm")
-    ap.add_argument("--design", default="uniform")
-    ap.add_argument("--percent", type=float, default=20.0)
-    ap.add_argument("--draws", type=int, default=100)
-    ap.add_argument("--seed", type=int, default=5)
-    ap.add_argument("--shared", type=Path, default=ROOT.parent / "shared")
+    design_cell_arguments(ap, ROOT, design="uniform", percent=20.0, draws=100)
     a = ap.parse_args(argv)
 
     from irsample.evaluation import evaluate_collection

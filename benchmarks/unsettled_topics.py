@@ -37,7 +37,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from ht_coverage import design_for, load  # noqa: E402
+from ht_coverage import design_cell_arguments, design_for, load  # noqa: E402
 
 STATES = ("census", "imputed", "blind", "single", "mixed")
 
@@ -83,13 +83,8 @@ def cell_states(ctx, estimate, answered) -> tuple[np.ndarray, np.ndarray]:
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--collection", default="cacm")
-    ap.add_argument("--design", default="planned")
-    ap.add_argument("--percent", type=float, default=70.0)
+    design_cell_arguments(ap, ROOT, design="planned", percent=70.0)
     ap.add_argument("--measure", default="nDCG", help="AP or nDCG (estimated by ht)")
-    ap.add_argument("--draws", type=int, default=20)
-    ap.add_argument("--seed", type=int, default=5)
-    ap.add_argument("--shared", type=Path, default=ROOT.parent / "shared")
     a = ap.parse_args(argv)
 
     from irsample.evaluation import evaluate_collection

@@ -11,6 +11,9 @@ import numpy as np
 import irsample
 
 VASWANI = Path(irsample.__file__).resolve().parent / "data" / "vaswani"
+#: four of Vaswani's bundled runs, whose depth-100 pool the status tests sample
+FOUR_RUNS = [str(VASWANI / "runs" / f"{n}.run.gz")
+             for n in ("bm25_k1.2_b0.75", "dfr_inexpb2_c1", "ql_dir_mu2000", "tf_raw")]
 
 
 def make_sample_qrels(path: Path, runs, *, depth: int = 100, fraction: float = 0.2,

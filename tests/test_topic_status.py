@@ -29,10 +29,9 @@ from irsample.measures.topic_status import (
 )
 from irsample.streaming import evaluate_in_batches
 
-from .docs_fixtures import VASWANI, make_sample_qrels
+from .docs_fixtures import FOUR_RUNS, make_sample_qrels
 
-RUNS = [str(VASWANI / "runs" / f"{n}.run.gz")
-        for n in ("bm25_k1.2_b0.75", "dfr_inexpb2_c1", "ql_dir_mu2000", "tf_raw")]
+RUNS = FOUR_RUNS
 MEASURES = ["ht(AP)", "ht(nDCG)", "ht(P@10)", "ht(num_rel)"]
 
 
