@@ -205,73 +205,9 @@ class Evaluation:
         0  r1   all     map    0.5
         1  r1   all     P_1    0.0
         """
-        import pandas as pd  # only tidy tables need pandas
+        from .tidy import tidy_frame  # only tidy tables need pandas
 
-        parts = []
-        numeric = [i for i, m in enumerate(self.measures) if m.value_type != "str"]
-        names = np.array([self.measures[i].trec_name for i in numeric], dtype=object)
-        runs = np.array(self.run_names, dtype=object)
-        if per_topic:
-            sel = [i for i in numeric if self.measures[i].per_topic]
-            r, t = np.nonzero(self.evaluated)
-            if sel and len(r):
-                vals = self.values[r, t][:, sel]
-                parts.append(
-                    pd.DataFrame(
-                        {
-                            "run": np.repeat(runs[r], len(sel)),
-                            "topic": np.repeat(np.array(self.topics, dtype=object)[t], len(sel)),
-                            "measure": np.tile(
-                                np.array([self.measures[i].trec_name for i in sel], object),
-                                len(r),
-                            ),
-                            "value": vals.ravel(),
-                        }
-                    )
-                )
-        if summary and numeric:
-            parts.append(
-                pd.DataFrame(
-                    {
-                        "run": np.repeat(runs, len(numeric)),
-                        "topic": "all",
-                        "measure": np.tile(names, len(runs)),
-                        "value": self.summary[:, numeric].ravel(),
-                    }
-                )
-            )
-        if not parts:
-            return pd.DataFrame(columns=["run", "topic", "measure", "value"])
-        frame = pd.concat(parts, ignore_index=True)
-        if self.ci is not None:
-            frame = self._with_intervals(frame, numeric, summary, per_topic)
-        return frame
-
-    def _with_intervals(self, frame, numeric, summary, per_topic):
-        """``variance``, ``low``, ``high`` columns in the row order of :meth:`frame` (per topic:
-        the topic's own variance and interval), and the statuses'."""
-        parts, cells = [], None
-        if per_topic:
-            sel = [i for i in numeric if self.measures[i].per_topic]
-            r, t = np.nonzero(self.evaluated)
-            if sel and len(r):
-                low, high = self.interval(summary=False)
-                var = self.variance if self.topic_variance is None else self.topic_variance
-                parts.append(np.stack(
-                    [var[r, t][:, sel].ravel(), low[r, t][:, sel].ravel(),
-                     high[r, t][:, sel].ravel()], axis=1))
-                cells = (np.repeat(r, len(sel)), np.repeat(t, len(sel)),
-                         np.tile(np.asarray(sel), len(r)))
-        if summary and numeric:
-            low, high = self.interval(summary=True)
-            parts.append(np.stack(
-                [self.summary_variance[:, numeric].ravel(), low[:, numeric].ravel(),
-                 high[:, numeric].ravel()], axis=1))
-        extra = np.concatenate(parts)
-        frame = frame.assign(variance=extra[:, 0], low=extra[:, 1], high=extra[:, 2])
-        if self.statuses is None:
-            return frame
-        return frame.assign(**self.statuses.columns(numeric, len(frame), summary, cells))
+        return tidy_frame(self, summary=summary, per_topic=per_topic)
 
     def table(self) -> pd.DataFrame:
         r"""Summary values as a wide table: one row per run, one column per measure.
