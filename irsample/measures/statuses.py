@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .topic_status import topic_reason
+
 if TYPE_CHECKING:
     from .reliability import Reliability
 
@@ -55,8 +57,6 @@ class Statuses:
     def topic(self, r: int, t: int, j: int) -> tuple[str, str]:
         """(status, reason) of run ``r``'s interval on topic ``t`` for measure ``j``, which has
         an interval (``status[r, j]`` is not empty)."""
-        from .topic_status import topic_reason
-
         flags = int(self.topic_flags[r, t, j]) if self.topic_flags is not None else 0
         if not flags:
             return "ok", ""
