@@ -107,9 +107,10 @@ def topic_flags(ctx, measure, evaluated: np.ndarray, values: np.ndarray,
         unjudged = open_positions(ctx, cutoff)[1].reshape(shape) > 0
     mark(NO_SPREAD, (var == 0.0) & unjudged)
     if not ratio and design_based:  # a total: each stratum left to chance, one by one
-        blind = _blind_cells(ctx, None if measure.summary == "sum" else cutoff,
-                             measure.summary == "sum")
-        mark(NO_SPREAD, blind.reshape(shape) if blind.size == flags.size else blind[None])
+        if measure.summary == "sum":  # num_rel: the topic's pool
+            mark(NO_SPREAD, _blind_cells(ctx, None, whole_topic=True)[None])
+        else:
+            mark(NO_SPREAD, _blind_cells(ctx, cutoff, whole_topic=False).reshape(shape))
     return flags
 
 
@@ -128,14 +129,15 @@ def _blind_cells(ctx, cutoff, whole_topic):
         unit, size = topic, ctx.n_topics
         relevant = (j.state == JUDGED) & (j.grade >= ctx.rel_level)
         open_ = partly[topic, stratum] & (j.state == POOLED)
-    else:
+    else:  # the positions within the cut-off only (P@10 reads a hundredth of a ranking)
         _, rank, grade, stratum = pooled_positions(ctx)
         unit, size = pooled_segments(ctx), ctx.n_seg
+        if cutoff is not None:
+            inside = np.flatnonzero(rank < cutoff)
+            unit, grade, stratum = unit[inside], grade[inside], stratum[inside]
         stratum = np.clip(stratum, 0, n_strata - 1)
-        inside = np.ones(len(rank), bool) if cutoff is None else rank < cutoff
-        topic = unit % ctx.n_topics
-        open_ = inside & partly[topic, stratum] & (grade == UNJUDGED)
-        relevant = inside & (grade != UNJUDGED) & (grade >= ctx.rel_level)
+        open_ = partly[unit % ctx.n_topics, stratum] & (grade == UNJUDGED)
+        relevant = (grade != UNJUDGED) & (grade >= ctx.rel_level)
     key = unit.astype(np.int64) * n_strata + stratum
     left = np.bincount(key[open_], minlength=size * n_strata) > 0
     found = np.bincount(key[relevant], minlength=size * n_strata) > 0
