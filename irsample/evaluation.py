@@ -352,8 +352,8 @@ def evaluate_collection(
             summary_df[:, j] = mean_degrees_of_freedom(var, m.variance_spread(ctx), evaluated)
             own = np.asarray(m.topic_variance(ctx, variance), np.float64).reshape(var.shape)
             topic_variances[:, :, j] = np.where(evaluated, own, np.nan)
-            statuses.set(j, assess(ctx, m, evaluated, var, v), collection.topics,
-                         topic_flags(ctx, m, evaluated, v, own))
+            rule = assess(ctx, m, evaluated, var, v)
+            statuses.set(j, rule, collection.topics, topic_flags(ctx, m, evaluated, v, own, rule))
     return Evaluation(
         collection, tuple(measures), values, evaluated, summary, strings,
         ci, variances, summary_variance, variance if ci is not None else None,

@@ -17,7 +17,7 @@ from irsample.measures.context import EvalContext
 from irsample.measures.ht.estimator import estimate
 from irsample.measures.ht.imputation import imputation_weights, topic_states
 from irsample.measures.ht.inclusion import ht_design
-from irsample.measures.reliability import found_per_topic, judged_share
+from irsample.measures.reliability import assess, found_per_topic, judged_share
 from irsample.measures.topic_status import (
     IMPUTED,
     NO_SPREAD,
@@ -129,9 +129,13 @@ def test_flags_read_the_topics_own_pool(samples):
     m = irsample.parse("ht(AP)")[0]
     evaluated = np.ones((ctx.n_runs, ctx.n_topics), bool)
     values = np.asarray(m.compute(ctx)).reshape(evaluated.shape)
-    flags = topic_flags(ctx, m, evaluated, values, m.topic_variance(ctx))
     found, share = found_per_topic(ctx), judged_share(ctx)
-    assert ((flags & IMPUTED) > 0).any(axis=0).tolist() == ((found == 0) & (share < 1)).tolist()
+    rule = assess(ctx, m, evaluated, np.asarray(m.variance(ctx)).reshape(evaluated.shape), values)
+    flags = topic_flags(ctx, m, evaluated, values, m.topic_variance(ctx), rule)
+    imputed = (found == 0) & (share < 1)
+    assert ((flags & IMPUTED) > 0).any(axis=0).tolist() == imputed.tolist()
+    assert ((flags & WEAK) > 0).any(axis=0).tolist() == (rule.weak_topic & ~imputed).tolist()
+    assert rule.weak_topic.any() and not rule.unchecked
 
 
 def test_a_stratum_without_a_relevant_document_found_is_blind():

@@ -203,6 +203,11 @@ class Reliability:
     #: per run: flagged by rule 6 (it ranks documents of strata with nothing judged); None
     #: where not assessed
     unsampled: np.ndarray | None = None
+    #: per topic: rule 2's weak topics (ratio estimators; None for the others), which the
+    #: topics' own statuses read (:mod:`.topic_status`)
+    weak_topic: np.ndarray | None = None
+    #: rule 4: a ratio estimator with no estimate of its bias on a sample
+    unchecked: bool = False
 
     @property
     def many_weak(self) -> np.ndarray:
@@ -440,7 +445,9 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
         reasons.append("; ".join(parts))
         causes.append(tuple(int(c) for c in cause))
     return Reliability(unreliable, tuple(reasons), tuple(causes), support, weak, bias_se, low,
-                       unsettled_share, inherited, outside, unsampled)
+                       unsettled_share, inherited, outside, unsampled,
+                       weak_topic if getattr(measure, "ratio", False) else None,
+                       bool(unchecked))
 
 
 def outside_range(measure, evaluated: np.ndarray, values: np.ndarray | None):

@@ -46,11 +46,11 @@ import numpy as np
 from ..model import JUDGED, POOLED
 from .pool_layout import UNJUDGED, pooled_positions, pooled_segments
 from .reliability import (
+    Reliability,
     found_per_topic,
     imputed_topics,
     judged_share,
     open_positions,
-    weak_topics,
 )
 from .unsampled import unsampled_positions
 
@@ -72,10 +72,11 @@ REASONS = (
 
 
 def topic_flags(ctx, measure, evaluated: np.ndarray, values: np.ndarray,
-                topic_variance: np.ndarray) -> np.ndarray:
+                topic_variance: np.ndarray, rule: Reliability) -> np.ndarray:
     """(runs, topics) uint8: the bits of the module docstring for ``measure``'s per-topic
     intervals; ``evaluated``, ``values`` and ``topic_variance`` (``Measure.topic_variance``)
-    are (runs, topics). 0 (ok) where a cell is not evaluated."""
+    are (runs, topics), ``rule`` the run means' outcome (:func:`.reliability.assess`), whose
+    weak topics and unchecked bias are the topics'. 0 (ok) where a cell is not evaluated."""
     shape = evaluated.shape
     share = judged_share(ctx)
     whole = share >= 1.0
@@ -92,12 +93,10 @@ def topic_flags(ctx, measure, evaluated: np.ndarray, values: np.ndarray,
     design_based = bool(getattr(measure, "needs_inclusion", False))
     if design_based:
         mark(IMPUTED, np.isnan(var) & ~np.isnan(values))
-    if ratio:
-        found = found_per_topic(ctx)
-        expected = measure.expected_found(ctx) if hasattr(measure, "expected_found") else None
-        mark(WEAK, (weak_topics(found, share, expected) & ~imputed_topics(found, share))[None])
-        if measure.estimated_bias(ctx) is None:
-            mark(UNCHECKED, ~whole[None])
+    if rule.weak_topic is not None:
+        mark(WEAK, (rule.weak_topic & ~imputed_topics(found_per_topic(ctx), share))[None])
+    if rule.unchecked:
+        mark(UNCHECKED, ~whole[None])
     mark(UNSAMPLED, unsampled_positions(ctx, cutoff).reshape(shape) > 0)
     if design_based and measure.summary == "mean":
         mark(OUTSIDE, (values > 1.0 + 1e-9) | (values < -1e-9))
