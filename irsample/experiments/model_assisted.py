@@ -114,8 +114,9 @@ def run_model_assisted(files, *, trials=100, seed=2024, percents=(5, 10, 20),
                        records=None):
     """Per-trial summaries (one row per trial x cell x label source x measure) and setup facts;
     trials ``first`` .. ``first + trials - 1`` (each seeded by its number, so a long run can be
-    split into chunks that together equal the whole). With a list ``records``, the per-run
-    records (:func:`records_table`'s parts) are appended to it."""
+    split into chunks that together equal the whole). With a list ``records``, a table of the
+    per-run records (one row per trial x cell x label source x measure x run: ppi's and ht's
+    estimate, limits, flag and coverage, and the truth) is appended to it for each of them."""
     setup = Setup(files, seed=seed, percents=percents, strategies=strategies, kappas=kappas,
                   adv_runs=adv_runs, adv_depth=adv_depth, depth=depth, mix=mix)
     frame = setup.frame
@@ -134,14 +135,15 @@ def run_model_assisted(files, *, trials=100, seed=2024, percents=(5, 10, 20),
                     e = ppi_estimate(ctx, lab, kind, tuning=_tuning(tuning), kept=kept,
                                      form=form)
                     use_estimate(ctx, lab, kind, e)  # what ppi(kind)'s rule reads
-                    runs = [] if records is not None else None
-                    res = _summarise(e, setup.evaluated, setup.q, setup.truth_mean[:, j],
-                                     setup.collection.n_runs, setup.picks, ctx, kind, runs)
+                    res, per_run = _summarise(e, setup.evaluated, setup.q,
+                                              setup.truth_mean[:, j], setup.collection.n_runs,
+                                              setup.picks, ctx, kind)
                     head = dict(trial=trial, strategy=strategy, percent=percent, labels=name,
                                 measure=kind)
                     out.append(dict(**head, judged=int(judged.sum()), kappa=kap, **res))
-                    if runs:
-                        records.append(head | {"run": setup.collection.run_names} | runs[0])
+                    if records is not None:
+                        records.append(pd.DataFrame(
+                            head | {"run": setup.collection.run_names} | per_run))
         if progress:
             print(f"trial {trial + 1}/{first + trials} ({time.time() - started:.0f}s)", flush=True)
     c = setup.collection
@@ -222,10 +224,10 @@ def _means(values, evaluated, q, n_runs):
     return v.sum(axis=1) / np.maximum(q, 1)
 
 
-def _summarise(e, evaluated, q, truth, n_runs, picks, ctx, kind, records=None):
+def _summarise(e, evaluated, q, truth, n_runs, picks, ctx, kind):
     """One trial's summary of ppi's and ht's run means against ``truth`` (a dict of the
-    ``trials`` columns); with a list ``records``, their per-run records are appended to it (a
-    dict of arrays: estimate, low, high, flagged and covered of each, and the truth)."""
+    ``trials`` columns) and their per-run records (a dict of arrays: estimate, low, high,
+    flagged and covered of each, and the truth)."""
     # the run means' intervals as ``eval --ci`` prints them (AP and nDCG are ratios in [0, 1])
     ppi = run_mean_interval(e.value, e.variance, evaluated, 0.95, spread=e.variance_spread)
     ht_spread = ht_estimate(ctx, parse(kind)[0]).variance_spread
@@ -241,11 +243,9 @@ def _summarise(e, evaluated, q, truth, n_runs, picks, ctx, kind, records=None):
 
     covered, ht_covered = covers(est, low, high, truth), covers(ht, hlow, hhigh, truth)
     counts, flagged = _flags(ctx, kind, e, evaluated, covered, ht_covered)
-    if records is not None:
-        records.append(dict(truth=truth, estimate=est, low=low, high=high,
-                            flagged=flagged[""], covered=covered, ht_estimate=ht,
-                            ht_low=hlow, ht_high=hhigh, ht_flagged=flagged["ht_"],
-                            ht_covered=ht_covered))
+    per_run = dict(truth=truth, estimate=est, low=low, high=high, flagged=flagged[""],
+                   covered=covered, ht_estimate=ht, ht_low=hlow, ht_high=hhigh,
+                   ht_flagged=flagged["ht_"], ht_covered=ht_covered)
     return dict(coverage=float(np.mean(covered)), halfwidth=float(half.mean()),
                 bias=float(err.mean()), sq_error=float(np.mean(err * err)),
                 ht_coverage=float(np.mean(ht_covered)), ht_halfwidth=float(hhalf.mean()),
@@ -253,7 +253,7 @@ def _summarise(e, evaluated, q, truth, n_runs, picks, ctx, kind, records=None):
                 auto_favoured_bias=float(np.mean((auto - truth)[picks])),
                 ppi_favoured_bias=float(np.mean(err[picks])),
                 tau_ppi=tau(est), tau_ht=tau(ht), tau_auto=tau(auto), lam=float(lam.mean()),
-                **counts)
+                **counts), per_run
 
 
 def _flags(ctx, kind: str, e, evaluated, covered, ht_covered) -> tuple[dict, dict]:
@@ -274,18 +274,6 @@ def _flags(ctx, kind: str, e, evaluated, covered, ht_covered) -> tuple[dict, dic
                 f"{prefix}covered_flagged_n": int(hit[flagged].sum())}
         flags[prefix] = flagged
     return out, flags
-
-
-def records_table(parts: list) -> pd.DataFrame:
-    """The per-run records :func:`run_model_assisted` appended to a list, as one table: one row
-    per trial x cell x label source x measure x run (``coverage``, ``flagged`` and
-    ``coverage_unflagged`` of :func:`summarise` are their means)."""
-    if not parts:
-        return pd.DataFrame()
-    n = [len(p["run"]) for p in parts]
-    return pd.DataFrame({key: (np.concatenate([np.asarray(p[key]) for p in parts])
-                               if np.ndim(parts[0][key]) else np.repeat([p[key] for p in parts], n))
-                         for key in parts[0]})
 
 
 def summarise(trials: pd.DataFrame) -> pd.DataFrame:
@@ -383,4 +371,5 @@ def model_assisted(context: Context, p: dict) -> Report:
                               "mean per label source; dashed: humans only (ht).",
                               figure="halfwidth.png",
                               draw=lambda path: halfwidth_figure(table, path)),
-                  ], table, {"seconds": facts["seconds"]}, records_table(records))
+                  ], table, {"seconds": facts["seconds"]},
+                  pd.concat(records, ignore_index=True) if records else None)
