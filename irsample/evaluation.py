@@ -334,8 +334,7 @@ def evaluate_collection(
         topic_variances = np.full_like(values, np.nan)
         summary_variance = np.full_like(summary, np.nan)
         summary_df = np.full_like(summary, np.inf)
-        statuses = Statuses.empty(n_runs, len(measures), n_topics)
-        statuses.found[:] = found_per_topic(ctx)
+        statuses = Statuses.empty(n_runs, len(measures), found_per_topic(ctx))
     for j, m in enumerate(measures):
         if m.value_type == "str":
             strings.update(_string_values(m, ctx, evaluated))

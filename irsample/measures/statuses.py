@@ -34,13 +34,15 @@ class Statuses:
     found: np.ndarray | None = None
 
     @classmethod
-    def empty(cls, n_runs: int, n_measures: int, n_topics: int = 0) -> Statuses:
-        """No status anywhere (no measure has an interval yet)."""
+    def empty(cls, n_runs: int, n_measures: int, found=()) -> Statuses:
+        """No status anywhere (no measure has an interval yet); ``found``: per topic, its
+        judged relevant documents."""
         status = np.full((n_runs, n_measures), "", dtype=object)
         causes = np.empty((n_runs, n_measures), dtype=object)
         causes.fill(())
-        flags = np.zeros((n_runs, n_topics, n_measures), dtype=np.uint8)
-        return cls(status, status.copy(), causes, flags, np.zeros(n_topics, dtype=np.int64))
+        found = np.asarray(found, dtype=np.int64)
+        flags = np.zeros((n_runs, len(found), n_measures), dtype=np.uint8)
+        return cls(status, status.copy(), causes, flags, found)
 
     def set(self, j: int, found: Reliability, topic_ids, topic_flags=None) -> None:
         """Column ``j`` from :func:`~irsample.measures.reliability.assess`'s outcome;
