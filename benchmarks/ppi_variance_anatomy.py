@@ -4,11 +4,12 @@ Draws ``--trials`` samples of one design of ``irsample simulate model-assisted``
 seeds: trial t's draw is that of the recipe run on this one design and percentage) on a
 collection with complete judgments, labels the frame with one of the recipe's label sources, and
 prints for ppi(M) (``--measure``, AP or nDCG; ``--form``, nDCG's) tuned as by default,
-ppi(M) at fixed weights 0.5 and 0.8, and ht(M): the coverage of the 95% intervals of the run
-means, the median over runs of the mean estimated se over the spread of the estimates
-(``se_over_sd``) and over the root-mean-square error (``se_over_rms``), the mean bias in
-standard deviations of the estimate, the share of misses below and above, the mean half-width
-and lambda; and for AP the labels' own ht(AP) bias (``ht_f`` against AP(f)), which ppi's
+ppi(M) at fixed weights 0.5 and 0.8, ppi(M) tuned with its correction centred on the
+design's draws (``centre="design"``, ``ppi/redraw.py``), and ht(M): the coverage of the 95%
+intervals of the run means, the median over runs of the mean estimated se over the spread of
+the estimates (``se_over_sd``) and over the root-mean-square error (``se_over_rms``), the mean
+bias in standard deviations of the estimate, the share of misses below and above, the mean
+half-width and lambda; and for AP the labels' own ht(AP) bias (``ht_f`` against AP(f)), which ppi's
 correction carries into its estimate times lambda.
 Last, for AP, the estimated variances of the run means of ht_y and ht_f and their covariance
 (with the jackknife's and the linearised correlation, ``ppi/ap_ratio.py``) over their values
@@ -64,8 +65,11 @@ def draws(args) -> tuple[pd.DataFrame, pd.DataFrame]:
     for trial in range(args.trials):
         for _, _, _, ctx, sources in setup.trial(trial):
             labels = sources[args.labels]
-            for name, tuning in (("ppi tuned", None), ("ppi 0.5", 0.5), ("ppi 0.8", 0.8)):
-                e = ppi_estimate(ctx, labels, args.measure, tuning=tuning, form=args.form)
+            for name, tuning, centre in (("ppi tuned", None, "census"),
+                                         ("ppi 0.5", 0.5, "census"), ("ppi 0.8", 0.8, "census"),
+                                         ("ppi design centre", None, "design")):
+                e = ppi_estimate(ctx, labels, args.measure, tuning=tuning, form=args.form,
+                                 centre=centre)
                 add(trial, name, e.value, e.variance, e.lam)
             add(trial, "ht", e.ht, e.ht_variance, 0.0 * e.lam)
             if args.measure != "AP":

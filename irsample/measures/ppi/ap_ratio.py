@@ -154,12 +154,14 @@ from .label_judgments import census_possible, labelled_sample
 TUNINGS = ("run", "stratum", "topic", "global")
 
 
-def ratio_form(ctx, ctx_f, m, hy, auto, useful, tuning, grades):
+def ratio_form(ctx, ctx_f, m, hy, auto, useful, tuning, grades, centre=None):
     """(value, variance, lambda per segment, ht_f, rho, lambda per segment and stratum, the
     variance's estimated variance or None) of the module docstring. ``useful`` per segment:
     whether its topic's labels vary; ``grades`` the label grades per tdi. The rule that keeps
     ht for a run whose variance would exceed ht's is the caller's (``ppi/estimate.py``, shared
-    with the difference form)."""
+    with the difference form). ``centre``: ``(c, mc)`` per segment, the labels' centre under the
+    design and its Monte Carlo variance (``ppi/redraw.py``), which a segment with one weight
+    for every stratum takes in place of AP(f): lambda (c - ht_f)."""
     hf = ht_estimate(ctx_f, m)
     v_y, v_f = hy.variance_from_sample, np.where(useful, hf.variance_from_sample, 0.0)
     # where ht's interval is its sample's jackknife (no anticipated variance: the planner's
@@ -181,7 +183,9 @@ def ratio_form(ctx, ctx_f, m, hy, auto, useful, tuning, grades):
         lam_h = np.repeat(lam, n_cells, axis=1)
     lam_h = np.where(useful[:, None], lam_h, 0.0)
     var = np.maximum(v_y - (2.0 * lam_h * cov - lam_h * lam_h * vf_h).sum(axis=1), 0.0)
-    shift = _shift(ctx, m, hf, auto, lam_h, grades)
+    shift = _shift(ctx, m, hf, auto, lam_h, grades, centre=None if centre is None else centre[0])
+    if centre is not None:
+        var = var + np.where(_one_weight(lam_h), lam_h[:, 0] ** 2 * centre[1], 0.0)
     used = lam_h.max(axis=1) > 0
     total_f = vf_h.sum(axis=1)
     lam = np.where(total_f > 0, safe_divide((lam_h * vf_h).sum(axis=1), total_f),
@@ -207,13 +211,20 @@ def _combined_spread(moments, spread, v_y, v_f, lam_h, known):
     return np.where(known, spread(s, lam_h * s_f), 0.0)
 
 
-def _shift(ctx, m, hf, auto, lam_h, grades):
+def _one_weight(lam_h):
+    """Per segment: whether one weight serves every stratum."""
+    return np.all(lam_h == lam_h[:, :1], axis=1)
+
+
+def _shift(ctx, m, hf, auto, lam_h, grades, centre=None):
     """sum_h lambda_h D_h per segment (module docstring); one weight per segment telescopes to
-    lambda (AP(f) - ht_f) and needs no intermediate estimate."""
+    lambda (AP(f) - ht_f) and needs no intermediate estimate, and with the labels' ``centre``
+    under the design (``ppi/redraw.py``) it is lambda (centre - ht_f)."""
     n_cells = lam_h.shape[1]
     ht_f = np.nan_to_num(hf.value)
-    same = np.all(lam_h == lam_h[:, :1], axis=1)
-    telescoped = np.where(lam_h[:, 0] > 0, lam_h[:, 0] * (auto - ht_f), 0.0)
+    same = _one_weight(lam_h)
+    aim = auto if centre is None else centre
+    telescoped = np.where(lam_h[:, 0] > 0, lam_h[:, 0] * (aim - ht_f), 0.0)
     if same.all():
         return telescoped
     # E_k: strata 0..k-1 sampled, k.. judged completely by their labels; E_0 = AP(f), E_H = ht_f

@@ -136,14 +136,16 @@ from .ap_ratio import strata_moments
 POOLING = {"model": "run", "stratum": "run", "topic": "run", "global": "global"}
 
 
-def control_estimate(ctx, ctx_f, m, hy, auto, kept, useful, tuning, imputed=True):
+def control_estimate(ctx, ctx_f, m, hy, auto, kept, useful, tuning, imputed=True, centre=None):
     """(value, variance, lambda, ht_f, rho) per segment (module docstring), meant for the
     segments ``kept`` (the caller takes them there; the weight is tuned on them); ``useful``
     per segment: whether its topic's labels vary (lambda is 0 elsewhere). Every identified
     topic's residual enters the imputation, taken by the difference form or not.
     ``imputed=False``: the imputed topics keep ht's imputation (the correction on the
     identified topics only; the imputation of theta^_y as ht's, their variance by the same
-    formula with lambda = 0 in g)."""
+    formula with lambda = 0 in g). ``centre``: ``(c, mc)`` per segment, the labels' centre
+    under the design and its Monte Carlo variance (``ppi/redraw.py``), which the identified
+    topics' correction takes in place of the labels' value: lambda (c - theta^_f)."""
     use = kept & useful
     hf = ht_estimate(ctx_f, m)
     shape = (ctx.n_runs, ctx.n_topics)
@@ -166,6 +168,7 @@ def control_estimate(ctx, ctx_f, m, hy, auto, kept, useful, tuning, imputed=True
     share = (w / np.maximum(w.sum(axis=1, keepdims=True), 1e-300)).ravel()
     n_missing = np.repeat(missing.sum(axis=1), ctx.n_topics).astype(np.float64)
     lift = n_missing * share
+    aim, noise = (auto, 0.0) if centre is None else centre
 
     def at(lam_seg):
         lam_m = lam_seg if imputed else 0.0 * lam_seg
@@ -175,7 +178,8 @@ def control_estimate(ctx, ctx_f, m, hy, auto, kept, useful, tuning, imputed=True
         own = np.maximum(own_y - 2.0 * lam_seg * cov + lam_seg * lam_seg * own_f, 0.0)
         both = own_y - (lam_seg + lam_m) * cov + lam_seg * lam_m * own_f
         var_k = np.maximum(own + 2.0 * lift * both + lift * lift * own_g, 0.0)
-        value = np.where(known.ravel(), theta_y + lam_seg * (auto - theta_f),
+        var_k = var_k + lam_seg * lam_seg * noise
+        value = np.where(known.ravel(), theta_y + lam_seg * (aim - theta_f),
                          filled.ravel() + lam_m * auto)
         return value, np.where(known.ravel(), var_k, var_m.ravel())
 

@@ -99,6 +99,14 @@ pool): when the labels vary somewhere in the pool, a topic whose constant labels
 judged document takes the labels' value with variance 0 (PPI with lambda = 1 and a sample
 without residuals).
 
+The labels' bias on the planner's designs. The correction lambda (M(f) - ht_f) carries
+-lambda times ht's ratio bias on the labels, which on a thin planned sample can exceed the
+humans' (labels that call more documents relevant than the assessors). The labels are known
+on the whole pool, so that bias is computed by drawing the design again on them
+(``ppi/redraw.py``) and the reliability rule adds it to ht's (``PPI.known_bias``);
+``centre="design"`` centres the correction on it instead (an option: it loses the exactness of
+labels equal to the truth; measured there).
+
 AP's variance and power tuning: ``ppi/ap_ratio.py`` (one lambda per run by default). For
 every measure, a run whose estimated variance would exceed ht's keeps ht (lambda = 0): the run's
 variance is never above ht's (its interval, on the logit scale for AP and nDCG, moves with its
@@ -155,6 +163,7 @@ from .label_judgments import (
     labelled_census,
     labelled_sample,
 )
+from .redraw import corrected_value, label_centre
 
 #: the sample's variance reduction below which the difference form's is taken as exact
 #: (``_steadier``): rounding in residuals that are 0
@@ -168,6 +177,12 @@ KEPT = ("ht", "control", "identified")
 #: with the labels' ht(nDCG) as control variate on the topics ht identifies, or the difference
 #: form with ``KEPT`` on the topics it leaves (module docstring, "ppi(nDCG)'s form")
 FORMS = ("auto", "control", "difference")
+#: what the correction lambda (centre - ht_f) centres the labels' estimate on: ``"census"``
+#: (the default) M(f), the labels' value on the pool; ``"design"`` ht_f's mean over the
+#: design's own draws where ht's interval is its sample's variance and the judgments state the
+#: design whole (M(f) elsewhere): an option, not the default (``ppi/redraw.py``, "Why the
+#: census stays the centre")
+CENTRES = ("census", "design")
 
 
 @dataclass(frozen=True, eq=False)
@@ -195,10 +210,15 @@ class PPIEstimate:
     #: the difference form leaves to ht, a run the control variate does not move, a run whose
     #: variance would exceed ht's), so that its bias is ht's too (``PPI.estimated_bias``)
     as_ht: np.ndarray | None = None
+    #: per segment: the weight lambda of a correction lambda (M(f) - theta^_f) made with one
+    #: weight for the segment (AP's telescoped form, nDCG's control variate on the topics ht
+    #: identifies; 0 elsewhere), whose bias -lambda (E[theta^_f] - M(f)) the rule computes by
+    #: drawing the design again (``ppi/redraw.py``); None where ppi takes another form
+    label_weight: np.ndarray | None = None
 
 
 def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None = None,
-                 kept: str = "ht", form: str = "auto") -> PPIEstimate:
+                 kept: str = "ht", form: str = "auto", centre: str = "census") -> PPIEstimate:
     """ppi(M) for every segment of ``ctx`` (module docstring); ``target`` a measure or its name
     (AP, nDCG, nDCG@k, P@k, num_rel). ``tuning``: AP ``"run"`` (default), ``"stratum"``,
     ``"topic"``, ``"global"``; the others ``"stratum"`` (default), ``"model"`` (per topic and
@@ -211,12 +231,16 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
     random samples (module docstring, "ppi(nDCG)'s form"). ``kept`` (the difference form):
     what the topics it leaves to ht take: ``"ht"`` ht(nDCG) alone (default), ``"control"``
     ht(nDCG) with ht on the labels as control variate, imputed topics included,
-    ``"identified"`` the same on the topics ht identifies only (``ppi/control_variate.py``)."""
+    ``"identified"`` the same on the topics ht identifies only (``ppi/control_variate.py``).
+    ``centre`` (AP, and nDCG's control variate): one of :data:`CENTRES`."""
+    aim = None
     m = parse_one(target)
     if kept not in KEPT:
         raise MeasureError(f"kept must be one of {KEPT}, not {kept!r}")
     if form not in FORMS:
         raise MeasureError(f"form must be one of {FORMS}, not {form!r}")
+    if centre not in CENTRES:
+        raise MeasureError(f"centre must be one of {CENTRES}, not {centre!r}")
     collection, judgments = ctx.collection, ctx.judgments
     if len(labels.value) != collection.n_tdi:
         raise MeasureError("automatic labels were read for another collection")
@@ -237,16 +261,21 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
     # a topic whose labels are constant but match every judged document: the sample shows no
     # residual, and the labels are used as they are (PPI's lambda = 1 with a zero residual)
     sure = (~useful_t & useful_t.any() & agree_t)[ctx.seg_topic]
-    spread = reduction = None
+    spread = reduction = weight = None
     as_ht = np.zeros(ctx.n_seg, dtype=bool)
+    redraw = centre == "design" and not hy.anticipated
     if m.family == "AP":
+        aim = label_centre(ctx, m, grades, corrected_value(m, auto)) if redraw else None
         value, var, lam, ht_f, rho, lam_h, spread = ratio_form(
-            ctx, ctx_f, m, hy, auto, useful_t[ctx.seg_topic], tuning, grades)
+            ctx, ctx_f, m, hy, auto, useful_t[ctx.seg_topic], tuning, grades, centre=aim)
+        weight = np.where(np.all(lam_h == lam_h[:, :1], axis=1), lam_h[:, 0], 0.0)
     elif m.family == "nDCG" and (form == "control" or (form == "auto" and not hy.anticipated)):
+        aim = label_centre(ctx, m, grades, corrected_value(m, auto)) if redraw else None
         value, var, lam, ht_f, rho = control_estimate(
             ctx, ctx_f, m, hy, auto, np.ones(ctx.n_seg, dtype=bool), useful_t[ctx.seg_topic],
-            tuning, imputed=False)
+            tuning, imputed=False, centre=aim)
         lam_h = None
+        weight = np.where(hy.den > 0, lam, 0.0)  # the topics ht identifies take the correction
         # a run with no lambda > 0 is not moved: ht's value (``control_estimate``)
         as_ht = ~np.repeat((lam.reshape(ctx.n_runs, ctx.n_topics) > 0).any(axis=1),
                            ctx.n_topics)
@@ -280,6 +309,7 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
         if spread is not None:
             spread = np.where(worse, hy.variance_spread, spread)
         lam = np.where(worse, 0.0, lam)
+        weight = None if weight is None else np.where(worse, 0.0, weight)
         as_ht = as_ht | worse
         if m.family == "AP":  # per segment and stratum
             lam_h = np.where(worse[:, None], 0.0, lam_h)
@@ -287,8 +317,12 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
     var = np.where(sure, 0.0, var)
     if spread is not None:
         spread = np.where(sure, 0.0, spread)
+    if weight is not None and not hy.anticipated:  # the planner's designs (``ppi/redraw.py``)
+        weight = np.where(sure | (aim is not None), 0.0, weight)  # centred: no label bias left
+    else:
+        weight = None
     return PPIEstimate(value, var, np.where(sure, 1.0, lam), hy.value, hy.variance, auto, ht_f,
-                       rho, lam_h, spread, as_ht & ~sure)
+                       rho, lam_h, spread, as_ht & ~sure, weight)
 
 
 def label_contexts(ctx, labels):

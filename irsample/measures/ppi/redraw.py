@@ -1,0 +1,169 @@
+"""The labels' side of ppi(M) under the design: ht(M) run on the automatic labels over new draws
+of the design, where ht(M)'s interval is its sample's own variance (the planner's designs).
+
+Why. ppi(M) = ht_y + lambda (M(f) - ht_f) (``ppi/ap_ratio.py``, ``ppi/control_variate.py``)
+has the bias b_y - lambda b_f: ht's ratio bias on the humans less lambda times the same
+estimator's on the labels, b_f = E[ht_f] - M(f). The rule (``measures/reliability.py``, rule 3)
+read ht's estimated bias as ppi's bound, which is right where the labels' ratio is no more
+biased than the humans', and on a thin planned sample it need not be: on DL 2019 passages at
+5% (planned, kappa 0.7 labels, which call more documents relevant than the assessors) ht_f sat
++0.45 of its spread above M(f), and ppi's unflagged means covered 0.877-0.909 (REPRODUCTION.md,
+"Collections we do not have"). An estimate of b_f from the sample moves with the draw's error
+and cannot serve (tried: the same section). But the labels are known on the whole pool and the
+design is known too, so b_f needs no estimate: it is computed here, as the mean of ht_f over
+``REDRAWS`` new draws of the design on the labels (seeded by :data:`SEED`: the same judgments
+give the same numbers), and :func:`label_bias` gives the rule -lambda b_f per segment, which
+it adds, signed, to ht's estimated bias (``PPI.known_bias``).
+
+Why the census stays the centre. With c = E[ht_f] in place of M(f) the correction
+lambda (c - ht_f) has mean 0 exactly and ppi's bias is b_y (``centre="design"`` of
+``ppi_estimate``; the draws' Monte Carlo error lambda^2 s^2 / B per segment is added to the
+variance). It mended the DL 2019 cell (kappa 0.7: coverage of all intervals 0.899 -> 0.936 for
+AP, 0.896 -> 0.920 for nDCG; 100 draws, ``benchmarks/ppi_variance_anatomy.py``), but where the
+labels are right it gives up what they fix: labels equal to the truth make ppi = c, ht's mean
+over the draws, with an interval of Monte Carlo width that missed the truth by ht's bias (30
+draws of the same cell: 0.787 of the unflagged AP means covered, 25% of them unflagged; M(f)
+as the centre is exact there). The bias of a form is b_y with the design's centre and
+b_y - lambda b_f with the census; which is smaller depends on how the labels err, which the
+sample cannot tell. So the estimate keeps M(f), and the rule, which can now compute the second
+part, flags the means whose bias with it is too large (REPRODUCTION.md, "ppi on the planner's
+designs: the labels' bias computed").
+
+The design. The judgments must state it whole: every pooled document listed with its stratum and
+the judged ones with their inclusion probabilities (a design's draw; ``irsample eval --design
+design.json``, ``irsample.load(..., design=)``), each cell (topic x stratum) a simple random
+sample of its documents apart from its certain ones (pi = 1: the planner's pilot and the cells
+it judges whole), which every draw keeps. So a redraw keeps the certain documents and draws the
+cell's other n_h - c_h of its N_h - c_h at random; the sampled documents' pi must be
+(n_h - c_h) / (N_h - c_h), as the planner's designs give. Where the judgments cannot be redrawn
+(prels, which keep no strata; unequal probabilities within a cell: importance samples; a pooled
+document no run retrieved, which has no label) :func:`label_centre` returns None and the rule
+reads ht's bias alone, as before.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...model import Judgments
+from ..ht.estimator import estimate as ht_estimate
+from .label_judgments import _cells
+
+#: draws of the design per evaluation (Monte Carlo error of the centre: s / 10 per segment)
+REDRAWS = 100
+#: the draws' seed: a fixed one, so that an evaluation is repeatable
+SEED = 20261202
+#: tolerance of the check that a cell's sampled documents share one probability
+RATE_TOLERANCE = 1e-6
+
+
+@dataclass(frozen=True, eq=False)
+class CellDesign:
+    """A stratified design with certain documents, as :func:`cell_design` reads it: per pooled
+    document of the collection (``pooled``, tdi) its ``cell``, whether it is ``certain``, and its
+    inclusion probability ``pi``; per cell the uncertain documents each draw takes (``take``)."""
+
+    pooled: np.ndarray
+    topic: np.ndarray
+    stratum: np.ndarray
+    cell: np.ndarray
+    certain: np.ndarray
+    pi: np.ndarray
+    take: np.ndarray
+
+    @property
+    def start(self) -> np.ndarray:
+        """Per cell: the uncertain documents of the cells before it (where its keys start)."""
+        uncertain = np.bincount(self.cell[~self.certain], minlength=len(self.take))
+        return np.concatenate([[0], np.cumsum(uncertain)[:-1]])
+
+    def draws(self, rng, count: int) -> np.ndarray:
+        """(count, pooled) bool: whether each of ``count`` new draws of the design takes each
+        pooled document. A cell's uncertain documents are ranked by a random key and its first
+        ``take`` drawn: a simple random sample of that size."""
+        key = self.cell + rng.random((count, len(self.pooled)))  # cell, then a random order
+        key[:, self.certain] = np.inf  # never among a cell's drawn uncertain documents
+        place = np.empty(key.shape, dtype=np.int64)
+        order = np.argsort(key, axis=1)
+        np.put_along_axis(place, order, np.arange(len(self.pooled))[None, :], axis=1)
+        place -= self.start[self.cell]  # rank within the cell
+        return self.certain | (place < self.take[self.cell])
+
+
+def cell_design(collection, judgments) -> CellDesign | None:
+    """The design of ``judgments`` to redraw (module docstring), or None where it cannot be."""
+    if not judgments.pool_listed or judgments.stratum is None:
+        return None
+    c = _cells(collection, judgments)
+    if np.any(c.size != c.inside):  # pooled documents no run retrieved: no label
+        return None
+    n_cells = c.size.size
+    size, taken = c.size.ravel(), c.taken.ravel()
+    given = (np.full(len(c.pooled), np.nan) if judgments.inclusion is None
+             else judgments.inclusion[c.pooled])
+    rate = np.where(size > 0, taken / np.maximum(size, 1), 1.0)
+    pi_sampled = np.where(np.isfinite(given), given, rate[c.cell])
+    certain = c.sampled & (pi_sampled >= 1.0 - RATE_TOLERANCE)
+    n_certain = np.bincount(c.cell[certain], minlength=n_cells)
+    take = taken - n_certain
+    rest = size - n_certain
+    rate_rest = np.where(rest > 0, take / np.maximum(rest, 1), 0.0)
+    uncertain = c.sampled & ~certain
+    if np.any(np.abs(pi_sampled[uncertain] - rate_rest[c.cell[uncertain]])
+              > RATE_TOLERANCE * np.maximum(rate_rest[c.cell[uncertain]], 1e-12)):
+        return None  # unequal probabilities within a cell (importance samples)
+    pi = np.where(certain, 1.0, rate_rest[c.cell])
+    return CellDesign(c.pooled, c.topic_of[c.pooled], c.stratum, c.cell, certain, pi, take)
+
+
+def corrected_value(m, auto):
+    """What ppi's correction subtracts per segment, as a function of an ht estimate on the
+    labels: AP its value (``ap_ratio.py``), nDCG the topic's own ratio where its sample holds a
+    labelled-relevant document and M(f) ``auto`` where it does not (``control_variate.py``)."""
+    if m.family == "AP":
+        return lambda e: np.nan_to_num(e.value)
+    return lambda e: np.where(e.den > 0, np.nan_to_num(e.plain), auto)
+
+
+def label_bias(ctx, m, grades, estimate):
+    """Per segment: the bias the labels' side adds to ppi(``m``)'s ``estimate`` made with
+    M(f) as the centre, -lambda (E[theta^_f] - M(f)) (module docstring), the expectation over
+    the design's draws; None where the design cannot be redrawn or the estimate has no such
+    correction (``PPIEstimate.label_weight``). Cached per context, measure and labels."""
+    weight = estimate.label_weight
+    if weight is None or not np.any(weight > 0):
+        return None
+
+    def build():
+        centre = label_centre(ctx, m, grades, corrected_value(m, estimate.auto))
+        return None if centre is None else -weight * (centre[0] - estimate.auto)
+
+    return ctx.shared(("ppi_label_bias", m, id(estimate)), build)
+
+
+def label_centre(ctx, m, grades, value_of, redraws: int = REDRAWS):
+    """``(centre, mc_variance)`` per segment: the mean over ``redraws`` draws of the design of
+    ``value_of(estimate)`` (an array per segment) for ht(``m``) on the labels ``grades`` (per
+    tdi), and the Monte Carlo variance of that mean; None where the design cannot be redrawn
+    (module docstring)."""
+    design = cell_design(ctx.collection, ctx.judgments)
+    if design is None:
+        return None
+    rng = np.random.default_rng(SEED)
+    total = np.zeros(ctx.n_seg)
+    square = np.zeros(ctx.n_seg)
+    labels = ctx.judgments.stratum_labels
+    for drawn in design.draws(rng, redraws):
+        rel = np.where(drawn, grades[design.pooled], -1)
+        judgments = Judgments.from_arrays(
+            ctx.collection, design.topic, design.pooled, rel, stratum=design.stratum,
+            labels=labels, prob=np.where(drawn, design.pi, 1.0), source="redrawn labels",
+            probabilities="design")
+        x = value_of(ht_estimate(ctx.on(judgments), m))
+        total += x
+        square += x * x
+    mean = total / redraws
+    spread = np.maximum(square / redraws - mean * mean, 0.0) * redraws / max(redraws - 1, 1)
+    return mean, spread / redraws
