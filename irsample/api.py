@@ -25,7 +25,8 @@ from .model import Collection, Judgments, check_common_topics
 
 
 def load(qrels, runs, *, qrels_format: str | None = None,
-         assume: str | None = None, compat: str = "10") -> tuple[Collection, Judgments]:
+         assume: str | None = None, compat: str = "10",
+         design=None) -> tuple[Collection, Judgments]:
     r"""Parse ``runs`` and ``qrels`` into the columnar arrays every measure works on.
 
     Parameters
@@ -47,6 +48,13 @@ def load(qrels, runs, *, qrels_format: str | None = None,
     compat : {"10", "9.0.8"}, default "10"
         "9.0.8": scores rounded to single precision, as trec_eval 9.0.8 keeps them (ties
         where they agree in float's 24 bits; trec_eval 10 keeps doubles).
+    design : path or binary file object, optional
+        The design file (``design.json``) the judged documents were drawn by: ``qrels`` are then
+        the assessors' judgments of its selected documents (as for ``irsample merge``), and the
+        judgments carry every pooled document's stratum and inclusion probability at once,
+        which the design-based estimators read (ppi(M)'s rule draws the design again on the
+        labels: ``irsample.measures.ppi.redraw``). Judgments of documents the design did not select
+        are an error naming the file and line.
 
     Returns
     -------
@@ -72,6 +80,11 @@ def load(qrels, runs, *, qrels_format: str | None = None,
     (('bm25',), ('1', '2'))
     """
     qrels_table = load_qrels(qrels, qrels_format)
+    if design is not None:
+        from .design.merge import merge
+        from .design.record import DesignRecord
+
+        qrels_table = merge(DesignRecord.read(design), qrels_table).table()
     run_tables = load_runs(runs)
     if compat == "9.0.8":
         run_tables = single_precision(run_tables)

@@ -95,6 +95,13 @@ def add_parser(sub) -> None:
         "precisions) or paper (Yilmaz, Kanoulas & Aslam 2008, precisions independent)",
     )
     add_assume(ev)
+    ev.add_argument(
+        "--design", metavar="FILE", default=None,
+        help="the design file (design.json of `irsample sample` or `plan`) the judged documents "
+        "were drawn by: QRELS are then the assessors' judgments of its selected documents, as "
+        "for `irsample merge`, and the estimators read every pooled document's stratum and "
+        "inclusion probability from it (on a planned design ppi(M)'s status draws it again "
+        "on the labels to compute their bias)")
     ev.add_argument("--auto-labels", metavar="FILE|fusion", default=None,
                     help="automatic labels (topic Q0 docno value) for ppi(M) and auto(M), or "
                     "'fusion' for the built-in labeller fitted on the judged sample")
@@ -150,7 +157,11 @@ def start_reading(args) -> None:
         raise IrsampleError("standard input (-) is given more than once: it can be read once "
                             "(give the other files by name)")
     check_trec_inputs(args)
-    if (args.auto_labels is None and args.rel_info_format == "qrels"
+    if args.design is not None and (args.rel_info_format != "qrels"
+                                    or args.qrels_format not in (None, "trec")):
+        raise IrsampleError("--design: QRELS are the assessors' TREC qrels of the design's "
+                            "selected documents (no -R, no --qrels-format)")
+    if (args.auto_labels is None and args.rel_info_format == "qrels" and args.design is None
             and not design_based(args.measure)):  # else: all runs at once
         from ..io.ahead import ReadAhead, run_batches
 
@@ -266,14 +277,14 @@ def _judgments(args, ahead, measures, options):
         ev = evaluate_in_batches(  # runs read and evaluated a batch at a time (bounded memory)
             args.qrels, ahead, measures, qrels_format=args.qrels_format, assume=args.assume,
             judgments_hook=notices, **options)
-    else:  # automatic labels (the fusion labeller reads every run) or design-based estimators
-        # (their relevance model reads every run): all runs at once
+    else:  # automatic labels (the fusion labeller reads every run), design-based estimators
+        # (their relevance model reads every run) or a design file: all runs at once
         from ..api import check_common_topics, load
         from ..evaluation import evaluate_collection
         from .judge_report import eval_labels
 
         collection, judgments = load(args.qrels, args.runs, qrels_format=args.qrels_format,
-                                     assume=args.assume)
+                                     assume=args.assume, design=args.design)
         check_common_topics(collection, judgments)
         notices(judgments, collection.topics)
         labels = eval_labels(args, measures, collection, judgments)

@@ -35,6 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pyarrow as pa
 
 from ..errors import InputError
 from ..io.trec import QrelsTable
@@ -90,6 +91,23 @@ class Merged:
         size = np.bincount(cell)
         judged = np.bincount(cell[self.judged], minlength=len(size))
         return (judged / size)[cell]
+
+    def table(self) -> QrelsTable:
+        """The merged judgments as the estimators read them (``eval --design``): every row of
+        the design's pool with its judgment (-1: not judged), its stratum (the design's cell,
+        which a stratified qrels file keeps too) and its inclusion probability
+        (:attr:`probabilities`, which prels keep too): both at once, which no file format
+        holds, so that an estimator can draw the design again (``measures/ppi/redraw.py``)."""
+        rec = self.record
+
+        def text(values):
+            return pa.array([v.encode("utf-8", "surrogateescape") for v in values], pa.binary())
+
+        return QrelsTable(
+            f"{rec.source} with {self.source}", text(rec.qid), text(rec.docno),
+            self.rel.astype(np.int64), None,  # rows of the design, not lines of a qrels file
+            stratum=text(rec.labels[s] for s in rec.stratum),
+            prob=np.asarray(self.probabilities, dtype=np.float64))
 
     def render(self, fmt: str) -> bytes:
         """The merged judgments in format ``strata``, ``prels`` or ``trec``."""
