@@ -52,9 +52,9 @@ def load(qrels, runs, *, qrels_format: str | None = None,
         The design file (``design.json``) the judged documents were drawn by: ``qrels`` are then
         the assessors' judgments of its selected documents (as for ``irsample merge``), and the
         judgments carry every pooled document's stratum and inclusion probability at once,
-        which the design-based estimators read (ppi(M)'s rule draws the design again on the
-        labels: ``irsample.measures.ppi.redraw``). Judgments of documents the design did not select
-        are an error naming the file and line.
+        which the design-based estimators read (and ppi's ``centre="design"`` draws the design
+        again on the labels: ``irsample.measures.ppi.redraw``). Judgments of documents the
+        design did not select are an error naming the file and line.
 
     Returns
     -------

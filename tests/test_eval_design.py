@@ -1,7 +1,7 @@
 """``irsample eval --design design.json JUDGED RUNS``: the judgments of a design's selected
 documents read with the design's strata and inclusion probabilities at once (``merge`` writes
 either, not both), so that the estimators see what the design's draw in Python gives them, and
-ppi(M)'s rule on a planned design can draw the design again on the labels."""
+ppi(M) on a planned design can draw the design again on the labels (``centre="design"``)."""
 
 from __future__ import annotations
 
@@ -92,7 +92,8 @@ def test_planned_design_can_be_redrawn_from_the_design_file(capsys, files, tmp_p
     assert cell_design(col, judgments) is not None  # every pooled document's cell and pi
     auto = read_labels(str(labels), col)
     estimate = ppi_estimate(ctx, auto, "AP")
-    assert np.any(estimate.label_weight > 0)  # the rule computes the labels' bias here
+    centred = ppi_estimate(ctx, auto, "AP", centre="design")  # the design can be drawn again
+    assert np.any(centred.value != estimate.value)
     # prels of the same judgments keep the probabilities but not the cells: no redraw
     prels = tmp_path / "s.prels"
     assert cli(capsys, "merge", design, judged, "--format", "prels", "-o", prels)[0] == 0

@@ -100,8 +100,8 @@ def add_parser(sub) -> None:
         help="the design file (design.json of `irsample sample` or `plan`) the judged documents "
         "were drawn by: QRELS are then the assessors' judgments of its selected documents, as "
         "for `irsample merge`, and the estimators read every pooled document's stratum and "
-        "inclusion probability from it (on a planned design ppi(M)'s status draws it again "
-        "on the labels to compute their bias)")
+        "inclusion probability from it, both at once (stratified qrels keep the first, prels "
+        "the second)")
     ev.add_argument("--auto-labels", metavar="FILE|fusion", default=None,
                     help="automatic labels (topic Q0 docno value) for ppi(M) and auto(M), or "
                     "'fusion' for the built-in labeller fitted on the judged sample")

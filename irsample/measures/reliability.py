@@ -117,10 +117,7 @@ and the topics that cause it (where to judge next). A run's mean is unreliable w
    +0.031, and rule 2 flags every such mean), though not topic by topic (where ppi(nDCG)'s
    difference form applies in every draw its error, +0.0041 +- 0.0010 a topic, ran above the
    +0.0014 that ht's ratio bias says there; REPRODUCTION.md, "ppi(nDCG)'s flags on these
-   cells"). Where ht's interval is its sample's own variance (the planner's designs) and the
-   judgments state the design whole, ppi's bias is ht's less lambda times that of ht on the
-   labels, and the second part is computed, not estimated: ht on the labels over new draws
-   of the design (``ppi/redraw.py``, ``Measure.known_bias``), added signed to the sum.
+   cells").
 
 5. **outside its range**: a run mean of a measure bounded by [0, 1] (ht(M) and ppi(M) but
    num_rel) estimated above 1 or below 0. A Horvitz-Thompson total weights each relevant
@@ -359,19 +356,12 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
         inherited = (weak_cells & ~unsettled[None, :]).sum(axis=1) / q
     bias = (measure.estimated_bias(ctx, from_sample=not anticipated)
             if hasattr(measure, "estimated_bias") else None)
-    bias_name = None
     if bias is None:
         bias_se = np.full(ctx.n_runs, np.nan)
         per_cell = np.zeros(shape)
     else:
         per_cell = np.where(evaluated, np.asarray(bias).reshape(shape), 0.0)
-        known = measure.known_bias(ctx) if hasattr(measure, "known_bias") else None
-        if known is not None:  # computed, signed (ppi's labels' side): added to the sum
-            known = np.where(evaluated, known.reshape(shape), 0.0)
-            bias_name = measure.known_bias_reason
-        b = summed_bias(per_cell, corrected_cells(ctx, measure, shape), known)
-        if known is not None:
-            per_cell = per_cell + known
+        b = summed_bias(per_cell, corrected_cells(ctx, measure, shape))
         imputed = evaluated & imputed_topics(per_topic, share)[None, :]
         if values is not None and getattr(measure, "ratio", False) and imputed.any():
             bound = imputation_bound(values, evaluated, imputed, share >= SETTLED)
@@ -429,7 +419,7 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
                 idx = np.flatnonzero(evaluated[r])
                 cause += idx[np.argsort(per_topic[idx], kind="stable")][:NAMED].tolist()
         if biased[r]:
-            name = bias_name or getattr(measure, "bias_reason", Measure.bias_reason)
+            name = getattr(measure, "bias_reason", Measure.bias_reason)
             if bias_se[r] < NO_SPREAD:
                 parts.append(f"{name} {bias_se[r]:.2f} of its standard error")
             else:  # a standard error of rounding size: no ratio to speak of
@@ -496,18 +486,15 @@ def biased_beyond_limit(bias_se: np.ndarray) -> np.ndarray:
     return np.nan_to_num(bias_se) > MAX_BIAS_SE
 
 
-def summed_bias(per_cell: np.ndarray, corrected, known: np.ndarray | None = None) -> np.ndarray:
+def summed_bias(per_cell: np.ndarray, corrected) -> np.ndarray:
     """Per row (a run's mean, or a pair's difference, times its topics): the size of the
     topics' estimated biases ``per_cell`` together. Where the estimate leaves a topic's bias
     in, they are summed, signed (the bias of a sum); where it removes it (``corrected``, per
     cell or for all: ``Measure.corrected``), ``per_cell`` bounds the correction's error,
     random and independent from topic to topic, and those add in quadrature (rule 3); the
-    two parts add. ``known``: per cell a bias computed rather than estimated
-    (``Measure.known_bias``), summed signed with the first part."""
+    two parts add."""
     fixed = np.broadcast_to(np.asarray(corrected, dtype=bool), per_cell.shape)
     signed = np.where(fixed, 0.0, per_cell).sum(axis=1)
-    if known is not None:
-        signed = signed + known.sum(axis=1)
     return np.abs(signed) + np.sqrt(np.where(fixed, per_cell * per_cell, 0.0).sum(axis=1))
 
 

@@ -102,10 +102,11 @@ without residuals).
 The labels' bias on the planner's designs. The correction lambda (M(f) - ht_f) carries
 -lambda times ht's ratio bias on the labels, which on a thin planned sample can exceed the
 humans' (labels that call more documents relevant than the assessors). The labels are known
-on the whole pool, so that bias is computed by drawing the design again on them
-(``ppi/redraw.py``) and the reliability rule adds it to ht's (``PPI.known_bias``);
-``centre="design"`` centres the correction on it instead (an option: it loses the exactness of
-labels equal to the truth; measured there).
+on the whole pool, so that bias can be computed by drawing the design again on them
+(``ppi/redraw.py``); ``centre="design"`` centres the correction on ht_f's mean over those
+draws, so that ppi's bias is ht's. An option, not the default: it loses the exactness of
+labels equal to the truth, and neither form's bias can be told from the sample (measured
+there).
 
 AP's variance and power tuning: ``ppi/ap_ratio.py`` (one lambda per run by default). For
 every measure, a run whose estimated variance would exceed ht's keeps ht (lambda = 0): the run's
@@ -210,11 +211,6 @@ class PPIEstimate:
     #: the difference form leaves to ht, a run the control variate does not move, a run whose
     #: variance would exceed ht's), so that its bias is ht's too (``PPI.estimated_bias``)
     as_ht: np.ndarray | None = None
-    #: per segment: the weight lambda of a correction lambda (M(f) - theta^_f) made with one
-    #: weight for the segment (AP's telescoped form, nDCG's control variate on the topics ht
-    #: identifies; 0 elsewhere), whose bias -lambda (E[theta^_f] - M(f)) the rule computes by
-    #: drawing the design again (``ppi/redraw.py``); None where ppi takes another form
-    label_weight: np.ndarray | None = None
 
 
 def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None = None,
@@ -233,7 +229,6 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
     ht(nDCG) with ht on the labels as control variate, imputed topics included,
     ``"identified"`` the same on the topics ht identifies only (``ppi/control_variate.py``).
     ``centre`` (AP, and nDCG's control variate): one of :data:`CENTRES`."""
-    aim = None
     m = parse_one(target)
     if kept not in KEPT:
         raise MeasureError(f"kept must be one of {KEPT}, not {kept!r}")
@@ -261,21 +256,19 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
     # a topic whose labels are constant but match every judged document: the sample shows no
     # residual, and the labels are used as they are (PPI's lambda = 1 with a zero residual)
     sure = (~useful_t & useful_t.any() & agree_t)[ctx.seg_topic]
-    spread = reduction = weight = None
+    spread = reduction = None
     as_ht = np.zeros(ctx.n_seg, dtype=bool)
     redraw = centre == "design" and not hy.anticipated
     if m.family == "AP":
         aim = label_centre(ctx, m, grades, corrected_value(m, auto)) if redraw else None
         value, var, lam, ht_f, rho, lam_h, spread = ratio_form(
             ctx, ctx_f, m, hy, auto, useful_t[ctx.seg_topic], tuning, grades, centre=aim)
-        weight = np.where(np.all(lam_h == lam_h[:, :1], axis=1), lam_h[:, 0], 0.0)
     elif m.family == "nDCG" and (form == "control" or (form == "auto" and not hy.anticipated)):
         aim = label_centre(ctx, m, grades, corrected_value(m, auto)) if redraw else None
         value, var, lam, ht_f, rho = control_estimate(
             ctx, ctx_f, m, hy, auto, np.ones(ctx.n_seg, dtype=bool), useful_t[ctx.seg_topic],
             tuning, imputed=False, centre=aim)
         lam_h = None
-        weight = np.where(hy.den > 0, lam, 0.0)  # the topics ht identifies take the correction
         # a run with no lambda > 0 is not moved: ht's value (``control_estimate``)
         as_ht = ~np.repeat((lam.reshape(ctx.n_runs, ctx.n_topics) > 0).any(axis=1),
                            ctx.n_topics)
@@ -309,7 +302,6 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
         if spread is not None:
             spread = np.where(worse, hy.variance_spread, spread)
         lam = np.where(worse, 0.0, lam)
-        weight = None if weight is None else np.where(worse, 0.0, weight)
         as_ht = as_ht | worse
         if m.family == "AP":  # per segment and stratum
             lam_h = np.where(worse[:, None], 0.0, lam_h)
@@ -317,12 +309,8 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
     var = np.where(sure, 0.0, var)
     if spread is not None:
         spread = np.where(sure, 0.0, spread)
-    if weight is not None and not hy.anticipated:  # the planner's designs (``ppi/redraw.py``)
-        weight = np.where(sure | (aim is not None), 0.0, weight)  # centred: no label bias left
-    else:
-        weight = None
     return PPIEstimate(value, var, np.where(sure, 1.0, lam), hy.value, hy.variance, auto, ht_f,
-                       rho, lam_h, spread, as_ht & ~sure, weight)
+                       rho, lam_h, spread, as_ht & ~sure)
 
 
 def label_contexts(ctx, labels):

@@ -18,8 +18,7 @@ import numpy as np
 
 from ...errors import MeasureError
 from ..base import Measure, parse
-from .estimate import label_contexts, ppi_estimate
-from .redraw import label_bias
+from .estimate import ppi_estimate
 
 _PPI = ("Angelopoulos, Bates, Fannjiang, Jordan & Zrnic, Prediction-powered inference, Science "
         "2023; Angelopoulos, Duchi & Zrnic, PPI++, 2023")
@@ -179,26 +178,6 @@ class PPI(Measure):
             return own
         return np.where(self._estimate(ctx).as_ht, own,
                         ht.estimated_bias(ctx, from_sample, signed=True))
-
-    def known_bias(self, ctx):
-        """Per segment: the bias the labels' side adds to the estimate, computed rather than
-        estimated: -lambda (E[theta^_f] - M(f)), the expectation over draws of the design on
-        the labels (``ppi/redraw.py``), where ht's interval is its sample's own variance and
-        the judgments state the design whole; None elsewhere. The rule adds it, signed, to
-        :meth:`estimated_bias` (``reliability.py``, rule 3); None too where no labels are
-        attached (the rule asked of the human sample alone)."""
-        if not self.ratio or getattr(ctx, "auto_labels", None) is None:
-            return None
-        inner = parse(self.target)[0]
-        labels = _labels(ctx, self.name)
-        grades = label_contexts(ctx, labels)[2]
-        return label_bias(ctx, inner, grades, self._estimate(ctx))
-
-    @property
-    def known_bias_reason(self) -> str:
-        """The reason's name for the bias where :meth:`known_bias` is added."""
-        return (f"estimated bias (ht({self.target})'s, less lambda times that of ht on the "
-                "labels, computed by drawing the design again on them)")
 
     def _estimate(self, ctx):
         _target(self.target)

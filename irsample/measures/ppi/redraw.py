@@ -1,33 +1,34 @@
 """The labels' side of ppi(M) under the design: ht(M) run on the automatic labels over new draws
-of the design, where ht(M)'s interval is its sample's own variance (the planner's designs).
+of the design, for ppi's correction centred on the design (``ppi_estimate(...,
+centre="design")``, an option) where ht(M)'s interval is its sample's own variance (the
+planner's designs).
 
 Why. ppi(M) = ht_y + lambda (M(f) - ht_f) (``ppi/ap_ratio.py``, ``ppi/control_variate.py``)
 has the bias b_y - lambda b_f: ht's ratio bias on the humans less lambda times the same
 estimator's on the labels, b_f = E[ht_f] - M(f). The rule (``measures/reliability.py``, rule 3)
-read ht's estimated bias as ppi's bound, which is right where the labels' ratio is no more
+reads ht's estimated bias as ppi's bound, which is right where the labels' ratio is no more
 biased than the humans', and on a thin planned sample it need not be: on DL 2019 passages at
 5% (planned, kappa 0.7 labels, which call more documents relevant than the assessors) ht_f sat
 +0.45 of its spread above M(f), and ppi's unflagged means covered 0.877-0.909 (REPRODUCTION.md,
 "Collections we do not have"). An estimate of b_f from the sample moves with the draw's error
-and cannot serve (tried: the same section). But the labels are known on the whole pool and the
-design is known too, so b_f needs no estimate: it is computed here, as the mean of ht_f over
-``REDRAWS`` new draws of the design on the labels (seeded by :data:`SEED`: the same judgments
-give the same numbers), and :func:`label_bias` gives the rule -lambda b_f per segment, which
-it adds, signed, to ht's estimated bias (``PPI.known_bias``).
+(tried: the same section). But the labels are known on the whole pool and the design is known
+too, so b_f needs no estimate: the mean c of ht_f over ``REDRAWS`` new draws of the design on
+the labels (seeded by :data:`SEED`: the same judgments give the same numbers) computes it, and
+with c in place of M(f) the correction lambda (c - ht_f) has mean 0 for a fixed lambda: ppi's
+bias is b_y, ht's, which the rule reads. The draws' Monte Carlo error lambda^2 s^2 / B per
+segment is added to the variance (the topics are drawn independently, so are the errors).
 
-Why the census stays the centre. With c = E[ht_f] in place of M(f) the correction
-lambda (c - ht_f) has mean 0 exactly and ppi's bias is b_y (``centre="design"`` of
-``ppi_estimate``; the draws' Monte Carlo error lambda^2 s^2 / B per segment is added to the
-variance). It mended the DL 2019 cell (kappa 0.7: coverage of all intervals 0.899 -> 0.936 for
-AP, 0.896 -> 0.920 for nDCG; 100 draws, ``benchmarks/ppi_variance_anatomy.py``), but where the
-labels are right it gives up what they fix: labels equal to the truth make ppi = c, ht's mean
-over the draws, with an interval of Monte Carlo width that missed the truth by ht's bias (30
-draws of the same cell: 0.787 of the unflagged AP means covered, 25% of them unflagged; M(f)
-as the centre is exact there). The bias of a form is b_y with the design's centre and
-b_y - lambda b_f with the census; which is smaller depends on how the labels err, which the
-sample cannot tell. So the estimate keeps M(f), and the rule, which can now compute the second
-part, flags the means whose bias with it is too large (REPRODUCTION.md, "ppi on the planner's
-designs: the labels' bias computed").
+Why an option and not the default (REPRODUCTION.md, "ppi on the planner's designs: the labels'
+bias computed"). It mends the DL 2019 cell: coverage of all intervals 0.899 -> 0.936 (AP) and
+0.896 -> 0.920 (nDCG) with the kappa 0.7 labels (100 draws), and changes little with weaker
+ones. But it gives up what right labels fix: with labels equal to the truth ppi is then
+E[ht_y], with an interval of Monte Carlo width that misses the truth by ht's bias (30 draws of
+the same cell: 0.787 of the unflagged AP means covered, M(f) as the centre is exact). Which of
+b_y and b_y - lambda b_f is smaller depends on how the labels err, and the sample cannot say.
+Adding the computed -lambda b_f to ht's estimated bias in the rule instead (M(f) kept) was
+tried and not kept: on the same cell (100 trials, five label sources) it flagged 92-100% of the
+ppi(nDCG) means for kappa 0.3-0.7 labels, and those it left covered less than before (kappa
+0.3: 0.910 against 0.945).
 
 The design. The judgments must state it whole: every pooled document listed with its stratum and
 the judged ones with their inclusion probabilities (a design's draw; ``irsample eval --design
@@ -37,8 +38,9 @@ it judges whole), which every draw keeps. So a redraw keeps the certain document
 cell's other n_h - c_h of its N_h - c_h at random; the sampled documents' pi must be
 (n_h - c_h) / (N_h - c_h), as the planner's designs give. Where the judgments cannot be redrawn
 (prels, which keep no strata; unequal probabilities within a cell: importance samples; a pooled
-document no run retrieved, which has no label) :func:`label_centre` returns None and the rule
-reads ht's bias alone, as before.
+document no run retrieved, which has no label) :func:`label_centre` returns None and the
+correction keeps M(f). Cost: ``REDRAWS`` evaluations of ht on the labels per measure (1.2 s on
+DL 2019's ten synthetic runs, 11 s on TREC-8's 129 runs at planned 10%).
 """
 
 from __future__ import annotations
@@ -125,22 +127,6 @@ def corrected_value(m, auto):
     if m.family == "AP":
         return lambda e: np.nan_to_num(e.value)
     return lambda e: np.where(e.den > 0, np.nan_to_num(e.plain), auto)
-
-
-def label_bias(ctx, m, grades, estimate):
-    """Per segment: the bias the labels' side adds to ppi(``m``)'s ``estimate`` made with
-    M(f) as the centre, -lambda (E[theta^_f] - M(f)) (module docstring), the expectation over
-    the design's draws; None where the design cannot be redrawn or the estimate has no such
-    correction (``PPIEstimate.label_weight``). Cached per context, measure and labels."""
-    weight = estimate.label_weight
-    if weight is None or not np.any(weight > 0):
-        return None
-
-    def build():
-        centre = label_centre(ctx, m, grades, corrected_value(m, estimate.auto))
-        return None if centre is None else -weight * (centre[0] - estimate.auto)
-
-    return ctx.shared(("ppi_label_bias", m, id(estimate)), build)
 
 
 def label_centre(ctx, m, grades, value_of, redraws: int = REDRAWS):
