@@ -108,18 +108,11 @@ def test_planned_design_can_be_redrawn_from_the_design_file(capsys, files, tmp_p
     assert compared == ctx.n_seg
 
 
-def test_design_errors_name_the_file_and_write_nothing(capsys, files, tmp_path):  # noqa: F811
-    _, table, runs, _ = files
-    out = tmp_path / "out"
-    assert cli(capsys, "sample", *runs, "--design", "2strata", "--seed", 1, "-o", out)[0] == 0
-    first = (out / "to_judge.tsv").read_text().splitlines()[1].split("\t")
+def test_design_takes_trec_qrels_only(capsys, files, tmp_path):  # noqa: F811
+    """A judgment the design did not select: ``test_cli_design.py``, bad judgments."""
+    _, _, runs, _ = files
     judged = tmp_path / "judged"
-    judged.write_text(f"{first[0]} 0 {first[1]} 1\n{first[0]} 0 not-a-pooled-doc 0\n")
-    result = tmp_path / "result"
-    rc, _, err = cli(capsys, "eval", judged, *runs, "--design", out / "design.json", "-m",
-                     "ht(AP)", "-o", result)
-    assert rc == 1 and f"{judged}:2: document 'not-a-pooled-doc'" in err
-    assert not result.exists()
-    rc, _, err = cli(capsys, "eval", judged, *runs, "--design", out / "design.json",
-                     "--qrels-format", "strata", "-m", "ht(AP)")
-    assert rc == 1 and "--design: QRELS are the assessors' TREC qrels" in err
+    judged.write_text("q0 0 d1 1\n")
+    rc, out, err = cli(capsys, "eval", judged, *runs, "--design", tmp_path / "design.json",
+                       "--qrels-format", "strata", "-m", "ht(AP)")
+    assert rc == 1 and not out and "--design: QRELS are the assessors' TREC qrels" in err
