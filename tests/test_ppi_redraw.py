@@ -1,9 +1,10 @@
 """ppi(M)'s label centre under the design (irsample.measures.ppi.redraw): the design drawn again on
-the automatic labels, and the correction lambda (centre - ht_f) that has mean 0.
+the automatic labels, and the correction lambda (centre - ht_f) that has mean 0 (the option
+``centre="design"``; M(f) stays the default centre).
 
 A synthetic pooled collection, judged by the planner's design (a pilot, then a top-up whose
 documents judged before are certain): the design ht(AP) and ht(nDCG) take the sample's own
-variance on, where ppi centres its correction on the redraws.
+variance on, where the option centres ppi's correction on the redraws.
 """
 
 from __future__ import annotations
@@ -131,9 +132,9 @@ def test_repeatable_and_stratified_samples_keep_the_census(world, planned):
                                   ppi_estimate(strata, labels, AP).value)
 
 
-def test_constant_labels_keep_ht(planned, world):
+def test_constant_labels_keep_ht_with_the_designs_centre(planned, world):
     collection, frame = world
     constant = frame_labels(collection, frame, np.ones(len(frame)))
-    e = ppi_estimate(planned, constant, AP)
+    e = ppi_estimate(planned, constant, AP, centre="design")
     np.testing.assert_array_equal(e.value, e.ht)
     np.testing.assert_array_equal(e.variance, e.ht_variance)

@@ -181,8 +181,8 @@ FORMS = ("auto", "control", "difference")
 #: what the correction lambda (centre - ht_f) centres the labels' estimate on: ``"census"``
 #: (the default) M(f), the labels' value on the pool; ``"design"`` ht_f's mean over the
 #: design's own draws where ht's interval is its sample's variance and the judgments state the
-#: design whole (M(f) elsewhere): an option, not the default (``ppi/redraw.py``, "Why the
-#: census stays the centre")
+#: design whole (M(f) elsewhere): an option, not the default (``ppi/redraw.py``, "Why an
+#: option and not the default")
 CENTRES = ("census", "design")
 
 

@@ -47,7 +47,7 @@ def label_grades(labels, judgments, topic, rel_level: int = 1) -> np.ndarray:
     return np.where(relevant, max(int(rel_level), 1), 0).astype(np.int64)
 
 
-class _Cells(NamedTuple):
+class PoolCells(NamedTuple):
     """The pooled entries of a sample and their cells (topic x stratum), with each cell's frame
     size, its sampled count, and the pooled entries inside it (all, and sampled)."""
 
@@ -72,7 +72,7 @@ class _Cells(NamedTuple):
         return np.maximum(self.size - self.inside - self.out_taken, 0)
 
 
-def _cells(collection, judgments) -> _Cells:
+def pool_cells(collection, judgments) -> PoolCells:
     topic_of = collection.tdi_topic.astype(np.int64)
     pooled = np.flatnonzero(judgments.state != UNPOOLED)
     sampled = judgments.state[pooled] == JUDGED
@@ -81,7 +81,7 @@ def _cells(collection, judgments) -> _Cells:
     cell = topic_of[pooled] * size.shape[1] + stratum
     inside = np.bincount(cell, minlength=size.size).reshape(size.shape)
     inside_taken = np.bincount(cell[sampled], minlength=size.size).reshape(size.shape)
-    return _Cells(topic_of, pooled, sampled, stratum, cell, size,
+    return PoolCells(topic_of, pooled, sampled, stratum, cell, size,
                   judgments.stratum_sampled.astype(np.int64), inside, inside_taken)
 
 
@@ -90,7 +90,7 @@ def labelled_sample(collection, judgments, grades, census=None) -> Judgments:
     ``census`` (topics x strata, bool): cells whose pooled documents are all judged with their
     labels at pi = 1 (they must hold no unsampled document outside the collection:
     :func:`census_possible`)."""
-    c = _cells(collection, judgments)
+    c = pool_cells(collection, judgments)
     topic_of, pooled, sampled, stratum, cell = c.topic_of, c.pooled, c.sampled, c.stratum, c.cell
     size, taken = c.size, c.taken
     n_topics, n_strata = size.shape
@@ -132,7 +132,7 @@ def census_possible(collection, judgments) -> np.ndarray:
     """Per cell (topics x strata): whether the cell holds no unsampled pooled document outside
     the collection (one no run retrieved: it has no label and no human grade), so that its
     whole frame is known and :func:`labelled_sample` can judge it completely."""
-    return _cells(collection, judgments).out_unjudged <= 0
+    return pool_cells(collection, judgments).out_unjudged <= 0
 
 
 def labelled_census(collection, judgments, grades) -> Judgments:

@@ -51,7 +51,7 @@ import numpy as np
 
 from ...model import Judgments
 from ..ht.estimator import estimate as ht_estimate
-from .label_judgments import _cells
+from .label_judgments import pool_cells
 
 #: draws of the design per evaluation (Monte Carlo error of the centre: s / 10 per segment)
 REDRAWS = 100
@@ -98,7 +98,7 @@ def cell_design(collection, judgments) -> CellDesign | None:
     """The design of ``judgments`` to redraw (module docstring), or None where it cannot be."""
     if not judgments.pool_listed or judgments.stratum is None:
         return None
-    c = _cells(collection, judgments)
+    c = pool_cells(collection, judgments)
     if np.any(c.size != c.inside):  # pooled documents no run retrieved: no label
         return None
     n_cells = c.size.size
