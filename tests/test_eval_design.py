@@ -89,7 +89,7 @@ def test_planned_design_can_be_redrawn_from_the_design_file(capsys, files, tmp_p
         json.loads(design.read_text())["strata"][i]["label"]
         for i in range(len(json.loads(design.read_text())["strata"])))))
     ctx = EvalContext(col, judgments)
-    assert cell_design(col, judgments) is not None  # every pooled document's cell and pi
+    assert cell_design(ctx) is not None  # every pooled document's cell and pi
     auto = read_labels(str(labels), col)
     estimate = ppi_estimate(ctx, auto, "AP")
     centred = ppi_estimate(ctx, auto, "AP", centre="design")  # the design can be drawn again
@@ -97,7 +97,7 @@ def test_planned_design_can_be_redrawn_from_the_design_file(capsys, files, tmp_p
     # prels of the same judgments keep the probabilities but not the cells: no redraw
     prels = tmp_path / "s.prels"
     assert cli(capsys, "merge", design, judged, "--format", "prels", "-o", prels)[0] == 0
-    assert cell_design(*irsample.load(str(prels), [str(r) for r in runs])) is None
+    assert cell_design(EvalContext(*irsample.load(str(prels), [str(r) for r in runs]))) is None
     seg = {(col.run_names[s // col.n_topics], col.topics[s % col.n_topics]): s
            for s in range(ctx.n_seg)}
     compared = 0

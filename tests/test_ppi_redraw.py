@@ -42,7 +42,7 @@ def planned(world):
 
 def test_planned_sample_is_redrawn_with_its_certain_documents_and_cell_sizes(planned):
     j = planned.judgments
-    design = cell_design(planned.collection, j)
+    design = cell_design(planned)
     assert design is not None
     assert design.certain.any() and (~design.certain & (j.state[design.pooled] == JUDGED)).any()
     draws = design.draws(np.random.default_rng(0), 3000)
@@ -66,9 +66,9 @@ def test_planned_sample_is_redrawn_with_its_certain_documents_and_cell_sizes(pla
 def test_designs_that_cannot_be_redrawn(world):
     collection, frame = world
     weighted = importance(0.3).sample(frame, rng=1)  # unequal probabilities within a cell
-    assert cell_design(collection, weighted) is None
+    assert cell_design(EvalContext(collection, weighted)) is None
     strata = stratified("1-10:1,11-40:0.25").sample(frame, rng=1)
-    assert cell_design(collection, strata) is not None
+    assert cell_design(EvalContext(collection, strata)) is not None
 
 
 def test_centre_is_the_mean_of_ht_on_the_labels_over_the_designs_draws(world):

@@ -50,15 +50,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...model import Judgments
+from ..context import safe_divide
+from ..ht.anticipated import stratified_srs
 from ..ht.estimator import estimate as ht_estimate
+from ..ht.inclusion import ht_design, open_cells
 from .label_judgments import pool_cells
 
 #: draws of the design per evaluation (Monte Carlo error of the centre: s / 10 per segment)
 REDRAWS = 100
 #: the draws' seed: a fixed one, so that an evaluation is repeatable
 SEED = 20261202
-#: tolerance of the check that a cell's sampled documents share one probability
-RATE_TOLERANCE = 1e-6
 
 
 @dataclass(frozen=True, eq=False)
@@ -94,30 +95,25 @@ class CellDesign:
         return self.certain | (place < self.take[self.cell])
 
 
-def cell_design(collection, judgments) -> CellDesign | None:
-    """The design of ``judgments`` to redraw (module docstring), or None where it cannot be."""
+def cell_design(ctx) -> CellDesign | None:
+    """The design of ``ctx``'s judgments to redraw (module docstring), or None where it cannot
+    be: ht's design facts give each cell's documents not judged with certainty and how many the
+    sample took of them (``inclusion.open_cells``), and whether every sampled one has its cell's
+    rate over them (``anticipated.stratified_srs``)."""
+    judgments = ctx.judgments
     if not judgments.pool_listed or judgments.stratum is None:
         return None
-    c = pool_cells(collection, judgments)
+    c = pool_cells(ctx.collection, judgments)
     if np.any(c.size != c.inside):  # pooled documents no run retrieved: no label
         return None
-    n_cells = c.size.size
-    size, taken = c.size.ravel(), c.taken.ravel()
-    given = (np.full(len(c.pooled), np.nan) if judgments.inclusion is None
-             else judgments.inclusion[c.pooled])
-    rate = np.where(size > 0, taken / np.maximum(size, 1), 1.0)
-    pi_sampled = np.where(np.isfinite(given), given, rate[c.cell])
-    certain = c.sampled & (pi_sampled >= 1.0 - RATE_TOLERANCE)
-    n_certain = np.bincount(c.cell[certain], minlength=n_cells)
-    take = taken - n_certain
-    rest = size - n_certain
-    rate_rest = np.where(rest > 0, take / np.maximum(rest, 1), 0.0)
-    uncertain = c.sampled & ~certain
-    if np.any(np.abs(pi_sampled[uncertain] - rate_rest[c.cell[uncertain]])
-              > RATE_TOLERANCE * np.maximum(rate_rest[c.cell[uncertain]], 1e-12)):
+    d = ht_design(ctx)
+    if not stratified_srs(ctx, d):
         return None  # unequal probabilities within a cell (importance samples)
-    pi = np.where(certain, 1.0, rate_rest[c.cell])
-    return CellDesign(c.pooled, c.topic_of[c.pooled], c.stratum, c.cell, certain, pi, take)
+    rest, take = (a.ravel() for a in open_cells(judgments, d))
+    certain = c.sampled & (d.tdi_pi[c.pooled] >= 1.0)
+    pi = np.where(certain, 1.0, safe_divide(take, rest)[c.cell])
+    return CellDesign(c.pooled, c.topic_of[c.pooled], c.stratum, c.cell, certain, pi,
+                      take.astype(np.int64))
 
 
 def corrected_value(m, auto):
@@ -134,7 +130,7 @@ def label_centre(ctx, m, grades, value_of, redraws: int = REDRAWS):
     ``value_of(estimate)`` (an array per segment) for ht(``m``) on the labels ``grades`` (per
     tdi), and the Monte Carlo variance of that mean; None where the design cannot be redrawn
     (module docstring)."""
-    design = cell_design(ctx.collection, ctx.judgments)
+    design = cell_design(ctx)
     if design is None:
         return None
     rng = np.random.default_rng(SEED)
