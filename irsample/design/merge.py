@@ -35,9 +35,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pyarrow as pa
 
 from ..errors import InputError
+from ..io.arrow import binary_of
 from ..io.trec import QrelsTable
 from ..io.writers import format_prels, format_strata_qrels, format_trec_qrels
 from ..model.judgments import varies_within
@@ -99,14 +99,10 @@ class Merged:
         (:attr:`probabilities`, which prels keep too): both at once, which no file format
         holds, so that an estimator can draw the design again (``measures/ppi/redraw.py``)."""
         rec = self.record
-
-        def text(values):
-            return pa.array([v.encode("utf-8", "surrogateescape") for v in values], pa.binary())
-
         return QrelsTable(
-            f"{rec.source} with {self.source}", text(rec.qid), text(rec.docno),
+            f"{rec.source} with {self.source}", binary_of(rec.qid), binary_of(rec.docno),
             self.rel.astype(np.int64), None,  # rows of the design, not lines of a qrels file
-            stratum=text(rec.labels[s] for s in rec.stratum),
+            stratum=binary_of([rec.labels[s] for s in rec.stratum]),
             prob=np.asarray(self.probabilities, dtype=np.float64))
 
     def render(self, fmt: str) -> bytes:
