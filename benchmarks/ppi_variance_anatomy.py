@@ -4,13 +4,14 @@ Draws ``--trials`` samples of one design of ``irsample simulate model-assisted``
 seeds: trial t's draw is that of the recipe run on this one design and percentage) on a
 collection with complete judgments, labels the frame with one of the recipe's label sources, and
 prints for ppi(M) (``--measure``, AP or nDCG; ``--form``, nDCG's) tuned as by default,
-ppi(M) at fixed weights 0.5 and 0.8, ppi(M) tuned with its correction centred on the
-design's draws (``centre="design"``, ``ppi/redraw.py``), and ht(M): the coverage of the 95%
+ppi(M) at fixed weights 0.5 and 0.8, with ``--design-centre`` ppi(M) tuned with its
+correction centred on the design's draws (``centre="design"``, ``ppi/redraw.py``: 100
+evaluations of ht on the labels a draw, so it is asked for), and ht(M): the coverage of the 95%
 intervals of the run means, the median over runs of the mean estimated se over the spread of
 the estimates (``se_over_sd``) and over the root-mean-square error (``se_over_rms``), the mean
 bias in standard deviations of the estimate, the share of misses below and above, the mean
-half-width and lambda; and for AP the labels' own ht(AP) bias (``ht_f`` against AP(f)), which ppi's
-correction carries into its estimate times lambda.
+half-width and lambda; and for AP the labels' own ht(AP) bias (``ht_f`` against AP(f)), which
+ppi's correction carries into its estimate times lambda.
 Last, for AP, the estimated variances of the run means of ht_y and ht_f and their covariance
 (with the jackknife's and the linearised correlation, ``ppi/ap_ratio.py``) over their values
 across the draws.
@@ -20,7 +21,7 @@ jackknife's correlation".
 
 Usage: python benchmarks/ppi_variance_anatomy.py [--collection covid] [--strategy planned]
        [--percent 5] [--trials 100] [--labels kappa0.7] [--measure AP]
-       [--form auto|control|difference] [--seed 2525] [--shared ../shared]
+       [--form auto|control|difference] [--design-centre] [--seed 2525] [--shared ../shared]
 """
 
 from __future__ import annotations
@@ -65,9 +66,11 @@ def draws(args) -> tuple[pd.DataFrame, pd.DataFrame]:
     for trial in range(args.trials):
         for _, _, _, ctx, sources in setup.trial(trial):
             labels = sources[args.labels]
-            for name, tuning, centre in (("ppi tuned", None, "census"),
-                                         ("ppi 0.5", 0.5, "census"), ("ppi 0.8", 0.8, "census"),
-                                         ("ppi design centre", None, "design")):
+            forms = [("ppi tuned", None, "census"), ("ppi 0.5", 0.5, "census"),
+                     ("ppi 0.8", 0.8, "census")]
+            if args.design_centre:
+                forms.append(("ppi design centre", None, "design"))
+            for name, tuning, centre in forms:
                 e = ppi_estimate(ctx, labels, args.measure, tuning=tuning, form=args.form,
                                  centre=centre)
                 add(trial, name, e.value, e.variance, e.lam)
@@ -147,6 +150,8 @@ def main(argv=None) -> None:
     parser.add_argument("--measure", choices=("AP", "nDCG"), default="AP")
     parser.add_argument("--form", choices=("auto", "control", "difference"), default="auto",
                         help="ppi(nDCG)'s form")
+    parser.add_argument("--design-centre", action="store_true",
+                        help="add ppi with its correction centred on the design's draws")
     parser.add_argument("--seed", type=int, default=2525)
     parser.add_argument("--shared", default=str(ROOT.parent / "shared"))
     args = parser.parse_args(argv)
