@@ -12,7 +12,7 @@ from .model import check_common_topics
 def compare(
     judgments, runs, measure: str | Measure = "ht(AP)", *, ci: float = 0.95,
     correction: str = "holm", variance: str = "design", qrels_format: str | None = None,
-    rel_level: int = 1, assume: str | None = None,
+    rel_level: int = 1, assume: str | None = None, design=None,
 ):
     r"""Every pair of ``runs`` compared on one judged sample with a design-based measure.
 
@@ -40,6 +40,9 @@ def compare(
         The lowest grade counted relevant.
     assume : {"uniform"}, optional
         The design of sampled TREC qrels (see :func:`load`).
+    design : path or binary file object, optional
+        The design file the judged documents were drawn by; ``judgments`` are then the
+        assessors' judgments of its selected documents (see :func:`load`).
 
     Returns
     -------
@@ -75,7 +78,8 @@ def compare(
     from .comparison import compare_collection, comparison_measure
 
     chosen = comparison_measure(measure)
-    collection, judged = load(judgments, runs, qrels_format=qrels_format, assume=assume)
+    collection, judged = load(judgments, runs, qrels_format=qrels_format, assume=assume,
+                              design=design)
     check_common_topics(collection, judged)
     return compare_collection(collection, judged, chosen, ci=ci, correction=correction,
                               variance=variance, rel_level=rel_level)
@@ -84,7 +88,7 @@ def compare(
 def compare_table(
     judgments, runs, measures=("ht(AP)",), *, ci: float = 0.95, correction: str = "holm",
     variance: str = "design", qrels_format: str | None = None, rel_level: int = 1,
-    assume: str | None = None, judgments_hook=None,
+    assume: str | None = None, judgments_hook=None, design=None,
 ):
     r"""Runs x measures for a paper: each run's estimate, interval, reliability status and the
     runs it is significantly better than (superscript letters), as a
@@ -119,7 +123,8 @@ def compare_table(
     """
     from .comparison_table import comparison_table
 
-    collection, judged = load(judgments, runs, qrels_format=qrels_format, assume=assume)
+    collection, judged = load(judgments, runs, qrels_format=qrels_format, assume=assume,
+                              design=design)
     check_common_topics(collection, judged)
     names = [measures] if isinstance(measures, (str, Measure)) else list(measures)
     if judgments_hook is not None:

@@ -78,3 +78,28 @@ def note_unused_assumption(args, judgments) -> None:
                 == "census" else "carry their inclusion probabilities")
         print(f"irsample: note: --assume {args.assume} not used: the judgments "
               f"({judgments.source}) {what}", file=sys.stderr)
+
+
+def add_design(parser) -> None:
+    """``--design FILE``: the design file the judged documents were drawn by; QRELS are then
+    the assessors' TREC judgments of its selected documents, read with every pooled document's
+    stratum and inclusion probability at once (``irsample.load(..., design=)``)."""
+    parser.add_argument(
+        "--design", metavar="FILE", default=None,
+        help="the design file (design.json of `irsample sample` or `plan`) the judged documents "
+        "were drawn by: QRELS are then the assessors' judgments of its selected documents, as "
+        "for `irsample merge`, and the estimators read every pooled document's stratum and "
+        "inclusion probability from it, both at once (stratified qrels keep the first, prels "
+        "the second)")
+
+
+def check_design(args) -> None:
+    """With ``--design``, QRELS are TREC qrels: ``--qrels-format strata|prels`` (and eval's
+    ``-R`` other than qrels) is an error, before any file is read."""
+    from ..errors import IrsampleError
+
+    if getattr(args, "design", None) is not None and (
+            getattr(args, "rel_info_format", "qrels") != "qrels"
+            or getattr(args, "qrels_format", None) not in (None, "trec")):
+        raise IrsampleError("--design: QRELS are the assessors' TREC qrels of the design's "
+                            "selected documents (no -R, no --qrels-format)")

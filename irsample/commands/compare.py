@@ -1,7 +1,8 @@
 """``irsample compare``: every pair of runs compared on one judged sample with ``ht(M)``.
 
 ``irsample compare QRELS RUN... [-m 'ht(AP)']... [--ci 0.95] [--correction holm|bh|none]
-[--variance design|topics] [--format text|csv|json|markdown|latex|html] [--strict] [-o FILE]``
+[--variance design|topics] [--design FILE] [--format text|csv|json|markdown|latex|html]
+[--strict] [-o FILE]``
 prints one row per pair and measure: the mean difference a - b over topics, its standard error
 from the shared sample (:mod:`irsample.measures.ht.pairs`), the interval, the p-value, the p-value
 adjusted over all pairs and whether the pair is decided at the chosen level
@@ -18,7 +19,7 @@ the runs do not answer the same topics.
 
 from __future__ import annotations
 
-from .arguments import add_assume, add_output, number
+from .arguments import add_assume, add_design, add_output, check_design, number
 from .strict import add_strict, check_strict
 
 #: the pairs' formats, then the paper tables' (irsample.comparison_table.FORMATS)
@@ -45,6 +46,7 @@ def add_parser(sub) -> None:
                     help="design: topics fixed (default); topics: topic-to-topic variance too")
     cp.add_argument("--qrels-format", choices=("trec", "strata", "prels"), default=None)
     add_assume(cp)
+    add_design(cp)
     cp.add_argument("-l", dest="rel_level", type=number(int, minimum=1), default=1,
                     help="relevance level (default 1)")
     cp.add_argument("--format", choices=PAIR_FORMATS + TABLE_FORMATS, default="text",
@@ -68,6 +70,7 @@ def cmd_compare(args) -> str:
     if len(args.runs) < 2:
         raise IrsampleError(f"compare needs at least two runs; one run file given "
                             f"({args.runs[0]})")
+    check_design(args)
     names = args.measure or ["ht(AP)"]
 
     def notices(judgments, topics):
@@ -81,7 +84,7 @@ def cmd_compare(args) -> str:
     report = compare_table(args.qrels, args.runs, names, ci=args.ci,
                            correction=args.correction, variance=args.variance,
                            qrels_format=args.qrels_format, rel_level=args.rel_level,
-                           assume=args.assume, judgments_hook=notices)
+                           assume=args.assume, judgments_hook=notices, design=args.design)
     if args.assume and report.assumed is None:
         print(f"irsample: note: --assume {args.assume} not used: the judgments carry their "
               "inclusion probabilities (or are complete)", file=sys.stderr)

@@ -17,7 +17,7 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from ..errors import IrsampleError  # noqa: E402 (after the variable above)
-from .arguments import add_assume, number  # noqa: E402
+from .arguments import add_assume, add_design, check_design, number  # noqa: E402
 from .strict import add_strict  # noqa: E402
 
 #: formats whose output has no per-topic lines (``-q`` is refused with them)
@@ -95,13 +95,7 @@ def add_parser(sub) -> None:
         "precisions) or paper (Yilmaz, Kanoulas & Aslam 2008, precisions independent)",
     )
     add_assume(ev)
-    ev.add_argument(
-        "--design", metavar="FILE", default=None,
-        help="the design file (design.json of `irsample sample` or `plan`) the judged documents "
-        "were drawn by: QRELS are then the assessors' judgments of its selected documents, as "
-        "for `irsample merge`, and the estimators read every pooled document's stratum and "
-        "inclusion probability from it, both at once (stratified qrels keep the first, prels "
-        "the second)")
+    add_design(ev)
     ev.add_argument("--auto-labels", metavar="FILE|fusion", default=None,
                     help="automatic labels (topic Q0 docno value) for ppi(M) and auto(M), or "
                     "'fusion' for the built-in labeller fitted on the judged sample")
@@ -157,10 +151,7 @@ def start_reading(args) -> None:
         raise IrsampleError("standard input (-) is given more than once: it can be read once "
                             "(give the other files by name)")
     check_trec_inputs(args)
-    if args.design is not None and (args.rel_info_format != "qrels"
-                                    or args.qrels_format not in (None, "trec")):
-        raise IrsampleError("--design: QRELS are the assessors' TREC qrels of the design's "
-                            "selected documents (no -R, no --qrels-format)")
+    check_design(args)
     if (args.auto_labels is None and args.rel_info_format == "qrels" and args.design is None
             and not design_based(args.measure)):  # else: all runs at once
         from ..io.ahead import ReadAhead, run_batches

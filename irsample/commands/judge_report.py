@@ -23,7 +23,7 @@ import sys
 
 import numpy as np
 
-from .arguments import add_assume, add_output, add_runs, number
+from .arguments import add_assume, add_design, add_output, add_runs, check_design, number
 from .strict import add_strict, check_strict
 
 _level = number(float, above=0.0, below=1.0)
@@ -48,6 +48,7 @@ def add_parser(sub) -> None:
     p.add_argument("--ci", type=_level, default=0.95, metavar="LEVEL", help="default 0.95")
     p.add_argument("--qrels-format", default=None, help="as for irsample eval")
     add_assume(p)
+    add_design(p)
     add_output(p)
     add_strict(p)
     p.set_defaults(run=cmd_judge_report)
@@ -102,9 +103,10 @@ def cmd_judge_report(args) -> str:
     from ..model import check_common_topics
     from .notices import warn_unsampled
 
+    check_design(args)
     names = args.measure or ["AP", "nDCG"]
     collection, judgments = load(args.qrels, args.runs, qrels_format=args.qrels_format,
-                                 assume=args.assume)
+                                 assume=args.assume, design=args.design)
     check_common_topics(collection, judgments)
     pairs = [(measures_from([f"ppi({n})"])[0], measures_from([f"auto({n})"])[0]) for n in names]
     if not pairs:
