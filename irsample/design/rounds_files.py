@@ -33,12 +33,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import DesignError, InputError
+from ..io.arrow import binary_of
 from ..stats.random import derived_seed
 from .frame import Sample, SamplingFrame
 from .merge import merge
 from .record import DesignRecord
 from .rounds import RoundState, check_first_design, fold_of, next_round, start
-from .sampling.allocated import binary_strings
 from .sampling.union import RoundsUnion
 
 
@@ -103,7 +103,7 @@ def resume(record: DesignRecord, table, collection, *, seed: int) -> Resumed:
                          f"judgment (first: topic {record.qid[i]} document {record.docno[i]}); "
                          "the next round is planned from every judged document",
                          table.source)
-    topic, tdi = collection.lookup(binary_strings(record.qid), binary_strings(record.docno))
+    topic, tdi = collection.lookup(binary_of(record.qid), binary_of(record.docno))
     if np.any(topic < 0):
         q = record.qid[int(np.flatnonzero(topic < 0)[0])]
         raise InputError(f"topic {q} of the design is not in the runs given", record.source)

@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...errors import DesignError
+from ...io.arrow import binary_of
 from ..frame import Design, Sample, SamplingFrame, generator
-from ..sampling.allocated import binary_strings
 from ..sampling.budget import Budget
 from .plan import PILOT_EDGE, SPREAD, Plan, pilot, plan
 from .relevance_model import fit_relevance
@@ -202,8 +202,8 @@ def judged_sample(pool, record, qrels) -> JudgedSample:
         raise InputError(f"strata {list(record.labels)} do not start at rank 1", record.source)
     col = pool.collection
     chosen = np.flatnonzero(record.selected)
-    _, tdi = col.lookup(binary_strings([record.qid[i] for i in chosen]),
-                        binary_strings([record.docno[i] for i in chosen]))
+    _, tdi = col.lookup(binary_of([record.qid[i] for i in chosen]),
+                        binary_of([record.docno[i] for i in chosen]))
     row_of = np.full(col.n_tdi, -1, dtype=np.int64)
     row_of[pool.tdi] = np.arange(len(pool.tdi))
     rows = np.where(tdi >= 0, row_of[np.maximum(tdi, 0)], -1)

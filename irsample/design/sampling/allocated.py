@@ -51,9 +51,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import pyarrow as pa
 
 from ...errors import DesignError
+from ...io.arrow import binary_of
 from ..frame import NOT_RETRIEVED, Design, Sample
 from .cells import CellAllocation, draw
 from .plan_file import plan_json, read_plan
@@ -193,7 +193,7 @@ class Allocated(Design):
         if not self.before:
             return np.zeros(len(units.topic), dtype=bool)
         qids, docnos = zip(*sorted(self.before))
-        _, tdi = units.collection.lookup(binary_strings(qids), binary_strings(docnos))
+        _, tdi = units.collection.lookup(binary_of(qids), binary_of(docnos))
         mark = np.zeros(units.collection.n_tdi, dtype=bool)
         mark[tdi[tdi >= 0]] = True
         return (units.tdi >= 0) & mark[np.maximum(units.tdi, 0)]
@@ -336,11 +336,6 @@ def _check_before(before) -> frozenset[tuple[str, str]]:
 
 def _is_integer(value) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
-
-
-def binary_strings(values) -> pa.Array:
-    """Python strings (topic ids, docnos) as an Arrow binary array for ``Collection.lookup``."""
-    return pa.array([v.encode("utf-8", "surrogateescape") for v in values], pa.binary())
 
 
 def _shown(names: Sequence[str]) -> str:
