@@ -4,6 +4,7 @@ the small collection of tests/experiment_data.py."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from irsample.design import SamplingFrame, uniform
@@ -201,3 +202,40 @@ def test_describe_says_above_the_level_beyond_two_monte_carlo_errors():
                             "se": [0.030, 0.01, 0.01, 0.01, float("nan")]})
     assert describe(summary, 0.05) == ("ht(AP) topics: at most 0.061 +- 0.030; "
                                        "t: at most 0.090 +- 0.010 (above the level)")
+
+
+def test_pair_records_recompute_the_type_one_errors(files):
+    """``records``: one row per (design, trial, test, pair), from which the summary's type-I
+    error, share flagged and unflagged type-I error are recomputed; the recipe writes them."""
+    from irsample.experiments.comparisons import ht_test
+    from irsample.experiments.recipes import Context, run_recipe
+
+    records = []
+    out = type_one_error(files, {"uniform": uniform(0.4)},
+                         {"t": t_test("xinfAP"), "ht": ht_test()}, trials=3, seed=5,
+                         runs=[1, 2, 5, 6], records=records)
+    table = pd.concat(records, ignore_index=True)
+    assert len(table) == 2 * 3 * 4
+    assert set(table.run) == {"r1", "r2", "r5", "r6"}
+    assert (table.twin == table.run + "~twin").all()
+    assert table.loc[table.test == "t", "flagged"].isna().all()
+    summary = out["summary"].set_index("test")
+    for test, rows in table.groupby("test"):
+        assert summary.loc[test, "type_one_error"] == pytest.approx(rows.rejected.mean(),
+                                                                   rel=1e-12)
+        assert rows.rejected.equals(rows.p < 0.05)
+    ht = table[table.test == "ht"]
+    assert summary.loc["ht", "flagged"] == pytest.approx(ht.flagged.astype(bool).mean())
+    kept = ht[~ht.flagged.astype(bool)]
+    if len(kept):
+        assert summary.loc["ht", "type_one_error_unflagged"] == pytest.approx(
+            kept.rejected.mean(), rel=1e-12)
+    data = load(files)
+    truth = evaluate_collection(data.collection, data.frame(data.info.pooled_runs, 100)
+                                .judgments(), parse_all(["AP"])).values[:, :, 0].mean(axis=1)
+    index = {name: i for i, name in enumerate(data.collection.run_names)}
+    np.testing.assert_allclose(table.truth, truth[table.run.map(index)], rtol=1e-12)
+    report = run_recipe("comparisons", Context(files, trials=1, seed=1),
+                        {"percents": "30", "designs": "uniform", "strategies": "2strata"})
+    assert set(report.records.test) == {"t-test(xinfAP)", "ht(AP) design", "ht(AP) topics"}
+    assert len(report.records) == 3 * load(files).collection.n_runs

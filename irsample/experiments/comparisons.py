@@ -121,14 +121,18 @@ def pooled_twin_frame(frame: SamplingFrame, twins: Collection, first, second) ->
 def type_one_error(files: CollectionFiles, designs: Mapping[str, object],
                    tests: Mapping[str, PairTest], *, trials: int = 100, seed: int = 2024,
                    alpha: float = 0.05, runs=None, depth: float = 100,
-                   check: tuple[str, ...] = ("AP", "nDCG", "P@10")) -> dict:
+                   check: tuple[str, ...] = ("AP", "nDCG", "P@10"), records=None) -> dict:
     """Type-I error of every test under every design (module docstring).
 
     ``designs``: name -> design drawn from the depth-``depth`` frame of the pooled runs;
     ``runs``: indices of the runs twinned (default all); ``check``: measures whose frame truths
     must be equal for every run and twin (verified; ``max_truth_difference`` in the result).
     Returns ``summary`` (design x test: pairs, rejections, type_one_error, se), ``trials``
-    (design x test x trial: rejections) and ``seconds``.
+    (design x test x trial: rejections) and ``seconds``. With a list ``records``, one table per
+    (design, trial, test) is appended to it: a row per (run, twin) pair with the estimated
+    difference ``diff`` (run minus twin; its truth is 0), the p-value ``p``, ``rejected``
+    (p < ``alpha``), the pair's rule status ``flagged`` (missing for a test that gives none) and
+    ``truth``, the frame truth of ``check[0]`` shared by the run and its twin.
     """
     start = time.perf_counter()
     data = load(files)
@@ -155,6 +159,17 @@ def type_one_error(files: CollectionFiles, designs: Mapping[str, object],
                     p = np.asarray(found[0], dtype=np.float64)
                     flagged = (np.asarray(found[2], dtype=bool) if len(found) > 2
                                else np.zeros(len(p), dtype=bool))
+                    if records is not None:
+                        records.append(pd.DataFrame({
+                            "design": name, "test": test_name, "trial": trial,
+                            "run": [twins.run_names[r] for r in first],
+                            "twin": [twins.run_names[r] for r in second],
+                            "diff": np.asarray(found[1], dtype=np.float64), "p": p,
+                            "rejected": p < alpha,
+                            "flagged": pd.array(flagged if len(found) > 2
+                                                else [pd.NA] * len(p), dtype="boolean"),
+                            "truth": (truth[first, :, 0].mean(axis=1) if check
+                                      else np.nan)}))
                     rows.append({"design": name, "test": test_name, "trial": trial,
                                  "pairs": len(p), "rejections": int(np.sum(p < alpha)),
                                  "undefined": int(np.sum(~np.isfinite(p))),
@@ -312,7 +327,7 @@ def comparisons(context: Context, p: dict) -> Report:
         np.random.default_rng(derived_seed(p["seed"], "twinned")).choice(
             n_runs, twins, replace=False).tolist())
     one = type_one_error(context.files, cells, tests, trials=p["trials"], seed=p["seed"],
-                         alpha=p["alpha"], runs=chosen, depth=depth)
+                         alpha=p["alpha"], runs=chosen, depth=depth, records=(records := []))
     acc = pair_accuracy(context.files, {n: stratified(STRATEGIES[n]) for n in names}, tests,
                         trials=p["trials"], seed=p["seed"], alpha=p["alpha"])
     return Report("comparisons", "Paired comparisons of runs from samples", "paper 002", {}, [
@@ -323,7 +338,8 @@ def comparisons(context: Context, p: dict) -> Report:
                 f"twin) pairs x trials ({'all' if chosen is None else len(chosen)} runs "
                 "twinned), se and unflagged_se = Monte Carlo standard errors with the "
                 "trials as the units (a trial's pairs share its draw). Designs at equal "
-                f"judgments as in ci-coverage, on the depth-{depth} pool. "
+                f"judgments as in ci-coverage, on the depth-{depth} pool; the records file "
+                "holds every (design, trial, test, pair) with its p-value and status. "
                 + describe(one["summary"], p["alpha"])
                 + ".", one["summary"]),
         Section("Accuracy of significant pairs (paper 002's protocol)",
@@ -333,4 +349,5 @@ def comparisons(context: Context, p: dict) -> Report:
                 "qrels (accuracy_qrels).", acc["summary"]),
     ], pd.concat([one["summary"].assign(part="type-I"), acc["summary"].assign(part="accuracy")],
                  ignore_index=True).assign(recipe="comparisons"),
-        {"seconds": one["seconds"] + acc["seconds"]})
+        {"seconds": one["seconds"] + acc["seconds"]},
+        pd.concat(records, ignore_index=True) if records else None)
