@@ -292,7 +292,7 @@ def fit_model(ctx, d: HTDesign, label: np.ndarray | None = None, *,
     relevant = judged & (grade >= 1)
     if not relevant.any() or not (judged & ~relevant).any() or not stratified_srs(ctx, d):
         return None
-    topic, stratum, x = fp.topic, fp.stratum, _features(ctx, fp)
+    topic, stratum, x = fp.topic, fp.stratum, relevance_features(ctx)
     shared = _shared_strata(stratum, topic, j.stratum_size.shape[1], ctx.n_topics)
     rows = judged  # the documents the regression is fitted on
     if open_cells_only:
@@ -361,8 +361,15 @@ def _shared_strata(stratum, topic, n_strata, n_topics) -> np.ndarray:
     return np.flatnonzero((held.reshape(n_strata, n_topics) > 0).sum(axis=1) >= 2)
 
 
+def relevance_features(ctx) -> np.ndarray:
+    """Per frame document: [1, log consensus, log best rank] over the runs (cached: the
+    variances' model and the rule's read the same rows; new arrays are stacked on it, never
+    written into it)."""
+    return ctx.shared("ht_relevance_features", lambda: _features(ctx, frame_positions(ctx)))
+
+
 def _features(ctx, fp: FramePositions) -> np.ndarray:
-    """Per frame document: [1, log consensus, log best rank] over the runs."""
+    """:func:`relevance_features` of the frame positions ``fp``."""
     n = len(fp.docs)
     rank = fp.rank.astype(np.float64)
     consensus = np.bincount(fp.doc, weights=1.0 / rank, minlength=n)
