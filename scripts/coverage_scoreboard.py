@@ -4,7 +4,7 @@
 Usage::
 
     python scripts/coverage_scoreboard.py [--ci NAME=OUTDIR]... [--ppi NAME=OUTDIR]...
-                                          [--blanket NAME]
+                                          [--cmp NAME=OUTDIR]... [--blanket NAME]
 
 reads ``results.parquet`` (or ``results.csv``) of ``irsample simulate ci-coverage`` (``--ci``:
 the ht rows, one per estimator) and of ``irsample simulate model-assisted`` (``--ppi``: ppi per
@@ -21,6 +21,13 @@ flagged share's Monte Carlo standard error where the results carry it. Last, the
 flagged intervals' coverage against the unflagged ones' (over every row, and where both
 exist row by row and pooled, and pooled per estimator), which should be visibly worse where
 the rule flags the right means.
+
+``--cmp``: results of ``irsample simulate comparisons``; per collection a table of the type-I
+errors of its tests on tie-preserving twins, a row per design and a column per test, each the
+type-I error of the unflagged pairs with its Monte Carlo standard error and the share of pairs
+flagged (tests that give no status: over all pairs), starred above :data:`TYPE_ONE` (issue
+25's limit for ``compare``), ``-`` where every pair is flagged (with the type-I error over all
+pairs beside it).
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ import pandas as pd
 
 LOW, HIGH = 0.93, 0.98  #: the coverage asked of unflagged intervals (issue 25)
 BLANKET = 0.10  #: most run means the rule may flag on informative samples (issue 25)
+TYPE_ONE = 0.06  #: the largest type-I error asked of unflagged pairs in compare (issue 25)
 
 
 def read(folder: Path) -> pd.DataFrame:
@@ -147,16 +155,46 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ci", action="append", default=[], metavar="NAME=OUTDIR")
     parser.add_argument("--ppi", action="append", default=[], metavar="NAME=OUTDIR")
+    parser.add_argument("--cmp", action="append", default=[], metavar="NAME=OUTDIR")
     parser.add_argument("--blanket", action="append", default=None, metavar="NAME")
     args = parser.parse_args(argv)
-    if not (args.ci or args.ppi):
-        parser.error("give --ci or --ppi result folders")
+    if not (args.ci or args.ppi or args.cmp):
+        parser.error("give --ci, --ppi or --cmp result folders")
     blanket = set(args.blanket or ["TREC-8"])
     for recipe, found in (("ci-coverage", collect(args.ci, ci_rows)),
                           ("model-assisted", collect(args.ppi, ppi_rows))):
         for name, rows in found.items():
             report(f"{name}, {recipe}", rows, name in blanket)
+    for name, rows in collect(args.cmp, type_one_rows).items():
+        print(f"### {name}, comparisons\n\n{type_one_table(rows)}\n")
     return 0
+
+
+def type_one_rows(results: pd.DataFrame) -> pd.DataFrame:
+    """The type-I part of comparisons' results."""
+    return results[results.part == "type-I"] if "part" in results else results
+
+
+def type_one_text(r) -> str:
+    """One cell of :func:`type_one_table`."""
+    if pd.isna(r.flagged):  # a test without a status: all pairs
+        return f"{r.type_one_error:.3f} +- {r.se:.3f} (all pairs)"
+    if pd.isna(r.type_one_error_unflagged):  # every pair flagged
+        return f"- ({r.flagged:.0%}; all pairs {r.type_one_error:.3f})"
+    star = "*" if r.type_one_error_unflagged > TYPE_ONE else ""
+    return f"{star}{r.type_one_error_unflagged:.3f} +- {r.unflagged_se:.3f} ({r.flagged:.0%})"
+
+
+def type_one_table(rows: pd.DataFrame) -> str:
+    """Per design a row, per test a column (:func:`type_one_text`)."""
+    tests = list(dict.fromkeys(rows.test))
+    lines = [f"type-I error of the unflagged pairs +- Monte Carlo error (share of pairs "
+             f"flagged); * above {TYPE_ONE}", "", "| design | " + " | ".join(tests) + " |",
+             "|---|" + "---|" * len(tests)]
+    for design, g in rows.groupby("design", sort=False):
+        by_test = {r.test: type_one_text(r) for r in g.itertuples()}
+        lines.append(f"| {design} | " + " | ".join(by_test.get(t, "") for t in tests) + " |")
+    return "\n".join(lines)
 
 
 def report(title: str, rows: pd.DataFrame, blanket: bool) -> None:

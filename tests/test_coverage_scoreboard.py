@@ -75,3 +75,28 @@ def test_a_starred_value_is_printed_beside_the_edge_not_on_it():
     assert scoreboard.cell_text(rows.assign(coverage=[0.9804, 0.9303])) == "*0.930-0.9804 (0%-10%)"
     assert scoreboard.cell_text(rows.assign(coverage=[0.98, 0.93])) == "0.930-0.980 (0%-10%)"
     assert scoreboard.shown(0.9251) == "0.925"
+
+
+def test_comparisons_type_one_errors_of_unflagged_pairs(tmp_path, capsys):
+    """--cmp: the type-I part of comparisons' results, a row per design and a column per
+    test; the unflagged pairs' error starred above 0.06, a dash (with all pairs' error) where
+    every pair is flagged, all pairs for a test that gives no status."""
+    folder = tmp_path / "cmp"
+    folder.mkdir()
+    nan = float("nan")
+    pd.DataFrame({
+        "part": ["type-I"] * 4 + ["accuracy"],
+        "design": ["2strata 10%", "2strata 10%", "planned 10%", "planned 10%", nan],
+        "test": ["t-test(xinfAP)", "ht(AP) design"] * 2 + ["ht(AP) design"],
+        "type_one_error": [0.052, 0.051, 0.059, 0.07, nan], "se": [0.005, 0.006, 0.004, 0.007, nan],
+        "flagged": [nan, 0.87, nan, 1.0, nan],
+        "type_one_error_unflagged": [nan, 0.064, nan, nan, nan],
+        "unflagged_se": [nan, 0.019, nan, nan, nan],
+    }).to_csv(folder / "results.csv", index=False)
+    assert scoreboard.main(["--cmp", f"TREC-8={folder}"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("### TREC-8, comparisons")
+    assert "| design | t-test(xinfAP) | ht(AP) design |" in out
+    assert "| 2strata 10% | 0.052 +- 0.005 (all pairs) | *0.064 +- 0.019 (87%) |" in out
+    assert "| planned 10% | 0.059 +- 0.004 (all pairs) | - (100%; all pairs 0.070) |" in out
+    assert "nan" not in out
