@@ -3,7 +3,9 @@ interval, its reliability status and superscripts naming the runs it is signific
 than, rendered as Markdown, LaTeX or HTML.
 
 Each run gets a letter (a, b, c, ... in input order; ranx's comparison report, Bassani 2022,
-does the same). For measure M, run x carries the letter of run y when the paired comparison of
+does the same; past z, two: aa, ab, ..., and the superscripts then separate their letters with
+commas, since "uvwxyzaaaj" could be read as aa, aj or a, a, a, j). For measure M, run x
+carries the letter of run y when the paired comparison of
 :func:`irsample.comparison.compare_collection` decides the pair at level 1 - ci after the
 correction over all pairs of M (Holm 1979 by default, or Benjamini & Hochberg 1995) and x's mean
 is the larger:
@@ -75,6 +77,11 @@ class ComparisonTable:
         wins += list(p.run_a[(p.run_b == run) & (p["diff"] < 0)])
         return sorted((self.letter(r) for r in wins), key=lambda s: (len(s), s))
 
+    def superscript(self, letters: list[str]) -> str:
+        """``letters`` as a superscript: run together while every run has one letter, joined
+        by commas once some have two (module docstring)."""
+        return ("" if len(self.runs) <= len(ascii_lowercase) else ",").join(letters)
+
     def render(self, fmt: str, *, places: int = 4) -> str:
         """The table in one of :data:`FORMATS`."""
         if fmt not in FORMATS:
@@ -125,7 +132,7 @@ class ComparisonTable:
                 interval = (f"[{row.low:.{places}f}, {row.high:.{places}f}]"
                             if pd.notna(row.low) else "")
                 cells.append((f"{row.value:.{places}f}", interval,
-                              "".join(self.better_than(run, m)),
+                              self.superscript(self.better_than(run, m)),
                               row.value == best[m], status))
             rows.append((f"({self.letter(run)}) {run}", cells, "; ".join(notes) or "ok"))
         return rows

@@ -129,3 +129,24 @@ def test_cli_writes_the_table_to_a_file(sample, tmp_path, capsys):
     assert text == irsample.compare_table(sample, RUNS, MEASURES, correction="bh",
                                           assume="uniform").render("markdown")
     assert main(["compare", str(sample), *map(str, RUNS[:2]), "-m", "AP"]) == 1
+
+
+def test_superscripts_past_z_separate_their_letters():
+    """With more than 26 runs the letters run on to aa, ab, ...: run together, "zaaab" would
+    read as z, aa, ab or z, a, a, a, b, so the superscripts separate them by commas; with 26 or
+    fewer they stay run together."""
+    runs = tuple(f"r{i}" for i in range(28))
+    estimates = pd.DataFrame({"run": runs, "measure": "ht(AP)",
+                              "value": [0.5 - 0.01 * i for i in range(28)],
+                              "low": 0.0, "high": 1.0})
+    pairs = pd.DataFrame({"run_a": ["r0"] * 3, "run_b": ["r1", "r26", "r27"],
+                          "measure": "ht(AP)", "diff": [0.01, 0.26, 0.27],
+                          "decided": True})
+    table = ComparisonTable(runs, ("ht(AP)",), estimates, pairs, 0.95, "holm")
+    assert table.letter("r26") == "aa" and table.letter("r27") == "ab"
+    assert "<sup>b,aa,ab</sup>" in table.render("markdown")
+    assert "$^{b,aa,ab}$" in table.render("latex")
+    few = ComparisonTable(runs[:3], ("ht(AP)",), estimates[:3], pairs[:1].assign(run_b="r2"),
+                          0.95, "holm")
+    assert "<sup>c</sup>" in few.render("markdown")
+    assert few.superscript(["b", "c"]) == "bc"
