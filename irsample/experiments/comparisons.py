@@ -132,7 +132,7 @@ def type_one_error(files: CollectionFiles, designs: Mapping[str, object],
     (design, trial, test) is appended to it: a row per (run, twin) pair with the estimated
     difference ``diff`` (run minus twin; its truth is 0), the p-value ``p``, ``rejected``
     (p < ``alpha``), the pair's rule status ``flagged`` (missing for a test that gives none) and
-    ``truth``, the frame truth of ``check[0]`` shared by the run and its twin.
+    ``truth``, the run's mean of ``check[0]`` on the frame, which its twin shares.
     """
     start = time.perf_counter()
     data = load(files)
@@ -143,8 +143,9 @@ def type_one_error(files: CollectionFiles, designs: Mapping[str, object],
     first = np.array(chosen, dtype=np.int64)
     second = data.collection.n_runs + np.arange(len(chosen), dtype=np.int64)
     twin_frame = pooled_twin_frame(frame, twins, first, second)
-    truth = evaluate_collection(twins, twin_frame.judgments(),
-                                [parse_one(m) for m in check]).values
+    frame_truth = evaluate_collection(twins, twin_frame.judgments(),
+                                      [parse_one(m) for m in check])
+    truth = frame_truth.values
     gap = float(np.max(np.abs(truth[first] - truth[second]))) if len(first) else 0.0
     if gap > 1e-12:
         raise AssertionError(f"twins differ from their runs under the frame truth by {gap}")
@@ -168,7 +169,7 @@ def type_one_error(files: CollectionFiles, designs: Mapping[str, object],
                             "rejected": p < alpha,
                             "flagged": pd.array(flagged if len(found) > 2
                                                 else [pd.NA] * len(p), dtype="boolean"),
-                            "truth": (truth[first, :, 0].mean(axis=1) if check
+                            "truth": (frame_truth.summary[first, 0] if check
                                       else np.nan)}))
                     rows.append({"design": name, "test": test_name, "trial": trial,
                                  "pairs": len(p), "rejections": int(np.sum(p < alpha)),
