@@ -239,3 +239,18 @@ def test_pair_records_recompute_the_type_one_errors(files):
                         {"percents": "30", "designs": "uniform", "strategies": "2strata"})
     assert set(report.records.test) == {"t-test(xinfAP)", "ht(AP) design", "ht(AP) topics"}
     assert len(report.records) == 3 * load(files).collection.n_runs
+
+
+def test_no_strategies_runs_the_type_one_part_alone(files, tmp_path):
+    """``strategies=`` (none): the type-I part alone, paper 002's accuracy protocol left out;
+    it ran the type-I part and then failed on the empty accuracy table, losing both."""
+    from irsample.experiments.recipes import Context, run_recipe
+    from irsample.experiments.report import write_report
+
+    report = run_recipe("comparisons", Context(files, trials=1, seed=1),
+                        {"percents": "30", "designs": "uniform", "strategies": ""})
+    assert [s.title for s in report.sections] == ["Type-I error on pairs with equal frame truth"]
+    assert set(report.results.part) == {"type-I"}
+    assert len(report.records) > 0
+    write_report(report, tmp_path, format="csv")
+    assert (tmp_path / "results.csv").exists() and (tmp_path / "records.csv").exists()

@@ -329,8 +329,15 @@ def comparisons(context: Context, p: dict) -> Report:
             n_runs, twins, replace=False).tolist())
     one = type_one_error(context.files, cells, tests, trials=p["trials"], seed=p["seed"],
                          alpha=p["alpha"], runs=chosen, depth=depth, records=(records := []))
-    acc = pair_accuracy(context.files, {n: stratified(STRATEGIES[n]) for n in names}, tests,
-                        trials=p["trials"], seed=p["seed"], alpha=p["alpha"])
+    # no strategies: the type-I part alone (paper 002's accuracy protocol is left out)
+    acc = (pair_accuracy(context.files, {n: stratified(STRATEGIES[n]) for n in names}, tests,
+                         trials=p["trials"], seed=p["seed"], alpha=p["alpha"]) if names
+           else {"summary": pd.DataFrame(), "seconds": 0.0})
+    accuracy = [Section("Accuracy of significant pairs (paper 002's protocol)",
+                        "Random halves of the pooled runs build the depth-100 frame; all runs "
+                        "evaluated; every pair decided by each test at the level, classified "
+                        "against the paired t-test on the frame truth of MAP (accuracy) and on "
+                        "the complete qrels (accuracy_qrels).", acc["summary"])] if names else []
     return Report("comparisons", "Paired comparisons of runs from samples", "paper 002", {}, [
         Section("Type-I error on pairs with equal frame truth",
                 "Each run against its tie-preserving twin (documents permuted per topic within "
@@ -343,11 +350,7 @@ def comparisons(context: Context, p: dict) -> Report:
                 "holds every (design, trial, test, pair) with its p-value and status. "
                 + describe(one["summary"], p["alpha"])
                 + ".", one["summary"]),
-        Section("Accuracy of significant pairs (paper 002's protocol)",
-                "Random halves of the pooled runs build the depth-100 frame; all runs "
-                "evaluated; every pair decided by each test at the level, classified against "
-                "the paired t-test on the frame truth of MAP (accuracy) and on the complete "
-                "qrels (accuracy_qrels).", acc["summary"]),
+        *accuracy,
     ], pd.concat([one["summary"].assign(part="type-I"), acc["summary"].assign(part="accuracy")],
                  ignore_index=True).assign(recipe="comparisons"),
         {"seconds": one["seconds"] + acc["seconds"]},
