@@ -329,29 +329,28 @@ def comparisons(context: Context, p: dict) -> Report:
             n_runs, twins, replace=False).tolist())
     one = type_one_error(context.files, cells, tests, trials=p["trials"], seed=p["seed"],
                          alpha=p["alpha"], runs=chosen, depth=depth, records=(records := []))
-    # no strategies: the type-I part alone (paper 002's accuracy protocol is left out)
-    acc = (pair_accuracy(context.files, {n: stratified(STRATEGIES[n]) for n in names}, tests,
-                         trials=p["trials"], seed=p["seed"], alpha=p["alpha"]) if names
-           else {"summary": pd.DataFrame(), "seconds": 0.0})
-    accuracy = [Section("Accuracy of significant pairs (paper 002's protocol)",
-                        "Random halves of the pooled runs build the depth-100 frame; all runs "
-                        "evaluated; every pair decided by each test at the level, classified "
-                        "against the paired t-test on the frame truth of MAP (accuracy) and on "
-                        "the complete qrels (accuracy_qrels).", acc["summary"])] if names else []
-    return Report("comparisons", "Paired comparisons of runs from samples", "paper 002", {}, [
-        Section("Type-I error on pairs with equal frame truth",
-                "Each run against its tie-preserving twin (documents permuted per topic within "
-                "the frame's grade classes: every frame measure equal, rankings different); "
-                f"one draw per design and trial; rejections at {p['alpha']} over all (run, "
-                f"twin) pairs x trials ({'all' if chosen is None else len(chosen)} runs "
-                "twinned), se and unflagged_se = Monte Carlo standard errors with the "
-                "trials as the units (a trial's pairs share its draw). Designs at equal "
-                f"judgments as in ci-coverage, on the depth-{depth} pool; the records file "
-                "holds every (design, trial, test, pair) with its p-value and status. "
-                + describe(one["summary"], p["alpha"])
-                + ".", one["summary"]),
-        *accuracy,
-    ], pd.concat([one["summary"].assign(part="type-I"), acc["summary"].assign(part="accuracy")],
-                 ignore_index=True).assign(recipe="comparisons"),
-        {"seconds": one["seconds"] + acc["seconds"]},
-        pd.concat(records, ignore_index=True) if records else None)
+    sections = [Section(
+        "Type-I error on pairs with equal frame truth",
+        "Each run against its tie-preserving twin (documents permuted per topic within the "
+        "frame's grade classes: every frame measure equal, rankings different); one draw per "
+        f"design and trial; rejections at {p['alpha']} over all (run, twin) pairs x trials "
+        f"({'all' if chosen is None else len(chosen)} runs twinned), se and unflagged_se = "
+        "Monte Carlo standard errors with the trials as the units (a trial's pairs share its "
+        "draw). Designs at equal judgments as in ci-coverage, on the depth-"
+        f"{depth} pool; the records file holds every (design, trial, test, pair) with its "
+        "p-value and status. " + describe(one["summary"], p["alpha"]) + ".", one["summary"])]
+    results, seconds = [one["summary"].assign(part="type-I")], one["seconds"]
+    if names:  # none: the type-I part alone (paper 002's accuracy protocol is left out)
+        acc = pair_accuracy(context.files, {n: stratified(STRATEGIES[n]) for n in names},
+                            tests, trials=p["trials"], seed=p["seed"], alpha=p["alpha"])
+        sections.append(Section(
+            "Accuracy of significant pairs (paper 002's protocol)",
+            "Random halves of the pooled runs build the depth-100 frame; all runs evaluated; "
+            "every pair decided by each test at the level, classified against the paired "
+            "t-test on the frame truth of MAP (accuracy) and on the complete qrels "
+            "(accuracy_qrels).", acc["summary"]))
+        results.append(acc["summary"].assign(part="accuracy"))
+        seconds += acc["seconds"]
+    return Report("comparisons", "Paired comparisons of runs from samples", "paper 002", {},
+                  sections, pd.concat(results, ignore_index=True).assign(recipe="comparisons"),
+                  {"seconds": seconds}, pd.concat(records, ignore_index=True) if records else None)
