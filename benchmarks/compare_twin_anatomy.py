@@ -14,15 +14,26 @@ printed first, as the recipe counts them, and last the share of the top 10 posit
 for runs and for twins: a design stratified by best rank samples a run's top documents, which
 other runs rank high too, at higher rates than its twin's, which only the twin ranks there;
 then how much se moves from draw to draw (2 / CV^2 of its square over the trials, the degrees
-of freedom of a chi-squared variance with that spread) beside the estimated ones.
+of freedom of a chi-squared variance with that spread) beside the estimated ones. For ht(AP),
+last, the mean z of two other differences over the topics both runs identify, in the same se:
+the plain ratios' N^/R^ (no bias correction) and the plain ratios less the stratified jackknife's
+estimate of their bias, sum_h (1 - f_h)(n_h - 1)(mean_h theta_(-d) - theta^) (Wolter §4.5;
+``ht/jackknife.py``'s replicates), with its ratio of spread to se; and the pairs whose
+jackknife bias of the difference exceeds ``reliability.MAX_BIAS_SE`` of se, as a flag: their
+share and rejections against the others'.
+
+``--depth D`` takes the depth-D pool as the frame (as the recipe's ``--param depth=D``);
+``--band`` holds the planner's rates to its band whatever its switch says
+(``design/planner/plan.py``, "Band"), as ``planned_pilot_bias.py --plan band`` does.
 
 Measured (TREC-8, planned 10% and 2strata 10%, 100 trials, seed 2525): REPRODUCTION.md,
-"compare's rule for ht(AP)" and "The jackknife's degrees of freedom".
+"compare's rule for ht(AP)" and "The jackknife's degrees of freedom"; depth 20: "compare on
+TREC-8's depth-20 planned cells: what the sample can and cannot see".
 
 Usage: python benchmarks/compare_twin_anatomy.py [--collection trec8|vaswani|cacm]
        [--shared ../shared] [--cell 'planned 10%'] [--trials 100] [--seed 2525] [--twins 20]
-       [--measure 'ht(AP)']  (vaswani, cacm: the bundled collections; --twins 0 twins every run,
-       as the recipe does when it is not given)
+       [--measure 'ht(AP)'] [--depth 100] [--band]  (vaswani, cacm: the bundled collections;
+       --twins 0 twins every run, as the recipe does when it is not given)
 """
 
 from __future__ import annotations
@@ -47,6 +58,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=2525)
     parser.add_argument("--twins", type=int, default=20, help="runs twinned (0: all)")
     parser.add_argument("--measure", default="ht(AP)")
+    parser.add_argument("--depth", type=int, default=100)
+    parser.add_argument("--band", action="store_true",
+                        help="hold the planner's rates to its band whatever its switch says")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
 
@@ -58,10 +72,16 @@ def main() -> None:
     from irsample.experiments.data import load
     from irsample.measures import parse
     from irsample.measures.context import EvalContext
+    from irsample.measures.ht.estimator import estimate
+    from irsample.measures.ht.inclusion import ht_design
     from irsample.measures.ht.pairs import pair_estimates
-    from irsample.measures.reliability import corrected_cells, summed_bias
+    from irsample.measures.reliability import MAX_BIAS_SE, corrected_cells, summed_bias
     from irsample.model import JUDGED
     from irsample.stats.random import derived_seed
+
+    if args.band:
+        import irsample.design.planner.plan as planner
+        planner.BIAS_LIMIT = -1.0  # every plan's predicted bias is above it: always banded
 
     if args.collection == "trec8":
         folder = Path(args.shared) / "data" / "trec8-adhoc"
@@ -71,10 +91,11 @@ def main() -> None:
         folder = ROOT / "irsample" / "data" / args.collection
         files = CollectionFiles.of(folder / "runs", folder / "qrels.gz")
     data = load(files)
-    frame = data.frame(data.info.pooled_runs, 100.0)
+    frame = data.frame(data.info.pooled_runs, args.depth)
     percent = float(args.cell.split()[1].rstrip("%"))
     cells = {f"{s.name} {float(label) * (100 if s.name == 'uniform' else 1):g}%": design
-             for s in designs(len(frame), [percent]) for label, design in s.designs}
+             for s in designs(len(frame), [percent], depth=args.depth)
+             for label, design in s.designs}
     design = cells[args.cell]
     n_runs = data.collection.n_runs
     chosen = list(range(n_runs)) if args.twins <= 0 or args.twins >= n_runs else sorted(
@@ -90,6 +111,7 @@ def main() -> None:
     where = {(int(x), int(y)): k for k, (x, y) in enumerate(zip(a, b))}
     pairs = np.array([where[(min(x, y), max(x, y))] for x, y in zip(first, second)])
     diff, se, df, flagged, run_error, twin_error, rule = ([] for _ in range(7))
+    plain, jackknifed, jack_bias = [], [], []
     top = {"run": [], "twin": []}
     offsets = twins.rank_offsets
     start = time.time()
@@ -110,6 +132,19 @@ def main() -> None:
         bias = np.where(both, measure.difference_bias(ctx, first, second), 0.0)
         fixed = corrected_cells(ctx, measure, (twins.n_runs, twins.n_topics))
         rule.append(summed_bias(bias, fixed[first] & fixed[second]) / both.sum(1))
+        est = estimate(ctx, measure.inner)
+        if est.replicates is not None:  # ht(AP): the plain and jackknifed differences
+            shape = (twins.n_runs, twins.n_topics)
+            theta = est.plain.reshape(shape)
+            bj = jackknife_bias(ctx, ht_design(ctx), est.replicates, theta)
+            known = est.known.reshape(shape)
+            ident = known[first] & known[second]
+            k = np.maximum(ident.sum(1), 1)
+            d_plain = np.where(ident, theta[first] - theta[second], 0.0).sum(1) / k
+            d_bias = np.where(ident, bj[first] - bj[second], 0.0).sum(1) / k
+            plain.append(d_plain)
+            jackknifed.append(d_plain - d_bias)
+            jack_bias.append(d_bias)
         judged = ctx.judgments.state == JUDGED
         for side, runs in (("run", first), ("twin", second)):
             segments = (runs[:, None] * twins.n_topics + np.arange(twins.n_topics)).ravel()
@@ -144,6 +179,44 @@ def main() -> None:
     print(f"variance over the trials: 2/CV^2 median {np.median(implied):.1f} (range "
           f"{implied.min():.1f}-{implied.max():.1f}), estimated df median {np.median(df):.1f}; "
           f"correlation of D and se, mean over twins {np.nanmean(moved):+.2f}")
+    if plain:
+        plain, jackknifed, jack_bias = map(np.array, (plain, jackknifed, jack_bias))
+        for name, d in (("plain ratios (no correction)", plain),
+                        ("jackknife-corrected ratios", jackknifed)):
+            print(f"{name}: mean z {np.mean(d / se):+.3f}, spread / se "
+                  f"{np.mean(d.std(axis=0) / se.mean(axis=0)):.3f}, rejections as a normal test "
+                  f"{np.mean(np.abs(d / se) > 1.96):.3f}")
+        big = np.abs(jack_bias) > MAX_BIAS_SE * se
+        print(f"jackknife bias of the difference above {MAX_BIAS_SE} se: {big.mean():.3f} of the "
+              f"pairs, rejecting {rejected[big].mean():.3f} against {rejected[~big].mean():.3f}"
+              f"; with the rule's flags, the pairs left unflagged reject "
+              f"{rejected[~(big | flagged)].mean():.3f} ({np.mean(big | flagged):.3f} flagged)")
+
+
+def jackknife_bias(ctx, design, replicates, theta):
+    """(runs, topics): the stratified jackknife's estimate of the bias of the plain ratios
+    ``theta``, sum_h (1 - f_h)(n_h - 1)(mean_h theta_(-d) - theta^) over the cells sampled twice
+    or more (the replicates of ``ht/jackknife.py``: a cell's non-relevant deletions share one)."""
+    from irsample.measures.context import safe_divide
+
+    rep_offsets, rep, base, (offsets, cell, pi, _) = replicates
+    n_runs, n_topics = theta.shape
+    n = design.cell_n.astype(np.float64)
+    fpc = 1.0 - safe_divide(n - design.cell_w, n)
+    out = np.zeros(theta.shape)
+    for t in range(n_topics):
+        segs = np.arange(n_runs) * n_topics + t
+        u = rep_offsets[segs[0] + 1] - rep_offsets[segs[0]]
+        units = rep[rep_offsets[segs][:, None] + np.arange(u)]
+        cells = cell[offsets[t]:offsets[t + 1]]
+        certain = pi[offsets[t]:offsets[t + 1]] >= 1.0
+        for h in range(design.n_cells):
+            if n[t, h] < 2:
+                continue
+            mine = units[:, (cells == h) & ~certain]
+            mean = (mine.sum(axis=1) + (n[t, h] - mine.shape[1]) * base[segs, h]) / n[t, h]
+            out[:, t] += fpc[t, h] * (n[t, h] - 1.0) * (mean - theta[:, t])
+    return out
 
 
 if __name__ == "__main__":
