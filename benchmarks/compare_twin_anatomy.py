@@ -39,6 +39,7 @@ Usage: python benchmarks/compare_twin_anatomy.py [--collection trec8|vaswani|cac
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 import time
 from pathlib import Path
@@ -79,8 +80,8 @@ def main() -> None:
     from irsample.model import JUDGED
     from irsample.stats.random import derived_seed
 
-    if args.band:
-        import irsample.design.planner.plan as planner
+    if args.band:  # the module (``import ... as`` would bind the package's plan function)
+        planner = importlib.import_module("irsample.design.planner.plan")
         planner.BIAS_LIMIT = -1.0  # every plan's predicted bias is above it: always banded
 
     if args.collection == "trec8":
