@@ -18,7 +18,8 @@ of freedom of a chi-squared variance with that spread) beside the estimated ones
 last, the mean z of two other differences over the topics both runs identify, in the same se:
 the plain ratios' N^/R^ (no bias correction) and the plain ratios less the stratified jackknife's
 estimate of their bias, sum_h (1 - f_h)(n_h - 1)(mean_h theta_(-d) - theta^) (Wolter §4.5;
-``ht/jackknife.py``'s replicates), with its ratio of spread to se; and the pairs whose
+``ht/jackknife.py``'s replicates), with its ratio of spread to se, and, as a check with the
+truth (not an estimator), the numerators' difference over each topic's true R; and the pairs whose
 jackknife bias of the difference exceeds ``reliability.MAX_BIAS_SE`` of se, as a flag: their
 share and rejections against the others'.
 
@@ -112,7 +113,8 @@ def main() -> None:
     where = {(int(x), int(y)): k for k, (x, y) in enumerate(zip(a, b))}
     pairs = np.array([where[(min(x, y), max(x, y))] for x, y in zip(first, second)])
     diff, se, df, flagged, run_error, twin_error, rule = ([] for _ in range(7))
-    plain, jackknifed, jack_bias = [], [], []
+    plain, jackknifed, jack_bias, true_r = [], [], [], []
+    r_true = evaluate_collection(twins, twin_frame.judgments(), parse("num_rel")).values[0, :, 0]
     top = {"run": [], "twin": []}
     offsets = twins.rank_offsets
     start = time.time()
@@ -146,6 +148,8 @@ def main() -> None:
             plain.append(d_plain)
             jackknifed.append(d_plain - d_bias)
             jack_bias.append(d_bias)
+            num = est.num.reshape(shape)
+            true_r.append(np.where(ident, (num[first] - num[second]) / r_true, 0.0).sum(1) / k)
         judged = ctx.judgments.state == JUDGED
         for side, runs in (("run", first), ("twin", second)):
             segments = (runs[:, None] * twins.n_topics + np.arange(twins.n_topics)).ravel()
@@ -181,9 +185,11 @@ def main() -> None:
           f"{implied.min():.1f}-{implied.max():.1f}), estimated df median {np.median(df):.1f}; "
           f"correlation of D and se, mean over twins {np.nanmean(moved):+.2f}")
     if plain:
-        plain, jackknifed, jack_bias = map(np.array, (plain, jackknifed, jack_bias))
+        plain, jackknifed, jack_bias, true_r = map(np.array, (plain, jackknifed, jack_bias,
+                                                             true_r))
         for name, d in (("plain ratios (no correction)", plain),
-                        ("jackknife-corrected ratios", jackknifed)):
+                        ("jackknife-corrected ratios", jackknifed),
+                        ("numerators over the true R (truth)", true_r)):
             print(f"{name}: mean z {np.mean(d / se):+.3f}, spread / se "
                   f"{np.mean(d.std(axis=0) / se.mean(axis=0)):.3f}, rejections as a normal test "
                   f"{np.mean(np.abs(d / se) > 1.96):.3f}")
