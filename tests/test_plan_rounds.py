@@ -270,6 +270,7 @@ def tampered_union(tmp: Path, out: Path) -> Path:
 @pytest.mark.parametrize("case, message", [
     ("missing", "judged.qrels: 5 documents selected by"),
     ("importance", "design.json: rounds need a round 1 whose strata are simple random samples"),
+    ("importance", "draw round 1 with strata of equal rates (`irsample sample --design 2strata`"),
     ("tampered", "tampered.json: 1 rows' inclusion probabilities are not their cell's share"),
     ("planner", "the design-based estimators (ht(M), ppi(M)) are judged in rounds"),
     ("ppi", "ppi(M) needs automatic labels"),

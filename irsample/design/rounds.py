@@ -150,7 +150,10 @@ def check_simple_random(topic, stratum, pi, n_labels: int, what: str) -> None:
     if varies_within(key, pi[inside], int(key.max(initial=-1)) + 1, floor=1.0):
         raise DesignError(f"rounds need a round 1 whose strata are simple random samples (equal "
                           f"inclusion probabilities within a topic's stratum); {what} "
-                          "has unequal ones")
+                          "has unequal ones: draw round 1 with strata of equal rates (`irsample "
+                          "sample --design 2strata`, uniform(F) or a strata spec), or go on "
+                          "with a planned design's own batches (`irsample plan --design FILE "
+                          "--judged QRELS --budget N`)")
 
 
 def fold_of(qids, seed: int) -> dict[str, int]:
