@@ -15,7 +15,7 @@ for runs and for twins: a design stratified by best rank samples a run's top doc
 other runs rank high too, at higher rates than its twin's, which only the twin ranks there;
 then how much se moves from draw to draw (2 / CV^2 of its square over the trials, the degrees
 of freedom of a chi-squared variance with that spread) beside the estimated ones. For ht(AP),
-last, the mean z of two other differences over the topics both runs identify, in the same se:
+last, the mean z of three other differences over the topics both runs identify, in the same se:
 the plain ratios' N^/R^ (no bias correction) and the plain ratios less the stratified jackknife's
 estimate of their bias, sum_h (1 - f_h)(n_h - 1)(mean_h theta_(-d) - theta^) (Wolter §4.5;
 ``ht/jackknife.py``'s replicates), with its ratio of spread to se, and, as a check with the
@@ -73,7 +73,7 @@ def main() -> None:
     from irsample.experiments.coverage import designs
     from irsample.experiments.data import load
     from irsample.measures import parse
-    from irsample.measures.context import EvalContext
+    from irsample.measures.context import EvalContext, safe_divide
     from irsample.measures.ht.estimator import estimate
     from irsample.measures.ht.inclusion import ht_design
     from irsample.measures.ht.pairs import pair_estimates
@@ -149,7 +149,8 @@ def main() -> None:
             jackknifed.append(d_plain - d_bias)
             jack_bias.append(d_bias)
             num = est.num.reshape(shape)
-            true_r.append(np.where(ident, (num[first] - num[second]) / r_true, 0.0).sum(1) / k)
+            true_r.append(np.where(ident, safe_divide(num[first] - num[second], r_true), 0.0)
+                          .sum(1) / k)
         judged = ctx.judgments.state == JUDGED
         for side, runs in (("run", first), ("twin", second)):
             segments = (runs[:, None] * twins.n_topics + np.arange(twins.n_topics)).ravel()
