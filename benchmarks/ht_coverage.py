@@ -94,9 +94,10 @@ def recipe_cell_arguments(parser, root: Path) -> None:
     parser.add_argument("--shared", default=str(root.parent / "shared"))
 
 
-def load(name: str, shared: Path, graded: int = 0):
-    """Collection and depth-100 frame of ``name`` (vaswani, cacm, trec8, covid); ``graded`` > 1:
-    the relevant judgments regraded 1..graded as ``irsample simulate --graded`` does (seed 0)."""
+def load(name: str, shared: Path, graded: int = 0, depth: int = 100):
+    """Collection and depth-``depth`` frame (100 by default) of ``name`` (vaswani, cacm, trec8,
+    covid); ``graded`` > 1: the relevant judgments regraded 1..graded as ``irsample simulate
+    --graded`` does (seed 0)."""
     from irsample.design import Pool, SamplingFrame
     from irsample.io import load_qrels, load_runs
     from irsample.model import JUDGED, Collection, Judgments
@@ -108,7 +109,7 @@ def load(name: str, shared: Path, graded: int = 0):
 
         q = regraded(q, graded, 0)
     col = Collection.build(load_runs([str(r) for r in runs]), [q])
-    pool = Pool.from_runs(col, list(range(col.n_runs)), depth=100)
+    pool = Pool.from_runs(col, list(range(col.n_runs)), depth=depth)
     full = Judgments.from_qrels(col, q)
     rel = np.where(full.state[pool.tdi] == JUDGED, np.maximum(full.grade[pool.tdi], 0), 0)
     judged = full.has_topic[pool.topic]  # topics the qrels judge (CACM leaves some out)

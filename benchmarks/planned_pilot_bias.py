@@ -5,7 +5,8 @@ model fitted to it, a plan for xinfAP, top-ups drawn by that plan) judges the pi
 with certainty (pi = 1) and tops up each cell by a simple random sample of the rest, so ht(M)'s
 estimate and its sample variance are those of a stratified SRS given the pilot. This draws the
 top-ups ``--trials`` times for each of ``--pilots`` fixed pilots (0: a new pilot every trial,
-the design as ``ci-coverage`` draws it) on the collection's depth-100 pool and prints, per pilot
+the design as ``ci-coverage`` draws it) on the collection's depth-100 pool (``--depth D``: its
+depth-D pool) and prints, per pilot
 and over all, the run means' bias in standard deviations of the estimate over the trials, the
 predicted over the observed standard deviation (``sd_ratio``, median over runs) and the
 coverage of the 95% intervals (``normal``: estimate -/+ z sd, the interval these measurements
@@ -27,7 +28,7 @@ bias"; the switch on four collections: "The band's switch".
 
 Usage: python benchmarks/planned_pilot_bias.py [--collection trec8] [--percent 10]
        [--pilots 5] [--trials 20] [--measure 'ht(AP)'] [--seed 7] [--shared ../shared]
-       [--take-all-top] [--pilot-size N] [--plan switch|free|band]
+       [--take-all-top] [--pilot-size N] [--plan switch|free|band] [--depth 100]
 """
 
 from __future__ import annotations
@@ -120,6 +121,7 @@ def main() -> None:
     parser.add_argument("--take-all-top", action="store_true")
     parser.add_argument("--pilot-size", type=int, default=None,
                         help="the pilot's judgments (default 5%% of the budget)")
+    parser.add_argument("--depth", type=int, default=100, help="pool depth of the frame")
     parser.add_argument("--plan", choices=("switch", "free", "band"), default="switch",
                         help="the planner's plan (default), the unbanded or the banded one")
     args = parser.parse_args()
@@ -133,7 +135,7 @@ def main() -> None:
     from irsample.measures.ht.estimator import estimate
     from irsample.measures.reliability import found_per_topic
 
-    collection, frame = load(args.collection, Path(args.shared))
+    collection, frame = load(args.collection, Path(args.shared), depth=args.depth)
     budget = int(round(args.percent / 100.0 * len(frame)))
     (measure,) = parse(args.measure)
     truth = evaluate_collection(collection, frame.judgments(), [measure.inner]).values[:, :, 0]
