@@ -21,7 +21,10 @@ estimate of their bias, sum_h (1 - f_h)(n_h - 1)(mean_h theta_(-d) - theta^) (Wo
 ``ht/jackknife.py``'s replicates), with its ratio of spread to se, and, as a check with the
 truth (not an estimator), the numerators' difference over each topic's true R; and the pairs whose
 jackknife bias of the difference exceeds ``reliability.MAX_BIAS_SE`` of se, as a flag: their
-share and rejections against the others'.
+share and rejections against the others'. On the planner's designs, the plan's own predicted
+second-order bias of the run's mean less the twin's (``Plan.bias``, from the relevance model
+fitted to the pilot), beside the observed mean difference D, both over the spread of D: whether
+the planner could see a pair's bias before judging.
 
 ``--depth D`` takes the depth-D pool as the frame (as the recipe's ``--param depth=D``);
 ``--band`` holds the planner's rates to its band whatever its switch says
@@ -67,6 +70,7 @@ def main() -> None:
     sys.path.insert(0, str(ROOT))
 
     from irsample.comparison import pair_status
+    from irsample.design.planner.sequential import PlannedDesign
     from irsample.evaluation import evaluate_collection
     from irsample.experiments import CollectionFiles
     from irsample.experiments.comparisons import add_twins, pooled_twin_frame
@@ -113,6 +117,9 @@ def main() -> None:
     where = {(int(x), int(y)): k for k, (x, y) in enumerate(zip(a, b))}
     pairs = np.array([where[(min(x, y), max(x, y))] for x, y in zip(first, second)])
     diff, se, df, flagged, run_error, twin_error, rule = ([] for _ in range(7))
+    predicted = []  # the planner's predicted bias of run minus twin, per trial (planned cells)
+    if isinstance(design, PlannedDesign):
+        design = logged(design, predicted, first, second)
     plain, jackknifed, jack_bias, true_r = [], [], [], []
     r_true = evaluate_collection(twins, twin_frame.judgments(), parse("num_rel")).values[0, :, 0]
     top = {"run": [], "twin": []}
@@ -185,6 +192,15 @@ def main() -> None:
     print(f"variance over the trials: 2/CV^2 median {np.median(implied):.1f} (range "
           f"{implied.min():.1f}-{implied.max():.1f}), estimated df median {np.median(df):.1f}; "
           f"correlation of D and se, mean over twins {np.nanmean(moved):+.2f}")
+    if predicted:
+        spread_d = diff.std(axis=0)
+        guess = np.mean(predicted, axis=0)
+        pooled = np.isfinite(guess)
+        print(f"planner's predicted bias, run - twin, over the spread of D ({pooled.sum()} pooled "
+              f"runs): mean {np.mean(guess[pooled] / spread_d[pooled]):+.3f} (observed mean D / "
+              f"spread {np.mean(diff.mean(axis=0)[pooled] / spread_d[pooled]):+.3f}); "
+              f"correlation over those twins "
+              f"{np.corrcoef(guess[pooled], diff.mean(axis=0)[pooled])[0, 1]:+.2f}")
     if plain:
         plain, jackknifed, jack_bias, true_r = map(np.array, (plain, jackknifed, jack_bias,
                                                              true_r))
@@ -199,6 +215,32 @@ def main() -> None:
               f"pairs, rejecting {rejected[big].mean():.3f} against {rejected[~big].mean():.3f}"
               f"; with the rule's flags, the pairs left unflagged reject "
               f"{rejected[~(big | flagged)].mean():.3f} ({np.mean(big | flagged):.3f} flagged)")
+
+
+def logged(design, predicted: list, first, second):
+    """``design`` (the planner's, ``PlannedDesign``) drawing as before, while appending to
+    ``predicted`` each draw's last plan's predicted bias of run ``first[k]``'s mean less run
+    ``second[k]``'s (``Plan.bias`` is indexed by the frame's pooled runs; NaN for a run not
+    pooled, whose twin is not either)."""
+    from irsample.design.planner.sequential import BatchLog, judge_in_batches
+
+    class Logged:
+        def __getattr__(self, name):
+            return getattr(design, name)
+
+        def sample(self, frame, *, rng):
+            log = BatchLog()
+            sample = judge_in_batches(
+                frame, lambda rows: frame.rel[rows], design.budget, estimator=design.estimator,
+                pilot_size=design.pilot, batches=design.batches, max_strata=design.max_strata,
+                min_take=design.min_take, rng=rng, spread=design.spread, log=log)
+            at = {int(r): k for k, r in enumerate(frame.runs)}
+            bias = log.plans[-1].bias
+            predicted.append(np.array([bias[at[int(a)]] - bias[at[int(b)]] if int(a) in at
+                                       else np.nan for a, b in zip(first, second)]))
+            return frame.judgments(sample, source=design.name)
+
+    return Logged()
 
 
 def jackknife_bias(ctx, design, replicates, theta):
