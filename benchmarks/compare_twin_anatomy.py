@@ -119,7 +119,7 @@ def main() -> None:
     diff, se, df, flagged, run_error, twin_error, rule = ([] for _ in range(7))
     predicted = []  # the planner's predicted bias of run minus twin, per trial (planned cells)
     if isinstance(design, PlannedDesign):
-        design = logged(design, predicted, first, second)
+        log_plans(predicted, first, second)
     plain, jackknifed, jack_bias, true_r = [], [], [], []
     r_true = evaluate_collection(twins, twin_frame.judgments(), parse("num_rel")).values[0, :, 0]
     top = {"run": [], "twin": []}
@@ -217,30 +217,25 @@ def main() -> None:
               f"{rejected[~(big | flagged)].mean():.3f} ({np.mean(big | flagged):.3f} flagged)")
 
 
-def logged(design, predicted: list, first, second):
-    """``design`` (the planner's, ``PlannedDesign``) drawing as before, while appending to
-    ``predicted`` each draw's last plan's predicted bias of run ``first[k]``'s mean less run
-    ``second[k]``'s (``Plan.bias`` is indexed by the frame's pooled runs; NaN for a run not
-    pooled, whose twin is not either)."""
-    from irsample.design.planner.sequential import BatchLog, judge_in_batches
+def log_plans(predicted: list, first, second) -> None:
+    """Make the planner's draws (``PlannedDesign.select``, which calls the sequential module's
+    ``judge_in_batches``) append to ``predicted`` each draw's last plan's predicted bias of run
+    ``first[k]``'s mean less run ``second[k]``'s (``Plan.bias`` is indexed by the frame's
+    pooled runs; NaN for a run not pooled, whose twin is not either). The draws themselves are
+    unchanged: only a :class:`BatchLog` is passed."""
+    sequential = importlib.import_module("irsample.design.planner.sequential")
+    draw = sequential.judge_in_batches
 
-    class Logged:
-        def __getattr__(self, name):
-            return getattr(design, name)
+    def judge_logged(units, *args, **kwargs):
+        log = sequential.BatchLog()
+        sample = draw(units, *args, log=log, **kwargs)
+        at = {int(r): k for k, r in enumerate(units.runs)}
+        bias = log.plans[-1].bias
+        predicted.append(np.array([bias[at[int(a)]] - bias[at[int(b)]] if int(a) in at
+                                   else np.nan for a, b in zip(first, second)]))
+        return sample
 
-        def sample(self, frame, *, rng):
-            log = BatchLog()
-            sample = judge_in_batches(
-                frame, lambda rows: frame.rel[rows], design.budget, estimator=design.estimator,
-                pilot_size=design.pilot, batches=design.batches, max_strata=design.max_strata,
-                min_take=design.min_take, rng=rng, spread=design.spread, log=log)
-            at = {int(r): k for k, r in enumerate(frame.runs)}
-            bias = log.plans[-1].bias
-            predicted.append(np.array([bias[at[int(a)]] - bias[at[int(b)]] if int(a) in at
-                                       else np.nan for a, b in zip(first, second)]))
-            return frame.judgments(sample, source=design.name)
-
-    return Logged()
+    sequential.judge_in_batches = judge_logged
 
 
 def jackknife_bias(ctx, design, replicates, theta):
