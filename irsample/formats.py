@@ -4,7 +4,8 @@
   integers, one block per run: per-topic lines (with ``per_topic``) topic by topic, then the
   summary starting with ``runid`` (always, when there are several runs).
 - ``tsv``: header ``run\\ttopic\\tmeasure\\tvalue``; the run's tag, the topic or ``all``, the
-  trec_eval measure name, the value.
+  trec_eval measure name, the value; ``csv``: the same rows as comma-separated values (fields
+  with a comma or a quote quoted, as spreadsheets and pandas read them).
 - ``json``: ``{run: {topic: {measure: value}}}`` with ``all`` for summaries.
 - ``latex``: a booktabs table of the summaries, one row per run.
 - ``table``: the summaries as an aligned plain-text table, one row per run.
@@ -41,6 +42,8 @@ and empty ``"causes"`` (json). An imputed topic's limits are NaN (``nan`` in tre
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import math
 from typing import TYPE_CHECKING
@@ -48,7 +51,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .evaluation import Evaluation
 
-FORMATS = ("trec", "tsv", "json", "latex", "table", "sample_eval")
+FORMATS = ("trec", "tsv", "csv", "json", "latex", "table", "sample_eval")
 
 #: sample_eval.pl's per-topic and summary order (by trec_name; iprec@rec is summary only)
 _SAMPLE_EVAL_ORDER = ["xinfAP", "infNDCG", "iprec_rec", "iP", "inum_rel_ret", "inum_rel", "num_ret"]
@@ -169,26 +172,33 @@ def _assume_line(ev: Evaluation) -> str:
     return f"{'assume':<22s}\tall\t{ev.assumed}"
 
 
-def to_tsv(ev: Evaluation, *, per_topic: bool = False, places: int | None = None) -> str:
+def _table_rows(ev: Evaluation, per_topic: bool, places: int | None):
+    """The tsv and csv rows (lists of fields), the header first."""
     limits = _Limits(ev)
     with_ci = ev.ci is not None
-    assumed = f"\t{ev.assumed}" if ev.assumed else ""
-    lines = ["run\ttopic\tmeasure\tvalue" + ("\tlow\thigh\tstatus\treason" if with_ci else "")
-             + ("\tassume" if assumed else "")]
+    yield (["run", "topic", "measure", "value"] + (["low", "high", "status", "reason"]
+           if with_ci else []) + (["assume"] if ev.assumed else []))
     for r, topic, m, value in _rows(ev, per_topic):
         if m.family == "runid":
             continue
-        text = value if m.value_type == "str" else _value_text(value, m.value_type, places)
+        fields = [ev.run_names[r], str(topic), m.trec_name,
+                  value if m.value_type == "str" else _value_text(value, m.value_type, places)]
         if with_ci:
-            bounds = limits.get(r, topic, m)
-            text += "".join(
-                "\t" + ("" if bounds is None else _value_text(b, "float", places))
-                for b in (bounds or (None, None))
-            )
-            found = limits.status(r, topic, m) or ("", "", ())
-            text += f"\t{found[0]}\t{found[1]}"
-        lines.append(f"{ev.run_names[r]}\t{topic}\t{m.trec_name}\t{text}{assumed}")
-    return "\n".join(lines) + "\n"
+            bounds = limits.get(r, topic, m) or (None, None)
+            fields += ["" if b is None else _value_text(b, "float", places) for b in bounds]
+            fields += list((limits.status(r, topic, m) or ("", "", ()))[:2])
+        yield fields + ([ev.assumed] if ev.assumed else [])
+
+
+def to_tsv(ev: Evaluation, *, per_topic: bool = False, places: int | None = None) -> str:
+    return "".join("\t".join(fields) + "\n" for fields in _table_rows(ev, per_topic, places))
+
+
+def to_csv(ev: Evaluation, *, per_topic: bool = False, places: int | None = None) -> str:
+    """The tsv's rows as RFC 4180 CSV (a field with a comma or quote is quoted)."""
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(_table_rows(ev, per_topic, places))
+    return out.getvalue()
 
 
 def to_json(ev: Evaluation, *, per_topic: bool = False, places: int | None = None) -> str:
@@ -389,7 +399,7 @@ def render(ev: Evaluation, fmt: str, *, per_topic: bool = False, places: int | N
         return to_trec(ev, per_topic=per_topic, places=4 if places is None else places,
                        zscores=zscores)
     renderers = {
-        "tsv": to_tsv, "json": to_json, "latex": to_latex, "table": to_table,
+        "tsv": to_tsv, "csv": to_csv, "json": to_json, "latex": to_latex, "table": to_table,
         "sample_eval": to_sample_eval,
     }
     return renderers[fmt](ev, per_topic=per_topic, places=places)

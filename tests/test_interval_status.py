@@ -7,11 +7,14 @@ census (the whole pool judged) is ``ok`` everywhere, and output without interval
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 from types import SimpleNamespace
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import irsample
@@ -162,6 +165,21 @@ def test_tsv_json_table_latex_carry_the_status(samples, capsys):
     rc, out, _ = cli(capsys, "eval", samples["census"], *RUNS[:2], "-m", "ht(AP)", "--ci",
                      "0.95", "--format", "table")
     assert "!" not in out and len(out.splitlines()) == 3
+
+
+def test_csv_holds_the_tsv_rows_with_reasons_quoted(samples, capsys):
+    """--format csv: the tsv's rows, comma-separated; a reason's commas are quoted, so a CSV
+    reader gives back every field (and -q's per-topic rows too)."""
+    base = ["eval", samples["thin"], "--assume", "uniform", *RUNS[:2], "-m", "ht(AP)", "-m",
+            "P@10", "--ci", "0.95", "-q"]
+    _, tsv, _ = cli(capsys, *base, "--format", "tsv")
+    rc, out, _ = cli(capsys, *base, "--format", "csv")
+    assert rc == 0
+    rows = list(csv.reader(io.StringIO(out)))
+    assert rows == [ln.split("\t") for ln in tsv.splitlines()]
+    assert any("," in r[7] for r in rows[1:])  # the reasons' commas did not split them
+    frame = pd.read_csv(io.StringIO(out), keep_default_na=False)
+    assert list(frame.columns) == rows[0] and len(frame) == len(rows) - 1
 
 
 @pytest.mark.parametrize("fmt", ["trec", "tsv", "table"])

@@ -1,10 +1,11 @@
 """``irsample eval``: evaluate runs against qrels, as trec_eval does, and with estimators.
 
-``irsample eval QRELS RUN... [-m MEASURE]... [-q] [--format trec|tsv|json|latex|table|sample_eval]``
-reads the qrels once and the runs in bounded batches (:mod:`irsample.streaming`), so memory stays
-flat whatever the number of runs; with ``--auto-labels`` every run is held at once (the fusion
-labeller reads them all). The measures are parsed by :func:`irsample.api.measures_from` and the
-output is rendered by :mod:`irsample.formats`.
+``irsample eval QRELS RUN... [-m MEASURE]... [-q] [--format FORMAT]`` (trec, tsv, csv, json,
+latex, table, sample_eval) reads the qrels once and the runs in bounded batches
+(:mod:`irsample.streaming`), so memory stays flat whatever the number of runs; with
+``--auto-labels`` every run is held at once (the fusion labeller reads them all). The measures
+are parsed by :func:`irsample.api.measures_from` and the output is rendered by
+:mod:`irsample.formats`.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from .strict import add_strict  # noqa: E402
 #: formats whose output has no per-topic lines (``-q`` is refused with them)
 SUMMARY_ONLY = ("latex", "table")
 #: formats that can print exact doubles (``--places exact``)
-EXACT = ("tsv", "json")
+EXACT = ("tsv", "csv", "json")
 #: trec_eval's -R formats: the ones read, then the ones refused with a reason
 REL_INFO_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")
 
@@ -69,8 +70,9 @@ def add_parser(sub) -> None:
     ev.add_argument("-M", "--max-docs", type=at_least_zero, default=None,
                     help="evaluate only the first N documents of each ranking")
     ev.add_argument("--format", choices=FORMATS, default="trec",
-                    help="trec (trec_eval's lines, the default), tsv, json, latex, table "
-                    "(summaries, one row per run) or sample_eval (sample_eval.pl's layout)")
+                    help="trec (trec_eval's lines, the default), tsv, csv (the tsv's rows, "
+                    "comma-separated), json, latex, table (summaries, one row per run) or "
+                    "sample_eval (sample_eval.pl's layout)")
     ev.add_argument(
         "--qrels-format", choices=QRELS_FORMATS, default=None,
         help="judgments format (default: detected; 4 fields trec, 5 fields stratified qrels "
@@ -78,7 +80,8 @@ def add_parser(sub) -> None:
     )
     ev.add_argument("--places", type=places, default=None, metavar="N",
                     help="decimals of real values (default 4, trec_eval's, in every format), or "
-                    "'exact' (tsv, json: the shortest text that reads back as the same double)")
+                    "'exact' (tsv, csv, json: the shortest text that reads back as the same "
+                    "double)")
     ev.add_argument("--compat", choices=("9.0.8", "10"), default="10",
                     help="trec_eval version whose iprec_at_recall/11pt_avg rounding to follow")
     ev.add_argument(
@@ -138,13 +141,14 @@ def start_reading(args) -> None:
     measures: the second core reads while the first one imports."""
     if args.per_topic and args.format in SUMMARY_ONLY:
         raise IrsampleError(f"-q: --format {args.format} has no per-topic lines (use trec, tsv, "
-                            "json or sample_eval)")
+                            "csv, json or sample_eval)")
     if args.strict and args.ci is None:
         raise IrsampleError("--strict checks the status of intervals: give --ci LEVEL (e.g. "
                             "--ci 0.95)")
     if args.ci is not None and args.format == "sample_eval":
         raise IrsampleError("--ci: --format sample_eval has no room for intervals "
-                            "(sample_eval.pl's layout); use trec, tsv, json, latex or table")
+                            "(sample_eval.pl's layout); use trec, tsv, csv, json, latex or "
+                            "table")
     if args.places == "exact" and args.format not in EXACT:
         raise IrsampleError(f"--places exact: only with --format {' or '.join(EXACT)}")
     if [str(args.qrels), *map(str, args.runs)].count("-") > 1:
