@@ -394,7 +394,7 @@ def render(ev: Evaluation, fmt: str, *, per_topic: bool = False, places: int | N
         from .errors import MeasureError
 
         raise MeasureError(f"{', '.join(strings)} has no line in sample_eval's format, which "
-                           "prints numbers alone; use --format trec, tsv or json for it")
+                           "prints numbers alone; use --format trec, tsv, csv or json for it")
     if fmt == "trec":
         return to_trec(ev, per_topic=per_topic, places=4 if places is None else places,
                        zscores=zscores)

@@ -60,14 +60,15 @@ def test_q_is_honoured_or_refused_in_every_format(files, capsys, fmt):
     if fmt == "json":
         assert set(json.loads(out)["r1"]) == {"1", "2", "all"}
     else:
-        lines = out.splitlines()[1 if fmt == "tsv" else 0:]  # tsv: a header
-        topics = {[f for f in line.split("\t") if f][1].strip() for line in lines}
+        lines = out.splitlines()[1 if fmt in ("tsv", "csv") else 0:]  # tsv, csv: a header
+        sep = "," if fmt == "csv" else "\t"
+        topics = {[f for f in line.split(sep) if f][1].strip() for line in lines}
         assert {"1", "2", "all"} <= topics, out
 
 
 @pytest.mark.parametrize("fmt, text", [
-    ("trec", "0.7917"), ("tsv", "0.7917"), ("json", "0.7917"), ("table", "0.7917"),
-    ("latex", "0.7917"),
+    ("trec", "0.7917"), ("tsv", "0.7917"), ("csv", "0.7917"), ("json", "0.7917"),
+    ("table", "0.7917"), ("latex", "0.7917"),
 ])
 def test_four_places_by_default_in_every_format(files, capsys, fmt, text):
     rc, out, _ = cli(capsys, "eval", "-m", "map", "--format", fmt, files / "qrels",
@@ -81,10 +82,12 @@ def test_places_override_and_exact(files, capsys):
     assert tsv.splitlines()[1] == "r1\tall\tmap\t0.791667"
     _, tsv, _ = cli(capsys, *base, "--format", "tsv", "--places", "exact")
     assert tsv.splitlines()[1] == f"r1\tall\tmap\t{19 / 24!r}"
+    _, csv_, _ = cli(capsys, *base, "--format", "csv", "--places", "exact")
+    assert csv_.splitlines()[1] == f"r1,all,map,{19 / 24!r}"
     _, js, _ = cli(capsys, *base, "--format", "json", "--places", "exact")
     assert json.loads(js)["r1"]["all"]["map"] == 19 / 24
     rc, out, err = cli(capsys, *base, "--places", "exact")
-    assert rc == 1 and out == "" and "--places exact: only with --format tsv or json" in err
+    assert rc == 1 and out == "" and "--places exact: only with --format tsv or csv or json" in err
 
 
 def test_infap_on_stratified_qrels_warns_once(files, capsys):

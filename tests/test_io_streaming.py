@@ -55,7 +55,7 @@ def test_complete_and_intervals_and_repeated_tags(tmp_path):
     whole = in_memory(QRELS, runs, measures, **options)
     batched = evaluate_in_batches(QRELS, runs, measures, batch_bytes=1, **options)
     assert batched.run_names == whole.run_names and whole.run_names[0].endswith(f"({RUNS[0]})")
-    for fmt in ("trec", "tsv", "json"):
+    for fmt in ("trec", "tsv", "csv", "json"):
         assert render(batched, fmt, per_topic=True) == render(whole, fmt, per_topic=True)
 
 
