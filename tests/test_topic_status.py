@@ -191,3 +191,28 @@ def test_ppi_has_no_interval_where_ht_imputes(samples):
     assert imputed.any()
     assert np.isnan(low[:, :, ppi][imputed]).all()
     assert ((ev.statuses.topic_flags[:, :, ppi] & IMPUTED) > 0)[imputed].all()
+
+
+@pytest.mark.parametrize("target", ["AP", "nDCG", "P@10"])
+def test_ppi_identified_topic_takes_its_own_variance(samples, target):
+    """ppi(M) on an identified topic: its variance without the imputation's growth, ht's
+    (1 + m a_q)^2 (each form grows an identified topic's variance as ht's imputation does); so
+    own x growth gives back the variance the run's mean sums, where ppi moves the estimate,
+    and ht's own where ppi keeps ht's. A total (P@10) has no imputation: own = variance."""
+    ev = irsample.estimate(samples["part"], RUNS, [f"ppi({target})", f"ht({target})"], ci=0.95,
+                           assume="uniform", auto_labels="fusion")
+    ppi_var, ht_var = ev.variance[:, :, 0], ev.variance[:, :, 1]
+    ppi_own, ht_own = ev.topic_variance[:, :, 0], ev.topic_variance[:, :, 1]
+    known = np.isfinite(ht_own) & ev.evaluated
+    assert np.isnan(ppi_own[~np.isfinite(ht_own) & ev.evaluated]).all()
+    growth = np.where(ht_own > 0, ht_var / np.where(ht_own > 0, ht_own, 1.0), 1.0)
+    if target == "P@10":
+        np.testing.assert_allclose(growth[known], 1.0)
+    else:
+        assert (growth[known] > 1.0 + 1e-9).any()  # some identified topics stand for others
+    np.testing.assert_allclose(ppi_own[known] * growth[known], ppi_var[known], rtol=1e-9,
+                               atol=1e-300)
+    assert (ppi_own[known] <= ppi_var[known] * (1 + 1e-12)).all()
+    low, high = ev.interval(summary=False)
+    half = (high - low)[:, :, 0][known] / 2
+    np.testing.assert_allclose(half, 1.959963984540054 * np.sqrt(ppi_own[known]), rtol=1e-9)
