@@ -17,6 +17,7 @@ from .anticipated import topped_up
 from .estimator import SUPPORTED, estimate, supported_text
 from .expected import expected_found, expected_sample, expected_support
 from .inclusion import ht_design
+from .topic_own import topic_variance
 
 #: the targets ht estimates as ratios of totals
 RATIOS = (AP, NDCG, Recall, Rprec)
@@ -71,9 +72,9 @@ class HT(Measure):
         return estimate(ctx, self.inner).variance
 
     def topic_variance(self, ctx, method=None):
-        """The topic's own variance (``Estimate.topic_variance``): NaN where ht imputes it."""
-        e = estimate(ctx, self.inner)
-        return e.variance if e.topic_variance is None else e.topic_variance
+        """The topic's own variance (``Estimate.topic_variance``; for AP and nDCG on the
+        planner's designs the model's, ``topic_own.py``): NaN where ht imputes it."""
+        return topic_variance(ctx, self.inner)
 
     def variance_spread(self, ctx):
         return estimate(ctx, self.inner).variance_spread

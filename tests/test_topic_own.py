@@ -1,0 +1,98 @@
+"""One topic's own variance on the planner's designs (irsample/measures/ht/topic_own.py).
+
+- On a top-up an identified topic of ht(AP) and ht(nDCG) takes the relevance model's
+  anticipated variance; with the truth as the model it is the design variance of the topic's
+  estimate given the certain documents, to first order (Monte Carlo over 100 draws), where the
+  sample's own falls short.
+- The run means keep the sample's variance; imputed topics stay without one, topics judged
+  whole at 0.
+- ppi(M)'s per-topic variance on a top-up is no less than ht(M)'s own.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from irsample.evaluation import evaluate_collection
+from irsample.measures import parse
+from irsample.measures.context import EvalContext
+from irsample.measures.ht import anticipated
+from irsample.measures.ht.estimator import estimate
+from irsample.measures.ht.inclusion import ht_design
+from irsample.measures.ht.topic_own import sample_topic_variance, topic_variance
+
+from .test_ht_anticipated import _as_model, _true_grades
+from .test_ht_estimators import _topped_up, synthetic
+
+
+@pytest.mark.parametrize("name", ["AP", "nDCG"])
+def test_with_the_truth_for_a_model_a_top_up_topic_takes_its_design_variance(name,
+                                                                            monkeypatch):
+    col, frame = synthetic(4, n_topics=4, n_docs=300, depth=120, grades=(0, 0, 1, 1, 2))
+    monkeypatch.setattr("irsample.measures.ht.topic_own.grade_probabilities",
+                        _as_model(_true_grades(col, frame)))
+    design = _topped_up(col, frame, 0.5, 4)
+    (m,) = parse(name)
+    values, own, sample, identified = [], [], [], []
+    for child in np.random.SeedSequence(11).spawn(100):
+        ctx = EvalContext(col, design.sample(frame, rng=np.random.default_rng(child)))
+        assert anticipated.topped_up(ctx, ht_design(ctx))
+        e = estimate(ctx, m)
+        assert e.sample_variance is None  # the run means keep the sample's variance
+        values.append(e.plain)  # the estimate as printed on a top-up
+        own.append(topic_variance(ctx, m))
+        sample.append(sample_topic_variance(ctx, m))
+        identified.append(np.asarray(e.known, dtype=bool))
+    keep = np.all(identified, axis=0)  # cells every draw identifies
+    assert keep.sum() >= 12
+    observed = np.var(np.array(values)[:, keep], axis=0).sum()
+    anticipated_own = np.mean(np.array(own)[:, keep], axis=0).sum()
+    print(name, "anticipated / observed", round(anticipated_own / observed, 3),
+          "sample's / observed", round(np.mean(np.array(sample)[:, keep], axis=0).sum()
+                                      / observed, 3))
+    assert abs(anticipated_own / observed - 1.0) < 0.15, name
+
+
+@pytest.fixture(scope="module")
+def top_up():
+    # sparse topics (one document in 20 relevant), 3% judged before and one more per cell
+    col, frame = synthetic(8, n_topics=8, n_docs=300, depth=60, grades=(0,) * 19 + (1,))
+    return col, _topped_up(col, frame, 0.03, 1).sample(frame, rng=np.random.default_rng(2))
+
+
+@pytest.mark.parametrize("name", ["AP", "nDCG"])
+def test_the_run_means_keep_the_samples_variance_and_imputed_topics_stay_without(top_up, name):
+    col, judgments = top_up
+    ev = evaluate_collection(col, judgments, parse(f"ht({name})"), ci=0.95)
+    ctx = EvalContext(col, judgments)
+    (m,) = parse(name)
+    e = estimate(ctx, m)
+    shape = (col.n_runs, col.n_topics)
+    np.testing.assert_allclose(ev.variance[:, :, 0][ev.evaluated],
+                               e.variance.reshape(shape)[ev.evaluated])
+    own, sample = ev.topic_variance[:, :, 0], sample_topic_variance(ctx, m).reshape(shape)
+    cells = ev.evaluated
+    assert (np.isnan(own) == np.isnan(sample))[cells].all()
+    assert np.isnan(own[cells]).any()  # a topic with no relevant document sampled: imputed
+    known = cells & np.isfinite(sample)
+    # one relevant document sampled in a topic: the jackknife's variance is 0, the model's not
+    assert (sample[known] == 0).any() and (own[known] > 0).all()
+    low, high = ev.interval(summary=False)
+    np.testing.assert_allclose(((high - low) / 2)[:, :, 0][known],
+                               1.959963984540054 * np.sqrt(own[known]), rtol=1e-9)
+
+
+@pytest.mark.parametrize("name", ["AP", "nDCG", "P@10"])
+def test_ppi_on_a_top_up_is_no_narrower_per_topic_than_ht(top_up, name):
+    col, judgments = top_up
+    grades = np.where(judgments.grade > 0, 1.0, 0.0)  # labels right where judged, 0 elsewhere
+    from irsample.io.labels import AutoLabels
+
+    labels = AutoLabels(grades, "grade", "test")
+    ev = evaluate_collection(col, judgments, parse(f"ppi({name})") + parse(f"ht({name})"), ci=0.95,
+                             auto_labels=labels)
+    ppi, ht = ev.topic_variance[:, :, 0], ev.topic_variance[:, :, 1]
+    cells = ev.evaluated & np.isfinite(ht)
+    assert cells.any()
+    assert (ppi[cells] >= ht[cells] * (1 - 1e-12)).all()
