@@ -7,10 +7,10 @@ variance before the imputation's growth. On the planner's designs (a pilot, then
 stratified jackknife, ``ht/jackknife.py``), which over 50 topics or more covers (REPRODUCTION.md,
 "Planned designs"); one topic's, from its three to ten sampled relevant documents, does not.
 It is small exactly where the sample missed the run's top relevant documents, so it rises and
-falls with the error: on CACM's planned 20% samples the per-topic ht(AP) intervals marked ok
-covered 0.812 of the topics' truths (ht(nDCG) 0.763), the estimates' errors 3.2 (4.7) times
-their standard errors in spread, with most misses 0.15-0.30 below the truth at a standard error
-near 0.06; 0.76-0.83 on Vaswani and CACM at 10% and 20% (30 draws each).
+falls with the error: on planned 20% samples the per-topic intervals marked ok covered 0.813
+(CACM), 0.819 (Vaswani), 0.869 (TREC-8) and 0.889 (TREC-COVID round 5) of the topics' truths
+for ht(AP), 0.765-0.930 for ht(nDCG) (100 draws each); on CACM the errors were 3.2 times their
+standard errors in spread, most misses 0.15-0.30 below the truth at a standard error near 0.06.
 
 So a ratio's identified topic on a top-up takes the anticipated variance the relevance model
 gives the same linearised variables (:func:`~.anticipated.ratio_moments` with
@@ -19,9 +19,10 @@ documents left to draw are a stratified simple random sample given the earlier j
 certain ones constants; floored as the run means' anticipated variance is, by rho = max(1, sum of
 the sample's linearised variances / sum of the anticipated ones over the evaluation's identified
 topics, at the model's centre) (``estimator.floor_factor``). Its interval is centred on the
-estimate as printed (the plain ratio on a top-up). With it the ok intervals covered 0.976-0.993
-(AP) and 0.995-1.000 (nDCG) on those samples (``benchmarks/topic_intervals.py``; REPRODUCTION.md,
-"Per-topic intervals on the planner's designs"). The run means, their status and the pairs keep
+estimate as printed (the plain ratio on a top-up). With it the ok intervals covered 0.960-0.976
+(AP) and 0.973-0.993 (nDCG) on those samples, 0.987-0.999 on CACM's and Vaswani's planned 10%
+(``benchmarks/topic_intervals.py``; REPRODUCTION.md, "Per-topic intervals on the planner's
+designs"). The run means, their status and the pairs keep
 the sample's variance.
 """
 
