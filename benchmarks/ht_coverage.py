@@ -120,7 +120,8 @@ def load(name: str, shared: Path, graded: int = 0, depth: int = 100):
 
 def design_for(kind: str, fraction: float, frame):
     """The designs of ``irsample simulate ci-coverage`` (irsample/experiments/coverage.py), plus
-    ``top10`` (best ranks 1-10 judged completely, 11-100 sampled) at B = f x frame size."""
+    ``top10`` (best ranks 1-10 judged completely, 11-100 sampled) at B = f x frame size and
+    ``importance`` (statAP's AP-prior sample of f of each topic's pool)."""
     from irsample.design import Budget, Stratified, parse_design, parse_strata, uniform
     from irsample.design.planner.sequential import PlannedDesign
 
@@ -131,6 +132,10 @@ def design_for(kind: str, fraction: float, frame):
         return parse_design(f"1-20:0.8,21-100:0.2@{budget}")
     if kind == "planned":
         return PlannedDesign(budget, "xinfAP")
+    if kind == "importance":  # statAP's design (unequal probabilities within a stratum)
+        from irsample.design.sampling.importance import importance
+
+        return importance(fraction)
     if kind == "top10":
         return Stratified(parse_strata("1-10:1,11-100:0.2"), Budget(budget))
     raise SystemExit(f"unknown design {kind}")

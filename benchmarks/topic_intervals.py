@@ -15,6 +15,8 @@ model-assisted``'s noisy labels: one noise draw per sample, seeded with it).
 
 Measured: REPRODUCTION.md, "Per-topic intervals and their status".
 
+Designs: uniform, 2strata, planned, top10, importance (statAP's).
+
 Usage: python benchmarks/topic_intervals.py [--collection cacm] [--design uniform]
        [--percent 20] [--draws 100] [--seed 5] [--shared ../shared] [--labels kappa0.7]
 """

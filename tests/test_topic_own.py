@@ -96,3 +96,40 @@ def test_ppi_on_a_top_up_is_no_narrower_per_topic_than_ht(top_up, name):
     cells = ev.evaluated & np.isfinite(ht)
     assert cells.any()
     assert (ppi[cells] >= ht[cells] * (1 - 1e-12)).all()
+
+
+@pytest.mark.parametrize("name", ["AP", "nDCG", "num_rel"])
+def test_importance_samples_flag_the_topics_sample_variance(name):
+    """No model variance on an importance sample (unequal probabilities within a stratum): the
+    identified topics' intervals keep the sample's variance and say so (``SAMPLE_ONLY``); a
+    uniform sample's do not carry the bit. P@10's too (ht(P@10)'s covered 0.924 on
+    TREC-COVID's importance samples)."""
+    from irsample.design import importance, uniform
+    from irsample.measures.topic_status import SAMPLE_ONLY, topic_reason
+
+    col, frame = synthetic(3, n_topics=6, n_docs=300, depth=100, grades=(0, 0, 0, 1, 2))
+    measures = parse(f"ht({name})") + parse("ht(P@10)")
+    for design, expected in ((importance(0.2), True), (uniform(0.2), False)):
+        judgments = design.sample(frame, rng=np.random.default_rng(4))
+        ev = evaluate_collection(col, judgments, measures, ci=0.95)
+        flags = ev.statuses.topic_flags
+        own = ev.topic_variance[:, :, 0]
+        cells = ev.evaluated & np.isfinite(own)
+        assert cells.any()
+        marked = (flags[:, :, 0] & SAMPLE_ONLY) > 0
+        assert marked[cells].all() if expected else not marked.any(), design.name
+        p_at_10 = (flags[:, :, 1] & SAMPLE_ONLY) > 0
+        assert p_at_10[ev.evaluated].all() if expected else not p_at_10.any(), design.name
+    assert "no model to steady it" in topic_reason(SAMPLE_ONLY, 3)
+
+
+def test_ppi_flags_its_sample_variance_on_importance_samples_for_totals_too():
+    from irsample.design import importance
+    from irsample.io.labels import AutoLabels
+    from irsample.measures.topic_status import SAMPLE_ONLY
+
+    col, frame = synthetic(3, n_topics=6, n_docs=300, depth=100, grades=(0, 0, 0, 1, 2))
+    judgments = importance(0.2).sample(frame, rng=np.random.default_rng(4))
+    labels = AutoLabels(np.where(judgments.grade > 0, 1.0, 0.0), "grade", "test")
+    ev = evaluate_collection(col, judgments, parse("ppi(P@10)"), ci=0.95, auto_labels=labels)
+    assert ((ev.statuses.topic_flags[:, :, 0] & SAMPLE_ONLY) > 0)[ev.evaluated].all()

@@ -237,6 +237,13 @@ class Measure:
         of its own (NaN: no per-topic interval, ``ht/imputation.py``)."""
         return self.variance(ctx, method)
 
+    def topic_variance_from_sample(self, ctx: EvalContext) -> bool:
+        """Whether :meth:`topic_variance` is estimated from each topic's own sample with no
+        model to steady it (ht(M) and ppi(M) on importance samples: ``ht/topic_own.py``),
+        which falls short on one topic; the per-topic status flags it
+        (``topic_status.SAMPLE_ONLY``). False by default."""
+        return False
+
     def variance_spread(self, ctx: EvalContext) -> np.ndarray | None:
         """Per segment: the estimated variance of :meth:`variance`'s estimate, where that is
         estimated from few deletions of the sample (ht(AP)'s and ppi(AP)'s jackknife on the

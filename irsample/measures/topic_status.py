@@ -33,7 +33,15 @@ of meaning where the mean's is not. A topic's interval is ``unreliable`` when (b
   reach). Without that part, the per-topic ht(P@10) and ht(num_rel) intervals marked ``ok``
   covered 0.918 and 0.877 of the topics' truths on CACM's 2strata 20% samples, 0.917 and
   0.845 on Vaswani's; with it 0.983-0.994 (100 draws each; ``benchmarks/topic_intervals.py``,
-  REPRODUCTION.md, "Per-topic intervals and their status").
+  REPRODUCTION.md, "Per-topic intervals and their status");
+- :data:`SAMPLE_ONLY`: a variance estimated from the topic's own sample with no model to
+  steady it (ht(M) and ppi(M) on importance samples, unequal probabilities within a stratum:
+  ``Measure.topic_variance_from_sample``, ``ht/topic_own.py``): one topic's, from its few
+  sampled relevant documents, is small where the sample missed the run's top relevant
+  documents; the ok intervals covered 0.80-0.93 of the topics' truths on the importance 20%
+  samples of CACM, Vaswani, TREC-8 and TREC-COVID before this flag, ht(P@10)'s 0.924-0.971
+  (REPRODUCTION.md, "Per-topic intervals on importance samples"). On stratified samples and
+  the planner's designs AP's and nDCG's take the model's variance instead.
 
 Rules 1 and 3 (support, the bias of a sum over topics) are properties of the mean and are not
 read per topic. Where nothing is flagged the status is ``ok``.
@@ -54,7 +62,7 @@ from .reliability import (
 )
 from .unsampled import unsampled_positions
 
-IMPUTED, WEAK, UNSAMPLED, OUTSIDE, UNCHECKED, NO_SPREAD = 1, 2, 4, 8, 16, 32
+IMPUTED, WEAK, UNSAMPLED, OUTSIDE, UNCHECKED, NO_SPREAD, SAMPLE_ONLY = 1, 2, 4, 8, 16, 32, 64
 
 #: the reason of each flag, in the order they are named
 REASONS = (
@@ -68,6 +76,9 @@ REASONS = (
     (NO_SPREAD, "no variation in its sample (for a total: in a stratum left to chance, which "
                 "shows no relevant document), so a variance of 0 there, while pooled documents "
                 "there are not judged"),
+    (SAMPLE_ONLY, "its variance is the sample's own, from the topic's few sampled relevant "
+                  "documents, with no model to steady it (unequal probabilities within a "
+                  "stratum, as in an importance sample): one topic's falls short"),
 )
 
 
@@ -105,6 +116,8 @@ def topic_flags(ctx, measure, evaluated: np.ndarray, values: np.ndarray,
     else:
         unjudged = open_positions(ctx, cutoff)[1].reshape(shape) > 0
     mark(NO_SPREAD, (var == 0.0) & unjudged)
+    if design_based and measure.topic_variance_from_sample(ctx):
+        mark(SAMPLE_ONLY, np.isfinite(var) & ~whole[None])
     if not ratio and design_based:  # a total: each stratum left to chance, one by one
         if measure.summary == "sum":  # num_rel: the topic's pool
             mark(NO_SPREAD, _blind_cells(ctx, None, whole_topic=True)[None])

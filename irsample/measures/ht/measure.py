@@ -17,7 +17,7 @@ from .anticipated import topped_up
 from .estimator import SUPPORTED, estimate, supported_text
 from .expected import expected_found, expected_sample, expected_support
 from .inclusion import ht_design
-from .topic_own import topic_variance
+from .topic_own import from_sample, topic_variance
 
 #: the targets ht estimates as ratios of totals
 RATIOS = (AP, NDCG, Recall, Rprec)
@@ -75,6 +75,9 @@ class HT(Measure):
         """The topic's own variance (``Estimate.topic_variance``; for AP and nDCG on the
         planner's designs the model's, ``topic_own.py``): NaN where ht imputes it."""
         return topic_variance(ctx, self.inner)
+
+    def topic_variance_from_sample(self, ctx):
+        return from_sample(ctx)
 
     def variance_spread(self, ctx):
         return estimate(ctx, self.inner).variance_spread
