@@ -22,8 +22,7 @@ topics, at the model's centre) (``estimator.floor_factor``). Its interval is cen
 estimate as printed (the plain ratio on a top-up). With it the ok intervals covered 0.960-0.976
 (AP) and 0.973-0.993 (nDCG) on those samples, 0.987-0.999 on CACM's and Vaswani's planned 10%
 (``benchmarks/topic_intervals.py``; REPRODUCTION.md, "Per-topic intervals on the planner's
-designs"). The run means, their status and the pairs keep
-the sample's variance.
+designs"). The run means, their status and the pairs keep the sample's variance.
 
 Importance samples (statAP's design, unequal probabilities within a stratum) have no model
 variance: the relevance model is fitted where each cell is a simple random sample. There a
@@ -65,7 +64,7 @@ def sample_topic_variance(ctx, inner) -> np.ndarray:
 
 
 def from_sample(ctx) -> bool:
-    """Whether a topic's variance of ht(``inner``) is the sample's own with no model (module
+    """Whether a topic's variance of ht(M) and ppi(M) is the sample's own with no model (module
     docstring, "Importance samples"): where the design is not a stratified simple random sample
     (:func:`~.anticipated.stratified_srs`, given the certain documents), whatever the measure:
     ht(P@10)'s per-topic intervals held on three collections (0.960-0.971) but not on
