@@ -13,11 +13,9 @@ from ..trec_eval.average_precision import AP
 from ..trec_eval.counts import NumRel
 from ..trec_eval.gain import NDCG
 from ..trec_eval.precision import Recall, Rprec
-from .anticipated import topped_up
 from .estimator import SUPPORTED, estimate, supported_text
 from .expected import expected_found, expected_sample, expected_support
-from .inclusion import ht_design
-from .topic_own import from_sample, topic_variance
+from .topic_own import from_sample, on_top_up, topic_variance
 
 #: the targets ht estimates as ratios of totals
 RATIOS = (AP, NDCG, Recall, Rprec)
@@ -114,7 +112,7 @@ class HT(Measure):
     def _by_design(self, ctx) -> bool:
         """The rule reads the design's expectation, as the interval does: not for a ratio on a
         top-up, whose interval keeps the sample's variance (``anticipated.ratio_probabilities``)."""
-        return not (self.ratio and topped_up(ctx, ht_design(ctx)))
+        return not (self.ratio and on_top_up(ctx))
 
     def corrected(self, ctx):
         """Per segment: whether the estimate removes the ratio's second-order bias there (AP and
