@@ -96,6 +96,7 @@ class Evaluation:
     statuses: Statuses | None = None
     summary_df: np.ndarray | None = None
     topic_variance: np.ndarray | None = None
+    per_topic: bool = True
 
     def interval(self, *, summary: bool = True) -> Interval:
         r"""Normal-theory intervals value -/+ z(ci) sqrt(variance).
@@ -123,7 +124,8 @@ class Evaluation:
         Raises
         ------
         ValueError
-            The evaluation has no confidence level (``ci=None``).
+            The evaluation has no confidence level (``ci=None``), or per topic, it was made
+            without the topics' intervals (``per_topic=False``).
 
         Examples
         --------
@@ -142,6 +144,8 @@ class Evaluation:
         """
         if self.ci is None:
             raise ValueError("evaluated without a confidence level (ci=None)")
+        if not summary and not self.per_topic:
+            raise ValueError("evaluated without the topics' intervals (per_topic=False)")
         df = None
         if summary:
             value, var, df = self.summary, self.summary_variance, self.summary_df
@@ -256,6 +260,7 @@ def evaluate_collection(
     ci: float | None = None,
     variance: str = DEFAULT_VARIANCE,
     auto_labels=None,
+    per_topic: bool = True,
 ) -> Evaluation:
     r"""Compute ``measures`` for every run and topic and summarise them per run.
 
@@ -289,6 +294,11 @@ def evaluate_collection(
         The variance estimator of infAP and xinfAP.
     auto_labels : AutoLabels, optional
         Labels for ``ppi(M)`` and ``auto(M)``.
+    per_topic : bool, default True
+        With ``ci``: also each topic's own variance and its interval's status (``topic_variance``,
+        ``Statuses.topic_flags``). False skips them, for callers that read the run means only
+        (the simulation recipes: on the planner's designs the topics' model variance is a sixth
+        of a TREC-8 trial); the evaluation then refuses per-topic intervals.
 
     Returns
     -------
@@ -351,15 +361,18 @@ def evaluate_collection(
             summary_variance[:, j] = summarise(var, evaluated, how)
             # where the variance is itself estimated from few deletions: its degrees of freedom
             summary_df[:, j] = mean_degrees_of_freedom(var, m.variance_spread(ctx), evaluated)
-            own = np.asarray(m.topic_variance(ctx, variance), np.float64).reshape(var.shape)
-            topic_variances[:, :, j] = np.where(evaluated, own, np.nan)
             rule = assess(ctx, m, evaluated, var, v)
-            statuses.set(j, rule, collection.topics, topic_flags(ctx, m, evaluated, v, own, rule))
+            flags = None
+            if per_topic:
+                own = np.asarray(m.topic_variance(ctx, variance), np.float64).reshape(var.shape)
+                topic_variances[:, :, j] = np.where(evaluated, own, np.nan)
+                flags = topic_flags(ctx, m, evaluated, v, own, rule)
+            statuses.set(j, rule, collection.topics, flags)
     return Evaluation(
         collection, tuple(measures), values, evaluated, summary, strings,
         ci, variances, summary_variance, variance if ci is not None else None,
         judgments.assumed if needing else None, statuses, summary_df,
-        topic_variances if ci is not None else None,
+        topic_variances if ci is not None else None, per_topic,
     )
 
 

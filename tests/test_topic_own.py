@@ -133,3 +133,25 @@ def test_ppi_flags_its_sample_variance_on_importance_samples_for_totals_too():
     labels = AutoLabels(np.where(judgments.grade > 0, 1.0, 0.0), "grade", "test")
     ev = evaluate_collection(col, judgments, parse("ppi(P@10)"), ci=0.95, auto_labels=labels)
     assert ((ev.statuses.topic_flags[:, :, 0] & SAMPLE_ONLY) > 0)[ev.evaluated].all()
+
+
+def test_without_the_topics_the_run_means_and_their_statuses_are_the_same(top_up):
+    """``per_topic=False`` (the recipes, which read run means only) skips the topics' own
+    variance and flags: the run means, their intervals and statuses are unchanged, and the
+    evaluation refuses per-topic intervals rather than give them without their variance."""
+    col, judgments = top_up
+    measures = parse("ht(AP)") + parse("ht(nDCG)") + parse("ht(P@10)") + parse("xinfAP")
+    full = evaluate_collection(col, judgments, measures, ci=0.95)
+    means = evaluate_collection(col, judgments, measures, ci=0.95, per_topic=False)
+    np.testing.assert_array_equal(means.summary, full.summary)
+    np.testing.assert_array_equal(means.summary_variance, full.summary_variance)
+    for a, b in zip(means.interval(), full.interval()):
+        np.testing.assert_array_equal(a, b)
+    for field in ("status", "reason", "causes"):
+        assert (getattr(means.statuses, field) == getattr(full.statuses, field)).all()
+    assert (full.statuses.status == "unreliable").any()  # the rule has something to say here
+    with pytest.raises(ValueError, match="per_topic=False"):
+        means.interval(summary=False)
+    with pytest.raises(ValueError, match="per_topic=False"):
+        means.frame()
+    assert len(means.frame(per_topic=False)) == len(full.frame(per_topic=False))

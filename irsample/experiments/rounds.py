@@ -97,7 +97,8 @@ def run_rounds(files, *, trials=100, seed=2025, percent=10.0, designs=DESIGNS,
             state = steps[-1].state
             history = [outcome(s.evaluation, s.low, s.high, truth) for s in steps]
             fixed_design = stratified(two_strata(depth), budget=Budget(state.judged))
-            ev = evaluate_collection(c, fixed_design.sample(frame, rng=rng), measures, ci=0.95)
+            ev = evaluate_collection(c, fixed_design.sample(frame, rng=rng), measures, ci=0.95,
+                                     per_topic=False)
             fixed = outcome(ev, *ev.interval(), truth)
             for when, res in (("round 1", history[0]), ("final", history[-1]),
                               ("fixed", fixed)):

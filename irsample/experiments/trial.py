@@ -212,7 +212,7 @@ def _run_task(config: TrialConfig, task: Task) -> dict:
         truth = data.frame_truth(split.pool, truth_depth, config.targets)
         true_means = truth.summary[evaluate]
         judgments = cell.design.sample(frame, rng=np.random.default_rng(cell.seed))
-        ev = evaluate_collection(sub, judgments, measures, ci=config.ci)
+        ev = evaluate_collection(sub, judgments, measures, ci=config.ci, per_topic=False)
         if config.ci is not None:
             low, high = ev.interval()
             flagged = ev.statuses.status == "unreliable"
