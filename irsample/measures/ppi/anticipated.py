@@ -64,12 +64,16 @@ from ..ht.anticipated import (
     document_moments,
     fit_model,
     frame_positions,
+    grade_probabilities,
     moments_of,
     ratio_probabilities,
     ratio_variance,
 )
 from ..ht.anticipated_terms import anticipated_terms
 from ..ht.inclusion import ht_design
+from ..trec_eval.average_precision import AP
+from ..trec_eval.gain import NDCG
+from ..trec_eval.precision import P
 
 
 def model_reduction(ctx, m, grades: np.ndarray, lam_h: np.ndarray, moved: np.ndarray):
@@ -90,6 +94,30 @@ def model_reduction(ctx, m, grades: np.ndarray, lam_h: np.ndarray, moved: np.nda
     num = np.where(on, ppi.reshape(shape), 0.0).sum(axis=1)
     den = np.where(on, ht.reshape(shape), 0.0).sum(axis=1)
     return np.where(den > 0, safe_divide(num, den), np.nan)
+
+
+def segment_reduction(ctx, m, grades: np.ndarray, lam: np.ndarray) -> np.ndarray | None:
+    """Per segment: A(lambda) / A(0), the label-informed model's anticipated variance of the
+    residual at the segment's weight ``lam`` over ht's (:func:`residual_variance`, the labels'
+    weight the same in every cell), for one topic's interval on a planner's top-up, where ppi's
+    variance is the sample's and one topic's falls short (``ht/topic_own.py``). A is a
+    quadratic in lambda (its moments are), read off at lambda = 0, 1/2 and 1. NaN where A(0)
+    is 0 (a topic judged whole); None where the model is not fitted. The run's weight is
+    ppi's (one a run for AP and nDCG, P@k's strata weights averaged by their sample sizes).
+    None too for num_rel (a topic's total, whose own variance stays the sample's)."""
+    if not isinstance(m, (AP, NDCG, P)):
+        return None
+    d = ht_design(ctx)
+    informed = None if grade_probabilities(ctx, d) is None else label_model(ctx, d, grades)
+    if informed is None:
+        return None
+    label, probs = informed
+    at = [residual_variance(ctx, d, m, probs, label, np.full((ctx.n_topics, d.n_cells), x))
+          for x in (0.0, 0.5, 1.0)]
+    c = 2.0 * (at[2] - 2.0 * at[1] + at[0])
+    b = at[2] - at[0] - c
+    value = np.maximum(at[0] + b * lam + c * lam * lam, 0.0)
+    return np.where(at[0] > 0, safe_divide(value, at[0]), np.nan)
 
 
 def label_model(ctx, d, grades: np.ndarray):

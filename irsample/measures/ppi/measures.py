@@ -20,7 +20,8 @@ from ...errors import MeasureError
 from ..base import Measure, parse
 from ..context import safe_divide
 from ..ht.topic_own import from_sample, on_top_up, sample_topic_variance
-from .estimate import ppi_estimate
+from .anticipated import segment_reduction
+from .estimate import label_contexts, ppi_estimate
 
 _PPI = ("Angelopoulos, Bates, Fannjiang, Jordan & Zrnic, Prediction-powered inference, Science "
         "2023; Angelopoulos, Duchi & Zrnic, PPI++, 2023")
@@ -209,14 +210,19 @@ class PPI(Measure):
         the labels' variance reduction c^2 / b (r 0.78-0.90 on CACM's uniform 20% samples
         with kappa 0.7 labels: 1-8% of it).
 
-        On the planner's designs (a top-up) no less than ht(M)'s own, the model's
-        (``ht/topic_own.py``): ppi's variance there is the sample's, from a topic's few
+        On the planner's designs (a top-up) ppi's variance is the sample's, from a topic's few
         sampled relevant documents, and one topic's falls short as ht's does (planned 20%,
         kappa 0.7 labels, 100 draws: the ok intervals of ppi(AP), ppi(nDCG) and ppi(P@10)
         covered 0.810-0.914, 0.809-0.938 and 0.898-0.949 on CACM, Vaswani and TREC-COVID;
-        0.987-1.000 with ht's, which gives up the labels' gain on one topic's interval, not on
-        the run means'; scaled by ht's shortfall instead, the model's over the sample's, 0.895
-        and 0.903 on CACM for AP and nDCG, 30 draws)."""
+        scaled by ht's shortfall, the model's over the sample's, 0.895 and 0.903 on CACM for AP
+        and nDCG, 30 draws). There it is ht(M)'s own (the model's, ``ht/topic_own.py``) times
+        the label-informed model's reduction at the run's weight, A(lambda) / A(0)
+        (``ppi/anticipated.segment_reduction``): both of the design, neither of the draw.
+        ``benchmarks/topic_intervals.py --design planned --percent 20 --labels kappa0.7``:
+        CACM 0.963 / 0.955 / 0.966 (mean half-widths 0.256 / 0.167 / 0.166, where ht's own
+        gave 0.446 / 0.404 / 0.564 at coverage 1.000), Vaswani 0.959 / 0.967 / 0.973
+        (REPRODUCTION.md, "ppi's per-topic intervals on the planner's designs, from the
+        label-informed model"). Where that model is not fitted, no less than ht's own."""
         e, ht = self._estimate(ctx), self._ht
         inner = ht.inner
         sample = sample_topic_variance(ctx, inner)
@@ -226,7 +232,11 @@ class PPI(Measure):
         ht_own = ht.topic_variance(ctx)
         own = np.where(np.isnan(sample), np.nan, e.variance / growth)
         if on_top_up(ctx):
-            own = np.maximum(own, ht_own)
+            grades = label_contexts(ctx, _labels(ctx, self.name))[2]
+            reduction = segment_reduction(ctx, inner, grades, np.asarray(e.lam, np.float64))
+            floor = np.maximum(own, ht_own)  # where the model has nothing to say
+            own = floor if reduction is None else np.where(
+                np.isfinite(reduction), ht_own * reduction, floor)
         return np.where(e.as_ht, ht_own, own)
 
     def topic_variance_from_sample(self, ctx):
