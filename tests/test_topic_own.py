@@ -7,7 +7,7 @@
 - The run means keep the sample's variance; imputed topics stay without one, topics judged
   whole at 0.
 - ppi(M)'s per-topic variance on a top-up is ht(M)'s own times the label-informed model's
-  reduction at the run's weight.
+  reduction at the run's weight, capped at 1.
 """
 
 from __future__ import annotations
@@ -86,10 +86,10 @@ def test_the_run_means_keep_the_samples_variance_and_imputed_topics_stay_without
 
 def test_ppi_on_a_top_up_takes_the_label_informed_models_variance_per_topic():
     """On a top-up one topic's ppi(M) variance is ht(M)'s own times the label-informed model's
-    reduction at the run's weight (``ppi/anticipated.segment_reduction``): with labels that
-    err on 15% of the documents it tracks the Monte Carlo variance of the topic's ppi estimate
-    (40 draws; ht's own is about three times it), where ppi's own sample variance falls short
-    and ht's own gave up the labels' gain."""
+    reduction at the run's weight, capped at 1 (``ppi/anticipated.segment_reduction``): with
+    labels that err on 15% of the documents it tracks the Monte Carlo variance of the topic's
+    ppi estimate (40 draws; ht's own is about three times it), where ppi's own sample variance
+    falls short and ht's own gave up the labels' gain."""
     from irsample.io.labels import AutoLabels
 
     col, frame = synthetic(4, n_topics=6, n_docs=300, depth=120, grades=(0, 0, 0, 1, 1, 2))
