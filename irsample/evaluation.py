@@ -49,12 +49,12 @@ class Evaluation:
     the variance of each topic's own estimate, which the per-topic intervals take
     (``Measure.topic_variance``): ``variance`` but where ht(M) and ppi(M) spread the imputed
     topics' part of the mean's variance over the identified topics, where ht(AP) and ht(nDCG) on
-    the planner's designs take the relevance model's (``ht/topic_own.py``; ppi(M) there no less
-    than ht(M)'s), and NaN on an imputed topic (no interval of its own). :meth:`interval`
-    gives normal-theory limits, for a run mean whose variance is the sample's jackknife (ht(AP)
-    and ppi(AP) on the planner's designs) the t's on ``summary_df[run, measure]``,
-    Satterthwaite's degrees of freedom of that variance (inf elsewhere: the variance is taken
-    as known).
+    the planner's designs take the relevance model's (``ht/topic_own.py``; ppi(M) there ht(M)'s
+    times the reduction the labels bring under it), and NaN on an imputed topic (no interval of
+    its own). :meth:`interval` gives normal-theory limits, for a run mean whose variance is the
+    sample's jackknife (ht(AP) and ppi(AP) on the planner's designs) the t's on
+    ``summary_df[run, measure]``, Satterthwaite's degrees of freedom of that variance (inf
+    elsewhere: the variance is taken as known).
     ``variance_method`` names the estimator used for infAP and xinfAP (see
     :func:`evaluate_collection`). ``statuses`` (:class:`~irsample.measures.statuses.Statuses`)
     tells per run and measure whether the interval of the mean can be trusted: ``ok``, or
