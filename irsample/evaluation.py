@@ -297,8 +297,8 @@ def evaluate_collection(
     per_topic : bool, default True
         With ``ci``: also each topic's own variance and its interval's status (``topic_variance``,
         ``Statuses.topic_flags``). False skips them, for callers that read the run means only
-        (the simulation recipes: on the planner's designs the topics' model variance is a sixth
-        of a TREC-8 trial); the evaluation then refuses per-topic intervals.
+        (the simulation recipes: on the planner's designs the topics' model variance was 15%
+        of a TREC-8 ci-coverage trial's CPU); the evaluation then refuses per-topic intervals.
 
     Returns
     -------
