@@ -112,12 +112,20 @@ def segment_reduction(ctx, m, grades: np.ndarray, lam: np.ndarray) -> np.ndarray
     if informed is None:
         return None
     label, probs = informed
-    at = [residual_variance(ctx, d, m, probs, label, np.full((ctx.n_topics, d.n_cells), x))
-          for x in (0.0, 0.5, 1.0)]
-    c = 2.0 * (at[2] - 2.0 * at[1] + at[0])
-    b = at[2] - at[0] - c
-    value = np.maximum(at[0] + b * lam + c * lam * lam, 0.0)
-    return np.where(at[0] > 0, safe_divide(value, at[0]), np.nan)
+    a, at_half, at_one = (
+        residual_variance(ctx, d, m, probs, label, np.full((ctx.n_topics, d.n_cells), x))
+        for x in (0.0, 0.5, 1.0))
+    b, c = quadratic_terms(a, at_half, at_one)
+    value = np.maximum(a + b * lam + c * lam * lam, 0.0)
+    return np.where(a > 0, safe_divide(value, a), np.nan)
+
+
+def quadratic_terms(a, at_half, at_one):
+    """``(b, c)`` of A(lambda) = a + b lambda + c lambda^2 through its values ``a``,
+    ``at_half`` and ``at_one`` at lambda = 0, 1/2 and 1 (the anticipated variance of the
+    residual is quadratic in the labels' weight: module docstring, "Label weights")."""
+    c = 2.0 * (at_one - 2.0 * at_half + a)
+    return at_one - a - c, c
 
 
 def label_model(ctx, d, grades: np.ndarray):
@@ -154,8 +162,7 @@ def model_weights(ctx, m, grades: np.ndarray, use: np.ndarray) -> np.ndarray | N
         half, one = zero.copy(), zero.copy()
         half[:, h], one[:, h] = 0.5, 1.0
         at_half, at_one = summed(half), summed(one)
-        c = 2.0 * (at_one - 2.0 * at_half + a)
-        b = at_one - a - c
+        b, c = quadratic_terms(a, at_half, at_one)
         moves = c > 1e-12 * (np.abs(a) + np.abs(at_one))  # else rounding: lambda moves nothing
         lam[:, h] = np.where(moves, np.clip(safe_divide(-b, 2.0 * c), 0.0, 1.0), np.nan)
     return lam
