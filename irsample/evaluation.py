@@ -51,10 +51,11 @@ class Evaluation:
     topics' part of the mean's variance over the identified topics, where ht(AP) and ht(nDCG) on
     the planner's designs take the relevance model's (``ht/topic_own.py``; ppi(M) there ht(M)'s
     times the reduction the labels bring under it), and NaN on an imputed topic (no interval of
-    its own). :meth:`interval` gives normal-theory limits, for a run mean whose variance is the
-    sample's jackknife (ht(AP) and ppi(AP) on the planner's designs) the t's on
-    ``summary_df[run, measure]``, Satterthwaite's degrees of freedom of that variance (inf
-    elsewhere: the variance is taken as known).
+    its own); None without a confidence level or with ``per_topic=False``. :meth:`interval`
+    gives normal-theory limits, for a run mean whose variance is the sample's jackknife (ht(AP)
+    and ppi(AP) on the planner's designs) the t's on ``summary_df[run, measure]``,
+    Satterthwaite's degrees of freedom of that variance (inf elsewhere: the variance is taken as
+    known).
     ``variance_method`` names the estimator used for infAP and xinfAP (see
     :func:`evaluate_collection`). ``statuses`` (:class:`~irsample.measures.statuses.Statuses`)
     tells per run and measure whether the interval of the mean can be trusted: ``ok``, or
@@ -343,7 +344,7 @@ def evaluate_collection(
     variances = topic_variances = summary_variance = summary_df = statuses = None
     if ci is not None:
         variances = np.full_like(values, np.nan)
-        topic_variances = np.full_like(values, np.nan)
+        topic_variances = np.full_like(values, np.nan) if per_topic else None
         summary_variance = np.full_like(summary, np.nan)
         summary_df = np.full_like(summary, np.inf)
         statuses = Statuses.empty(n_runs, len(measures), found_per_topic(ctx))
@@ -372,7 +373,7 @@ def evaluate_collection(
         collection, tuple(measures), values, evaluated, summary, strings,
         ci, variances, summary_variance, variance if ci is not None else None,
         judgments.assumed if needing else None, statuses, summary_df,
-        topic_variances if ci is not None else None, per_topic,
+        topic_variances, per_topic,
     )
 
 

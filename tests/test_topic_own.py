@@ -192,6 +192,7 @@ def test_without_the_topics_the_run_means_and_their_statuses_are_the_same(top_up
     for field in ("status", "reason", "causes"):
         assert (getattr(means.statuses, field) == getattr(full.statuses, field)).all()
     assert (full.statuses.status == "unreliable").any()  # the rule has something to say here
+    assert means.topic_variance is None and full.topic_variance is not None  # none carried
     with pytest.raises(ValueError, match="per_topic=False"):
         means.interval(summary=False)
     with pytest.raises(ValueError, match="per_topic=False"):
