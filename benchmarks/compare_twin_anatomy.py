@@ -14,17 +14,21 @@ printed first, as the recipe counts them, and last the share of the top 10 posit
 for runs and for twins: a design stratified by best rank samples a run's top documents, which
 other runs rank high too, at higher rates than its twin's, which only the twin ranks there;
 then how much se moves from draw to draw (2 / CV^2 of its square over the trials, the degrees
-of freedom of a chi-squared variance with that spread) beside the estimated ones. For ht(AP),
-last, the mean z of three other differences over the topics both runs identify, in the same se:
+of freedom of a chi-squared variance with that spread) beside the estimated ones, the mean of
+se^2 over the variance of D, and the rejections a t on that 2 / CV^2 would give (a check with the
+draws, not an estimator). For ht(AP), last, the mean z of three other differences over the
+topics both runs identify, in the same se:
 the plain ratios' N^/R^ (no bias correction) and the plain ratios less the stratified jackknife's
 estimate of their bias, sum_h (1 - f_h)(n_h - 1)(mean_h theta_(-d) - theta^) (Wolter §4.5;
 ``ht/jackknife.py``'s replicates), with its ratio of spread to se, and, as a check with the
-truth (not an estimator), the numerators' difference over each topic's true R; and the pairs whose
-jackknife bias of the difference exceeds ``reliability.MAX_BIAS_SE`` of se, as a flag: their
-share and rejections against the others'. On the planner's designs, the plan's own predicted
-second-order bias of the run's mean less the twin's (``Plan.bias``, from the relevance model
-fitted to the pilot), beside the observed mean difference D, both over the spread of D: whether
-the planner could see a pair's bias before judging.
+truth (not an estimator), the numerators' difference over each topic's true R; the variance over
+the trials of the topics' corrected differences against their plain ones (what the Taylor
+correction adds to the spread, which the jackknife of the plain ratios does not carry); and the
+pairs whose jackknife bias of the difference exceeds ``reliability.MAX_BIAS_SE`` of se, as a
+flag: their share and rejections against the others'. On the planner's designs, the plan's own
+predicted second-order bias of the run's mean less the twin's (``Plan.bias``, from the relevance
+model fitted to the pilot), beside the observed mean difference D, both over the spread of D:
+whether the planner could see a pair's bias before judging.
 
 ``--depth D`` takes the depth-D pool as the frame (as the recipe's ``--param depth=D``);
 ``--band`` holds the planner's rates to its band whatever its switch says
@@ -32,7 +36,8 @@ the planner could see a pair's bias before judging.
 
 Measured (TREC-8, planned 10% and 2strata 10%, 100 trials, seed 2525): REPRODUCTION.md,
 "compare's rule for ht(AP)" and "The jackknife's degrees of freedom"; depth 20: "compare on
-TREC-8's depth-20 planned cells: what the sample can and cannot see".
+TREC-8's depth-20 planned cells: what the sample can and cannot see" and "...: the Taylor
+correction's own variance".
 
 Usage: python benchmarks/compare_twin_anatomy.py [--collection trec8|vaswani|cacm]
        [--shared ../shared] [--cell 'planned 10%'] [--trials 100] [--seed 2525] [--twins 20]
@@ -121,6 +126,7 @@ def main() -> None:
     if isinstance(design, PlannedDesign):
         log_plans(predicted, first, second)
     plain, jackknifed, jack_bias, true_r = [], [], [], []
+    topic_plain, topic_corrected = [], []  # per trial: (twins, topics) differences, NaN if not
     r_true = evaluate_collection(twins, twin_frame.judgments(), parse("num_rel")).values[0, :, 0]
     top = {"run": [], "twin": []}
     offsets = twins.rank_offsets
@@ -153,6 +159,9 @@ def main() -> None:
             d_plain = np.where(ident, theta[first] - theta[second], 0.0).sum(1) / k
             d_bias = np.where(ident, bj[first] - bj[second], 0.0).sum(1) / k
             plain.append(d_plain)
+            corrected = est.value.reshape(shape)  # the Taylor-corrected ratio on these topics
+            topic_plain.append(np.where(ident, theta[first] - theta[second], np.nan))
+            topic_corrected.append(np.where(ident, corrected[first] - corrected[second], np.nan))
             jackknifed.append(d_plain - d_bias)
             jack_bias.append(d_bias)
             num = est.num.reshape(shape)
@@ -192,6 +201,10 @@ def main() -> None:
     print(f"variance over the trials: 2/CV^2 median {np.median(implied):.1f} (range "
           f"{implied.min():.1f}-{implied.max():.1f}), estimated df median {np.median(df):.1f}; "
           f"correlation of D and se, mean over twins {np.nanmean(moved):+.2f}")
+    oracle = stats.t.sf(np.abs(z), implied[None, :]) < 0.025
+    print(f"mean se^2 / variance of D over the trials: median over twins "
+          f"{np.median(v.mean(axis=0) / diff.var(axis=0)):.3f}; rejections with a t on each "
+          f"twin's 2/CV^2 (the draws' own spread of se^2, not an estimator) {oracle.mean():.3f}")
     if predicted:
         spread_d = diff.std(axis=0)
         guess = np.mean(predicted, axis=0)
@@ -210,6 +223,13 @@ def main() -> None:
             print(f"{name}: mean z {np.mean(d / se):+.3f}, spread / se "
                   f"{np.mean(d.std(axis=0) / se.mean(axis=0)):.3f}, rejections as a normal test "
                   f"{np.mean(np.abs(d / se) > 1.96):.3f}")
+        # what the Taylor correction adds to a topic's difference: its spread over the trials,
+        # corrected against plain, summed over (twin, topic) cells identified in every trial
+        tp, tc = np.array(topic_plain), np.array(topic_corrected)
+        every = np.isfinite(tp).all(axis=0)
+        print(f"topic differences' variance over the trials, Taylor-corrected / plain ratio: "
+              f"{tc.var(axis=0)[every].sum() / tp.var(axis=0)[every].sum():.3f} "
+              f"({every.sum()} twin x topic cells identified in every trial)")
         big = np.abs(jack_bias) > MAX_BIAS_SE * se
         print(f"jackknife bias of the difference above {MAX_BIAS_SE} se: {big.mean():.3f} of the "
               f"pairs, rejecting {rejected[big].mean():.3f} against {rejected[~big].mean():.3f}"
