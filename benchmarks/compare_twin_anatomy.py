@@ -23,7 +23,7 @@ estimate of their bias, sum_h (1 - f_h)(n_h - 1)(mean_h theta_(-d) - theta^) (Wo
 ``ht/jackknife.py``'s replicates), with its ratio of spread to se, and, as a check with the
 truth (not an estimator), the numerators' difference over each topic's true R; the variance over
 the trials of the topics' corrected differences against their plain ones (what the Taylor
-correction adds to the spread, which the jackknife of the plain ratios does not carry); and the
+correction adds to the spread, which a jackknife of the plain ratios would not carry); and the
 pairs whose jackknife bias of the difference exceeds ``reliability.MAX_BIAS_SE`` of se, as a
 flag: their share and rejections against the others'. On the planner's designs, the plan's own
 predicted second-order bias of the run's mean less the twin's (``Plan.bias``, from the relevance
@@ -85,7 +85,9 @@ def main() -> None:
     from irsample.measures.context import EvalContext, safe_divide
     from irsample.measures.ht.estimator import estimate
     from irsample.measures.ht.inclusion import ht_design
+    from irsample.measures.ht.jackknife import ap_replicates
     from irsample.measures.ht.pairs import pair_estimates
+    from irsample.measures.ht.walks import NO_CUTOFF
     from irsample.measures.reliability import MAX_BIAS_SE, corrected_cells, summed_bias
     from irsample.model import JUDGED
     from irsample.stats.random import derived_seed
@@ -152,7 +154,10 @@ def main() -> None:
         if est.replicates is not None:  # ht(AP): the plain and jackknifed differences
             shape = (twins.n_runs, twins.n_topics)
             theta = est.plain.reshape(shape)
-            bj = jackknife_bias(ctx, ht_design(ctx), est.replicates, theta)
+            # the plain ratios' replicates (the estimate's are of the corrected ratio on the
+            # planner's designs: ht/corrected_replicates.py)
+            bj = jackknife_bias(ctx, ht_design(ctx), ap_replicates(ctx, ht_design(ctx), NO_CUTOFF),
+                                theta)
             known = est.known.reshape(shape)
             ident = known[first] & known[second]
             k = np.maximum(ident.sum(1), 1)

@@ -26,7 +26,11 @@ intercepts took a prior standard deviation of 3 (``ht/anticipated.TOPIC_SD``): o
 changed (their model variance: ht(AP)'s on two draws with ``-M 25``, by at most 2.7%
 relative); every other part to the bit. (With the model's nested intercept per stratum,
 ``ht/anticipated.fit_model(stratum_sd=1.0)``, an option, only ht(AP)'s pairs on the budget
-design's draw with ``-M 25`` differ: 4 of 12 numbers, by at most 0.9% relative.)
+design's draw with ``-M 25`` differ: 4 of 12 numbers, by at most 0.9% relative.) Regenerated
+again when ht(AP)'s jackknife, where its interval takes it, took the replicates of the
+corrected ratio (``ht/corrected_replicates.py``): only the importance sample's AP and AP@20
+variances and its AP pairs changed (12 arrays; the variances by up to 50% a segment, 5-12% in
+sum); every other part to the bit but two pairs within the 1e-6 allowed below.
 """
 
 from __future__ import annotations

@@ -124,6 +124,7 @@ from .anticipated import (
     ratio_variance,
 )
 from .anticipated_terms import anticipated_terms
+from .corrected_replicates import corrected_replicates
 from .ideal_dcg import concavity_bias, hits_and_donors, ideal_linearisation
 from .imputation import impute, linearised_variance, topic_states, unseen_variance
 from .inclusion import (
@@ -197,7 +198,9 @@ class Estimate:
     x_sampled: np.ndarray | None = None
     centre: np.ndarray | None = None
     known: np.ndarray | None = None
-    replicates: tuple | None = None  #: AP's jackknife replicates (``ht/jackknife.py``)
+    #: AP's jackknife replicates (``ht/jackknife.py``), of the corrected ratio where the
+    #: interval takes the jackknife (``ht/corrected_replicates.py``)
+    replicates: tuple | None = None
     donors: np.ndarray | None = None  #: per segment, the weight of a topic in ``impute``
     sampled: SampledPositions | None = None  #: where ``x_sampled`` is given
     #: the variance from the sample alone (``ht/inclusion.py``) where ``variance`` is the
@@ -284,6 +287,8 @@ def _estimate(ctx, m: Measure) -> Estimate:
             cutoff)
         replicates = ap_replicates(ctx, d, cutoff)
         anticipated = _anticipated(ctx, d, m)
+        if not anticipated:  # the interval takes the jackknife: of the estimate as corrected
+            replicates = corrected_replicates(ctx, d, replicates, cutoff, tdi_rel)
 
         # the jackknife's own uncertainty only where the interval takes the jackknife
         own, own_spread = (jackknife_variance(ctx, d, replicates), None) if anticipated else (

@@ -4,7 +4,10 @@ Why: the linearised variance of a ratio, evaluated at the sample's own theta^ an
 small when a topic's sample holds one or two relevant documents (with one, z_d = 0 exactly). The
 jackknife recomputes the ratio without each sampled document: deleting the only relevant one
 leaves R^ = 0 (the estimate is then 0), so a topic the sample says little about gets a large
-variance, as it should.
+variance, as it should. Where an interval takes this jackknife (no anticipated variance: the
+planner's designs, importance samples) the estimate's replicates are those of the ratio as
+corrected, Taylor correction included (``ht/corrected_replicates.py``, from these units); the
+formulas below read either.
 
 Replicates (Wolter, *Introduction to Variance Estimation*, §4.5; Rao & Shao 1992 for the
 stratified, without-replacement form): deleting sampled document d of cell h scales the weights
@@ -41,7 +44,8 @@ v, an imputed topic's between-topic term counted as known (``Evaluation.summary_
 Measured (``irsample simulate ci-coverage``, planned designs, 100 trials, seed 2525): TREC-8's
 ht(AP) run means covered 0.941 / 0.945 / 0.946 / 0.931 (5 / 10 / 20 / 30%) with z and 0.947 /
 0.950 / 0.951 / 0.938 with the t, same draws; REPRODUCTION.md, "The jackknife's degrees of
-freedom for run means".
+freedom for run means". With the corrected ratio's replicates (``ht/corrected_replicates.py``)
+0.954 / 0.966 / 0.962 / 0.947 unflagged ("The jackknife of ht(AP) as corrected").
 
 Two relevances of one sample (:func:`jackknife_cross_moments`: ppi(AP)'s human grades and
 automatic labels, ``ppi/ap_ratio.py``). Deleting a sampled document deletes it from both
