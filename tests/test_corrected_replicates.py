@@ -66,32 +66,32 @@ def _importance():
 
 
 CASES = {"top-up": _top_up, "unretrieved": _with_unretrieved, "importance": _importance}
+BOTH = pytest.mark.parametrize("case,name", [(c, n) for c in sorted(CASES) for n in ("AP", "AP@5")])
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
-@pytest.mark.parametrize("name", ["AP", "AP@5"])
-def test_a_pass_deleting_nothing_is_the_estimate(case, name):
+def _setup(case, name):
+    """The case's context, the measure, its cut-off, the design and ap_replicates."""
     ctx = CASES[case]()
     (m,) = parse(name)
     cutoff = NO_CUTOFF if m.k is None else m.k
     d = ht_design(ctx)
+    return ctx, m, cutoff, d, ap_replicates(ctx, d, cutoff)
+
+
+@BOTH
+def test_a_pass_deleting_nothing_is_the_estimate(case, name):
+    ctx, m, cutoff, d, replicates = _setup(case, name)
     e = estimate(ctx, m)
-    theta, corrected = deletion_pass(ctx, d, ap_replicates(ctx, d, cutoff), cutoff,
-                                     tdi_relevant(ctx), [])
+    theta, corrected = deletion_pass(ctx, d, replicates, cutoff, tdi_relevant(ctx), [])
     known = np.asarray(e.known, dtype=bool)
     assert known.sum() >= 10
     np.testing.assert_allclose(theta[known], e.plain[known], rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(corrected[known], e.value[known], rtol=1e-12, atol=1e-15)
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
-@pytest.mark.parametrize("name", ["AP", "AP@5"])
+@BOTH
 def test_the_passes_plain_ratios_are_the_jackknifes_replicates(case, name):
-    ctx = CASES[case]()
-    (m,) = parse(name)
-    cutoff = NO_CUTOFF if m.k is None else m.k
-    d = ht_design(ctx)
-    replicates = ap_replicates(ctx, d, cutoff)
+    ctx, _, cutoff, d, replicates = _setup(case, name)
     rep_offsets, rep, base, _ = replicates
     rep_p, base_p = np.zeros_like(rep), np.zeros_like(base)
     deletions = 0
