@@ -25,7 +25,9 @@ replicate of ``ht/jackknife.py`` to rounding. Topics are independent, so each pa
 unit of every topic at once: first the topic's sampled relevant documents in ``ap_replicates``'
 order, then a non-relevant document of each cell sampled twice or more (one replicate serves
 them all: a non-relevant document enters neither N^ nor R^, only its cell's count and weights).
-A pass walks the rankings of its topics; the passes are as many as the most units of any topic.
+A pass walks the rankings of its topics at the positions of their sampled relevant documents
+alone (no other adds a term to any sum it takes: :class:`_Facts`); the passes are as many as the
+most units of any topic.
 
 Measured on the twins of ``benchmarks/compare_twin_anatomy.py`` (TREC-8, planned 10%, 100
 trials, seed 2525, identified topics): the corrected difference's spread over its standard
@@ -73,6 +75,53 @@ def corrected_replicates(ctx, design, replicates, cutoff: int, tdi_rel: np.ndarr
     return rep_offsets, rep_c, base_c, units
 
 
+class _Facts(NamedTuple):
+    """What every pass reads unchanged: the sampled judged relevant documents, grouped by
+    topic (CSR ``doc_offsets``), and the positions where runs ranked them, segment by segment
+    in rank order. The walks and the cell sums read no other document: a non-relevant one adds
+    nothing to ``walks.ap_walk``'s and ``walks.cell_sums``' sums, nor to R^'s, so the sums are
+    the same, term by term and in the same order."""
+
+    offsets: np.ndarray  #: (n_seg + 1,) CSR of the positions over segments
+    rank: np.ndarray
+    doc: np.ndarray  #: the position's document among the relevant ones below
+    cell: np.ndarray
+    g: np.ndarray
+    tdi: np.ndarray
+    doc_offsets: np.ndarray  #: (T + 1,) CSR of the relevant documents over topics
+    doc_tdi: np.ndarray  #: ascending
+    doc_pi: np.ndarray
+    doc_topic: np.ndarray
+    doc_cell: np.ndarray
+
+
+def pass_facts(ctx, design) -> _Facts:
+    """:class:`_Facts` of ``design`` (once per estimate, for all its passes)."""
+    at = design.sampled
+    j = ctx.judgments
+    relevant = np.flatnonzero((j.state[at.docs] == JUDGED) & (j.grade[at.docs] >= ctx.rel_level))
+    local = np.full(len(at.docs), -1, dtype=np.int64)
+    local[relevant] = np.arange(len(relevant))
+    keep = at.rel(ctx) != 0
+    seg = np.repeat(np.arange(ctx.n_seg), np.diff(at.offsets))
+    counts = np.bincount(seg[keep], minlength=ctx.n_seg)
+    doc_topic = ctx.collection.tdi_topic[at.docs[relevant]].astype(np.int64)
+    return _Facts(
+        offsets=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
+        rank=at.rank[keep], doc=local[at.doc[keep]], cell=at.cell[keep], g=at.g[keep],
+        tdi=at.tdi[keep],
+        doc_offsets=np.searchsorted(doc_topic, np.arange(ctx.n_topics + 1)).astype(np.int64),
+        doc_tdi=at.docs[relevant], doc_pi=at.doc_pi[relevant], doc_topic=doc_topic,
+        doc_cell=at.doc_cell[relevant].astype(np.int64))
+
+
+def _ranges(offsets: np.ndarray, which: np.ndarray) -> np.ndarray:
+    """The indices offsets[k] .. offsets[k + 1] - 1 of every k in ``which``, in order."""
+    lengths = offsets[which + 1] - offsets[which]
+    starts = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    return np.repeat(offsets[which] - starts[:-1], lengths) + np.arange(starts[-1])
+
+
 def passes(ctx, design, replicates, cutoff: int, tdi_rel: np.ndarray):
     """Yield ``(deleted, theta, corrected)`` for each pass (module docstring): the units
     deleted (as :func:`deletion_pass` takes them) and, per segment, the plain and the corrected
@@ -86,23 +135,23 @@ def passes(ctx, design, replicates, cutoff: int, tdi_rel: np.ndarray):
         mine += [(False, h, h, 1.0 - design.cell_w[t, h] / n[t, h])
                  for h in np.flatnonzero(n[t] >= 2)]
         plan.append(mine)
+    facts = pass_facts(ctx, design)
     for k in range(max((len(p) for p in plan), default=0)):
         deleted = [(t, *plan[t][k]) for t in range(ctx.n_topics) if k < len(plan[t])]
-        yield (deleted, *deletion_pass(ctx, design, replicates, cutoff, tdi_rel, deleted))
+        yield (deleted, *deletion_pass(ctx, design, replicates, cutoff, tdi_rel, deleted, facts))
 
 
-def deletion_pass(ctx, design, replicates, cutoff: int, tdi_rel: np.ndarray, deleted):
+def deletion_pass(ctx, design, replicates, cutoff: int, tdi_rel: np.ndarray, deleted,
+                  facts: _Facts | None = None):
     """Per segment, the plain ratio and the corrected one on the sample less one unit of some
     topics (module docstring): ``deleted`` holds ``(topic, relevant, which, cell, pi_d)``, with
     ``which`` the unit's index among the topic's units of ``replicates`` where ``relevant``
     (the cell's non-relevant deletion otherwise); each topic at most once. With nothing deleted
-    it gives the estimate itself; otherwise 0 on the topics nothing is deleted from."""
+    it gives the estimate itself; otherwise 0 on the topics nothing is deleted from. ``facts``:
+    :func:`pass_facts` of the design, if at hand."""
     _, _, _, (offsets, _, _, key) = replicates
-    at = design.sampled
-    j = ctx.judgments
+    f = pass_facts(ctx, design) if facts is None else facts
     n_cells = design.n_cells
-    doc_topic = ctx.collection.tdi_topic[at.docs].astype(np.int64)
-    doc_rel = (j.state[at.docs] == JUDGED) & (j.grade[at.docs] >= ctx.rel_level)
     n = design.cell_n.astype(np.float64)
     w = design.cell_w.copy()
     scale = np.ones_like(n)  # per cell: 1 / s_h where a unit is deleted
@@ -116,32 +165,35 @@ def deletion_pass(ctx, design, replicates, cutoff: int, tdi_rel: np.ndarray, del
         if relevant:
             tdi = key[offsets[t] + which]
             if tdi >= 0:
-                gone.append(np.searchsorted(at.docs, tdi))
+                gone.append(np.searchsorted(f.doc_tdi, tdi))
             else:  # a sampled relevant document outside the collection
                 out_rel[t, h] -= 1.0
-    open_doc = (at.doc_pi > 0.0) & (at.doc_pi < 1.0)
-    doc_pi = np.where(open_doc, at.doc_pi * scale[doc_topic, at.doc_cell], at.doc_pi)
+    # only the topics this pass deletes from (all of them with nothing deleted): later passes
+    # hold the few topics with the most units
+    topics = np.unique([t for t, *_ in deleted]) if deleted else np.arange(ctx.n_topics)
+    mine = _ranges(f.doc_offsets, topics)
+    pi_0, topic, cell = f.doc_pi[mine], f.doc_topic[mine], f.doc_cell[mine]
+    doc_pi = f.doc_pi.copy()
+    doc_pi[mine] = np.where((pi_0 > 0.0) & (pi_0 < 1.0), pi_0 * scale[topic, cell], pi_0)
     doc_pi[np.asarray(gone, dtype=np.int64)] = 0.0
     out_pi = np.where(design.outside_pi < 1.0, design.outside_pi * scale, design.outside_pi)
-    # walk only the rankings of the topics this pass deletes from (all of them with nothing
-    # deleted): later passes hold the few topics with the most units
-    topics = np.unique([t for t, *_ in deleted]) if deleted else np.arange(ctx.n_topics)
     segs = (np.arange(ctx.n_runs)[:, None] * ctx.n_topics + topics[None, :]).ravel()
     segs.sort()
-    lengths = at.offsets[segs + 1] - at.offsets[segs]
-    offsets_in = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-    idx = np.repeat(at.offsets[segs] - offsets_in[:-1], lengths) + np.arange(offsets_in[-1])
-    pos_pi, pos_cell, tdi = doc_pi[at.doc[idx]], at.cell[idx], at.tdi[idx]
-    num, _, influence = ap_walk(offsets_in, at.rank[idx], ctx.seg_topic[segs], at.rel(ctx)[idx],
-                                pos_pi, pos_cell, at.g[idx], n_cells, cutoff)
+    idx = _ranges(f.offsets, segs)
+    offsets_in = np.concatenate([[0], np.cumsum(f.offsets[segs + 1] - f.offsets[segs])])
+    pos_pi, pos_cell, tdi = doc_pi[f.doc[idx]], f.cell[idx], f.tdi[idx]
+    num, _, influence = ap_walk(offsets_in, f.rank[idx], ctx.seg_topic[segs],
+                                np.ones(len(idx), dtype=np.int64), pos_pi, pos_cell, f.g[idx],
+                                n_cells, cutoff)
     sx, swx, swxx, swxy = cell_sums(offsets_in, influence, pos_pi, pos_cell, tdi, tdi_rel,
                                     n_cells)
     # R^ and its cell sums, as ``inclusion.topic_total`` forms them, on the reduced sample
-    y = np.where(doc_rel & (doc_pi > 0.0), safe_divide(1.0, doc_pi), 0.0)
+    pi = doc_pi[mine]
+    y = np.where(pi > 0.0, safe_divide(1.0, pi), 0.0)
     y_out = out_rel * safe_divide(1.0, out_pi)
-    r_hat = np.bincount(doc_topic, weights=y, minlength=ctx.n_topics) + y_out.sum(axis=1)
-    flat = doc_topic * n_cells + at.doc_cell
-    part = doc_rel & (doc_pi > 0.0) & (doc_pi < 1.0)
+    r_hat = np.bincount(topic, weights=y, minlength=ctx.n_topics) + y_out.sum(axis=1)
+    flat = topic * n_cells + cell
+    part = (pi > 0.0) & (pi < 1.0)
     part_out = out_pi < 1.0
 
     def by_cell(weights, outside):
@@ -149,8 +201,8 @@ def deletion_pass(ctx, design, replicates, cutoff: int, tdi_rel: np.ndarray, del
         return inside.reshape(n.shape) + np.where(part_out, outside, 0.0)
 
     sy = by_cell(y, y_out)
-    swy = by_cell((1.0 - doc_pi) * y, (1.0 - out_pi) * y_out)
-    swyy = by_cell((1.0 - doc_pi) * y * y, (1.0 - out_pi) * y_out * safe_divide(1.0, out_pi))
+    swy = by_cell((1.0 - pi) * y, (1.0 - out_pi) * y_out)
+    swyy = by_cell((1.0 - pi) * y * y, (1.0 - out_pi) * y_out * safe_divide(1.0, out_pi))
     cells = _Cells(n, w)
     t = ctx.seg_topic[segs]
     var_x = cell_variance(cells, t, sx, swx, swxx)
