@@ -43,7 +43,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ...model import JUDGED
 from ..context import safe_divide
 from .inclusion import cell_variance
 from .walks import ap_walk, cell_sums
@@ -95,14 +94,14 @@ class _Facts(NamedTuple):
     doc_cell: np.ndarray
 
 
-def pass_facts(ctx, design) -> _Facts:
-    """:class:`_Facts` of ``design`` (once per estimate, for all its passes)."""
+def pass_facts(ctx, design, tdi_rel: np.ndarray) -> _Facts:
+    """:class:`_Facts` of ``design`` (once per estimate, for all its passes); ``tdi_rel`` as
+    :func:`corrected_replicates` takes it."""
     at = design.sampled
-    j = ctx.judgments
-    relevant = np.flatnonzero((j.state[at.docs] == JUDGED) & (j.grade[at.docs] >= ctx.rel_level))
+    relevant = np.flatnonzero(tdi_rel[at.docs] != 0)
     local = np.full(len(at.docs), -1, dtype=np.int64)
     local[relevant] = np.arange(len(relevant))
-    keep = at.rel(ctx) != 0
+    keep = local[at.doc] >= 0
     seg = np.repeat(np.arange(ctx.n_seg), np.diff(at.offsets))
     counts = np.bincount(seg[keep], minlength=ctx.n_seg)
     doc_topic = ctx.collection.tdi_topic[at.docs[relevant]].astype(np.int64)
@@ -135,7 +134,7 @@ def passes(ctx, design, replicates, cutoff: int, tdi_rel: np.ndarray):
         mine += [(False, h, h, 1.0 - design.cell_w[t, h] / n[t, h])
                  for h in np.flatnonzero(n[t] >= 2)]
         plan.append(mine)
-    facts = pass_facts(ctx, design)
+    facts = pass_facts(ctx, design, tdi_rel)
     for k in range(max((len(p) for p in plan), default=0)):
         deleted = [(t, *plan[t][k]) for t in range(ctx.n_topics) if k < len(plan[t])]
         yield (deleted, *deletion_pass(ctx, design, replicates, cutoff, tdi_rel, deleted, facts))
@@ -150,7 +149,7 @@ def deletion_pass(ctx, design, replicates, cutoff: int, tdi_rel: np.ndarray, del
     it gives the estimate itself; otherwise 0 on the topics nothing is deleted from. ``facts``:
     :func:`pass_facts` of the design, if at hand."""
     _, _, _, (offsets, _, _, key) = replicates
-    f = pass_facts(ctx, design) if facts is None else facts
+    f = pass_facts(ctx, design, tdi_rel) if facts is None else facts
     n_cells = design.n_cells
     n = design.cell_n.astype(np.float64)
     w = design.cell_w.copy()
