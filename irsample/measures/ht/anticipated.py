@@ -105,8 +105,13 @@ variance had left ht(P@10)'s unflagged intervals covering 0.615 of the truths on
 overstated the design's (sd_ratio 1.10-1.26 on TREC-8, 1.15-1.50 on TREC-COVID; intervals
 covering 0.972-0.995) and the model's nDCG bias flagged 28-99% of the means, whose intervals
 covered as well as the rest, where the sample's variance covered 0.930-0.975 (REPRODUCTION.md,
-"Planned designs"). It also needs the sample to judge both relevant and non-relevant
-documents; otherwise the sample's own estimate stays (importance samples).
+"Planned designs"). A design that judges a stratum whole beside sampled ones (``1-10:1,
+11-100:0.2``) is not a top-up and keeps the anticipated variance: the sample's there covered
+0.926-0.970 on TREC-8 and TREC-COVID round 5 (against 0.954-0.990), but 0.19-0.78 on CACM
+(against 0.82-0.96), where the topics whose open cells hold no sampled relevant document still
+have some (REPRODUCTION.md, "The judged-whole top: the sample's variance instead, and the blind
+topics"). It also needs the sample to judge both relevant and non-relevant documents;
+otherwise the sample's own estimate stays (importance samples).
 The same model gives the reliability rule's inputs on these samples (:mod:`.expected`: the
 relevant documents the design is expected to judge in a run's reach and per topic, and the
 skewness of its estimate there, not the counts of the draw, which rise and fall with the
