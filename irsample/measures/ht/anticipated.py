@@ -110,8 +110,9 @@ covered as well as the rest, where the sample's variance covered 0.930-0.975 (RE
 0.926-0.970 on TREC-8, TREC-COVID round 5 and DL 2019 with synthetic runs (the anticipated
 0.933-0.992, ht(nDCG) above 0.98 on all three), but 0.19-0.78 on CACM (0.82-0.96), where the
 topics whose open cells hold no sampled relevant document still have some (REPRODUCTION.md,
-"The judged-whole top: the sample's variance instead, and the blind topics"). It also needs the sample to judge both relevant and non-relevant documents;
-otherwise the sample's own estimate stays (importance samples).
+"The judged-whole top: the sample's variance instead, and the blind topics"). It also needs
+the sample to judge both relevant and non-relevant documents; otherwise the sample's own
+estimate stays (importance samples).
 The same model gives the reliability rule's inputs on these samples (:mod:`.expected`: the
 relevant documents the design is expected to judge in a run's reach and per topic, and the
 skewness of its estimate there, not the counts of the draw, which rise and fall with the
