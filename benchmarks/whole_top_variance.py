@@ -72,9 +72,8 @@ def use_sample_variance() -> None:
 def model_on_blind_topics() -> None:
     """The ``blind`` variant's addition (module docstring)."""
     import irsample.measures.ht.estimator as estimator
-    from irsample.measures.ht.anticipated import grade_probabilities, ratio_moments
-    from irsample.measures.ht.anticipated_terms import anticipated_terms
-    from irsample.measures.ht.imputation import linearised_variance, topic_states
+    from irsample.measures.ht.imputation import topic_states
+    from irsample.measures.ht.topic_own import model_variance
 
     sparse_aware, estimate_one = estimator._sparse_aware, estimator._estimate
     measure = [None]
@@ -87,18 +86,13 @@ def model_on_blind_topics() -> None:
                       donors=None, anticipated=None):
         e = sparse_aware(ctx, d, theta, num, y, var_x, cov, var_y, correct, own, donors,
                          anticipated)
-        probs = grade_probabilities(ctx, d)
-        if anticipated is not None or probs is None or not partly_certain(ctx, d):
+        if anticipated is not None or not partly_certain(ctx, d):
             return e
-        found = anticipated_terms(ctx, d, measure[0], probs)
-        if found is None:
-            return e
-        probs, weight, gain, slope, centre, y_m = found
-        expected = ratio_moments(ctx, d, probs, weight, gain, slope, y_m).variance(centre)
-        shape = (ctx.n_runs, ctx.n_topics)
         known = topic_states(ctx, d, y)[0]
-        rho = estimator.floor_factor(expected.reshape(shape), linearised_variance(
-            var_x, cov, var_y, centre, y).reshape(shape), known)
+        model = model_variance(ctx, d, measure[0], e, known)
+        if model is None:
+            return e
+        expected, rho = model
         seen = np.where(known.ravel(), e.topic_variance, 0.0)
         blind = known.ravel() & (seen <= 1e-9 * expected) & (expected > 0)
         return sparse_aware(ctx, d, theta, num, y, var_x, cov, var_y, correct,

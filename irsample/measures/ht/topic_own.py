@@ -83,14 +83,27 @@ def _topic_variance(ctx, inner) -> np.ndarray:
     d = ht_design(ctx)
     if not isinstance(inner, (AP, NDCG)) or not topped_up(ctx, d):
         return own
+    known = (np.asarray(e.known, dtype=bool) & np.isfinite(own) & (own >= 0)).reshape(
+        ctx.n_runs, ctx.n_topics)
+    model = model_variance(ctx, d, inner, e, known)
+    if model is None:
+        return own
+    expected, rho = model
+    return np.where(known.ravel(), rho * expected, own)
+
+
+def model_variance(ctx, d, inner, e, known: np.ndarray) -> tuple[np.ndarray, float] | None:
+    """Per segment, the relevance model's anticipated variance of the ratio ``inner`` (AP, nDCG)
+    of the estimate ``e``, under :func:`~.anticipated.grade_probabilities` (a top-up's ratios
+    have no other), and rho, its floor over the ``known`` (runs x topics) cells at the model's
+    centre (``estimator.floor_factor``; module docstring); None where the model does not
+    apply."""
     probs = grade_probabilities(ctx, d)
     terms = None if probs is None else anticipated_terms(ctx, d, inner, probs)
     if terms is None:
-        return own
+        return None
     probs, weight, gain, slope, centre, y = terms
     expected = ratio_moments(ctx, d, probs, weight, gain, slope, y).variance(centre)
-    known = (np.asarray(e.known, dtype=bool) & np.isfinite(own) & (own >= 0)).reshape(
-        ctx.n_runs, ctx.n_topics)
     sample = linearised_variance(e.var_num, e.cov, e.var_den, centre, e.den)
-    rho = floor_factor(expected.reshape(known.shape), sample.reshape(known.shape), known)
-    return np.where(known.ravel(), rho * expected, own)
+    return expected, floor_factor(expected.reshape(known.shape), sample.reshape(known.shape),
+                                  known)
