@@ -8,8 +8,9 @@
   stratified sample with judged documents that no run retrieved and on an importance sample
   (unequal probabilities in a cell), for AP and AP@5.
 - The estimate carries the corrected ratio's replicates where its interval is the jackknife
-  (the planner's top-ups), and the plain ones where it takes the anticipated variance (a
-  stratified simple random sample), whose numbers do not change.
+  (the planner's top-ups, a stratum judged whole beside sampled ones), and the plain ones where
+  it takes the anticipated variance (a stratified simple random sample), whose numbers do not
+  change.
 """
 
 from __future__ import annotations
@@ -43,9 +44,9 @@ def _top_up():
 
 def _with_unretrieved():
     """A stratified sample whose topic 0 also holds three judged documents no run retrieved
-    (two relevant), in its sampled stratum."""
+    (two relevant), in its deeper stratum."""
     col, frame = synthetic(7, n_topics=5, n_docs=200, depth=60)
-    sample = stratified("1-5:1,6-:0.3").sample(frame, rng=2)
+    sample = stratified("1-5:0.8,6-:0.3").sample(frame, rng=2)
     judged = sample.state[frame.tdi] == JUDGED
     deep = int(np.max(sample.stratum[frame.tdi]))
     topic = np.concatenate([frame.topic, [0, 0, 0]])
@@ -110,15 +111,18 @@ def test_the_passes_plain_ratios_are_the_jackknifes_replicates(case, name):
 
 def test_the_estimate_carries_the_corrected_replicates_where_its_interval_is_the_jackknife():
     (m,) = parse("AP")
-    top_up = _top_up()
-    d = ht_design(top_up)
-    e = estimate(top_up, m)
-    assert not e.anticipated
-    expected = corrected_replicates(top_up, d, ap_replicates(top_up, d, NO_CUTOFF), NO_CUTOFF,
-                                    tdi_relevant(top_up))
-    np.testing.assert_array_equal(e.replicates[1], expected[1])
-    np.testing.assert_array_equal(e.replicates[2], expected[2])
-    assert not np.allclose(e.replicates[1], ap_replicates(top_up, d, NO_CUTOFF)[1])
+    col, frame = synthetic(7, n_topics=5, n_docs=200, depth=60)
+    # ranks 1-5 judged whole beside sampled ones: the jackknife, as on a top-up
+    whole = EvalContext(col, stratified("1-5:1,6-:0.3").sample(frame, rng=2))
+    for ctx in (_top_up(), whole):
+        d = ht_design(ctx)
+        e = estimate(ctx, m)
+        assert not e.anticipated
+        expected = corrected_replicates(ctx, d, ap_replicates(ctx, d, NO_CUTOFF), NO_CUTOFF,
+                                        tdi_relevant(ctx))
+        np.testing.assert_array_equal(e.replicates[1], expected[1])
+        np.testing.assert_array_equal(e.replicates[2], expected[2])
+        assert not np.allclose(e.replicates[1], ap_replicates(ctx, d, NO_CUTOFF)[1])
     srs = _with_unretrieved()
     e = estimate(srs, m)
     assert e.anticipated  # its interval is the model's: the jackknife's replicates stay plain

@@ -386,3 +386,36 @@ def test_a_nested_stratum_intercept_is_an_option_on_shared_strata_only():
         rule = anticipated.fit_model(ctx, d, topic_sd=anticipated.RULE_TOPIC_SD)
         np.testing.assert_array_equal(anticipated.fitted_relevance(ctx, d), rule[1])
         assert anticipated.relevance_fit(ctx, d) is not None
+
+
+def test_ranks_judged_whole_beside_sampled_ones_keep_the_samples_variance_for_the_ratios():
+    """A stratum judged whole beside sampled ones (``1-10:1,11-:0.2``): no cell holds both
+    kinds (not a top-up), but each topic's certain documents sit beside drawn ones
+    (``anticipated.partly_certain``), and there the model's variance of a ratio over-covered:
+    AP and nDCG keep the sample's variance, bias and counts; P@10 the anticipated variance. A
+    topic judged whole beside topics sampled at one rate does not make the rest so."""
+    from irsample.model import JUDGED, Judgments
+
+    col, frame = synthetic(2, n_topics=6, n_docs=300, depth=100)
+    ctx = EvalContext(col, Stratified(parse_strata("1-10:1,11-:0.2")).sample(frame, rng=3))
+    d = ht_design(ctx)
+    assert anticipated.stratified_srs(ctx, d) and not anticipated.topped_up(ctx, d)
+    assert anticipated.partly_certain(ctx, d)
+    for name in ("AP", "nDCG"):
+        (m,) = parse(name)
+        e = estimate(ctx, m)
+        assert e.sample_variance is None and e.model_bias is None and not e.anticipated
+        assert parse(f"ht({name})")[0].expected_found(ctx) is None  # the draw's counts
+    assert estimate(ctx, parse("P@10")[0]).anticipated
+    # uniform(0.2), with topic 0 judged whole: a census topic, the others a stratified SRS
+    sample = uniform(0.2).sample(frame, rng=3)
+    judged = (sample.state[frame.tdi] == JUDGED) | (frame.topic == 0)
+    judgments = Judgments.from_arrays(
+        col, frame.topic, frame.tdi, np.where(judged, frame.rel, -1),
+        stratum=sample.stratum[frame.tdi], labels=sample.stratum_labels)
+    ctx = EvalContext(col, judgments)
+    d = ht_design(ctx)
+    assert (d.tdi_pi[frame.tdi[frame.topic == 0]] == 1.0).all()
+    assert (d.tdi_pi[frame.tdi[frame.topic == 1]] < 1.0).all()
+    assert not anticipated.partly_certain(ctx, d)
+    assert estimate(ctx, parse("AP")[0]).anticipated

@@ -155,7 +155,8 @@ def test_ndcg_removes_its_ratio_bias_where_the_sample_is_informative():
     """ht(nDCG) removes the ratio's second-order bias, theta^ - (theta^ v(Y^) - c(X^, Y^)) / Y^^2,
     on stratified simple random samples, on the topics whose sample holds more than
     ``reliability.FEW`` documents of positive grade (``Estimate.corrected``); the other
-    identified topics, and every topic of an importance sample, keep the plain ratio."""
+    identified topics, every topic of an importance sample and of a design that judges ranks
+    whole beside sampled ones (its interval the sample's variance) keep the plain ratio."""
     from irsample.measures.reliability import FEW
     from irsample.model import JUDGED
 
@@ -168,7 +169,8 @@ def test_ndcg_removes_its_ratio_bias_where_the_sample_is_informative():
         j = ctx.judgments
         hits = np.bincount(col.tdi_topic[(j.state == JUDGED) & (j.grade > 0)],
                            minlength=ctx.n_topics)[ctx.seg_topic]
-        stratified = name != "importance"
+        stratified = name not in ("importance", "stratified")  # ranks 1-5 judged whole
+        assert e.anticipated == stratified
         expected = e.known & (hits > FEW) & stratified
         np.testing.assert_array_equal(e.corrected, expected)
         if stratified:

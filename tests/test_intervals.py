@@ -106,7 +106,7 @@ def test_evaluation_interval_is_an_interval():
     from .synthetic import pooled_collection
 
     col, table = pooled_collection(1, n_topics=4, n_runs=3, n_docs=400, depth=50, pool_depth=20)
-    judgments = stratified("1-5:1,6-20:0.3").sample(SamplingFrame.from_qrels(col, table), rng=3)
+    judgments = stratified("1-5:0.9,6-20:0.3").sample(SamplingFrame.from_qrels(col, table), rng=3)
     ev = evaluate_collection(col, judgments, parse_all(["xinfAP", "infNDCG"]), ci=0.8)
     ci = ev.interval()
     assert isinstance(ci, Interval) and ci.level == 0.8

@@ -7,7 +7,9 @@
 - on a stratified sample whose open cells hold no sampled relevant document of a topic, the
   sample's variance of a difference there is 0 though the runs rank unjudged documents
   differently: ``pair_estimates`` gives that topic the model's variance (floored by the runs'
-  rho), and leaves every other topic's variance as the sample gives it;
+  rho), and leaves every other topic's variance as the sample gives it; with ranks 1-10
+  judged whole the runs' means keep the sample's variance and the model is the one their
+  per-topic intervals take (``ht/topic_own.topic_model``);
 - designs without the anticipated variance (importance samples) are left as they were.
 """
 
@@ -29,6 +31,7 @@ from irsample.measures.ht.estimator import estimate
 from irsample.measures.ht.inclusion import ht_design, open_cells
 from irsample.measures.ht.jackknife import jackknife_pair_variance
 from irsample.measures.ht.pairs import pair_estimates
+from irsample.measures.ht.topic_own import topic_model
 
 from .test_ht_estimators import synthetic
 
@@ -71,8 +74,11 @@ def test_pair_variance_is_the_cell_formula_over_every_document(name):
     col, frame = synthetic(1)
     ctx = EvalContext(col, STRATA.sample(frame, rng=np.random.default_rng(3)))
     d, (m,) = ht_design(ctx), parse(name)
-    terms = anticipated_terms(ctx, d, m)
-    assert terms is not None and grade_probabilities(ctx, d) is not None
+    # ranks 1-5 judged whole: the run means keep the sample's variance, the pairs' blind topics
+    # read the model under grade_probabilities (``topic_own.topic_model``)
+    assert anticipated_terms(ctx, d, m) is None
+    terms = anticipated_terms(ctx, d, m, grade_probabilities(ctx, d))
+    assert terms is not None
     first, second = np.triu_indices(ctx.n_runs, k=1)
     got = anticipated_pair_variance(ctx, d, terms, first, second)
     want = np.array([[_brute(ctx, d, terms, r, s, t) for t in range(ctx.n_topics)]
@@ -105,8 +111,9 @@ def _blind_world():
         jack, _ = jackknife_pair_variance(ctx, d, e.replicates, first, second)
         known = e.known.reshape(ctx.n_runs, -1)
         kept = known[first] & known[second]
-        model = e.model_bias.floor * anticipated_pair_variance(
-            ctx, d, anticipated_terms(ctx, d, ap), first, second)
+        assert e.model_bias is None and not e.anticipated  # a stratum judged whole
+        own = topic_model(ctx, ap)
+        model = own.rho * anticipated_pair_variance(ctx, d, own.terms, first, second)
         blind = kept & (jack <= 1e-9 * model) & (model > 0)
         if blind.any() and (kept & ~blind & (jack > 0)).any():
             return ctx, first, second, jack, kept, model, blind

@@ -38,10 +38,11 @@ keep the plain ratio; corrected from the third document on: TREC-8 uniform 30% -
 20% -0.0152 -> -0.0072, 2strata 10% -0.0064 -> -0.0009; TREC-COVID uniform 10% -0.0081 -> -0.0032;
 Vaswani uniform 30% -0.0176 -> -0.0059, CACM -0.0197 -> -0.0083; on the sparse collections at 10%,
 whose means rule 2 flags, +0.018 -> +0.027 (Vaswani uniform) and +0.019 -> +0.028 (CACM 2strata).
-The planner's designs (a pilot, then top-ups; the interval takes the sample's variance) keep the
-plain ratio: their bias is upward and not the ratio's, and with the correction rule 3 bounded it in
-quadrature and let through means that missed (TREC-8 planned 5%, 100 trials, seed 3: 39% -> 26%
-flagged, the unflagged covering 0.954 -> 0.907). REPRODUCTION.md, "ht(nDCG)'s ratio correction".
+The planner's designs (a pilot, then top-ups) and those that judge a stratum whole beside sampled
+ones (the interval takes the sample's variance on both) keep the plain ratio: their bias is upward
+and not the ratio's, and with the correction rule 3 bounded it in quadrature and let through means
+that missed (TREC-8 planned 5%, 100 trials, seed 3: 39% -> 26% flagged, the unflagged covering 0.954
+-> 0.907). REPRODUCTION.md, "ht(nDCG)'s ratio correction".
 
 Variances: X^ linearised by its first-order influence (for AP, u_d = prec(d) + sum of
 rel_e/rank_e over relevant e ranked below d, the Hoeffding projection of the quadratic form),

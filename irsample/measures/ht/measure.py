@@ -15,7 +15,7 @@ from ..trec_eval.gain import NDCG
 from ..trec_eval.precision import Recall, Rprec
 from .estimator import SUPPORTED, estimate, supported_text
 from .expected import expected_found, expected_sample, expected_support
-from .topic_own import from_sample, on_top_up, topic_variance
+from .topic_own import from_sample, ratios_from_sample, topic_variance
 
 #: the targets ht estimates as ratios of totals
 RATIOS = (AP, NDCG, Recall, Rprec)
@@ -92,8 +92,8 @@ class HT(Measure):
     def expected_support(self, ctx, cutoff):
         """Per segment: the relevant documents the design is expected to judge within
         ``cutoff`` of each ranking, for the reliability rule (``expected.expected_support``);
-        None where the design is not a stratified simple random sample, or for a ratio on a
-        top-up (:meth:`_by_design`)."""
+        None where the design is not a stratified simple random sample, or for a ratio where
+        some documents are judged with certainty beside others drawn (:meth:`_by_design`)."""
         return expected_support(ctx, cutoff) if self._by_design(ctx) else None
 
     def expected_found(self, ctx):
@@ -111,8 +111,9 @@ class HT(Measure):
 
     def _by_design(self, ctx) -> bool:
         """The rule reads the design's expectation, as the interval does: not for a ratio on a
-        top-up, whose interval keeps the sample's variance (``anticipated.ratio_probabilities``)."""
-        return not (self.ratio and on_top_up(ctx))
+        top-up or beside a stratum judged whole, whose interval keeps the sample's variance
+        (``anticipated.ratio_probabilities``)."""
+        return not (self.ratio and ratios_from_sample(ctx))
 
     def corrected(self, ctx):
         """Per segment: whether the estimate removes the ratio's second-order bias there (AP and

@@ -3,26 +3,29 @@ r"""The variance of one topic's own ht(M) estimate, the per-topic interval's (``
 Where the run means take the anticipated variance (a stratified simple random sample,
 ``ht/anticipated.py``), so do the topics: ``Estimate.topic_variance``, an identified topic's
 variance before the imputation's growth. On the planner's designs (a pilot, then top-ups:
-:func:`~.anticipated.topped_up`) the ratios' run means keep the sample's variance (for AP the
-stratified jackknife, ``ht/jackknife.py``), which over 50 topics or more covers (REPRODUCTION.md,
-"Planned designs"); one topic's, from its three to ten sampled relevant documents, does not.
-It is small exactly where the sample missed the run's top relevant documents, so it rises and
-falls with the error: on planned 20% samples the per-topic intervals marked ok covered 0.813
-(CACM), 0.819 (Vaswani), 0.869 (TREC-8) and 0.889 (TREC-COVID round 5) of the topics' truths
-for ht(AP), 0.765-0.930 for ht(nDCG) (100 draws each); on CACM the errors were 3.2 times their
-standard errors in spread, most misses 0.15-0.30 below the truth at a standard error near 0.06.
+:func:`~.anticipated.topped_up`), and wherever some documents are judged with certainty beside
+others drawn (:func:`~.anticipated.partly_certain`), the ratios' run means keep the sample's
+variance (for AP the stratified jackknife, ``ht/jackknife.py``), which over 50 topics or more
+covers (REPRODUCTION.md, "Planned designs"); one topic's, from its three to ten sampled
+relevant documents, does not. It is small exactly where the sample missed the run's top
+relevant documents, so it rises and falls with the error: on planned 20% samples the per-topic
+intervals marked ok covered 0.813 (CACM), 0.819 (Vaswani), 0.869 (TREC-8) and 0.889 (TREC-COVID
+round 5) of the topics' truths for ht(AP), 0.765-0.930 for ht(nDCG) (100 draws each); on CACM
+the errors were 3.2 times their standard errors in spread, most misses 0.15-0.30 below the
+truth at a standard error near 0.06.
 
-So a ratio's identified topic on a top-up takes the anticipated variance the relevance model
-gives the same linearised variables (:func:`~.anticipated.ratio_moments` with
+So a ratio's identified topic on such a design takes the anticipated variance the relevance
+model gives the same linearised variables (:func:`~.anticipated.ratio_moments` with
 :func:`~.anticipated.grade_probabilities`, the model P@k uses on these designs): the cells'
 documents left to draw are a stratified simple random sample given the earlier judgments, the
 certain ones constants; floored as the run means' anticipated variance is, by rho = max(1, sum of
 the sample's linearised variances / sum of the anticipated ones over the evaluation's identified
 topics, at the model's centre) (``estimator.floor_factor``). Its interval is centred on the
-estimate as printed (the plain ratio on a top-up). With it the ok intervals covered 0.960-0.976
+estimate as printed (the plain ratio on these designs). With it the ok intervals covered 0.960-0.976
 (AP) and 0.973-0.993 (nDCG) on those samples, 0.987-0.999 on CACM's and Vaswani's planned 10%
 (``benchmarks/topic_intervals.py``; REPRODUCTION.md, "Per-topic intervals on the planner's
-designs"). The run means, their status and the pairs keep the sample's variance.
+designs"). The run means and their status keep the sample's variance; a difference of two
+runs takes this model's on its blind topics (``ht/pairs.py``).
 
 Importance samples (statAP's design, unequal probabilities within a stratum) have no model
 variance: the relevance model is fitted where each cell is a simple random sample. There a
@@ -37,11 +40,13 @@ every per-topic interval of ht and ppi there (``topic_status.SAMPLE_ONLY``).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ..trec_eval.average_precision import AP
 from ..trec_eval.gain import NDCG
-from .anticipated import grade_probabilities, ratio_moments, stratified_srs, topped_up
+from .anticipated import grade_probabilities, partly_certain, ratio_moments, stratified_srs
 from .anticipated_terms import anticipated_terms
 from .estimator import estimate, floor_factor
 from .imputation import linearised_variance
@@ -51,8 +56,9 @@ from .inclusion import ht_design
 def topic_variance(ctx, inner) -> np.ndarray:
     """Per segment: the variance of the topic's own ht(``inner``) estimate (module docstring):
     ``Estimate.topic_variance`` (``estimate.variance`` for totals), but for AP and nDCG on a
-    top-up the model's anticipated variance on identified topics (NaN on imputed topics, 0 on
-    topics judged whole, as there). Cached per context."""
+    design with certain documents beside drawn ones the model's anticipated variance on
+    identified topics (NaN on imputed topics, 0 on topics judged whole, as there). Cached per
+    context."""
     return ctx.shared(("ht_topic_own", inner, ctx.rel_level), lambda: _topic_variance(ctx, inner))
 
 
@@ -72,38 +78,70 @@ def from_sample(ctx) -> bool:
     return not stratified_srs(ctx, ht_design(ctx))
 
 
-def on_top_up(ctx) -> bool:
-    """Whether the judgments are a planner's top-up (:func:`~.anticipated.topped_up`)."""
-    return topped_up(ctx, ht_design(ctx))
+def ratios_from_sample(ctx) -> bool:
+    """Whether the ratios' run means keep the sample's variance: some documents judged with
+    certainty beside others drawn (:func:`~.anticipated.partly_certain`: a planner's top-up,
+    or a stratum judged whole beside sampled ones)."""
+    return partly_certain(ctx, ht_design(ctx))
 
 
 def _topic_variance(ctx, inner) -> np.ndarray:
-    e = estimate(ctx, inner)
     own = sample_topic_variance(ctx, inner)
-    d = ht_design(ctx)
-    if not isinstance(inner, (AP, NDCG)) or not topped_up(ctx, d):
-        return own
-    known = (np.asarray(e.known, dtype=bool) & np.isfinite(own) & (own >= 0)).reshape(
-        ctx.n_runs, ctx.n_topics)
-    model = model_variance(ctx, d, inner, e, known)
+    model = topic_model(ctx, inner)
     if model is None:
         return own
-    expected, rho = model
-    return np.where(known.ravel(), rho * expected, own)
+    return np.where(model.known.ravel(), model.rho * model.expected, own)
 
 
-def model_variance(ctx, d, inner, e, known: np.ndarray) -> tuple[np.ndarray, float] | None:
-    """Per segment, the relevance model's anticipated variance of the ratio ``inner`` (AP, nDCG)
-    of the estimate ``e``, under :func:`~.anticipated.grade_probabilities` (a top-up's ratios
-    have no other), and rho, its floor over the ``known`` (runs x topics) cells at the model's
-    centre (``estimator.floor_factor``; module docstring); None where the model does not
-    apply."""
+class TopicModel(NamedTuple):
+    """The relevance model's anticipated variance of a ratio where the run means keep the
+    sample's (:func:`topic_model`)."""
+
+    #: per segment, the anticipated variance of the ratio, at the model's centre
+    expected: np.ndarray
+    #: the floor over the ``known`` cells (``estimator.floor_factor``)
+    rho: float
+    #: (runs, topics): the identified topics with a finite sample variance
+    known: np.ndarray
+    #: ``anticipated_terms.anticipated_terms`` under ``grade_probabilities``, and their
+    #: ``RatioMoments``: the differences of runs read them (``ht/pairs.py``)
+    terms: tuple
+    moments: object
+
+
+def topic_model(ctx, inner) -> TopicModel | None:
+    """For AP and nDCG where the ratios' run means keep the sample's variance
+    (:func:`ratios_from_sample`): the model's anticipated variance of each identified topic's
+    ratio (:func:`model_variance`) and its floor; None elsewhere or where the model is not
+    fitted (cached per context)."""
+    def build():
+        d = ht_design(ctx)
+        if not isinstance(inner, (AP, NDCG)) or not partly_certain(ctx, d):
+            return None
+        e = estimate(ctx, inner)
+        own = sample_topic_variance(ctx, inner)
+        known = (np.asarray(e.known, dtype=bool) & np.isfinite(own) & (own >= 0)).reshape(
+            ctx.n_runs, ctx.n_topics)
+        model = model_variance(ctx, d, inner, e, known)
+        return None if model is None else TopicModel(*model[:2], known, *model[2:])
+
+    return ctx.shared(("ht_topic_model", inner, ctx.rel_level), build)
+
+
+def model_variance(ctx, d, inner, e, known: np.ndarray):
+    """``(expected, rho, terms, moments)``: per segment, the relevance model's anticipated
+    variance of the ratio ``inner`` (AP, nDCG) of the estimate ``e``, under
+    :func:`~.anticipated.grade_probabilities` (where the ratios' run means keep the sample's
+    variance they have no other), and rho, its floor over the ``known`` (runs x topics) cells
+    at the model's centre (``estimator.floor_factor``; module docstring), with the terms and
+    moments it is formed from; None where the model does not apply."""
     probs = grade_probabilities(ctx, d)
     terms = None if probs is None else anticipated_terms(ctx, d, inner, probs)
     if terms is None:
         return None
     probs, weight, gain, slope, centre, y = terms
-    expected = ratio_moments(ctx, d, probs, weight, gain, slope, y).variance(centre)
+    moments = ratio_moments(ctx, d, probs, weight, gain, slope, y)
+    expected = moments.variance(centre)
     sample = linearised_variance(e.var_num, e.cov, e.var_den, centre, e.den)
-    return expected, floor_factor(expected.reshape(known.shape), sample.reshape(known.shape),
-                                  known)
+    rho = floor_factor(expected.reshape(known.shape), sample.reshape(known.shape), known)
+    return expected, rho, terms, moments

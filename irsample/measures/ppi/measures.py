@@ -19,7 +19,7 @@ import numpy as np
 from ...errors import MeasureError
 from ..base import Measure, parse
 from ..context import safe_divide
-from ..ht.topic_own import from_sample, on_top_up, sample_topic_variance
+from ..ht.topic_own import from_sample, ratios_from_sample, sample_topic_variance
 from .anticipated import segment_reduction
 from .estimate import label_contexts, ppi_estimate
 
@@ -210,13 +210,14 @@ class PPI(Measure):
         the labels' variance reduction c^2 / b (r 0.78-0.90 on CACM's uniform 20% samples
         with kappa 0.7 labels: 1-8% of it).
 
-        On the planner's designs (a top-up) ppi's variance is the sample's, from a topic's few
-        sampled relevant documents, and one topic's falls short as ht's does (planned 20%, kappa
-        0.7 labels, 100 draws: the ok intervals of ppi(AP), ppi(nDCG) and ppi(P@10) covered
-        0.810-0.914, 0.809-0.938 and 0.898-0.949 on CACM, Vaswani and TREC-COVID; scaled by ht's
-        shortfall, the model's over the sample's, 0.895 and 0.903 on CACM for AP and nDCG, 30
-        draws). There it is ht(M)'s own (the model's, ``ht/topic_own.py``) times the
-        label-informed model's reduction at the run's weight, A(lambda) / A(0)
+        On the planner's designs (a top-up; also beside a stratum judged whole) ppi's variance
+        is the sample's, from a topic's few sampled relevant documents, and one topic's falls
+        short as ht's does (planned 20%, kappa 0.7 labels, 100 draws: the ok intervals of
+        ppi(AP), ppi(nDCG) and ppi(P@10) covered 0.810-0.914, 0.809-0.938 and 0.898-0.949 on
+        CACM, Vaswani and TREC-COVID; scaled by ht's shortfall, the model's over the sample's,
+        0.895 and 0.903 on CACM for AP and nDCG, 30 draws). There it is ht(M)'s own (the
+        model's, ``ht/topic_own.py``) times the label-informed model's reduction at the run's
+        weight, A(lambda) / A(0)
         (``ppi/anticipated.segment_reduction``), capped at 1: both of the design, neither of the
         draw. The cap: for AP and nDCG the model reads the labels' side at the humans' centre
         and denominator (ppi's label side has its own), and on one TREC-COVID round 5 draw a
@@ -236,7 +237,7 @@ class PPI(Measure):
                           np.maximum(safe_divide(grown, sample), 1.0), 1.0)
         ht_own = ht.topic_variance(ctx)
         own = np.where(np.isnan(sample), np.nan, e.variance / growth)
-        if on_top_up(ctx):
+        if ratios_from_sample(ctx):
             grades = label_contexts(ctx, _labels(ctx, self.name))[2]
             reduction = segment_reduction(ctx, inner, grades, np.asarray(e.lam, np.float64))
             floor = np.maximum(own, ht_own)  # where the model has nothing to say
