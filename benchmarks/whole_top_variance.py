@@ -1,28 +1,26 @@
-"""Experiment (a record for issue 25): where the anticipated variance over-covers on designs that
-judge the top ranks whole, and what the sample's own variance does there instead.
+"""Experiment (a record for issue 25): the ratios' variance on designs that judge the top ranks
+whole, the sample's (shipped) against the relevance model's anticipated one.
 
-On ``1-10:1,11-100:0.2`` (``ht_coverage.py --designs top10``, the model-assisted recipe's 2strata
-at 20-30%) ht(AP) and ht(nDCG) take the relevance model's anticipated variance, floored by the
-sample's over the evaluation (``ht/estimator.py``, "Anticipated variance"), and their run means
-cover 0.98-0.99 on TREC-8 and TREC-COVID round 5 (REPRODUCTION.md, "The judged-whole top's
-over-coverage is not the model's counts"). The planner's designs, whose cells also hold
-documents judged with certainty, keep the sample's variance for the ratios
-(``anticipated.ratio_probabilities``). This script runs ``ht_coverage.py`` with the ratios'
-variance on such designs chosen by ``--variance``:
+On ``1-10:1,11-100:0.2`` (``ht_coverage.py --designs top10``, the model-assisted recipe's
+2strata at 20-30%) some documents are judged with certainty beside others drawn, as on the
+planner's top-ups, and ht(AP) and ht(nDCG) keep the sample's variance there
+(``ht/anticipated.ratio_probabilities``). Until this was measured they took the model's
+anticipated variance, floored by the sample's (``ht/estimator.py``, "Anticipated variance"),
+and their run means covered 0.98-0.99 on TREC-8 and TREC-COVID round 5 (REPRODUCTION.md, "The
+judged-whole top: the sample's variance instead, and the blind topics"). This script runs
+``ht_coverage.py`` with the ratios' variance on such designs chosen by ``--variance``:
 
-- ``shipped``: as irsample computes it;
-- ``sample``: as on the planner's designs: wherever some documents are judged with certainty
-  beside others drawn, the ratios keep the sample's variance (AP the stratified jackknife of the
-  corrected ratio with a t quantile, nDCG the plain ratio's linearised variance), and the
-  reliability rule reads the sample's bias and counts;
-- ``blind``: ``sample``, but an identified topic whose sample sees no variation (its variance
+- ``shipped``: as irsample computes it (the sample's variance; the reliability rule reads the
+  sample's bias and counts);
+- ``anticipated``: the model's anticipated variance wherever no cell holds both certain and
+  drawn documents (``anticipated.topped_up``), as before;
+- ``blind``: ``shipped``, but an identified topic whose sample sees no variation (its variance
   at most 1e-9 of the model's: no relevant document drawn in its open cells) takes the model's
-  anticipated variance, floored as the shipped one is, as a blind topic of a difference does in
-  ``ht/pairs.py``.
+  anticipated variance, floored, as a blind topic of a difference does in ``ht/pairs.py``.
 
 The variants are monkeypatches of this process only; nothing shipped changes.
 
-Usage: python benchmarks/whole_top_variance.py --variance sample --collection trec8
+Usage: python benchmarks/whole_top_variance.py --variance shipped --collection trec8
        --designs top10 --fractions 0.2,0.3 [--trials 100] [--seed 2525]
        [--measures 'ht(AP),ht(nDCG)'] [--shared ../shared]
 """
@@ -39,39 +37,23 @@ sys.path.insert(0, os.path.dirname(__file__))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
-def partly_certain(ctx, d) -> bool:
-    """Whether some documents are judged with certainty (pi = 1) beside others drawn, in one
-    cell (a planner's top-up) or in different ones (a stratum judged whole)."""
-    from irsample.measures.ht.inclusion import open_cells
-
-    size, _ = open_cells(ctx.judgments, d)
-    certain = ctx.judgments.stratum_size - size
-    return bool(np.any(certain > 0) and np.any(size > 0))
-
-
-def use_sample_variance() -> None:
-    """The ``sample`` variant (module docstring)."""
+def use_anticipated_variance() -> None:
+    """The ``anticipated`` variant (module docstring)."""
     import irsample.measures.ht.anticipated as anticipated
     import irsample.measures.ht.anticipated_terms as terms
-    import irsample.measures.ht.measure as measure
     import irsample.measures.ht.topic_own as topic_own
-    import irsample.measures.ppi.measures as ppi_measures
-    from irsample.measures.ht.inclusion import ht_design
 
     def ratio_probabilities(ctx, d):
-        return None if partly_certain(ctx, d) else anticipated.grade_probabilities(ctx, d)
-
-    def on_top_up(ctx):
-        return partly_certain(ctx, ht_design(ctx))
+        return None if anticipated.topped_up(ctx, d) else anticipated.grade_probabilities(ctx, d)
 
     terms.ratio_probabilities = ratio_probabilities
-    topic_own.topped_up = partly_certain
-    topic_own.on_top_up = measure.on_top_up = ppi_measures.on_top_up = on_top_up
+    topic_own.partly_certain = anticipated.topped_up
 
 
 def model_on_blind_topics() -> None:
     """The ``blind`` variant's addition (module docstring)."""
     import irsample.measures.ht.estimator as estimator
+    from irsample.measures.ht.anticipated import partly_certain
     from irsample.measures.ht.imputation import topic_states
     from irsample.measures.ht.topic_own import model_variance
 
@@ -92,7 +74,7 @@ def model_on_blind_topics() -> None:
         model = model_variance(ctx, d, measure[0], e, known)
         if model is None:
             return e
-        expected, rho = model
+        expected, rho = model[:2]
         seen = np.where(known.ravel(), e.topic_variance, 0.0)
         blind = known.ravel() & (seen <= 1e-9 * expected) & (expected > 0)
         return sparse_aware(ctx, d, theta, num, y, var_x, cov, var_y, correct,
@@ -108,10 +90,10 @@ def main() -> None:
         at = args.index("--variance")
         variance = args[at + 1]
         del args[at:at + 2]
-    if variance not in ("shipped", "sample", "blind"):
-        raise SystemExit(f"--variance must be shipped, sample or blind, not {variance}")
-    if variance in ("sample", "blind"):
-        use_sample_variance()
+    if variance not in ("shipped", "anticipated", "blind"):
+        raise SystemExit(f"--variance must be shipped, anticipated or blind, not {variance}")
+    if variance == "anticipated":
+        use_anticipated_variance()
     if variance == "blind":
         model_on_blind_topics()
     import ht_coverage
