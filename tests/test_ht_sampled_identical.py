@@ -30,7 +30,12 @@ design's draw with ``-M 25`` differ: 4 of 12 numbers, by at most 0.9% relative.)
 again when ht(AP)'s jackknife, where its interval takes it, took the replicates of the
 corrected ratio (``ht/corrected_replicates.py``): only the importance sample's AP and AP@20
 variances and its AP pairs changed (12 arrays; the variances by up to 50% a segment, 5-12% in
-sum); every other part to the bit but two pairs within the 1e-6 allowed below.
+sum); every other part to the bit but two pairs within the 1e-6 allowed below. Regenerated
+again when the ratios kept the sample's variance beside ranks judged whole
+(``ht/anticipated.partly_certain``): only the ``stratified`` design's draws (ranks 1-5 judged
+whole) changed, 40 arrays: AP's and AP@20's variances (the jackknife of the corrected ratio,
+-1% to +3% in sum), nDCG's and nDCG@10's values, variances and centres (the plain ratio, as on
+a top-up) and both measures' pairs; the uniform, budget and importance draws to the bit.
 """
 
 from __future__ import annotations
