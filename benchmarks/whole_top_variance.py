@@ -74,7 +74,7 @@ def model_on_blind_topics() -> None:
         model = model_variance(ctx, d, measure[0], e, known)
         if model is None:
             return e
-        expected, rho = model[:2]
+        expected, rho = model.expected, model.rho
         seen = np.where(known.ravel(), e.topic_variance, 0.0)
         blind = known.ravel() & (seen <= 1e-9 * expected) & (expected > 0)
         return sparse_aware(ctx, d, theta, num, y, var_x, cov, var_y, correct,

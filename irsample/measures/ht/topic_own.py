@@ -122,15 +122,14 @@ def topic_model(ctx, inner) -> TopicModel | None:
         own = sample_topic_variance(ctx, inner)
         known = (np.asarray(e.known, dtype=bool) & np.isfinite(own) & (own >= 0)).reshape(
             ctx.n_runs, ctx.n_topics)
-        model = model_variance(ctx, d, inner, e, known)
-        return None if model is None else TopicModel(*model[:2], known, *model[2:])
+        return model_variance(ctx, d, inner, e, known)
 
     return ctx.shared(("ht_topic_model", inner, ctx.rel_level), build)
 
 
-def model_variance(ctx, d, inner, e, known: np.ndarray):
-    """``(expected, rho, terms, moments)``: per segment, the relevance model's anticipated
-    variance of the ratio ``inner`` (AP, nDCG) of the estimate ``e``, under
+def model_variance(ctx, d, inner, e, known: np.ndarray) -> TopicModel | None:
+    """:class:`TopicModel`: per segment, the relevance model's anticipated variance of the
+    ratio ``inner`` (AP, nDCG) of the estimate ``e``, under
     :func:`~.anticipated.grade_probabilities` (where the ratios' run means keep the sample's
     variance they have no other), and rho, its floor over the ``known`` (runs x topics) cells
     at the model's centre (``estimator.floor_factor``; module docstring), with the terms and
@@ -144,4 +143,4 @@ def model_variance(ctx, d, inner, e, known: np.ndarray):
     expected = moments.variance(centre)
     sample = linearised_variance(e.var_num, e.cov, e.var_den, centre, e.den)
     rho = floor_factor(expected.reshape(known.shape), sample.reshape(known.shape), known)
-    return expected, rho, terms, moments
+    return TopicModel(expected, rho, known, terms, moments)
