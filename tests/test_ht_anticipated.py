@@ -55,6 +55,7 @@ def _model_is(monkeypatch, probs: np.ndarray) -> None:
     monkeypatch.setattr("irsample.measures.ht.anticipated.grade_probabilities", model)
 
 
+@pytest.mark.montecarlo
 @pytest.mark.parametrize("name", ["P@10", "nDCG@10", "AP"])
 def test_with_the_truth_for_a_model_it_is_the_design_variance(name, monkeypatch):
     col, frame = synthetic(4, n_topics=4, n_docs=300, depth=120, grades=(0, 0, 1, 1, 2))
@@ -77,6 +78,7 @@ def test_with_the_truth_for_a_model_it_is_the_design_variance(name, monkeypatch)
     assert abs(predicted / observed - 1.0) < 0.1, name
 
 
+@pytest.mark.montecarlo
 @pytest.mark.parametrize("name", ["P@10", "AP", "nDCG"])
 def test_a_top_up_given_its_certain_documents_is_a_stratified_srs_of_the_rest(name,
                                                                              monkeypatch):
@@ -262,6 +264,7 @@ def test_with_the_truth_for_a_model_the_centre_is_the_true_ratio(name, monkeypat
     np.testing.assert_allclose(e.model_bias.centre, truth, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.montecarlo
 def test_with_the_truth_for_a_model_the_anticipated_bias_is_the_ratios_bias(monkeypatch):
     """The plain ratio DCG^/IDCG^ has the second-order bias (theta V(Y^) - C) / Y^2; the
     model's (``Estimate.model_bias``, what the reliability rule reads on these samples), with

@@ -111,6 +111,7 @@ def _monte_carlo(col, frame, design, inner, draws, seed):
     return [np.array(p) for p in zip(*parts)]
 
 
+@pytest.mark.montecarlo
 @pytest.mark.parametrize("name", list(DESIGNS))
 def test_horvitz_thompson_terms_are_unbiased(name, without_relevance_model):
     col, frame = synthetic(3, n_topics=4)
@@ -130,6 +131,7 @@ def test_horvitz_thompson_terms_are_unbiased(name, without_relevance_model):
             assert z.max(initial=0.0) < 3.0, (inner, name, z.max(initial=0.0))
 
 
+@pytest.mark.montecarlo
 def test_ratio_bias_is_small_against_its_standard_error_at_ten_percent(without_relevance_model):
     """A pool where every topic has many relevant documents: the bias-corrected ratios' bias
     is below 0.25 SE (printed with -s)."""
@@ -202,6 +204,7 @@ def test_holm_and_benjamini_hochberg():
     np.testing.assert_allclose(benjamini_hochberg(p), [0.02, 0.04, 0.04, 0.02])
 
 
+@pytest.mark.montecarlo
 def test_topped_up_design_terms_are_unbiased_given_the_documents_judged_before(
         without_relevance_model):
     """A planned top-up (design/sampling/allocated.py) records pi given the documents judged
@@ -307,6 +310,7 @@ def test_p_at_k_unseen_variance_by_hand(monkeypatch):
     np.testing.assert_allclose(full.variance - cell.variance, expected, rtol=1e-12, atol=0)
 
 
+@pytest.mark.montecarlo
 def test_p_at_k_intervals_see_the_unjudged_top_k():
     """A top-up of 4 documents per cell after half the frame was judged: without the unseen
     term 46% of the (run, topic) estimates had variance 0 and an error (a relevant document
@@ -329,6 +333,7 @@ def test_p_at_k_intervals_see_the_unjudged_top_k():
     assert np.mean(covered) >= 0.94, np.mean(covered)
 
 
+@pytest.mark.montecarlo
 def test_p_at_k_pairs_see_what_only_one_run_leaves_unjudged(monkeypatch):
     """The pairs' P@k variance adds, where a topic's cell variance of the difference is 0, p_a
     (1 - p_a) / k^2 for each unjudged document in run a's top k and not in run b's (and the

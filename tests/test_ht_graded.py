@@ -164,6 +164,7 @@ def _bias_and_se(values, truth):
     return error.mean(), math.sqrt((error.var(axis=0) / len(error)).sum()) / error.shape[1]
 
 
+@pytest.mark.montecarlo
 @pytest.mark.parametrize("draws", ["sparse_draws", "rich_draws"])
 def test_graded_dcg_is_unbiased(draws, request):
     truth, num, *_ = request.getfixturevalue(draws)

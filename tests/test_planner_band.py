@@ -167,6 +167,7 @@ def test_a_planned_design_keeps_its_draws_and_counts(world):
     assert np.all((sample.inclusion > 0) | ~sample.judged)
 
 
+@pytest.mark.montecarlo
 def test_horvitz_thompson_totals_of_a_planned_design_are_unbiased(world, without_relevance_model):
     """Over 300 draws of a two-batch planned design (pilot, then two re-planned top-ups), the
     mean of ht(num_rel) per topic and of ht(P@10) (a linear total) per run and topic is the

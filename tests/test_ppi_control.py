@@ -149,6 +149,7 @@ def test_correction_is_minus_hts_error_for_true_labels_at_fixed_lambda(which, re
     np.testing.assert_allclose(err_ppi, 0.0, atol=1e-9)
 
 
+@pytest.mark.montecarlo
 @pytest.mark.parametrize("kept", ["control", "identified"])
 def test_correction_at_fixed_lambda_over_repeated_draws(world, kept):
     """At a fixed lambda (0.6) and noisy labels, over 150 draws: ppi's mean error against the

@@ -227,6 +227,7 @@ def test_tuned_interval_never_wider_than_ht_for_a_run(world, tuning):
         assert np.all((e.lam >= 0) & (e.lam <= 1))
 
 
+@pytest.mark.montecarlo
 def test_linear_estimates_unbiased_and_variance_matches_spread(world):
     """ppi(P@10) and ppi(num_rel) at fixed lambda: mean over draws = truth; the mean estimated
     variance is within 15% of the variance over draws (the stratified SRS formula is unbiased)."""

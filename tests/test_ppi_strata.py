@@ -109,6 +109,7 @@ def test_steps_telescope_and_complete_census_is_the_labels_value(world):
     np.testing.assert_allclose(e.value[used], expected[used], atol=1e-12)
 
 
+@pytest.mark.montecarlo
 def test_numerator_unbiased_at_fixed_weights_per_stratum(world, without_relevance_model):
     """Num(ht_y) + 0.9 (Num E_0 - Num E_1) + 0.3 (Num E_1 - Num E_2) over 400 stratified draws:
     mean within 3.3 SE of the full-judgment numerator sum_{j<=k} y_j y_k / k."""
