@@ -13,7 +13,7 @@ judged-whole top: the sample's variance instead, and the blind topics"). This sc
 - ``shipped``: as irsample computes it (the sample's variance; the reliability rule reads the
   sample's bias and counts);
 - ``anticipated``: the model's anticipated variance wherever no cell holds both certain and
-  drawn documents (``anticipated.topped_up``), as before;
+  drawn documents (``anticipated.partly_certain(..., within_cell=True)``), as before;
 - ``blind``: ``shipped``, but an identified topic whose sample sees no variation (its variance
   at most 1e-9 of the model's: no relevant document drawn in its open cells) takes the model's
   anticipated variance, floored, as a blind topic of a difference does in ``ht/pairs.py``.
@@ -43,11 +43,14 @@ def use_anticipated_variance() -> None:
     import irsample.measures.ht.anticipated_terms as terms
     import irsample.measures.ht.topic_own as topic_own
 
+    def topped_up(ctx, d):
+        return anticipated.partly_certain(ctx, d, within_cell=True)
+
     def ratio_probabilities(ctx, d):
-        return None if anticipated.topped_up(ctx, d) else anticipated.grade_probabilities(ctx, d)
+        return None if topped_up(ctx, d) else anticipated.grade_probabilities(ctx, d)
 
     terms.ratio_probabilities = ratio_probabilities
-    topic_own.partly_certain = anticipated.topped_up
+    topic_own.partly_certain = topped_up
 
 
 def model_on_blind_topics() -> None:

@@ -102,7 +102,7 @@ def test_a_top_up_given_its_certain_documents_is_a_stratified_srs_of_the_rest(na
         ctx = EvalContext(col, judgments)
         d = ht_design(ctx)
         assert (d.tdi_pi >= 1.0).sum() > 100 and anticipated.stratified_srs(ctx, d)
-        assert anticipated.topped_up(ctx, d)
+        assert anticipated.partly_certain(ctx, d, within_cell=True)
         if name != "P@10":
             assert estimate(ctx, m).sample_variance is None  # the sample's variance
             assert parse(f"ht({name})")[0].expected_found(ctx) is None  # the draw's count
@@ -402,7 +402,8 @@ def test_ranks_judged_whole_beside_sampled_ones_keep_the_samples_variance_for_th
     col, frame = synthetic(2, n_topics=6, n_docs=300, depth=100)
     ctx = EvalContext(col, Stratified(parse_strata("1-10:1,11-:0.2")).sample(frame, rng=3))
     d = ht_design(ctx)
-    assert anticipated.stratified_srs(ctx, d) and not anticipated.topped_up(ctx, d)
+    assert anticipated.stratified_srs(ctx, d)
+    assert not anticipated.partly_certain(ctx, d, within_cell=True)
     assert anticipated.partly_certain(ctx, d)
     for name in ("AP", "nDCG"):
         (m,) = parse(name)

@@ -38,7 +38,7 @@ def test_with_the_truth_for_a_model_a_top_up_topic_takes_its_design_variance(nam
     values, own, sample, identified = [], [], [], []
     for child in np.random.SeedSequence(11).spawn(100):
         ctx = EvalContext(col, design.sample(frame, rng=np.random.default_rng(child)))
-        assert anticipated.topped_up(ctx, ht_design(ctx))
+        assert anticipated.partly_certain(ctx, ht_design(ctx), within_cell=True)
         e = estimate(ctx, m)
         assert e.sample_variance is None  # the run means keep the sample's variance
         values.append(e.plain)  # the estimate as printed on a top-up

@@ -174,28 +174,20 @@ def open_rates(ctx, d: HTDesign) -> np.ndarray:
     return safe_divide(sampled, size)
 
 
-def topped_up(ctx, d: HTDesign) -> bool:
-    """Whether some cell holds documents judged with certainty beside documents left to draw:
-    a planner's design (a pilot, then batches) given its earlier judgments (cached)."""
-    def build():
-        size, _ = open_cells(ctx.judgments, d)
-        certain = ctx.judgments.stratum_size - size
-        return bool(np.any((certain > 0) & (size > 0)))
-
-    return ctx.shared(("ht_topped_up", d), build)
-
-
-def partly_certain(ctx, d: HTDesign) -> bool:
+def partly_certain(ctx, d: HTDesign, within_cell: bool = False) -> bool:
     """Whether some topic holds documents judged with certainty (pi = 1) beside documents left
-    to draw, in one cell (a planner's top-up, :func:`topped_up`) or in different ones (a
-    stratum judged whole beside sampled ones, ``1-10:1,11-100:0.2``); a topic judged whole
-    (no document left to draw) does not count (cached)."""
+    to draw, in one cell (a planner's top-up: a pilot, then batches given the earlier
+    judgments) or in different ones (a stratum judged whole beside sampled ones,
+    ``1-10:1,11-100:0.2``); a topic judged whole (no document left to draw) does not count.
+    ``within_cell``: only the first kind, both in one cell (cached)."""
     def build():
         size, _ = open_cells(ctx.judgments, d)
         certain = ctx.judgments.stratum_size - size
+        if within_cell:
+            return bool(np.any((certain > 0) & (size > 0)))
         return bool(np.any((certain.sum(axis=1) > 0) & (size.sum(axis=1) > 0)))
 
-    return ctx.shared(("ht_partly_certain", d), build)
+    return ctx.shared(("ht_partly_certain", d, within_cell), build)
 
 
 def ratio_probabilities(ctx, d: HTDesign) -> np.ndarray | None:

@@ -2,9 +2,9 @@ r"""The variance of one topic's own ht(M) estimate, the per-topic interval's (``
 
 Where the run means take the anticipated variance (a stratified simple random sample,
 ``ht/anticipated.py``), so do the topics: ``Estimate.topic_variance``, an identified topic's
-variance before the imputation's growth. On the planner's designs (a pilot, then top-ups:
-:func:`~.anticipated.topped_up`), and wherever some documents are judged with certainty beside
-others drawn (:func:`~.anticipated.partly_certain`), the ratios' run means keep the sample's
+variance before the imputation's growth. On the planner's designs (a pilot, then top-ups)
+and wherever some documents are judged with certainty beside others drawn
+(:func:`~.anticipated.partly_certain`), the ratios' run means keep the sample's
 variance (for AP the stratified jackknife, ``ht/jackknife.py``), which over 50 topics or more
 covers (REPRODUCTION.md, "Planned designs"); one topic's, from its three to ten sampled
 relevant documents, does not. It is small exactly where the sample missed the run's top
