@@ -339,6 +339,31 @@ def test_ci_coverage_on_a_shallow_pool(files):
         designs(1000, [10.0], depth=1)
 
 
+def test_top10_judges_the_best_tenth_of_the_pool_whole_and_samples_the_rest(files):
+    """``designs=top10`` (named only): best ranks 1 to D / 10 judged whole beside a sample of
+    the rest, at the cell's budget; ci-coverage and comparisons draw it."""
+    from irsample.experiments.coverage import STRATEGIES, designs
+    from irsample.experiments.data import load
+    from irsample.model import JUDGED
+
+    assert "top10" not in STRATEGIES  # the defaults stay uniform, 2strata and planned
+    data = load(files)
+    frame = data.frame(data.info.pooled_runs, 100)
+    (top10,) = designs(len(frame), [30.0], which=("top10",))
+    (_, design), = top10.designs
+    assert [(a.first, a.last, a.rate) for a in design.strata][0] == (1, 10, 1.0)
+    judgments = design.sample(frame, rng=np.random.default_rng(4))
+    judged = judgments.state[frame.tdi] == JUDGED
+    assert judged[frame.best_rank <= 10].all()
+    assert not judged[frame.best_rank > 10].all()
+    assert judged.sum() == round(0.3 * len(frame))
+    (_, shallow), = designs(len(frame), [30.0], which=("top10",), depth=20)[0].designs
+    assert [(a.first, a.last) for a in shallow.strata] == [(1, 2), (3, 20)]
+    table = run_recipe("ci-coverage", Context(files, trials=1, seed=3),
+                       {"percents": "30", "designs": "top10", "estimators": "ht(AP)"}).results
+    assert set(table["strategy"]) == {"top10"}
+
+
 @pytest.mark.parametrize("name", ["ci-coverage", "rounds"])
 def test_per_run_records_recompute_the_table(name, files, tmp_path):
     """records.parquet holds every (trial, cell, estimator, run) the table summarises: its

@@ -18,7 +18,11 @@ judgments B = round(f x pool size) for each percentage f:
   frame, its truth and every design take it), best ranks 1 to D / 5 against the rest;
 - ``planned``: the design planner (:class:`~irsample.design.planner.sequential.PlannedDesign`), a
   pilot of 5% of B (at least 2 per topic), then the rest Neyman-allocated for ``plan_for``
-  (xinfAP) with every cell's rate within 1.5 times the judged fraction either way.
+  (xinfAP) with every cell's rate within 1.5 times the judged fraction either way;
+- ``top10`` (named only, not a default): best ranks 1 to D / 10 judged whole, the rest sampled
+  (``1-10:1,11-100:0.2`` scaled to B judgments, ranks 1-10 kept whole): the ranks judged with
+  certainty beside sampled ones of paper 002's 2strata preset and of the rounds, whose ratios
+  keep the sample's variance (``measures/ht/anticipated.py``, ``partly_certain``).
 
 Columns, over runs x trials of a cell (strategy, percent, estimator): ``coverage`` = share of
 intervals [low, high] holding the truth (nominal 0.95; an estimate with no variance left covers
@@ -77,6 +81,8 @@ def available(names) -> tuple[list[str], list[str]]:
 
 #: the strategies of the module docstring, in the order they run
 STRATEGIES = ("uniform", "2strata", "planned")
+#: the strategies ``designs=`` may name beside the default ones (module docstring)
+OPTIONAL = ("top10",)
 #: a run's estimates over the trials whose SD is below this (relative to their size) do not vary
 NO_SPREAD = 1e-12
 
@@ -86,9 +92,10 @@ def designs(pool_size: int, percents, plan_for: str = "xinfAP", which=STRATEGIES
     """The strategies of the module docstring named in ``which``, at the judged ``percents``
     (``recipe_name``: the recipe an unknown name is reported for), on the depth-``depth``
     pool (2strata: best ranks 1 to ``depth`` / 5 at four times the rate of the rest)."""
-    unknown = [w for w in which if w not in STRATEGIES]
+    known = STRATEGIES + OPTIONAL
+    unknown = [w for w in which if w not in known]
     if unknown or not which:
-        raise ValueError(f"{recipe_name}: designs must be among {', '.join(STRATEGIES)}, not "
+        raise ValueError(f"{recipe_name}: designs must be among {', '.join(known)}, not "
                          f"{', '.join(unknown) or 'none'}")
     if depth < 2:
         raise ValueError(f"{recipe_name}: the pool depth must be 2 or more, not {depth}")
@@ -100,8 +107,10 @@ def designs(pool_size: int, percents, plan_for: str = "xinfAP", which=STRATEGIES
             f"{two_strata(depth)}@{budget[f'{p:g}']}"), settings=list(percents), depth=depth),
         "planned": strategy("planned", lambda p: PlannedDesign(budget[f"{p:g}"], plan_for),
                             settings=list(percents), depth=depth),
+        "top10": strategy("top10", lambda p: parse_design(
+            f"{judged_top(depth)}@{budget[f'{p:g}']}"), settings=list(percents), depth=depth),
     }
-    return [made[name] for name in STRATEGIES if name in which]
+    return [made[name] for name in known if name in which]
 
 
 def top_stratum(depth: int) -> int:
@@ -115,6 +124,13 @@ def two_strata(depth: int = 100) -> str:
     four times the rate of the rest (``1-20:0.8,21-100:0.2`` at depth 100)."""
     top = top_stratum(depth)
     return f"1-{top}:0.8,{top + 1}-{int(depth)}:0.2"
+
+
+def judged_top(depth: int = 100) -> str:
+    """top10's strata on the depth-``depth`` pool: best ranks 1 to a tenth of it judged whole,
+    the rest at rate 0.2 (``1-10:1,11-100:0.2`` at depth 100; the budget scales the rest)."""
+    top = max(1, int(depth) // 10)
+    return f"1-{top}:1,{top + 1}-{int(depth)}:0.2"
 
 
 def interval_checks(est, truth, sd, *, level: float = 0.95, ks_alpha: float = 0.05,
