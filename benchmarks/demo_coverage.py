@@ -8,8 +8,9 @@ own loop (:func:`irsample.commands.demo.setup` and :func:`~irsample.design.round
 the same seeds: seed s here is ``irsample demo --seed s``) with ``--seeds`` seeds (2008, 2009,
 ...) and reports per estimator: the runs (of 11) whose final interval covers the frame truth per
 seed, the mean share, the share of seeds with at least 10 of 11 covered; the share of final
-intervals flagged and the coverage of the unflagged and of the flagged ones; the same for round
-1 alone; and the rounds and share of the pool judged.
+intervals flagged and the coverage of the unflagged and of the flagged ones; the width ratio
+(:func:`width_ratio`: the intervals' mean half-width over 1.96 times the errors' root mean
+square); the same for round 1 alone; and the rounds and share of the pool judged.
 
 ``--once ESTIMATORS`` instead draws the round-1 design once per seed (as the demo did before it
 judged in rounds) and reports the coverage of those estimators' intervals: the evidence cited by
@@ -77,8 +78,8 @@ def rounds(collection, frame, design, budget, args, seeds) -> None:
     truth = truth_of(collection, frame, names)
     measures = [parse_one(e) for e in names]
     n = collection.n_runs
-    stats = {when: {"covered": [], "flagged": [], "hit_ok": [], "hit_flagged": []}
-             for when in ("round 1", "final")}
+    stats = {when: {"covered": [], "flagged": [], "hit_ok": [], "hit_flagged": [],
+                    "half": [], "error": []} for when in ("round 1", "final")}
     spent, judged = [], []
     for seed in seeds:
         history = judge_in_rounds(collection, frame, design, budget, args.rounds, seed, measures)
@@ -89,6 +90,8 @@ def rounds(collection, frame, design, budget, args, seeds) -> None:
             s["flagged"].append(step.flagged.sum(axis=0))
             s["hit_ok"].append((hit & ~step.flagged).sum(axis=0))
             s["hit_flagged"].append((hit & step.flagged).sum(axis=0))
+            s["half"].append((np.asarray(step.high) - np.asarray(step.low)) / 2.0)
+            s["error"].append(np.asarray(step.evaluation.summary) - truth)
         spent.append(history[-1].state.rounds)
         judged.append(history[-1].state.judged / len(frame))
     print(f"{args.collection}, {design.name} then rounds of {budget:,} (at most {args.rounds}), "
@@ -105,7 +108,19 @@ def rounds(collection, frame, design, budget, args, seeds) -> None:
                   f"{np.mean(c[:, k] >= n - 1):.2f}; flagged "
                   f"{f[:, k].sum() / (len(seeds) * n):.2f}; coverage unflagged "
                   f"{(ok[:, k].sum() / unflagged) if unflagged else float('nan'):.3f}, flagged "
-                  f"{(bad[:, k].sum() / f[:, k].sum()) if f[:, k].sum() else float('nan'):.3f}")
+                  f"{(bad[:, k].sum() / f[:, k].sum()) if f[:, k].sum() else float('nan'):.3f}"
+                  f"; width ratio {width_ratio(s, k):.2f}")
+
+
+def width_ratio(s: dict, k: int) -> float:
+    """Mean half-width of the intervals of estimator ``k`` over 1.96 times the root mean
+    square of their errors (estimate - truth) over runs and seeds: about 1 where the intervals
+    are as wide as the errors ask, above 1 where they are wider."""
+    import numpy as np
+
+    half = np.array(s["half"])[:, :, k]
+    error = np.array(s["error"])[:, :, k]
+    return float(np.nanmean(half) / (1.96 * np.sqrt(np.nanmean(error ** 2))))
 
 
 def once(collection, frame, design, names, seeds, name) -> None:
