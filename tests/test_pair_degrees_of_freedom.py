@@ -9,6 +9,7 @@ interval ``compare`` builds on them.
   variances are taken as known, Q - 1 for the topics' variance; complete judgments give none.
 - ``compare_collection``'s interval and p-value are the t's on those degrees of freedom.
 - The topics' variance with imputed topics: by hand, and equal to s^2 / Q without them.
+- The design's variance is a floor under the topics' variance, with its degrees of freedom.
 """
 
 from __future__ import annotations
@@ -93,7 +94,9 @@ def test_degrees_of_freedom_by_measure_and_variance():
     for inner in (ndcg, p10):
         assert np.isinf(pair_estimates(ctx, inner).df).all()
     topics = pair_estimates(ctx, ap, variance="topics")
-    assert np.all((topics.df >= 1) & (topics.df <= topics.topics - 1))
+    spread = topics.variance > design.variance  # the others take the design's floor
+    assert np.all((topics.df[spread] >= 1) & (topics.df[spread] <= topics.topics[spread] - 1))
+    np.testing.assert_array_equal(topics.df[~spread], design.df[~spread])
     complete = pair_estimates(EvalContext(col, frame.judgments()), ap)
     assert np.all(complete.variance == 0) and np.isinf(complete.df).all()
 
@@ -134,3 +137,22 @@ def test_topics_variance_counts_imputed_topics_as_copies_of_the_mean():
     a = np.array([0.25, 0.25, 0.5, 0.0])
     w = np.where(kept2[0, :4], 1 + 2 * a, 1.0) / 6
     assert var2[0] == pytest.approx(d.var(ddof=1) * (w * w).sum())
+
+
+@pytest.mark.parametrize("seed", [3, 5])
+@pytest.mark.parametrize("name", ["AP", "nDCG", "P@10"])
+def test_topics_variance_never_falls_below_the_designs(seed, name):
+    """The spread over topics holds the design's variance and the topics' own; a draw whose
+    spread falls below the design's part alone (the per-topic errors' tails missed) takes that
+    part, with its degrees of freedom (``ht/pairs.py``); the difference is the same."""
+    _, _, ctx = _sampled_context(seed)
+    (inner,) = parse(name)
+    design = pair_estimates(ctx, inner)
+    topics = pair_estimates(ctx, inner, variance="topics")
+    np.testing.assert_array_equal(topics.diff, design.diff)
+    assert np.all(topics.variance >= design.variance)
+    floored = topics.variance == design.variance
+    # the fixture has both kinds (seed 3: 1, 2 and 5 of 6 pairs floored; seed 5: 3 of 6)
+    assert floored.any() and (~floored).any()
+    np.testing.assert_array_equal(topics.df[floored], design.df[floored])
+    assert np.all(topics.df[~floored] == topics.topics[~floored] - 1)

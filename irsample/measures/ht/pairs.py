@@ -21,7 +21,21 @@ both runs answer:
 diff = mean_q d_q, var = sum_q v_q / Q^2 (``variance="design"``: the topics are fixed, the
 question is what judging the whole frame would show), or s_d^2 / Q (``"topics"``: topics as a
 sample from a population of topics; the spread of the estimated d_q already holds the design
-variance, as the between-unit variance of a two-stage sample does; Cochran §10.2).
+variance, as the between-unit variance of a two-stage sample does; Cochran §10.2), with the
+design's part as its floor: var = max(s_d^2 / Q, sum_q v_q / Q^2), on the degrees of freedom of
+the part taken.
+
+Why the floor. The variance of the mean of the estimated d_q over a sample of topics is the
+topics' own spread over Q plus sum_q v_q / Q^2, so the design's part alone is a lower bound for
+it, and s_d^2 / Q estimates the whole only on average. The per-topic errors of a difference can
+be far from symmetric: a run's twin (the same documents in another order, ``simulate
+comparisons``) puts documents that only a deep, sampled rank of any run finds among its best
+ranks, so its estimate jumps when one of them is drawn. On TREC-8's ``top10`` 20% samples (ranks
+1-10 judged whole, the rest at 0.2) the differences' skewness over topics had median -1.4, and
+a draw that missed those tails had a small spread and a mean off 0: the t over topics rejected
+0.073-0.084 of the twins at 0.05 (0.31 of those whose sample skewness was above 1), with the
+floor 0.016, the design comparison's own figure (REPRODUCTION.md, "The topics' variance floored
+at the design's").
 
 Blind topics (AP, nDCG on a stratified simple random sample, given the documents judged with
 certainty where there are any: ``ht/anticipated.py``). On an identified topic whose open cells
@@ -45,7 +59,8 @@ identified ones, not observations: s_d^2 is their spread over the k topics estim
 whole, and the variance s_d^2 sum_q w_q^2 with the imputation's weights
 (:func:`topic_sample_variance`).
 
-Degrees of freedom ``df`` of each pair's variance: k - 1 with ``"topics"``; with ``"design"``,
+Degrees of freedom ``df`` of each pair's variance: k - 1 with ``"topics"`` (the design's where
+its floor is taken); with ``"design"``,
 for AP, Satterthwaite's nu = 2 V^2 / var(V) from the jackknife's own spread
 (``ht/jackknife.py``, "Degrees of freedom"; an identified topic whose variance the imputation
 scales by a is counted with a^2 var(v_q), the imputed topics' between-topic terms as known), and
@@ -198,13 +213,16 @@ def pair_estimates(ctx, inner, *, variance: str = "design") -> PairEstimates:
     own = v
     diffs, v = impute(diffs, v, kept, unknown, donors)
     mean = safe_divide(np.where(both, diffs, 0.0).sum(axis=1), q)
-    if variance == "design":
-        var = safe_divide(np.where(both, v, 0.0).sum(axis=1), q * q)
-        df = (np.full(len(first), np.inf) if jack_var is None
-              else satterthwaite(np.where(both, v, 0.0), scaled_spread(
-                  v, own, np.where(measured, jack_var, 0.0))))
-    else:
-        var, df = topic_sample_variance(diffs, both & ~unknown, kept, unknown, donors)
+    var = safe_divide(np.where(both, v, 0.0).sum(axis=1), q * q)
+    df = (np.full(len(first), np.inf) if jack_var is None
+          else satterthwaite(np.where(both, v, 0.0), scaled_spread(
+              v, own, np.where(measured, jack_var, 0.0))))
+    if variance == "topics":
+        spread, spread_df = topic_sample_variance(diffs, both & ~unknown, kept, unknown, donors)
+        # the design's part is a floor under the topics' (module docstring): where the spread
+        # falls below it, the draw missed the tails of the per-topic sampling errors
+        above = ~(spread < var)  # NaN (fewer than two topics) stays NaN
+        var, df = np.where(above, spread, var), np.where(above, spread_df, df)
     return PairEstimates(first, second, mean, var, q, df)
 
 
