@@ -4,7 +4,8 @@ For a design-based measure ``ht(M)``, :func:`compare_collection` estimates for e
 the difference of their means over topics with its own variance (shared sampled documents:
 :mod:`irsample.measures.ht.pairs`), an interval at level ``ci`` (normal; a t on
 Satterthwaite's degrees of freedom of its jackknife for ht(AP); with ``variance="topics"`` a t
-on k - 1, k the topics not imputed), a two-sided p-value, the p-value adjusted over all pairs
+on k - 1, k the topics not imputed, or the design's where its variance, the floor, is taken),
+a two-sided p-value, the p-value adjusted over all pairs
 (Holm or Benjamini-Hochberg, :mod:`irsample.stats.multiple`) and whether the pair is decided
 (adjusted p < 1 - ci), and the status of the pair's interval: ``ok``, or ``unreliable`` with
 the reason and the topic ids that cause it
@@ -62,7 +63,7 @@ def compare_collection(
     ctx = EvalContext(collection, judgments, rel_level=rel_level)
     pe = pair_estimates(ctx, m.inner, variance=variance)
     se = np.sqrt(pe.variance)
-    # t on the variance's degrees of freedom (k - 1 for the topics' variance, Satterthwaite's
+    # t on the variance's degrees of freedom (k - 1 for the topics' spread, Satterthwaite's
     # for ht(AP)'s jackknife), normal where it is taken as known (df infinite)
     t = quantile(ci, pe.df)
     stat = np.divide(pe.diff, se, out=np.zeros_like(se), where=se > 0)
