@@ -11,11 +11,16 @@ nDCG on the logit scale, where the normal interval lies inside (0, 1)) and the r
 rule's status; printed per measure: coverage over runs x trials (``cover``: all intervals;
 ``unflag``: those the rule leaves unflagged, with ``flagged`` the share it flags), bias and RMS
 of the mean against the truth, mean half-width (high - low) / 2, and the predicted standard
-error sqrt(sum var_q) / Q against the spread observed over trials.
+error sqrt(sum var_q) / Q against the spread observed over trials, and ``vratio``, the median
+over runs of the estimated variance (mean over trials) over the variance of the estimate over
+trials (about 1 where the variance is right; its noise falls with the trials, and as the trials
+are shared by every run, a median over runs of few trials is not steadier than one run's).
+``--spec`` adds designs written as ``irsample sample --design`` reads them (``1-10:1,11-100:0.5``:
+ranks 1-10 judged whole, 11-100 at a rate of 0.5), run once each (no fraction).
 
 Usage: python benchmarks/ht_coverage.py [--collection vaswani|trec8|cacm] [--trials 100]
        [--fractions 0.05,0.1,0.2,0.3] [--designs uniform,2strata,planned,top10] [--seed 12]
-       [--measures 'ht(AP),ht(nDCG),ht(P@10)']
+       [--measures 'ht(AP),ht(nDCG),ht(P@10)'] [--spec SPEC ...]
 """
 
 from __future__ import annotations
@@ -150,8 +155,11 @@ def main() -> None:
     parser.add_argument("--designs", default="uniform,2strata,planned")
     parser.add_argument("--seed", type=int, default=12)
     parser.add_argument("--measures", default="ht(AP),ht(nDCG),ht(P@10)")
+    parser.add_argument("--spec", action="append", default=[],
+                        help="a design as 'irsample sample --design' reads it (repeatable)")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
+    from irsample.design import parse_design
     from irsample.evaluation import evaluate_collection
     from irsample.measures import parse_all
     from irsample.stats.intervals import covers
@@ -163,39 +171,43 @@ def main() -> None:
     print(f"{args.collection}: {col.n_runs} runs, {col.n_topics} topics, frame {len(frame)} "
           f"documents, seed {args.seed}, {args.trials} trials")
     print(f"{'design':9} {'f':>5} {'measure':12} {'judged':>7} {'cover':>6} {'unflag':>6} "
-          f"{'flagged':>7} {'bias':>8} {'rms':>7} {'halfw':>7} {'sd_pred':>7} {'sd_obs':>7}")
+          f"{'flagged':>7} {'bias':>8} {'rms':>7} {'halfw':>7} {'sd_pred':>7} {'sd_obs':>7} "
+          f"{'vratio':>6}")
     seeds = np.random.SeedSequence(args.seed)
-    for kind in args.designs.split(","):
-        for f in [float(x) for x in args.fractions.split(",")]:
-            design = design_for(kind, f, frame)
-            est = np.zeros((args.trials, col.n_runs, len(measures)))
-            var, low, high = np.zeros_like(est), np.zeros_like(est), np.zeros_like(est)
-            flagged = np.zeros(est.shape, dtype=bool)
-            judged = 0
-            start = time.perf_counter()
-            for t, child in enumerate(seeds.spawn(args.trials)):
-                judgments = design.sample(frame, rng=np.random.default_rng(child))
-                judged += int(np.count_nonzero(judgments.state == 2))
-                e = evaluate_collection(col, judgments, measures, ci=0.95)
-                est[t], var[t] = e.summary, e.summary_variance
-                low[t], high[t] = e.interval()
-                flagged[t] = e.statuses.status == "unreliable"
-            ms = (time.perf_counter() - start) / args.trials * 1000
-            half = (high - low) / 2
-            cover = covers(est, low, high, truth)
-            for j, m in enumerate(measures):
-                err = est[:, :, j] - truth[:, j]
-                kept = cover[:, :, j][~flagged[:, :, j]]
-                unflagged = f"{kept.mean():6.3f}" if kept.size else f"{'-':>6}"
-                print(
-                    f"{kind:9} {f:5.2f} {m.name:12} {judged / args.trials / len(frame):7.3f} "
-                    f"{cover[:, :, j].mean():6.3f} {unflagged} {flagged[:, :, j].mean():7.3f} "
-                    f"{err.mean():8.4f} "
-                    f"{np.sqrt((err**2).mean()):7.4f} "
-                    f"{half[:, :, j].mean():7.4f} {np.sqrt(var[:, :, j].mean()):7.4f} "
-                    f"{est[:, :, j].std(axis=0).mean():7.4f}"
-                )
-            print(f"   ({ms:.0f} ms per trial)", flush=True)
+    fractions = [float(x) for x in args.fractions.split(",")]
+    cells = [(kind, f, design_for(kind, f, frame))
+             for kind in args.designs.split(",") if kind for f in fractions]
+    cells += [(spec, float("nan"), parse_design(spec)) for spec in args.spec]
+    for kind, f, design in cells:
+        est = np.zeros((args.trials, col.n_runs, len(measures)))
+        var, low, high = np.zeros_like(est), np.zeros_like(est), np.zeros_like(est)
+        flagged = np.zeros(est.shape, dtype=bool)
+        judged = 0
+        start = time.perf_counter()
+        for t, child in enumerate(seeds.spawn(args.trials)):
+            judgments = design.sample(frame, rng=np.random.default_rng(child))
+            judged += int(np.count_nonzero(judgments.state == 2))
+            e = evaluate_collection(col, judgments, measures, ci=0.95)
+            est[t], var[t] = e.summary, e.summary_variance
+            low[t], high[t] = e.interval()
+            flagged[t] = e.statuses.status == "unreliable"
+        ms = (time.perf_counter() - start) / args.trials * 1000
+        half = (high - low) / 2
+        cover = covers(est, low, high, truth)
+        for j, m in enumerate(measures):
+            err = est[:, :, j] - truth[:, j]
+            kept = cover[:, :, j][~flagged[:, :, j]]
+            unflagged = f"{kept.mean():6.3f}" if kept.size else f"{'-':>6}"
+            print(
+                f"{kind:9} {f:5.2f} {m.name:12} {judged / args.trials / len(frame):7.3f} "
+                f"{cover[:, :, j].mean():6.3f} {unflagged} {flagged[:, :, j].mean():7.3f} "
+                f"{err.mean():8.4f} "
+                f"{np.sqrt((err**2).mean()):7.4f} "
+                f"{half[:, :, j].mean():7.4f} {np.sqrt(var[:, :, j].mean()):7.4f} "
+                f"{est[:, :, j].std(axis=0).mean():7.4f} "
+                f"{np.median(var[:, :, j].mean(axis=0) / est[:, :, j].var(axis=0, ddof=1)):6.2f}"
+            )
+        print(f"   ({ms:.0f} ms per trial)", flush=True)
 
 
 if __name__ == "__main__":
