@@ -10,7 +10,9 @@ the same seeds: seed s here is ``irsample demo --seed s``) with ``--seeds`` seed
 seed, the mean share, the share of seeds with at least 10 of 11 covered; the share of final
 intervals flagged and the coverage of the unflagged and of the flagged ones; the width ratio
 (:func:`width_ratio`: the intervals' mean half-width over 1.96 times the errors' root mean
-square); the same for round 1 alone; and the rounds and share of the pool judged.
+square) and the variance ratio (:func:`variance_ratio`: the estimated variances over the mean
+squared error, the width's part that is not the t quantile's); the same for round 1 alone; and
+the rounds and share of the pool judged.
 
 ``--once ESTIMATORS`` instead draws the round-1 design once per seed (as the demo did before it
 judged in rounds) and reports the coverage of those estimators' intervals: the evidence cited by
@@ -79,7 +81,7 @@ def rounds(collection, frame, design, budget, args, seeds) -> None:
     measures = [parse_one(e) for e in names]
     n = collection.n_runs
     stats = {when: {"covered": [], "flagged": [], "hit_ok": [], "hit_flagged": [],
-                    "half": [], "error": []} for when in ("round 1", "final")}
+                    "half": [], "error": [], "variance": []} for when in ("round 1", "final")}
     spent, judged = [], []
     for seed in seeds:
         history = judge_in_rounds(collection, frame, design, budget, args.rounds, seed, measures)
@@ -92,6 +94,7 @@ def rounds(collection, frame, design, budget, args, seeds) -> None:
             s["hit_flagged"].append((hit & step.flagged).sum(axis=0))
             s["half"].append((np.asarray(step.high) - np.asarray(step.low)) / 2.0)
             s["error"].append(np.asarray(step.evaluation.summary) - truth)
+            s["variance"].append(np.asarray(step.evaluation.summary_variance))
         spent.append(history[-1].state.rounds)
         judged.append(history[-1].state.judged / len(frame))
     print(f"{args.collection}, {design.name} then rounds of {budget:,} (at most {args.rounds}), "
@@ -109,7 +112,8 @@ def rounds(collection, frame, design, budget, args, seeds) -> None:
                   f"{f[:, k].sum() / (len(seeds) * n):.2f}; coverage unflagged "
                   f"{(ok[:, k].sum() / unflagged) if unflagged else float('nan'):.3f}, flagged "
                   f"{(bad[:, k].sum() / f[:, k].sum()) if f[:, k].sum() else float('nan'):.3f}"
-                  f"; width ratio {width_ratio(s, k):.2f}")
+                  f"; width ratio {width_ratio(s, k):.2f}; variance ratio "
+                  f"{variance_ratio(s, k):.2f}")
 
 
 def width_ratio(s: dict, k: int) -> float:
@@ -121,6 +125,17 @@ def width_ratio(s: dict, k: int) -> float:
     half = np.array(s["half"])[:, :, k]
     error = np.array(s["error"])[:, :, k]
     return float(np.nanmean(half) / (1.96 * np.sqrt(np.nanmean(error ** 2))))
+
+
+def variance_ratio(s: dict, k: int) -> float:
+    """The estimated variances of estimator ``k``'s means (averaged over runs and seeds) over
+    the mean square of their errors: the width ratio's part that is the variance's, squared
+    (the rest is the t quantile's, where the interval takes one)."""
+    import numpy as np
+
+    variance = np.array(s["variance"])[:, :, k]
+    error = np.array(s["error"])[:, :, k]
+    return float(np.nanmean(variance) / np.nanmean(error ** 2))
 
 
 def once(collection, frame, design, names, seeds, name) -> None:
