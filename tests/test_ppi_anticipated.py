@@ -142,3 +142,21 @@ def test_the_models_weights_minimise_its_anticipated_variance(world, name):
     e = ppi_estimate(ctx, labels, m, tuning="model")
     if name == "P@10":  # every topic in the difference form: the model's weights as they are
         np.testing.assert_allclose(e.lam_h[:, moving], chosen, rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["nDCG", "nDCG@10"])
+def test_model_tuning_is_the_pooled_weight_where_a_stratum_is_judged_whole(world, name):
+    """Beside a stratum judged whole ht's ratios take the sample's variance (P@k keeps the
+    model's), so there is no anticipated variance for the model's weights to minimise:
+    ``tuning="model"`` is then the default pooled weight per stratum, value and variance bit
+    for bit, in either form (its coverage is the default's, measured)."""
+    col, frame, labels = world
+    (m,) = parse(name)
+    ctx = EvalContext(col, Stratified(parse_strata("1-5:1,6-:0.3")).sample(frame, rng=4))
+    assert not estimate(ctx, m).anticipated
+    for form in ("control", "difference"):
+        model, pooled = (ppi_estimate(ctx, labels, m, tuning=t, form=form)
+                         for t in ("model", "stratum"))
+        np.testing.assert_array_equal(model.value, pooled.value)
+        np.testing.assert_array_equal(model.variance, pooled.variance)
+        assert np.any(model.value != estimate(ctx, m).value)  # the labels moved the estimate
