@@ -19,58 +19,81 @@ estimate over draws (1 where it is unbiased).
 Deletions of non-relevant documents are alike (the estimate reads the sampled relevant ranks and
 n alone), so the sums over them are counts times one difference.
 
+``--collection`` (cacm, vaswani, trec8, covid) instead takes a collection's runs and depth-100
+pool with the judged-top design: per topic the documents some run ranks in its top 10 judged
+whole (certain: pi = 1, never deleted), the others a simple random sample at each rate; a
+topic enters where a certain document is relevant (so every draw identifies it). Per run the
+variances are summed over those topics and set against the summed variances over draws; printed
+is the median over runs (and the range).
+
 Usage: python benchmarks/jackknife_second_order.py [--docs 400] [--relevant 12]
-       [--rates 0.1,0.2,0.3,0.5,0.7] [--draws 3000] [--seed 1]
+       [--rates 0.1,0.2,0.3,0.5,0.7] [--draws 3000] [--seed 1] [--collection cacm]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import sys
+from pathlib import Path
 
 import numpy as np
 
 
-def ht_ap(ranks: np.ndarray, n: int, n_docs: int) -> float:
-    """The HT AP ratio of a simple random sample of ``n`` of ``n_docs`` documents whose
-    sampled relevant documents sit at ``ranks`` (ascending); 0 where none is sampled."""
-    if len(ranks) == 0 or n < 2:
+def ht_ap(certain: np.ndarray, ranks: np.ndarray, n: int, n_docs: int) -> float:
+    """The HT AP ratio where the relevant documents judged whole sit at ranks ``certain`` and the
+    sampled relevant ones at ``ranks`` (a simple random sample of ``n`` of ``n_docs``); rank 0:
+    not ranked by the run (counted in R^ only). 0 where R^ is 0."""
+    pi = n / n_docs if n_docs else 1.0
+    pi2 = n * (n - 1) / (n_docs * (n_docs - 1)) if n_docs > 1 else 1.0
+    total = len(certain) + len(ranks) / pi
+    if total == 0:
         return 0.0
-    pi = n / n_docs
-    pi2 = n * (n - 1) / (n_docs * (n_docs - 1))
-    above = np.arange(len(ranks))
-    return float(((1.0 / pi + above / pi2) / ranks).sum() / (len(ranks) / pi))
+    docs = sorted([(r, False) for r in certain if r > 0] + [(r, True) for r in ranks if r > 0])
+    num, above_certain, above_drawn = 0.0, 0, 0
+    for rank, drawn in docs:
+        if drawn:
+            num += (1.0 / pi + above_certain / pi + above_drawn / pi2) / rank
+            above_drawn += 1
+        else:
+            num += (1.0 + above_certain + above_drawn / pi) / rank
+            above_certain += 1
+    return num / total
 
 
-def jackknife(ranks: np.ndarray, n: int, n_docs: int) -> tuple[float, float]:
-    """(v_J / (1 - f), sum_{i<j} D_ij^2) of one sample (module docstring)."""
+def jackknife(certain: np.ndarray, ranks: np.ndarray, n: int,
+              n_docs: int) -> tuple[float, float, float]:
+    """(theta, v_J / (1 - f), sum_{i<j} D_ij^2) of one sample (module docstring); the certain
+    documents are never deleted."""
     m = len(ranks)
-    theta = ht_ap(ranks, n, n_docs)
-    minus = np.array([ht_ap(np.delete(ranks, i), n - 1, n_docs) for i in range(m)])
-    minus_other = ht_ap(ranks, n - 1, n_docs)  # any non-relevant document deleted
+    theta = ht_ap(certain, ranks, n, n_docs)
+    minus = np.array([ht_ap(certain, np.delete(ranks, i), n - 1, n_docs) for i in range(m)])
+    minus_other = ht_ap(certain, ranks, n - 1, n_docs)  # any non-relevant document deleted
     values = np.concatenate([minus, np.full(n - m, minus_other)])
     spread = (n - 1) / n * ((values - values.mean()) ** 2).sum()
     second = 0.0
     for i in range(m):
         for j in range(i):
-            both = ht_ap(np.delete(ranks, [i, j]), n - 2, n_docs)
+            both = ht_ap(certain, np.delete(ranks, [i, j]), n - 2, n_docs)
             second += (theta - minus[i] - minus[j] + both) ** 2
-        with_other = ht_ap(np.delete(ranks, i), n - 2, n_docs)
+        with_other = ht_ap(certain, np.delete(ranks, i), n - 2, n_docs)
         second += (n - m) * (theta - minus[i] - minus_other + with_other) ** 2
-    two_others = ht_ap(ranks, n - 2, n_docs)
+    two_others = ht_ap(certain, ranks, n - 2, n_docs)
     second += (n - m) * (n - m - 1) / 2 * (theta - 2 * minus_other + two_others) ** 2
-    return spread, second
+    return theta, spread, second
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--docs", type=int, default=400)
-    parser.add_argument("--relevant", type=int, default=12)
-    parser.add_argument("--rates", default="0.1,0.2,0.3,0.5,0.7")
-    parser.add_argument("--draws", type=int, default=3000)
-    parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args()
-    rng = np.random.default_rng(args.seed)
+def ratios(f: float, observed: float, spread: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """The three variances' means (v_J, less (1 - f) S, less (1 - f)^2 S) over ``observed``."""
+    v_j = (1 - f) * spread
+    return np.array([v_j.mean(), (v_j - (1 - f) * second).mean(),
+                     (v_j - (1 - f) ** 2 * second).mean()]) / observed
+
+
+def one_ranking(args, rng) -> None:
+    """The module docstring's single ranking."""
     relevant = np.sort(rng.choice(np.arange(1, args.docs + 1), args.relevant, replace=False))
+    none = np.zeros(0, dtype=np.int64)
     print(f"{args.docs} documents, {args.relevant} relevant, {args.draws} draws a rate, "
           f"seed {args.seed}; each variance's mean over the estimate's variance over draws")
     print(f"{'rate':>5} {'m':>5} {'v_J':>6} {'-(1-f)S':>8} {'-(1-f)^2S':>10}")
@@ -82,17 +105,79 @@ def main() -> None:
             ranks = np.sort(drawn[np.isin(drawn, relevant)])
             if len(ranks) == 0:  # not identified: ht imputes such a topic (not studied here)
                 continue
-            s, q = jackknife(ranks, n, args.docs)
-            est.append(ht_ap(ranks, n, args.docs))
+            theta, s, q = jackknife(none, ranks, n, args.docs)
+            est.append(theta)
             spread.append(s)
             second.append(q)
             m.append(len(ranks))
-        est, spread, second = np.array(est), np.array(spread), np.array(second)
-        observed = est.var()
-        v_j = (1 - f) * spread
-        print(f"{f:5.2f} {np.mean(m):5.1f} {v_j.mean() / observed:6.2f} "
-              f"{(v_j - (1 - f) * second).mean() / observed:8.2f} "
-              f"{(v_j - (1 - f) ** 2 * second).mean() / observed:10.2f}")
+        v_j, first, squared = ratios(f, np.var(est), np.array(spread), np.array(second))
+        print(f"{f:5.2f} {np.mean(m):5.1f} {v_j:6.2f} {first:8.2f} {squared:10.2f}")
+
+
+def collection(args, rng) -> None:
+    """The judged-top design on a collection's runs (module docstring)."""
+    sys.path.insert(0, os.path.dirname(__file__))
+    from ht_coverage import load
+
+    col, frame = load(args.collection, Path(args.shared))
+    n_topics = col.n_topics
+    print(f"{args.collection}: {col.n_runs} runs, ranks 1-10 judged whole, the rest drawn; "
+          f"{args.draws} draws a topic and rate, seed {args.seed}; per run the variances summed "
+          "over topics over the summed variances over draws, median (range) over runs")
+    print(f"{'rate':>5} {'topics':>6} {'v_J':>17} {'-(1-f)S':>17} {'-(1-f)^2S':>17}")
+    for f in (float(x) for x in args.rates.split(",")):
+        per_run, topics = [], 0
+        for run in range(col.n_runs):
+            sums = np.zeros(4)  # observed, v_J, less (1 - f) S, less (1 - f)^2 S
+            topics = 0
+            for t in range(n_topics):
+                rows = np.flatnonzero(frame.topic == t)
+                s = run * n_topics + t
+                ranked = col.rank_tdi[col.rank_offsets[s]:col.rank_offsets[s + 1]]
+                rank_of = dict(zip(ranked.tolist(), range(1, len(ranked) + 1)))
+                tdi, rel = frame.tdi[rows], frame.rel[rows] > 0
+                certain = frame.best_rank[rows] <= 10
+                certain_ranks = np.array([rank_of.get(d, 0) for d in tdi[certain & rel].tolist()])
+                open_rows = np.flatnonzero(~certain)
+                n_docs = len(open_rows)
+                n = int(round(f * n_docs))
+                if len(certain_ranks) == 0 or n < 3:
+                    continue
+                topics += 1
+                drawn_rank = np.array([rank_of.get(d, 0) for d in tdi[open_rows].tolist()])
+                drawn_rel = rel[open_rows]
+                est, spread, second = [], [], []
+                for _ in range(args.draws):
+                    drawn = rng.choice(n_docs, n, replace=False)
+                    ranks = np.sort(drawn_rank[drawn[drawn_rel[drawn]]])
+                    theta, v, q = jackknife(certain_ranks, ranks, n, n_docs)
+                    est.append(theta)
+                    spread.append(v)
+                    second.append(q)
+                observed = np.var(est)
+                sums += np.concatenate([[observed], observed * ratios(
+                    f, observed, np.array(spread), np.array(second))]) if observed > 0 else 0.0
+            per_run.append(sums[1:] / sums[0])
+        per_run = np.array(per_run)
+        cells = " ".join(f"{np.median(c):5.3f} ({c.min():.2f}-{c.max():.2f})" for c in per_run.T)
+        print(f"{f:5.2f} {topics:6d} {cells}", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--docs", type=int, default=400)
+    parser.add_argument("--relevant", type=int, default=12)
+    parser.add_argument("--rates", default="0.1,0.2,0.3,0.5,0.7")
+    parser.add_argument("--draws", type=int, default=3000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--collection", help="cacm, vaswani, trec8 or covid (module docstring)")
+    parser.add_argument("--shared", default=str(Path(__file__).resolve().parents[2] / "shared"))
+    args = parser.parse_args()
+    rng = np.random.default_rng(args.seed)
+    if args.collection:
+        collection(args, rng)
+    else:
+        one_ranking(args, rng)
 
 
 if __name__ == "__main__":
