@@ -99,6 +99,8 @@ def one_ranking(args, rng) -> None:
     print(f"{'rate':>5} {'m':>5} {'v_J':>6} {'-(1-f)S':>8} {'-(1-f)^2S':>10}")
     for f in (float(x) for x in args.rates.split(",")):
         n = int(round(f * args.docs))
+        if n < 3:  # a delete-two replicate needs n - 2 >= 1
+            raise SystemExit(f"rate {f}: {n} of {args.docs} documents drawn, 3 or more needed")
         est, spread, second, m = [], [], [], []
         for _ in range(args.draws):
             drawn = rng.choice(args.docs, n, replace=False) + 1
