@@ -22,7 +22,8 @@ n alone), so the sums over them are counts times one difference.
 ``--collection`` (cacm, vaswani, trec8, covid) instead takes a collection's runs and depth-100
 pool with the judged-top design: per topic the documents some run ranks in its top 10 judged
 whole (certain: pi = 1, never deleted), the others a simple random sample at each rate; a
-topic enters where a certain document is relevant (so every draw identifies it). Per run the
+topic enters where a certain document is relevant (so every draw identifies it) and its
+estimate moved over the draws. Per run the
 variances are summed over those topics and set against the summed variances over draws; printed
 is the median over runs (and the range).
 
@@ -83,11 +84,12 @@ def jackknife(certain: np.ndarray, ranks: np.ndarray, n: int,
     return theta, spread, second
 
 
-def ratios(f: float, observed: float, spread: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """The three variances' means (v_J, less (1 - f) S, less (1 - f)^2 S) over ``observed``."""
+def variances(f: float, spread: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """The three variances' means over draws: v_J, v_J less (1 - f) S, v_J less (1 - f)^2 S
+    (``spread`` v_J / (1 - f) and ``second`` S per draw, from :func:`jackknife`)."""
     v_j = (1 - f) * spread
     return np.array([v_j.mean(), (v_j - (1 - f) * second).mean(),
-                     (v_j - (1 - f) ** 2 * second).mean()]) / observed
+                     (v_j - (1 - f) ** 2 * second).mean()])
 
 
 def one_ranking(args, rng) -> None:
@@ -112,8 +114,29 @@ def one_ranking(args, rng) -> None:
             spread.append(s)
             second.append(q)
             m.append(len(ranks))
-        v_j, first, squared = ratios(f, np.var(est), np.array(spread), np.array(second))
+        v_j, first, squared = variances(f, np.array(spread), np.array(second)) / np.var(est)
         print(f"{f:5.2f} {np.mean(m):5.1f} {v_j:6.2f} {first:8.2f} {squared:10.2f}")
+
+
+def judged_top_topics(col, frame) -> list[list[tuple]]:
+    """Per run, per topic with a relevant document ranked in some run's top 10 (judged whole):
+    the run's ranks of those (0: not ranked), and of the topic's other documents (drawn) with
+    whether each is relevant (module docstring, ``--collection``)."""
+    n_topics = col.n_topics
+    cases = [[] for _ in range(col.n_runs)]
+    for t in range(n_topics):
+        rows = np.flatnonzero(frame.topic == t)
+        tdi, rel = frame.tdi[rows].tolist(), frame.rel[rows] > 0
+        certain = frame.best_rank[rows] <= 10
+        if not (certain & rel).any():
+            continue
+        for run in range(col.n_runs):
+            s = run * n_topics + t
+            ranked = col.rank_tdi[col.rank_offsets[s]:col.rank_offsets[s + 1]].tolist()
+            rank_of = dict(zip(ranked, range(1, len(ranked) + 1)))
+            ranks = np.array([rank_of.get(d, 0) for d in tdi])
+            cases[run].append((ranks[certain & rel], ranks[~certain], rel[~certain]))
+    return cases
 
 
 def collection(args, rng) -> None:
@@ -122,32 +145,21 @@ def collection(args, rng) -> None:
     from ht_coverage import load
 
     col, frame = load(args.collection, Path(args.shared))
-    n_topics = col.n_topics
+    cases = judged_top_topics(col, frame)
     print(f"{args.collection}: {col.n_runs} runs, ranks 1-10 judged whole, the rest drawn; "
           f"{args.draws} draws a topic and rate, seed {args.seed}; per run the variances summed "
           "over topics over the summed variances over draws, median (range) over runs")
     print(f"{'rate':>5} {'topics':>6} {'v_J':>17} {'-(1-f)S':>17} {'-(1-f)^2S':>17}")
     for f in (float(x) for x in args.rates.split(",")):
-        per_run, topics = [], 0
-        for run in range(col.n_runs):
-            sums = np.zeros(4)  # observed, v_J, less (1 - f) S, less (1 - f)^2 S
-            topics = 0
-            for t in range(n_topics):
-                rows = np.flatnonzero(frame.topic == t)
-                s = run * n_topics + t
-                ranked = col.rank_tdi[col.rank_offsets[s]:col.rank_offsets[s + 1]]
-                rank_of = dict(zip(ranked.tolist(), range(1, len(ranked) + 1)))
-                tdi, rel = frame.tdi[rows], frame.rel[rows] > 0
-                certain = frame.best_rank[rows] <= 10
-                certain_ranks = np.array([rank_of.get(d, 0) for d in tdi[certain & rel].tolist()])
-                open_rows = np.flatnonzero(~certain)
-                n_docs = len(open_rows)
+        per_run = []
+        for run_cases in cases:
+            observed, summed, topics = 0.0, np.zeros(3), 0
+            for certain_ranks, drawn_rank, drawn_rel in run_cases:
+                n_docs = len(drawn_rank)
                 n = int(round(f * n_docs))
-                if len(certain_ranks) == 0 or n < 3:
+                if n < 3:
                     continue
                 topics += 1
-                drawn_rank = np.array([rank_of.get(d, 0) for d in tdi[open_rows].tolist()])
-                drawn_rel = rel[open_rows]
                 est, spread, second = [], [], []
                 for _ in range(args.draws):
                     drawn = rng.choice(n_docs, n, replace=False)
@@ -156,10 +168,10 @@ def collection(args, rng) -> None:
                     est.append(theta)
                     spread.append(v)
                     second.append(q)
-                observed = np.var(est)
-                sums += np.concatenate([[observed], observed * ratios(
-                    f, observed, np.array(spread), np.array(second))]) if observed > 0 else 0.0
-            per_run.append(sums[1:] / sums[0])
+                if np.var(est) > 0:  # a topic whose estimate never moved enters neither sum
+                    observed += np.var(est)
+                    summed += variances(f, np.array(spread), np.array(second))
+            per_run.append(summed / observed)
         per_run = np.array(per_run)
         cells = " ".join(f"{np.median(c):5.3f} ({c.min():.2f}-{c.max():.2f})" for c in per_run.T)
         print(f"{f:5.2f} {topics:6d} {cells}", flush=True)
