@@ -24,7 +24,6 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from importlib import import_module
 from pathlib import Path
 
 __version__ = "0.1.0"
@@ -139,6 +138,7 @@ def _use_cache_dir() -> None:
 _use_cache_dir()
 
 from . import _moved  # noqa: E402 (after the cache folder is set: it imports nothing heavy)
+from ._lazy import lazy_exports  # noqa: E402 (likewise)
 
 _moved.install()
 
@@ -153,15 +153,4 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name: str):
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'irsample' has no attribute {name!r}")
-    value = getattr(import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

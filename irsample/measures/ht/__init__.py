@@ -27,6 +27,8 @@ judged, e not); the estimate of R counts b twice.
 array([[3.]])
 """
 
+from ..._lazy import lazy_exports
+
 #: public name -> the module of this package that defines it
 _EXPORTS = {
     "HT": "measure",
@@ -39,17 +41,4 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name: str):
-    """The public names of this package's modules, imported on first use (importing the
-    package alone loads none of its kernels)."""
-    from importlib import import_module
-
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(f".{module}", __name__), name)
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

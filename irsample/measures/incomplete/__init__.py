@@ -26,6 +26,8 @@ judged whole. R^ = 2 + 1; xinfAP = (1/R^) (1/(1/2) + PC_4) with PC_4 = 1/4 + (3/
 array([[0.9167]])
 """
 
+from ..._lazy import lazy_exports
+
 #: public name -> the module of this package that defines it
 _EXPORTS = {
     "InfAP": "inferred_ap",
@@ -51,17 +53,4 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name: str):
-    """The public names of this package's modules, imported on first use (importing the
-    package alone loads none of its kernels)."""
-    from importlib import import_module
-
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(f".{module}", __name__), name)
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -22,6 +22,8 @@ Examples
 array([[0.5833, 0.5   , 0.6199]])
 """
 
+from ..._lazy import lazy_exports
+
 #: public name -> the module of this package that defines it
 _EXPORTS = {
     "AP": "average_precision",
@@ -61,17 +63,4 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name: str):
-    """The public names of this package's modules, imported on first use (importing the
-    package alone loads none of its kernels)."""
-    from importlib import import_module
-
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(f".{module}", __name__), name)
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
