@@ -154,14 +154,16 @@ from .label_judgments import census_possible, labelled_sample
 TUNINGS = ("run", "stratum", "topic", "global")
 
 
-def ratio_form(ctx, ctx_f, m, hy, auto, useful, tuning, grades, centre=None):
+def ratio_form(ctx, ctx_f, m, hy, auto, useful, tuning, grades, centre=None, label_bias=None):
     """(value, variance, lambda per segment, ht_f, rho, lambda per segment and stratum, the
     variance's estimated variance or None) of the module docstring. ``useful`` per segment:
     whether its topic's labels vary; ``grades`` the label grades per tdi. The rule that keeps
     ht for a run whose variance would exceed ht's is the caller's (``ppi/estimate.py``, shared
     with the difference form). ``centre``: ``(c, mc)`` per segment, the labels' centre under the
     design and its Monte Carlo variance (``ppi/redraw.py``), which a segment with one weight
-    for every stratum takes in place of AP(f): lambda (c - ht_f)."""
+    for every stratum takes in place of AP(f): lambda (c - ht_f). ``label_bias``: per segment
+    the labels' side's bias under the design, c - AP(f), which one weight per run then counts
+    (:func:`choose`; ``tuning="mse"``, ``ppi/estimate.py``)."""
     hf = ht_estimate(ctx_f, m)
     v_y, v_f = hy.variance_from_sample, np.where(useful, hf.variance_from_sample, 0.0)
     # where ht's interval is its sample's jackknife (no anticipated variance: the planner's
@@ -178,8 +180,9 @@ def ratio_form(ctx, ctx_f, m, hy, auto, useful, tuning, grades, centre=None):
     if tuning == "stratum":
         lam_h = choose(cov, vf_h, "run", ctx.n_runs, ctx.n_topics)
     else:  # one weight for every stratum of a segment
+        bias = None if label_bias is None else np.where(useful, label_bias, 0.0)[:, None]
         lam = choose(cov.sum(axis=1, keepdims=True), vf_h.sum(axis=1, keepdims=True), tuning,
-                     ctx.n_runs, ctx.n_topics)
+                     ctx.n_runs, ctx.n_topics, bias=bias)
         lam_h = np.repeat(lam, n_cells, axis=1)
     lam_h = np.where(useful[:, None], lam_h, 0.0)
     var = np.maximum(v_y - (2.0 * lam_h * cov - lam_h * lam_h * vf_h).sum(axis=1), 0.0)
@@ -297,7 +300,7 @@ def fixed_tuning(tuning) -> bool:
     return isinstance(tuning, (int, float)) and not isinstance(tuning, bool)
 
 
-def choose(cov, v_f, tuning, n_runs, n_topics) -> np.ndarray:
+def choose(cov, v_f, tuning, n_runs, n_topics, bias=None) -> np.ndarray:
     """lambda per segment and stratum: C_h / V_f,h summed per segment (``"topic"``), over the
     run's other topics (``"run"``) or over every run's other topics (``"global"``), stratum by
     stratum, clipped to [0, 1]; or the fixed ``tuning``. The segment's own topic is left out of
@@ -305,7 +308,10 @@ def choose(cov, v_f, tuning, n_runs, n_topics) -> np.ndarray:
     fitted to the topic's own moments makes its estimated variance the minimum of noisy
     estimates, smaller on average than the variance at that weight. Where a sum of V_f,h is 0
     lambda_h changes no estimated variance; it falls back to the next wider sum (topic, run,
-    everything) and to 1 where even that is 0."""
+    everything) and to 1 where even that is 0. With ``bias`` (per segment and stratum, the
+    labels' side's bias b_f of ht_f, known: ``ppi/redraw.py``) the weight minimises the
+    variance plus the squared bias lambda^2 (sum b_f)^2 over the same sums: sum C / (sum V_f +
+    (sum b_f)^2) (``ppi/estimate.py``, "The labels' bias in the weight")."""
     if fixed_tuning(tuning):
         if not 0.0 <= tuning <= 1.0:
             raise MeasureError(f"lambda must be in [0, 1], not {tuning}")
@@ -326,6 +332,10 @@ def choose(cov, v_f, tuning, n_runs, n_topics) -> np.ndarray:
 
     sums = {"topic": (cov, v_f, v_f), "run": (others_of_run(cov)[0], *others_of_run(v_f)),
             "global": (others_of_all(cov)[0], *others_of_all(v_f))}
+    if bias is not None:  # the squared bias of the same sums joins the labels' variance
+        parts = {"topic": (bias, bias), "run": others_of_run(bias), "global": others_of_all(bias)}
+        sums = {level: (num, den + parts[level][0] ** 2, whole + parts[level][1] ** 2)
+                for level, (num, den, whole) in sums.items()}
     lam = np.ones((n_seg, n_cells))
     for level in reversed(levels[levels.index(tuning):]):  # widest first, narrower override
         num, den, whole = sums[level]

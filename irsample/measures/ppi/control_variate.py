@@ -136,7 +136,8 @@ from .ap_ratio import strata_moments
 POOLING = {"model": "run", "stratum": "run", "topic": "run", "global": "global"}
 
 
-def control_estimate(ctx, ctx_f, m, hy, auto, kept, useful, tuning, imputed=True, centre=None):
+def control_estimate(ctx, ctx_f, m, hy, auto, kept, useful, tuning, imputed=True, centre=None,
+                     label_bias=None):
     """(value, variance, lambda, ht_f, rho) per segment (module docstring), meant for the
     segments ``kept`` (the caller takes them there; the weight is tuned on them); ``useful``
     per segment: whether its topic's labels vary (lambda is 0 elsewhere). Every identified
@@ -145,7 +146,10 @@ def control_estimate(ctx, ctx_f, m, hy, auto, kept, useful, tuning, imputed=True
     identified topics only; the imputation of theta^_y as ht's, their variance by the same
     formula with lambda = 0 in g). ``centre``: ``(c, mc)`` per segment, the labels' centre
     under the design and its Monte Carlo variance (``ppi/redraw.py``), which the identified
-    topics' correction takes in place of the labels' value: lambda (c - theta^_f)."""
+    topics' correction takes in place of the labels' value: lambda (c - theta^_f).
+    ``label_bias``: per segment that centre less the labels' value, c - nDCG(f), whose sum over
+    the run's identified topics the weight's criterion counts squared (:func:`_tuned`;
+    ``tuning="mse"``, ``ppi/estimate.py``)."""
     use = kept & useful
     hf = ht_estimate(ctx_f, m)
     shape = (ctx.n_runs, ctx.n_topics)
@@ -186,7 +190,8 @@ def control_estimate(ctx, ctx_f, m, hy, auto, kept, useful, tuning, imputed=True
     if not isinstance(tuning, str):
         lam_run = np.full(ctx.n_runs, float(tuning))
     else:
-        lam_run = _tuned(at, one, use, shape, POOLING.get(tuning, tuning))
+        bias = None if label_bias is None else np.where(use & known.ravel(), label_bias, 0.0)
+        lam_run = _tuned(at, one, use, shape, POOLING.get(tuning, tuning), bias=bias)
     lam = np.repeat(lam_run, ctx.n_topics) * one
     value, var = at(lam)
     moved = np.repeat((np.where(use, lam, 0.0).reshape(shape) > 0).any(axis=1), ctx.n_topics)
@@ -199,9 +204,11 @@ def control_estimate(ctx, ctx_f, m, hy, auto, kept, useful, tuning, imputed=True
 GRID = np.linspace(0.0, 1.0, 21)
 
 
-def _tuned(at, one, use, shape, pooling):
+def _tuned(at, one, use, shape, pooling, bias=None):
     """lambda per run: the grid value with the least estimated variance of the sum over the
-    run's segments ``use`` (``"run"``), or of every run's (``"global"``)."""
+    run's segments ``use`` (``"run"``), or of every run's (``"global"``); with ``bias`` (per
+    segment, the labels' side's known bias, 0 off ``use``) the least variance plus squared
+    bias, lambda^2 (sum b_f)^2, of that sum."""
     totals = []
     for lam in GRID:
         _, var = at(lam * one)
@@ -209,7 +216,12 @@ def _tuned(at, one, use, shape, pooling):
     totals = np.stack(totals, axis=1)  # (runs, grid)
     top = len(GRID) - 1  # ties go to the larger weight (true labels: lambda = 1 is exact)
     if pooling == "global":
-        return np.full(shape[0], GRID[top - int(np.argmin(totals.sum(axis=0)[::-1]))])
+        whole = totals.sum(axis=0)
+        if bias is not None:
+            whole = whole + (GRID * bias.sum()) ** 2
+        return np.full(shape[0], GRID[top - int(np.argmin(whole[::-1]))])
+    if bias is not None:
+        totals = totals + (GRID[None, :] * bias.reshape(shape).sum(axis=1)[:, None]) ** 2
     return GRID[top - np.argmin(totals[:, ::-1], axis=1)]
 
 

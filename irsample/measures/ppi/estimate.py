@@ -108,6 +108,18 @@ draws, so that ppi's bias is ht's. An option, not the default: it loses the exac
 labels equal to the truth, and neither form's bias can be told from the sample (measured
 there).
 
+The labels' bias in the weight (``tuning="mse"``, an option). The power tuning chooses lambda
+for the least variance, and the larger lambda, the more of the labels' bias -lambda b_f the
+estimate carries. Where b_f is computed (the same redraws), one weight per run can minimise the
+estimated variance plus the squared bias of the run's sum, lambda^2 (sum_t b_f,t)^2, the
+humans' bias b_y taken as ht's (the rule reads it): for AP the closed form sum C / (sum V_f +
+(sum b_f)^2) over the run's other topics (``ap_ratio.choose``), for nDCG's control variate the
+grid point of least variance plus squared bias (``control_variate._tuned``). The weight is
+never above the default's, and equal to it where the labels' ratio is unbiased under the
+design; labels equal to the truth keep a lambda below 1 where ht's ratio is biased (their
+bias is then (1 - lambda) b_y, smaller than ht's). Measured: REPRODUCTION.md, "ppi's weight
+with the labels' bias".
+
 AP's variance and power tuning: ``ppi/ap_ratio.py`` (one lambda per run by default). For
 every measure, a run whose estimated variance would exceed ht's keeps ht (lambda = 0): the run's
 variance is never above ht's (its interval, on the logit scale for AP and nDCG, moves with its
@@ -184,6 +196,12 @@ FORMS = ("auto", "control", "difference")
 #: design whole (M(f) elsewhere): an option, not the default (``ppi/redraw.py``, "Why an
 #: option and not the default")
 CENTRES = ("census", "design")
+#: the tuning that counts the labels' side's bias beside the variance: one weight per run
+#: minimising the estimated variance plus lambda^2 (sum b_f)^2, b_f = c - M(f) per topic
+#: computed by redrawing the design on the labels (``ppi/redraw.py``), where ht's interval is
+#: its sample's variance and the judgments state the design whole (the default tuning
+#: elsewhere): an option (module docstring, "The labels' bias in the weight")
+MSE = "mse"
 
 
 @dataclass(frozen=True, eq=False)
@@ -228,7 +246,10 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
     what the topics it leaves to ht take: ``"ht"`` ht(nDCG) alone (default), ``"control"``
     ht(nDCG) with ht on the labels as control variate, imputed topics included,
     ``"identified"`` the same on the topics ht identifies only (``ppi/control_variate.py``).
-    ``centre`` (AP, and nDCG's control variate): one of :data:`CENTRES`."""
+    ``centre`` (AP, and nDCG's control variate): one of :data:`CENTRES`. ``tuning="mse"``
+    (AP, and nDCG's control variate, where ht's interval is its sample's variance): one weight
+    per run that counts the labels' side's bias under the design (:data:`MSE`); the default
+    tuning elsewhere."""
     m = parse_one(target)
     if kept not in KEPT:
         raise MeasureError(f"kept must be one of {KEPT}, not {kept!r}")
@@ -240,13 +261,14 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
     if len(labels.value) != collection.n_tdi:
         raise MeasureError("automatic labels were read for another collection")
     levels = TUNINGS if m.family == "AP" else LEVELS
-    tuning = levels[0] if tuning is None else tuning
+    mse = isinstance(tuning, str) and tuning == MSE
+    tuning = levels[0] if tuning is None or mse else tuning
     if fixed_tuning(tuning):
         if not 0.0 <= tuning <= 1.0:
             raise MeasureError(f"lambda must be in [0, 1], not {tuning}")
     elif tuning not in levels:
-        raise MeasureError(f"tuning of ppi({m.name}) must be one of {levels} or a number in "
-                           f"[0, 1], not {tuning!r}")
+        raise MeasureError(f"tuning of ppi({m.name}) must be one of {(*levels, MSE)} or a "
+                           f"number in [0, 1], not {tuning!r}")
     ctx_f, census, grades = label_contexts(ctx, labels)
     hy = ht_estimate(ctx, m)
     auto = np.nan_to_num(census.shared(("ppi_auto", m), lambda: m.compute(census)))
@@ -259,15 +281,27 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
     spread = reduction = None
     as_ht = np.zeros(ctx.n_seg, dtype=bool)
     redraw = centre == "design" and not hy.anticipated
+    weigh_bias = mse and centre == "census" and not hy.anticipated
+
+    def label_side():
+        """(the labels' centre to take, the labels' bias to weigh), each None if not asked."""
+        if not (redraw or weigh_bias):
+            return None, None
+        aim = label_centre(ctx, m, grades, corrected_value(m, auto))
+        if aim is None or redraw:
+            return aim, None
+        return None, aim[0] - auto
+
     if m.family == "AP":
-        aim = label_centre(ctx, m, grades, corrected_value(m, auto)) if redraw else None
+        aim, label_bias = label_side()
         value, var, lam, ht_f, rho, lam_h, spread = ratio_form(
-            ctx, ctx_f, m, hy, auto, useful_t[ctx.seg_topic], tuning, grades, centre=aim)
+            ctx, ctx_f, m, hy, auto, useful_t[ctx.seg_topic], tuning, grades, centre=aim,
+            label_bias=label_bias)
     elif m.family == "nDCG" and (form == "control" or (form == "auto" and not hy.anticipated)):
-        aim = label_centre(ctx, m, grades, corrected_value(m, auto)) if redraw else None
+        aim, label_bias = label_side()
         value, var, lam, ht_f, rho = control_estimate(
             ctx, ctx_f, m, hy, auto, np.ones(ctx.n_seg, dtype=bool), useful_t[ctx.seg_topic],
-            tuning, imputed=False, centre=aim)
+            tuning, imputed=False, centre=aim, label_bias=label_bias)
         lam_h = None
         # a run with no lambda > 0 is not moved: ht's value (``control_estimate``)
         as_ht = ~np.repeat((lam.reshape(ctx.n_runs, ctx.n_topics) > 0).any(axis=1),
