@@ -80,3 +80,19 @@ def moved_grade_labels(collection, frame, seed, share):
     rng = np.random.default_rng(seed)
     moved = rng.integers(-1, 2, len(frame)) * (rng.random(len(frame)) < share)
     return frame_labels(collection, frame, np.clip(frame.rel + moved, 0, max(frame.rel.max(), 1)))
+
+
+def planned_world():
+    """A pooled collection (8 topics, 5 runs, depth-40 pool, grades 1-2) with its sampling
+    frame, and a planner's sample of 20% of it (a pilot, then a top-up whose earlier judgments
+    are certain): the design on which ht's interval is its sample's own variance and ppi's
+    label side can be redrawn (tests of ``irsample.measures.ppi.redraw``)."""
+    from irsample.design import SamplingFrame
+    from irsample.design.planner.sequential import PlannedDesign
+    from irsample.measures import EvalContext
+
+    collection, qrels = pooled_collection(11, n_topics=8, n_runs=5, n_docs=600, depth=60,
+                                          pool_depth=40, relevant=(6, 20), grades=(1, 2))
+    frame = SamplingFrame.from_qrels(collection, qrels)
+    sample = PlannedDesign(int(0.2 * len(frame)), "xinfAP").sample(frame, rng=3)
+    return collection, frame, EvalContext(collection, sample)

@@ -12,8 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from irsample.design import SamplingFrame, importance, stratified
-from irsample.design.planner.sequential import PlannedDesign
+from irsample.design import importance, stratified
 from irsample.errors import MeasureError
 from irsample.measures import EvalContext, parse
 from irsample.measures.ht.estimator import estimate as ht_estimate
@@ -21,24 +20,24 @@ from irsample.measures.ppi.ap_ratio import choose
 from irsample.measures.ppi.estimate import label_contexts, ppi_estimate
 from irsample.measures.ppi.redraw import corrected_value, label_centre
 
-from .synthetic import moved_grade_labels, pooled_collection
+from .synthetic import moved_grade_labels, planned_world
 
 AP, NDCG = parse("AP")[0], parse("nDCG")[0]
 
 
 @pytest.fixture(scope="module")
-def world():
-    collection, qrels = pooled_collection(11, n_topics=8, n_runs=5, n_docs=600, depth=60,
-                                          pool_depth=40, relevant=(6, 20), grades=(1, 2))
-    frame = SamplingFrame.from_qrels(collection, qrels)
-    return collection, frame
+def built():
+    return planned_world()
 
 
 @pytest.fixture(scope="module")
-def planned(world):
-    collection, frame = world
-    sample = PlannedDesign(int(0.2 * len(frame)), "xinfAP").sample(frame, rng=3)
-    return EvalContext(collection, sample)
+def world(built):
+    return built[:2]
+
+
+@pytest.fixture(scope="module")
+def planned(built):
+    return built[2]
 
 
 @pytest.fixture(scope="module")

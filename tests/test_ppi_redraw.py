@@ -12,32 +12,31 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from irsample.design import SamplingFrame, importance, stratified
-from irsample.design.planner.sequential import PlannedDesign
+from irsample.design import importance, stratified
 from irsample.measures import EvalContext, parse
 from irsample.measures.ht.estimator import estimate as ht_estimate
 from irsample.measures.ppi.estimate import label_contexts, ppi_estimate
 from irsample.measures.ppi.redraw import cell_design, corrected_value, label_centre
 from irsample.model import JUDGED
 
-from .synthetic import frame_labels, moved_grade_labels, pooled_collection
+from .synthetic import frame_labels, moved_grade_labels, planned_world
 
 AP, NDCG = parse("AP")[0], parse("nDCG")[0]
 
 
 @pytest.fixture(scope="module")
-def world():
-    collection, qrels = pooled_collection(11, n_topics=8, n_runs=5, n_docs=600, depth=60,
-                                          pool_depth=40, relevant=(6, 20), grades=(1, 2))
-    frame = SamplingFrame.from_qrels(collection, qrels)
-    return collection, frame
+def built():
+    return planned_world()
 
 
 @pytest.fixture(scope="module")
-def planned(world):
-    collection, frame = world
-    sample = PlannedDesign(int(0.2 * len(frame)), "xinfAP").sample(frame, rng=3)
-    return EvalContext(collection, sample)
+def world(built):
+    return built[:2]
+
+
+@pytest.fixture(scope="module")
+def planned(built):
+    return built[2]
 
 
 def test_planned_sample_is_redrawn_with_its_certain_documents_and_cell_sizes(planned):
