@@ -9,8 +9,6 @@ redrawn, or ht has its anticipated variance, the option is the default tuning.
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pytest
 
@@ -20,9 +18,7 @@ from irsample.measures import EvalContext, parse
 from irsample.measures.ht.estimator import estimate as ht_estimate
 from irsample.measures.ppi.ap_ratio import choose
 from irsample.measures.ppi.estimate import label_contexts, ppi_estimate
-from irsample.measures.ppi.measures import use_estimate
 from irsample.measures.ppi.redraw import corrected_value, label_centre
-from irsample.measures.reliability import assess, summed_bias
 
 from .synthetic import moved_grade_labels, planned_world
 
@@ -119,46 +115,6 @@ def test_mse_is_the_default_where_the_design_cannot_be_redrawn_or_ht_is_anticipa
             a, b = ppi_estimate(ctx, labels, m), ppi_estimate(ctx, labels, m, tuning="mse")
             np.testing.assert_array_equal(a.value, b.value)
             np.testing.assert_array_equal(a.variance, b.variance)
-
-
-def test_summed_bias_adds_a_known_bias_signed():
-    per_cell = np.array([[0.1, -0.3, 0.2]])
-    corrected = np.array([[False, False, True]])
-    known = np.array([[-0.05, 0.0, -0.4]])
-    plain = summed_bias(per_cell, corrected)
-    assert plain == pytest.approx([abs(0.1 - 0.3) + 0.2])
-    assert summed_bias(per_cell, corrected, known) == pytest.approx([abs(0.1 - 0.3 - 0.45) + 0.2])
-
-
-@pytest.mark.parametrize("m", [AP, NDCG], ids=["AP", "nDCG"])
-def test_the_rule_reads_the_labels_side_bias_the_weight_carries(world, planned, labels, m):
-    """ppi's bias is ht's less lambda b_f: with b_f computed (tuning="mse") the estimate keeps
-    -lambda b_f per segment (0 where it kept ht), and the rule adds it to ht's, signed."""
-    assert ppi_estimate(planned, labels, m).label_bias is None
-    mse = ppi_estimate(planned, labels, m, tuning="mse")
-    grades = label_contexts(planned, labels)[2]
-    centre, _ = label_centre(planned, m, grades, corrected_value(m, mse.auto))
-    carried = mse.label_bias
-    assert np.all(carried[mse.as_ht] == 0.0)
-    moved = carried != 0.0
-    assert moved.any()
-    np.testing.assert_allclose(carried[moved], -(mse.lam * (centre - mse.auto))[moved],
-                               rtol=1e-12)
-    ppi = parse(f"ppi({m.name})")[0]
-    shape = (planned.n_runs, planned.n_topics)
-    evaluated = np.ones(shape, dtype=bool)
-    variance = np.full(shape, 1e-3)
-    read = {}
-    for name, estimate in (("known", mse), ("unknown", dataclasses.replace(mse, label_bias=None))):
-        ctx = EvalContext(world[0], planned.judgments)  # a context of its own for each
-        use_estimate(ctx, labels, m.name, estimate)
-        np.testing.assert_array_equal(ppi.known_bias(ctx), estimate.label_bias)
-        read[name] = assess(ctx, ppi, evaluated, variance).bias_se
-    se = np.sqrt(variance.sum(axis=1))
-    grew = np.abs(read["known"] - read["unknown"]) * se
-    by_run = np.abs(carried.reshape(shape).sum(axis=1))
-    assert np.all(grew <= by_run + 1e-12)  # at most the carried sum, |a + k| - |a| <= |k|
-    assert np.any(grew > 1e-9)
 
 
 def test_mse_is_named_in_the_error_for_an_unknown_tuning(planned, labels):

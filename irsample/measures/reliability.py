@@ -361,11 +361,7 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
         per_cell = np.zeros(shape)
     else:
         per_cell = np.where(evaluated, np.asarray(bias).reshape(shape), 0.0)
-        known = measure.known_bias(ctx) if hasattr(measure, "known_bias") else None
-        known = None if known is None else np.where(evaluated, known.reshape(shape), 0.0)
-        b = summed_bias(per_cell, corrected_cells(ctx, measure, shape), known)
-        if known is not None:  # the topics that carry it, for the reason's names
-            per_cell = np.abs(per_cell) + np.abs(known)
+        b = summed_bias(per_cell, corrected_cells(ctx, measure, shape))
         imputed = evaluated & imputed_topics(per_topic, share)[None, :]
         if values is not None and getattr(measure, "ratio", False) and imputed.any():
             bound = imputation_bound(values, evaluated, imputed, share >= SETTLED)
@@ -490,19 +486,15 @@ def biased_beyond_limit(bias_se: np.ndarray) -> np.ndarray:
     return np.nan_to_num(bias_se) > MAX_BIAS_SE
 
 
-def summed_bias(per_cell: np.ndarray, corrected, known: np.ndarray | None = None) -> np.ndarray:
+def summed_bias(per_cell: np.ndarray, corrected) -> np.ndarray:
     """Per row (a run's mean, or a pair's difference, times its topics): the size of the
     topics' estimated biases ``per_cell`` together. Where the estimate leaves a topic's bias
     in, they are summed, signed (the bias of a sum); where it removes it (``corrected``, per
     cell or for all: ``Measure.corrected``), ``per_cell`` bounds the correction's error,
     random and independent from topic to topic, and those add in quadrature (rule 3); the
-    two parts add. ``known`` (per cell, or None): a bias the estimate carries that is known
-    exactly, not bounded (ppi's labels' side, ``Measure.known_bias``), summed signed with the
-    first part."""
+    two parts add."""
     fixed = np.broadcast_to(np.asarray(corrected, dtype=bool), per_cell.shape)
     signed = np.where(fixed, 0.0, per_cell).sum(axis=1)
-    if known is not None:
-        signed = signed + known.sum(axis=1)
     return np.abs(signed) + np.sqrt(np.where(fixed, per_cell * per_cell, 0.0).sum(axis=1))
 
 

@@ -230,10 +230,6 @@ class PPIEstimate:
     #: the difference form leaves to ht, a run the control variate does not move, a run whose
     #: variance would exceed ht's), so that its bias is ht's too (``PPI.estimated_bias``)
     as_ht: np.ndarray | None = None
-    #: per segment, the bias the labels' side adds to ``value``, -lambda b_f with b_f = c -
-    #: M(f) computed by redrawing the design on the labels (``tuning="mse"``), 0 where ppi kept
-    #: ht; None where b_f was not computed (``PPI.known_bias``, the rule's third part)
-    label_bias: np.ndarray | None = None
 
 
 def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None = None,
@@ -297,7 +293,6 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
             return aim, None
         return None, aim[0] - auto
 
-    label_bias = None
     if m.family == "AP":
         aim, label_bias = label_side()
         value, var, lam, ht_f, rho, lam_h, spread = ratio_form(
@@ -349,11 +344,8 @@ def ppi_estimate(ctx, labels: AutoLabels, target, *, tuning: str | float | None 
     var = np.where(sure, 0.0, var)
     if spread is not None:
         spread = np.where(sure, 0.0, spread)
-    carried = None
-    if label_bias is not None:  # the labels' side's bias at the weight taken, -lambda b_f
-        carried = np.where(as_ht | sure, 0.0, -lam * np.nan_to_num(label_bias))
     return PPIEstimate(value, var, np.where(sure, 1.0, lam), hy.value, hy.variance, auto, ht_f,
-                       rho, lam_h, spread, as_ht & ~sure, carried)
+                       rho, lam_h, spread, as_ht & ~sure)
 
 
 def label_contexts(ctx, labels):

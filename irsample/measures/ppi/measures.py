@@ -161,8 +161,7 @@ class PPI(Measure):
     def bias_reason(self) -> str:  # type: ignore[override]
         """The reason names the bias it reads: ht(M)'s, which ppi takes as its bound
         (:meth:`estimated_bias`), not an estimate of ppi's own."""
-        return (f"estimated bias (ht({self.target})'s, taken as ppi's bound, with the labels' "
-                "side's where the design was drawn again on them)")
+        return f"estimated bias (ht({self.target})'s, taken as ppi's bound)"
 
     def estimated_bias(self, ctx, from_sample=False):
         """Per segment: ht(M)'s estimated ratio bias (:meth:`HT.estimated_bias
@@ -182,17 +181,6 @@ class PPI(Measure):
             return own
         return np.where(self._estimate(ctx).as_ht, own,
                         ht.estimated_bias(ctx, from_sample, signed=True))
-
-    def known_bias(self, ctx):
-        """Per segment: the bias the labels' side adds to ppi's estimate, -lambda b_f with b_f
-        the labels' ratio bias under the design, computed by drawing the design again on the
-        labels (``PPIEstimate.label_bias``: ``tuning="mse"``); None where it was not computed.
-        The rule adds it, signed, to the bias it reads (``reliability.py``, rule 3): ppi's
-        bias is ht's less lambda b_f, and ht's alone is the bound only where lambda b_f is
-        small."""
-        if not self.ratio:
-            return None
-        return self._estimate(ctx).label_bias
 
     def _estimate(self, ctx):
         _target(self.target)
