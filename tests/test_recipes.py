@@ -458,3 +458,20 @@ def test_simulate_graded_option(paths, tmp_path):
           "--param", "designs=uniform", "--param", "estimators=ht(nDCG)", "--format", "csv",
           "-o", str(out)])
     assert "graded" in (out / "report.md").read_text()
+
+
+@pytest.mark.parametrize("name, params", [
+    ("rounds", SMALL["rounds"]),
+    ("model-assisted", {"percents": "30", "kappas": "0.7", "strategies": "uniform"})])
+def test_recipes_looping_over_trials_give_the_same_tables_on_workers(name, params, files):
+    """``rounds`` and ``model-assisted`` seed every trial by its number: split over two spawned
+    workers (three trials: chunks of one and two) they give the one process's tables and
+    records, in trial order; a Dask scheduler is refused rather than ignored."""
+    one = run_recipe(name, Context(files, trials=3, seed=5), params)
+    two = run_recipe(name, Context(files, trials=3, seed=5, executor="processes", workers=2),
+                     params)
+    pd.testing.assert_frame_equal(one.results, two.results)
+    pd.testing.assert_frame_equal(one.records, two.records)
+    assert (one.execution["workers"], two.execution["workers"]) == (1, 2)
+    with pytest.raises(ValueError, match="leave out --scheduler"):
+        run_recipe(name, Context(files, trials=1, scheduler="tcp://127.0.0.1:1"), params)

@@ -24,7 +24,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
 
 from ..errors import InputError
-from .trial import Task, TrialConfig, init_worker, run_task
+from .trial import Task, TrialConfig, init_worker, run_task, single_threaded
 
 EXECUTORS = ("sequential", "processes", "dask")
 #: how long an interrupted run waits for its terminated workers before killing them
@@ -50,6 +50,53 @@ def run_tasks(config: TrialConfig, tasks: Sequence[Task], *, executor: str, work
         return _run_dask(config, tasks, workers, scheduler, bar)
     finally:
         bar.close()
+
+
+def run_trial_chunks(function, files, *, trials: int, first: int = 0, workers: int = 1,
+                     progress: bool = False, **kwargs) -> tuple:
+    """``function(files, trials=n, first=k, records=[], progress=..., **kwargs)`` (a recipe's
+    loop: a table and setup facts, per-run records appended to ``records``) over trials
+    ``first`` .. ``first + trials - 1``, in ``workers`` consecutive chunks on spawned local
+    processes (this process where ``workers`` is 1). ``function`` seeds every trial by its
+    number, so the result is the one run's: tables and records joined in trial order, the
+    facts of the first chunk with ``seconds`` the wall time of the whole and
+    ``chunk_seconds`` the chunks' own. Returns ``(table, facts, records)``."""
+    import pandas as pd
+
+    start = time.perf_counter()
+    n = max(1, min(workers, trials))
+    bounds = [first + trials * i // n for i in range(n + 1)]
+    chunks = [(a, b - a) for a, b in zip(bounds, bounds[1:])]
+    if n == 1:  # this process, its threads as they are
+        records: list = []
+        parts = [(*function(files, trials=trials, first=first, records=records,
+                            progress=progress, **kwargs), records)]
+    else:
+        context = multiprocessing.get_context("spawn")  # no fork of a process with numba threads
+        pool = ProcessPoolExecutor(n, mp_context=context, initializer=init_worker,
+                                   initargs=(files,))
+        try:
+            with _sigint_ignored():
+                futures = [pool.submit(_trial_chunk, function, files, a, m, progress, kwargs)
+                           for a, m in chunks]
+            parts = [f.result() for f in futures]
+        except BaseException:
+            stop_workers(pool)
+            raise
+        pool.shutdown()
+    table = pd.concat([t for t, _, _ in parts], ignore_index=True)
+    facts = parts[0][1] | {"seconds": time.perf_counter() - start,
+                           "chunk_seconds": [f["seconds"] for _, f, _ in parts]}
+    return table, facts, [r for _, _, records in parts for r in records]
+
+
+def _trial_chunk(function, files, first: int, trials: int, progress: bool, kwargs) -> tuple:
+    """One chunk of :func:`run_trial_chunks` in a worker, single-threaded beside the others."""
+    records: list = []
+    with single_threaded():
+        table, facts = function(files, trials=trials, first=first, records=records,
+                                progress=progress, **kwargs)
+    return table, facts, records
 
 
 def _progress(total: int, enabled: bool):

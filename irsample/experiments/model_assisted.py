@@ -65,7 +65,8 @@ from ..measures.reliability import assess
 from ..stats.agreement import cohen_kappa
 from ..stats.intervals import covers, run_mean_interval, trial_shares
 from .data import load
-from .registry import Context, recipe
+from .executors import run_trial_chunks
+from .registry import Context, local_only, recipe
 from .report import Report, Section
 
 SOURCES = "Angelopoulos et al., Science 2023 (PPI); Angelopoulos, Duchi & Zrnic 2023 (PPI++); " \
@@ -342,12 +343,13 @@ def halfwidth_figure(table: pd.DataFrame, path):
         strategies=("uniform", "2strata"), kappas=(0.3, 0.5, 0.7), adv_runs=3, adv_depth=20,
         depth=100.0, folds=5, tuning="default", mix=0.2, first=0, kept="ht", form="auto")
 def model_assisted(context: Context, p: dict) -> Report:
-    trials, facts = run_model_assisted(
-        context.files, trials=p["trials"], seed=p["seed"], percents=p["percents"],
-        strategies=p["strategies"], kappas=p["kappas"], adv_runs=p["adv_runs"],
-        adv_depth=p["adv_depth"], depth=p["depth"], folds=p["folds"], tuning=p["tuning"],
-        mix=p["mix"], first=p["first"], kept=p["kept"], form=p["form"],
-        progress=context.progress, records=(records := []))
+    local_only(context, "model-assisted")
+    trials, facts, records = run_trial_chunks(
+        run_model_assisted, context.files, trials=p["trials"], first=p["first"],
+        workers=context.workers or 1, progress=context.progress, seed=p["seed"],
+        percents=p["percents"], strategies=p["strategies"], kappas=p["kappas"],
+        adv_runs=p["adv_runs"], adv_depth=p["adv_depth"], depth=p["depth"], folds=p["folds"],
+        tuning=p["tuning"], mix=p["mix"], kept=p["kept"], form=p["form"])
     table = summarise(trials)
     text = (f"Frame: {facts['frame_size']} pooled documents, {facts['runs']} runs, "
             f"{facts['topics']} topics; noise sigma per kappa {facts['sigmas']}; adversarial "
@@ -371,5 +373,6 @@ def model_assisted(context: Context, p: dict) -> Report:
                               "mean per label source; dashed: humans only (ht).",
                               figure="halfwidth.png",
                               draw=lambda path: halfwidth_figure(table, path)),
-                  ], table, {"seconds": facts["seconds"]},
+                  ], table,
+                  {"workers": len(facts["chunk_seconds"]), "seconds": facts["seconds"]},
                   pd.concat(records, ignore_index=True) if records else None)

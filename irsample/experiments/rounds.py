@@ -36,8 +36,9 @@ from ..measures import parse
 from ..stats.intervals import covers, trial_shares
 from .coverage import two_strata
 from .data import load
+from .executors import run_trial_chunks
 from .model_assisted import build_frame
-from .registry import Context, recipe
+from .registry import Context, local_only, recipe
 from .report import Report, Section
 
 SOURCES = ("Cochran, Sampling Techniques (1977) §5.5 (Neyman allocation); Chernozhukov et al., "
@@ -167,11 +168,12 @@ def rounds(context: Context, p: dict) -> Report:
         raise ValueError(f"--param max_rounds={p['max_rounds']}: at least 1 round")
     if not 0 < p["percent"] <= 100:
         raise ValueError(f"--param percent={p['percent']}: a share of the pool in (0, 100]")
-    trials, facts = run_rounds(context.files, trials=p["trials"], seed=context.seed,
-                               percent=p["percent"], designs=tuple(p["designs"]),
-                               estimators=names, max_rounds=p["max_rounds"], first=p["first"],
-                               depth=p["depth"], progress=context.progress,
-                               records=(records := []))
+    local_only(context, "rounds")
+    trials, facts, records = run_trial_chunks(
+        run_rounds, context.files, trials=p["trials"], first=p["first"],
+        workers=context.workers or 1, progress=context.progress, seed=context.seed,
+        percent=p["percent"], designs=tuple(p["designs"]), estimators=names,
+        max_rounds=p["max_rounds"], depth=p["depth"])
     table = summarise(trials)
     text = (f"Frame: the depth-{p['depth']} pool of the pooled runs ({facts['frame_size']:,} "
             "documents, "
@@ -181,5 +183,6 @@ def rounds(context: Context, p: dict) -> Report:
             "once. Coverage of the 95% intervals against the frame truth.")
     return Report("rounds", "Judging in rounds until the intervals can be trusted", SOURCES,
                   {}, [Section("Rounds, their cost and their coverage", text, table)],
-                  table.assign(recipe="rounds"), {"seconds": facts["seconds"]},
+                  table.assign(recipe="rounds"),
+                  {"workers": len(facts["chunk_seconds"]), "seconds": facts["seconds"]},
                   pd.concat(records, ignore_index=True) if records else None)
