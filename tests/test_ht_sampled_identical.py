@@ -90,10 +90,12 @@ def test_ht_numbers_are_those_of_the_walks_over_every_position():
     now = outputs()
     changed = [k for k in differing(BEFORE, now) if not k.endswith("/pairs")]
     assert not changed, changed[:5]
-    # the pairs' variance takes the relevance model's on some topics (``ht/pairs.py``), fitted by
-    # L-BFGS-B at scipy's default stopping rule (``stats/logistic.py``), whose last iterate
-    # follows the machine's floating-point kernels: at an unchanged commit one fresh machine
-    # moved them by 3e-10 relative, another by 3.4e-8 (0/budget/25/AP/pairs); to 1e-6
+    # the pairs' variance takes the relevance model's on some topics (``ht/pairs.py``), an
+    # iterative fit (``stats/logistic.py``) whose iterates follow the machine's floating-point
+    # kernels: under the L-BFGS fit it replaced, at an unchanged commit one fresh machine moved
+    # them by 3e-10 relative, another by 3.4e-8 (0/budget/25/AP/pairs); to 1e-6. (Newton's
+    # fit, which reaches the mode, moved them by 1.6e-5 and 8.3e-5 from L-BFGS's: the fixture
+    # was written again then.)
     before = np.load(BEFORE)
     for key in (k for k in before.files if k.endswith("/pairs")):
         np.testing.assert_allclose(now[key], before[key], rtol=1e-6, atol=1e-15, err_msg=key)

@@ -9,7 +9,11 @@ inclusion probability. One draw was regenerated since, on purpose: the band's ne
 (``plan.band_reason``, e87ca89) bands xinfAP's plan at 400 judgments in one batch, whose free
 plan judges most cells whole and samples few relevant documents below certainty, where
 f2c6244's switch did not (with the switch forced free, the draw is f2c6244's bit for bit; the
-other eleven draws are unchanged). Regenerate only from a commit whose draws are known good:
+other eleven draws are unchanged). All were regenerated again when the relevance model's fit
+went from L-BFGS, which stopped short of the mode, to Newton's method, which reaches it: the
+fitted probabilities moved by up to a few 1e-4 and the plans' cells with them (seven of the
+twelve draws moved; ``benchmarks/relevance_fit.py``). Regenerate only from a commit whose
+draws are known good:
 ``python -m tests.test_planner_shared``.
 """
 

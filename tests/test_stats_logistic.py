@@ -2,10 +2,8 @@
 of one factor or of several, nested ones included.
 
 - The returned point is the mode of the log posterior: a Newton step from it (its gradient,
-  the data's score plus the priors', through its Hessian) moves no row's linear predictor by
-  more than 0.01, with one factor and with two (the intercept and the mean of a factor's
-  levels trade off along a flat ridge the optimiser stops on, which the predictions do not
-  see).
+  the data's score plus the priors', through its Hessian, built here row by row) moves no
+  row's linear predictor by more than 1e-9, with one factor and with two.
 - One factor through ``random_intercepts_logit`` is ``random_intercept_logit`` exactly; with
   two, Newton's method gives the linear predictor L-BFGS reaches when run to a tight tolerance.
 - Nested intercepts (a topic, then the topic's stratum) let one stratum of a group follow its
@@ -52,7 +50,7 @@ def test_the_fit_is_the_mode_of_the_log_posterior():
                     [(group, 12, 3.0), (group * 2 + stratum, 24, 1.0)]):
         coef, offsets = random_intercepts_logit(x, y, factors)
         assert [len(g) for g in offsets] == [n for _, n, _ in factors]
-        assert np.abs(_newton_step(x, y, coef, factors, offsets)).max() < 0.01
+        assert np.abs(_newton_step(x, y, coef, factors, offsets)).max() < 1e-9
 
 
 def test_one_factor_is_the_single_intercept_fit():

@@ -3,9 +3,9 @@
     logit p_i = x_i . beta + g_{group(i)},   g ~ N(0, sd^2),
 
 maximising sum_i [y_i eta_i - log(1 + e^eta_i)] - sum_g g^2 / (2 sd^2) (a flat prior on beta)
-with L-BFGS (``scipy.optimize.minimize``) and the exact gradient. Groups with few rows are
-shrunk towards 0. :func:`random_intercepts_logit` takes several factors, each with its own
-prior sd (a topic, and a topic's stratum nested in it), fitted by Newton's method. Used by the
+by Newton's method on the exact gradient and Hessian. Groups with few rows are shrunk towards
+0. :func:`random_intercepts_logit` takes several factors, each with its own prior sd (a topic,
+and a topic's stratum nested in it). Used by the
 judging planner's relevance model and by the design-based estimators' anticipated variance
 (``irsample.measures.ht.anticipated``). :func:`curvature` gives the one-factor posterior's
 curvature at the mode, for the delta-method variance of what the fit predicts (the
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-# scipy.optimize and scipy.special (0.5 s of CPU to import) are imported by the fits, not here:
+# scipy (0.5 s of CPU to import) is imported by the fits, not here:
 # `irsample measures` and every command that only names these estimators import this module
 
 #: the prior standard deviation of the group intercepts (the fit's and its curvature's)
@@ -40,12 +40,13 @@ def random_intercepts_logit(x: np.ndarray, y: np.ndarray,
     of each factor, logit p_i = x_i . beta + sum_f g_f[index_f(i)], g_f ~ N(0, sd_f^2)
     independently; ``factors`` lists (index per row, number of levels, sd_f). Nested factors
     (a topic and a topic's stratum, say) give a level of the inner one its own deviation from
-    the outer one's, shrunk towards it by sd_f. One factor: L-BFGS; several: Newton's method
-    on the dense Hessian (:func:`_hessian`; k + sum of the levels square), which converges in
-    a few steps where L-BFGS took hundreds of evaluations (a TREC-COVID 2strata 20% sample: 154
+    the outer one's, shrunk towards it by sd_f. Newton's method on the dense Hessian
+    (:func:`_hessian`; k + sum of the levels square), which reaches the mode in a few steps:
+    L-BFGS took hundreds of evaluations (a TREC-COVID 2strata 20% sample, two factors: 154
     parameters, 233 evaluations; 0.95 s a fit, Newton's 0.23 s, the fitted probabilities within
-    5e-7 of L-BFGS run to a tight tolerance)."""
-    import scipy.optimize
+    5e-7 of L-BFGS run to a tight tolerance) and, with one factor at its default tolerance,
+    stopped short of the mode (fitted probabilities up to 3e-3 from it on Vaswani's rounds,
+    REPRODUCTION.md "The relevance model's fit reaches its mode")."""
     from scipy.special import expit
 
     k = x.shape[1]
@@ -72,12 +73,7 @@ def random_intercepts_logit(x: np.ndarray, y: np.ndarray,
     start = np.zeros(k + sum(sizes))
     rate = min(max(float(np.mean(y)), 1e-3), 1 - 1e-3)
     start[0] = np.log(rate / (1 - rate))
-    if len(factors) == 1:
-        theta = scipy.optimize.minimize(objective, start, jac=True, method="L-BFGS-B",
-                                        options={"maxiter": 500}).x
-    else:
-        theta = _newton(objective, lambda t: _hessian(x, expit(predictor(t)), factors),
-                        start)
+    theta = _newton(objective, lambda t: _hessian(x, expit(predictor(t)), factors), start)
     return theta[:k], [theta[a:a + n] for a, n in zip(starts, sizes)]
 
 
@@ -117,8 +113,7 @@ def _newton(objective, hessian, theta, max_steps: int = 50, tol: float = 1e-10) 
     largest component is below ``tol``."""
     value, grad = objective(theta)
     for _ in range(max_steps):
-        # least squares: a column the judged rows leave constant makes the Hessian singular
-        step = np.linalg.lstsq(hessian(theta), grad, rcond=None)[0]
+        step = _solve(hessian(theta), grad)
         scale = 1.0
         while True:
             trial = theta - scale * step
@@ -130,6 +125,19 @@ def _newton(objective, hessian, theta, max_steps: int = 50, tol: float = 1e-10) 
         if np.abs(scale * step).max() < tol:
             break
     return theta
+
+
+def _solve(h: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """H^-1 g by Cholesky's factor (H is positive definite wherever the judged rows vary every
+    feature), else by least squares: a column the judged rows leave constant makes H singular.
+    Cholesky's took 0.27 ms against the least squares' SVD's 3.4 ms at 96 parameters (one BLAS
+    thread), and the SVD had been most of a fit's time."""
+    import scipy.linalg
+
+    try:
+        return scipy.linalg.cho_solve(scipy.linalg.cho_factor(h), g)
+    except np.linalg.LinAlgError:
+        return np.linalg.lstsq(h, g, rcond=None)[0]
 
 
 @dataclass(frozen=True)
