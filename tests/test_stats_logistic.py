@@ -6,6 +6,8 @@ of one factor or of several, nested ones included.
   row's linear predictor by more than 1e-9, with one factor and with two.
 - One factor through ``random_intercepts_logit`` is ``random_intercept_logit`` exactly; with
   two, Newton's method gives the linear predictor L-BFGS reaches when run to a tight tolerance.
+- A feature the rows leave constant (all judged documents at one rank) leaves the fit that of
+  the model without it, the constant's coefficient small rather than wherever rounding drove it.
 - Nested intercepts (a topic, then the topic's stratum) let one stratum of a group follow its
   own data: a stratum with no positive outcome among hundreds gets a fitted rate far below the
   one a shared group intercept gives it, and a larger prior sd lets it go lower.
@@ -104,3 +106,14 @@ def test_newtons_fit_is_the_one_lbfgs_reaches_at_a_tight_tolerance(monkeypatch):
                                 options={"maxiter": 5000, "ftol": 1e-15, "gtol": 1e-10}).x))
     lbfgs = predictor()
     np.testing.assert_allclose(newton, lbfgs, atol=1e-5)
+
+
+def test_a_constant_feature_leaves_the_fit_of_the_model_without_it():
+    x, y, group, _ = _data(5, n=300, groups=8)
+    for level in (2.0, 3.0, 5.0):
+        with_constant = np.column_stack([x, np.full(len(y), np.log(level))])
+        coef, g = random_intercept_logit(with_constant, y, group, 8)
+        coef0, g0 = random_intercept_logit(x, y, group, 8)
+        np.testing.assert_allclose(with_constant @ coef + g[group], x @ coef0 + g0[group],
+                                   atol=1e-9)
+        assert abs(coef[-1]) < 1.0

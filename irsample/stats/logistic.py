@@ -45,8 +45,9 @@ def random_intercepts_logit(x: np.ndarray, y: np.ndarray,
     L-BFGS took hundreds of evaluations (a TREC-COVID 2strata 20% sample, two factors: 154
     parameters, 233 evaluations; 0.95 s a fit, Newton's 0.23 s, the fitted probabilities within
     5e-7 of L-BFGS run to a tight tolerance) and, with one factor at its default tolerance,
-    stopped short of the mode (fitted probabilities up to 3e-3 from it on Vaswani's rounds,
-    REPRODUCTION.md "The relevance model's fit reaches its mode")."""
+    stopped short of the mode (fitted probabilities up to 1.8e-3 from it on samples of TREC-8
+    and TREC-COVID: ``benchmarks/relevance_fit.py``, REPRODUCTION.md "Trials over workers, and
+    the relevance fit's mode")."""
     from scipy.special import expit
 
     k = x.shape[1]
@@ -110,7 +111,11 @@ def _group_blocks(weighted, w, group, n_groups, group_sd) -> tuple[np.ndarray, n
 def _newton(objective, hessian, theta, max_steps: int = 50, tol: float = 1e-10) -> np.ndarray:
     """Newton's method for a smooth convex ``objective`` (value, gradient) with its
     ``hessian``, halving a step until the objective does not rise; stops when the step's
-    largest component is below ``tol``."""
+    largest component is below ``tol``. Where the judged rows are separated (a rank below which
+    none is relevant, say) no mode exists, and the iterates run to ``max_steps`` with fitted
+    probabilities near 0 and 1 on those rows, as L-BFGS's ran to its own stopping rule; seen on
+    the small synthetic pools of ``tests/test_planner_shared.py``, never in two ci-coverage
+    trials of CACM and Vaswani (every fit there converged in 6-12 steps)."""
     value, grad = objective(theta)
     for _ in range(max_steps):
         step = _solve(hessian(theta), grad)
@@ -129,7 +134,10 @@ def _newton(objective, hessian, theta, max_steps: int = 50, tol: float = 1e-10) 
 
 def _solve(h: np.ndarray, g: np.ndarray) -> np.ndarray:
     """H^-1 g by Cholesky's factor (H is positive definite wherever the judged rows vary every
-    feature), else by least squares: a column the judged rows leave constant makes H singular.
+    feature), else by least squares: a feature the judged rows leave constant (all at one rank,
+    say) makes H singular. Where Cholesky's factor succeeds on a rounding-sized pivot instead,
+    the step along the direction the data leave free is small, as the gradient along it is
+    (``tests/test_stats_logistic.py``).
     Cholesky's took 0.27 ms against the least squares' SVD's 3.4 ms at 96 parameters (one BLAS
     thread), and the SVD had been most of a fit's time."""
     import scipy.linalg
