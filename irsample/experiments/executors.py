@@ -59,8 +59,8 @@ def run_trial_chunks(function, files, *, trials: int, first: int = 0, workers: i
     ``first`` .. ``first + trials - 1``, in ``workers`` consecutive chunks on spawned local
     processes (this process where ``workers`` is 1). ``function`` seeds every trial by its
     number, so the result is the one run's: tables and records joined in trial order, the
-    facts of the first chunk with ``seconds`` the wall time of the whole and
-    ``chunk_seconds`` the chunks' own. Returns ``(table, facts, records)``."""
+    facts of the first chunk with ``seconds`` the wall time of the whole, ``workers`` the
+    processes and ``chunk_seconds`` the chunks' own. Returns ``(table, facts, records)``."""
     import pandas as pd
 
     start = time.perf_counter()
@@ -72,20 +72,13 @@ def run_trial_chunks(function, files, *, trials: int, first: int = 0, workers: i
         parts = [(*function(files, trials=trials, first=first, records=records,
                             progress=progress, **kwargs), records)]
     else:
-        context = multiprocessing.get_context("spawn")  # no fork of a process with numba threads
-        pool = ProcessPoolExecutor(n, mp_context=context, initializer=init_worker,
-                                   initargs=(files,))
-        try:
+        with _local_pool(files, n) as pool:
             with _sigint_ignored():
                 futures = [pool.submit(_trial_chunk, function, files, a, m, progress, kwargs)
                            for a, m in chunks]
             parts = [f.result() for f in futures]
-        except BaseException:
-            stop_workers(pool)
-            raise
-        pool.shutdown()
     table = pd.concat([t for t, _, _ in parts], ignore_index=True)
-    facts = parts[0][1] | {"seconds": time.perf_counter() - start,
+    facts = parts[0][1] | {"seconds": time.perf_counter() - start, "workers": n,
                            "chunk_seconds": [f["seconds"] for _, f, _ in parts]}
     return table, facts, [r for _, _, records in parts for r in records]
 
@@ -107,23 +100,31 @@ def _progress(total: int, enabled: bool):
 
 
 def _run_processes(config: TrialConfig, tasks: Sequence[Task], workers: int, bar) -> list:
-    """``workers`` spawned local processes, each reading the collection once. On any exception
-    (Ctrl-C, a failed task) the workers are stopped at once rather than left to finish."""
+    """``workers`` spawned local processes (:func:`_local_pool`), results in task order."""
     results: list = [None] * len(tasks)
-    context = multiprocessing.get_context("spawn")  # no fork of a process with numba threads
-    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=init_worker,
-                               initargs=(config.files,))
-    try:
+    with _local_pool(config.files, workers) as pool:
         with _sigint_ignored():  # the workers are spawned by submit
             futures = {pool.submit(run_task, config, task): task.index for task in tasks}
         for future in as_completed(futures):
             results[futures[future]] = future.result()
             bar.update()
+    return results
+
+
+@contextmanager
+def _local_pool(files, workers: int):
+    """``workers`` spawned local processes (no fork of a process with numba threads), each
+    reading ``files`` once; on any exception (Ctrl-C, a failed task) they are stopped at once
+    (:func:`stop_workers`) rather than left to finish, else shut down when the block ends."""
+    context = multiprocessing.get_context("spawn")
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=init_worker,
+                               initargs=(files,))
+    try:
+        yield pool
     except BaseException:
         stop_workers(pool)
         raise
     pool.shutdown()
-    return results
 
 
 @contextmanager

@@ -374,5 +374,5 @@ def model_assisted(context: Context, p: dict) -> Report:
                               figure="halfwidth.png",
                               draw=lambda path: halfwidth_figure(table, path)),
                   ], table,
-                  {"workers": len(facts["chunk_seconds"]), "seconds": facts["seconds"]},
+                  {"workers": facts["workers"], "seconds": facts["seconds"]},
                   pd.concat(records, ignore_index=True) if records else None)

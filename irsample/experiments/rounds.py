@@ -184,5 +184,5 @@ def rounds(context: Context, p: dict) -> Report:
     return Report("rounds", "Judging in rounds until the intervals can be trusted", SOURCES,
                   {}, [Section("Rounds, their cost and their coverage", text, table)],
                   table.assign(recipe="rounds"),
-                  {"workers": len(facts["chunk_seconds"]), "seconds": facts["seconds"]},
+                  {"workers": facts["workers"], "seconds": facts["seconds"]},
                   pd.concat(records, ignore_index=True) if records else None)
