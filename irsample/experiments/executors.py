@@ -72,15 +72,22 @@ def run_trial_chunks(function, files, *, trials: int, first: int = 0, workers: i
         parts = [(*function(files, trials=trials, first=first, records=records,
                             progress=progress, **kwargs), records)]
     else:
-        with _local_pool(files, n) as pool:
-            with _sigint_ignored():
-                futures = [pool.submit(_trial_chunk, function, files, a, m, progress, kwargs)
-                           for a, m in chunks]
-            parts = [f.result() for f in futures]
+        parts = map_on_workers(_trial_chunk, files,
+                               [(function, files, a, m, progress, kwargs) for a, m in chunks], n)
     table = pd.concat([t for t, _, _ in parts], ignore_index=True)
     facts = parts[0][1] | {"seconds": time.perf_counter() - start, "workers": n,
                            "chunk_seconds": [f["seconds"] for _, f, _ in parts]}
     return table, facts, [r for _, _, records in parts for r in records]
+
+
+def map_on_workers(function, files, arguments: Sequence[tuple], workers: int) -> list:
+    """``[function(*a) for a in arguments]`` on ``workers`` spawned local processes that read
+    ``files`` once each (:func:`_local_pool`: Ctrl-C or a failed call stops them at once), in
+    the order of ``arguments``. ``function`` must be importable by name (a module's)."""
+    with _local_pool(files, workers) as pool:
+        with _sigint_ignored():  # the workers are spawned by submit
+            futures = [pool.submit(function, *a) for a in arguments]
+        return [f.result() for f in futures]
 
 
 def _trial_chunk(function, files, first: int, trials: int, progress: bool, kwargs) -> tuple:

@@ -33,9 +33,7 @@ Separability is not accuracy: an estimate that separates many pairs may separate
 
 from __future__ import annotations
 
-import multiprocessing
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -47,8 +45,9 @@ from ..model import Judgments
 from ..plots import new_figure, save_figure
 from ..stats.pairs import decisions
 from .data import CollectionFiles, load, parse_one
+from .executors import map_on_workers
 from .splits import derived_seed
-from .trial import init_worker, single_threaded
+from .trial import single_threaded
 
 FAMILIES = {"P@10": "PInterval(point={})@10", "SDCG@100": "SDCG(point={})@100",
             "RBP.95": "RBP(p=0.95,point={})"}
@@ -78,10 +77,8 @@ def run_residuals(files: CollectionFiles, *, trials: int = 5, seed: int = 2010,
     if workers <= 1 or trials == 1:
         parts = [one_trial(files, spec, t) for t in range(trials)]
     else:
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(min(workers, trials), mp_context=context,
-                                 initializer=init_worker, initargs=(files,)) as pool:
-            parts = list(pool.map(one_trial, [files] * trials, [spec] * trials, range(trials)))
+        parts = map_on_workers(one_trial, files, [(files, spec, t) for t in range(trials)],
+                               min(workers, trials))
     table = pd.DataFrame([row for part, _ in parts for row in part], columns=list(COLUMNS))
     recant = pd.DataFrame([row for _, part in parts for row in part],
                           columns=list(RECANT_COLUMNS))
