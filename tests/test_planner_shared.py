@@ -12,10 +12,13 @@ f2c6244's switch did not (with the switch forced free, the draw is f2c6244's bit
 other eleven draws are unchanged). All were regenerated again when the relevance model's fit
 went from L-BFGS, which stopped short of the mode, to Newton's method, which reaches it: the
 fitted probabilities moved by up to a few 1e-4 and the plans' cells with them (seven of the
-twelve draws moved; ``benchmarks/relevance_fit.py``). Where a fit has no mode (separated
-judged rows) the draws' bits depend on the machine's BLAS: the comparison allows two draws a
-document or two of movement (:func:`test_planned_draws_are_those_before`). Regenerate only
-from a commit whose draws are known good:
+twelve draws moved; ``benchmarks/relevance_fit.py``). And again when the model's slopes took a
+weak prior (``relevance_model.SLOPE_SD``): 7 of this pool's 17 fits had separated judged rows
+and no mode, their Newton iterates ran to the step limit with parameters of 120-500, whose last
+bits the machine's BLAS set (two draws came out a document or two apart on an AMD EPYC
+machine); with the prior every fit converges (at most 28 objective evaluations, parameters of
+at most 11), and 7 of the 12 draws moved, the separated fits' probabilities near 0 and 1 no
+longer steering the plans. Regenerate only from a commit whose draws are known good:
 ``python -m tests.test_planner_shared``.
 """
 
@@ -68,35 +71,9 @@ def _reused():
     return lambda: frame
 
 
-#: draws that may differ from the fixture's by :func:`near` on another machine (two did)
-MOVED = 2
-
-
 def test_planned_draws_are_those_before():
-    """Bit for bit, but where the synthetic pool's judged rows are separated: there the relevance
-    fit has no mode and Newton's iterates run to their step limit (parameters of 120-500 in 7
-    of the 17 fits here), where the machine's BLAS kernels set their last bits, and on an AMD
-    EPYC machine two of the twelve draws moved by a document or two against the fixture's
-    machine: :func:`near` for at most :data:`MOVED` draws."""
     now = draws(_reused())
-    changed = sorted({key.rsplit("/", 1)[0] for key in differing(BEFORE, now)})
-    assert len(changed) <= MOVED, changed
-    with np.load(BEFORE) as before:
-        for key in changed:
-            near(before, now, key)
-
-
-def near(before, now, key: str) -> None:
-    """Draw ``key`` as the fixture's but one or two documents: the same strata, the same
-    number judged, at most two rows whose judged state differs, and inclusion probabilities
-    within 0.1 (at most 0.009 and 0.071 apart in the two draws that moved)."""
-    assert np.array_equal(before[f"{key}/stratum"], now[f"{key}/stratum"]), key
-    judged_before, judged_now = before[f"{key}/judged"], now[f"{key}/judged"]
-    assert judged_before.sum() == judged_now.sum(), key
-    assert np.count_nonzero(judged_before != judged_now) <= 2, key
-    gap = np.abs(np.nan_to_num(before[f"{key}/inclusion"])
-                 - np.nan_to_num(now[f"{key}/inclusion"]))
-    assert gap.max() <= 0.1, (key, gap.max())
+    assert not differing(BEFORE, now)
 
 
 def test_a_pool_planned_again_draws_as_a_new_one():

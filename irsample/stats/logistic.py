@@ -2,11 +2,12 @@
 
     logit p_i = x_i . beta + g_{group(i)},   g ~ N(0, sd^2),
 
-maximising sum_i [y_i eta_i - log(1 + e^eta_i)] - sum_g g^2 / (2 sd^2) (a flat prior on beta)
-by Newton's method on the exact gradient and Hessian. Groups with few rows are shrunk towards
-0. :func:`random_intercepts_logit` takes several factors, each with its own prior sd (a topic,
-and a topic's stratum nested in it). Used by the
-judging planner's relevance model and by the design-based estimators' anticipated variance
+maximising sum_i [y_i eta_i - log(1 + e^eta_i)] - sum_g g^2 / (2 sd^2) (a flat prior on beta,
+or, with ``slope_sd``, a N(0, slope_sd^2) prior on every coefficient but the first, the
+intercept) by Newton's method on the exact gradient and Hessian. Groups with few rows are
+shrunk towards 0. :func:`random_intercepts_logit` takes several factors, each with its own prior
+sd (a topic, and a topic's stratum nested in it). Used by the judging planner's relevance model
+(with ``slope_sd``) and by the design-based estimators' anticipated variance
 (``irsample.measures.ht.anticipated``). :func:`curvature` gives the one-factor posterior's
 curvature at the mode, for the delta-method variance of what the fit predicts (the
 reliability rule reads the fitted relevant count's).
@@ -26,15 +27,17 @@ GROUP_SD = 1.0
 
 
 def random_intercept_logit(x: np.ndarray, y: np.ndarray, group: np.ndarray, n_groups: int,
-                           group_sd: float = GROUP_SD) -> tuple[np.ndarray, np.ndarray]:
+                           group_sd: float = GROUP_SD, slope_sd: float | None = None
+                           ) -> tuple[np.ndarray, np.ndarray]:
     """(beta, g): the posterior mode for rows ``x`` (n, k), outcomes ``y`` in {0, 1} and
-    ``group`` indices below ``n_groups``."""
-    coef, (g,) = random_intercepts_logit(x, y, [(group, n_groups, group_sd)])
+    ``group`` indices below ``n_groups``; ``slope_sd``: as :func:`random_intercepts_logit`'s."""
+    coef, (g,) = random_intercepts_logit(x, y, [(group, n_groups, group_sd)], slope_sd)
     return coef, g
 
 
 def random_intercepts_logit(x: np.ndarray, y: np.ndarray,
-                            factors: list[tuple[np.ndarray, int, float]]
+                            factors: list[tuple[np.ndarray, int, float]],
+                            slope_sd: float | None = None
                             ) -> tuple[np.ndarray, list[np.ndarray]]:
     """(beta, [g_1, ...]): the posterior mode of the model with one random intercept per level
     of each factor, logit p_i = x_i . beta + sum_f g_f[index_f(i)], g_f ~ N(0, sd_f^2)
@@ -47,12 +50,19 @@ def random_intercepts_logit(x: np.ndarray, y: np.ndarray,
     5e-7 of L-BFGS run to a tight tolerance) and, with one factor at its default tolerance,
     stopped short of the mode (fitted probabilities up to 1.8e-3 from it on samples of TREC-8
     and TREC-COVID: ``benchmarks/relevance_fit.py``, REPRODUCTION.md "Trials over workers, and
-    the relevance fit's mode")."""
+    the relevance fit's mode").
+
+    ``slope_sd``: a N(0, slope_sd^2) prior on ``x``'s coefficients but the first (the
+    intercept, which stays flat). Without it, where the judged rows are separated (a rank below
+    which none is relevant, say) the posterior has no mode and the iterates run to
+    :func:`_newton`'s step limit, where the machine's BLAS kernels set the parameters' last bits
+    (:func:`_newton`); with it, every fit whose rows hold both outcomes has one mode."""
     from scipy.special import expit
 
     k = x.shape[1]
     sizes = [n for _, n, _ in factors]
     starts = np.cumsum([k, *sizes])
+    slopes = None if slope_sd is None else np.r_[0.0, np.full(k - 1, 1.0 / slope_sd ** 2)]
     penalty = np.concatenate([np.full(n, 1.0 / sd ** 2) for _, n, sd in factors])
 
     def predictor(theta):
@@ -69,12 +79,22 @@ def random_intercepts_logit(x: np.ndarray, y: np.ndarray,
         grad = np.concatenate([x.T @ resid, *(np.bincount(index, weights=resid, minlength=n)
                                               for index, n, _ in factors)])
         grad[k:] += penalty * g
+        if slopes is not None:
+            beta = theta[:k]
+            nll += 0.5 * float(beta @ (slopes * beta))
+            grad[:k] += slopes * beta
         return nll, grad
+
+    def hessian(theta):
+        h = _hessian(x, expit(predictor(theta)), factors)
+        if slopes is not None:
+            h[np.arange(k), np.arange(k)] += slopes
+        return h
 
     start = np.zeros(k + sum(sizes))
     rate = min(max(float(np.mean(y)), 1e-3), 1 - 1e-3)
     start[0] = np.log(rate / (1 - rate))
-    theta = _newton(objective, lambda t: _hessian(x, expit(predictor(t)), factors), start)
+    theta = _newton(objective, hessian, start)
     return theta[:k], [theta[a:a + n] for a, n in zip(starts, sizes)]
 
 
@@ -115,7 +135,8 @@ def _newton(objective, hessian, theta, max_steps: int = 50, tol: float = 1e-10) 
     none is relevant, say) no mode exists, and the iterates run to ``max_steps`` with fitted
     probabilities near 0 and 1 on those rows, as L-BFGS's ran to its own stopping rule; seen on
     the small synthetic pools of ``tests/test_planner_shared.py``, never in two ci-coverage
-    trials of CACM and Vaswani (every fit there converged in 6-12 steps)."""
+    trials of CACM and Vaswani (every fit there converged in 6-12 steps). A prior on the
+    slopes (``slope_sd`` of :func:`random_intercepts_logit`) gives such fits a mode."""
     value, grad = objective(theta)
     for _ in range(max_steps):
         step = _solve(hessian(theta), grad)
