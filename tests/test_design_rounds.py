@@ -136,3 +136,54 @@ def test_topics_the_rule_holds_weak_are_judged_whole_next():
         assert after.sample.judged[rows].all() and np.all(after.sample.inclusion[rows] == 1.0)
         assert after.spent[-1] == max(5, int(take[whole[owner]].sum()))
     assert seen >= 20, seen
+
+
+def test_the_top_band_judged_whole_makes_every_p10_exact(frame):
+    """Asked for the first band (``top=1``) with a budget that covers its open documents, the
+    round judges every cell of best ranks 1-10 whole (the rest of the budget to the others as
+    before, the floors kept): afterwards each run's ht(P@10) is its P@10 on the complete
+    judgments, with no variance. With a budget short of them it is the round without."""
+    from irsample.design.rounds import BANDS, band_of, cell_counts
+
+    c = frame.collection
+    state = first_round(frame, uniform(0.1), np.random.default_rng(4))
+    size, done, _ = cell_counts(frame, state)
+    n_bands = len(BANDS) + 1
+    top = (np.arange(len(size)) % state.n_cells_per_topic % n_bands == 0) & (size > done)
+    open_top = int((size - done)[top].sum())
+    take = allocation(frame, state, open_top + 30, top=1)
+    assert np.array_equal(take[top], (size - done)[top])
+    assert take.sum() >= open_top + 30 - 1  # the rest of the budget spent elsewhere
+    assert np.array_equal(allocation(frame, state, open_top - 1, top=1),
+                          allocation(frame, state, open_top - 1))
+    after = next_round(frame, state, open_top + 30, np.random.default_rng(5), take=take)
+    rows = (band_of(frame.best_rank) == 0) & (after.cell >= 0)
+    assert after.sample.judged[rows].all() and np.all(after.sample.inclusion[rows] == 1.0)
+    ev = evaluate_collection(c, after.judgments(frame), parse("ht(P@10)"), ci=0.95)
+    truth = evaluate_collection(c, frame.judgments(), parse("P@10"))
+    assert np.allclose(ev.values, truth.values, atol=1e-12, equal_nan=True)
+    assert np.allclose(np.nan_to_num(ev.summary_variance), 0.0, atol=1e-20)
+
+
+def test_outside_bands_asks_for_the_bands_of_a_flagged_cutoff_outside_its_range():
+    """A flagged run mean outside [0, 1] of a measure with a cut-off k asks for the bands up
+    to k (P@10: 1; P@20 and P@30: 2; P@100: 3); none for a mean inside its range, an unflagged
+    one, a measure without a cut-off (AP) or one cut past the bands (P@200)."""
+    from types import SimpleNamespace
+
+    from irsample.design.rounds import outside_bands
+
+    def asked(name, mean, status="unreliable"):
+        ev = SimpleNamespace(measures=parse(name), summary=np.array([[0.5], [mean]]),
+                             statuses=SimpleNamespace(status=np.array([["ok"], [status]])))
+        return outside_bands(ev)
+
+    assert asked("ht(P@10)", 1.03) == 1
+    assert asked("ht(P@10)", -0.01) == 1
+    assert asked("ht(P@20)", 1.03) == asked("ht(P@30)", 1.03) == 2
+    assert asked("ht(P@100)", 1.03) == 3
+    assert asked("ht(P@10)", 0.97) == 0
+    assert asked("ht(P@10)", 1.03, status="ok") == 0
+    assert asked("ht(AP)", 1.03) == 0
+    assert asked("ht(P@200)", 1.03) == 0
+    assert outside_bands(SimpleNamespace(statuses=None)) == 0

@@ -367,3 +367,30 @@ def test_the_plan_names_the_topics_it_judges_whole(tmp_path):
     new = [r.split("\t")[0] for r in
            (tmp_path / "r2" / "to_judge.tsv").read_text().splitlines()[1:]]
     assert sum(q in whole for q in new) == rest > 0 and len(new) == 2000
+
+
+def test_the_plan_judges_the_top_ranks_whole_where_a_p10_mean_is_outside(rounds, simulated,
+                                                                         monkeypatch):
+    """Where a P@10 mean is estimated outside [0, 1] (``design.rounds.outside_bands``, made to
+    say so here: Vaswani's round 1 has no such mean) and the open documents of best ranks 1-10
+    fit in the round, the plan judges them whole in every topic, says so with their count,
+    and they enter the union at pi = 1; the rest of the round goes to the other cells."""
+    import irsample.design.rounds as rounds_module
+    from irsample.design.rounds import band_of
+
+    tmp, _ = rounds
+    frame, first, _ = simulated
+    top = (band_of(frame.best_rank) == 0) & ~first.sample.judged
+    size = int(top.sum()) + 200
+    monkeypatch.setattr(rounds_module, "outside_bands", lambda ev: 1)
+    rc, out, err = quiet("plan", *RUNS, "--next-round", tmp / "r1" / "design.json", "--judged",
+                         tmp / "judged.qrels", "--batch", size, "--seed", SEED2, "-o",
+                         tmp / "top")
+    assert rc == 0, err
+    assert (f"; best ranks 1-10 judged whole in every topic, {int(top.sum())} of the "
+            "judgments (a run mean of a measure with that cut-off estimated outside [0, 1]"
+            in out), out
+    record = DesignRecord.read(tmp / "top" / "design.json")
+    rows = band_of(frame.best_rank) == 0
+    assert record.selected[rows].all() and np.all(record.inclusion[rows] == 1.0)
+    assert record.design.spent == (600, size)

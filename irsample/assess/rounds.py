@@ -88,17 +88,19 @@ class RoundsPlan:
     judged: int
     batch: int
     stamp: tuple
+    top: int = 0  #: the first best-rank bands to judge whole (``design.rounds.outside_bands``)
 
     basis = ("judged in rounds for ht(M): every cell topped up, each fold of topics allocated "
              "from the other's judgments, so the union's inclusion probabilities are exact; a "
-             "topic the reliability rule holds weak until judged whole is judged whole")
+             "topic the reliability rule holds weak until judged whole is judged whole, and "
+             "the top ranks where a P@10 mean is estimated outside [0, 1]")
 
     @cached_property
     def take(self) -> np.ndarray:
         """Per cell: the new round's judgments (``design.rounds.allocation`` of ``batch``)."""
         from ..design.rounds import allocation
 
-        return allocation(self.rounds.frame, self.rounds.state, self.batch)
+        return allocation(self.rounds.frame, self.rounds.state, self.batch, self.top)
 
     @property
     def planned(self) -> int:
@@ -131,7 +133,7 @@ class RoundsPlan:
         if self.planned < self.batch:
             return (f"{self.planned} judgments, not the {self.batch} asked for: only "
                     f"{self.left} documents of the pool are left to judge")
-        whole = judged_whole_note(self.rounds.frame, self.rounds.state, self.take)
+        whole = judged_whole_note(self.rounds.frame, self.rounds.state, self.take, self.top)
         return (f"{self.planned} judgments, not the {self.batch} asked for: judging in rounds "
                 f"keeps at least {MIN_CELL} judged documents in every cell (where the pool has "
                 f"them){' and judges some topics whole (below)' if whole else ''}, which alone "
@@ -146,7 +148,7 @@ class RoundsPlan:
                 f"{int(np.count_nonzero(take))} of {cells} cells (topic x round-1 stratum x "
                 "best-rank band), each cell's size from the other fold of topics' judgments; "
                 "the union is a stratified simple random sample of the cells (pi = judged / "
-                f"size){judged_whole_note(frame, state, take)}\n")
+                f"size){judged_whole_note(frame, state, take, self.top)}\n")
 
     def draw(self, seed: int):
         """The design record of the union with the new round drawn with ``seed``."""
@@ -192,7 +194,7 @@ def plan_round(rounds: list[dict], qrels: str, runs, *, batch: int, stamp=(),
     rounds_so_far = _in_rounds(record, table, collection)
     if rounds_so_far is not None:
         return RoundsPlan(rounds_so_far, latest["round"], rounds_so_far.state.judged, batch,
-                          tuple(stamp))
+                          tuple(stamp), _outside_bands(collection, rounds_so_far))
     pooled = None if record.runs is None else tuple(collection.run_names.index(r)
                                                     for r in record.runs)
     depth = int(record.depth) if record.depth else 100
@@ -208,6 +210,20 @@ def plan_round(rounds: list[dict], qrels: str, runs, *, batch: int, stamp=(),
     design = result.design(before=judged_keys(pool, sample.judged))
     return RoundPlan(result, design, pool, latest["round"], int(sample.judged.sum()), batch,
                      tuple(stamp))
+
+
+def _outside_bands(collection, rounds) -> int:
+    """The first best-rank bands the next round asks to judge whole
+    (``design.rounds.outside_bands``), from ht(M)'s estimates of the live measures
+    (:data:`.estimates.HT_MEASURES`) on the judgments so far."""
+    from ..design.rounds import outside_bands
+    from ..evaluation import evaluate_collection
+    from ..measures import parse
+    from .estimates import HT_MEASURES
+
+    measures = [m for name in HT_MEASURES for m in parse(name)]
+    return outside_bands(evaluate_collection(collection, rounds.judgments(), measures, ci=0.95,
+                                             per_topic=False))
 
 
 def _in_rounds(record, table, collection):

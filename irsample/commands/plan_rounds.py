@@ -13,6 +13,10 @@ design.json`` (the union: each row's cell and its pi = n_h / N_h) and ``NEXT/to_
 (the new documents only). ``irsample merge NEXT/design.json ALL.qrels --format strata``, with
 ALL.qrels every judgment so far, gives the estimators the union's exact probabilities.
 
+Where a run mean of P@10 (a measure with a cut-off) is estimated outside [0, 1], the round
+judges the best ranks 1-10 of every topic whole where they fit in it, which makes every run's
+P@10 exact (:mod:`irsample.design.rounds`, "Top bands judged whole").
+
 Why every cell and not only the flagged topics: topping up the topics that look weak selects
 the others for looking good, and their estimates keep that bias (:mod:`irsample.design.rounds`).
 ``--budget N`` counts every judgment (those of earlier rounds included), as in the other modes
@@ -62,7 +66,7 @@ def cmd_next_round(args) -> str:
     import numpy as np
 
     from ..design import DesignRecord
-    from ..design.rounds import MIN_CELL, allocation, judged_whole_note
+    from ..design.rounds import MIN_CELL, allocation, judged_whole_note, outside_bands
     from ..design.rounds_files import resume
     from ..io import read_qrels
     from ..io.output import write_atomic
@@ -92,7 +96,7 @@ def cmd_next_round(args) -> str:
     lines = [f"{record.source}: round {state.rounds} of {rounds.first}, {state.judged} of "
              f"{pool} pool documents judged ({relevant} relevant), "
              f"{len(set(record.qid))} topics"]
-    more, status = _status(args, collection, judgments, measures)
+    more, status, ev = _status(args, collection, judgments, measures)
     lines += status
     if not more:
         lines.append("nothing flagged" + (f", every half-width <= {args.target_halfwidth:g}"
@@ -109,8 +113,9 @@ def cmd_next_round(args) -> str:
     if state.open_documents() == 0:
         lines.append("every pool document is judged: stop")
         return "\n".join(lines) + "\n"
-    take = allocation(rounds.frame, state, size)
-    whole = judged_whole_note(rounds.frame, state, take)
+    top = outside_bands(ev)
+    take = allocation(rounds.frame, state, size, top)
+    whole = judged_whole_note(rounds.frame, state, take, top)
     after, union = rounds.next(size, args.seed, take)
     new = after.spent[-1]
     files = {"design.json": union.to_json(), "to_judge.tsv": union.to_judge_tsv()}
@@ -129,9 +134,9 @@ def cmd_next_round(args) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _status(args, collection, judgments, measures) -> tuple[bool, list[str]]:
-    """Whether another round is needed, and per measure how many run means are flagged, why
-    (the first :data:`SHOWN`) and the largest half-width."""
+def _status(args, collection, judgments, measures) -> tuple[bool, list[str], object]:
+    """Whether another round is needed, per measure how many run means are flagged, why (the
+    first :data:`SHOWN`) and the largest half-width, and the evaluation."""
     import numpy as np
 
     from ..design.labels.fusion import resolve_labels
@@ -170,4 +175,4 @@ def _status(args, collection, judgments, measures) -> tuple[bool, list[str]]:
         lines += [f"  {names[r]}: {rel.reason[r]}" for r in flagged[:SHOWN]]
         if len(flagged) > SHOWN:
             lines.append(f"  and {len(flagged) - SHOWN} more")
-    return more, lines
+    return more, lines, ev

@@ -45,6 +45,17 @@ run means -0.0001 to +0.0019, coverage 0.949-0.976; its depth-20 pool, +0.0006 t
 pool: the rounds on CACM ran to 100% of both pools on every trial, where they stop at 71%
 (60-90%) of the depth-100 pool and 90% (70-100%) of the depth-20 one this way (REPRODUCTION.md,
 "Shallow pools").
+
+**Top bands judged whole.** Where a run mean of a measure with a cut-off k (P@10, say) is
+flagged because its estimate lies outside [0, 1] (rule 5 of ``measures.reliability``: a
+Horvitz-Thompson total that weighted a few relevant documents of its top ranks by 1/pi), more
+sampling only narrows the spread around a truth near 1 that the estimate keeps crossing: on
+TREC-COVID round 5 208 of the 210 flags after round 2 were such P@10 means, and the rounds ran
+up to six. Every position a run ranks within k has best rank <= k, so judging the cells of the
+best-rank bands up to k whole (:func:`outside_bands`) makes every run's P@k exact. The next
+round does so, in every topic (counts alone: each such cell's take is all it has left), where
+their open documents fit in the round's budget after the topics judged whole; the other cells
+share what is left as above. The choice reads every topic's judgments, as stopping does.
 """
 
 from __future__ import annotations
@@ -165,9 +176,12 @@ def fold_of(qids, seed: int) -> dict[str, int]:
     return {q: int(k) % FOLDS for q, k in zip(topics, order)}
 
 
-def allocation(frame: SamplingFrame, state: RoundState, budget: int) -> np.ndarray:
+def allocation(frame: SamplingFrame, state: RoundState, budget: int,
+               top: int = 0) -> np.ndarray:
     """Per cell: the next round's new judgments (module docstring): the rest of the topics
-    :func:`whole_topics` names first, then the floors, then ``budget`` less those shared
+    :func:`whole_topics` names first, then the rest of the cells of the ``top`` first
+    best-rank bands where it fits in what ``budget`` leaves (:func:`top_cells`; ``top`` from
+    :func:`outside_bands`), then the floors, then ``budget`` less those shared
     between the folds by their documents left (counts only), and within a fold in proportion
     to its cells' Neyman weights, which the other fold's judgments give. ``frame.rel`` is
     read on the judged rows only (``state.sample.judged``): a campaign without complete
@@ -180,6 +194,8 @@ def allocation(frame: SamplingFrame, state: RoundState, budget: int) -> np.ndarr
                                state.n_cells_per_topic), left, 0)
     left = left - whole
     budget = max(budget - int(whole.sum()), 0)
+    bands = np.where(top_cells(state, left, budget, top), left, 0)
+    whole, left, budget = whole + bands, left - bands, budget - int(bands.sum())
     floor = np.minimum(left, np.maximum(MIN_CELL - done, 0))
     room = left - floor
     kind = np.arange(n_cells) % state.n_cells_per_topic  # the round-1 stratum and band
@@ -196,6 +212,34 @@ def allocation(frame: SamplingFrame, state: RoundState, budget: int) -> np.ndarr
         weight = room[mine] * np.sqrt(p * (1.0 - p))[kind[mine]]
         take[mine] += _proportional(int(shares[k]), weight, room[mine])
     return take + whole
+
+
+def top_cells(state: RoundState, left: np.ndarray, budget: int, top: int) -> np.ndarray:
+    """Per cell: whether the next round judges the rest of it as one of the ``top`` first
+    best-rank bands (module docstring, "Top bands judged whole"): all such cells with
+    documents ``left``, where these add up to at most ``budget``; none otherwise."""
+    n_bands = len(BANDS) + 1
+    cells = (np.arange(len(left)) % state.n_cells_per_topic % n_bands < top) & (left > 0)
+    return cells if 0 < int(left[cells].sum()) <= budget else np.zeros(len(left), dtype=bool)
+
+
+def outside_bands(evaluation) -> int:
+    """How many of the first best-rank bands the next round should judge whole: for a
+    flagged run mean (``evaluation.statuses``) estimated outside [0, 1] of a measure with a
+    cut-off k (``inner.k``: P@k, nDCG@k) within the bands' edges, the bands up to k (module
+    docstring, "Top bands judged whole"); 0 where there is none."""
+    if evaluation.statuses is None:
+        return 0
+    top = 0
+    flagged = evaluation.statuses.status == "unreliable"
+    for j, m in enumerate(evaluation.measures):
+        k = getattr(getattr(m, "inner", m), "k", None)
+        if k is None or k > BANDS[-1]:
+            continue
+        mean = evaluation.summary[:, j]
+        if (flagged[:, j] & ((mean > 1.0 + 1e-9) | (mean < -1e-9))).any():
+            top = max(top, int(band_of(np.array([float(k)]))[0]) + 1)
+    return top
 
 
 def cell_counts(frame: SamplingFrame, state: RoundState):
@@ -217,17 +261,29 @@ def judged_whole_next(frame: SamplingFrame, state: RoundState,
     return whole, int(take.reshape(-1, state.n_cells_per_topic)[whole].sum())
 
 
-def judged_whole_note(frame: SamplingFrame, state: RoundState, take: np.ndarray) -> str:
+def judged_whole_note(frame: SamplingFrame, state: RoundState, take: np.ndarray,
+                      top: int = 0) -> str:
     """What a plan says of the topics the next round judges whole (:func:`judged_whole_next`,
-    topic ids from ``frame.collection``): ``"; topics 36, 59 judged whole, 412 of the
+    topic ids from ``frame.collection``) and of the ``top`` first best-rank bands, where it
+    judges them whole (:func:`top_cells`): ``"; topics 36, 59 judged whole, 412 of the
     judgments (...)"``, or ``""`` when there are none."""
     whole, rest = judged_whole_next(frame, state, take)
-    if not len(whole):
-        return ""
-    ids = ", ".join(str(frame.collection.topics[t]) for t in whole)
-    return (f"; topic{'s' if len(whole) > 1 else ''} {ids} judged whole, {rest} of the "
-            f"judgments (1 to {FEW} relevant documents judged with {SETTLED:.0%} or more of "
-            "the pool judged: weak until all of it is)")
+    note = ""
+    if len(whole):
+        ids = ", ".join(str(frame.collection.topics[t]) for t in whole)
+        note = (f"; topic{'s' if len(whole) > 1 else ''} {ids} judged whole, {rest} of the "
+                f"judgments (1 to {FEW} relevant documents judged with {SETTLED:.0%} or more "
+                "of the pool judged: weak until all of it is)")
+    size, done, _ = cell_counts(frame, state)
+    left = np.where(np.isin(np.arange(len(take)) // state.n_cells_per_topic, whole), 0,
+                    size - done)
+    bands = top_cells(state, left, int(left.sum()), top)
+    if bands.any() and np.array_equal(take[bands], left[bands]):
+        note += (f"; best ranks 1-{BANDS[top - 1]} judged whole in every topic, "
+                 f"{int(take[bands].sum())} of the judgments (a run mean of a measure with "
+                 "that cut-off estimated outside [0, 1]; judged whole, every run's value "
+                 "there is exact)")
+    return note
 
 
 def whole_topics(state: RoundState, size: np.ndarray, done: np.ndarray,
@@ -304,8 +360,9 @@ def next_round(frame: SamplingFrame, state: RoundState, budget: int, rng,
 class Round:
     """One round of :func:`judge_in_rounds`: what is judged (``state``), the evaluation of the
     measures on it with 95% intervals (``evaluation``, ``low``, ``high``), which run means'
-    intervals are ``flagged`` (runs x measures) and the next round's allocation per cell
-    (``plan``; None after the last round)."""
+    intervals are ``flagged`` (runs x measures), the next round's allocation per cell
+    (``plan``; None after the last round) and the first best-rank bands it asks to judge whole
+    (``top``, :func:`outside_bands`; judged whole where :func:`top_cells` lets them)."""
 
     state: RoundState
     evaluation: object
@@ -313,6 +370,7 @@ class Round:
     high: np.ndarray
     flagged: np.ndarray
     plan: np.ndarray | None = None
+    top: int = 0
 
 
 def judge_in_rounds(collection, frame: SamplingFrame, design, budget: int, max_rounds: int,
@@ -332,8 +390,9 @@ def judge_in_rounds(collection, frame: SamplingFrame, design, budget: int, max_r
         low, high = ev.interval()
         flagged = ev.statuses.status == "unreliable"
         more = flagged.any() and state.rounds < max_rounds and state.open_documents() > 0
-        plan = allocation(frame, state, budget) if more else None
-        out.append(Round(state, ev, low, high, flagged, plan))
+        top = outside_bands(ev) if more else 0
+        plan = allocation(frame, state, budget, top) if more else None
+        out.append(Round(state, ev, low, high, flagged, plan, top))
         if not more:
             return out
         state = next_round(frame, state, budget, rng, take=plan)
