@@ -203,7 +203,7 @@ def _demo(args, qrels, runs, steps, start) -> str:
         lines += text.round_block(round_no, step.state, len(frame), names, step.flagged,
                                   step.evaluation.statuses.reason, n, final=step is last)
         if step.plan is not None:
-            lines += text.plan_line(frame, step.state, step.plan, round_no + 1)
+            lines += text.plan_line(frame, step.state, step.plan, round_no + 1, step.top)
         lines.append("")
     state = last.state
     hit = covers(ev.summary, last.low, last.high, truth)

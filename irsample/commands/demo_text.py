@@ -76,10 +76,11 @@ def flag_lines(names, flagged: np.ndarray, reasons: np.ndarray, n_runs: int,
     return lines
 
 
-def plan_line(frame, state, take: np.ndarray, number: int) -> list[str]:
+def plan_line(frame, state, take: np.ndarray, number: int, top: int = 0) -> list[str]:
     """What the next round judges: ``take`` (new judgments per cell, the allocation of
     :func:`irsample.design.rounds.allocation`) summed by best-rank band, over how many topics,
-    and which topics it judges whole (:func:`irsample.design.rounds.judged_whole_note`)."""
+    and which topics and top bands (the ``top`` first) it judges whole
+    (:func:`irsample.design.rounds.judged_whole_note`)."""
     from ..design.rounds import band_names, judged_whole_note
 
     names = band_names()
@@ -87,7 +88,7 @@ def plan_line(frame, state, take: np.ndarray, number: int) -> list[str]:
     per_band = np.bincount(band, weights=take, minlength=len(names)).astype(int)
     parts = [f"ranks {n}: {c:,}" for n, c in zip(names, per_band) if c]
     topics = len(np.unique(np.flatnonzero(take) // state.n_cells_per_topic))
-    whole = judged_whole_note(frame, state, take)
+    whole = judged_whole_note(frame, state, take, top)
     return wrap(f"-> round {number} judges {int(take.sum()):,} more in {topics} topics "
                 f"({', '.join(parts)}){whole}; each half of the {'other ' if whole else ''}"
                 "topics is allocated from the other half's judgments, where relevant documents "
