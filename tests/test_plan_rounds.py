@@ -394,3 +394,41 @@ def test_the_plan_judges_the_top_ranks_whole_where_a_p10_mean_is_outside(rounds,
     rows = band_of(frame.best_rank) == 0
     assert record.selected[rows].all() and np.all(record.inclusion[rows] == 1.0)
     assert record.design.spent == (600, size)
+
+
+def test_the_assessment_app_judges_the_top_ranks_whole_where_a_p10_mean_is_outside(
+        tmp_path, monkeypatch):
+    """``irsample assess next-round`` where a P@10 mean is estimated outside [0, 1]
+    (``design.rounds.outside_bands``, made to say so): the round judges every open document of
+    best ranks 1-10 (pi = 1 in the union), says so, and spends the rest of the batch on the
+    other cells."""
+    import irsample.design.rounds as rounds_module
+    from irsample.assess.session import Session
+    from irsample.assess.store import Store
+
+    from .test_assess_helpers import add_assessor, sample, tiny_data
+
+    data = tiny_data(tmp_path / "data")
+    sample(data["runs"], tmp_path / "r1", design="1-5:0.6,6-20:0.3")
+    db = tmp_path / "r1" / "c.db"
+    add_assessor(db, "alice")
+    Session.open(tmp_path / "r1", data["docs"], data["topics"], db).store.close()
+    store = Store(db)
+    try:
+        person = next(k for k, v in store.assessors().items() if v == "alice")
+        for item in store.items():
+            store.judge(person, item.id, data["qrels"][(item.topic, item.docno)])
+    finally:
+        store.close()
+    round1 = DesignRecord.read(tmp_path / "r1" / "design.json")
+    top = (round1.best_rank <= 10) & ~round1.selected
+    monkeypatch.setattr(rounds_module, "outside_bands", lambda ev: 1)
+    batch = int(top.sum()) + 3
+    rc, out, err = quiet("assess", "next-round", "--db", db, "--runs", *data["runs"],
+                         "--batch", batch)
+    assert rc == 0, err
+    assert f"best ranks 1-10 judged whole in every topic, {int(top.sum())} of the" in out, out
+    record = DesignRecord.read(f"{db}.round2/design.json")
+    band = record.best_rank <= 10
+    assert band.any() and record.selected[band].all() and np.all(record.inclusion[band] == 1)
+    assert record.design.spent[-1] == batch
