@@ -274,16 +274,27 @@ def judged_whole_note(frame: SamplingFrame, state: RoundState, take: np.ndarray,
         note = (f"; topic{'s' if len(whole) > 1 else ''} {ids} judged whole, {rest} of the "
                 f"judgments (1 to {FEW} relevant documents judged with {SETTLED:.0%} or more "
                 "of the pool judged: weak until all of it is)")
-    size, done, _ = cell_counts(frame, state)
-    left = np.where(np.isin(np.arange(len(take)) // state.n_cells_per_topic, whole), 0,
-                    size - done)
-    bands = top_cells(state, left, int(left.sum()), top)
-    if bands.any() and np.array_equal(take[bands], left[bands]):
+    bands = top_judged_whole(frame, state, take, top, whole)
+    if bands.any():
         note += (f"; best ranks 1-{BANDS[top - 1]} judged whole in every topic, "
                  f"{int(take[bands].sum())} of the judgments (a run mean of a measure with "
                  "that cut-off estimated outside [0, 1]; judged whole, every run's value "
                  "there is exact)")
     return note
+
+
+def top_judged_whole(frame: SamplingFrame, state: RoundState, take: np.ndarray, top: int,
+                     whole: np.ndarray | None = None) -> np.ndarray:
+    """Per cell: whether ``take`` judges the rest of it as one of the ``top`` first best-rank
+    bands (:func:`top_cells` applied; none where it was not), outside the topics judged whole
+    (``whole``, indices; :func:`judged_whole_next` where None)."""
+    if whole is None:
+        whole = judged_whole_next(frame, state, take)[0]
+    size, done, _ = cell_counts(frame, state)
+    left = np.where(np.isin(np.arange(len(take)) // state.n_cells_per_topic, whole), 0,
+                    size - done)
+    bands = top_cells(state, left, int(left.sum()), top)
+    return bands if bands.any() and np.array_equal(take[bands], left[bands]) else bands & False
 
 
 def whole_topics(state: RoundState, size: np.ndarray, done: np.ndarray,

@@ -16,8 +16,10 @@ design at the final total): ``judged_pct`` (mean share of the pool judged), ``ro
 intervals), ``coverage_unflagged`` (the unflagged ones; NaN where none), ``coverage_flagged``,
 ``bias``, ``halfwidth``; ``nothing_flagged`` = share of trials with no run mean of any
 estimator flagged at that point (``final``: the rounds stopped clean; ``fixed``: the fixed
-design's one draw); ``coverage_se`` and ``coverage_unflagged_se``, the Monte Carlo standard
-errors of the two coverages with the trials as the independent units
+design's one draw); ``top_judged`` = share of trials whose rounds judged the first best-rank
+bands whole (``design.rounds``, "Top bands judged whole"; 0 for ``round 1`` and ``fixed``);
+``coverage_se`` and ``coverage_unflagged_se``, the Monte Carlo standard errors of the two
+coverages with the trials as the independent units
 (:func:`~irsample.stats.intervals.trial_shares`).
 """
 
@@ -29,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from ..design import stratified, uniform
-from ..design.rounds import judge_in_rounds
+from ..design.rounds import judge_in_rounds, top_judged_whole
 from ..design.sampling.budget import Budget
 from ..evaluation import evaluate_collection
 from ..measures import parse
@@ -97,6 +99,8 @@ def run_rounds(files, *, trials=100, seed=2025, percent=10.0, designs=DESIGNS,
                                     budget, max_rounds, rng, measures)
             state = steps[-1].state
             history = [outcome(s.evaluation, s.low, s.high, truth) for s in steps]
+            top_judged = any(top_judged_whole(frame, s.state, s.plan, s.top).any()
+                             for s in steps if s.plan is not None and s.top)
             fixed_design = stratified(two_strata(depth), budget=Budget(state.judged))
             ev = evaluate_collection(c, fixed_design.sample(frame, rng=rng), measures, ci=0.95,
                                      per_topic=False)
@@ -120,7 +124,8 @@ def run_rounds(files, *, trials=100, seed=2025, percent=10.0, designs=DESIGNS,
                         runs=len(flagged), flagged=int(flagged.sum()),
                         covered=int(hit.sum()), covered_unflagged=int(hit[~flagged].sum()),
                         bias=float(res["error"][:, j].mean()),
-                        halfwidth=float(res["half"][:, j].mean()), clean=clean))
+                        halfwidth=float(res["half"][:, j].mean()), clean=clean,
+                        top_judged=top_judged and when == "final"))
         if progress:
             print(f"trial {trial + 1}/{first + trials} ({time.time() - started:.0f}s)",
                   flush=True)
@@ -150,6 +155,7 @@ def summarise(rows: pd.DataFrame) -> pd.DataFrame:
             coverage_unflagged_se=shares["coverage_unflagged_se"],
             coverage_flagged=shares["coverage_flagged"],
             bias=g.bias.mean(), halfwidth=g.halfwidth.mean(), nothing_flagged=g.clean.mean(),
+            top_judged=g.top_judged.mean(),
             trials=len(g)))
     return pd.DataFrame(out)
 
@@ -180,7 +186,9 @@ def rounds(context: Context, p: dict) -> Report:
             f"{facts['runs']} runs, {facts['topics']} topics); rounds of {facts['budget']:,} "
             f"judgments ({p['percent']:g}%) until no run mean's interval is flagged, at most "
             f"{p['max_rounds']} rounds. 'fixed': a 2strata design of the final total, drawn at "
-            "once. Coverage of the 95% intervals against the frame truth.")
+            "once. 'top_judged': the share of trials whose rounds judged the best ranks 1-10 "
+            "of every topic whole (a P@10 mean estimated outside [0, 1]). Coverage of the 95% "
+            "intervals against the frame truth.")
     return Report("rounds", "Judging in rounds until the intervals can be trusted", SOURCES,
                   {}, [Section("Rounds, their cost and their coverage", text, table)],
                   table.assign(recipe="rounds"),
