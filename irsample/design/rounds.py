@@ -294,7 +294,8 @@ def top_judged_whole(frame: SamplingFrame, state: RoundState, take: np.ndarray, 
     left = np.where(np.isin(np.arange(len(take)) // state.n_cells_per_topic, whole), 0,
                     size - done)
     bands = top_cells(state, left, int(left.sum()), top)
-    return bands if bands.any() and np.array_equal(take[bands], left[bands]) else bands & False
+    applied = bands.any() and np.array_equal(take[bands], left[bands])
+    return bands if applied else np.zeros(len(take), dtype=bool)
 
 
 def whole_topics(state: RoundState, size: np.ndarray, done: np.ndarray,
