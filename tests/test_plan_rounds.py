@@ -432,3 +432,24 @@ def test_the_assessment_app_judges_the_top_ranks_whole_where_a_p10_mean_is_outsi
     band = record.best_rank <= 10
     assert band.any() and record.selected[band].all() and np.all(record.inclusion[band] == 1)
     assert record.design.spent[-1] == batch
+
+
+def test_the_plan_says_when_the_top_ranks_do_not_fit(rounds, simulated, monkeypatch):
+    """Asked for the top band (made to be, as above) with a round too small for its open
+    documents, the plan is the round without it (the simulated round 2, row for row) and says
+    how many documents a round would need to hold."""
+    import irsample.design.rounds as rounds_module
+    from irsample.design.rounds import band_of
+
+    tmp, _ = rounds
+    frame, first, second = simulated
+    top = (band_of(frame.best_rank) == 0) & ~first.sample.judged
+    monkeypatch.setattr(rounds_module, "outside_bands", lambda ev: 1)
+    rc, out, err = quiet("plan", *RUNS, "--next-round", tmp / "r1" / "design.json", "--judged",
+                         tmp / "judged.qrels", "--budget", BUDGET, "--seed", SEED2, "-o",
+                         tmp / "short")
+    assert rc == 0, err
+    assert (f"; best ranks 1-10 not judged whole: their {int(top.sum())} open documents do "
+            "not fit in this round" in out), out
+    record = DesignRecord.read(tmp / "short" / "design.json")
+    assert np.array_equal(record.selected, second.sample.judged)

@@ -279,12 +279,19 @@ def judged_whole_note(frame: SamplingFrame, state: RoundState, take: np.ndarray,
         note = (f"; topic{'s' if len(whole) > 1 else ''} {ids} judged whole, {rest} of the "
                 f"judgments (1 to {FEW} relevant documents judged with {SETTLED:.0%} or more "
                 "of the pool judged: weak until all of it is)")
+    if top <= 0:
+        return note
     bands = top_judged_whole(frame, state, take, top, whole)
     if bands.any():
         note += (f"; best ranks 1-{BANDS[top - 1]} judged whole in every topic, "
                  f"{int(take[bands].sum())} of the judgments (a run mean of a measure with "
                  "that cut-off estimated outside [0, 1]; judged whole, every run's value "
                  "there is exact)")
+    elif (left := _top_left(frame, state, take, top, whole)).any():
+        note += (f"; best ranks 1-{BANDS[top - 1]} not judged whole: their "
+                 f"{int(left.sum())} open documents do not fit in this round (a run mean of "
+                 "a measure with that cut-off is estimated outside [0, 1]; a round that holds "
+                 "them would make every run's value there exact)")
     return note
 
 
@@ -293,14 +300,24 @@ def top_judged_whole(frame: SamplingFrame, state: RoundState, take: np.ndarray, 
     """Per cell: whether ``take`` judges the rest of it as one of the ``top`` first best-rank
     bands (:func:`top_cells` applied; none where it was not), outside the topics judged whole
     (``whole``, indices; :func:`judged_whole_next` where None)."""
+    left = _top_left(frame, state, take, top, whole)
+    bands = left > 0
+    applied = bands.any() and np.array_equal(take[bands], left[bands])
+    return bands if applied else np.zeros(len(take), dtype=bool)
+
+
+def _top_left(frame: SamplingFrame, state: RoundState, take: np.ndarray, top: int,
+              whole: np.ndarray | None = None) -> np.ndarray:
+    """Per cell of the ``top`` first best-rank bands, outside the topics judged whole
+    (``whole``, indices; :func:`judged_whole_next` where None): its documents not judged yet
+    before the round (0 elsewhere)."""
     if whole is None:
         whole = judged_whole_next(frame, state, take)[0]
     size, done, _ = cell_counts(frame, state)
-    left = np.where(np.isin(np.arange(len(take)) // state.n_cells_per_topic, whole), 0,
-                    size - done)
-    bands = top_cells(state, left, int(left.sum()), top)
-    applied = bands.any() and np.array_equal(take[bands], left[bands])
-    return bands if applied else np.zeros(len(take), dtype=bool)
+    n_bands = len(BANDS) + 1
+    kind = np.arange(len(take))
+    inside = ~np.isin(kind // state.n_cells_per_topic, whole)
+    return np.where(inside & (kind % state.n_cells_per_topic % n_bands < top), size - done, 0)
 
 
 def whole_topics(state: RoundState, size: np.ndarray, done: np.ndarray,
