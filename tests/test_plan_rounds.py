@@ -375,22 +375,15 @@ def test_the_plan_judges_the_top_ranks_whole_where_a_p10_mean_is_outside(rounds,
     say so here: Vaswani's round 1 has no such mean) and the open documents of best ranks 1-10
     fit in the round, the plan judges them whole in every topic, says so with their count,
     and they enter the union at pi = 1; the rest of the round goes to the other cells."""
-    import irsample.design.rounds as rounds_module
     from irsample.design.rounds import band_of
 
-    tmp, _ = rounds
     frame, first, _ = simulated
     top = (band_of(frame.best_rank) == 0) & ~first.sample.judged
     size = int(top.sum()) + 200
-    monkeypatch.setattr(rounds_module, "outside_bands", lambda ev: 1)
-    rc, out, err = quiet("plan", *RUNS, "--next-round", tmp / "r1" / "design.json", "--judged",
-                         tmp / "judged.qrels", "--batch", size, "--seed", SEED2, "-o",
-                         tmp / "top")
-    assert rc == 0, err
+    out, record = plan_with_the_band_asked(rounds, monkeypatch, "top", "--batch", size)
     assert (f"; best ranks 1-10 judged whole in every topic, {int(top.sum())} of the "
             "judgments (a run mean of a measure with that cut-off estimated outside [0, 1]"
             in out), out
-    record = DesignRecord.read(tmp / "top" / "design.json")
     rows = band_of(frame.best_rank) == 0
     assert record.selected[rows].all() and np.all(record.inclusion[rows] == 1.0)
     assert record.design.spent == (600, size)
@@ -438,18 +431,25 @@ def test_the_plan_says_when_the_top_ranks_do_not_fit(rounds, simulated, monkeypa
     """Asked for the top band (made to be, as above) with a round too small for its open
     documents, the plan is the round without it (the simulated round 2, row for row) and says
     how many documents a round would need to hold."""
-    import irsample.design.rounds as rounds_module
     from irsample.design.rounds import band_of
 
-    tmp, _ = rounds
     frame, first, second = simulated
     top = (band_of(frame.best_rank) == 0) & ~first.sample.judged
-    monkeypatch.setattr(rounds_module, "outside_bands", lambda ev: 1)
-    rc, out, err = quiet("plan", *RUNS, "--next-round", tmp / "r1" / "design.json", "--judged",
-                         tmp / "judged.qrels", "--budget", BUDGET, "--seed", SEED2, "-o",
-                         tmp / "short")
-    assert rc == 0, err
+    out, record = plan_with_the_band_asked(rounds, monkeypatch, "short", "--budget", BUDGET)
     assert (f"; best ranks 1-10 not judged whole: their {int(top.sum())} open documents do "
             "not fit in this round" in out), out
-    record = DesignRecord.read(tmp / "short" / "design.json")
     assert np.array_equal(record.selected, second.sample.judged)
+
+
+def plan_with_the_band_asked(rounds, monkeypatch, folder: str, *size):
+    """``plan --next-round`` after the fixture's round 1 with ``size`` (``--batch B`` or
+    ``--budget N``) into ``folder``, ``design.rounds.outside_bands`` made to ask for the first
+    band (Vaswani's round 1 has no P@10 mean outside [0, 1]): its output and design record."""
+    import irsample.design.rounds as rounds_module
+
+    tmp, _ = rounds
+    monkeypatch.setattr(rounds_module, "outside_bands", lambda ev: 1)
+    rc, out, err = quiet("plan", *RUNS, "--next-round", tmp / "r1" / "design.json", "--judged",
+                         tmp / "judged.qrels", *size, "--seed", SEED2, "-o", tmp / folder)
+    assert rc == 0, err
+    return out, DesignRecord.read(tmp / folder / "design.json")
