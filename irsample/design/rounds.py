@@ -269,9 +269,10 @@ def judged_whole_next(frame: SamplingFrame, state: RoundState,
 def judged_whole_note(frame: SamplingFrame, state: RoundState, take: np.ndarray,
                       top: int = 0) -> str:
     """What a plan says of the topics the next round judges whole (:func:`judged_whole_next`,
-    topic ids from ``frame.collection``) and of the ``top`` first best-rank bands, where it
-    judges them whole (:func:`top_cells`): ``"; topics 36, 59 judged whole, 412 of the
-    judgments (...)"``, or ``""`` when there are none."""
+    topic ids from ``frame.collection``) and of the ``top`` first best-rank bands: judged
+    whole (:func:`top_cells`), or how many open documents they hold where they do not fit:
+    ``"; topics 36, 59 judged whole, 412 of the judgments (...)"``, or ``""`` when there is
+    nothing to say."""
     whole, rest = judged_whole_next(frame, state, take)
     note = ""
     if len(whole):
