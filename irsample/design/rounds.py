@@ -223,9 +223,14 @@ def top_cells(state: RoundState, left: np.ndarray, budget: int, top: int) -> np.
     """Per cell: whether the next round judges the rest of it as one of the ``top`` first
     best-rank bands (module docstring, "Top bands judged whole"): all such cells with
     documents ``left``, where these add up to at most ``budget``; none otherwise."""
-    n_bands = len(BANDS) + 1
-    cells = (np.arange(len(left)) % state.n_cells_per_topic % n_bands < top) & (left > 0)
+    cells = in_top_bands(state, len(left), top) & (left > 0)
     return cells if 0 < int(left[cells].sum()) <= budget else np.zeros(len(left), dtype=bool)
+
+
+def in_top_bands(state: RoundState, n_cells: int, top: int) -> np.ndarray:
+    """Per cell (``n_cells`` of them): whether its best-rank band is one of the ``top``
+    first."""
+    return np.arange(n_cells) % state.n_cells_per_topic % (len(BANDS) + 1) < top
 
 
 def outside_bands(evaluation) -> int:
@@ -282,13 +287,14 @@ def judged_whole_note(frame: SamplingFrame, state: RoundState, take: np.ndarray,
                 "of the pool judged: weak until all of it is)")
     if top <= 0:
         return note
-    bands = top_judged_whole(frame, state, take, top, whole)
+    left = _top_left(frame, state, take, top, whole)
+    bands = _judged_whole(take, left)
     if bands.any():
         note += (f"; best ranks 1-{BANDS[top - 1]} judged whole in every topic, "
                  f"{int(take[bands].sum())} of the judgments (a run mean of a measure with "
                  "that cut-off estimated outside [0, 1]; judged whole, every run's value "
                  "there is exact)")
-    elif (left := _top_left(frame, state, take, top, whole)).any():
+    elif left.any():
         note += (f"; best ranks 1-{BANDS[top - 1]} not judged whole: their "
                  f"{int(left.sum())} open documents do not fit in this round (a run mean of "
                  "a measure with that cut-off is estimated outside [0, 1]; a round that holds "
@@ -301,7 +307,12 @@ def top_judged_whole(frame: SamplingFrame, state: RoundState, take: np.ndarray, 
     """Per cell: whether ``take`` judges the rest of it as one of the ``top`` first best-rank
     bands (:func:`top_cells` applied; none where it was not), outside the topics judged whole
     (``whole``, indices; :func:`judged_whole_next` where None)."""
-    left = _top_left(frame, state, take, top, whole)
+    return _judged_whole(take, _top_left(frame, state, take, top, whole))
+
+
+def _judged_whole(take: np.ndarray, left: np.ndarray) -> np.ndarray:
+    """The cells with documents ``left`` where ``take`` takes all of them in every such cell
+    (:func:`top_cells` applied); none where it takes less in one."""
     bands = left > 0
     applied = bands.any() and np.array_equal(take[bands], left[bands])
     return bands if applied else np.zeros(len(take), dtype=bool)
@@ -315,10 +326,8 @@ def _top_left(frame: SamplingFrame, state: RoundState, take: np.ndarray, top: in
     if whole is None:
         whole = judged_whole_next(frame, state, take)[0]
     size, done, _ = cell_counts(frame, state)
-    n_bands = len(BANDS) + 1
-    kind = np.arange(len(take))
-    inside = ~np.isin(kind // state.n_cells_per_topic, whole)
-    return np.where(inside & (kind % state.n_cells_per_topic % n_bands < top), size - done, 0)
+    inside = ~np.isin(np.arange(len(take)) // state.n_cells_per_topic, whole)
+    return np.where(inside & in_top_bands(state, len(take), top), size - done, 0)
 
 
 def whole_topics(state: RoundState, size: np.ndarray, done: np.ndarray,
