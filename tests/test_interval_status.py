@@ -75,6 +75,26 @@ def test_api_thin_sample_is_unreliable_with_the_topics_that_cause_it(samples):
     assert set(topics.status) <= {"ok", "unreliable"}
 
 
+def test_statuses_keep_the_rules_outcome_behind_each_column(samples):
+    """``Statuses.outcomes[j]`` is the outcome the statuses were set from (which rules flag
+    each run: what ``plan --next-round`` counts), the same as the rule applied again."""
+    from irsample.evaluation import evaluate_collection
+
+    collection, judgments = irsample.load(samples["thin"], RUNS, assume="uniform")
+    measures = irsample.measures_from(MEASURES)
+    ev = evaluate_collection(collection, judgments, measures, ci=0.95)
+    ctx = EvalContext(collection, judgments)
+    assert sorted(ev.statuses.outcomes) == list(range(len(MEASURES)))
+    for j, m in enumerate(measures):
+        kept = ev.statuses.outcomes[j]
+        again = assess(ctx, m, ev.evaluated, ev.variance[:, :, j], ev.values[:, :, j])
+        assert kept.reason == again.reason == tuple(ev.statuses.reason[:, j])
+        assert (kept.status == ev.statuses.status[:, j]).all()
+        for rule in ("thin", "many_weak", "biased", "outside"):
+            assert (getattr(kept, rule) == getattr(again, rule)).all()
+    assert ev.statuses.outcomes[0].unreliable.all()  # ht(AP) on the thin sample
+
+
 def test_api_census_is_ok_everywhere(samples):
     ev = irsample.estimate(samples["census"], RUNS, MEASURES, ci=0.95)
     assert (ev.statuses.status == "ok").all() and not ev.statuses.reason.any()

@@ -141,8 +141,6 @@ def _status(args, collection, judgments, measures) -> tuple[bool, list[str], obj
 
     from ..design.labels.fusion import resolve_labels
     from ..evaluation import evaluate_collection
-    from ..measures import EvalContext
-    from ..measures.reliability import assess
 
     labels = None
     if any(m.family == "ppi" for m in measures):
@@ -151,11 +149,10 @@ def _status(args, collection, judgments, measures) -> tuple[bool, list[str], obj
         labels = resolve_labels(args.auto_labels, collection, judgments)
     ev = evaluate_collection(collection, judgments, measures, ci=args.ci, auto_labels=labels)
     low, high = ev.interval()
-    ctx = EvalContext(collection, judgments)
     names = collection.run_names
     more, lines = False, []
     for j, m in enumerate(measures):
-        rel = assess(ctx, m, ev.evaluated, ev.variance[:, :, j], ev.values[:, :, j])
+        rel = ev.statuses.outcomes[j]  # the rule's outcome as evaluate_collection reached it
         half = (high[:, j] - low[:, j]) / 2
         wide = (np.zeros(len(half), bool) if args.target_halfwidth is None
                 else ~(half <= args.target_halfwidth))

@@ -6,7 +6,7 @@ carry them and print them."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -25,13 +25,16 @@ class Statuses:
     (runs, measures). ``topic_flags`` (runs, topics, measures; uint8) holds each topic's
     interval's flags (:func:`~irsample.measures.topic_status.topic_flags`, 0: ok) and ``found``
     (per topic) its judged relevant documents, which the reasons name; :meth:`topic` reads
-    them."""
+    them. ``outcomes``: per measure column set, the rule's whole outcome behind it (which
+    rules flag each run: :class:`~irsample.measures.reliability.Reliability`), for this
+    evaluation's own columns (:meth:`concat` does not carry them)."""
 
     status: np.ndarray
     reason: np.ndarray
     causes: np.ndarray
     topic_flags: np.ndarray | None = None
     found: np.ndarray | None = None
+    outcomes: dict[int, Reliability] = field(default_factory=dict)
 
     @classmethod
     def empty(cls, n_runs: int, n_measures: int, found=()) -> Statuses:
@@ -49,6 +52,7 @@ class Statuses:
         ``topic_ids`` name its topic indices; ``topic_flags`` (runs, topics): its topics'
         intervals' flags."""
         ids = np.asarray(topic_ids, dtype=object)
+        self.outcomes[j] = found
         self.status[:, j] = found.status
         self.reason[:, j] = found.reason
         for r, idx in enumerate(found.topics):
