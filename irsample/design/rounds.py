@@ -302,12 +302,12 @@ def judged_whole_note(frame: SamplingFrame, state: RoundState, take: np.ndarray,
     return note
 
 
-def top_judged_whole(frame: SamplingFrame, state: RoundState, take: np.ndarray, top: int,
-                     whole: np.ndarray | None = None) -> np.ndarray:
+def top_judged_whole(frame: SamplingFrame, state: RoundState, take: np.ndarray,
+                     top: int) -> np.ndarray:
     """Per cell: whether ``take`` judges the rest of it as one of the ``top`` first best-rank
     bands (:func:`top_cells` applied; none where it was not), outside the topics judged whole
-    (``whole``, indices; :func:`judged_whole_next` where None)."""
-    return _judged_whole(take, _top_left(frame, state, take, top, whole))
+    (:func:`judged_whole_next`)."""
+    return _judged_whole(take, _top_left(frame, state, take, top))
 
 
 def _judged_whole(take: np.ndarray, left: np.ndarray) -> np.ndarray:
