@@ -169,7 +169,8 @@ def test_correction_at_fixed_lambda_over_repeated_draws(world, kept):
 
 
 def test_rule_three_reads_hts_bias_signed_where_the_labels_move_ppi_ndcg(world):
-    """ppi(nDCG) takes plain ratios in both its forms, so where the labels move its estimate the
+    """ppi(nDCG) takes plain ratios in both its forms, so where the labels move its estimate on
+    a stratified simple random sample (ht's bias the relevance model's, steady over draws) the
     reliability rule reads ht(nDCG)'s bias with its sign, also where ht(nDCG) removes it; where
     its value is ht(nDCG)'s own (``PPIEstimate.as_ht``: the topics the difference form leaves
     to ht) it reads ht's, corrected where ht corrects (``PPI.corrected``). ppi(AP) corrects as
@@ -190,6 +191,37 @@ def test_rule_three_reads_hts_bias_signed_where_the_labels_move_ppi_ndcg(world):
     assert not np.array_equal(own, signed)
     ht_ap, ppi_ap = HT("AP"), PPI("AP")
     np.testing.assert_array_equal(ppi_ap.corrected(ctx), ht_ap.corrected(ctx))
+    np.testing.assert_array_equal(ppi_ap.estimated_bias(ctx), ht_ap.estimated_bias(ctx))
+
+
+def test_rule_three_reads_a_bound_in_quadrature_where_ppi_ndcgs_bias_is_the_samples(world):
+    """On an importance sample ht(nDCG)'s ratio bias is the sample's (no relevance model at its
+    centre), which rises and falls with ht's error: where the labels move ppi(nDCG) the rule
+    reads |b^_y| times Y^'s coefficient of variation, a bound of no fixed sign added in
+    quadrature (``PPI.corrected`` there), and ht's own reading where ppi's value is ht's."""
+    from irsample.measures.ht.estimator import estimate
+    from irsample.measures.ht.measure import HT
+    from irsample.measures.ppi.measures import PPI, attach_labels
+
+    collection, frame, _ = world
+    ctx = EvalContext(collection, importance(0.3).sample(frame, rng=2))
+    attach_labels(ctx, moved_grade_labels(collection, frame, 11, 0.3))
+    ht, ppi = HT("nDCG"), PPI("nDCG")
+    e = estimate(ctx, NDCG)
+    assert e.model_bias is None
+    as_ht = ppi_estimate(ctx, ctx.auto_labels, NDCG).as_ht
+    assert (~as_ht).any()
+    np.testing.assert_array_equal(ppi.corrected(ctx), ht.corrected(ctx) | ~as_ht)
+    ok = e.den > 0
+    y = np.where(ok, e.den, 1.0)
+    b = np.where(ok, (e.plain * e.var_den - e.cov) / y**2, 0.0)
+    cv = np.minimum(np.sqrt(np.maximum(e.var_den, 0.0)) / y, 1.0)
+    bound = np.abs(b) * cv
+    np.testing.assert_allclose(ppi.estimated_bias(ctx),
+                               np.where(as_ht, ht.estimated_bias(ctx), bound))
+    moved = ~as_ht & (b != 0)
+    assert moved.any() and (bound[moved] < np.abs(b[moved])).all()
+    ppi_ap, ht_ap = PPI("AP"), HT("AP")
     np.testing.assert_array_equal(ppi_ap.estimated_bias(ctx), ht_ap.estimated_bias(ctx))
 
 

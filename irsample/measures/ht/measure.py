@@ -137,7 +137,7 @@ class HT(Measure):
         estimate."""
         if not self.ratio:
             return None
-        b, cv = self._ratio_bias(ctx, from_sample)
+        b, cv = self.ratio_bias(ctx, from_sample)
         return b if signed else np.where(self.corrected(ctx), np.abs(b) * cv, b)
 
     def difference_bias(self, ctx, first, second):
@@ -151,13 +151,13 @@ class HT(Measure):
         if not self.ratio:
             return None
         shape = (ctx.n_runs, ctx.n_topics)
-        b, cv = (x.reshape(shape) for x in self._ratio_bias(ctx, from_sample=True))
+        b, cv = (x.reshape(shape) for x in self.ratio_bias(ctx, from_sample=True))
         fixed = self.corrected(ctx).reshape(shape)
         d = b[first] - b[second]
         return np.where(fixed[first] & fixed[second],
                         np.abs(d) * np.maximum(cv[first], cv[second]), d)
 
-    def _ratio_bias(self, ctx, from_sample):
+    def ratio_bias(self, ctx, from_sample):
         """Per segment: the ratio's second-order bias (theta v(Y^) - c(X^, Y^)) / Y^^2 and Y^'s
         coefficient of variation (capped at 1); the model's at its centre where the variance is
         the anticipated one, unless ``from_sample``; the bias is 0 where Y^ is 0."""
