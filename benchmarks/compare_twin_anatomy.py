@@ -88,7 +88,7 @@ def main() -> None:
     from irsample.measures.ht.jackknife import ap_replicates
     from irsample.measures.ht.pairs import pair_estimates
     from irsample.measures.ht.walks import NO_CUTOFF
-    from irsample.measures.reliability import MAX_BIAS_SE, corrected_cells, summed_bias
+    from irsample.measures.reliability import MAX_BIAS_SE, quadrature_cells, summed_bias
     from irsample.model import JUDGED
     from irsample.stats.random import derived_seed
 
@@ -148,7 +148,7 @@ def main() -> None:
         twin_error.append(error[second])
         both = ctx.answered[first] & ctx.answered[second]
         bias = np.where(both, measure.difference_bias(ctx, first, second), 0.0)
-        fixed = corrected_cells(ctx, measure, (twins.n_runs, twins.n_topics))
+        fixed = quadrature_cells(ctx, measure, (twins.n_runs, twins.n_topics))
         rule.append(summed_bias(bias, fixed[first] & fixed[second]) / both.sum(1))
         est = estimate(ctx, measure.inner)
         if est.replicates is not None:  # ht(AP): the plain and jackknifed differences

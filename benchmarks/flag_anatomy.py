@@ -43,10 +43,10 @@ def anatomy(ctx, measure, truth: np.ndarray) -> dict:
     from irsample.measures.ht.estimator import estimate
     from irsample.measures.reliability import (
         assess,
-        corrected_cells,
         found_per_topic,
         imputation_bound,
         judged_share,
+        quadrature_cells,
         summed_bias,
     )
     from irsample.stats.intervals import covers, run_mean_interval
@@ -58,7 +58,7 @@ def anatomy(ctx, measure, truth: np.ndarray) -> dict:
     found = assess(ctx, measure, answered, variance, value)
     se = np.sqrt(np.where(answered, variance, 0.0).sum(axis=1))
     bias = np.where(answered, measure.estimated_bias(ctx).reshape(shape), 0.0)
-    rule3 = summed_bias(bias, corrected_cells(ctx, measure, shape))
+    rule3 = summed_bias(bias, quadrature_cells(ctx, measure, shape))
     imputed = (found_per_topic(ctx) == 0) & (judged_share(ctx) < 1.0)
     cells = answered & imputed[None, :]
     bound = imputation_bound(value, answered, cells).sum(axis=1)

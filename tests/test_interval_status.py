@@ -296,7 +296,7 @@ def test_pair_bias_rule():
     measure.difference_bias = lambda ctx, first, second: np.full((len(first), 4), 0.01)
     found = assess_pair(ctx, measure, runs, [0], [1], evaluated, se)
     assert found.bias_se[0] == pytest.approx(1.0)
-    measure.corrected = lambda ctx: True
+    measure.bias_in_quadrature = lambda ctx: True
     found = assess_pair(ctx, measure, runs, [0], [1], evaluated, se)
     assert found.bias_se[0] == pytest.approx(0.5)
 
@@ -428,7 +428,7 @@ def test_run_bias_rule_adds_the_topics_signed_biases(samples):
     del measure.bias_reason
     # an estimator that removes its bias: the bounds of the correction's error, of no fixed
     # sign and independent over topics, add in quadrature (sqrt(half) (se / half) for both)
-    measure.corrected = lambda ctx: True
+    measure.bias_in_quadrature = lambda ctx: True
     found = assess(ctx, measure, evaluated, variance)
     np.testing.assert_allclose(found.bias_se[:2], [1 / np.sqrt(half), np.sqrt(2 / half)])
 

@@ -185,12 +185,14 @@ def test_rule_three_reads_hts_bias_signed_where_the_labels_move_ppi_ndcg(world):
     as_ht = ppi_estimate(ctx, ctx.auto_labels, NDCG).as_ht
     assert as_ht.any() and not as_ht.all()  # both kinds of segment in this draw
     np.testing.assert_array_equal(ppi.corrected(ctx), ht.corrected(ctx) & as_ht)
+    np.testing.assert_array_equal(ppi.bias_in_quadrature(ctx), ppi.corrected(ctx))
     signed, own = ht.estimated_bias(ctx, signed=True), ht.estimated_bias(ctx)
     np.testing.assert_array_equal(ppi.estimated_bias(ctx), np.where(as_ht, own, signed))
     assert (ht.corrected(ctx) & ~as_ht).any()  # a segment ht corrects and ppi does not
     assert not np.array_equal(own, signed)
     ht_ap, ppi_ap = HT("AP"), PPI("AP")
     np.testing.assert_array_equal(ppi_ap.corrected(ctx), ht_ap.corrected(ctx))
+    np.testing.assert_array_equal(ppi_ap.bias_in_quadrature(ctx), ht_ap.corrected(ctx))
     np.testing.assert_array_equal(ppi_ap.estimated_bias(ctx), ht_ap.estimated_bias(ctx))
 
 
@@ -198,7 +200,8 @@ def test_rule_three_reads_a_bound_in_quadrature_where_ppi_ndcgs_bias_is_the_samp
     """On an importance sample ht(nDCG)'s ratio bias is the sample's (no relevance model at its
     centre), which rises and falls with ht's error: where the labels move ppi(nDCG) the rule
     reads |b^_y| times Y^'s coefficient of variation, a bound of no fixed sign added in
-    quadrature (``PPI.corrected`` there), and ht's own reading where ppi's value is ht's."""
+    quadrature (``PPI.bias_in_quadrature`` there, though the estimate corrects nothing there),
+    and ht's own reading where ppi's value is ht's."""
     from irsample.measures.ht.estimator import estimate
     from irsample.measures.ht.measure import HT
     from irsample.measures.ppi.measures import PPI, attach_labels
@@ -211,7 +214,10 @@ def test_rule_three_reads_a_bound_in_quadrature_where_ppi_ndcgs_bias_is_the_samp
     assert e.model_bias is None
     as_ht = ppi_estimate(ctx, ctx.auto_labels, NDCG).as_ht
     assert (~as_ht).any()
-    np.testing.assert_array_equal(ppi.corrected(ctx), ht.corrected(ctx) | ~as_ht)
+    # the estimate removes the bias only where it is ht's own and ht corrects; the rule adds
+    # the bound in quadrature there and wherever the labels move the estimate
+    np.testing.assert_array_equal(ppi.corrected(ctx), ht.corrected(ctx) & as_ht)
+    np.testing.assert_array_equal(ppi.bias_in_quadrature(ctx), ht.corrected(ctx) | ~as_ht)
     ok = e.den > 0
     y = np.where(ok, e.den, 1.0)
     b = np.where(ok, (e.plain * e.var_den - e.cov) / y**2, 0.0)

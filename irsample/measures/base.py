@@ -195,10 +195,16 @@ class Measure:
 
     def corrected(self, ctx: EvalContext) -> np.ndarray | bool:
         """Per segment (or for all): whether the estimate removes its estimated second-order
-        bias there, so that :meth:`estimated_bias` is a bound on the correction's own error, a
-        random one independent from topic to topic
-        (:func:`irsample.measures.reliability.assess` adds those in quadrature)."""
+        bias there."""
         return False
+
+    def bias_in_quadrature(self, ctx: EvalContext) -> np.ndarray | bool:
+        """Per segment (or for all): whether :meth:`estimated_bias` is there a bound of no fixed
+        sign, independent from topic to topic, which
+        :func:`irsample.measures.reliability.assess` adds in quadrature rather than summing it
+        signed: by default where the estimate removes its bias (:meth:`corrected`), the bound
+        being on the correction's own error."""
+        return self.corrected(ctx)
 
     def expected_support(self, ctx: EvalContext, cutoff: int | None) -> np.ndarray | None:
         """Per segment: the relevant documents the design is expected to judge within

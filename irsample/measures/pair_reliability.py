@@ -24,7 +24,7 @@ from .reliability import (
     Reliability,
     biased_beyond_limit,
     carrying,
-    corrected_cells,
+    quadrature_cells,
     summed_bias,
 )
 
@@ -72,7 +72,7 @@ def assess_pair(ctx, measure, runs: Reliability, first, second, evaluated: np.nd
         per_cell = np.zeros(both.shape)
     else:
         per_cell = np.where(both, bias, 0.0)
-        fixed = corrected_cells(ctx, measure, shape)
+        fixed = quadrature_cells(ctx, measure, shape)
         mean_bias = summed_bias(per_cell, fixed[first] & fixed[second]) / q
         se = np.asarray(se, dtype=np.float64)
         bias_se = np.where(se > 0, np.abs(mean_bias) / np.where(se > 0, se, 1.0), 0.0)

@@ -90,9 +90,9 @@ and the topics that cause it (where to judge next). A run's mean is unreliable w
    the topics where the estimate removes that bias (``Measure.corrected``: ht(AP)'s identified
    topics, ht(nDCG)'s with more than :data:`FEW` relevant documents in the sample), the
    bounds of the correction's own error, which has no fixed sign and is independent from
-   topic to topic, added in quadrature (summed, the model's flagged 0.62 of TREC-8's ht(AP)
-   means under the planned design at 10%, covering as well as the rest: 0.939 and 0.944, 40
-   trials), plus
+   topic to topic, added in quadrature (``Measure.bias_in_quadrature`` names those cells;
+   summed, the model's flagged 0.62 of TREC-8's ht(AP) means under the planned design at 10%,
+   covering as well as the rest: 0.939 and 0.944, 40 trials), plus
    for each imputed topic the spread of the run's estimates over its other topics (an imputed
    topic's error is of that order: on Vaswani at 67% judged one topic with a single relevant
    document carried an AP error of 0.3 while the run's interval had shrunk to +-0.015; needs
@@ -375,7 +375,7 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
         per_cell = np.zeros(shape)
     else:
         per_cell = np.where(evaluated, np.asarray(bias).reshape(shape), 0.0)
-        b = summed_bias(per_cell, corrected_cells(ctx, measure, shape))
+        b = summed_bias(per_cell, quadrature_cells(ctx, measure, shape))
         imputed = evaluated & imputed_topics(per_topic, share)[None, :]
         if values is not None and getattr(measure, "ratio", False) and imputed.any():
             bound = imputation_bound(values, evaluated, imputed, share >= SETTLED)
@@ -500,21 +500,24 @@ def biased_beyond_limit(bias_se: np.ndarray) -> np.ndarray:
     return np.nan_to_num(bias_se) > MAX_BIAS_SE
 
 
-def summed_bias(per_cell: np.ndarray, corrected) -> np.ndarray:
+def summed_bias(per_cell: np.ndarray, in_quadrature) -> np.ndarray:
     """Per row (a run's mean, or a pair's difference, times its topics): the size of the
-    topics' estimated biases ``per_cell`` together. Where the estimate leaves a topic's bias
-    in, they are summed, signed (the bias of a sum); where it removes it (``corrected``, per
-    cell or for all: ``Measure.corrected``), ``per_cell`` bounds the correction's error,
-    random and independent from topic to topic, and those add in quadrature (rule 3); the
+    topics' estimated biases ``per_cell`` together. Where they are the bias itself (the
+    estimate leaves it in), they are summed, signed (the bias of a sum); where they bound an
+    error of no fixed sign (``in_quadrature``, per cell or for all:
+    ``Measure.bias_in_quadrature``; the correction's own error where the estimate removes the
+    bias), random and independent from topic to topic, they add in quadrature (rule 3); the
     two parts add."""
-    fixed = np.broadcast_to(np.asarray(corrected, dtype=bool), per_cell.shape)
+    fixed = np.broadcast_to(np.asarray(in_quadrature, dtype=bool), per_cell.shape)
     signed = np.where(fixed, 0.0, per_cell).sum(axis=1)
     return np.abs(signed) + np.sqrt(np.where(fixed, per_cell * per_cell, 0.0).sum(axis=1))
 
 
-def corrected_cells(ctx, measure, shape) -> np.ndarray:
-    """(runs, topics): where ``measure``'s estimate removes its bias (``Measure.corrected``)."""
-    fixed = measure.corrected(ctx) if hasattr(measure, "corrected") else False
+def quadrature_cells(ctx, measure, shape) -> np.ndarray:
+    """(runs, topics): where rule 3 adds ``measure``'s estimated bias in quadrature
+    (``Measure.bias_in_quadrature``)."""
+    fixed = (measure.bias_in_quadrature(ctx) if hasattr(measure, "bias_in_quadrature")
+             else False)
     return np.broadcast_to(np.asarray(fixed, dtype=bool), (int(np.prod(shape)),)).reshape(shape)
 
 

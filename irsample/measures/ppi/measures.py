@@ -139,22 +139,27 @@ class PPI(Measure):
         return self._ht.expected_sample(ctx, cutoff)
 
     def corrected(self, ctx):
-        """Per segment: where the reliability rule reads a bound of random sign on the bias,
-        added in quadrature (``reliability.summed_bias``), rather than a signed bias. ppi(AP)
+        """Per segment: where ppi's estimate removes the ratio's second-order bias. ppi(AP)
         corrects the ratio as ht(AP) does (``ppi/ap_ratio.py``): ht's segments. ppi(nDCG)'s
         control variate (``ppi/control_variate.py``) and its difference form (stratified
-        samples, ``ppi/difference.py``) take the plain ratios: where its value is ht(nDCG)'s
-        own (``PPIEstimate.as_ht``), ht's segments; where the labels move it, the segments
-        whose bias the rule reads from the sample (:meth:`_bias_in_quadrature`)."""
+        samples, ``ppi/difference.py``) take the plain ratios, so only where its value is
+        ht(nDCG)'s own (``PPIEstimate.as_ht``) and ht corrects."""
         fixed = self._ht.corrected(ctx)
         if self._corrects_as_ht or not self.ratio:
             return fixed
-        as_ht = self._estimate(ctx).as_ht
-        if self._bias_in_quadrature(ctx):
-            return fixed | ~as_ht
-        return fixed & as_ht
+        return fixed & self._estimate(ctx).as_ht
 
-    def _bias_in_quadrature(self, ctx) -> bool:
+    def bias_in_quadrature(self, ctx):
+        """Per segment: where the reliability rule reads :meth:`estimated_bias` as a bound of
+        no fixed sign, added in quadrature (``reliability.summed_bias``): where the estimate
+        removes the bias (:meth:`corrected`), and for ppi(nDCG) also where the labels move the
+        estimate and ht's bias is the sample's (:meth:`_bias_from_sample`)."""
+        fixed = self.corrected(ctx)
+        if self._corrects_as_ht or not self.ratio or not self._bias_from_sample(ctx):
+            return fixed
+        return fixed | ~self._estimate(ctx).as_ht
+
+    def _bias_from_sample(self, ctx) -> bool:
         """Whether ppi(nDCG)'s bias where the labels move the estimate is read as |b^_y| times
         Y^'s coefficient of variation, added in quadrature: where ht(nDCG)'s ratio bias is the
         sample's (no relevance model at its centre, ``Estimate.model_bias``: top-ups, beside a
@@ -189,7 +194,7 @@ class PPI(Measure):
         the same estimator on the labels, b_f, which removes part of it where the labels agree
         with the judgments. On a stratified simple random sample b_y is the relevance model's
         at its centre, steady over draws, and ht's signed b_y is taken as ppi's bound. Where
-        it is the sample's b^_y (:meth:`_bias_in_quadrature`) it is read as |b^_y| times Y^'s
+        it is the sample's b^_y (:meth:`_bias_from_sample`) it is read as |b^_y| times Y^'s
         coefficient of variation (capped at 1), of no fixed sign and added in quadrature, as
         ht's bound where ht corrects: the signed sample bias rises with ht's error, which the
         labels remove in part, so the signed rule flagged the draws ppi estimated best. DL
@@ -206,7 +211,7 @@ class PPI(Measure):
         own = ht.estimated_bias(ctx, from_sample)
         if self._corrects_as_ht:
             return own
-        if self._bias_in_quadrature(ctx):
+        if self._bias_from_sample(ctx):
             b, cv = ht.ratio_bias(ctx, from_sample)
             moved = np.abs(b) * cv
         else:
