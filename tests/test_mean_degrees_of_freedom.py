@@ -1,12 +1,13 @@
 """Degrees of freedom of a run mean's interval where its variance is the sample's jackknife
 (``ht/jackknife.py``, "Degrees of freedom"; ``Evaluation.summary_df``).
 
-- ht(AP) on an importance sample (the sample's own variance): each topic's estimated variance
-  of its jackknife variance, scaled as the imputation scales the variance, 0 on imputed topics;
-  none for ht(nDCG) (linearised, taken as known) or on a uniform sample (anticipated variance).
+- ht(AP) and ht(nDCG) on an importance sample (the sample's own variance, the jackknife of the
+  corrected ratio): each topic's estimated variance of its jackknife variance, scaled as the
+  imputation scales the variance, 0 on imputed topics; none on a uniform sample (anticipated
+  variance).
 - ``evaluate_collection``: ``summary_df`` is Satterthwaite's nu over the evaluated topics, the
   run mean's interval the t's on it, the per-topic intervals normal, and a measure without a
-  spread keeps df = inf and the normal interval.
+  spread (ht(P@10)) keeps df = inf and the normal interval.
 - ppi(AP): at a fixed weight and with every topic identified, the spread is the jackknife's of
   theta_y - lambda theta_f (``CombinedSpread``); with constant labels it is ht(AP)'s bit for bit.
 """
@@ -57,7 +58,11 @@ def test_ht_ap_spread_on_the_samples_own_variance(world):
         e.variance_spread, np.where(known, scaled_spread(e.variance, own, own_spread), 0.0))
     assert (e.variance_spread[known] > 0).any() and (e.variance_spread[~known] == 0).all()
     assert (~known & (e.variance > 0)).any()  # imputed topics: a variance, counted as known
-    assert estimate(ctx, parse("nDCG")[0]).variance_spread is None
+    nd = estimate(ctx, parse("nDCG")[0])
+    own, own_spread = jackknife_variance(ctx, ht_design(ctx), nd.replicates, spread=True)
+    np.testing.assert_array_equal(
+        nd.variance_spread, np.where(nd.known, scaled_spread(nd.variance, own, own_spread), 0.0))
+    assert (nd.variance_spread[nd.known] > 0).any()
     anticipated = estimate(EvalContext(collection, uniform(0.3).sample(frame, rng=1)), AP)
     assert anticipated.anticipated and anticipated.variance_spread is None
 
@@ -68,19 +73,22 @@ def test_evaluation_takes_the_t_on_satterthwaites_nu(world):
     measures = [parse(m)[0] for m in ("ht(AP)", "ht(nDCG)")]
     ev = evaluate_collection(collection, ctx.judgments, measures, ci=0.95)
     shape = (collection.n_runs, collection.n_topics)
-    e = estimate(ctx, AP)
-    var = np.where(ev.evaluated, e.variance.reshape(shape), 0.0)
-    spread = np.where(ev.evaluated, e.variance_spread.reshape(shape), 0.0)
-    nu = ev.summary_df[:, 0]
-    np.testing.assert_allclose(nu, 2 * var.sum(axis=1) ** 2 / spread.sum(axis=1))
-    np.testing.assert_array_equal(nu, satterthwaite(var, spread))
-    assert np.all(np.isfinite(nu) & (nu >= 1)) and np.isinf(ev.summary_df[:, 1]).all()
+    for j, inner in enumerate(("AP", "nDCG")):
+        e = estimate(ctx, parse(inner)[0])
+        var = np.where(ev.evaluated, e.variance.reshape(shape), 0.0)
+        spread = np.where(ev.evaluated, e.variance_spread.reshape(shape), 0.0)
+        nu = ev.summary_df[:, j]
+        np.testing.assert_allclose(nu, 2 * var.sum(axis=1) ** 2 / spread.sum(axis=1))
+        np.testing.assert_array_equal(nu, satterthwaite(var, spread))
+        assert np.all(np.isfinite(nu) & (nu >= 1))
+    p10 = evaluate_collection(collection, ctx.judgments, [parse("ht(P@10)")[0]], ci=0.95)
+    assert np.isinf(p10.summary_df).all()
     interval = ev.interval()
     se = np.sqrt(ev.summary_variance)
     theta = ev.summary
     # run means of ratios: the quantile on the logit scale where the normal interval lies
     # inside (0, 1), the normal interval elsewhere (stats.intervals.logit_interval)
-    half = np.array([stats.t.ppf(0.975, nu), np.full(len(nu), stats.norm.ppf(0.975))]).T * se
+    half = stats.t.ppf(0.975, ev.summary_df) * se
     inside = (theta - half > 0) & (theta + half < 1)
     assert inside.any() and not inside.all()
     for limit, sign in ((interval.high, 1), (interval.low, -1)):
@@ -95,8 +103,8 @@ def test_evaluation_takes_the_t_on_satterthwaites_nu(world):
 def test_run_mean_interval_is_the_printed_one(world):
     """The recipes' and benchmarks' rebuild of a run mean's interval from per-topic parts
     (``stats.intervals.run_mean_interval``) equals ``Evaluation.interval``: t on the jackknife's
-    degrees of freedom (ht(AP) on an importance sample) and z (ht(nDCG), and ht(AP) on a
-    uniform sample), both on the logit scale."""
+    degrees of freedom (ht(AP) and ht(nDCG) on an importance sample) and z (both on a uniform
+    sample), on the logit scale."""
     collection, frame, _ = world
     for ctx in (_weighted(world), EvalContext(collection, uniform(0.3).sample(frame, rng=1))):
         measures = [parse(m)[0] for m in ("ht(AP)", "ht(nDCG)")]

@@ -19,10 +19,10 @@ probabilities of ``ht/inclusion.py`` (pi_d; pi_de = pi_d pi_e g_d g_e within a c
   gain g_(1) > g_(2) > ... and S_k the count of the k highest grades,
   IDCG = sum_k (g_(k) - g_(k+1)) D(S_k), and the bias is (1/2) sum_k (g_(k) - g_(k+1))
   D''(S^_k) v(S^_k), the covariances of the grade counts inside v(S^_k)
-  (``ideal_dcg.concavity_bias``); nDCG takes the Taylor ratio correction only on stratified
-  simple random samples and on the topics whose sample holds more than ``reliability.FEW``
-  documents of positive grade (below), AP and recall on every identified topic; R-prec cuts
-  at round(R^).
+  (``ideal_dcg.concavity_bias``); nDCG takes the Taylor ratio correction on stratified
+  simple random samples and importance samples, on the topics whose sample holds more than
+  ``reliability.FEW`` documents of positive grade (below), AP and recall on every identified
+  topic; R-prec cuts at round(R^).
 
 nDCG's ratio bias. With binary grades IDCG^'s linearised variable is y_d = D'(R) ~ 1/log2(R+1) per
 relevant document while IDCG = D(R) is larger than R D'(R) (the discount falls), so (theta v(Y^) -
@@ -42,7 +42,12 @@ The planner's designs (a pilot, then top-ups) and those that judge a stratum who
 ones (the interval takes the sample's variance on both) keep the plain ratio: their bias is upward
 and not the ratio's, and with the correction rule 3 bounded it in quadrature and let through means
 that missed (TREC-8 planned 5%, 100 trials, seed 3: 39% -> 26% flagged, the unflagged covering 0.954
--> 0.907). REPRODUCTION.md, "ht(nDCG)'s ratio correction".
+-> 0.907). REPRODUCTION.md, "ht(nDCG)'s ratio correction". Importance samples (unequal probabilities
+within a cell) take it, with the jackknife of the corrected ratio as the identified topics' variance
+(``ht/ndcg_replicates.py``): their deep documents carry small probabilities, so IDCG^ varies more
+than DCG^ and the plain ratio's bias is upward, and the correction's own noise needs a variance
+that carries it (REPRODUCTION.md, "ht(nDCG) on importance samples: the jackknife of the corrected
+ratio").
 
 Variances: X^ linearised by its first-order influence (for AP, u_d = prec(d) + sum of
 rel_e/rank_e over relevant e ranked below d, the Hoeffding projection of the quadratic form),
@@ -123,6 +128,7 @@ from .anticipated import (
     grade_probabilities,
     ratio_moments,
     ratio_variance,
+    stratified_srs,
 )
 from .anticipated_terms import anticipated_terms
 from .corrected_replicates import corrected_replicates
@@ -138,6 +144,7 @@ from .inclusion import (
     total_variance,
 )
 from .jackknife import ap_replicates, jackknife_variance, scaled_spread
+from .ndcg_replicates import ndcg_replicates
 from .walks import NO_CUTOFF, ap_walk, cell_sums, weighted_prefix
 
 SUPPORTED = (AP, NDCG, P, Recall, Rprec, RBP, NumRel)
@@ -200,7 +207,8 @@ class Estimate:
     centre: np.ndarray | None = None
     known: np.ndarray | None = None
     #: AP's jackknife replicates (``ht/jackknife.py``), of the corrected ratio where the
-    #: interval takes the jackknife (``ht/corrected_replicates.py``)
+    #: interval takes the jackknife (``ht/corrected_replicates.py``); nDCG's on importance
+    #: samples (``ht/ndcg_replicates.py``)
     replicates: tuple | None = None
     donors: np.ndarray | None = None  #: per segment, the weight of a topic in ``impute``
     sampled: SampledPositions | None = None  #: where ``x_sampled`` is given
@@ -214,7 +222,8 @@ class Estimate:
     #: rule then bounds the correction's error); None for totals
     corrected: np.ndarray | None = None
     #: per segment, the estimated variance of ``variance`` where that is the sample's jackknife
-    #: (AP on the planner's designs and importance samples; ``ht/jackknife.py``, "Degrees of
+    #: (AP on the planner's designs and importance samples, nDCG on importance samples;
+    #: ``ht/jackknife.py``, "Degrees of
     #: freedom"), scaled as the imputation scales it and 0 on imputed topics; None where the
     #: variance is taken as known (a normal interval)
     variance_spread: np.ndarray | None = None
@@ -474,7 +483,16 @@ def _ndcg(ctx, d: HTDesign, m: NDCG) -> Estimate:
     anticipated = _anticipated(ctx, d, m)
 
     hits, donors = hits_and_donors(ctx, d, sampled)
-    # the ratio correction on stratified simple random samples only ("nDCG's ratio bias")
+    # the ratio correction on stratified simple random samples and, with the jackknife of the
+    # corrected ratio as its variance, on importance samples ("nDCG's ratio bias")
+    if anticipated is None and not stratified_srs(ctx, d):
+        correct = (hits > FEW)[ctx.seg_topic]
+        replicates = ndcg_replicates(ctx, d, term, cutoff, correct & (ideal[ctx.seg_topic] > 0))
+        own, own_spread = jackknife_variance(ctx, d, replicates, spread=True)
+        est = _ratio(ctx, d, num, term, den, tdi_slope, correct=correct, own=own,
+                     donors=donors[ctx.seg_topic])
+        spread = np.where(est.known, scaled_spread(est.variance, own, own_spread), 0.0)
+        return replace(est, replicates=replicates, variance_spread=spread)
     correct = (hits > FEW)[ctx.seg_topic] if anticipated is not None else False
     return _ratio(ctx, d, num, term, den, tdi_slope, correct=correct, anticipated=anticipated,
                   donors=donors[ctx.seg_topic])

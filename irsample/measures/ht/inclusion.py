@@ -108,6 +108,7 @@ class HTDesign:
     tdi_g: np.ndarray  #: (n_tdi,) pair factor g
     cell_n: np.ndarray  #: (T, S) sampled documents with pi < 1 (n')
     cell_w: np.ndarray  #: (T, S) sum of (1 - pi) over them
+    cell_w2: np.ndarray  #: (T, S) sum of (1 - pi)^2 over them (``jackknife.py``)
     outside: np.ndarray  #: (T, S, G) sampled documents outside the collection, by grade
     outside_pi: np.ndarray  #: (T, S) their pi (the cell's rate)
     sampled: SampledPositions
@@ -188,6 +189,8 @@ def _build(ctx) -> HTDesign:
     g2 = safe_divide(np.maximum(n_doc - 1, 0), n_doc - pi)
     g = np.where(certain, 1.0, np.sqrt(np.maximum(g2, 0.0)))
     w = count(~certain, 1.0 - pi) + np.where(outside_pi < 1.0, outside_n * (1.0 - outside_pi), 0.0)
+    w2 = count(~certain, (1.0 - pi) ** 2) + np.where(outside_pi < 1.0,
+                                                  outside_n * (1.0 - outside_pi) ** 2, 0.0)
     grades = j.stratum_grades.astype(np.float64)  # (T, S, G): entries with rel = g, g >= 1
     n_grades = grades.shape[2]
     grade = j.grade[judged]
@@ -209,7 +212,7 @@ def _build(ctx) -> HTDesign:
     at = SampledPositions(offsets, index, rank, doc, docs, pi[positive], cell[positive],
                           g[positive], len(ctx.pos_tdi))
     return HTDesign(
-        n_cells, tdi_pi, tdi_cell, tdi_g, np.maximum(n_prime, 0), w, outside, outside_pi, at,
+        n_cells, tdi_pi, tdi_cell, tdi_g, np.maximum(n_prime, 0), w, w2, outside, outside_pi, at,
         ctx.pos_tdi,
     )
 

@@ -117,8 +117,9 @@ class HT(Measure):
 
     def corrected(self, ctx):
         """Per segment: whether the estimate removes the ratio's second-order bias there (AP and
-        recall on every identified topic; nDCG, on stratified simple random samples, on those
-        whose sample holds more than ``reliability.FEW`` documents of positive grade:
+        recall on every identified topic; nDCG, on stratified simple random samples and
+        importance samples, on those whose sample holds more than ``reliability.FEW``
+        documents of positive grade:
         ``estimator.py``, "nDCG's ratio bias"); False for totals and R-prec (linear once R^ is
         rounded)."""
         fixed = estimate(ctx, self.inner).corrected if self.ratio else None

@@ -179,7 +179,7 @@ def pair_estimates(ctx, inner, *, variance: str = "design") -> PairEstimates:
     v = np.zeros(both.shape)
     ident = np.zeros(both.shape, dtype=bool)
     jack = jack_var = None
-    if est.replicates is not None:  # AP: jackknife of the differences (ht/jackknife.py)
+    if est.replicates is not None:  # jackknife of the differences (ht/jackknife.py)
         jack, jack_var = jackknife_pair_variance(ctx, d, est.replicates, first, second)
     for t in range(n_topics):
         if not both[:, t].any():

@@ -1,0 +1,254 @@
+"""Jackknife replicates of ht(nDCG) as estimated, Taylor correction included, where its interval
+takes the jackknife (importance samples: unequal probabilities within a cell;
+``ht/estimator.py``, "nDCG's ratio bias").
+
+Why. On an importance sample the deep documents carry small probabilities, so IDCG^ varies much
+more than a run's DCG^ and the ratio's second-order bias is upward; the Taylor correction
+theta^_bc = theta^ - (theta^ v(Y^) - c(X^, Y^)) / Y^^2 removes it, but its v and c are the
+sample's own moments and move with the draw, which the plain ratio's linearised variance does
+not carry (TREC-COVID round 5, importance 5-20%: with the correction and that variance the
+variance was 0.77-0.91 of the spread over draws; REPRODUCTION.md, "Run means on importance
+samples, measured"). As for ht(AP) (``ht/corrected_replicates.py``) the interval takes the
+stratified delete-one jackknife of the estimator itself (``ht/jackknife.py``: Wolter §4.5; Rao
+& Shao 1992).
+
+Replicates. Deleting sampled document d of cell h scales the weights 1/pi of the cell's other
+sampled documents by s = n_h / (n_h - 1) (pi -> pi / s, certain documents untouched), and the
+estimator is recomputed on that sample; everything it reads is a sum over the topic's sampled
+documents of positive grade, by cell and grade, so each replicate follows in closed form from
+the topic's sums (a document of grade 0 adds to no sum but its cell's count n and its sum w of
+1 - pi):
+
+- the grade counts C_v' = C_v + (s - 1) C_hv - s [v_d = v] / pi_d, the ideal DCG of C' less
+  its concavity bias (``ideal_dcg.concavity_bias``, with v(S^_k) on the reduced sample), and
+  the slopes sigma_v' of the ideal DCG in C' (the denominator's linearised variable);
+- a run's DCG^' = DCG^ + (s - 1) DCG^_h - s t_d / pi_d, t_d the document's gain times its
+  discount in the run (0 where the run does not rank it within the cut-off);
+- per cell the sums of ``inclusion.cell_variance`` on the reduced sample: with x = t / pi,
+  y = sigma / pi and the reduced cell's n' = n_h - 1 and w' = n_h - 1 - (n_h - w_h - pi_d) / s,
+  sum' x' = s (sum x - x_d), sum' (1 - pi') x' = sum' x' - sum' t, sum' (1 - pi') x' y' =
+  s^2 sum' t sigma / pi^2 - s sum' t sigma / pi, and the same for y and y^2, grade by grade;
+  then v(Y^)' and c(X^, Y^)', and the replicate is theta' less its correction where the
+  estimate corrects the segment (the plain theta' elsewhere), 0 where Y^' = 0.
+
+A deleted document of grade 0 (one replicate per cell, as in ``ht/jackknife.py``) leaves every
+sum but the cell's scaled. The units are the topic's sampled documents of positive grade in
+tdi order, then one per document sampled outside the collection (no run ranks it), with the
+structure of ``jackknife.ap_replicates``' so that ``jackknife.jackknife_variance`` and
+``jackknife.jackknife_pair_variance`` read them alike. The closed form is checked against the
+estimator recomputed on each reduced sample (``tests/test_ndcg_replicates.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...model import JUDGED
+from ..context import safe_divide
+from .ideal_dcg import _cumulative_discount, grade_gains, ideal_dcg
+
+
+def ndcg_replicates(ctx, design, term: np.ndarray, cutoff: int, corrected: np.ndarray) -> tuple:
+    """``(rep_offsets, rep, base, units)`` as :func:`~.jackknife.ap_replicates` gives them, of
+    ht(nDCG) (module docstring): ``term`` per sampled position the gain times the discount
+    (``walks.weighted_prefix``), ``corrected`` per segment whether the estimate takes the
+    Taylor correction."""
+    units = _units(ctx, design)
+    offsets, cell, pi, key, grade = units
+    gains = grade_gains(ctx)
+    n_grades = gains.shape[1]
+    n_runs, n_topics = ctx.n_runs, ctx.n_topics
+    terms = _terms_by_unit(ctx, design, term, offsets, key)
+    counts = offsets[1:] - offsets[:-1]
+    rep_offsets = np.concatenate([[0], np.cumsum(np.tile(counts, n_runs))]).astype(np.int64)
+    rep = np.zeros(rep_offsets[-1])
+    base = np.zeros((ctx.n_seg, design.n_cells))
+    fixed = corrected.reshape(n_runs, n_topics)
+    for t in range(n_topics):
+        lo, hi = offsets[t], offsets[t + 1]
+        topic = _Topic(design, t, cell[lo:hi], pi[lo:hi], grade[lo:hi], terms[t], gains[t],
+                       n_grades, cutoff)
+        segs = np.arange(n_runs) * n_topics + t
+        for h in range(design.n_cells):
+            if design.cell_n[t, h] < 2:
+                continue
+            mine = np.flatnonzero((cell[lo:hi] == h) & (pi[lo:hi] < 1.0))
+            value = topic.replicates(h, mine, fixed[:, t])  # (runs, units + 1)
+            base[segs, h] = value[:, -1]
+            rep[rep_offsets[segs][:, None] + mine[None, :]] = value[:, :-1]
+    return rep_offsets, rep, base, (offsets, cell, pi, key)
+
+
+def _units(ctx, design):
+    """Per topic (CSR ``offsets``): the sampled documents of positive grade, then those sampled
+    outside the collection, one each: ``(offsets, cell, pi, key, grade)``, ``key`` the tdi or
+    -1 - k for the topic's k-th one outside (as ``jackknife.ap_replicates``)."""
+    j = ctx.judgments
+    n_grades = j.stratum_grades.shape[2]
+    tdi = design.sampled_tdi[(j.state[design.sampled_tdi] == JUDGED)
+                             & (j.grade[design.sampled_tdi] > 0)]
+    topic = ctx.collection.tdi_topic[tdi].astype(np.int64)
+    cell, pi = design.tdi_cell[tdi], design.tdi_pi[tdi]
+    grade = np.minimum(j.grade[tdi], n_grades - 1).astype(np.int64)
+    out = np.rint(design.outside[:, :, 1:]).astype(np.int64)  # (T, S, G - 1)
+    out[design.outside_pi <= 0.0] = 0  # no rate, no estimate: counted nowhere
+    ot, oc, og = np.nonzero(out)
+    reps = out[ot, oc, og]
+    topic = np.concatenate([topic, np.repeat(ot, reps)])
+    cell = np.concatenate([cell, np.repeat(oc, reps)]).astype(np.int64)
+    pi = np.concatenate([pi, np.repeat(design.outside_pi[ot, oc], reps)])
+    grade = np.concatenate([grade, np.repeat(og + 1, reps)])
+    key = np.concatenate([tdi, np.full(int(reps.sum()), -1)]).astype(np.int64)
+    order = np.argsort(topic, kind="stable")
+    topic, cell, pi, grade, key = (a[order] for a in (topic, cell, pi, grade, key))
+    offsets = np.concatenate([[0], np.cumsum(np.bincount(topic, minlength=ctx.n_topics))])
+    outside = np.flatnonzero(key < 0)
+    first = offsets[:-1] + np.bincount(topic[key >= 0], minlength=ctx.n_topics)
+    key[outside] = -1 - (outside - first[topic[outside]])
+    return offsets.astype(np.int64), cell, pi, key, grade
+
+
+def _terms_by_unit(ctx, design, term, offsets, key) -> list:
+    """Per topic, (runs, units): each unit's gain times discount in each run (0 where the run
+    does not rank it within the cut-off, and for units outside the collection)."""
+    at = design.sampled
+    local = np.full(ctx.collection.n_tdi, -1, dtype=np.int64)
+    inside = key >= 0
+    topic_of = np.repeat(np.arange(ctx.n_topics), offsets[1:] - offsets[:-1])
+    local[key[inside]] = (np.arange(len(key)) - offsets[topic_of])[inside]
+    seg = np.repeat(np.arange(ctx.n_seg), np.diff(at.offsets))
+    unit = local[at.tdi]
+    keep = (unit >= 0) & (term != 0.0)
+    seg, unit, value = seg[keep], unit[keep], term[keep]
+    run, topic = seg // ctx.n_topics, seg % ctx.n_topics
+    out = [np.zeros((ctx.n_runs, offsets[t + 1] - offsets[t])) for t in range(ctx.n_topics)]
+    for t in np.unique(topic):
+        mine = topic == t
+        out[t][run[mine], unit[mine]] = value[mine]
+    return out
+
+
+class _Topic:
+    """One topic's sums by cell and grade over its sampled documents of positive grade with
+    pi < 1, and its runs' sums of the gain-discount terms: what every replicate starts from."""
+
+    def __init__(self, design, t, cell, pi, grade, terms, gains, n_grades, cutoff):
+        self.cell, self.pi, self.grade, self.terms = cell, pi, grade, terms
+        self.gains, self.cutoff = gains, cutoff
+        self.n = design.cell_n[t].astype(np.float64)
+        self.w = design.cell_w[t].astype(np.float64)
+        n_cells = len(self.n)
+        unc = pi < 1.0
+        one_hot = np.zeros((len(pi), n_grades))
+        one_hot[np.arange(len(pi)), grade] = 1.0
+        self.one_hot = one_hot
+        by_cell = np.zeros((len(pi), n_cells))
+        by_cell[np.arange(len(pi)), cell] = unc
+        inv = 1.0 / pi
+        # (S, G): count, sum 1/pi and sum 1/pi^2 of the uncertain documents
+        self.n0 = by_cell.T @ one_hot
+        self.n1 = by_cell.T @ (one_hot * inv[:, None])
+        self.n2 = by_cell.T @ (one_hot * (inv * inv)[:, None])
+        self.counts = (one_hot * inv[:, None]).sum(axis=0)  # C_v, certain documents included
+        # (R, S): sum t and sum t / pi over uncertain documents; (R, S, G) sum t / pi, t / pi^2
+        self.p0 = terms @ by_cell
+        self.p1 = (terms * inv) @ by_cell
+        self.q1 = np.einsum("ru,us,ug->rsg", terms * inv, by_cell, one_hot)
+        self.q2 = np.einsum("ru,us,ug->rsg", terms * inv * inv, by_cell, one_hot)
+        self.num = terms @ inv  # DCG^ of every run
+
+    def replicates(self, h: int, mine: np.ndarray, corrected: np.ndarray) -> np.ndarray:
+        """(runs, len(mine) + 1): the replicates without each unit ``mine`` of cell h, then
+        without one of its documents of grade 0."""
+        n_h = self.n[h]
+        s = n_h / (n_h - 1.0)
+        k = len(mine) + 1
+        pi_d = np.append(self.pi[mine], 1.0 - self.w[h] / n_h)  # grade 0: the cell's mean pi
+        inv_d = np.append(1.0 / self.pi[mine], 0.0)
+        hot = np.vstack([self.one_hot[mine], np.zeros(self.one_hot.shape[1])])  # (k, G)
+        t_d = np.hstack([self.terms[:, mine], np.zeros((self.terms.shape[0], 1))])  # (R, k)
+        # reduced cells (k, S) and sums by cell and grade (k, S, G)
+        n = np.tile(self.n, (k, 1))
+        w = np.tile(self.w, (k, 1))
+        n[:, h] = n_h - 1.0
+        w[:, h] = n_h - 1.0 - (n_h - self.w[h] - pi_d) / s
+        n0, n1, n2 = (np.tile(a, (k, 1, 1)) for a in (self.n0, self.n1, self.n2))
+        n0[:, h] -= hot
+        n1[:, h] = s * (self.n1[h] - hot * inv_d[:, None])
+        n2[:, h] = s * s * (self.n2[h] - hot * (inv_d * inv_d)[:, None])
+        counts = self.counts[None, :] - self.n1[h][None, :] + n1[:, h]
+        gains = np.tile(self.gains, (k, 1))
+        ideal = ideal_dcg(counts, gains, self.cutoff)
+        slope = np.zeros_like(counts)
+        for v in range(1, counts.shape[1]):
+            bumped = counts.copy()
+            bumped[:, v] += 1.0
+            slope[:, v] = ideal_dcg(bumped, gains, self.cutoff) - ideal
+        den = ideal - self._concavity(counts, n, w, n0, n1, n2)
+        var_y = _cell_variance(n, w, *_y_sums(slope, n0, n1, n2))
+        # the runs' sums (R, k, S), cell h reduced
+        x_d = t_d * inv_d[None, :]
+        sx = np.repeat(self.p1[:, None, :], k, axis=1)
+        st = np.repeat(self.p0[:, None, :], k, axis=1)
+        sx[:, :, h] = s * (self.p1[:, h][:, None] - x_d)
+        st[:, :, h] = self.p0[:, h][:, None] - t_d
+        q1 = np.repeat(self.q1[:, None], k, axis=1)  # (R, k, S, G)
+        q2 = np.repeat(self.q2[:, None], k, axis=1)
+        q1[:, :, h] = s * (self.q1[:, h][:, None, :] - x_d[:, :, None] * hot[None])
+        q2[:, :, h] = s * s * (self.q2[:, h][:, None, :]
+                               - (x_d * inv_d[None, :])[:, :, None] * hot[None])
+        swxy = np.einsum("rksg,kg->rks", q2 - q1, slope)
+        sy, swy, _ = _y_sums(slope, n0, n1, n2)
+        cov = _cell_covariance(n, w, sx, sx - st, sy, swy, swxy)
+        num = self.num[:, None] + (s - 1.0) * self.p1[:, h][:, None] - s * x_d
+        some = den > 1e-12
+        theta = np.where(some[None, :], safe_divide(num, den[None, :]), 0.0)
+        fixed = theta - safe_divide(theta * var_y[None, :] - cov, (den * den)[None, :])
+        return np.where(some[None, :] & corrected[:, None], fixed, theta)
+
+    def _concavity(self, counts, n, w, n0, n1, n2) -> np.ndarray:
+        """Per replicate: ``ideal_dcg.concavity_bias`` on the reduced sample."""
+        gains = self.gains
+        order = np.argsort(-gains, kind="stable")
+        ranked = np.maximum(gains[order], 0.0)
+        step = ranked - np.append(ranked[1:], 0.0)
+        position = np.empty_like(order)
+        position[order] = np.arange(len(gains))
+        bias = np.zeros(len(counts))
+        for k in range(len(gains)):
+            if step[k] <= 0:
+                continue
+            member = ((position <= k) & (gains > 0)).astype(np.float64)
+            total = counts @ member
+            curve = (_cumulative_discount(total + 1.0, self.cutoff)
+                     - 2.0 * _cumulative_discount(total, self.cutoff)
+                     + _cumulative_discount(np.maximum(total - 1.0, 0.0), self.cutoff))
+            sigma = np.tile(member, (len(counts), 1))
+            var = _cell_variance(n, w, *_y_sums(sigma, n0, n1, n2))
+            bias += 0.5 * step[k] * np.where(total >= 1.0, curve, 0.0) * var
+        return bias
+
+
+def _y_sums(sigma, n0, n1, n2):
+    """(k, S) each: sum y, sum (1 - pi) y and sum (1 - pi) y^2 over a cell's documents, y =
+    sigma_v / pi for a document of grade v, from the sums by grade (k, S, G) of 1, 1/pi and
+    1/pi^2."""
+    sy = np.einsum("ksg,kg->ks", n1, sigma)
+    return sy, sy - np.einsum("ksg,kg->ks", n0, sigma), np.einsum(
+        "ksg,kg->ks", n2 - n1, sigma * sigma)
+
+
+def _cell_variance(n, w, sy, swy, swyy) -> np.ndarray:
+    """``inclusion.cell_variance`` summed over cells, per replicate (arrays (k, S))."""
+    mean = safe_divide(sy, n)
+    factor = np.where(n >= 2, safe_divide(n, n - 1.0), 0.0)
+    return (factor * (swyy - 2.0 * mean * swy + mean * mean * w)).sum(axis=1)
+
+
+def _cell_covariance(n, w, sx, swx, sy, swy, swxy) -> np.ndarray:
+    """(R, k): the design covariance of X^ and Y^ by the bilinear form of
+    ``inclusion.cell_variance``: sum over cells of n/(n - 1) [sum (1 - pi) x y - xbar sum
+    (1 - pi) y - ybar sum (1 - pi) x + xbar ybar w]; x sums (R, k, S), y sums (k, S)."""
+    xbar = safe_divide(sx, n[None])
+    ybar = safe_divide(sy, n)[None]
+    factor = np.where(n >= 2, safe_divide(n, n - 1.0), 0.0)[None]
+    return (factor * (swxy - xbar * swy[None] - ybar * swx + xbar * ybar * w[None])).sum(axis=2)

@@ -1,0 +1,158 @@
+"""ht(nDCG)'s jackknife replicates of the corrected ratio (``ht/ndcg_replicates.py``).
+
+- The closed form is the estimator recomputed on the reduced sample: for every unit of a topic
+  (a sampled document of positive grade, one sampled outside the collection, and a cell's
+  document of grade 0) the design is rebuilt with the unit deleted and its cell's other
+  probabilities divided by n/(n - 1), and ht(nDCG)'s own steps (DCG^, the ideal DCG of the
+  counts less its concavity bias, the cell variances and covariance, the Taylor correction)
+  give the replicate; on an importance sample, a stratified sample with judged documents no
+  run retrieved and a planner's top-up (certain documents, never deleted), for nDCG and
+  nDCG@10, corrected and plain.
+- On an importance sample the estimate takes the correction on the topics whose sample holds
+  more than ``FEW`` documents of positive grade, its identified topics' variance is the
+  jackknife of those replicates, and it carries them (``compare`` reads them); designs of a
+  stratified simple random sample and top-ups keep the plain ratio and no replicates.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from irsample.design import stratified
+from irsample.measures import parse
+from irsample.measures.context import EvalContext, safe_divide
+from irsample.measures.ht.estimator import estimate
+from irsample.measures.ht.ideal_dcg import concavity_bias, ideal_linearisation
+from irsample.measures.ht.inclusion import (
+    SampledPositions,
+    cell_variance,
+    ht_design,
+    topic_total,
+)
+from irsample.measures.ht.jackknife import jackknife_variance
+from irsample.measures.ht.ndcg_replicates import _units, ndcg_replicates
+from irsample.measures.ht.walks import NO_CUTOFF, cell_sums, sampled_positions, weighted_prefix
+from irsample.measures.reliability import FEW
+from irsample.measures.trec_eval.gain_tables import shared_gain_tables
+
+from .test_corrected_replicates import CASES
+
+
+def _reduced(ctx, d, t, h, key, pi_d):
+    """``d`` with unit ``key`` of topic t deleted from cell h (a tdi, -1 - k for the k-th one
+    outside the collection, None for a document of grade 0 of mean probability ``pi_d``) and
+    the cell's other probabilities below 1 divided by s = n/(n - 1)."""
+    n = float(d.cell_n[t, h])
+    s = n / (n - 1.0)
+    col = ctx.collection
+    tdi_pi = d.tdi_pi.copy()
+    mine = (col.tdi_topic == t) & (d.tdi_cell == h) & (tdi_pi > 0) & (tdi_pi < 1)
+    tdi_pi[mine] /= s
+    outside, outside_pi = d.outside.copy(), d.outside_pi.copy()
+    if key is not None and key >= 0:
+        tdi_pi[key] = 0.0
+    elif key is not None:  # the k-th outside: the cells' copies in (cell, grade) order
+        k = -1 - key
+        cells = [(c, g) for c in range(d.n_cells) for g in range(1, outside.shape[2])
+                 for _ in range(int(round(outside[t, c, g])))]
+        outside[t][cells[k]] -= 1.0
+    if outside_pi[t, h] < 1.0:
+        outside_pi[t, h] /= s
+    cell_n, cell_w = d.cell_n.astype(np.float64).copy(), d.cell_w.copy()
+    cell_w[t, h] = n - 1.0 - (n - cell_w[t, h] - pi_d) / s
+    cell_n[t, h] = n - 1.0
+    docs = np.flatnonzero(tdi_pi > 0)
+    local = np.full(col.n_tdi, -1, dtype=np.int32)
+    local[docs] = np.arange(len(docs), dtype=np.int32)
+    offsets, index, rank, doc = sampled_positions(ctx.offsets, ctx.pos_tdi, local)
+    at = SampledPositions(offsets, index, rank, doc, docs, tdi_pi[docs], d.tdi_cell[docs],
+                          d.tdi_g[docs], len(ctx.pos_tdi))
+    return replace(d, tdi_pi=tdi_pi, cell_n=cell_n, cell_w=cell_w, outside=outside,
+                   outside_pi=outside_pi, sampled=at)
+
+
+def _recomputed(ctx, d, cutoff):
+    """Per segment, ht(nDCG)'s plain and corrected ratio on design ``d``, by its own steps."""
+    longest = int(ctx.seg_len.max(initial=0))
+    discount = 1.0 / np.log2(np.arange(2, longest + 2, dtype=np.float64))
+    at = d.sampled
+    gain = at.by_grade(ctx, shared_gain_tables(ctx, ())[0])
+    num, term = weighted_prefix(at.offsets, at.rank, gain, at.pi, discount, cutoff)
+    _, gains, ideal, slope, tdi_slope = ideal_linearisation(ctx, d, cutoff)
+    ideal = ideal - concavity_bias(ctx, d, gains, cutoff)
+    den = topic_total(ctx, d, tdi_slope, slope)
+    sx, swx, swxx, swxy = cell_sums(at.offsets, term, at.pi, at.cell, at.tdi, tdi_slope,
+                                    d.n_cells)
+    t = ctx.seg_topic
+    sy, swy, swyy = den.sx[t], den.swx[t], den.swxx[t]
+    var_x = cell_variance(d, t, sx, swx, swxx)
+    var_y = cell_variance(d, t, sy, swy, swyy)
+    cov = 0.5 * (cell_variance(d, t, sx + sy, swx + swy, swxx + 2.0 * swxy + swyy)
+                 - var_x - var_y)
+    y = ideal[t]
+    some = y > 1e-12
+    theta = np.where(some, safe_divide(num, y), 0.0)
+    return theta, np.where(some, theta - safe_divide(theta * var_y - cov, y * y), 0.0), term
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.parametrize("name", ["nDCG", "nDCG@10"])
+def test_the_closed_form_is_the_estimator_on_the_reduced_sample(case, name):
+    ctx = CASES[case]()
+    (m,) = parse(name)
+    cutoff = NO_CUTOFF if m.k is None else m.k
+    d = ht_design(ctx)
+    _, _, term = _recomputed(ctx, d, cutoff)
+    fixed = np.zeros(ctx.n_seg, dtype=bool)
+    fixed[::2] = True  # half the segments corrected, half plain
+    rep_offsets, rep, base, (offsets, cell, pi, key) = ndcg_replicates(ctx, d, term, cutoff,
+                                                                        fixed)
+    checked = 0
+    for t in range(ctx.n_topics):
+        segs = np.arange(ctx.n_runs) * ctx.n_topics + t
+        units = [(u, cell[u], pi[u], key[u]) for u in range(offsets[t], offsets[t + 1])
+                 if pi[u] < 1.0 and d.cell_n[t, cell[u]] >= 2]
+        for u, h, pi_d, k in units[:4] + units[-2:]:
+            theta, corrected, _ = _recomputed(ctx, _reduced(ctx, d, t, h, k, pi_d), cutoff)
+            expected = np.where(fixed, corrected, theta)[segs]
+            got = rep[rep_offsets[segs] + u - offsets[t]]
+            np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12)
+            checked += 1
+        for h in np.flatnonzero(d.cell_n[t] >= 2):
+            mean_pi = 1.0 - d.cell_w[t, h] / d.cell_n[t, h]
+            theta, corrected, _ = _recomputed(ctx, _reduced(ctx, d, t, h, None, mean_pi),
+                                              cutoff)
+            np.testing.assert_allclose(base[segs, h], np.where(fixed, corrected, theta)[segs],
+                                       rtol=1e-9, atol=1e-12)
+            checked += 1
+    assert checked >= 20
+    if case == "unretrieved":
+        assert (key < 0).sum() == 2  # the two relevant documents no run retrieved are units
+    assert len(_units(ctx, d)[0]) == ctx.n_topics + 1
+
+
+def test_importance_samples_take_the_correction_with_the_jackknife_as_variance():
+    (m,) = parse("nDCG")
+    ctx = CASES["importance"]()
+    d = ht_design(ctx)
+    e = estimate(ctx, m)
+    assert not e.anticipated and e.replicates is not None
+    _, _, term = _recomputed(ctx, d, NO_CUTOFF)
+    j = ctx.judgments
+    positive = (j.state[d.sampled_tdi] == 2) & (j.grade[d.sampled_tdi] > 0)
+    hits = np.bincount(ctx.collection.tdi_topic[d.sampled_tdi][positive],
+                       minlength=ctx.n_topics)
+    np.testing.assert_array_equal(e.corrected, e.known & (hits > FEW)[ctx.seg_topic])
+    assert e.corrected.any()
+    fixed = e.known & (hits > FEW)[ctx.seg_topic]
+    expected = ndcg_replicates(ctx, d, term, NO_CUTOFF, fixed)
+    np.testing.assert_array_equal(e.replicates[1], expected[1])
+    own = jackknife_variance(ctx, d, expected)
+    np.testing.assert_allclose(e.topic_variance[e.known], own[e.known])
+    assert e.variance_spread is not None
+    for other in ("top-up", "unretrieved"):  # the plain ratio, its variance as before
+        e = estimate(CASES[other](), m)
+        assert e.replicates is None and e.variance_spread is None
