@@ -83,28 +83,41 @@ def concavity_bias(ctx, d: HTDesign, gains: np.ndarray, cutoff: int) -> np.ndarr
     around an already corrected IDCG they compound.) With binary grades it is the one term
     (1/2) D''(R^) v(R^)."""
     j = ctx.judgments
-    n_topics, n_grades = gains.shape
-    rows = np.arange(n_topics)[:, None]
-    order = np.argsort(-gains, axis=1, kind="stable")  # as ideal_dcg ranks the levels
-    ranked = np.maximum(np.take_along_axis(gains, order, axis=1), 0.0)
-    step = ranked - np.concatenate([ranked[:, 1:], np.zeros((n_topics, 1))], axis=1)
-    position = np.empty_like(order)
-    position[rows, order] = np.arange(n_grades)
+    step, position = level_steps(gains)
     sampled = (j.state == JUDGED) & (j.grade > 0)
-    grade = np.clip(j.grade, 0, n_grades - 1)
+    grade = np.clip(j.grade, 0, gains.shape[1] - 1)
     topic = ctx.collection.tdi_topic
-    bias = np.zeros(n_topics)
-    for k in range(n_grades):
+    bias = np.zeros(gains.shape[0])
+    for k in range(gains.shape[1]):
         if not (step[:, k] > 0).any():
             continue
         member = (position <= k) & (gains > 0)  # (T, G): the k + 1 highest levels
         total = topic_total(ctx, d, (sampled & member[topic, grade]).astype(np.float64),
                             member.astype(np.float64))
-        s = total.value
-        curve = (_cumulative_discount(s + 1.0, cutoff) - 2.0 * _cumulative_discount(s, cutoff)
-                 + _cumulative_discount(np.maximum(s - 1.0, 0.0), cutoff))
-        bias += 0.5 * step[:, k] * np.where(s >= 1.0, curve, 0.0) * total_variance(d, total)
+        bias += 0.5 * step[:, k] * concavity_curve(total.value, cutoff) * total_variance(d, total)
     return bias
+
+
+def level_steps(gains: np.ndarray):
+    """Per topic (rows of ``gains``, topics x grades), the levels in decreasing order of gain
+    (those of positive gain; g_(K+1) = 0): ``step[t, k]`` = g_(k) - g_(k+1) and
+    ``position[t, v]`` the place of level v in that order (as :func:`ideal_dcg` ranks them)."""
+    n_topics, n_grades = gains.shape
+    rows = np.arange(n_topics)[:, None]
+    order = np.argsort(-gains, axis=1, kind="stable")
+    ranked = np.maximum(np.take_along_axis(gains, order, axis=1), 0.0)
+    step = ranked - np.concatenate([ranked[:, 1:], np.zeros((n_topics, 1))], axis=1)
+    position = np.empty_like(order)
+    position[rows, order] = np.arange(n_grades)
+    return step, position
+
+
+def concavity_curve(s: np.ndarray, cutoff: int) -> np.ndarray:
+    """D''(S) as :func:`concavity_bias` takes it: the second difference D(S + 1) - 2 D(S) +
+    D(S - 1) of the cumulative discount at S, 0 below one document."""
+    curve = (_cumulative_discount(s + 1.0, cutoff) - 2.0 * _cumulative_discount(s, cutoff)
+             + _cumulative_discount(np.maximum(s - 1.0, 0.0), cutoff))
+    return np.where(s >= 1.0, curve, 0.0)
 
 
 def _cumulative_discount(x: np.ndarray, cutoff: int) -> np.ndarray:

@@ -44,7 +44,7 @@ import numpy as np
 
 from ...model import JUDGED
 from ..context import safe_divide
-from .ideal_dcg import _cumulative_discount, grade_gains, ideal_dcg
+from .ideal_dcg import concavity_curve, grade_gains, ideal_and_slopes, level_steps
 
 
 def ndcg_replicates(ctx, design, term: np.ndarray, cutoff: int, corrected: np.ndarray) -> tuple:
@@ -176,13 +176,7 @@ class _Topic:
         n1[:, h] = s * (self.n1[h] - hot * inv_d[:, None])
         n2[:, h] = s * s * (self.n2[h] - hot * (inv_d * inv_d)[:, None])
         counts = self.counts[None, :] - self.n1[h][None, :] + n1[:, h]
-        gains = np.tile(self.gains, (k, 1))
-        ideal = ideal_dcg(counts, gains, self.cutoff)
-        slope = np.zeros_like(counts)
-        for v in range(1, counts.shape[1]):
-            bumped = counts.copy()
-            bumped[:, v] += 1.0
-            slope[:, v] = ideal_dcg(bumped, gains, self.cutoff) - ideal
+        ideal, slope = ideal_and_slopes(counts, np.tile(self.gains, (k, 1)), self.cutoff)
         den = ideal - self._concavity(counts, n, w, n0, n1, n2)
         var_y = _cell_variance(n, w, *_y_sums(slope, n0, n1, n2))
         # the runs' sums (R, k, S), cell h reduced
@@ -207,24 +201,13 @@ class _Topic:
 
     def _concavity(self, counts, n, w, n0, n1, n2) -> np.ndarray:
         """Per replicate: ``ideal_dcg.concavity_bias`` on the reduced sample."""
-        gains = self.gains
-        order = np.argsort(-gains, kind="stable")
-        ranked = np.maximum(gains[order], 0.0)
-        step = ranked - np.append(ranked[1:], 0.0)
-        position = np.empty_like(order)
-        position[order] = np.arange(len(gains))
+        (step,), (position,) = level_steps(self.gains[None, :])
         bias = np.zeros(len(counts))
-        for k in range(len(gains)):
-            if step[k] <= 0:
-                continue
-            member = ((position <= k) & (gains > 0)).astype(np.float64)
-            total = counts @ member
-            curve = (_cumulative_discount(total + 1.0, self.cutoff)
-                     - 2.0 * _cumulative_discount(total, self.cutoff)
-                     + _cumulative_discount(np.maximum(total - 1.0, 0.0), self.cutoff))
+        for k in np.flatnonzero(step > 0):
+            member = ((position <= k) & (self.gains > 0)).astype(np.float64)
             sigma = np.tile(member, (len(counts), 1))
             var = _cell_variance(n, w, *_y_sums(sigma, n0, n1, n2))
-            bias += 0.5 * step[k] * np.where(total >= 1.0, curve, 0.0) * var
+            bias += 0.5 * step[k] * concavity_curve(counts @ member, self.cutoff) * var
         return bias
 
 
