@@ -7,7 +7,8 @@
   counts less its concavity bias, the cell variances and covariance, the Taylor correction)
   give the replicate; on an importance sample, a stratified sample with judged documents no
   run retrieved and a planner's top-up (certain documents, never deleted), for nDCG and
-  nDCG@10, corrected and plain.
+  nDCG@10, corrected and plain; and (hypothesis) on importance samples of random worlds,
+  binary or graded up to 3, at random rates and cut-offs.
 - On an importance sample the estimate takes the correction on the topics whose sample holds
   more than ``FEW`` documents of positive grade, its identified topics' variance is the
   jackknife of those replicates, and it carries them (``compare`` reads them); designs of a
@@ -20,8 +21,10 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from irsample.design import stratified
+from irsample.design.sampling.importance import importance
 from irsample.measures import parse
 from irsample.measures.context import EvalContext, safe_divide
 from irsample.measures.ht.estimator import estimate
@@ -39,6 +42,7 @@ from irsample.measures.reliability import FEW
 from irsample.measures.trec_eval.gain_tables import shared_gain_tables
 
 from .test_corrected_replicates import CASES
+from .test_ht_estimators import synthetic
 
 
 def _reduced(ctx, d, t, h, key, pi_d):
@@ -102,12 +106,34 @@ def _recomputed(ctx, d, cutoff):
 @pytest.mark.parametrize("name", ["nDCG", "nDCG@10"])
 def test_the_closed_form_is_the_estimator_on_the_reduced_sample(case, name):
     ctx = CASES[case]()
+    fixed = np.zeros(ctx.n_seg, dtype=bool)
+    fixed[::2] = True  # half the segments corrected, half plain
+    checked, key = _check_replicates(ctx, name, fixed)
+    assert checked >= 20
+    if case == "unretrieved":
+        assert (key < 0).sum() == 2  # the two relevant documents no run retrieved are units
+    assert len(_units(ctx, ht_design(ctx))[0]) == ctx.n_topics + 1
+
+
+@settings(max_examples=12, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 10_000), rate=st.floats(0.05, 0.6),
+       grades=st.sampled_from([(0, 0, 0, 1), (0, 0, 0, 0, 1, 1, 2), (0, 1, 2, 3)]),
+       cut=st.sampled_from(["nDCG", "nDCG@5"]), corrected=st.booleans())
+def test_the_closed_form_holds_on_any_importance_sample(seed, rate, grades, cut, corrected):
+    """Random worlds (grades binary or up to 3), rates and cut-offs: every checked replicate
+    is the estimator on its reduced sample."""
+    col, frame = synthetic(seed, n_topics=3, n_docs=60, n_runs=3, depth=25, grades=grades)
+    ctx = EvalContext(col, importance(rate).sample(frame, rng=np.random.default_rng(seed)))
+    assert _check_replicates(ctx, cut, np.full(ctx.n_seg, corrected))[0] >= 3
+
+
+def _check_replicates(ctx, name, fixed):
+    """Compare up to six units and every grade-0 deletion of each topic with the estimator
+    recomputed on the reduced sample; returns how many were checked and the units' keys."""
     (m,) = parse(name)
     cutoff = NO_CUTOFF if m.k is None else m.k
     d = ht_design(ctx)
     _, _, term = _recomputed(ctx, d, cutoff)
-    fixed = np.zeros(ctx.n_seg, dtype=bool)
-    fixed[::2] = True  # half the segments corrected, half plain
     rep_offsets, rep, base, (offsets, cell, pi, key) = ndcg_replicates(ctx, d, term, cutoff,
                                                                         fixed)
     checked = 0
@@ -128,10 +154,7 @@ def test_the_closed_form_is_the_estimator_on_the_reduced_sample(case, name):
             np.testing.assert_allclose(base[segs, h], np.where(fixed, corrected, theta)[segs],
                                        rtol=1e-9, atol=1e-12)
             checked += 1
-    assert checked >= 20
-    if case == "unretrieved":
-        assert (key < 0).sum() == 2  # the two relevant documents no run retrieved are units
-    assert len(_units(ctx, d)[0]) == ctx.n_topics + 1
+    return checked, key
 
 
 def test_importance_samples_take_the_correction_with_the_jackknife_as_variance():
