@@ -26,20 +26,13 @@ from hypothesis import strategies as st
 
 from irsample.design.sampling.importance import importance
 from irsample.measures import parse
-from irsample.measures.context import EvalContext, safe_divide
-from irsample.measures.ht.estimator import estimate
-from irsample.measures.ht.ideal_dcg import concavity_bias, ideal_linearisation
-from irsample.measures.ht.inclusion import (
-    SampledPositions,
-    cell_variance,
-    ht_design,
-    topic_total,
-)
+from irsample.measures.context import EvalContext
+from irsample.measures.ht.estimator import _ratio, estimate, ndcg_totals
+from irsample.measures.ht.inclusion import SampledPositions, ht_design
 from irsample.measures.ht.jackknife import jackknife_variance
 from irsample.measures.ht.ndcg_replicates import _units, ndcg_replicates
-from irsample.measures.ht.walks import NO_CUTOFF, cell_sums, sampled_positions, weighted_prefix
+from irsample.measures.ht.walks import NO_CUTOFF, sampled_positions
 from irsample.measures.reliability import FEW
-from irsample.measures.trec_eval.gain_tables import shared_gain_tables
 
 from .test_corrected_replicates import CASES
 from .test_ht_estimators import synthetic
@@ -79,27 +72,12 @@ def _reduced(ctx, d, t, h, key, pi_d):
 
 
 def _recomputed(ctx, d, cutoff):
-    """Per segment, ht(nDCG)'s plain and corrected ratio on design ``d``, by its own steps."""
-    longest = int(ctx.seg_len.max(initial=0))
-    discount = 1.0 / np.log2(np.arange(2, longest + 2, dtype=np.float64))
-    at = d.sampled
-    gain = at.by_grade(ctx, shared_gain_tables(ctx, ())[0])
-    num, term = weighted_prefix(at.offsets, at.rank, gain, at.pi, discount, cutoff)
-    _, gains, ideal, slope, tdi_slope = ideal_linearisation(ctx, d, cutoff)
-    ideal = ideal - concavity_bias(ctx, d, gains, cutoff)
-    den = topic_total(ctx, d, tdi_slope, slope)
-    sx, swx, swxx, swxy = cell_sums(at.offsets, term, at.pi, at.cell, at.tdi, tdi_slope,
-                                    d.n_cells)
-    t = ctx.seg_topic
-    sy, swy, swyy = den.sx[t], den.swx[t], den.swxx[t]
-    var_x = cell_variance(d, t, sx, swx, swxx)
-    var_y = cell_variance(d, t, sy, swy, swyy)
-    cov = 0.5 * (cell_variance(d, t, sx + sy, swx + swy, swxx + 2.0 * swxy + swyy)
-                 - var_x - var_y)
-    y = ideal[t]
-    some = y > 1e-12
-    theta = np.where(some, safe_divide(num, y), 0.0)
-    return theta, np.where(some, theta - safe_divide(theta * var_y - cov, y * y), 0.0), term
+    """Per segment, ht(nDCG)'s plain and corrected ratio on design ``d`` (0 where Y^ is 0),
+    by the estimator's own steps, and the gain-discount terms."""
+    num, term, den, tdi_slope = ndcg_totals(ctx, d, cutoff)
+    est = _ratio(ctx, d, num, term, den, tdi_slope, correct=True)
+    some = est.den > 1e-12
+    return np.where(some, est.plain, 0.0), np.where(some, est.value, 0.0), term
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

@@ -468,16 +468,7 @@ def _ndcg(ctx, d: HTDesign, m: NDCG) -> Estimate:
     if m.gains:
         raise MeasureError("ht(nDCG) uses the grades as gains (no gains= parameter)")
     cutoff = NO_CUTOFF if m.k is None else m.k
-    longest = int(ctx.seg_len.max(initial=0))
-    discount = 1.0 / np.log2(np.arange(2, longest + 2, dtype=np.float64))
-    at = d.sampled
-    gain = at.by_grade(ctx, shared_gain_tables(ctx, ())[0])
-    num, term = weighted_prefix(at.offsets, at.rank, gain, at.pi, discount, cutoff)
-    _, gains, ideal, slope, tdi_slope = ideal_linearisation(ctx, d, cutoff)
-    # the ideal DCG is concave in the counts: remove its second-order bias
-    ideal = ideal - concavity_bias(ctx, d, gains, cutoff)
-    den = topic_total(ctx, d, tdi_slope, slope)
-    den = TopicTotal(ideal, den.sx, den.swx, den.swxx)
+    num, term, den, tdi_slope = ndcg_totals(ctx, d, cutoff)
     j = ctx.judgments
     sampled = (j.state == JUDGED) & (j.grade > 0)
     anticipated = _anticipated(ctx, d, m)
@@ -487,7 +478,8 @@ def _ndcg(ctx, d: HTDesign, m: NDCG) -> Estimate:
     # corrected ratio as its variance, on importance samples ("nDCG's ratio bias")
     if anticipated is None and not stratified_srs(ctx, d):
         correct = (hits > FEW)[ctx.seg_topic]
-        replicates = ndcg_replicates(ctx, d, term, cutoff, correct & (ideal[ctx.seg_topic] > 0))
+        replicates = ndcg_replicates(ctx, d, term, cutoff,
+                                     correct & (den.value[ctx.seg_topic] > 0))
         own, own_spread = jackknife_variance(ctx, d, replicates, spread=True)
         est = _ratio(ctx, d, num, term, den, tdi_slope, correct=correct, own=own,
                      donors=donors[ctx.seg_topic])
@@ -496,3 +488,20 @@ def _ndcg(ctx, d: HTDesign, m: NDCG) -> Estimate:
     correct = (hits > FEW)[ctx.seg_topic] if anticipated is not None else False
     return _ratio(ctx, d, num, term, den, tdi_slope, correct=correct, anticipated=anticipated,
                   donors=donors[ctx.seg_topic])
+
+
+def ndcg_totals(ctx, d: HTDesign, cutoff: int):
+    """ht(nDCG)'s totals on design ``d`` (module docstring): per segment DCG^ and per sampled
+    position its gain-discount term, the denominator (the ideal DCG of the estimated counts
+    less its concavity bias, with the cell sums of its linearised variable) and that variable
+    per tdi (the slope of the document's grade)."""
+    longest = int(ctx.seg_len.max(initial=0))
+    discount = 1.0 / np.log2(np.arange(2, longest + 2, dtype=np.float64))
+    at = d.sampled
+    gain = at.by_grade(ctx, shared_gain_tables(ctx, ())[0])
+    num, term = weighted_prefix(at.offsets, at.rank, gain, at.pi, discount, cutoff)
+    _, gains, ideal, slope, tdi_slope = ideal_linearisation(ctx, d, cutoff)
+    # the ideal DCG is concave in the counts: remove its second-order bias
+    ideal = ideal - concavity_bias(ctx, d, gains, cutoff)
+    den = topic_total(ctx, d, tdi_slope, slope)
+    return num, term, TopicTotal(ideal, den.sx, den.swx, den.swxx), tdi_slope
