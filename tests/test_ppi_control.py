@@ -251,3 +251,38 @@ def test_ppi_kept_as_ht_gets_hts_status(world):
     assert found[1].bias_se.any()
     np.testing.assert_array_equal(found[0].bias_se, found[1].bias_se)
     np.testing.assert_array_equal(found[0].unreliable, found[1].unreliable)
+
+
+def test_control_variate_on_importance_samples_takes_the_corrected_ratios_and_their_jackknife(
+        world):
+    """On an importance sample ht(nDCG) is the Taylor-corrected ratio with the jackknife as its
+    variance, and ppi(nDCG)'s control variate takes the same on both sides: at a fixed weight
+    lambda an identified topic's value is theta^_y + lambda (f - theta^_f) with both ratios as
+    ht corrects them, and with every topic identified its variance is V_y - 2 lambda C +
+    lambda^2 V_f from the two estimates' jackknife over the same deletions; labels equal to
+    the grades give nDCG itself with variance 0."""
+    from irsample.measures.ht.estimator import estimate
+    from irsample.measures.ht.inclusion import ht_design
+    from irsample.measures.ht.jackknife import jackknife_cross_moments
+    from irsample.measures.ppi.estimate import label_contexts
+
+    collection, frame, truth = world
+    ctx = EvalContext(collection, importance(0.7).sample(frame, rng=2))
+    hy = estimate(ctx, NDCG)
+    assert hy.known.all() and hy.replicates is not None and hy.corrected.any()
+    labels = moved_grade_labels(collection, frame, 11, 0.3)
+    e = ppi_estimate(ctx, labels, NDCG, tuning=0.5)
+    hf = estimate(label_contexts(ctx, labels)[0], NDCG)
+    moved = e.lam > 0
+    assert moved.sum() >= 5
+    theta_f = np.where(hf.den > 0, hf.value, e.auto)
+    np.testing.assert_allclose(e.value[moved], (hy.value + 0.5 * (e.auto - theta_f))[moved],
+                               rtol=1e-12)
+    cov, var_f, var_y, _ = jackknife_cross_moments(ctx, ht_design(ctx), hy.replicates,
+                                                   hf.replicates)
+    want = var_y.sum(axis=1) - cov.sum(axis=1) + 0.25 * var_f.sum(axis=1)
+    np.testing.assert_allclose(e.variance[moved], np.maximum(want, 0.0)[moved], rtol=1e-9)
+    exact = ppi_estimate(ctx, frame_labels(collection, frame, frame.rel), NDCG)
+    have = np.isfinite(truth)
+    np.testing.assert_allclose(exact.value[have], truth[have], atol=1e-12)
+    np.testing.assert_allclose(exact.variance[have], 0.0, atol=1e-20)
