@@ -200,8 +200,8 @@ def test_rule_three_reads_a_bound_in_quadrature_where_ppi_ndcgs_bias_is_the_samp
     """On an importance sample ht(nDCG)'s ratio bias is the sample's (no relevance model at its
     centre), which rises and falls with ht's error: where the labels move ppi(nDCG) the rule
     reads |b^_y| times Y^'s coefficient of variation, a bound of no fixed sign added in
-    quadrature (``PPI.bias_in_quadrature`` there, though the estimate corrects nothing there),
-    and ht's own reading where ppi's value is ht's."""
+    quadrature (``PPI.bias_in_quadrature`` there), and ht's own reading where ppi's value is
+    ht's."""
     from irsample.measures.ht.estimator import estimate
     from irsample.measures.ht.measure import HT
     from irsample.measures.ppi.measures import PPI, attach_labels
@@ -214,9 +214,9 @@ def test_rule_three_reads_a_bound_in_quadrature_where_ppi_ndcgs_bias_is_the_samp
     assert e.model_bias is None
     as_ht = ppi_estimate(ctx, ctx.auto_labels, NDCG).as_ht
     assert (~as_ht).any()
-    # the estimate removes the bias only where it is ht's own and ht corrects; the rule adds
-    # the bound in quadrature there and wherever the labels move the estimate
-    np.testing.assert_array_equal(ppi.corrected(ctx), ht.corrected(ctx) & as_ht)
+    # the control variate takes ht's corrected ratios here, so ppi corrects where ht does; the
+    # rule adds the bound in quadrature there and wherever the labels move the estimate
+    np.testing.assert_array_equal(ppi.corrected(ctx), ht.corrected(ctx))
     np.testing.assert_array_equal(ppi.bias_in_quadrature(ctx), ht.corrected(ctx) | ~as_ht)
     ok = e.den > 0
     y = np.where(ok, e.den, 1.0)

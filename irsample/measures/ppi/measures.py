@@ -140,12 +140,16 @@ class PPI(Measure):
 
     def corrected(self, ctx):
         """Per segment: where ppi's estimate removes the ratio's second-order bias. ppi(AP)
-        corrects the ratio as ht(AP) does (``ppi/ap_ratio.py``): ht's segments. ppi(nDCG)'s
-        control variate (``ppi/control_variate.py``) and its difference form (stratified
-        samples, ``ppi/difference.py``) take the plain ratios, so only where its value is
-        ht(nDCG)'s own (``PPIEstimate.as_ht``) and ht corrects."""
+        corrects the ratio as ht(AP) does (``ppi/ap_ratio.py``): ht's segments; so does
+        ppi(nDCG)'s control variate on importance samples, where ht(nDCG)'s ratios carry the
+        jackknife's replicates (``ppi/control_variate.py``, "Importance samples"). Elsewhere
+        the control variate and the difference form (stratified samples,
+        ``ppi/difference.py``) take the plain ratios, so only where ppi's value is ht(nDCG)'s
+        own (``PPIEstimate.as_ht``) and ht corrects."""
         fixed = self._ht.corrected(ctx)
         if self._corrects_as_ht or not self.ratio:
+            return fixed
+        if estimate(ctx, self.inner).replicates is not None:
             return fixed
         return fixed & self._estimate(ctx).as_ht
 
