@@ -44,16 +44,8 @@ from typing import NamedTuple
 import numpy as np
 
 from ..context import safe_divide
-from .inclusion import cell_variance
+from .inclusion import Cells, cell_variance
 from .walks import ap_walk, cell_sums
-
-
-class _Cells(NamedTuple):
-    """What :func:`~.inclusion.cell_variance` reads of a design: per topic and cell the
-    sampled documents with pi < 1 and their sum of 1 - pi."""
-
-    cell_n: np.ndarray
-    cell_w: np.ndarray
 
 
 def corrected_replicates(ctx, design, replicates, cutoff: int, tdi_rel: np.ndarray) -> tuple:
@@ -202,7 +194,7 @@ def deletion_pass(ctx, design, replicates, cutoff: int, tdi_rel: np.ndarray, del
     sy = by_cell(y, y_out)
     swy = by_cell((1.0 - pi) * y, (1.0 - out_pi) * y_out)
     swyy = by_cell((1.0 - pi) * y * y, (1.0 - out_pi) * y_out * safe_divide(1.0, out_pi))
-    cells = _Cells(n, w)
+    cells = Cells(n, w)
     t = ctx.seg_topic[segs]
     var_x = cell_variance(cells, t, sx, swx, swxx)
     var_y = cell_variance(cells, t, sy[t], swy[t], swyy[t])

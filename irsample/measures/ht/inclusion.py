@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 
@@ -264,7 +265,16 @@ def topic_total(
     return TopicTotal(value, sx, swx, swxx)
 
 
-def cell_variance(design: HTDesign, seg_topic, sx, swx, swxx) -> np.ndarray:
+class Cells(NamedTuple):
+    """What :func:`cell_variance` reads of a design: per row (a topic, or a replicate's reduced
+    sample: ``corrected_replicates.py``, ``ndcg_replicates.py``) and cell the sampled documents
+    with pi < 1 and their sum of 1 - pi."""
+
+    cell_n: np.ndarray
+    cell_w: np.ndarray
+
+
+def cell_variance(design: HTDesign | Cells, seg_topic, sx, swx, swxx) -> np.ndarray:
     """sum over cells of n'/(n'-1) [swxx - 2 xbar swx + xbar^2 w], xbar = sx/n' (module docstring);
     arrays (n_seg, S) already combined (e.g. z = x - theta y)."""
     n = design.cell_n[seg_topic].astype(np.float64)

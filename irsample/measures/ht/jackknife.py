@@ -168,29 +168,12 @@ def ap_replicates(ctx, design, cutoff: int):
     ``key`` the document's tdi, or -1 - k for the topic's k-th one outside the collection)."""
     j = ctx.judgments
     col = ctx.collection
-    rel = (j.state == JUDGED) & (j.grade >= ctx.rel_level) & (design.tdi_pi > 0)
-    tdi = np.flatnonzero(rel)
-    topic = np.searchsorted(col.topic_doc_offsets, tdi, side="right") - 1
-    cell = design.tdi_cell[tdi]
-    pi = design.tdi_pi[tdi]
+    tdi = np.flatnonzero((j.state == JUDGED) & (j.grade >= ctx.rel_level) & (design.tdi_pi > 0))
     # sampled relevant documents outside the collection: one unit each, at the cell's rate
-    out = design.outside[:, :, ctx.rel_level:].sum(axis=2).astype(np.int64)
-    ot, oc = np.nonzero(out)
-    reps = out[ot, oc]
-    topic = np.concatenate([topic, np.repeat(ot, reps)])
-    cell = np.concatenate([cell, np.repeat(oc, reps)])
-    pi = np.concatenate([pi, np.repeat(design.outside_pi[ot, oc], reps)])
-    tdi = np.concatenate([tdi, np.full(int(reps.sum()), -1)])
-    order = np.argsort(topic, kind="stable")
-    topic, cell, pi, tdi = topic[order], cell[order], pi[order], tdi[order]
-    counts = np.bincount(topic, minlength=ctx.n_topics)
-    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-    # a document outside the collection has no tdi: it is its topic's k-th such unit (they
-    # follow the topic's others, in the same (cell, copy) order for any relevance of the sample)
-    outside = np.flatnonzero(tdi < 0)
-    first_outside = offsets[:-1] + np.bincount(topic[tdi >= 0], minlength=ctx.n_topics)
-    key = tdi.copy()
-    key[outside] = -1 - (outside - first_outside[topic[outside]])
+    out = design.outside.copy()
+    out[:, :, :ctx.rel_level] = 0.0
+    offsets, topic, cell, pi, key, _ = deletion_units(ctx, design, tdi, out)
+    tdi = np.where(key >= 0, key, -1)
     local = np.full(col.n_tdi, -1, dtype=np.int64)
     inside = tdi >= 0
     local[tdi[inside]] = (np.arange(len(tdi)) - offsets[topic])[inside]
@@ -205,6 +188,35 @@ def ap_replicates(ctx, design, cutoff: int):
         design.cell_n.astype(np.float64), cell_r, r_hat,
     )
     return rep_offsets, rep, base, (offsets, cell, pi, key)
+
+
+def deletion_units(ctx, design, tdi: np.ndarray, out: np.ndarray):
+    """The deletion units of one relevance, per topic (CSR ``offsets``): its sampled documents
+    ``tdi`` (ascending), then one per document sampled outside the collection, ``out[t, h, g]``
+    of them in cell h with grade g, at the cell's rate. A document outside the collection has no
+    tdi: it is its topic's k-th such unit, ``key`` -1 - k (they follow the topic's others, in
+    the same (cell, grade, copy) order for any relevance of the sample). Returns ``(offsets,
+    topic, cell, pi, key, grade)``, ``key`` the tdi elsewhere."""
+    j = ctx.judgments
+    n_grades = j.stratum_grades.shape[2]
+    topic = ctx.collection.tdi_topic[tdi].astype(np.int64)
+    cell, pi = design.tdi_cell[tdi].astype(np.int64), design.tdi_pi[tdi]
+    grade = np.minimum(j.grade[tdi], n_grades - 1).astype(np.int64)
+    count = np.rint(out).astype(np.int64)
+    ot, oc, og = np.nonzero(count)
+    reps = count[ot, oc, og]
+    topic = np.concatenate([topic, np.repeat(ot, reps)])
+    cell = np.concatenate([cell, np.repeat(oc, reps)]).astype(np.int64)
+    pi = np.concatenate([pi, np.repeat(design.outside_pi[ot, oc], reps)])
+    grade = np.concatenate([grade, np.repeat(og, reps)])
+    key = np.concatenate([tdi, np.full(int(reps.sum()), -1)]).astype(np.int64)
+    order = np.argsort(topic, kind="stable")
+    topic, cell, pi, grade, key = (a[order] for a in (topic, cell, pi, grade, key))
+    offsets = np.concatenate([[0], np.cumsum(np.bincount(topic, minlength=ctx.n_topics))])
+    outside = np.flatnonzero(key < 0)
+    first = offsets[:-1] + np.bincount(topic[key >= 0], minlength=ctx.n_topics)
+    key[outside] = -1 - (outside - first[topic[outside]])
+    return offsets.astype(np.int64), topic, cell, pi, key, grade
 
 
 def jackknife_variance(ctx, design, replicates, *, spread: bool = False):

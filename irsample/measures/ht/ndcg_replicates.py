@@ -45,6 +45,8 @@ import numpy as np
 from ...model import JUDGED
 from ..context import safe_divide
 from .ideal_dcg import concavity_curve, grade_gains, ideal_and_slopes, level_steps
+from .inclusion import Cells, cell_variance
+from .jackknife import deletion_units
 
 
 def ndcg_replicates(ctx, design, term: np.ndarray, cutoff: int, corrected: np.ndarray) -> tuple:
@@ -80,31 +82,16 @@ def ndcg_replicates(ctx, design, term: np.ndarray, cutoff: int, corrected: np.nd
 
 def _units(ctx, design):
     """Per topic (CSR ``offsets``): the sampled documents of positive grade, then those sampled
-    outside the collection, one each: ``(offsets, cell, pi, key, grade)``, ``key`` the tdi or
-    -1 - k for the topic's k-th one outside (as ``jackknife.ap_replicates``)."""
+    outside the collection, one each (``jackknife.deletion_units``): ``(offsets, cell, pi,
+    key, grade)``."""
     j = ctx.judgments
-    n_grades = j.stratum_grades.shape[2]
     tdi = design.sampled_tdi[(j.state[design.sampled_tdi] == JUDGED)
                              & (j.grade[design.sampled_tdi] > 0)]
-    topic = ctx.collection.tdi_topic[tdi].astype(np.int64)
-    cell, pi = design.tdi_cell[tdi], design.tdi_pi[tdi]
-    grade = np.minimum(j.grade[tdi], n_grades - 1).astype(np.int64)
-    out = np.rint(design.outside[:, :, 1:]).astype(np.int64)  # (T, S, G - 1)
-    out[design.outside_pi <= 0.0] = 0  # no rate, no estimate: counted nowhere
-    ot, oc, og = np.nonzero(out)
-    reps = out[ot, oc, og]
-    topic = np.concatenate([topic, np.repeat(ot, reps)])
-    cell = np.concatenate([cell, np.repeat(oc, reps)]).astype(np.int64)
-    pi = np.concatenate([pi, np.repeat(design.outside_pi[ot, oc], reps)])
-    grade = np.concatenate([grade, np.repeat(og + 1, reps)])
-    key = np.concatenate([tdi, np.full(int(reps.sum()), -1)]).astype(np.int64)
-    order = np.argsort(topic, kind="stable")
-    topic, cell, pi, grade, key = (a[order] for a in (topic, cell, pi, grade, key))
-    offsets = np.concatenate([[0], np.cumsum(np.bincount(topic, minlength=ctx.n_topics))])
-    outside = np.flatnonzero(key < 0)
-    first = offsets[:-1] + np.bincount(topic[key >= 0], minlength=ctx.n_topics)
-    key[outside] = -1 - (outside - first[topic[outside]])
-    return offsets.astype(np.int64), cell, pi, key, grade
+    out = design.outside.copy()
+    out[:, :, 0] = 0.0
+    out[design.outside_pi <= 0.0] = 0.0  # no rate, no estimate: counted nowhere
+    offsets, _, cell, pi, key, grade = deletion_units(ctx, design, tdi, out)
+    return offsets, cell, pi, key, grade
 
 
 def _terms_by_unit(ctx, design, term, offsets, key) -> list:
@@ -178,7 +165,7 @@ class _Topic:
         counts = self.counts[None, :] - self.n1[h][None, :] + n1[:, h]
         ideal, slope = ideal_and_slopes(counts, np.tile(self.gains, (k, 1)), self.cutoff)
         den = ideal - self._concavity(counts, n, w, n0, n1, n2)
-        var_y = _cell_variance(n, w, *_y_sums(slope, n0, n1, n2))
+        var_y = cell_variance(Cells(n, w), np.arange(k), *_y_sums(slope, n0, n1, n2))
         # the runs' sums (R, k, S), cell h reduced
         x_d = t_d * inv_d[None, :]
         sx = np.repeat(self.p1[:, None, :], k, axis=1)
@@ -206,7 +193,7 @@ class _Topic:
         for k in np.flatnonzero(step > 0):
             member = ((position <= k) & (self.gains > 0)).astype(np.float64)
             sigma = np.tile(member, (len(counts), 1))
-            var = _cell_variance(n, w, *_y_sums(sigma, n0, n1, n2))
+            var = cell_variance(Cells(n, w), np.arange(len(counts)), *_y_sums(sigma, n0, n1, n2))
             bias += 0.5 * step[k] * concavity_curve(counts @ member, self.cutoff) * var
         return bias
 
@@ -218,13 +205,6 @@ def _y_sums(sigma, n0, n1, n2):
     sy = np.einsum("ksg,kg->ks", n1, sigma)
     return sy, sy - np.einsum("ksg,kg->ks", n0, sigma), np.einsum(
         "ksg,kg->ks", n2 - n1, sigma * sigma)
-
-
-def _cell_variance(n, w, sy, swy, swyy) -> np.ndarray:
-    """``inclusion.cell_variance`` summed over cells, per replicate (arrays (k, S))."""
-    mean = safe_divide(sy, n)
-    factor = np.where(n >= 2, safe_divide(n, n - 1.0), 0.0)
-    return (factor * (swyy - 2.0 * mean * swy + mean * mean * w)).sum(axis=1)
 
 
 def _cell_covariance(n, w, sx, swx, sy, swy, swxy) -> np.ndarray:
