@@ -241,6 +241,17 @@ def test_pair_records_recompute_the_type_one_errors(files):
     assert len(report.records) == 3 * load(files).collection.n_runs
 
 
+def test_twins_under_importance_samples(files):
+    """``designs=importance``: the type-I part on statAP's AP-prior samples, labelled by
+    percent of each topic's pool."""
+    from irsample.experiments.recipes import Context, run_recipe
+
+    report = run_recipe("comparisons", Context(files, trials=1, seed=1),
+                        {"percents": "30", "designs": "importance", "strategies": ""})
+    assert set(report.results["design"]) == {"importance 30%"}
+    assert report.results["type_one_error"].between(0, 1).all()
+
+
 def test_no_strategies_runs_the_type_one_part_alone(files, tmp_path):
     """``strategies=`` (none): the type-I part alone, paper 002's accuracy protocol left out;
     it ran the type-I part and then failed on the empty accuracy table, losing both."""

@@ -68,6 +68,20 @@ def test_true_labels_are_exact_in_the_simulation():
 
 
 
+def test_importance_samples_in_the_model_assisted_recipe():
+    """``strategies=importance`` (named only): statAP's AP-prior sample; ht(M) and ppi(M) on
+    it take the jackknife (unequal pi within a cell), and labels equal to the truth leave ppi
+    exact with no width."""
+    files = CollectionFiles.of(VASWANI / "runs", VASWANI / "qrels.gz")
+    trials, _ = run_model_assisted(files, trials=1, seed=1, percents=(20,),
+                                   strategies=("importance",), kappas=(0.999,))
+    assert set(trials["strategy"]) == {"importance"}
+    exact = trials[trials["labels"] == "kappa0.999"]
+    assert np.all(exact["halfwidth"] < exact["ht_halfwidth"])
+    with pytest.raises(ValueError, match="importance"):
+        run_model_assisted(files, trials=1, seed=1, percents=(20,), strategies=("pps",))
+
+
 def test_summary_splits_coverage_by_the_rule():
     """``flagged``, ``coverage_unflagged`` and ``coverage_flagged`` (and ht's) pool the trials'
     counts: covered among the unflagged / flagged means over all trials; trials recorded before

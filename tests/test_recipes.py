@@ -364,6 +364,34 @@ def test_top10_judges_the_best_tenth_of_the_pool_whole_and_samples_the_rest(file
     assert set(table["strategy"]) == {"top10"}
 
 
+def test_importance_draws_each_topics_share_by_the_ap_prior(files):
+    """``designs=importance`` (named only): statAP's design at f of every topic's pool, its
+    probabilities unequal within a topic (higher at the runs' top ranks); ci-coverage runs it
+    and labels its cells by percent, as the stratified designs'."""
+    from irsample.experiments.coverage import STRATEGIES, _percent, designs
+    from irsample.experiments.data import load
+    from irsample.model import JUDGED
+
+    assert "importance" not in STRATEGIES
+    data = load(files)
+    frame = data.frame(data.info.pooled_runs, 100)
+    (made,) = designs(len(frame), [30.0], which=("importance",))
+    ((label, design),) = made.designs
+    assert label == "30" and _percent("importance", label) == 30.0
+    judgments = design.sample(frame, rng=np.random.default_rng(4))
+    judged = judgments.state[frame.tdi] == JUDGED
+    per_topic = pd.Series(judged).groupby(frame.topic).agg(["sum", "size"])
+    assert (per_topic["sum"] == np.maximum(1, np.round(0.3 * per_topic["size"]))).all()
+    pi = judgments.inclusion[frame.tdi]  # a judged document's pi (NaN where not judged)
+    top, deep = judged & (frame.best_rank <= 5), judged & (frame.best_rank > 50)
+    assert pi[top].mean() > 2 * pi[deep].mean()  # the AP prior's weight on the top ranks
+    table = run_recipe("ci-coverage", Context(files, trials=1, seed=3),
+                       {"percents": "30", "designs": "importance",
+                        "estimators": "ht(AP),ht(nDCG)"}).results
+    assert set(table["strategy"]) == {"importance"} and set(table["percent"]) == {30.0}
+    assert table["coverage"].between(0, 1).all()
+
+
 @pytest.mark.parametrize("name", ["ci-coverage", "rounds"])
 def test_per_run_records_recompute_the_table(name, files, tmp_path):
     """records.parquet holds every (trial, cell, estimator, run) the table summarises: its

@@ -23,6 +23,10 @@ judgments B = round(f x pool size) for each percentage f:
   (``1-10:1,11-100:0.2`` scaled to B judgments, ranks 1-10 kept whole): the ranks judged with
   certainty beside sampled ones of paper 002's 2strata preset and of the rounds, whose ratios
   keep the sample's variance (``measures/ht/anticipated.py``, ``partly_certain``).
+- ``importance`` (named only): statAP's design, ``importance(f)``: f of every topic's pool drawn
+  with probabilities proportional to the runs' AP prior (unequal within a topic, so ht's
+  ratios take the jackknife: ``measures/ht/jackknife.py``); its size is f of each topic's pool
+  rather than B spread by a plan.
 
 Columns, over runs x trials of a cell (strategy, percent, estimator): ``coverage`` = share of
 intervals [low, high] holding the truth (nominal 0.95; an estimate with no variance left covers
@@ -52,6 +56,7 @@ from scipy import stats
 
 from ..design import parse_design, uniform
 from ..design.planner.sequential import PlannedDesign
+from ..design.sampling.importance import importance
 from ..errors import MeasureError
 from ..stats import intervals
 from ..stats.intervals import covers, trial_shares
@@ -82,7 +87,7 @@ def available(names) -> tuple[list[str], list[str]]:
 #: the strategies of the module docstring, in the order they run
 STRATEGIES = ("uniform", "2strata", "planned")
 #: the strategies ``designs=`` may name beside the default ones (module docstring)
-OPTIONAL = ("top10",)
+OPTIONAL = ("top10", "importance")
 #: a run's estimates over the trials whose SD is below this (relative to their size) do not vary
 NO_SPREAD = 1e-12
 
@@ -109,6 +114,8 @@ def designs(pool_size: int, percents, plan_for: str = "xinfAP", which=STRATEGIES
                             settings=list(percents), depth=depth),
         "top10": strategy("top10", lambda p: parse_design(
             f"{judged_top(depth)}@{budget[f'{p:g}']}"), settings=list(percents), depth=depth),
+        "importance": strategy("importance", lambda p: importance(min(1.0, p / 100.0)),
+                               settings=list(percents), depth=depth),
     }
     return [made[name] for name in known if name in which]
 

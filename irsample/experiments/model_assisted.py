@@ -16,7 +16,8 @@ the complete judgments restricted to F (mean over topics):
    to the budget; ``active``: :mod:`irsample.design.sampling.active` with the runs-only
    relevance prior as the design's labels, fixed before any judging; ``planned``:
    ci-coverage's, a pilot and the planner's plan for xinfAP,
-   :class:`~irsample.design.planner.sequential.PlannedDesign`) draws ``percent``% of F for
+   :class:`~irsample.design.planner.sequential.PlannedDesign`; ``importance``, named only:
+   statAP's AP-prior sample of ``percent``% of each topic's pool) draws ``percent``% of F for
    human judgment;
 3. ht(M) (:mod:`irsample.measures.ht.estimator`, humans only), ppi(M) (lambda tuned per run
    for AP, per stratum for nDCG, or as ``tuning`` says: ``stratum`` tunes AP per run and
@@ -55,6 +56,7 @@ from ..design.planner.relevance_model import fit_relevance
 from ..design.planner.sequential import PlannedDesign
 from ..design.sampling.active import active
 from ..design.sampling.budget import Budget
+from ..design.sampling.importance import importance
 from ..evaluation import evaluate_collection
 from ..io.labels import AutoLabels
 from ..measures import EvalContext, parse
@@ -102,8 +104,11 @@ def _designs(strategies, percents, pool, prior=None, mix=0.2):
                 design = active(min(1.0, p / 100.0), prior, mix=mix)
             elif s == "planned":  # ci-coverage's: a pilot, then the planner's plan for xinfAP
                 design = PlannedDesign(budget, "xinfAP")
+            elif s == "importance":  # statAP's: AP-prior probabilities within each topic
+                design = importance(min(1.0, p / 100.0))
             else:
-                raise ValueError(f"unknown strategy {s!r} (uniform, 2strata, active, planned)")
+                raise ValueError(f"unknown strategy {s!r} (uniform, 2strata, active, planned, "
+                                 "importance)")
             out.append((s, p, design))
     return out
 
