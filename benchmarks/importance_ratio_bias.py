@@ -15,7 +15,10 @@ divided by all topics, averaged over runs):
 - the first part of b^ three ways: theta Var(Y^) / E[Y^]^2 (true), theta E[v] / E[Y^]^2 (the
   variance estimate's mean, ``v/Var`` its ratio to Var(Y^) summed over the group's topics) and
   E[theta^ v / Y^^2] (as b^ reads it, each draw divided by its own Y^^2);
-- ``cov``: Cov(X^, Y^) / E[Y^]^2 against the mean of c / E[Y^]^2.
+- ``cov``: Cov(X^, Y^) / E[Y^]^2 against the mean of c / E[Y^]^2;
+- ``corr``: over draws, the correlation of a segment's v / Y^^2 with its plain ratio's error,
+  the median over the group's segments (negative: the draws that estimate high read the
+  smaller relative variance, so are corrected least).
 
 Topics estimated (Y^ > 0) in every draw only.
 
@@ -79,8 +82,12 @@ def main() -> None:
           f"{args.seed}); run-mean units")
     print(f"{'hits':>9} {'topics':>6} {'plain':>8} {'corr.':>8} {'second':>8} {'est':>8} | "
           f"{'tVar/Y2':>8} {'tE[v]/Y2':>8} {'v/Var':>6} {'E[tv/y2]':>8} | {'Cov/Y2':>8} "
-          f"{'E[c]/Y2':>8}")
+          f"{'E[c]/Y2':>8} {'corr':>6}")
     ey2 = ey**2
+    relvar = v / y_draw**2
+    err = plain - truth
+    rc, ec = relvar - relvar.mean(axis=0), err - err.mean(axis=0)
+    corr = (rc * ec).sum(axis=0) / np.sqrt((rc**2).sum(axis=0) * (ec**2).sum(axis=0) + 1e-300)
     for lo, hi in GROUPS:
         t = every & (mean_hits >= lo) & (mean_hits < hi)
         if not t.any():
@@ -95,7 +102,8 @@ def main() -> None:
               f"{share((truth * var_y - cov_xy) / ey2):+8.4f} {share(b_hat.mean(axis=0)):+8.4f} "
               f"| {share(truth * var_y / ey2):+8.4f} {share(truth * v.mean(axis=0) / ey2):+8.4f} "
               f"{ratio:6.3f} {share((plain * v / y_draw**2).mean(axis=0)):+8.4f} "
-              f"| {share(cov_xy / ey2):+8.4f} {share(c.mean(axis=0) / ey2):+8.4f}")
+              f"| {share(cov_xy / ey2):+8.4f} {share(c.mean(axis=0) / ey2):+8.4f} "
+              f"{np.median(corr[:, t]):+6.2f}")
 
 if __name__ == "__main__":
     main()
