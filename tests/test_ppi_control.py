@@ -286,3 +286,38 @@ def test_control_variate_on_importance_samples_takes_the_corrected_ratios_and_th
     have = np.isfinite(truth)
     np.testing.assert_allclose(exact.value[have], truth[have], atol=1e-12)
     np.testing.assert_allclose(exact.variance[have], 0.0, atol=1e-20)
+
+
+def test_the_weight_is_cross_fitted_on_the_runs_other_topics():
+    """``_tuned``: each segment's weight is the grid point of least estimated variance of the
+    run's sum over its other topics (``"global"``: every run's, the topic's own left out), so
+    a topic's own noisy variance does not choose the weight its interval is read at; a run
+    with one topic taken reads that topic's own sum; ties go to the larger weight."""
+    from irsample.measures.ppi.control_variate import GRID, _tuned
+
+    rng = np.random.default_rng(3)
+    shape = (3, 6)
+    v_y, v_f = rng.uniform(1, 2, shape).ravel(), rng.uniform(0.5, 2, shape).ravel()
+    cov = rng.uniform(-0.5, 1.5, shape).ravel() * np.sqrt(v_y * v_f) / 2
+
+    def at(lam):
+        return None, v_y - 2 * lam * cov + lam * lam * v_f
+
+    use = np.ones(v_y.size, dtype=bool)
+    use[2 * 6 + 1:] = False  # run 2 takes one topic here
+    one = np.ones(v_y.size)
+    lam = _tuned(at, one, use, shape, "run")
+    grid_var = np.stack([np.where(use, at(g * one)[1], 0.0).reshape(shape) for g in GRID])
+    for r in range(shape[0]):
+        for t in range(shape[1]):
+            others = [q for q in range(shape[1]) if q != t and use[r * 6 + q]]
+            crit = grid_var[:, r, others].sum(axis=1) if others else grid_var[:, r].sum(axis=1)
+            best = GRID[len(GRID) - 1 - np.argmin(crit[::-1])]
+            assert lam[r, t] == best
+    assert len(set(lam[0])) > 1 or len(set(lam[1])) > 1  # the weights differ by topic
+    whole = _tuned(at, one, use, shape, "global")
+    for t in range(shape[1]):
+        crit = grid_var.sum(axis=(1, 2)) - grid_var[:, :, t].sum(axis=1)
+        assert np.all(whole[:, t] == GRID[len(GRID) - 1 - np.argmin(crit[::-1])])
+    exact = _tuned(lambda lam: (None, (1 - lam) ** 2 * v_y), one, use, shape, "run")
+    assert np.all(exact == 1.0)  # labels equal to the truth: the weight 1, exactly

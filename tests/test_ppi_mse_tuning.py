@@ -1,6 +1,7 @@
 """ppi(M)'s weight that counts the labels' side's bias (``tuning="mse"``, irsample.measures.ppi):
-one lambda per run minimising the estimated variance plus lambda^2 (sum b_f)^2, b_f = c - M(f)
-per topic with c the labels' ht over the design drawn again (``ppi/redraw.py``).
+a lambda per topic, fitted on the run's other topics, minimising the estimated variance plus
+lambda^2 (sum b_f)^2, b_f = c - M(f) per topic with c the labels' ht over the design drawn
+again (``ppi/redraw.py``).
 
 On a planned sample (ht's interval the sample's own variance) the weight is the closed form
 for AP and a grid point for nDCG, never above the default's; where the design cannot be
@@ -73,15 +74,8 @@ def test_mse_weight_is_never_above_the_default_on_a_planned_sample(planned, labe
     assert np.all(mse.lam <= default.lam + 1e-12)
     assert np.any(mse.lam < default.lam)  # these labels' ratio is biased on this design
     np.testing.assert_array_equal(mse.ht, default.ht)
-    # the same estimator at the weight it chose: a fixed weight gives the same numbers
-    # (AP: one weight per run, the estimate at it; nDCG's weight is a grid point per run)
-    runs = mse.lam.reshape(planned.n_runs, planned.n_topics).max(axis=1)
-    for r, lam in enumerate(runs):
-        if lam <= 0 or m is AP:
-            continue
-        fixed = ppi_estimate(planned, labels, m, tuning=float(lam))
-        rows = slice(r * planned.n_topics, (r + 1) * planned.n_topics)
-        np.testing.assert_allclose(mse.value[rows], fixed.value[rows], atol=1e-12)
+    if m is NDCG:  # nDCG's weights are grid points, one per segment (cross-fitted)
+        np.testing.assert_allclose(mse.lam * 20, np.round(mse.lam * 20), atol=1e-9)
 
 
 def test_ap_weight_is_the_closed_form_with_the_redraws_bias(planned, labels):

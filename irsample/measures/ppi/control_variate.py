@@ -52,10 +52,20 @@ centre, C = rho sqrt(V_y V_f) with rho the correlation of the two linearised inf
 ``ap_ratio.strata_moments`` with nDCG's influence z_d = (x_d - theta~ r_d) / IDCG^, r_d the slope
 of the ideal DCG in d's grade), grown by (1 + m a_q)^2 for the m imputed topics it stands for;
 an imputed topic takes tau_g^2 (1 + m sum a^2), tau_g^2 the donors' spread of g minus their mean
-V_g. lambda per run is the value of a grid (0, 0.05, ..., 1) with the least estimated variance of
-the run's sum over the topics taken here (PPI++'s criterion; ``"global"``: over every run;
-``"stratum"`` and ``"topic"`` both tune per run: the imputation pools a run's topics; ties
-go to the larger weight). Fixed tunings use the given weight.
+V_g.
+
+Power tuning. lambda is the value of a grid (0, 0.05, ..., 1) with the least estimated variance
+of the run's sum over the topics taken here (PPI++'s criterion; ``"global"``: over every run;
+``"stratum"`` and ``"topic"`` both tune per run: the imputation pools a run's topics; ties go to
+the larger weight), cross-fitted as ppi(AP)'s (``ap_ratio.py``, "Cross-fitted"): each topic's
+weight is chosen on the run's other topics. Chosen on a sum that holds the topic's own
+estimated variance, the weight goes where that noisy estimate is low, and the interval read at
+it understates the variance: with V(lambda) = V_y - 2 lambda C^ + lambda^2 V_f minimised at
+C^ / V_f, the variance at the weight chosen exceeds the minimum read by 2 C^ (C^ - C) / V_f,
+2 Var(C^) / V_f on average. The topics' samples are independent, so a weight fitted on the
+others leaves the topic's variance at it what it is at any fixed weight; the weights of a
+run's topics differ by one topic's part of the sum. (A run with one topic taken reads that
+topic's own sum.) Fixed tunings use the given weight.
 
 Measured (``irsample simulate model-assisted --qrels irsample/data/C/qrels.gz --runs
 irsample/data/C/runs --trials 100 --seed 2024 --param strategies=uniform,2strata --param
@@ -207,11 +217,10 @@ def control_estimate(ctx, ctx_f, m, hy, auto, kept, useful, tuning, imputed=True
         return value, np.where(known.ravel(), var_k, var_m.ravel())
 
     if not isinstance(tuning, str):
-        lam_run = np.full(ctx.n_runs, float(tuning))
+        lam = np.full(ctx.n_seg, float(tuning)) * one
     else:
         bias = None if label_bias is None else np.where(use & known.ravel(), label_bias, 0.0)
-        lam_run = _tuned(at, one, use, shape, POOLING.get(tuning, tuning), bias=bias)
-    lam = np.repeat(lam_run, ctx.n_topics) * one
+        lam = _tuned(at, one, use, shape, POOLING.get(tuning, tuning), bias=bias).ravel() * one
     value, var = at(lam)
     moved = np.repeat((np.where(use, lam, 0.0).reshape(shape) > 0).any(axis=1), ctx.n_topics)
     value, var = np.where(moved, value, hy.value), np.where(moved, var, hy.variance_from_sample)
@@ -224,24 +233,36 @@ GRID = np.linspace(0.0, 1.0, 21)
 
 
 def _tuned(at, one, use, shape, pooling, bias=None):
-    """lambda per run: the grid value with the least estimated variance of the sum over the
-    run's segments ``use`` (``"run"``), or of every run's (``"global"``); with ``bias`` (per
-    segment, the labels' side's known bias, 0 off ``use``) the least variance plus squared
-    bias, lambda^2 (sum b_f)^2, of that sum."""
-    totals = []
-    for lam in GRID:
-        _, var = at(lam * one)
-        totals.append(np.where(use, var, 0.0).reshape(shape).sum(axis=1))
-    totals = np.stack(totals, axis=1)  # (runs, grid)
-    top = len(GRID) - 1  # ties go to the larger weight (true labels: lambda = 1 is exact)
+    """lambda per segment, cross-fitted: the grid value with the least estimated variance of
+    the sum over the run's segments ``use`` but those of the segment's own topic (``"run"``),
+    or of every run's but those of the topic (``"global"``); with ``bias`` (per segment, the
+    labels' side's known bias, 0 off ``use``) the least variance plus squared bias,
+    lambda^2 (sum b_f)^2, of that sum. Where the sum leaves nothing (a run whose one topic is
+    taken here) the topic's own segments count (module docstring, "Power tuning")."""
+    per = np.stack([np.where(use, at(lam * one)[1], 0.0).reshape(shape) for lam in GRID])
+    b = None if bias is None else bias.reshape(shape)
     if pooling == "global":
-        whole = totals.sum(axis=0)
-        if bias is not None:
-            whole = whole + (GRID * bias.sum()) ** 2
-        return np.full(shape[0], GRID[top - int(np.argmin(whole[::-1]))])
-    if bias is not None:
-        totals = totals + (GRID[None, :] * bias.reshape(shape).sum(axis=1)[:, None]) ** 2
-    return GRID[top - np.argmin(totals[:, ::-1], axis=1)]
+        whole = per.sum(axis=(1, 2))[:, None, None]
+        others = whole - per.sum(axis=1, keepdims=True)  # (grid, 1, topics)
+        if b is not None:
+            b_all, b_others = b.sum(), b.sum() - b.sum(axis=0)[None, :]
+    else:
+        whole = per.sum(axis=2, keepdims=True)
+        others = whole - per  # (grid, runs, topics)
+        if b is not None:
+            b_all, b_others = b.sum(axis=1, keepdims=True), b.sum(axis=1, keepdims=True) - b
+    if b is not None:
+        whole = whole + (GRID[:, None, None] * b_all) ** 2
+        others = others + (GRID[:, None, None] * b_others[None]) ** 2
+    taken = use.reshape(shape)
+    if pooling == "global":
+        alone = taken.sum() - taken.sum(axis=0, keepdims=True) == 0  # (1, topics)
+    else:
+        alone = taken.sum(axis=1, keepdims=True) - taken == 0  # (runs, topics)
+    # no other segment in the pooling: the topic's own sum
+    criterion = np.broadcast_to(np.where(alone[None], whole, others), per.shape)
+    top = len(GRID) - 1  # ties go to the larger weight (true labels: lambda = 1 is exact)
+    return GRID[top - np.argmin(criterion[::-1], axis=0)]
 
 
 def _own(est):

@@ -110,19 +110,19 @@ there).
 
 The labels' bias in the weight (``tuning="mse"``, an option). The power tuning chooses lambda
 for the least variance, and the larger lambda, the more of the labels' bias -lambda b_f the
-estimate carries. Where b_f is computed (the same redraws), one weight per run can minimise the
-estimated variance plus the squared bias of the run's sum, lambda^2 (sum_t b_f,t)^2, the
-humans' bias b_y taken as ht's (the rule reads it): for AP the closed form sum C / (sum V_f +
-(sum b_f)^2) over the run's other topics (``ap_ratio.choose``), for nDCG's control variate the
-grid point of least variance plus squared bias (``control_variate._tuned``). The weight is
-never above the default's, and equal to it where the labels' ratio is unbiased under the
-design; labels equal to the truth keep a lambda below 1 where ht's ratio is biased (their
+estimate carries. Where b_f is computed (the same redraws), the weight can minimise the
+estimated variance plus the squared bias of the run's sum, lambda^2 (sum_t b_f,t)^2, the humans'
+bias b_y taken as ht's (the rule reads it): for AP the closed form sum C / (sum V_f + (sum
+b_f)^2) over the run's other topics (``ap_ratio.choose``), for nDCG's control variate the grid
+point of least variance plus squared bias over the same topics (``control_variate._tuned``). The
+weight is never above the default's, and equal to it where the labels' ratio is unbiased under
+the design; labels equal to the truth keep a lambda below 1 where ht's ratio is biased (their
 bias is then (1 - lambda) b_y, smaller than ht's). Measured, not the default: on DL 2019
-passages at planned 5% (synthetic runs, 100 draws) it lifted ppi(nDCG)'s unflagged coverage
-with the kappa 0.7 labels from 0.877 to 0.900 (lambda 0.93 -> 0.79, RMS error unchanged),
-still short; on TREC-8 planned 10% it moved the run means by at most 0.25 of a half-width
-(two draws), at 20 times the default's cost a draw (REPRODUCTION.md, "ppi's weight with the
-labels' bias, measured").
+passages at planned 5% (synthetic runs, 100 draws) it lifted ppi(nDCG)'s unflagged coverage with
+the kappa 0.7 labels from 0.877 to 0.900 (lambda 0.93 -> 0.79, RMS error unchanged), still
+short; on TREC-8 planned 10% it moved the run means by at most 0.25 of a half-width (two draws),
+at 20 times the default's cost a draw (REPRODUCTION.md, "ppi's weight with the labels' bias,
+measured").
 
 AP's variance and power tuning: ``ppi/ap_ratio.py`` (one lambda per run by default). For
 every measure, a run whose estimated variance would exceed ht's keeps ht (lambda = 0): the run's
