@@ -99,6 +99,38 @@ def recipe_cell_arguments(parser, root: Path) -> None:
     parser.add_argument("--shared", default=str(root.parent / "shared"))
 
 
+def importance_arguments(parser, root: Path, *, trials: int) -> None:
+    """The options of a study of ht(nDCG) over importance draws (:func:`importance_ndcg_draws`):
+    collection, fraction, trials, seed and the shared data folder."""
+    parser.add_argument("--collection", default="trec8")
+    parser.add_argument("--fraction", type=float, default=0.1)
+    parser.add_argument("--trials", type=int, default=trials)
+    parser.add_argument("--seed", type=int, default=12)
+    parser.add_argument("--shared", default=str(root.parent / "shared"))
+
+
+def importance_ndcg_draws(args):
+    """The frame truth of nDCG (runs x topics) and, lazily, ``args.trials`` seeded draws of
+    statAP's design at ``args.fraction`` on ``args.collection``'s frame, each as (context,
+    ht(nDCG)'s estimate)."""
+    from irsample.evaluation import evaluate_collection
+    from irsample.measures import parse
+    from irsample.measures.context import EvalContext
+    from irsample.measures.ht.estimator import estimate
+
+    col, frame = load(args.collection, Path(args.shared))
+    m = parse("nDCG")[0]
+    truth = evaluate_collection(col, frame.judgments(), [m]).values[:, :, 0]
+    design = design_for("importance", args.fraction, frame)
+
+    def draws():
+        for child in np.random.SeedSequence(args.seed).spawn(args.trials):
+            ctx = EvalContext(col, design.sample(frame, rng=np.random.default_rng(child)))
+            yield ctx, estimate(ctx, m)
+
+    return truth, draws()
+
+
 def load(name: str, shared: Path, graded: int = 0, depth: int = 100):
     """Collection and depth-``depth`` frame (100 by default) of ``name`` (vaswani, cacm, trec8,
     covid); ``graded`` > 1: the relevant judgments regraded 1..graded as ``irsample simulate

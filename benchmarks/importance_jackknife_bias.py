@@ -52,29 +52,15 @@ def jackknife_bias(ctx, est) -> np.ndarray:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--collection", default="trec8")
-    parser.add_argument("--fraction", type=float, default=0.1)
-    parser.add_argument("--trials", type=int, default=30)
-    parser.add_argument("--seed", type=int, default=12)
-    parser.add_argument("--shared", default=str(ROOT.parent / "shared"))
-    args = parser.parse_args()
     sys.path.insert(0, str(ROOT / "benchmarks"))
-    from ht_coverage import design_for, load
+    from ht_coverage import importance_arguments, importance_ndcg_draws
 
-    from irsample.evaluation import evaluate_collection
-    from irsample.measures import parse
-    from irsample.measures.context import EvalContext
-    from irsample.measures.ht.estimator import estimate
-
-    col, frame = load(args.collection, Path(args.shared))
-    m = parse("nDCG")[0]
-    truth = evaluate_collection(col, frame.judgments(), [m]).values[:, :, 0]
+    importance_arguments(parser, ROOT, trials=30)
+    args = parser.parse_args()
+    truth, draws = importance_ndcg_draws(args)
     shape = truth.shape
-    design = design_for("importance", args.fraction, frame)
     errors, biases, ses = [], [], []
-    for child in np.random.SeedSequence(args.seed).spawn(args.trials):
-        ctx = EvalContext(col, design.sample(frame, rng=np.random.default_rng(child)))
-        e = estimate(ctx, m)
+    for ctx, e in draws:
         b = np.where(e.known, jackknife_bias(ctx, e), 0.0).reshape(shape)
         errors.append((e.value.reshape(shape) - truth).mean(axis=1))
         biases.append(b.sum(axis=1) / shape[1])

@@ -40,36 +40,23 @@ GROUPS = ((3, 10), (10, 20), (20, 40), (40, np.inf))
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--collection", default="trec8")
-    parser.add_argument("--fraction", type=float, default=0.1)
-    parser.add_argument("--trials", type=int, default=200)
-    parser.add_argument("--seed", type=int, default=12)
-    parser.add_argument("--shared", default=str(ROOT.parent / "shared"))
-    args = parser.parse_args()
     sys.path.insert(0, str(ROOT / "benchmarks"))
-    from ht_coverage import design_for, load
+    from ht_coverage import importance_arguments, importance_ndcg_draws
 
-    from irsample.evaluation import evaluate_collection
-    from irsample.measures import parse
-    from irsample.measures.context import EvalContext
-    from irsample.measures.ht.estimator import estimate
     from irsample.model import JUDGED
 
-    col, frame = load(args.collection, Path(args.shared))
-    m = parse("nDCG")[0]
-    truth = evaluate_collection(col, frame.judgments(), [m]).values[:, :, 0]
+    importance_arguments(parser, ROOT, trials=200)
+    args = parser.parse_args()
+    truth, draws = importance_ndcg_draws(args)
     shape = truth.shape
-    design = design_for("importance", args.fraction, frame)
     keep = {k: [] for k in ("num", "den", "plain", "value", "var_den", "cov", "known")}
     hits = []
-    for child in np.random.SeedSequence(args.seed).spawn(args.trials):
-        ctx = EvalContext(col, design.sample(frame, rng=np.random.default_rng(child)))
-        e = estimate(ctx, m)
+    for ctx, e in draws:
         for name, got in keep.items():
             got.append(np.asarray(getattr(e, name), dtype=np.float64).reshape(shape))
         j = ctx.judgments
         found = (j.state == JUDGED) & (j.grade > 0)
-        hits.append(np.bincount(col.tdi_topic[found], minlength=ctx.n_topics))
+        hits.append(np.bincount(ctx.collection.tdi_topic[found], minlength=ctx.n_topics))
     x, y, plain, value, v, c, known = (np.array(keep[k]) for k in keep)
     every = (known > 0).all(axis=(0, 1))
     mean_hits = np.array(hits).mean(axis=0)
