@@ -99,14 +99,19 @@ def recipe_cell_arguments(parser, root: Path) -> None:
     parser.add_argument("--shared", default=str(root.parent / "shared"))
 
 
-def importance_arguments(parser, root: Path, *, trials: int) -> None:
-    """The options of a study of ht(nDCG) over importance draws (:func:`importance_ndcg_draws`):
-    collection, fraction, trials, seed and the shared data folder."""
+def importance_study(description: str, *, trials: int):
+    """A study of ht(nDCG) over importance draws: its options (collection, fraction, trials,
+    seed, shared data folder) parsed, and :func:`importance_ndcg_draws` of them:
+    ``(args, truth, draws)``."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--collection", default="trec8")
     parser.add_argument("--fraction", type=float, default=0.1)
     parser.add_argument("--trials", type=int, default=trials)
     parser.add_argument("--seed", type=int, default=12)
-    parser.add_argument("--shared", default=str(root.parent / "shared"))
+    parser.add_argument("--shared", default=str(Path(__file__).resolve().parents[1].parent
+                                                / "shared"))
+    args = parser.parse_args()
+    return (args, *importance_ndcg_draws(args))
 
 
 def importance_ndcg_draws(args):

@@ -16,7 +16,6 @@ Usage: python benchmarks/importance_jackknife_bias.py --collection trec8|covid|v
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -51,13 +50,10 @@ def jackknife_bias(ctx, est) -> np.ndarray:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sys.path.insert(0, str(ROOT / "benchmarks"))
-    from ht_coverage import importance_arguments, importance_ndcg_draws
+    from ht_coverage import importance_study
 
-    importance_arguments(parser, ROOT, trials=30)
-    args = parser.parse_args()
-    truth, draws = importance_ndcg_draws(args)
+    args, truth, draws = importance_study(__doc__.splitlines()[0], trials=30)
     shape = truth.shape
     errors, biases, ses = [], [], []
     for ctx, e in draws:

@@ -28,7 +28,6 @@ Usage: python benchmarks/importance_ratio_bias.py --collection trec8|covid|vaswa
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -39,15 +38,12 @@ GROUPS = ((3, 10), (10, 20), (20, 40), (40, np.inf))
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sys.path.insert(0, str(ROOT / "benchmarks"))
-    from ht_coverage import importance_arguments, importance_ndcg_draws
+    from ht_coverage import importance_study
 
     from irsample.model import JUDGED
 
-    importance_arguments(parser, ROOT, trials=200)
-    args = parser.parse_args()
-    truth, draws = importance_ndcg_draws(args)
+    args, truth, draws = importance_study(__doc__.splitlines()[0], trials=200)
     shape = truth.shape
     keep = {k: [] for k in ("num", "den", "plain", "value", "var_den", "cov", "known")}
     hits = []
