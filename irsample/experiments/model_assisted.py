@@ -20,7 +20,8 @@ the complete judgments restricted to F (mean over topics):
    statAP's AP-prior sample of ``percent``% of each topic's pool) draws ``percent``% of F for
    human judgment;
 3. ht(M) (:mod:`irsample.measures.ht.estimator`, humans only), ppi(M) (lambda tuned per run
-   for AP, per stratum for nDCG, or as ``tuning`` says: ``stratum`` tunes AP per run and
+   for AP, per stratum for nDCG's difference form, per topic on the run's other topics for its
+   control variate, or as ``tuning`` says: ``stratum`` tunes AP per run and
    stratum too, :mod:`irsample.measures.ppi.ap_ratio`; ``model`` nDCG per topic and stratum
    by the label-informed model, :mod:`irsample.measures.ppi.anticipated`) and auto-only
    (labels as judgments)
