@@ -240,26 +240,22 @@ def _tuned(at, one, use, shape, pooling, bias=None):
     lambda^2 (sum b_f)^2, of that sum. Where the sum leaves nothing (a run whose one topic is
     taken here) the topic's own segments count (module docstring, "Power tuning")."""
     per = np.stack([np.where(use, at(lam * one)[1], 0.0).reshape(shape) for lam in GRID])
-    b = None if bias is None else bias.reshape(shape)
-    if pooling == "global":
-        whole = per.sum(axis=(1, 2))[:, None, None]
-        others = whole - per.sum(axis=1, keepdims=True)  # (grid, 1, topics)
-        if b is not None:
-            b_all, b_others = b.sum(), b.sum() - b.sum(axis=0)[None, :]
-    else:
-        whole = per.sum(axis=2, keepdims=True)
-        others = whole - per  # (grid, runs, topics)
-        if b is not None:
-            b_all, b_others = b.sum(axis=1, keepdims=True), b.sum(axis=1, keepdims=True) - b
-    if b is not None:
-        whole = whole + (GRID[:, None, None] * b_all) ** 2
-        others = others + (GRID[:, None, None] * b_others[None]) ** 2
     taken = use.reshape(shape)
-    if pooling == "global":
-        alone = taken.sum() - taken.sum(axis=0, keepdims=True) == 0  # (1, topics)
-    else:
-        alone = taken.sum(axis=1, keepdims=True) - taken == 0  # (runs, topics)
+
+    def pooled(a):  # the pooling's sum of a (runs, topics) array, and that less the topic's own
+        if pooling == "global":
+            whole = a.sum(axis=(-2, -1), keepdims=True)
+            return whole, whole - a.sum(axis=-2, keepdims=True)
+        whole = a.sum(axis=-1, keepdims=True)
+        return whole, whole - a
+
+    whole, others = pooled(per)
+    if bias is not None:
+        b_all, b_others = pooled(bias.reshape(shape))
+        whole = whole + (GRID[:, None, None] * b_all) ** 2
+        others = others + (GRID[:, None, None] * b_others) ** 2
     # no other segment in the pooling: the topic's own sum
+    alone = pooled(taken.astype(np.int64))[1] == 0
     criterion = np.broadcast_to(np.where(alone[None], whole, others), per.shape)
     top = len(GRID) - 1  # ties go to the larger weight (true labels: lambda = 1 is exact)
     return GRID[top - np.argmin(criterion[::-1], axis=0)]
