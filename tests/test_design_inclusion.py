@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 import irsample
 from irsample.design import Budget, Pool, SamplingFrame, ap_prior, importance, parse_design
 from irsample.design.sampling.importance import inclusion_probabilities
+from irsample.errors import DesignError
 from irsample.io import load_runs
 from irsample.model import Collection
 
@@ -107,6 +108,45 @@ def test_importance_sampling_includes_each_document_with_its_probability(frame, 
         share = samples[:, rows].mean(axis=1)
         assert abs(share.mean() - pi[rows].mean()) <= 3 * share.std(ddof=1) / np.sqrt(DRAWS)
     assert np.array_equal(design.select(frame, rng=3).judged, design.select(frame, rng=3).judged)
+
+
+@pytest.mark.parametrize("name,mix", [("importance(0.1,mix=0.1)", 0.1),
+                                      ("importance(0.3,mix=0.25)", 0.25),
+                                      ("importance(0.1,mix=0.2)@100", 0.2)])
+def test_a_uniform_share_floors_the_inclusion_probabilities(frame, name, mix):
+    """importance(F,mix=A): pi = (1 - A) pi* + A n/N over each group the prior's pi* are
+    drawn in (a topic; the frame under a total budget), pi* the design without the share; the
+    same sample sizes, every pi at least A n/N, and every document drawn at its pi."""
+    design = parse_design(name)
+    assert design.mix == mix and parse_design(design.name) == design
+    plain = parse_design(name.replace(f",mix={mix:g}", ""))
+    assert plain.mix == 0.0
+    pi, pi_star = design.select(frame, rng=0).inclusion, plain.select(frame, rng=0).inclusion
+    inside = pi_star > 0
+    assert np.array_equal(pi > 0, inside)
+    groups = [inside] if design.budget is not None else [
+        inside & (frame.topic == t) for t in range(frame.n_topics)]
+    for rows in groups:
+        flat = pi_star[rows].sum() / rows.sum()
+        assert np.allclose(pi[rows], (1 - mix) * pi_star[rows] + mix * flat)
+        assert pi[rows].min() >= mix * flat - 1e-12 and pi[rows].sum() == pytest.approx(
+            pi_star[rows].sum())
+    samples = draws(design, frame)
+    assert_frequencies_match(samples, pi)
+    sizes = np.stack([samples[:, frame.topic == t].sum(axis=1) for t in range(frame.n_topics)],
+                     1)
+    if design.budget is None:
+        assert np.all(sizes == np.round([pi[frame.topic == t].sum()
+                                         for t in range(frame.n_topics)]))
+    else:
+        assert np.all(sizes.sum(axis=1) == design.budget.total)
+
+
+@pytest.mark.parametrize("name", ["importance(0.1,mix=1)", "importance(0.1,mix=-0.1)",
+                                  "importance(0.1,share=0.1)", "importance(0.1,mix=)"])
+def test_a_uniform_share_outside_its_range_is_refused(name):
+    with pytest.raises(DesignError, match="importance"):
+        parse_design(name)
 
 
 def test_horvitz_thompson_r_is_unbiased_under_importance_sampling(frame):

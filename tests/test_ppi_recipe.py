@@ -69,16 +69,16 @@ def test_true_labels_are_exact_in_the_simulation():
 
 
 def test_importance_samples_in_the_model_assisted_recipe():
-    """``strategies=importance`` (named only): statAP's AP-prior sample; ht(M) and ppi(M) on
-    it take the jackknife (unequal pi within a cell), and labels equal to the truth leave ppi
-    exact with no width."""
+    """``strategies=importance`` (named only): statAP's AP-prior sample, and ``defensive``, the
+    same with a uniform share; ht(M) and ppi(M) on them take the jackknife (unequal pi within
+    a cell), and labels equal to the truth leave ppi exact with no width."""
     files = CollectionFiles.of(VASWANI / "runs", VASWANI / "qrels.gz")
     trials, _ = run_model_assisted(files, trials=1, seed=1, percents=(20,),
-                                   strategies=("importance",), kappas=(0.999,))
-    assert set(trials["strategy"]) == {"importance"}
+                                   strategies=("importance", "defensive"), kappas=(0.999,))
+    assert set(trials["strategy"]) == {"importance", "defensive"}
     exact = trials[trials["labels"] == "kappa0.999"]
     assert np.all(exact["halfwidth"] < exact["ht_halfwidth"])
-    with pytest.raises(ValueError, match="importance"):
+    with pytest.raises(ValueError, match="importance, defensive"):
         run_model_assisted(files, trials=1, seed=1, percents=(20,), strategies=("pps",))
 
 

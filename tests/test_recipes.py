@@ -392,6 +392,34 @@ def test_importance_draws_each_topics_share_by_the_ap_prior(files):
     assert table["coverage"].between(0, 1).all()
 
 
+def test_the_defensive_design_floors_the_ap_priors_probabilities(files):
+    """``designs=defensive`` (named only): statAP's design with a uniform share of
+    ``DEFENSIVE_MIX``: pi = (1 - a) pi* + a n/N over a topic's pool, pi* statAP's, so every
+    document at least that share of the topic's uniform rate with the same sample sizes;
+    ci-coverage runs it."""
+    from irsample.experiments.coverage import DEFENSIVE_MIX, _percent, designs
+    from irsample.experiments.data import load
+
+    data = load(files)
+    frame = data.frame(data.info.pooled_runs, 100)
+    plain, defensive = (made.designs[0][1] for made in designs(
+        len(frame), [5.0], which=("importance", "defensive")))
+    assert defensive.name == f"importance(0.05,mix={DEFENSIVE_MIX:g})"
+    assert _percent("defensive", "30") == 30.0
+    pi, pi_star = (d.select(frame, rng=4).inclusion for d in (defensive, plain))
+    for t in np.unique(frame.topic):
+        rows = frame.topic == t
+        rate = pi_star[rows].sum() / rows.sum()
+        assert pi[rows].sum() == pytest.approx(pi_star[rows].sum())
+        assert pi[rows].min() >= DEFENSIVE_MIX * rate - 1e-12
+        assert np.allclose(pi[rows], (1 - DEFENSIVE_MIX) * pi_star[rows] + DEFENSIVE_MIX * rate)
+    table = run_recipe("ci-coverage", Context(files, trials=1, seed=3),
+                       {"percents": "30", "designs": "importance,defensive",
+                        "estimators": "ht(AP)"}).results
+    assert set(table["strategy"]) == {"importance", "defensive"}
+    assert table["coverage"].between(0, 1).all()
+
+
 @pytest.mark.parametrize("name", ["ci-coverage", "rounds"])
 def test_per_run_records_recompute_the_table(name, files, tmp_path):
     """records.parquet holds every (trial, cell, estimator, run) the table summarises: its

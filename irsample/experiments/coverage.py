@@ -26,7 +26,11 @@ judgments B = round(f x pool size) for each percentage f:
 - ``importance`` (named only): statAP's design, ``importance(f)``: f of every topic's pool drawn
   with probabilities proportional to the runs' AP prior (unequal within a topic, so ht's
   ratios take the jackknife: ``measures/ht/jackknife.py``); its size is f of each topic's pool
-  rather than B spread by a plan.
+  rather than B spread by a plan;
+- ``defensive`` (named only): the same with a uniform share of 0.1 (:data:`DEFENSIVE_MIX`),
+  ``importance(f,mix=0.1)``: every document's pi at least a tenth of the uniform rate, which
+  keeps a few deep relevant documents from carrying the estimate and its variance together
+  (``design/sampling/importance.py``).
 
 Columns, over runs x trials of a cell (strategy, percent, estimator): ``coverage`` = share of
 intervals [low, high] holding the truth (nominal 0.95; an estimate with no variance left covers
@@ -87,7 +91,9 @@ def available(names) -> tuple[list[str], list[str]]:
 #: the strategies of the module docstring, in the order they run
 STRATEGIES = ("uniform", "2strata", "planned")
 #: the strategies ``designs=`` may name beside the default ones (module docstring)
-OPTIONAL = ("top10", "importance")
+OPTIONAL = ("top10", "importance", "defensive")
+#: the uniform share of the ``defensive`` design (module docstring)
+DEFENSIVE_MIX = 0.1
 #: a run's estimates over the trials whose SD is below this (relative to their size) do not vary
 NO_SPREAD = 1e-12
 
@@ -116,6 +122,8 @@ def designs(pool_size: int, percents, plan_for: str = "xinfAP", which=STRATEGIES
             f"{judged_top(depth)}@{budget[f'{p:g}']}"), settings=list(percents), depth=depth),
         "importance": strategy("importance", lambda p: importance(min(1.0, p / 100.0)),
                                settings=list(percents), depth=depth),
+        "defensive": strategy("defensive", lambda p: importance(
+            min(1.0, p / 100.0), mix=DEFENSIVE_MIX), settings=list(percents), depth=depth),
     }
     return [made[name] for name in known if name in which]
 

@@ -17,8 +17,9 @@ the complete judgments restricted to F (mean over topics):
    relevance prior as the design's labels, fixed before any judging; ``planned``:
    ci-coverage's, a pilot and the planner's plan for xinfAP,
    :class:`~irsample.design.planner.sequential.PlannedDesign`; ``importance``, named only:
-   statAP's AP-prior sample of ``percent``% of each topic's pool) draws ``percent``% of F for
-   human judgment;
+   statAP's AP-prior sample of ``percent``% of each topic's pool; ``defensive``, named only:
+   the same with ci-coverage's uniform share, ``importance(f,mix=0.1)``) draws ``percent``% of
+   F for human judgment;
 3. ht(M) (:mod:`irsample.measures.ht.estimator`, humans only), ppi(M) (lambda tuned per run
    for AP, per stratum for nDCG's difference form, per topic on the run's other topics for its
    control variate, or as ``tuning`` says: ``stratum`` tunes AP per run and
@@ -67,6 +68,7 @@ from ..measures.ppi.measures import use_estimate
 from ..measures.reliability import assess
 from ..stats.agreement import cohen_kappa
 from ..stats.intervals import covers, run_mean_interval, trial_shares
+from .coverage import DEFENSIVE_MIX
 from .data import load
 from .executors import run_trial_chunks
 from .registry import Context, local_only, recipe
@@ -107,9 +109,11 @@ def _designs(strategies, percents, pool, prior=None, mix=0.2):
                 design = PlannedDesign(budget, "xinfAP")
             elif s == "importance":  # statAP's: AP-prior probabilities within each topic
                 design = importance(min(1.0, p / 100.0))
+            elif s == "defensive":  # the same with a uniform share
+                design = importance(min(1.0, p / 100.0), mix=DEFENSIVE_MIX)
             else:
                 raise ValueError(f"unknown strategy {s!r} (uniform, 2strata, active, planned, "
-                                 "importance)")
+                                 "importance, defensive)")
             out.append((s, p, design))
     return out
 
