@@ -397,7 +397,8 @@ def test_the_defensive_design_floors_the_ap_priors_probabilities(files):
     ``DEFENSIVE_MIX``: pi = (1 - a) pi* + a n/N over a topic's pool, pi* statAP's, so every
     document at least that share of the topic's uniform rate with the same sample sizes;
     ci-coverage runs it."""
-    from irsample.experiments.coverage import DEFENSIVE_MIX, _percent, designs
+    from irsample.design.sampling.importance import DEFENSIVE_MIX
+    from irsample.experiments.coverage import _percent, designs
     from irsample.experiments.data import load
 
     data = load(files)

@@ -145,6 +145,7 @@ def cmd_pool(args) -> str:
 
 def cmd_sample(args) -> str:
     from ..design import Budget, DesignRecord, Pool, parse_design
+    from ..design.sampling.importance import thin_tail_note
     from ..io.output import write_atomic
 
     planned = None
@@ -183,6 +184,7 @@ def cmd_sample(args) -> str:
     pool = Pool.from_runs(collection, runs, depth=depth)
     sample = design.select(pool, rng=args.seed)
     record = DesignRecord.from_sample(pool, design, sample, seed=args.seed)
+    note = thin_tail_note(design, sample, pool.topic)
     files = {"design.json": record.to_json(), "to_judge.tsv": record.to_judge_tsv()}
     out = Path(args.outdir)
     out.mkdir(parents=True, exist_ok=True)  # checked before any work (cli.check_outputs)
@@ -201,6 +203,8 @@ def cmd_sample(args) -> str:
         lines.append(f"{int(record.selected.sum()) - to_judge} selected documents are judged "
                      f"already; {to_judge} to judge")
     lines.append(f"wrote {out / 'to_judge.tsv'} and {out / 'design.json'}")
+    if note is not None:
+        print(note, file=sys.stderr)
     return "\n".join(lines) + "\n"
 
 

@@ -27,7 +27,7 @@ judgments B = round(f x pool size) for each percentage f:
   with probabilities proportional to the runs' AP prior (unequal within a topic, so ht's
   ratios take the jackknife: ``measures/ht/jackknife.py``); its size is f of each topic's pool
   rather than B spread by a plan;
-- ``defensive`` (named only): the same with a uniform share of 0.1 (:data:`DEFENSIVE_MIX`),
+- ``defensive`` (named only): the same with a uniform share of 0.1 (``DEFENSIVE_MIX``),
   ``importance(f,mix=0.1)``: every document's pi at least a tenth of the uniform rate, which
   keeps a few deep relevant documents from carrying the estimate and its variance together
   (``design/sampling/importance.py``).
@@ -60,7 +60,7 @@ from scipy import stats
 
 from ..design import parse_design, uniform
 from ..design.planner.sequential import PlannedDesign
-from ..design.sampling.importance import importance
+from ..design.sampling.importance import DEFENSIVE_MIX, importance
 from ..errors import MeasureError
 from ..stats import intervals
 from ..stats.intervals import covers, trial_shares
@@ -92,8 +92,6 @@ def available(names) -> tuple[list[str], list[str]]:
 STRATEGIES = ("uniform", "2strata", "planned")
 #: the strategies ``designs=`` may name beside the default ones (module docstring)
 OPTIONAL = ("top10", "importance", "defensive")
-#: the uniform share of the ``defensive`` design (module docstring)
-DEFENSIVE_MIX = 0.1
 #: a run's estimates over the trials whose SD is below this (relative to their size) do not vary
 NO_SPREAD = 1e-12
 

@@ -58,7 +58,7 @@ from ..design.planner.relevance_model import fit_relevance
 from ..design.planner.sequential import PlannedDesign
 from ..design.sampling.active import active
 from ..design.sampling.budget import Budget
-from ..design.sampling.importance import importance
+from ..design.sampling.importance import DEFENSIVE_MIX, importance
 from ..evaluation import evaluate_collection
 from ..io.labels import AutoLabels
 from ..measures import EvalContext, parse
@@ -68,7 +68,6 @@ from ..measures.ppi.measures import use_estimate
 from ..measures.reliability import assess
 from ..stats.agreement import cohen_kappa
 from ..stats.intervals import covers, run_mean_interval, trial_shares
-from .coverage import DEFENSIVE_MIX
 from .data import load
 from .executors import run_trial_chunks
 from .registry import Context, local_only, recipe
