@@ -114,9 +114,11 @@ def test_importance_sampling_includes_each_document_with_its_probability(frame, 
                                       ("importance(0.3,mix=0.25)", 0.25),
                                       ("importance(0.1,mix=0.2)@100", 0.2)])
 def test_a_uniform_share_floors_the_inclusion_probabilities(frame, name, mix):
-    """importance(F,mix=A): pi = (1 - A) pi* + A n/N over each group the prior's pi* are
-    drawn in (a topic; the frame under a total budget), pi* the design without the share; the
-    same sample sizes, every pi at least A n/N, and every document drawn at its pi."""
+    """importance(F,mix=A): pi = min(1, c w') with w' = (1 - A) w + A / N_t the prior mixed
+    with each topic's uniform weight (the same documents, the same sample sizes); below 1, pi
+    is proportional to w' over each group the sizes are set in (a topic; the frame under a
+    total budget), every pi at least A n_t / N_t (A B / (T N_t) under a total budget B), and
+    every document drawn at its pi."""
     design = parse_design(name)
     assert design.mix == mix and parse_design(design.name) == design
     plain = parse_design(name.replace(f",mix={mix:g}", ""))
@@ -124,20 +126,25 @@ def test_a_uniform_share_floors_the_inclusion_probabilities(frame, name, mix):
     pi, pi_star = design.select(frame, rng=0).inclusion, plain.select(frame, rng=0).inclusion
     inside = pi_star > 0
     assert np.array_equal(pi > 0, inside)
+    size = np.bincount(frame.topic[inside], minlength=frame.n_topics)
+    mixed = np.where(inside, (1 - mix) * ap_prior(frame) + mix / size[frame.topic], 0.0)
     groups = [inside] if design.budget is not None else [
         inside & (frame.topic == t) for t in range(frame.n_topics)]
     for rows in groups:
-        flat = pi_star[rows].sum() / rows.sum()
-        assert np.allclose(pi[rows], (1 - mix) * pi_star[rows] + mix * flat)
-        assert pi[rows].min() >= mix * flat - 1e-12 and pi[rows].sum() == pytest.approx(
-            pi_star[rows].sum())
+        assert pi[rows].sum() == pytest.approx(pi_star[rows].sum())
+        free = rows & (pi < 1)
+        assert np.allclose(pi[free] / mixed[free], (pi[free] / mixed[free])[0])
+    n = np.bincount(frame.topic, weights=pi, minlength=frame.n_topics)
+    floor = (mix * n / size if design.budget is None
+             else np.full(frame.n_topics, mix * design.budget.total / frame.n_topics) / size)
+    assert np.all(pi[inside] >= floor[frame.topic[inside]] - 1e-12)
+    assert pi[inside].min() > pi_star[inside].min()  # the share lifts the least likely
     samples = draws(design, frame)
     assert_frequencies_match(samples, pi)
     sizes = np.stack([samples[:, frame.topic == t].sum(axis=1) for t in range(frame.n_topics)],
                      1)
     if design.budget is None:
-        assert np.all(sizes == np.round([pi[frame.topic == t].sum()
-                                         for t in range(frame.n_topics)]))
+        assert np.all(sizes == np.round(n))
     else:
         assert np.all(sizes.sum(axis=1) == design.budget.total)
 

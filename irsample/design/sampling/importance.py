@@ -23,22 +23,23 @@ pi_i (its interval, of length pi_i <= 1, holds one of the points with that proba
 sample size is exactly n. statAP (:mod:`irsample.measures.incomplete.statap`) needs only these
 first-order pi: its estimates are Horvitz-Thompson ratios sum(x/pi) / sum(1/pi).
 
-A uniform share (``importance(F,mix=A)``, a in [0, 1)): pi_i = (1 - a) pi*_i + a n_t / N_t,
-pi*_i the AP prior's probabilities above, so that every document of the design has pi_i >= a n_t /
-N_t and no judged document weighs more than N_t / (a n_t) (defensive importance sampling:
-Hesterberg, "Weighted average importance sampling and defensive mixture distributions",
-Technometrics 37, 1995; the active design mixes the same way). Both parts sum to n_t, so the
-sample size is unchanged. Why: with the prior alone the deep documents' pi fall to a few
-thousandths (TREC-8 at 10%: 0.0027), and on TREC-8's depth-100 pool a quarter of the design
-variance of the HT count of relevant documents sits on 92 relevant documents (2% of R) of which
-the sample expects to catch one, over all 50 topics; half on 344, 7.6 expected. Whether those
-few are caught moves the estimate and its variance together (corr(SE, error) -0.42 for
-ht(nDCG)'s run means, 100 draws), which no estimate of the variance from the sample can undo, and
-the intervals covered 0.91-0.93. With a = 0.1 the smallest pi is 0.01 at 10%: ht(nDCG)
-and ht(AP) covered 0.947 / 0.948 there, 0.958 / 0.953 at 20% (where the estimates' SD fell,
-0.0064 -> 0.0056 and 0.0038 -> 0.0036), TREC-COVID round 5 at 10% 0.946 / 0.947 (SD 8% and 6%
-higher). REPRODUCTION.md, "A uniform share for importance samples". The default, a = 0, is
-statAP's design as published.
+A uniform share (``importance(F,mix=A)``, a in [0, 1)): the prior is mixed with the uniform
+weight of the topic's pool before the probabilities are set, w'_i = (1 - a) w_i + a / N_t, and
+pi_i = min(1, c w'_i) as above. As c >= n_t (the weights of a topic sum to 1), every document's
+pi is at least a n_t / N_t, so no judged document weighs more than N_t / (a n_t) (defensive
+importance sampling: Hesterberg, "Weighted average importance sampling and defensive mixture
+distributions", Technometrics 37, 1995); the top documents the prior judges with certainty stay
+certain unless the share lowers their weight below 1 / c. (Mixing the probabilities instead,
+pi = (1 - a) pi* + a n_t / N_t, as the active design does, leaves no document certain, and those
+top ones, at 0.92 on TREC-8 at 20%, then carry AP's variance: ht(AP)'s RMS error of the run
+means rose from 0.0040 to 0.0056, 100 trials.) Why a share: with the prior alone the deep
+documents' pi fall to a few thousandths (TREC-8 at 10%: 0.0027), and on TREC-8's depth-100 pool
+a quarter of the design variance of the HT count of relevant documents sits on 92 relevant
+documents (2% of R) of which the sample expects to catch one, over all 50 topics; half on 344,
+7.6 expected (``benchmarks/importance_tail.py``). Whether those few are caught moves the
+estimate and its variance together, which no estimate of the variance from the sample can undo,
+and the intervals of ht and ppi covered 0.91-0.93 with nothing flagged. REPRODUCTION.md, "A
+uniform share for importance samples". The default, a = 0, is statAP's design as published.
 
 Sample sizes: ``fraction`` of every topic's pool (n_t = max(1, round(fraction N_t)), one
 systematic pass per topic); a per-topic budget n_t = B; a total budget B: one c for all topics
@@ -146,8 +147,8 @@ def _systematic(order, pi, group_offsets, u, judged):
 class Importance(FractionDesign):
     """Sampling proportional to the AP prior averaged over the pool's runs (see the module
     docstring): n_t = max(1, round(fraction N_t)) per topic, or sizes set by a ``budget``; one
-    stratum ``prior``; pi_i = min(1, c w_i), mixed with the uniform rate by the share ``mix``.
-    For statAP (prels)."""
+    stratum ``prior``; pi_i = min(1, c w_i), w the prior mixed with the uniform weight by the
+    share ``mix``. For statAP (prels)."""
 
     kind = "importance"
     syntax = "importance(F[,mix=A])"
@@ -194,6 +195,9 @@ class Importance(FractionDesign):
         pi = np.zeros(len(weight))
         n_topics = frame.n_topics
         size = np.bincount(topics[inside], minlength=n_topics)
+        if self.mix:  # the uniform share of each topic's weight (module docstring)
+            flat = np.where(inside, 1.0 / np.maximum(size[topics], 1), 0.0)
+            weight = np.where(inside, (1.0 - self.mix) * weight + self.mix * flat, 0.0)
         if self.budget is not None and not self.budget.per_topic:
             total = int(size.sum())
             if self.budget.total > total:
@@ -201,8 +205,7 @@ class Importance(FractionDesign):
                     f"budget of {self.budget.total} judgments is larger than the pool "
                     f"({total} documents)"
                 )
-            pi[inside] = self._mixed(inclusion_probabilities(weight[inside],
-                                                             self.budget.total))
+            pi[inside] = inclusion_probabilities(weight[inside], self.budget.total)
             offsets = np.array([0, int(inside.sum())], dtype=np.int64)
         else:
             if self.budget is None:
@@ -218,7 +221,7 @@ class Importance(FractionDesign):
                     )
             for t in np.flatnonzero(size):
                 rows = np.flatnonzero(inside & (topics == t))
-                pi[rows] = self._mixed(inclusion_probabilities(weight[rows], int(want[t])))
+                pi[rows] = inclusion_probabilities(weight[rows], int(want[t]))
             offsets = np.concatenate([[0], np.cumsum(size)]).astype(np.int64)
         order = np.flatnonzero(inside)
         order = order[np.argsort(topics[order], kind="stable")]
@@ -227,11 +230,6 @@ class Importance(FractionDesign):
             shared.flags.writeable = False
         return pi, order, offsets, stratum
 
-    def _mixed(self, pi: np.ndarray) -> np.ndarray:
-        """(1 - mix) pi + mix n / N over one group of rows (n = sum pi: the group's size)."""
-        if not self.mix or len(pi) == 0:
-            return pi
-        return (1.0 - self.mix) * pi + self.mix * pi.sum() / len(pi)
 
 
 def thin_tail_note(design, sample: Sample, topic: np.ndarray) -> str | None:
@@ -277,8 +275,9 @@ def importance(fraction: float, *, budget=None, mix: float = 0.0) -> Importance:
     budget : Budget or int, optional
         A budget of judgments that sets the sample sizes instead of ``fraction``.
     mix : float, optional
-        The uniform share a in [0, 1): pi_i = (1 - a) pi*_i + a n_t / N_t (module docstring;
-        0, the default, is statAP's design).
+        The uniform share a in [0, 1) of each topic's weights, w'_i = (1 - a) w_i + a / N_t,
+        so that every pi_i >= a n_t / N_t (module docstring; 0, the default, is statAP's
+        design).
 
     Returns
     -------
