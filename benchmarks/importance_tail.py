@@ -11,8 +11,9 @@ one expected catch over all topics, whether that one document is caught moves th
 its estimated variance together, and no variance estimate read from the sample (nor a model
 fitted to it) can be steady. R^ is the denominator of AP and (through the ideal DCG) of nDCG.
 
-Beside statAP's design, the same with a uniform share a (``importance(f,mix=a)``: pi = (1 - a)
-pi* + a n/N): the smallest pi, and the same shares.
+Beside statAP's design, the same with a uniform share a (``importance(f,mix=a)``: the prior
+mixed with each topic's uniform weight, w' = (1 - a) w + a / N): the smallest pi, and the same
+shares.
 
 Usage: python benchmarks/importance_tail.py [--collections trec8,covid,vaswani,cacm]
        [--fractions 0.1,0.2] [--mixes 0,0.1] [--shared ../shared]
