@@ -39,10 +39,11 @@ documents (2% of R) of which the sample expects to catch one, over all 50 topics
 7.6 expected (``benchmarks/importance_tail.py``). Whether those few are caught moves the
 estimate and its variance together, which no estimate of the variance from the sample can undo,
 and the intervals of ht and ppi covered 0.91-0.93 with nothing flagged at 10%; with a = 0.1
-0.940-0.961 (the recipes' 100 trials; TREC-COVID round 5 at 10-20% 0.934-0.966). Not at every size: at 20%
-of TREC-8 the share moves a third of statAP's certain documents into the draw, and ppi(nDCG)'s
-intervals covered 0.924-0.934 (two seeds) where statAP's design gave 0.937-0.961. REPRODUCTION.md,
-"A uniform share for importance samples". The default, a = 0, is statAP's design as published.
+0.940-0.961 (the recipes' 100 trials; TREC-COVID round 5 at 10-20% 0.934-0.966). Not at every
+size: at 20% of TREC-8 the share moves a third of statAP's certain documents into the draw, and
+ppi(nDCG)'s intervals covered 0.924-0.934 (two seeds) where statAP's design gave 0.937-0.961.
+REPRODUCTION.md, "A uniform share for importance samples". The default, a = 0, is statAP's
+design as published.
 
 Sample sizes: ``fraction`` of every topic's pool (n_t = max(1, round(fraction N_t)), one
 systematic pass per topic); a per-topic budget n_t = B; a total budget B: one c for all topics
@@ -155,6 +156,9 @@ class Importance(FractionDesign):
 
     kind = "importance"
     syntax = "importance(F[,mix=A])"
+    merge_formats = ("prels", "trec")
+    merge_note = ("an importance sample, not simple random samples of strata: sample_eval's "
+                  "estimators do not apply; merge it as prels")
     mix: float = 0.0
 
     def __post_init__(self):
@@ -177,9 +181,6 @@ class Importance(FractionDesign):
     def name(self) -> str:
         share = f",mix={self.mix:g}" if self.mix else ""
         return f"{self.kind}({self.fraction:g}{share}){budget_suffix(self.budget)}"
-    merge_formats = ("prels", "trec")
-    merge_note = ("an importance sample, not simple random samples of strata: sample_eval's "
-                  "estimators do not apply; merge it as prels")
 
     def select(self, frame: SamplingFrame, *, rng) -> Sample:
         pi, order, offsets, stratum = frame.memo(self, lambda: self._allocate(frame))
@@ -232,7 +233,6 @@ class Importance(FractionDesign):
         for shared in (pi, stratum):
             shared.flags.writeable = False
         return pi, order, offsets, stratum
-
 
 
 def thin_tail_note(design, sample: Sample, topic: np.ndarray) -> str | None:
