@@ -11,12 +11,12 @@ one expected catch over all topics, whether that one document is caught moves th
 its estimated variance together, and no variance estimate read from the sample (nor a model
 fitted to it) can be steady. R^ is the denominator of AP and (through the ideal DCG) of nDCG.
 
-Beside statAP's design, the same with a uniform share a (``importance(f,mix=a)``: the prior
-mixed with each topic's uniform weight, w' = (1 - a) w + a / N): the smallest pi, and the same
-shares.
+Beside statAP's design, the same with a floor a (``importance(f,floor=a)``: each weight raised
+to at least a times the topic's uniform weight, w' = max(w, a / N)): the smallest pi, and the
+same shares.
 
 Usage: python benchmarks/importance_tail.py [--collections trec8,covid,vaswani,cacm]
-       [--fractions 0.1,0.2] [--mixes 0,0.1] [--shared ../shared]
+       [--fractions 0.1,0.2] [--floors 0,0.1] [--shared ../shared]
 """
 
 from __future__ import annotations
@@ -40,20 +40,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--collections", default="trec8,covid,vaswani,cacm")
     parser.add_argument("--fractions", default="0.1,0.2")
-    parser.add_argument("--mixes", default="0,0.1")
+    parser.add_argument("--floors", default="0,0.1")
     parser.add_argument("--shared", default=str(ROOT.parent / "shared"))
     args = parser.parse_args()
-    print("collection  f     mix   min pi   R      " + "  ".join(
+    print("collection  f     floor min pi   R      " + "  ".join(
         f"{s:.0%} of Var(R^): pi <=, relevant, expected catches (per topic)" for s in SHARES))
     for name in args.collections.split(","):
         col, frame = load(name, Path(args.shared))
         relevant = (frame.rel >= 1).astype(np.float64)
         for fraction in (float(f) for f in args.fractions.split(",")):
-            for mix in (float(a) for a in args.mixes.split(",")):
-                pi = importance(fraction, mix=mix).select(frame, rng=0).inclusion
+            for floor in (float(a) for a in args.floors.split(",")):
+                pi = importance(fraction, floor=floor).select(frame, rng=0).inclusion
                 parts = tail_shares(pi, relevant, col.n_topics)
                 inside = pi[pi > 0]
-                print(f"{name:10s}  {fraction:<4g}  {mix:<4g}  {inside.min():.4f}  "
+                print(f"{name:10s}  {fraction:<4g}  {floor:<4g}  {inside.min():.4f}  "
                       f"{relevant.sum():5.0f}  " + "  ".join(
                           f"{limit:.4f}, {held:4.0f} ({held / relevant.sum():.0%}), "
                           f"{caught:5.1f} ({caught / col.n_topics:.2f})"

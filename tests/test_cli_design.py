@@ -234,20 +234,19 @@ def test_partly_judged_importance_prels_warn(capsys, files, tmp_path):
         assert rc == 0 and "the prels keep" not in err
 
 
-def test_sample_names_the_uniform_share_where_statap_leaves_deep_documents_unseen(capsys,
-                                                                                   tmp_path):
+def test_sample_names_the_floor_where_statap_leaves_deep_documents_unseen(capsys, tmp_path):
     """statAP's design at 10% of CACM's pool leaves some deep documents' pi below a tenth of
-    their topic's rate: ``sample`` says so on standard error and names the mixed design, which
-    it does not say of that design (every pi at least a tenth of the rate) nor of a stratified
-    one."""
+    their topic's rate: ``sample`` says so on standard error and names the floored design,
+    which it does not say of that design (every pi about a tenth of the rate at least) nor of
+    a stratified one."""
     from irsample.commands.demo import bundled
 
     _, runs = bundled("cacm")
-    for design, noted in (("importance(0.1)", True), ("importance(0.1,mix=0.1)", False),
+    for design, noted in (("importance(0.1)", True), ("importance(0.1,floor=0.1)", False),
                           ("2strata", False)):
         rc, out, err = cli(capsys, "sample", *runs, "--design", design, "-o", tmp_path / design)
         assert rc == 0 and out.startswith(design), err
-        assert ("--design 'importance(0.1,mix=0.1)' keeps every probability" in err) == noted
+        assert ("--design 'importance(0.1,floor=0.1)' raises every probability" in err) == noted
         if noted:
             record = json.loads((tmp_path / design / "design.json").read_text())
             pi = np.array([row[4] for row in record["rows"]])

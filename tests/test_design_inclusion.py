@@ -110,35 +110,38 @@ def test_importance_sampling_includes_each_document_with_its_probability(frame, 
     assert np.array_equal(design.select(frame, rng=3).judged, design.select(frame, rng=3).judged)
 
 
-@pytest.mark.parametrize("name,mix", [("importance(0.1,mix=0.1)", 0.1),
-                                      ("importance(0.3,mix=0.25)", 0.25),
-                                      ("importance(0.1,mix=0.2)@100", 0.2)])
-def test_a_uniform_share_floors_the_inclusion_probabilities(frame, name, mix):
-    """importance(F,mix=A): pi = min(1, c w') with w' = (1 - A) w + A / N_t the prior mixed
-    with each topic's uniform weight (the same documents, the same sample sizes); below 1, pi
-    is proportional to w' over each group the sizes are set in (a topic; the frame under a
-    total budget), every pi at least A n_t / N_t (A B / (T N_t) under a total budget B), and
-    every document drawn at its pi."""
+@pytest.mark.parametrize("name,floor", [("importance(0.1,floor=0.7)", 0.7),  # floors that
+                                        ("importance(0.3,floor=0.8)", 0.8),  # bind on this
+                                        ("importance(0.1,floor=0.9)@100", 0.9)])  # frame
+def test_a_floor_on_the_prior_lifts_the_smallest_inclusion_probabilities(frame, name, floor):
+    """importance(F,floor=A): pi = min(1, c w') with w' = max(w, A / N_t), each weight raised to
+    at least A times its topic's uniform weight (the same documents, the same sample sizes);
+    below 1, pi is proportional to w' over each group the sizes are set in (a topic; the frame
+    under a total budget B), every pi at least A n_t / ((1 + A) N_t) (A B / (T (1 + A) N_t)
+    under B), the documents above the floor in statAP's proportions, and every document drawn
+    at its pi."""
     design = parse_design(name)
-    assert design.mix == mix and parse_design(design.name) == design
-    plain = parse_design(name.replace(f",mix={mix:g}", ""))
-    assert plain.mix == 0.0
+    assert design.floor == floor and parse_design(design.name) == design
+    plain = parse_design(name.replace(f",floor={floor:g}", ""))
+    assert plain.floor == 0.0
     pi, pi_star = design.select(frame, rng=0).inclusion, plain.select(frame, rng=0).inclusion
     inside = pi_star > 0
     assert np.array_equal(pi > 0, inside)
     size = np.bincount(frame.topic[inside], minlength=frame.n_topics)
-    mixed = np.where(inside, (1 - mix) * ap_prior(frame) + mix / size[frame.topic], 0.0)
+    prior = ap_prior(frame)
+    raised = np.where(inside, np.maximum(prior, floor / size[frame.topic]), 0.0)
     groups = [inside] if design.budget is not None else [
         inside & (frame.topic == t) for t in range(frame.n_topics)]
     for rows in groups:
         assert pi[rows].sum() == pytest.approx(pi_star[rows].sum())
         free = rows & (pi < 1)
-        assert np.allclose(pi[free] / mixed[free], (pi[free] / mixed[free])[0])
+        assert np.allclose(pi[free] / raised[free], (pi[free] / raised[free])[0])
     n = np.bincount(frame.topic, weights=pi, minlength=frame.n_topics)
-    floor = (mix * n / size if design.budget is None
-             else np.full(frame.n_topics, mix * design.budget.total / frame.n_topics) / size)
-    assert np.all(pi[inside] >= floor[frame.topic[inside]] - 1e-12)
-    assert pi[inside].min() > pi_star[inside].min()  # the share lifts the least likely
+    least = (floor * n / ((1 + floor) * size) if design.budget is None else
+             floor * design.budget.total / (frame.n_topics * (1 + floor) * size))
+    assert np.all(pi[inside] >= least[frame.topic[inside]] - 1e-12)
+    assert np.any(inside & (prior < floor / np.maximum(size, 1)[frame.topic]))  # it binds
+    assert pi[inside].min() > pi_star[inside].min()  # the floor lifts the least likely
     samples = draws(design, frame)
     assert_frequencies_match(samples, pi)
     sizes = np.stack([samples[:, frame.topic == t].sum(axis=1) for t in range(frame.n_topics)],
@@ -149,9 +152,9 @@ def test_a_uniform_share_floors_the_inclusion_probabilities(frame, name, mix):
         assert np.all(sizes.sum(axis=1) == design.budget.total)
 
 
-@pytest.mark.parametrize("name", ["importance(0.1,mix=1)", "importance(0.1,mix=-0.1)",
-                                  "importance(0.1,share=0.1)", "importance(0.1,mix=)"])
-def test_a_uniform_share_outside_its_range_is_refused(name):
+@pytest.mark.parametrize("name", ["importance(0.1,floor=1)", "importance(0.1,floor=-0.1)",
+                                  "importance(0.1,mix=0.1)", "importance(0.1,floor=)"])
+def test_a_floor_outside_its_range_is_refused(name):
     with pytest.raises(DesignError, match="importance"):
         parse_design(name)
 

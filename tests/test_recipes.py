@@ -394,9 +394,10 @@ def test_importance_draws_each_topics_share_by_the_ap_prior(files):
 
 def test_the_defensive_design_floors_the_ap_priors_probabilities(files):
     """``designs=defensive`` (named only): statAP's design with a uniform share of
-    ``DEFENSIVE_MIX`` of each topic's weights, so every document's pi at least that share of
-    the topic's uniform rate with the same sample sizes; ci-coverage runs it."""
-    from irsample.design.sampling.importance import DEFENSIVE_MIX
+    the prior's weights floored at ``DEFENSIVE_FLOOR`` times the topic's uniform weight, so
+    every document's pi at least about that share of the topic's rate with the same sample
+    sizes; ci-coverage runs it."""
+    from irsample.design.sampling.importance import DEFENSIVE_FLOOR
     from irsample.experiments.coverage import _percent, designs
     from irsample.experiments.data import load
 
@@ -404,14 +405,14 @@ def test_the_defensive_design_floors_the_ap_priors_probabilities(files):
     frame = data.frame(data.info.pooled_runs, 100)
     plain, defensive = (made.designs[0][1] for made in designs(
         len(frame), [5.0], which=("importance", "defensive")))
-    assert defensive.name == f"importance(0.05,mix={DEFENSIVE_MIX:g})"
+    assert defensive.name == f"importance(0.05,floor={DEFENSIVE_FLOOR:g})"
     assert _percent("defensive", "30") == 30.0
     pi, pi_star = (d.select(frame, rng=4).inclusion for d in (defensive, plain))
     for t in np.unique(frame.topic):
         rows = frame.topic == t
         rate = pi_star[rows].sum() / rows.sum()
         assert pi[rows].sum() == pytest.approx(pi_star[rows].sum())
-        assert pi[rows].min() >= DEFENSIVE_MIX * rate - 1e-12
+        assert pi[rows].min() >= DEFENSIVE_FLOOR * rate / (1 + DEFENSIVE_FLOOR) - 1e-12
         assert pi[rows].min() >= pi_star[rows].min()  # the share lifts the deep ones
     table = run_recipe("ci-coverage", Context(files, trials=1, seed=3),
                        {"percents": "30", "designs": "importance,defensive",

@@ -27,10 +27,10 @@ judgments B = round(f x pool size) for each percentage f:
   with probabilities proportional to the runs' AP prior (unequal within a topic, so ht's
   ratios take the jackknife: ``measures/ht/jackknife.py``); its size is f of each topic's pool
   rather than B spread by a plan;
-- ``defensive`` (named only): the same with a uniform share of 0.1 (``DEFENSIVE_MIX``),
-  ``importance(f,mix=0.1)``: every document's pi at least a tenth of the uniform rate, which
-  keeps a few deep relevant documents from carrying the estimate and its variance together
-  (``design/sampling/importance.py``).
+- ``defensive`` (named only): the same with the prior's weights floored at a tenth of the
+  topic's uniform weight (``DEFENSIVE_FLOOR``), ``importance(f,floor=0.1)``: every document's
+  pi about a tenth of the uniform rate at least, which keeps a few deep relevant documents
+  from carrying the estimate and its variance together (``design/sampling/importance.py``).
 
 Columns, over runs x trials of a cell (strategy, percent, estimator): ``coverage`` = share of
 intervals [low, high] holding the truth (nominal 0.95; an estimate with no variance left covers
@@ -60,7 +60,7 @@ from scipy import stats
 
 from ..design import parse_design, uniform
 from ..design.planner.sequential import PlannedDesign
-from ..design.sampling.importance import DEFENSIVE_MIX, importance
+from ..design.sampling.importance import DEFENSIVE_FLOOR, importance
 from ..errors import MeasureError
 from ..stats import intervals
 from ..stats.intervals import covers, trial_shares
@@ -121,7 +121,7 @@ def designs(pool_size: int, percents, plan_for: str = "xinfAP", which=STRATEGIES
         "importance": strategy("importance", lambda p: importance(min(1.0, p / 100.0)),
                                settings=list(percents), depth=depth),
         "defensive": strategy("defensive", lambda p: importance(
-            min(1.0, p / 100.0), mix=DEFENSIVE_MIX), settings=list(percents), depth=depth),
+            min(1.0, p / 100.0), floor=DEFENSIVE_FLOOR), settings=list(percents), depth=depth),
     }
     return [made[name] for name in known if name in which]
 

@@ -18,8 +18,8 @@ the complete judgments restricted to F (mean over topics):
    ci-coverage's, a pilot and the planner's plan for xinfAP,
    :class:`~irsample.design.planner.sequential.PlannedDesign`; ``importance``, named only:
    statAP's AP-prior sample of ``percent``% of each topic's pool; ``defensive``, named only:
-   the same with ci-coverage's uniform share, ``importance(f,mix=0.1)``) draws ``percent``% of
-   F for human judgment;
+   the same with ci-coverage's floor on the prior, ``importance(f,floor=0.1)``) draws
+   ``percent``% of F for human judgment;
 3. ht(M) (:mod:`irsample.measures.ht.estimator`, humans only), ppi(M) (lambda tuned per run
    for AP, per stratum for nDCG's difference form, per topic on the run's other topics for its
    control variate, or as ``tuning`` says: ``stratum`` tunes AP per run and
@@ -58,7 +58,7 @@ from ..design.planner.relevance_model import fit_relevance
 from ..design.planner.sequential import PlannedDesign
 from ..design.sampling.active import active
 from ..design.sampling.budget import Budget
-from ..design.sampling.importance import DEFENSIVE_MIX, importance
+from ..design.sampling.importance import DEFENSIVE_FLOOR, importance
 from ..evaluation import evaluate_collection
 from ..io.labels import AutoLabels
 from ..measures import EvalContext, parse
@@ -108,8 +108,8 @@ def _designs(strategies, percents, pool, prior=None, mix=0.2):
                 design = PlannedDesign(budget, "xinfAP")
             elif s == "importance":  # statAP's: AP-prior probabilities within each topic
                 design = importance(min(1.0, p / 100.0))
-            elif s == "defensive":  # the same with a uniform share
-                design = importance(min(1.0, p / 100.0), mix=DEFENSIVE_MIX)
+            elif s == "defensive":  # the same with a floor on the prior's weights
+                design = importance(min(1.0, p / 100.0), floor=DEFENSIVE_FLOOR)
             else:
                 raise ValueError(f"unknown strategy {s!r} (uniform, 2strata, active, planned, "
                                  "importance, defensive)")

@@ -23,26 +23,25 @@ pi_i (its interval, of length pi_i <= 1, holds one of the points with that proba
 sample size is exactly n. statAP (:mod:`irsample.measures.incomplete.statap`) needs only these
 first-order pi: its estimates are Horvitz-Thompson ratios sum(x/pi) / sum(1/pi).
 
-A uniform share (``importance(F,mix=A)``, a in [0, 1)): the prior is mixed with the uniform
-weight of the topic's pool before the probabilities are set, w'_i = (1 - a) w_i + a / N_t, and
-pi_i = min(1, c w'_i) as above. As c >= n_t (the weights of a topic sum to 1), every document's
-pi is at least a n_t / N_t, so no judged document weighs more than N_t / (a n_t) (defensive
-importance sampling: Hesterberg, "Weighted average importance sampling and defensive mixture
-distributions", Technometrics 37, 1995); the top documents the prior judges with certainty stay
-certain unless the share lowers their weight below 1 / c. (Mixing the probabilities instead,
-pi = (1 - a) pi* + a n_t / N_t, as the active design does, leaves no document certain, and those
-top ones, at 0.92 on TREC-8 at 20%, then carry AP's variance: ht(AP)'s RMS error of the run
-means rose from 0.0040 to 0.0056, 100 trials.) Why a share: with the prior alone the deep
-documents' pi fall to a few thousandths (TREC-8 at 10%: 0.0027), and on TREC-8's depth-100 pool
-a quarter of the design variance of the HT count of relevant documents sits on 92 relevant
-documents (2% of R) of which the sample expects to catch one, over all 50 topics; half on 344,
-7.6 expected (``benchmarks/importance_tail.py``). Whether those few are caught moves the
-estimate and its variance together, which no estimate of the variance from the sample can undo,
-and the intervals of ht and ppi covered 0.91-0.93 with nothing flagged at 10%; with a = 0.1
-0.940-0.961 (the recipes' 100 trials; TREC-COVID round 5 at 10-20% 0.934-0.966). Not at every
-size: at 20% of TREC-8 the share moves a third of statAP's certain documents into the draw, and
-ppi(nDCG)'s intervals covered 0.924-0.934 (two seeds) where statAP's design gave 0.937-0.961.
-REPRODUCTION.md, "A uniform share for importance samples". The default, a = 0, is statAP's
+A floor (``importance(F,floor=A)``, a in [0, 1)): every weight is raised to at least a tenth
+(a) of the topic's uniform weight, w'_i = max(w_i, a / N_t), before the probabilities are set,
+pi_i = min(1, c w'_i) as above. The weights of a topic then sum to at most 1 + a, so c >= n_t /
+(1 + a) and every document's pi is at least a n_t / ((1 + a) N_t): no judged document weighs
+more than about N_t / (a n_t) (defensive importance sampling: Hesterberg, "Weighted average
+importance sampling and defensive mixture distributions", Technometrics 37, 1995). Only the
+documents below the floor gain; the others keep their proportions, and most of the top
+documents statAP judges with certainty stay certain (TREC-8 at 20%: 2,822 of 3,134). Why: with
+the prior alone the deep documents' pi fall to a few thousandths (TREC-8 at 10%: 0.0027), and
+on TREC-8's depth-100 pool a quarter of the design variance of the HT count of relevant
+documents sits on 92 relevant documents (2% of R) of which the sample expects to catch one,
+over all 50 topics; half on 344, 7.6 expected (``benchmarks/importance_tail.py``). Whether
+those few are caught moves the estimate and its variance together, which no estimate of the
+variance from the sample can undo, and the intervals of ht and ppi covered 0.91-0.93 with
+nothing flagged at 10%; with a = 0.1 FLOOR_NUMBERS. A mixture, w' = (1 - a) w + a / N_t (or
+pi = (1 - a) pi* + a n_t / N_t, as the active design mixes), lifts the tail as much but takes
+a share from every other document: it moved a third of the certain documents into the draw at
+20%, where ppi(nDCG)'s intervals then covered 0.924-0.934 (two seeds) against statAP's
+0.937-0.961. REPRODUCTION.md, "A floor for importance samples". The default, a = 0, is statAP's
 design as published.
 
 Sample sizes: ``fraction`` of every topic's pool (n_t = max(1, round(fraction N_t)), one
@@ -66,9 +65,9 @@ from ..frame import Sample, SamplingFrame, generator
 from .budget import budget_suffix
 from .cells import FractionDesign, sample_size, spec_number
 
-#: the uniform share irsample suggests for samples whose intervals are to be read (module
-#: docstring), and the ``defensive`` design of the recipes
-DEFENSIVE_MIX = 0.1
+#: the floor irsample suggests for samples whose intervals are to be read (module docstring),
+#: and the ``defensive`` design of the recipes
+DEFENSIVE_FLOOR = 0.1
 
 
 @njit(cache=True, nogil=True)
@@ -151,36 +150,36 @@ def _systematic(order, pi, group_offsets, u, judged):
 class Importance(FractionDesign):
     """Sampling proportional to the AP prior averaged over the pool's runs (see the module
     docstring): n_t = max(1, round(fraction N_t)) per topic, or sizes set by a ``budget``; one
-    stratum ``prior``; pi_i = min(1, c w_i), w the prior mixed with the uniform weight by the
-    share ``mix``. For statAP (prels)."""
+    stratum ``prior``; pi_i = min(1, c w_i), w the prior raised to at least ``floor`` times
+    the topic's uniform weight. For statAP (prels)."""
 
     kind = "importance"
-    syntax = "importance(F[,mix=A])"
+    syntax = "importance(F[,floor=A])"
     merge_formats = ("prels", "trec")
     merge_note = ("an importance sample, not simple random samples of strata: sample_eval's "
                   "estimators do not apply; merge it as prels")
-    mix: float = 0.0
+    floor: float = 0.0
 
     def __post_init__(self):
         super().__post_init__()
-        if not 0.0 <= self.mix < 1.0:
-            raise DesignError(f"importance: the uniform share must be in [0, 1), not {self.mix}")
+        if not 0.0 <= self.floor < 1.0:
+            raise DesignError(f"importance: the floor must be in [0, 1), not {self.floor}")
 
     @classmethod
     def from_spec(cls, spec: str, budget) -> Importance:
-        """``importance(F)`` or ``importance(F,mix=A)``."""
+        """``importance(F)`` or ``importance(F,floor=A)``."""
         fraction, _, rest = spec.partition(",")
         key, _, value = rest.partition("=")
-        if rest and key.strip() != "mix":
-            raise DesignError(f"importance: expected importance(F) or importance(F,mix=A), "
+        if rest and key.strip() != "floor":
+            raise DesignError(f"importance: expected importance(F) or importance(F,floor=A), "
                               f"not importance({spec})")
-        mix = spec_number(value.strip(), "importance: mix") if rest else 0.0
-        return cls(spec_number(fraction.strip(), cls.kind), budget, mix)
+        floor = spec_number(value.strip(), "importance: floor") if rest else 0.0
+        return cls(spec_number(fraction.strip(), cls.kind), budget, floor)
 
     @property
     def name(self) -> str:
-        share = f",mix={self.mix:g}" if self.mix else ""
-        return f"{self.kind}({self.fraction:g}{share}){budget_suffix(self.budget)}"
+        floor = f",floor={self.floor:g}" if self.floor else ""
+        return f"{self.kind}({self.fraction:g}{floor}){budget_suffix(self.budget)}"
 
     def select(self, frame: SamplingFrame, *, rng) -> Sample:
         pi, order, offsets, stratum = frame.memo(self, lambda: self._allocate(frame))
@@ -199,9 +198,9 @@ class Importance(FractionDesign):
         pi = np.zeros(len(weight))
         n_topics = frame.n_topics
         size = np.bincount(topics[inside], minlength=n_topics)
-        if self.mix:  # the uniform share of each topic's weight (module docstring)
+        if self.floor:  # a share of each topic's uniform weight at least (module docstring)
             flat = np.where(inside, 1.0 / np.maximum(size[topics], 1), 0.0)
-            weight = np.where(inside, (1.0 - self.mix) * weight + self.mix * flat, 0.0)
+            weight = np.where(inside, np.maximum(weight, self.floor * flat), 0.0)
         if self.budget is not None and not self.budget.per_topic:
             total = int(size.sum())
             if self.budget.total > total:
@@ -236,12 +235,12 @@ class Importance(FractionDesign):
 
 
 def thin_tail_note(design, sample: Sample, topic: np.ndarray) -> str | None:
-    """The note ``irsample sample`` prints for statAP's design without a uniform share where
-    some document's pi falls below :data:`DEFENSIVE_MIX` of its topic's rate n_t / N_t
+    """The note ``irsample sample`` prints for statAP's design without a floor where some
+    document's pi falls below :data:`DEFENSIVE_FLOOR` of its topic's rate n_t / N_t
     (``topic``: each row's topic): the sample can then barely see the documents that carry
-    much of its estimates' variance (module docstring), and the mixed design is named. None
+    much of its estimates' variance (module docstring), and the floored design is named. None
     for other designs, or where no pi is that low."""
-    if not isinstance(design, Importance) or design.mix:
+    if not isinstance(design, Importance) or design.floor:
         return None
     pi = sample.inclusion
     inside = pi > 0
@@ -250,20 +249,20 @@ def thin_tail_note(design, sample: Sample, topic: np.ndarray) -> str | None:
     n_topics = int(topic.max()) + 1
     rate = (np.bincount(topic[inside], weights=pi[inside], minlength=n_topics)
             / np.maximum(np.bincount(topic[inside], minlength=n_topics), 1))
-    low = inside & (pi < DEFENSIVE_MIX * rate[topic])
+    low = inside & (pi < DEFENSIVE_FLOOR * rate[topic])
     if not low.any():
         return None
-    mixed = Importance(design.fraction, design.budget, DEFENSIVE_MIX).name
+    floored = Importance(design.fraction, design.budget, DEFENSIVE_FLOOR).name
     return (f"irsample: note: {int(low.sum())} of {int(inside.sum())} pool documents "
             f"({low.sum() / inside.sum():.0%}) get an inclusion probability below a tenth of "
             f"their topic's rate (the smallest {pi[inside].min():.4f}): a few deep relevant "
             "documents then carry an estimate and its variance together, and on TREC-8 at 10% "
             "the intervals of ht and ppi from such samples covered 0.91-0.93 of the truths. "
-            f"--design '{mixed}' keeps every probability at least a tenth of the rate "
-            "(statAP's estimator reads either)")
+            f"--design '{floored}' raises every probability to about a tenth of the rate at "
+            "least (statAP's estimator reads either)")
 
 
-def importance(fraction: float, *, budget=None, mix: float = 0.0) -> Importance:
+def importance(fraction: float, *, budget=None, floor: float = 0.0) -> Importance:
     r"""AP-prior importance sampling of ``fraction`` of each topic's pool (see
     :class:`Importance`).
 
@@ -277,10 +276,10 @@ def importance(fraction: float, *, budget=None, mix: float = 0.0) -> Importance:
         The judged fraction, in (0, 1].
     budget : Budget or int, optional
         A budget of judgments that sets the sample sizes instead of ``fraction``.
-    mix : float, optional
-        The uniform share a in [0, 1) of each topic's weights, w'_i = (1 - a) w_i + a / N_t,
-        so that every pi_i >= a n_t / N_t (module docstring; 0, the default, is statAP's
-        design).
+    floor : float, optional
+        a in [0, 1): each weight raised to at least a times the topic's uniform weight,
+        w'_i = max(w_i, a / N_t), so that every pi_i >= a n_t / ((1 + a) N_t) (module
+        docstring; 0, the default, is statAP's design).
 
     Returns
     -------
@@ -289,7 +288,7 @@ def importance(fraction: float, *, budget=None, mix: float = 0.0) -> Importance:
     Raises
     ------
     DesignError
-        A fraction outside (0, 1], a share outside [0, 1) or an invalid budget.
+        A fraction outside (0, 1], a floor outside [0, 1) or an invalid budget.
 
     Examples
     --------
@@ -307,4 +306,4 @@ def importance(fraction: float, *, budget=None, mix: float = 0.0) -> Importance:
     >>> sample.inclusion.round(3), float(sample.inclusion.sum())
     (array([0.862, 0.612, 0.488, 0.404, 0.342, 0.292]), 3.0)
     """
-    return Importance(fraction, budget, mix)
+    return Importance(fraction, budget, floor)
