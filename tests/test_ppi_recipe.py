@@ -70,7 +70,7 @@ def test_true_labels_are_exact_in_the_simulation():
 
 def test_importance_samples_in_the_model_assisted_recipe():
     """``strategies=importance`` (named only): statAP's AP-prior sample, and ``defensive``, the
-    same with a uniform share; ht(M) and ppi(M) on them take the jackknife (unequal pi within
+    same with a floor on the prior; ht(M) and ppi(M) on them take the jackknife (unequal pi within
     a cell), and labels equal to the truth leave ppi exact with no width."""
     files = CollectionFiles.of(VASWANI / "runs", VASWANI / "qrels.gz")
     trials, _ = run_model_assisted(files, trials=1, seed=1, percents=(20,),

@@ -393,10 +393,9 @@ def test_importance_draws_each_topics_share_by_the_ap_prior(files):
 
 
 def test_the_defensive_design_floors_the_ap_priors_probabilities(files):
-    """``designs=defensive`` (named only): statAP's design with a uniform share of
-    the prior's weights floored at ``DEFENSIVE_FLOOR`` times the topic's uniform weight, so
-    every document's pi at least about that share of the topic's rate with the same sample
-    sizes; ci-coverage runs it."""
+    """``designs=defensive`` (named only): statAP's design with the prior's weights floored at
+    ``DEFENSIVE_FLOOR`` times the topic's uniform weight, so every document's pi at least about
+    that share of the topic's rate with the same sample sizes; ci-coverage runs it."""
     from irsample.design.sampling.importance import DEFENSIVE_FLOOR
     from irsample.experiments.coverage import _percent, designs
     from irsample.experiments.data import load
