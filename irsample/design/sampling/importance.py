@@ -23,8 +23,8 @@ pi_i (its interval, of length pi_i <= 1, holds one of the points with that proba
 sample size is exactly n. statAP (:mod:`irsample.measures.incomplete.statap`) needs only these
 first-order pi: its estimates are Horvitz-Thompson ratios sum(x/pi) / sum(1/pi).
 
-A floor (``importance(F,floor=A)``, a in [0, 1)): every weight is raised to at least a tenth
-(a) of the topic's uniform weight, w'_i = max(w_i, a / N_t), before the probabilities are set,
+A floor (``importance(F,floor=A)``, a in [0, 1)): every weight is raised to a times the
+topic's uniform weight at least, w'_i = max(w_i, a / N_t), before the probabilities are set,
 pi_i = min(1, c w'_i) as above. The weights of a topic then sum to at most 1 + a, so c >= n_t /
 (1 + a) and every document's pi is at least a n_t / ((1 + a) N_t): no judged document weighs
 more than about N_t / (a n_t) (defensive importance sampling: Hesterberg, "Weighted average
