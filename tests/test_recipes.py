@@ -412,7 +412,7 @@ def test_the_defensive_design_floors_the_ap_priors_probabilities(files):
         rate = pi_star[rows].sum() / rows.sum()
         assert pi[rows].sum() == pytest.approx(pi_star[rows].sum())
         assert pi[rows].min() >= DEFENSIVE_FLOOR * rate / (1 + DEFENSIVE_FLOOR) - 1e-12
-        assert pi[rows].min() >= pi_star[rows].min()  # the share lifts the deep ones
+        assert pi[rows].min() >= pi_star[rows].min()  # the floor lifts the deep ones
     table = run_recipe("ci-coverage", Context(files, trials=1, seed=3),
                        {"percents": "30", "designs": "importance,defensive",
                         "estimators": "ht(AP)"}).results
