@@ -95,8 +95,8 @@ def compare_table(
     :class:`~irsample.comparison_table.ComparisonTable`; ``.render("markdown")``, ``"latex"``
     or ``"html"`` gives the text. Arguments as :func:`compare`, with several design-based
     ``measures``; the rule behind each superscript is in :mod:`irsample.comparison_table`.
-    ``judgments_hook(judgments, topics)``, if given, is called once the judgments are read (the
-    command line's warnings).
+    ``judgments_hook(judgments, collection)``, if given, is called once the judgments are read
+    (the command line's warnings).
 
     Examples
     --------
@@ -128,6 +128,6 @@ def compare_table(
     check_common_topics(collection, judged)
     names = [measures] if isinstance(measures, (str, Measure)) else list(measures)
     if judgments_hook is not None:
-        judgments_hook(judged, collection.topics)
+        judgments_hook(judged, collection)
     return comparison_table(collection, judged, names, ci=ci, correction=correction,
                             variance=variance, rel_level=rel_level)

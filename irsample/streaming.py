@@ -59,7 +59,7 @@ def evaluate_in_batches(
     *,
     qrels_format: str | None = None,
     batch_bytes: int = BATCH_BYTES,
-    judgments_hook: Callable[[Judgments, tuple], None] | None = None,
+    judgments_hook: Callable[[Judgments, Collection], None] | None = None,
     assume: str | None = None,
     **options,
 ):
@@ -74,8 +74,8 @@ def evaluate_in_batches(
     ``measures`` are :class:`~irsample.measures.Measure` objects; ``options`` are those of
     :func:`~irsample.evaluation.evaluate_collection` (``rel_level``, ``judged_only``,
     ``max_docs``, ``complete``, ``compat``, ``ci``, ``variance``). ``judgments_hook`` is
-    called once with the judgments of the first batch and its collection's topic ids (e.g. to
-    warn about them). ``assume``:
+    called once with the judgments of the first batch and its collection (e.g. to warn about
+    them). ``assume``:
     the design to assume for judgments without inclusion probabilities
     (:meth:`~irsample.model.Judgments.assuming`; ``"uniform"``). Warnings
     about the input (:class:`~irsample.errors.InputWarning`, e.g. prels records statAP skips)
@@ -112,7 +112,7 @@ def evaluate_in_batches(
             collection = Collection.build(run_tables, [table])
             judgments = Judgments.from_qrels(collection, table).assuming(assume)
             if judgments_hook is not None and not parts:
-                judgments_hook(judgments, collection.topics)
+                judgments_hook(judgments, collection)
             check_common_topics(collection, judgments)
             ev = evaluate_collection(collection, judgments, measures, **options)
             kept = EvaluatedRuns(collection.topics, collection.run_names, collection.run_sources)

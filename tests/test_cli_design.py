@@ -246,8 +246,47 @@ def test_sample_names_the_floor_where_statap_leaves_deep_documents_unseen(capsys
                           ("2strata", False)):
         rc, out, err = cli(capsys, "sample", *runs, "--design", design, "-o", tmp_path / design)
         assert rc == 0 and out.startswith(design), err
-        assert ("--design 'importance(0.1,floor=0.1)' raises every probability" in err) == noted
+        assert ("--design 'importance(0.1,floor=0.1)' keeps every probability" in err) == noted
         if noted:
             record = json.loads((tmp_path / design / "design.json").read_text())
             pi = np.array([row[4] for row in record["rows"]])
             assert f"(the smallest {pi[pi > 0].min():.4f})" in err
+
+
+def test_eval_notes_judgments_sampled_thinly_and_not_the_floored_designs(capsys, tmp_path):
+    """statAP's design gives some deep pool documents a pi below 1/11 of the topic's judged
+    share (CACM at 10%, seed 3: 70, none of them drawn): ``eval --ci`` and ``compare`` with
+    ht(M) say so on standard error (the count, the smallest pi, the floored design), from the
+    prels listing the pool or from the design file; for the floored design, and eval without
+    intervals, they do not."""
+    from irsample.commands.demo import bundled
+    from irsample.io import read_qrels
+
+    qrels, runs = bundled("cacm")
+    table = read_qrels(qrels)
+    grade = dict(zip(zip(table.qid.to_pylist(), table.docno.to_pylist()), table.rel.tolist()))
+    for design, noted in (("importance(0.1)", True), ("importance(0.1,floor=0.1)", False)):
+        out = tmp_path / design
+        assert cli(capsys, "sample", *runs, "--design", design, "--seed", 3, "-o", out)[0] == 0
+        rows = [line.split("\t") for line in (out / "to_judge.tsv").read_text().splitlines()[1:]]
+        judged = tmp_path / f"{design}.qrels"
+        judged.write_text("".join(f"{q} 0 {d} {grade.get((q.encode(), d.encode()), 0)}\n"
+                                  for q, d in rows))
+        prels = tmp_path / f"{design}.prels"
+        assert cli(capsys, "merge", out / "design.json", judged, "--format", "prels", "-o",
+                   prels)[0] == 0
+        record = json.loads((out / "design.json").read_text())
+        for args in (("--qrels-format", "prels", prels), ("--design", out / "design.json",
+                                                           judged)):
+            rc, text, err = cli(capsys, "eval", "-m", "ht(AP)", "--ci", 0.95, *args[:-1],
+                                args[-1], *runs)
+            assert rc == 0 and text, err
+            assert ("sampled with an inclusion probability below 1/11" in err) == noted, err
+            if noted:
+                least = min(row[4] for row in record["rows"] if row[4] > 0)
+                assert f"(the smallest {least:.4f};" in err
+                assert "importance(F,floor=0.1) keep every probability at that share" in err
+        rc, _, err = cli(capsys, "eval", "-m", "ht(AP)", "--qrels-format", "prels", prels, *runs)
+        assert rc == 0 and "below 1/11" not in err
+        rc, _, err = cli(capsys, "compare", "--qrels-format", "prels", prels, *runs[:2])
+        assert rc == 0 and ("below 1/11" in err) == noted, err

@@ -73,13 +73,14 @@ def cmd_compare(args) -> str:
     check_design(args)
     names = args.measure or ["ht(AP)"]
 
-    def notices(judgments, topics):
+    def notices(judgments, collection):
         from ..api import measures_from
-        from .notices import note_census, warn_unsampled
+        from .notices import note_census, note_thin_tail, warn_unsampled
 
         measures = measures_from(names)
         note_census(measures, judgments)
-        warn_unsampled(measures, topics, judgments)
+        note_thin_tail(measures, judgments, collection)
+        warn_unsampled(measures, collection.topics, judgments)
 
     report = compare_table(args.qrels, args.runs, names, ci=args.ci,
                            correction=args.correction, variance=args.variance,

@@ -256,14 +256,21 @@ def _judgment_groups(args, options):
 def _judgments(args, ahead, measures, options):
     """The evaluation with one set of judgments (``-R qrels``)."""
     from .arguments import note_unused_assumption
-    from .notices import note_census, warn_ignored_level, warn_ignored_strata, warn_unsampled
+    from .notices import (
+        note_census,
+        note_thin_tail,
+        warn_ignored_level,
+        warn_ignored_strata,
+        warn_unsampled,
+    )
 
-    def notices(judgments, topics):
-        if args.ci is not None:  # intervals of width 0 printed
+    def notices(judgments, collection):
+        if args.ci is not None:  # intervals printed: of width 0, or read at thin weights
             note_census(measures, judgments)
+            note_thin_tail(measures, judgments, collection)
         warn_ignored_strata(measures, judgments)
         warn_ignored_level(measures, args.level)
-        warn_unsampled(measures, topics, judgments)
+        warn_unsampled(measures, collection.topics, judgments)
         note_unused_assumption(args, judgments)
 
     if ahead is not None:
@@ -281,7 +288,7 @@ def _judgments(args, ahead, measures, options):
         collection, judgments = load(args.qrels, args.runs, qrels_format=args.qrels_format,
                                      assume=args.assume, design=args.design)
         check_common_topics(collection, judgments)
-        notices(judgments, collection.topics)
+        notices(judgments, collection)
         labels = eval_labels(args, measures, collection, judgments)
         ev = evaluate_collection(collection, judgments, measures, auto_labels=labels, **options)
     return ev

@@ -107,6 +107,10 @@ class Judgments:
     never_sampled: np.ndarray | None = field(default=None, repr=False)
     #: per topic: such rows, over every row of the file (documents no run retrieved too)
     never_sampled_rows: np.ndarray | None = field(default=None, repr=False)
+    #: per tdi: the inclusion probability its row gives, judged or not (prels listing the pool
+    #: give the design's pi of documents not drawn too); NaN where no row gives one; None
+    #: without prels. What the command line's note on thinly sampled pools reads
+    listed_inclusion: np.ndarray | None = field(default=None, repr=False)
 
     def assuming(self, design: str | None) -> Judgments:
         """These judgments with ``design`` (one of :data:`ASSUMPTIONS`, or ``None``: nothing)
@@ -282,10 +286,13 @@ class Judgments:
             inclusion = np.full(collection.n_tdi, np.nan)
             with_prob = inside & (rel >= 0)
             inclusion[tdi[with_prob]] = prob[with_prob]
+            listed = np.full(collection.n_tdi, np.nan)
+            listed[at] = prob[inside]
             rt = t[relevant]
             by_topic = np.argsort(rt, kind="stable")
             sample = dict(
                 inclusion=inclusion,
+                listed_inclusion=listed,
                 sampled_count=counts,
                 relevant_sampled_offsets=np.concatenate(
                     [[0], np.cumsum(np.bincount(rt, minlength=n_topics))]

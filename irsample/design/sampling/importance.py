@@ -69,6 +69,9 @@ from .cells import FractionDesign, sample_size, spec_number
 #: the floor irsample suggests for samples whose intervals are to be read (module docstring),
 #: and the ``defensive`` design of the recipes
 DEFENSIVE_FLOOR = 0.1
+#: a document is sampled thinly when its pi is below this share of its topic's rate n_t / N_t:
+#: a / (1 + a) at a = :data:`DEFENSIVE_FLOOR` (1/11), the least the floored design gives
+THIN_SHARE = DEFENSIVE_FLOOR / (1.0 + DEFENSIVE_FLOOR)
 
 
 @njit(cache=True, nogil=True)
@@ -235,12 +238,21 @@ class Importance(FractionDesign):
         return pi, order, offsets, stratum
 
 
+def thinly_sampled(pi: np.ndarray, topic: np.ndarray, rate: np.ndarray) -> np.ndarray:
+    """Per document (``pi``: its inclusion probability, 0 or NaN outside the design; ``topic``:
+    its topic index; ``rate``: per topic, n_t / N_t): whether 0 < pi < :data:`THIN_SHARE`
+    rate, with a relative margin of 1e-9 so that the floored design's least pi, that share
+    of the rate exactly where its weights sum to 1 + a, is not (module docstring)."""
+    pi = np.nan_to_num(np.asarray(pi, dtype=np.float64), nan=0.0)
+    return (pi > 0) & (pi < THIN_SHARE * (1.0 - 1e-9) * rate[topic])
+
+
 def thin_tail_note(design, sample: Sample, topic: np.ndarray) -> str | None:
     """The note ``irsample sample`` prints for statAP's design without a floor where some
-    document's pi falls below :data:`DEFENSIVE_FLOOR` of its topic's rate n_t / N_t
-    (``topic``: each row's topic): the sample can then barely see the documents that carry
-    much of its estimates' variance (module docstring), and the floored design is named. None
-    for other designs, or where no pi is that low."""
+    document is sampled thinly (:func:`thinly_sampled`: pi below 1/11 of its topic's rate
+    n_t / N_t; ``topic``: each row's topic): the sample can then barely see the documents that
+    carry much of its estimates' variance (module docstring), and the floored design is named.
+    None for other designs, or where no pi is that low."""
     if not isinstance(design, Importance) or design.floor:
         return None
     pi = sample.inclusion
@@ -250,17 +262,17 @@ def thin_tail_note(design, sample: Sample, topic: np.ndarray) -> str | None:
     n_topics = int(topic.max()) + 1
     rate = (np.bincount(topic[inside], weights=pi[inside], minlength=n_topics)
             / np.maximum(np.bincount(topic[inside], minlength=n_topics), 1))
-    low = inside & (pi < DEFENSIVE_FLOOR * rate[topic])
+    low = thinly_sampled(pi, topic, rate)
     if not low.any():
         return None
     floored = Importance(design.fraction, design.budget, DEFENSIVE_FLOOR).name
     return (f"irsample: note: {int(low.sum())} of {int(inside.sum())} pool documents "
-            f"({low.sum() / inside.sum():.0%}) get an inclusion probability below a tenth of "
+            f"({low.sum() / inside.sum():.0%}) get an inclusion probability below 1/11 of "
             f"their topic's rate (the smallest {pi[inside].min():.4f}): a few deep relevant "
             "documents then carry an estimate and its variance together, and on TREC-8 at 10% "
             "the intervals of ht and ppi from such samples covered 0.91-0.93 of the truths. "
-            f"--design '{floored}' raises every probability to about a tenth of the rate at "
-            "least (statAP's estimator reads either)")
+            f"--design '{floored}' keeps every probability at 1/11 of the rate at least "
+            "(statAP's estimator reads either)")
 
 
 def importance(fraction: float, *, budget=None, floor: float = 0.0) -> Importance:
