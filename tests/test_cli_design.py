@@ -276,15 +276,20 @@ def test_eval_notes_judgments_sampled_thinly_and_not_the_floored_designs(capsys,
         assert cli(capsys, "merge", out / "design.json", judged, "--format", "prels", "-o",
                    prels)[0] == 0
         record = json.loads((out / "design.json").read_text())
+        topic = np.array([row[0] for row in record["rows"]])
+        pi = np.array([row[4] for row in record["rows"]])
+        share = {t: np.mean([row[5] for row in record["rows"] if row[0] == t])
+                 for t in set(topic)}  # n_t / N_t: selected (all judged) over the pool
+        thin = int(((pi > 0) & (pi < np.array([share[t] for t in topic]) / 11)).sum())
+        assert (thin > 0) == noted
         for args in (("--qrels-format", "prels", prels), ("--design", out / "design.json",
                                                            judged)):
-            rc, text, err = cli(capsys, "eval", "-m", "ht(AP)", "--ci", 0.95, *args[:-1],
-                                args[-1], *runs)
+            rc, text, err = cli(capsys, "eval", "-m", "ht(AP)", "--ci", 0.95, *args, *runs)
             assert rc == 0 and text, err
             assert ("sampled with an inclusion probability below 1/11" in err) == noted, err
             if noted:
-                least = min(row[4] for row in record["rows"] if row[4] > 0)
-                assert f"(the smallest {least:.4f};" in err
+                assert f": {thin} of {len(pi)} pooled documents are sampled" in err
+                assert f"(the smallest {pi[pi > 0].min():.4f};" in err
                 assert "importance(F,floor=0.1) keep every probability at that share" in err
         rc, _, err = cli(capsys, "eval", "-m", "ht(AP)", "--qrels-format", "prels", prels, *runs)
         assert rc == 0 and "below 1/11" not in err
