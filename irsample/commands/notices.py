@@ -298,11 +298,10 @@ def note_thin_tail(measures, judgments, collection, stream=None) -> list[str]:
         return []
     import numpy as np
 
-    from ..design.sampling.importance import DEFENSIVE_FLOOR, thinly_sampled
+    from ..design.sampling.importance import DEFENSIVE_FLOOR, THIN_EVIDENCE, thinly_sampled
 
-    judged = judgments.stratum_sampled.sum(axis=1)
-    rate = judged / np.maximum(judgments.stratum_size.sum(axis=1), 1)
-    low = thinly_sampled(judgments.listed_inclusion, collection.tdi_topic, rate)
+    low = thinly_sampled(judgments.listed_inclusion, collection.tdi_topic,
+                         judgments.judged_share())
     if not low.any():
         return []
     from ..measures.reliability import named_topics
@@ -317,8 +316,7 @@ def note_thin_tail(measures, judgments, collection, stream=None) -> list[str]:
             f"{np.nanmin(judgments.listed_inclusion[low]):.4f}; {len(topics)} topic"
             f"{'s' * (len(topics) != 1)}: {named_topics(topics)}): {', '.join(reading)} {verb} "
             "the ones drawn there at weights 1/pi, where a few relevant documents carry an "
-            "estimate and its variance together and no flag sees it (on TREC-8 at 10% the "
-            "intervals of ht and ppi from statAP's design covered 0.91-0.93 of the truths); "
+            f"estimate and its variance together and no flag sees it ({THIN_EVIDENCE}); "
             f"samples drawn with importance(F,floor={DEFENSIVE_FLOOR:g}) keep every probability "
             "at that share at least")
     print(text, file=stream or sys.stderr)

@@ -263,10 +263,9 @@ def found_per_topic(ctx) -> np.ndarray:
 
 
 def judged_share(ctx) -> np.ndarray:
-    """Per topic: the share of its pooled documents judged (1: nothing is estimated)."""
-    j = ctx.judgments
-    size = j.stratum_size.sum(axis=1)
-    return np.where(size > 0, j.stratum_sampled.sum(axis=1) / np.maximum(size, 1), 1.0)
+    """Per topic: the share of its pooled documents judged (1: nothing is estimated;
+    :meth:`~irsample.model.Judgments.judged_share`)."""
+    return ctx.judgments.judged_share()
 
 
 def imputed_topics(found: np.ndarray, share: np.ndarray) -> np.ndarray:

@@ -145,6 +145,12 @@ class Judgments:
         out[judged] = pi
         return out
 
+    def judged_share(self) -> np.ndarray:
+        """Per topic: the share of its listed entries judged, n_t / N_t over the strata (1
+        where the topic lists none: nothing is estimated there)."""
+        size = self.stratum_size.sum(axis=1)
+        return np.where(size > 0, self.stratum_sampled.sum(axis=1) / np.maximum(size, 1), 1.0)
+
     def require_probabilities(self, what: str) -> None:
         """Raise :class:`InputError` (naming the file, ``what`` needs them and the formats
         that carry them) when the judgments carry no inclusion probabilities and no design is

@@ -72,6 +72,10 @@ DEFENSIVE_FLOOR = 0.1
 #: a document is sampled thinly when its pi is below this share of its topic's rate n_t / N_t:
 #: a / (1 + a) at a = :data:`DEFENSIVE_FLOOR` (1/11), the least the floored design gives
 THIN_SHARE = DEFENSIVE_FLOOR / (1.0 + DEFENSIVE_FLOOR)
+#: what was measured of such samples (REPRODUCTION.md, "A floor for importance samples"), as
+#: the notes of ``sample``, ``eval --ci`` and ``compare`` say it
+THIN_EVIDENCE = ("on TREC-8 at 10% the intervals of ht and ppi from statAP's design covered "
+                 "0.91-0.93 of the truths")
 
 
 @njit(cache=True, nogil=True)
@@ -269,8 +273,7 @@ def thin_tail_note(design, sample: Sample, topic: np.ndarray) -> str | None:
     return (f"irsample: note: {int(low.sum())} of {int(inside.sum())} pool documents "
             f"({low.sum() / inside.sum():.0%}) get an inclusion probability below 1/11 of "
             f"their topic's rate (the smallest {pi[inside].min():.4f}): a few deep relevant "
-            "documents then carry an estimate and its variance together, and on TREC-8 at 10% "
-            "the intervals of ht and ppi from such samples covered 0.91-0.93 of the truths. "
+            f"documents then carry an estimate and its variance together, and {THIN_EVIDENCE}. "
             f"--design '{floored}' keeps every probability at 1/11 of the rate at least "
             "(statAP's estimator reads either)")
 
