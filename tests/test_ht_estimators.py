@@ -155,11 +155,11 @@ def test_ratio_bias_is_small_against_its_standard_error_at_ten_percent(without_r
 
 def test_ndcg_removes_its_ratio_bias_where_the_sample_is_informative():
     """ht(nDCG) removes the ratio's second-order bias, theta^ - (theta^ v(Y^) - c(X^, Y^)) / Y^^2,
-    on stratified simple random samples and importance samples (whose interval takes the
-    jackknife of the corrected ratio, ``ht/ndcg_replicates.py``), on the topics whose sample
-    holds more than ``reliability.FEW`` documents of positive grade (``Estimate.corrected``);
-    the other identified topics, and every topic of a design that judges ranks whole beside
-    sampled ones (its interval the sample's variance), keep the plain ratio."""
+    on every design (where the anticipated variance does not apply, importance samples and a
+    design that judges ranks whole beside sampled ones, the interval takes the jackknife of the
+    corrected ratio, ``ht/ndcg_replicates.py``), on the topics whose sample holds more than
+    ``reliability.FEW`` documents of positive grade (``Estimate.corrected``); the other
+    identified topics keep the plain ratio."""
     from irsample.measures.reliability import FEW
     from irsample.model import JUDGED
 
@@ -174,10 +174,10 @@ def test_ndcg_removes_its_ratio_bias_where_the_sample_is_informative():
                            minlength=ctx.n_topics)[ctx.seg_topic]
         stratified = name not in ("importance", "stratified")  # ranks 1-5 judged whole
         assert e.anticipated == stratified
-        expected = e.known & (hits > FEW) & (stratified or name == "importance")
+        expected = e.known & (hits > FEW)
         np.testing.assert_array_equal(e.corrected, expected)
-        if stratified or name == "importance":
-            kinds |= {bool(x) for x in expected[e.known]}
+        assert (e.replicates is None) == stratified
+        kinds |= {bool(x) for x in expected[e.known]}
         y = np.where(e.den > 0, e.den, 1.0)
         fixed = e.plain - (e.plain * e.var_den - e.cov) / y**2
         np.testing.assert_allclose(e.value[e.known],

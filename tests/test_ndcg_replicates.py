@@ -9,10 +9,11 @@
   run retrieved and a planner's top-up (certain documents, never deleted), for nDCG and
   nDCG@10, corrected and plain; and (hypothesis) on importance samples of random worlds,
   binary or graded up to 3, at random rates and cut-offs.
-- On an importance sample the estimate takes the correction on the topics whose sample holds
-  more than ``FEW`` documents of positive grade, its identified topics' variance is the
-  jackknife of those replicates, and it carries them (``compare`` reads them); designs of a
-  stratified simple random sample and top-ups keep the plain ratio and no replicates.
+- On an importance sample and a planner's top-up (where the anticipated variance does not
+  apply) the estimate takes the correction on the topics whose sample holds more than ``FEW``
+  documents of positive grade, its identified topics' variance is the jackknife of those
+  replicates, and it carries them (``compare`` reads them); a stratified simple random sample
+  takes the anticipated variance and carries no replicates.
 """
 
 from __future__ import annotations
@@ -135,9 +136,10 @@ def _check_replicates(ctx, name, fixed):
     return checked, key
 
 
-def test_importance_samples_take_the_correction_with_the_jackknife_as_variance():
+@pytest.mark.parametrize("case", ["importance", "top-up"])
+def test_designs_without_anticipated_variance_take_the_correction_and_the_jackknife(case):
     (m,) = parse("nDCG")
-    ctx = CASES["importance"]()
+    ctx = CASES[case]()
     d = ht_design(ctx)
     e = estimate(ctx, m)
     assert not e.anticipated and e.replicates is not None
@@ -154,6 +156,9 @@ def test_importance_samples_take_the_correction_with_the_jackknife_as_variance()
     own = jackknife_variance(ctx, d, expected)
     np.testing.assert_allclose(e.topic_variance[e.known], own[e.known])
     assert e.variance_spread is not None
-    for other in ("top-up", "unretrieved"):  # the plain ratio, its variance as before
-        e = estimate(CASES[other](), m)
-        assert e.replicates is None and e.variance_spread is None
+
+
+def test_a_stratified_simple_random_sample_takes_the_anticipated_variance():
+    (m,) = parse("nDCG")
+    e = estimate(CASES["unretrieved"](), m)
+    assert e.anticipated and e.replicates is None and e.variance_spread is None

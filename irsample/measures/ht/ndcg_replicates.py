@@ -1,6 +1,7 @@
 """Jackknife replicates of ht(nDCG) as estimated, Taylor correction included, where its interval
-takes the jackknife (importance samples: unequal probabilities within a cell;
-``ht/estimator.py``, "nDCG's ratio bias").
+takes the jackknife (wherever the anticipated variance does not apply: importance samples,
+unequal probabilities within a cell; the planner's top-ups and ranks judged whole beside
+sampled ones; ``ht/estimator.py``, "nDCG's ratio bias").
 
 Why. On an importance sample the deep documents carry small probabilities, so IDCG^ varies much
 more than a run's DCG^ and the ratio's second-order bias is upward; the Taylor correction

@@ -21,7 +21,8 @@ documents left to draw are a stratified simple random sample given the earlier j
 certain ones constants; floored as the run means' anticipated variance is, by rho = max(1, sum of
 the sample's linearised variances / sum of the anticipated ones over the evaluation's identified
 topics, at the model's centre) (``estimator.floor_factor``). Its interval is centred on the
-estimate as printed (the plain ratio on these designs). With it the ok intervals covered 0.960-0.976
+estimate as printed (for nDCG the corrected ratio on these designs since 2026-12-06, the
+plain one when this was measured). With it the ok intervals covered 0.960-0.976
 (AP) and 0.973-0.993 (nDCG) on those samples, 0.987-0.999 on CACM's and Vaswani's planned 10%
 (``benchmarks/topic_intervals.py``; REPRODUCTION.md, "Per-topic intervals on the planner's
 designs"). The run means and their status keep the sample's variance; a difference of two

@@ -141,8 +141,9 @@ class PPI(Measure):
     def corrected(self, ctx):
         """Per segment: where ppi's estimate removes the ratio's second-order bias. ppi(AP)
         corrects the ratio as ht(AP) does (``ppi/ap_ratio.py``): ht's segments; so does
-        ppi(nDCG)'s control variate on importance samples, where ht(nDCG)'s ratios carry the
-        jackknife's replicates (``ppi/control_variate.py``, "Importance samples"). Elsewhere
+        ppi(nDCG)'s control variate where ht(nDCG)'s ratios carry the jackknife's replicates
+        (importance samples, the planner's top-ups, ranks judged whole beside sampled ones;
+        ``ppi/control_variate.py``, "Importance samples"). Elsewhere
         the control variate and the difference form (stratified samples,
         ``ppi/difference.py``) take the plain ratios, so only where ppi's value is ht(nDCG)'s
         own (``PPIEstimate.as_ht``) and ht corrects."""
