@@ -30,6 +30,7 @@ from irsample.measures.reliability import (
     SETTLED,
     Reliability,
     assess,
+    fitted_bound,
     found_per_topic,
     judged_share,
     summed_bias,
@@ -710,6 +711,61 @@ def test_imputed_topics_judged_half_or_more_are_bounded_by_their_value(tmp_path)
     got = assess(ctx, ap, evaluated, variance, value)
     se = np.sqrt(np.where(evaluated, variance, 0.0).sum(axis=1))
     np.testing.assert_allclose((got.bias_se - plain.bias_se) * se, bound.sum(axis=1))
+
+
+def test_ratios_fitted_to_few_relevant_documents_are_bounded_by_value_over_count(tmp_path):
+    """Rule 3's bound on a weak topic that is not imputed (``fitted_bound``: 1 to FEW judged
+    relevant documents): the estimate over the count, |theta^| / k, whatever its sign, since
+    the ratio's variance, fitted to those documents, is near 0 while its bias is of the order
+    of the estimate over the count (Robust 2005, planned 30%: 0.5 read for a truth of 0.2 with
+    variance 0). It applies where the interval takes the sample's own variance and to measures
+    normalised by R: end to end on a 30% uniform sample of four Vaswani runs read as the
+    sample's (``anticipated=False``), every run's ht(AP) estimated bias grows by exactly the
+    bounds of its weak topics (and the imputed ones'), in standard errors, and the topics
+    carrying it are named where it flags; ht(nDCG), and ht(AP) read with the design's
+    expected count, take none."""
+    values = np.array([[0.5, -0.2, 0.3], [0.1, 0.4, 0.9]])
+    fitted = np.array([[True, True, False], [False, True, False]])
+    found = np.array([2, 1, 5])
+    np.testing.assert_allclose(fitted_bound(values, fitted, found),
+                               [[0.25, 0.2, 0.0], [0.0, 0.4, 0.0]])
+
+    from irsample.measures.ht.estimator import estimate
+    from irsample.measures.reliability import imputation_bound
+
+    path = make_sample_qrels(tmp_path / "some.qrels", RUNS, fraction=0.3)
+    ctx = EvalContext(*irsample.load(str(path), RUNS, assume="uniform"))
+    found, share = found_per_topic(ctx), judged_share(ctx)
+    (ap,) = parse("ht(AP)")
+    e = estimate(ctx, ap.inner)
+    evaluated = ctx.answered
+    variance, value = (a.reshape(evaluated.shape) for a in (e.variance, e.value))
+    got = assess(ctx, ap, evaluated, variance, value, anticipated=False)
+    imputed = (found == 0) & (share < 1)
+    fitted = evaluated & (got.weak_topic & ~imputed)[None, :]
+    assert fitted.any()
+    plain = assess(ctx, ap, evaluated, variance, anticipated=False)
+    se = np.sqrt(np.where(evaluated, variance, 0.0).sum(axis=1))
+    bound = fitted_bound(value, fitted, found)
+    filled = imputation_bound(value, evaluated, evaluated & imputed[None, :], share >= SETTLED)
+    np.testing.assert_allclose((got.bias_se - plain.bias_se) * se,
+                               filled.sum(axis=1) + bound.sum(axis=1))
+    newly = np.flatnonzero(got.biased & ~plain.biased)
+    assert len(newly)
+    for r in newly:
+        assert set(np.flatnonzero(bound[r] > 0)) & set(got.topics[r])
+    design = assess(ctx, ap, evaluated, variance, value)  # the design's expected count
+    plain = assess(ctx, ap, evaluated, variance)
+    np.testing.assert_allclose((design.bias_se - plain.bias_se) * se, filled.sum(axis=1))
+    (ndcg,) = parse("ht(nDCG)")
+    n = estimate(ctx, ndcg.inner)
+    n_var, n_value = (a.reshape(evaluated.shape) for a in (n.variance, n.value))
+    n_got = assess(ctx, ndcg, evaluated, n_var, n_value, anticipated=False)
+    n_plain = assess(ctx, ndcg, evaluated, n_var, anticipated=False)
+    n_se = np.sqrt(np.where(evaluated, n_var, 0.0).sum(axis=1))
+    n_filled = imputation_bound(n_value, evaluated, evaluated & imputed[None, :],
+                                share >= SETTLED)
+    np.testing.assert_allclose((n_got.bias_se - n_plain.bias_se) * n_se, n_filled.sum(axis=1))
 
 
 def test_a_mean_outside_the_measures_range_is_flagged(samples):
