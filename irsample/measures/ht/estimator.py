@@ -38,20 +38,19 @@ keep the plain ratio; corrected from the third document on: TREC-8 uniform 30% -
 Vaswani uniform 30% -0.0176 -> -0.0059, CACM -0.0197 -> -0.0083; on the sparse collections at 10%,
 whose means rule 2 flags, +0.018 -> +0.027 (Vaswani uniform) and +0.019 -> +0.028 (CACM 2strata).
 Every design takes it. Where the anticipated variance does not apply (importance samples, with
-unequal probabilities within a cell; the planner's designs, a pilot then top-ups; designs that
-judge a stratum whole beside sampled ones) the identified topics' variance is the jackknife of
-the corrected ratio (``ht/ndcg_replicates.py``), as AP's is there: deep documents drawn thinly
-beside certain or heavily sampled top ranks make IDCG^ vary more than DCG^, so the plain ratio's
-bias is upward, and the correction's own noise needs a variance that carries it. With the plain
-ratio and its variance linearised at the run's mean, the planner's designs' run means (``simulate
+unequal probabilities within a cell; the planner's designs, a pilot then top-ups; designs that judge
+a stratum whole beside sampled ones) the identified topics' variance is the jackknife of the
+corrected ratio (``ht/ndcg_replicates.py``), as AP's is there: deep documents drawn thinly beside
+certain or heavily sampled top ranks make IDCG^ vary more than DCG^, so the plain ratio's bias is
+upward, and the correction's own noise needs a variance that carries it. With the plain ratio and
+its variance linearised at the run's mean, the planner's designs' run means (``simulate
 ci-coverage``, 100 trials, seed 2525, synthetic runs) covered 0.907-0.923 on Robust 2005 and
 0.857-0.921 on Core 2018 unflagged; with the correction and the jackknife 0.946-0.955 and
-0.9297-0.962 at 10-30% (Robust 0.918 at 5%, 62% flagged), TREC-8 0.937-0.955 (0.950-0.976
-before), fewer flagged everywhere; the correction with the
-linearised variance instead let rule 3 pass means that missed (TREC-8 planned 5%, seed 3: 39% ->
-26% flagged, the unflagged covering 0.954 -> 0.907). REPRODUCTION.md, "ht(nDCG)'s ratio
-correction", "ht(nDCG) on importance samples: the jackknife of the corrected ratio" and "ht(nDCG)
-on the planner's designs: the jackknife of the corrected ratio".
+0.9297-0.962 at 10-30% (Robust 0.918 at 5%, 62% flagged), TREC-8 0.937-0.955 (0.950-0.976 before),
+fewer flagged everywhere; the correction with the linearised variance instead let rule 3 pass means
+that missed (TREC-8 planned 5%, seed 3: 39% -> 26% flagged, the unflagged covering 0.954 -> 0.907).
+REPRODUCTION.md, "ht(nDCG)'s ratio correction", "ht(nDCG) on importance samples: the jackknife of
+the corrected ratio" and "ht(nDCG) on the planner's designs: the jackknife of the corrected ratio".
 
 Variances: X^ linearised by its first-order influence (for AP, u_d = prec(d) + sum of
 rel_e/rank_e over relevant e ranked below d, the Hoeffding projection of the quadratic form),
