@@ -37,21 +37,18 @@ def test_demo_judges_cacm_in_rounds_until_nothing_is_flagged(tmp_path, capsys):
     first = out.split("\nround 1: ")[1].split("\n\n")[0]
     # ranks 1-3 judged whole beside sampled ones: the ratios' rule reads the sample's counts
     assert ("ht(AP): 11 of 11 flagged: 20 of 52 topics have 2 or fewer judged relevant "
-            "documents; estimated bias 2.68-5.48 of its standard error") in " ".join(first.split())
+            "documents; estimated bias 2.59-5.37 of its standard error") in " ".join(first.split())
     # two runs' P@10 rest on 18 positions expected to be judged: too few for any skewness
     assert ("ht(P@10): 2 of 11 flagged: too skewed for a normal interval: the design's estimate "
             "of its relevant documents has skewness 0.88-1.06 with their fitted number at the "
             "low end of the relevance model's 95% interval (48-50% of it; none allowed with the "
             "18 positions it is expected to judge") in " ".join(first.split())
-    # a block per round, each but the last planning the next; the default seed stops at 8
+    # a block per round, each but the last planning the next; the default seed stops at 7
     plans = re.findall(r"^  -> round (\d) judges 1,252 more in (\d+) topics \(ranks 1-10: ", out,
                        re.M)
-    assert [int(k) for k, _ in plans] == [2, 3, 4, 5, 6, 7, 8]
+    assert [int(k) for k, _ in plans] == [2, 3, 4, 5, 6, 7]
     assert re.search(r"^round 6: 7,512 judged \(60\.0% of the pool, 1,252 new\)$", out, re.M)
-    assert re.search(r"^round 7: 8,764 judged \(70\.0% of the pool, 1,252 new\)$", out, re.M)
-    # rule 3's bound on AP's ratios fitted to one or two relevant documents holds one run
-    assert "ht(AP):   1 of 11 flagged: estimated bias 0.52 of its standard error" in out
-    assert re.search(r"^round 8: 10,016 judged \(80\.0% of the pool, 1,252 new\); nothing "
+    assert re.search(r"^round 7: 8,764 judged \(70\.0% of the pool, 1,252 new\); nothing "
                      r"flagged$", out, re.M)
     # the topics the rule holds weak until judged whole are judged whole, named in the plan
     assert "judged whole" not in out.split("\nround 5: ")[0]
@@ -63,7 +60,7 @@ def test_demo_judges_cacm_in_rounds_until_nothing_is_flagged(tmp_path, capsys):
             "31-100: 943); topics 31, 32, 33, 57 judged whole, 495 of the judgments (1 to 2 "
             "relevant documents judged with 50% or more of the pool judged: weak until all of it "
             "is); each half of the other topics is allocated") in flat
-    assert "final, after 8 rounds: 10,016 judged (80.0% of the pool" in out
+    assert "final, after 7 rounds: 8,764 judged (70.0% of the pool" in out
     # the table: a row per run, best true MAP first, three intervals each, none flagged
     rows = [line for line in out.splitlines() if line.count("[") == 3]
     assert len(rows) == 11 and rows[0].startswith("dfr_inexpb2_c1 ")
@@ -94,7 +91,7 @@ def test_demo_on_vaswani_says_what_stays_flagged(tmp_path, capsys):
                           re.M)) == 2
     first = out.split("\nround 1: ")[1].split("\n\n")[0]
     assert ("ht(AP): 11 of 11 flagged: 34 of 93 topics have 2 or fewer judged relevant "
-            "documents; estimated bias 3.84-6.18 of its standard error") in " ".join(first.split())
+            "documents; estimated bias 3.83-6.18 of its standard error") in " ".join(first.split())
     # one run's P@10 rests on ranks 4-10 sampled at a low rate: its estimate is skewed
     assert "  ht(P@10): 1 of 11 flagged: too skewed for a normal interval" in first
     assert "final, after 3 rounds: 7,002 judged (30.0% of the pool" in out

@@ -30,6 +30,7 @@ from irsample.measures.reliability import (
     SETTLED,
     Reliability,
     assess,
+    certain_relevant_only,
     fitted_bound,
     found_per_topic,
     judged_share,
@@ -719,44 +720,66 @@ def test_ratios_fitted_to_few_relevant_documents_are_bounded_by_value_over_count
     the ratio's variance, fitted to those documents, is near 0 while its bias is of the order
     of the estimate over the count (Robust 2005, planned 30%: 0.5 read for a truth of 0.2 with
     variance 0). It applies where the interval takes the sample's own variance and to measures
-    normalised by R: end to end on a 30% uniform sample of four Vaswani runs read as the
-    sample's (``anticipated=False``), every run's ht(AP) estimated bias grows by exactly the
-    bounds of its weak topics (and the imputed ones'), in standard errors, and the topics
-    carrying it are named where it flags; ht(nDCG), and ht(AP) read with the design's
-    expected count, take none."""
+    normalised by R, on the weak topics whose judged relevant documents were all judged with
+    certainty (``certain_relevant_only``; one drawn at random gets its deletion's jackknife
+    variance): end to end on a 30% uniform sample of four Vaswani runs read as the sample's
+    (``anticipated=False``) no topic qualifies and only the imputed topics' bound is added;
+    with the weak topics' judged documents made certain (a top-up's earlier judgments), every
+    run's ht(AP) estimated bias grows by exactly the bounds of those topics (and the imputed
+    ones'), in standard errors, and the topics carrying it are named where it flags; ht(nDCG),
+    and ht(AP) read with the design's expected count, take none."""
     values = np.array([[0.5, -0.2, 0.3], [0.1, 0.4, 0.9]])
     fitted = np.array([[True, True, False], [False, True, False]])
     found = np.array([2, 1, 5])
     np.testing.assert_allclose(fitted_bound(values, fitted, found),
                                [[0.25, 0.2, 0.0], [0.0, 0.4, 0.0]])
 
+    from dataclasses import replace
+
     from irsample.measures.ht.estimator import estimate
     from irsample.measures.reliability import imputation_bound
+    from irsample.model import JUDGED
 
     path = make_sample_qrels(tmp_path / "some.qrels", RUNS, fraction=0.3)
-    ctx = EvalContext(*irsample.load(str(path), RUNS, assume="uniform"))
-    found, share = found_per_topic(ctx), judged_share(ctx)
-    (ap,) = parse("ht(AP)")
-    e = estimate(ctx, ap.inner)
-    evaluated = ctx.answered
-    variance, value = (a.reshape(evaluated.shape) for a in (e.variance, e.value))
-    got = assess(ctx, ap, evaluated, variance, value, anticipated=False)
+    drawn = EvalContext(*irsample.load(str(path), RUNS, assume="uniform"))
+    found, share = found_per_topic(drawn), judged_share(drawn)
     imputed = (found == 0) & (share < 1)
+    (ap,) = parse("ht(AP)")
+
+    def read(ctx):
+        e = estimate(ctx, ap.inner)
+        variance, value = (a.reshape(ctx.answered.shape) for a in (e.variance, e.value))
+        got = assess(ctx, ap, ctx.answered, variance, value, anticipated=False)
+        plain = assess(ctx, ap, ctx.answered, variance, anticipated=False)
+        se = np.sqrt(np.where(ctx.answered, variance, 0.0).sum(axis=1))
+        filled = imputation_bound(value, ctx.answered, ctx.answered & imputed[None, :],
+                                  share >= SETTLED)
+        return got, plain, se, value, variance, filled
+
+    got, plain, se, value, variance, filled = read(drawn)
+    assert not (certain_relevant_only(drawn) & (found > 0)).any()
+    np.testing.assert_allclose((got.bias_se - plain.bias_se) * se, filled.sum(axis=1))
+    design = assess(drawn, ap, drawn.answered, variance, value)  # the design's expected count
+    plain = assess(drawn, ap, drawn.answered, variance)
+    np.testing.assert_allclose((design.bias_se - plain.bias_se) * se, filled.sum(axis=1))
+    # the weak topics' judged documents made certain, as a top-up's earlier judgments are
+    j = drawn.judgments
+    weak_topic = got.weak_topic & ~imputed
+    certain = (j.state == JUDGED) & weak_topic[drawn.collection.tdi_topic]
+    inclusion = np.where(certain, 1.0, np.nan if j.inclusion is None else j.inclusion)
+    ctx = EvalContext(drawn.collection, replace(j, inclusion=inclusion))
+    assert (certain_relevant_only(ctx) == (weak_topic | (found == 0))).all()
+    got, plain, se, value, variance, filled = read(ctx)
+    evaluated = ctx.answered
     fitted = evaluated & (got.weak_topic & ~imputed)[None, :]
     assert fitted.any()
-    plain = assess(ctx, ap, evaluated, variance, anticipated=False)
-    se = np.sqrt(np.where(evaluated, variance, 0.0).sum(axis=1))
     bound = fitted_bound(value, fitted, found)
-    filled = imputation_bound(value, evaluated, evaluated & imputed[None, :], share >= SETTLED)
     np.testing.assert_allclose((got.bias_se - plain.bias_se) * se,
                                filled.sum(axis=1) + bound.sum(axis=1))
     newly = np.flatnonzero(got.biased & ~plain.biased)
     assert len(newly)
     for r in newly:
         assert set(np.flatnonzero(bound[r] > 0)) & set(got.topics[r])
-    design = assess(ctx, ap, evaluated, variance, value)  # the design's expected count
-    plain = assess(ctx, ap, evaluated, variance)
-    np.testing.assert_allclose((design.bias_se - plain.bias_se) * se, filled.sum(axis=1))
     (ndcg,) = parse("ht(nDCG)")
     n = estimate(ctx, ndcg.inner)
     n_var, n_value = (a.reshape(evaluated.shape) for a in (n.variance, n.value))

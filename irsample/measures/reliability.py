@@ -104,8 +104,11 @@ and the topics that cause it (where to judge next). A run's mean is unreliable w
    100 trials from each start: REPRODUCTION.md, "Imputed topics judged half or more"), plus,
    for a measure normalised by R (:data:`PER_RELEVANT`: AP, R-prec, recall) whose interval
    takes the sample's own variance (rule 2 reads the draw's count: the planner's designs,
-   top-ups, importance samples), for each weak topic that is not imputed (a ratio fitted to 1
-   to :data:`FEW` judged relevant documents) the estimate over that count, |theta^| / k
+   top-ups, importance samples), for each weak topic that is not imputed and whose judged
+   relevant documents were all judged with certainty (a ratio fitted to 1 to :data:`FEW` of
+   them, :func:`certain_relevant_only`: the jackknife's variance is 0 there, while a relevant
+   document drawn at random gets its deletion's variance) the estimate over that count,
+   |theta^| / k
    (:func:`fitted_bound`: such a ratio's bias is of that order, and its variance, fitted to
    those documents, near 0: on Robust 2005 with synthetic runs, planned 30%, a topic with 9
    relevant documents whose draw held only the 2 judged with certainty read an AP of 0.5
@@ -397,7 +400,8 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
             per_cell = np.abs(per_cell) + bound
         magnitude = np.abs(b)
         if values is not None and design_count is None and per_relevant(measure):
-            fitted = weak_cells & ~imputed  # ratios fitted to 1 to FEW judged relevant documents
+            # ratios fitted to 1 to FEW judged relevant documents, all judged with certainty
+            fitted = weak_cells & ~imputed & certain_relevant_only(ctx)[None, :]
             if fitted.any():
                 bound = fitted_bound(values, fitted, per_topic)
                 magnitude = magnitude + bound.sum(axis=1)  # no sign to cancel with either
@@ -555,6 +559,16 @@ def imputation_bound(values: np.ndarray, evaluated: np.ndarray, imputed: np.ndar
     if settled is None:
         return bound
     return np.where(imputed & settled[None, :], np.maximum(bound, np.abs(values)), bound)
+
+
+def certain_relevant_only(ctx) -> np.ndarray:
+    """Per topic: every judged relevant document judged with certainty (pi = 1), none drawn at
+    random. A ratio fitted to such documents has a jackknife variance of 0 (certain documents
+    are never deleted), while one drawn at random gets the large variance of its deletion
+    (``ht/jackknife.py``): :func:`fitted_bound` is for the first kind only."""
+    tdi_topic = ctx.collection.tdi_topic
+    drawn = judged_relevant(ctx) & (ctx.judgments.judged_inclusion(tdi_topic) < 1.0)
+    return np.bincount(tdi_topic[drawn], minlength=ctx.n_topics) == 0
 
 
 def per_relevant(measure) -> bool:
