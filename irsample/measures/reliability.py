@@ -101,31 +101,29 @@ and the topics that cause it (where to judge next). A run's mean is unreliable w
    relevant found leaves open that the topic has no relevant document, and then its truth is
    0; on Vaswani's rounds at 60-80% judged such topics put the ht(AP) means 0.72-0.96
    standard errors high, past the spread's bound of 0.57-0.68, ``benchmarks/rounds_by_round.py``,
-   100 trials from each start: REPRODUCTION.md, "Imputed topics judged half or more"), plus,
-   for a measure normalised by R (:data:`PER_RELEVANT`: AP, R-prec, recall) whose interval
-   takes the sample's own variance (rule 2 reads the draw's count: the planner's designs,
-   top-ups, importance samples), for each weak topic that is not imputed and whose judged
-   relevant documents were all judged with certainty (a ratio fitted to 1 to :data:`FEW` of
-   them, :func:`certain_relevant_only`: the jackknife's variance is 0 there, while a relevant
-   document drawn at random gets its deletion's variance) the estimate over that count,
-   |theta^| / k
-   (:func:`fitted_bound`: such a ratio's bias is of that order, and its variance, fitted to
-   those documents, near 0: on Robust 2005 with synthetic runs, planned 30%, a topic with 9
-   relevant documents whose draw held only the 2 judged with certainty read an AP of 0.5
-   against 0.2 with variance 0, in 7 of 12 draws, and the unflagged ht(AP) means of the
-   planned 20-30% samples covered 0.913-0.923; REPRODUCTION.md, "Rule 3 bounds the ratios
-   fitted to few documents", which measures why the anticipated variance's designs and nDCG
-   are left out, and "Rule 3's bound, restored": taken back once because the demo's extra
-   rounds exposed nDCG's plain ratio on CACM, restored once ht(nDCG) took the jackknife of the
-   corrected ratio on these designs), exceeds :data:`MAX_BIAS_SE` of its standard error: an
-   interval whose centre is off by b standard errors covers (1.96 - b) - (-1.96 - b) of the
-   normal mass, 0.936 at b = 0.35 (the 0.93 floor of the coverage the rule is validated for).
-   For ht(M) and ppi(M) on a stratified simple random sample the topics' biases are the relevance
-   model's (``ht/anticipated.py``, "Centre"), as their variances are: the sample's bias rises and
-   falls with the draw, and against the anticipated standard error it flagged 69% of TREC-8's
-   2strata 10% ht(nDCG) means, whose flagged intervals covered as well as the rest (0.96 and 0.98,
-   30 trials); the model's flags 12%, covering 0.86 against 0.96 unflagged (100 trials,
-   REPRODUCTION.md, "The model's centre");
+   100 trials from each start: REPRODUCTION.md, "Imputed topics judged half or more"), plus, for a
+   measure normalised by R (:data:`PER_RELEVANT`: AP, R-prec, recall) whose interval takes the
+   sample's own variance (rule 2 reads the draw's count: the planner's designs, top-ups,
+   importance samples), for each weak topic that is not imputed and whose judged relevant
+   documents were all judged with certainty (a ratio fitted to 1 to :data:`FEW` of them,
+   :func:`certain_relevant_only`: the jackknife's variance is 0 there, while a relevant document
+   drawn at random gets its deletion's variance) the estimate over that count, |theta^| / k
+   (:func:`fitted_bound`: such a ratio's bias is of that order, and its variance, fitted to those
+   documents, near 0: on Robust 2005 with synthetic runs, planned 30%, a topic with 9 relevant
+   documents whose draw held only the 2 judged with certainty read an AP of 0.5 against 0.2 with
+   variance 0, in 7 of 12 draws, and the unflagged ht(AP) means of the planned 20-30% samples
+   covered 0.913-0.923; REPRODUCTION.md, "Rule 3 bounds the ratios fitted to few documents", which
+   measures why the anticipated variance's designs and nDCG are left out, and "Rule 3's bound,
+   restored": taken back once because the demo's extra rounds exposed nDCG's plain ratio on CACM,
+   restored once ht(nDCG) took the jackknife of the corrected ratio on these designs), exceeds
+   :data:`MAX_BIAS_SE` of its standard error: an interval whose centre is off by b standard errors
+   covers (1.96 - b) - (-1.96 - b) of the normal mass, 0.936 at b = 0.35 (the 0.93 floor of the
+   coverage the rule is validated for). For ht(M) and ppi(M) on a stratified simple random sample
+   the topics' biases are the relevance model's (``ht/anticipated.py``, "Centre"), as their
+   variances are: the sample's bias rises and falls with the draw, and against the anticipated
+   standard error it flagged 69% of TREC-8's 2strata 10% ht(nDCG) means, whose flagged intervals
+   covered as well as the rest (0.96 and 0.98, 30 trials); the model's flags 12%, covering 0.86
+   against 0.96 unflagged (100 trials, REPRODUCTION.md, "The model's centre");
 4. **unchecked**: a ratio estimator that gives no estimate of its own bias (infAP, xinfAP,
    infNDCG, statAP: the reference estimators) on a sample (some topic not judged whole): rule 3
    cannot be applied, and their intervals describe the sampling spread only (on TREC-COVID
@@ -578,7 +576,8 @@ def per_relevant(measure) -> bool:
 
 def fitted_bound(values: np.ndarray, fitted: np.ndarray, found: np.ndarray) -> np.ndarray:
     """(runs, topics): rule 3's bound on the error of a ratio fitted to few judged relevant
-    documents, in the ``fitted`` cells (weak topics, rule 2, that are not imputed; 0
+    documents, in the ``fitted`` cells (weak topics, rule 2, that are not imputed and whose
+    judged relevant documents were all judged with certainty, :func:`certain_relevant_only`; 0
     elsewhere): the estimate over the topic's judged relevant documents ``found``, |theta^| / k.
     A ratio's bias is of the order of the estimate over the number of relevant documents
     sampled, and its variance, fitted to those one or two, is near 0 (the module docstring,
