@@ -149,7 +149,8 @@ def test_ht_test_matches_compare_collection(files):
     assert np.all((p >= 0) & (p <= 1))
 
 
-@pytest.mark.parametrize("param", [{"strategies": "2strata,nope"}, {"designs": "planned,bogus"}])
+@pytest.mark.parametrize("param", [{"strategies": "2strata,nope"}, {"designs": "planned,bogus"},
+                                   {"measures": "ht(nDCG),xinfAP"}])
 def test_unknown_names_fail_before_the_first_trial(files, param, monkeypatch):
     """A typo in the recipe's parameters is reported before any draw (the type-I part of a
     TREC-8 run takes half an hour), naming the recipe and the known names."""
@@ -160,7 +161,8 @@ def test_unknown_names_fail_before_the_first_trial(files, param, monkeypatch):
         raise AssertionError("a trial ran before the parameters were checked")
 
     monkeypatch.setattr(recipe_module, "type_one_error", never)
-    with pytest.raises(ValueError, match="comparisons: .*(unknown strategies nope|not bogus)"):
+    with pytest.raises(ValueError, match="comparisons: .*(unknown strategies nope|not bogus|"
+                                         "ht.M. names .* got xinfAP)"):
         run_recipe("comparisons", Context(files, trials=1, seed=1), param)
 
 
@@ -265,3 +267,40 @@ def test_no_strategies_runs_the_type_one_part_alone(files, tmp_path):
     assert len(report.records) > 0
     write_report(report, tmp_path, format="csv")
     assert (tmp_path / "results.csv").exists() and (tmp_path / "records.csv").exists()
+
+
+def test_measures_choose_the_compared_estimates(files):
+    """``measures``: the type-I part compares twins by each ht(M) named (``design`` and
+    ``topics``), beside the t-test, and a record's p-value is ``compare``'s for that measure
+    on the trial's draw."""
+    from irsample.comparison import compare_collection
+    from irsample.experiments.comparisons import default_tests
+    from irsample.experiments.recipes import Context, run_recipe
+    from irsample.experiments.splits import derived_seed
+
+    report = run_recipe("comparisons", Context(files, trials=1, seed=1),
+                        {"percents": "40", "designs": "uniform", "strategies": "",
+                         "measures": "ht(nDCG),ht(P@10)"})
+    assert set(report.results.test) == {"t-test(xinfAP)", "ht(nDCG) design", "ht(nDCG) topics",
+                                        "ht(P@10) design", "ht(P@10) topics"}
+
+    records = []
+    type_one_error(files, {"u": uniform(0.4)}, default_tests(("ht(nDCG)",)), trials=1, seed=5,
+                   runs=[1, 2], records=records)
+    found = pd.concat(records)
+    found = found[found.test == "ht(nDCG) design"].set_index("run")
+    data = load(files)
+    frame = data.frame(data.info.pooled_runs, 100)
+    twins = add_twins(data.collection, frame, [1, 2],
+                      np.random.default_rng(derived_seed(5, "twins")))
+    first = np.array([1, 2])
+    second = data.collection.n_runs + np.arange(2)
+    judged = uniform(0.4).sample(pooled_twin_frame(frame, twins, first, second),
+                                 rng=np.random.default_rng(derived_seed(5, "type1", "u", 0)))
+    table = compare_collection(twins, judged, "ht(nDCG)", correction="none", variance="design")
+    for a, b in zip(first, second):
+        run, twin = twins.run_names[a], twins.run_names[b]
+        row = table[((table.run_a == run) & (table.run_b == twin))
+                    | ((table.run_a == twin) & (table.run_b == run))].iloc[0]
+        assert found.loc[run, "p"] == pytest.approx(row.p)
+        assert found.loc[run, "twin"] == twin

@@ -25,8 +25,10 @@ on its depth-100 frame.
 
 Tests (:func:`default_tests`): ``t-test(xinfAP)`` (:func:`t_test`), a paired t-test over topics
 on the per-topic estimates (the topics as the random sample; the sample's own variance unused),
-and the design-based comparison of the two runs' ht(AP) means (:func:`ht_test`), whose variance
-comes from the design and the documents the two runs share in the sample.
+and the design-based comparison of the two runs' ht(M) means (:func:`ht_test`; the recipe's
+``measures``, ht(AP) by default), whose variance comes from the design and the documents the two
+runs share in the sample. Paper 002's accuracy protocol classifies decisions against MAP's
+t-test on the frame, so its tests stay ht(AP)'s.
 """
 
 from __future__ import annotations
@@ -260,14 +262,38 @@ def pair_accuracy(files: CollectionFiles, strategies: Mapping[str, object],
     return {"summary": summary, "trials": per_trial, "seconds": time.perf_counter() - start}
 
 
-def default_tests() -> dict[str, PairTest]:
+def default_tests(measures: tuple[str, ...] = ("ht(AP)",)) -> dict[str, PairTest]:
     """The tests compared: the paired t-test over topics on xinfAP's per-topic estimates, and
-    the design-based comparison of two runs' ht(AP) means (:func:`ht_test`) with the topics
-    fixed (``design``: is the difference on these topics real?) and as a sample of topics
-    (``topics``: the t-test's question, the design variance included)."""
-    return {"t-test(xinfAP)": t_test("xinfAP"),
-            "ht(AP) design": ht_test("ht(AP)", "design"),
-            "ht(AP) topics": ht_test("ht(AP)", "topics")}
+    for each of ``measures`` (ht(M) names) the design-based comparison of two runs' means
+    (:func:`ht_test`) with the topics fixed (``design``: is the difference on these topics
+    real?) and as a sample of topics (``topics``: the t-test's question, the design variance
+    included)."""
+    tests = {"t-test(xinfAP)": t_test("xinfAP")}
+    for m in measures:
+        tests.update({f"{m} design": ht_test(m, "design"), f"{m} topics": ht_test(m, "topics")})
+    return tests
+
+
+def ht_measures(names: str) -> tuple[str, ...]:
+    """The recipe's ``measures`` (comma-separated ht(M) names), checked before any trial: each
+    must be a design-based estimate irsample compares (``compare -m``)."""
+    from ..measures.ht import HT
+
+    found = tuple(n.strip() for n in str(names).split(",") if n.strip())
+    wrong = [n for n in found if not isinstance(_parsed(n), HT)]
+    if wrong or not found:
+        raise ValueError(f"comparisons: measures must be ht(M) names such as ht(AP) or "
+                         f"ht(nDCG); got {', '.join(wrong) or 'none'}")
+    return found
+
+
+def _parsed(name: str):
+    from ..errors import MeasureError
+
+    try:
+        return parse_one(name)
+    except MeasureError:  # a malformed name is reported with the others
+        return None
 
 
 def ht_test(measure: str = "ht(AP)", variance: str = "design") -> PairTest:
@@ -299,7 +325,8 @@ def ht_test(measure: str = "ht(AP)", variance: str = "design") -> PairTest:
 @recipe("comparisons", "paired comparisons of runs: type-I error on tie-preserving twins and "
         "accuracy of significant pairs under paper 002's protocol", "Voorhees, SIGIR 2014 "
         "(paper 002), for the accuracy protocol", trials=50, percents=(10.0, 20.0), alpha=0.05,
-        strategies="pool25,1stratum,2strata,3strata", twins=0, designs=DESIGNS, depth=100)
+        strategies="pool25,1stratum,2strata,3strata", twins=0, designs=DESIGNS, depth=100,
+        measures="ht(AP)")
 def comparisons(context: Context, p: dict) -> Report:
     from .coverage import designs
     from .voorhees14 import STRATEGIES
@@ -314,7 +341,7 @@ def comparisons(context: Context, p: dict) -> Report:
     if unknown:
         raise ValueError(f"comparisons: unknown strategies {', '.join(unknown)}; known: "
                          f"{', '.join(STRATEGIES)}")
-    tests = default_tests()
+    measures = ht_measures(p["measures"])
     data = load(context.files)
     depth = p["depth"]
     pool = len(data.frame(data.info.pooled_runs, depth))
@@ -327,8 +354,9 @@ def comparisons(context: Context, p: dict) -> Report:
     chosen = None if twins <= 0 or twins >= n_runs else sorted(
         np.random.default_rng(derived_seed(p["seed"], "twinned")).choice(
             n_runs, twins, replace=False).tolist())
-    one = type_one_error(context.files, cells, tests, trials=p["trials"], seed=p["seed"],
-                         alpha=p["alpha"], runs=chosen, depth=depth, records=(records := []))
+    one = type_one_error(context.files, cells, default_tests(measures), trials=p["trials"],
+                         seed=p["seed"], alpha=p["alpha"], runs=chosen, depth=depth,
+                         records=(records := []))
     sections = [Section(
         "Type-I error on pairs with equal frame truth",
         "Each run against its tie-preserving twin (documents permuted per topic within the "
@@ -341,8 +369,10 @@ def comparisons(context: Context, p: dict) -> Report:
         "p-value and status. " + describe(one["summary"], p["alpha"]) + ".", one["summary"])]
     results, seconds = [one["summary"].assign(part="type-I")], one["seconds"]
     if names:  # none: the type-I part alone (paper 002's accuracy protocol is left out)
+        # the protocol's reference is MAP's t-test on the frame: its tests stay AP's
         acc = pair_accuracy(context.files, {n: stratified(STRATEGIES[n]) for n in names},
-                            tests, trials=p["trials"], seed=p["seed"], alpha=p["alpha"])
+                            default_tests(), trials=p["trials"], seed=p["seed"],
+                            alpha=p["alpha"])
         sections.append(Section(
             "Accuracy of significant pairs (paper 002's protocol)",
             "Random halves of the pooled runs build the depth-100 frame; all runs evaluated; "
