@@ -276,24 +276,21 @@ def default_tests(measures: tuple[str, ...] = ("ht(AP)",)) -> dict[str, PairTest
 
 def ht_measures(names: str) -> tuple[str, ...]:
     """The recipe's ``measures`` (comma-separated ht(M) names), checked before any trial: each
-    must be a design-based estimate irsample compares (``compare -m``)."""
-    from ..measures.ht import HT
+    must be a measure ``compare`` takes (:func:`irsample.comparison.comparison_measure`)."""
+    from ..comparison import comparison_measure
+    from ..errors import MeasureError
 
     found = tuple(n.strip() for n in str(names).split(",") if n.strip())
-    wrong = [n for n in found if not isinstance(_parsed(n), HT)]
+    wrong = []
+    for name in found:
+        try:
+            comparison_measure(name)
+        except MeasureError:  # every wrong name is reported at once
+            wrong.append(name)
     if wrong or not found:
         raise ValueError(f"comparisons: measures must be ht(M) names such as ht(AP) or "
                          f"ht(nDCG); got {', '.join(wrong) or 'none'}")
     return found
-
-
-def _parsed(name: str):
-    from ..errors import MeasureError
-
-    try:
-        return parse_one(name)
-    except MeasureError:  # a malformed name is reported with the others
-        return None
 
 
 def ht_test(measure: str = "ht(AP)", variance: str = "design") -> PairTest:
