@@ -247,6 +247,39 @@ def test_the_floor_scales_the_anticipated_variances_up_to_the_samples_sum_only()
     assert floor_factor(expected, own, np.zeros_like(known)) == 1.0
 
 
+@pytest.mark.parametrize("seed", [0, 2])
+def test_ap_floor_is_the_larger_of_the_linearised_and_the_jackknife(seed):
+    """ht(AP) on a stratified SRS: rho is floored at the sample's linearised variance and at its
+    stratified jackknife (module docstring of ``ht/estimator.py``, "Anticipated variance"), so
+    the identified topics' variances never sum below the jackknife's; on these draws the
+    jackknife is the larger floor (the linearisation leaves out AP's pair terms)."""
+    from irsample.measures.ht.estimator import floor_factor
+    from irsample.measures.ht.imputation import linearised_variance
+    from irsample.measures.ht.jackknife import ap_replicates, jackknife_variance
+    from irsample.measures.ht.walks import NO_CUTOFF
+
+    col, frame = synthetic(seed, n_topics=8, n_docs=300, depth=120)
+    design = Stratified(parse_strata("1-10:0.7,11-:0.15")) if seed else uniform(0.3)
+    ctx = EvalContext(col, design.sample(frame, rng=np.random.default_rng(seed)))
+    (m,) = parse("AP")
+    est = estimate(ctx, m)
+    d = ht_design(ctx)
+    shape = (ctx.n_runs, ctx.n_topics)
+    known = est.known.reshape(shape)
+    mb = est.model_bias
+    expected = mb.at_centre.reshape(shape)
+    jackknife = jackknife_variance(ctx, d, ap_replicates(ctx, d, NO_CUTOFF)).reshape(shape)
+    linearised = linearised_variance(est.var_num, est.cov, est.var_den, mb.centre,
+                                     est.den).reshape(shape)
+    rho_lin = floor_factor(expected, linearised, known)
+    rho_jack = floor_factor(expected, jackknife, known)
+    assert rho_jack > rho_lin
+    assert mb.floor == pytest.approx(max(rho_lin, rho_jack), rel=1e-12)
+    own = est.topic_variance.reshape(shape)[known]
+    np.testing.assert_allclose(own, mb.floor * expected[known], rtol=1e-12)
+    assert own.sum() >= jackknife[known].sum() * (1 - 1e-12)
+
+
 @pytest.mark.parametrize("name", ["AP", "nDCG", "nDCG@10"])
 def test_with_the_truth_for_a_model_the_centre_is_the_true_ratio(name, monkeypatch):
     """The anticipated variance is linearised at the model's own ratio and denominator

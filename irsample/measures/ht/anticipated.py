@@ -122,7 +122,8 @@ relevant documents the design is expected to judge in a run's reach and per topi
 skewness of its estimate there, not the counts of the draw, which rise and fall with the
 estimate). The model knows no run's success on a topic
 beyond the documents' consensus, so the ratios' anticipated variance can fall short; the
-estimator floors it at the sample's over the whole evaluation (``estimator.floor_factor``).
+estimator floors it at the sample's over the whole evaluation (``estimator.floor_factor``;
+for AP at its jackknife too).
 Measured in ``REPRODUCTION.md``, "Anticipated variance".
 """
 
