@@ -138,7 +138,10 @@ def test_the_anticipated_standard_error_does_not_follow_the_estimate():
     cv_a = np.mean(np.std(se_anticipated, axis=0) / np.mean(se_anticipated, axis=0))
     cv_s = np.mean(np.std(se_sample, axis=0) / np.mean(se_sample, axis=0))
     assert s > 0.5 and a < 0.3, (s, a)
-    assert cv_a < 0.5 * cv_s, (cv_a, cv_s)
+    # the floor (one number per evaluation, here of 4 runs x 12 topics) moves from draw to draw,
+    # more since it reads the jackknife too (0.073 -> 0.095 against the sample's 0.181) while
+    # the standard error's correlation with the error stayed 0.27 (the sample's 0.64)
+    assert cv_a < 0.6 * cv_s, (cv_a, cv_s)
 
 
 def test_importance_samples_keep_the_sample_variance():
@@ -247,28 +250,39 @@ def test_the_floor_scales_the_anticipated_variances_up_to_the_samples_sum_only()
     assert floor_factor(expected, own, np.zeros_like(known)) == 1.0
 
 
-@pytest.mark.parametrize("seed", [0, 2])
-def test_ap_floor_is_the_larger_of_the_linearised_and_the_jackknife(seed):
-    """ht(AP) on a stratified SRS: rho is floored at the sample's linearised variance and at its
-    stratified jackknife (module docstring of ``ht/estimator.py``, "Anticipated variance"), so
-    the identified topics' variances never sum below the jackknife's; on these draws the
-    jackknife is the larger floor (the linearisation leaves out AP's pair terms)."""
-    from irsample.measures.ht.estimator import floor_factor
+TWO_STRATA = "1-10:0.7,11-:0.15"
+
+
+@pytest.mark.parametrize(("name", "seed", "top"), [("AP", 0, None), ("AP", 2, TWO_STRATA),
+                                                ("nDCG", 1, TWO_STRATA), ("nDCG", 3, None)])
+def test_the_ratios_floor_is_the_larger_of_the_linearised_and_the_jackknife(name, seed, top):
+    """ht(AP) and ht(nDCG) on a stratified SRS: rho is floored at the sample's linearised
+    variance and at its stratified jackknife (AP's of the plain ratio, nDCG's of the corrected
+    one; module docstring of ``ht/estimator.py``, "Anticipated variance"), so the identified
+    topics' variances never sum below the jackknife's; on these draws (uniform 30% or two
+    strata) the jackknife is the larger floor."""
+    from irsample.measures.ht.estimator import floor_factor, ndcg_totals
     from irsample.measures.ht.imputation import linearised_variance
     from irsample.measures.ht.jackknife import ap_replicates, jackknife_variance
+    from irsample.measures.ht.ndcg_replicates import ndcg_replicates
     from irsample.measures.ht.walks import NO_CUTOFF
 
     col, frame = synthetic(seed, n_topics=8, n_docs=300, depth=120)
-    design = Stratified(parse_strata("1-10:0.7,11-:0.15")) if seed else uniform(0.3)
+    design = Stratified(parse_strata(top)) if top else uniform(0.3)
     ctx = EvalContext(col, design.sample(frame, rng=np.random.default_rng(seed)))
-    (m,) = parse("AP")
+    (m,) = parse(name)
     est = estimate(ctx, m)
     d = ht_design(ctx)
+    if name == "AP":
+        replicates = ap_replicates(ctx, d, NO_CUTOFF)
+    else:
+        term = ndcg_totals(ctx, d, NO_CUTOFF)[1]
+        replicates = ndcg_replicates(ctx, d, term, NO_CUTOFF, est.corrected & (est.den > 0))
     shape = (ctx.n_runs, ctx.n_topics)
     known = est.known.reshape(shape)
     mb = est.model_bias
     expected = mb.at_centre.reshape(shape)
-    jackknife = jackknife_variance(ctx, d, ap_replicates(ctx, d, NO_CUTOFF)).reshape(shape)
+    jackknife = jackknife_variance(ctx, d, replicates).reshape(shape)
     linearised = linearised_variance(est.var_num, est.cov, est.var_den, mb.centre,
                                      est.den).reshape(shape)
     rho_lin = floor_factor(expected, linearised, known)

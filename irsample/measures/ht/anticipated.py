@@ -123,7 +123,7 @@ skewness of its estimate there, not the counts of the draw, which rise and fall 
 estimate). The model knows no run's success on a topic
 beyond the documents' consensus, so the ratios' anticipated variance can fall short; the
 estimator floors it at the sample's over the whole evaluation (``estimator.floor_factor``;
-for AP at its jackknife too).
+for AP and nDCG at their jackknife too).
 Measured in ``REPRODUCTION.md``, "Anticipated variance".
 """
 

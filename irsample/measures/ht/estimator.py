@@ -76,14 +76,15 @@ the evaluation when rho > 1, both linearised at the model's centre (``ht/anticip
 inflates it). The sample's variance is right on average over cells but rises and falls per run
 with the estimate; summed over all runs and topics the floor is one number per evaluation
 (TREC-8, 100 trials: ht(AP) and ht(nDCG) cover 0.93-0.97 on uniform 30% and on 2strata samples
-from 10%; REPRODUCTION.md, "The model's centre"). AP is floored at its stratified jackknife
-too (rho the larger of the two factors; the jackknife of the plain ratio, which these designs
-compute for AP anyway, ``Estimate.sample_variance``): the first-order formula leaves out AP's
-pair terms (a precision is a sum over the documents above), which weigh where relevant
-documents sit deep among sampled ones; there the anticipated variance was 0.61-0.84 of the
-spread, the truth as the model 0.69 (TREC-7 and TREC-10 web synthetic runs, 2strata 30%:
-REPRODUCTION.md, "The floor at the jackknife"). The model's anticipated bias of the ratio
-(``Estimate.model_bias``) is not floored: rho makes up the numerator's variance the model
+from 10%; REPRODUCTION.md, "The model's centre"). The ratios are floored at their stratified
+jackknife too (rho the larger of the two factors): AP's of the plain ratio
+(``Estimate.sample_variance``), nDCG's of the corrected ratio (``ht/ndcg_replicates.py``). The
+first-order formula leaves out AP's pair terms (a precision is a sum over the documents
+above), which weigh where relevant documents sit deep among sampled ones: there AP's
+anticipated variance was 0.61-0.84 of the spread, with the truth as the model 0.69 (TREC-7 and
+TREC-10 web synthetic runs, 2strata 30%), and nDCG's 0.85 (DL 2020 2strata 30%, DL 2023
+uniform 20%; REPRODUCTION.md, "The floor at the jackknife"). The model's anticipated bias of
+the ratio (``Estimate.model_bias``) is not floored: rho makes up the numerator's variance the model
 misses by run, and scaling the bias by it flagged half of TREC-8's 2strata 10% ht(AP) means,
 whose intervals covered 0.96 (30 trials).
 
@@ -311,7 +312,8 @@ def _estimate(ctx, m: Measure) -> Estimate:
         # the jackknife's own uncertainty only where the interval takes the jackknife
         own, own_spread = (jackknife_variance(ctx, d, replicates), None) if anticipated else (
             jackknife_variance(ctx, d, replicates, spread=True))
-        est = _ratio(ctx, d, num, influence, r, tdi_rel, own=own, anticipated=anticipated)
+        est = _ratio(ctx, d, num, influence, r, tdi_rel, own=own, anticipated=anticipated,
+                     jackknife=own if anticipated else None)
         spread = None if own_spread is None else np.where(  # scaled as ``impute`` scales
             est.known, scaled_spread(est.variance, own, own_spread), 0.0)
         return replace(est, replicates=replicates, variance_spread=spread)
@@ -384,13 +386,15 @@ def _linear(ctx, d: HTDesign, num, term) -> Estimate:
 
 def _ratio(ctx, d: HTDesign, num, influence, den: TopicTotal, tdi_den, *,
            correct: bool | np.ndarray = True, own=None, donors=None,
-           anticipated=None) -> Estimate:
+           anticipated=None, jackknife=None) -> Estimate:
     """theta^ = X^/Y^ and its bias correction (on the segments ``correct``, or on all) and
     variance (module docstring); ``influence``:
     per sampled position (``d.sampled``) the linearised numerator variable, ``tdi_den`` the
     denominator's y_d; ``anticipated``: (f, theta_m), f(c) the identified topics' anticipated
     variances linearised at the centre c and theta_m the model's centre (``ht/anticipated.py``),
-    which replace the sample's variances and give the model's bias."""
+    which replace the sample's variances and give the model's bias; ``jackknife``: per segment
+    the stratified jackknife's variances, a second floor under the anticipated ones (module
+    docstring, "Anticipated variance")."""
     at = d.sampled
     sx, swx, swxx, swxy = cell_sums(
         at.offsets, influence, at.pi, at.cell, at.tdi, tdi_den, d.n_cells
@@ -405,7 +409,7 @@ def _ratio(ctx, d: HTDesign, num, influence, den: TopicTotal, tdi_den, *,
     cov = 0.5 * (var_sum - var_x - var_y)
     theta = safe_divide(num, y)
     est = _sparse_aware(ctx, d, theta, num, y, var_x, cov, var_y, correct, own, donors,
-                        anticipated)
+                        anticipated, jackknife)
     return Estimate(est.value, est.variance, theta, num, y, var_x, cov, var_y, influence,
                     est.centre, y > 0, donors=est.donors, sampled=at,
                     sample_variance=est.sample_variance, model_bias=est.model_bias,
@@ -413,12 +417,12 @@ def _ratio(ctx, d: HTDesign, num, influence, den: TopicTotal, tdi_den, *,
 
 
 def _sparse_aware(ctx, d: HTDesign, theta, num, y, var_x, cov, var_y, correct,
-                  own=None, donors=None, anticipated=None) -> Estimate:
+                  own=None, donors=None, anticipated=None, jackknife=None) -> Estimate:
     """Per-topic ratio estimates and variances that stay honest when a topic's sample holds few
     or no relevant documents (module docstring, "Sparse topics"); ``own``: the identified
     topics' variances (default: linearised at the run's mean over topics); ``donors``: per
     segment, the weights of the topics an unidentified one is imputed from (default: every
-    identified topic equally); ``anticipated``: as in :func:`_ratio`."""
+    identified topic equally); ``anticipated``, ``jackknife``: as in :func:`_ratio`."""
     shape = (ctx.n_runs, ctx.n_topics)
     known, missing = topic_states(ctx, d, y)
     y2 = y * y
@@ -428,7 +432,6 @@ def _sparse_aware(ctx, d: HTDesign, theta, num, y, var_x, cov, var_y, correct,
     k = known.sum(axis=1)
     mean = safe_divide(np.where(known, plain, 0.0).sum(axis=1), k)
     ref = np.broadcast_to(mean[:, None], shape).ravel()
-    jackknife = own if anticipated is not None else None
     if own is None:
         own = linearised_variance(var_x, cov, var_y, ref, y)
     if donors is not None:  # a run with fewer than two donors takes every identified topic
@@ -444,7 +447,7 @@ def _sparse_aware(ctx, d: HTDesign, theta, num, y, var_x, cov, var_y, correct,
         expected = moments.variance(centre)
         rho = floor_factor(expected.reshape(shape), linearised_variance(
             var_x, cov, var_y, centre, y).reshape(shape), known)
-        if jackknife is not None:  # AP: the stratified jackknife's floor too
+        if jackknife is not None:  # the stratified jackknife's floor too
             rho = max(rho, floor_factor(expected.reshape(shape), jackknife.reshape(shape), known))
         own = rho * expected
         var = impute(plain, own.reshape(shape), known, missing, weights)[1]
@@ -487,18 +490,18 @@ def _ndcg(ctx, d: HTDesign, m: NDCG) -> Estimate:
     hits, donors = hits_and_donors(ctx, d, sampled)
     # the ratio correction wherever the sample is informative ("nDCG's ratio bias"); where the
     # anticipated variance does not apply (importance samples, the planner's top-ups, a stratum
-    # judged whole beside sampled ones) with the jackknife of the corrected ratio as variance
+    # judged whole beside sampled ones) with the jackknife of the corrected ratio as variance,
+    # elsewhere that jackknife floors the anticipated variance, as AP's does
     correct = (hits > FEW)[ctx.seg_topic]
+    replicates = ndcg_replicates(ctx, d, term, cutoff, correct & (den.value[ctx.seg_topic] > 0))
     if anticipated is None:
-        replicates = ndcg_replicates(ctx, d, term, cutoff,
-                                     correct & (den.value[ctx.seg_topic] > 0))
         own, own_spread = jackknife_variance(ctx, d, replicates, spread=True)
         est = _ratio(ctx, d, num, term, den, tdi_slope, correct=correct, own=own,
                      donors=donors[ctx.seg_topic])
         spread = np.where(est.known, scaled_spread(est.variance, own, own_spread), 0.0)
         return replace(est, replicates=replicates, variance_spread=spread)
     return _ratio(ctx, d, num, term, den, tdi_slope, correct=correct, anticipated=anticipated,
-                  donors=donors[ctx.seg_topic])
+                  donors=donors[ctx.seg_topic], jackknife=jackknife_variance(ctx, d, replicates))
 
 
 def ndcg_totals(ctx, d: HTDesign, cutoff: int):
