@@ -112,8 +112,8 @@ def compare_table(
     >>> print(table.render("markdown", places=2).split("\n\n")[0])
     | run | ht(AP) | ht(P@2) | status |
     |---|---:|---:|---|
-    | (a) r1 | **0.69** [0.43, 0.86]<sup>b</sup> | **0.62** [0.20, 1.05]<sup>b</sup> | ok |
-    | (b) r2 | 0.31 [0.17, 0.49] | 0.00 [-0.35, 0.35] | ok |
+    | (a) r1 | **0.69** [0.41, 0.88]<sup>b</sup> | **0.62** [0.20, 1.05]<sup>b</sup> | ok |
+    | (b) r2 | 0.31 [0.16, 0.51] | 0.00 [-0.35, 0.35] | ok |
     >>> table.estimates[["run", "measure", "status"]]
       run  measure status
     0  r1   ht(AP)     ok
