@@ -472,8 +472,8 @@ def _anticipated(ctx, d: HTDesign, m):
 def floor_factor(expected: np.ndarray, own: np.ndarray, known: np.ndarray) -> float:
     """rho = max(1, sum own / sum expected) over every identified (run, topic) cell (runs x
     topics arrays): the factor that keeps the anticipated variances ``expected`` from falling
-    below what the sample's own variances ``own`` (linearised at the same centre, or AP's
-    jackknife) say of the whole evaluation (module docstring, "Anticipated variance")."""
+    below what the sample's own variances ``own`` (linearised at the same centre, or the
+    ratio's jackknife) say of the whole evaluation (module docstring, "Anticipated variance")."""
     return max(1.0, float(safe_divide(own[known].sum(), expected[known].sum())))
 
 

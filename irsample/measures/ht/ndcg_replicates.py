@@ -1,7 +1,8 @@
-"""Jackknife replicates of ht(nDCG) as estimated, Taylor correction included, where its interval
-takes the jackknife (wherever the anticipated variance does not apply: importance samples,
-unequal probabilities within a cell; the planner's top-ups and ranks judged whole beside
-sampled ones; ``ht/estimator.py``, "nDCG's ratio bias").
+"""Jackknife replicates of ht(nDCG) as estimated, Taylor correction included: its interval's
+variance wherever the anticipated variance does not apply (importance samples, unequal
+probabilities within a cell; the planner's top-ups and ranks judged whole beside sampled ones;
+``ht/estimator.py``, "nDCG's ratio bias"), and a floor under the anticipated variance where it
+does (``ht/estimator.py``, "Anticipated variance").
 
 Why. On an importance sample the deep documents carry small probabilities, so IDCG^ varies much
 more than a run's DCG^ and the ratio's second-order bias is upward; the Taylor correction
