@@ -82,6 +82,26 @@ def test_importance_samples_in_the_model_assisted_recipe():
         run_model_assisted(files, trials=1, seed=1, percents=(20,), strategies=("pps",))
 
 
+def test_chosen_cells_and_sources_draw_what_the_whole_grid_draws():
+    """``cells`` and ``labels`` keep part of the grid; each cell's draws stay those of the
+    whole grid (seeded by its place in it), so the part's rows equal the whole run's."""
+    files = CollectionFiles.of(VASWANI / "runs", VASWANI / "qrels.gz")
+    grid = dict(trials=1, seed=3, percents=(10, 20), strategies=("uniform", "2strata"),
+                kappas=(0.7,))
+    whole, _ = run_model_assisted(files, **grid)
+    part, _ = run_model_assisted(files, **grid, cells="2strata:20", labels="kappa0.7,fusion")
+    same = whole[(whole["strategy"] == "2strata") & (whole["percent"] == 20)
+                 & whole["labels"].isin(["kappa0.7", "fusion"])]
+    assert len(part) == 4 and set(part["labels"]) == {"kappa0.7", "fusion"}
+    pd.testing.assert_frame_equal(part.reset_index(drop=True), same.reset_index(drop=True))
+    alone, _ = run_model_assisted(files, **grid, cells="uniform:20", labels="adversarial")
+    assert set(alone["labels"]) == {"adversarial"} and set(alone["percent"]) == {20}
+    with pytest.raises(ValueError, match="uniform:10, uniform:20, 2strata:10, 2strata:20"):
+        run_model_assisted(files, **grid, cells="2strata:30")
+    with pytest.raises(ValueError, match="no label source kappa0.5"):
+        run_model_assisted(files, **grid, labels="kappa0.5")
+
+
 def test_summary_splits_coverage_by_the_rule():
     """``flagged``, ``coverage_unflagged`` and ``coverage_flagged`` (and ht's) pool the trials'
     counts: covered among the unflagged / flagged means over all trials; trials recorded before

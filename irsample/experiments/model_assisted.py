@@ -32,6 +32,10 @@ the complete judgments restricted to F (mean over topics):
    :func:`irsample.measures.ppi.estimate.ppi_estimate`), with 95% intervals for ht and ppi
    (:mod:`irsample.measures.ppi.estimate`; ppi's ``ht`` is ht(M) itself).
 
+``cells`` (``strategy:percent``) and ``labels`` (source names) evaluate part of the grid only,
+on the draws the whole grid takes (each cell is seeded by its place in the grid), so that one
+cell can be re-run, or run over more trials, on the same draws.
+
 results: per (strategy, percent, labels, measure) over trials and runs: coverage of ppi's
 intervals, mean half-width, halfwidth_ratio = ppi's mean half-width / ht's (same draws), bias
 and RMS error of ppi; ht's coverage and half-width; Kendall's tau against the truth of ppi, ht
@@ -121,21 +125,28 @@ def run_model_assisted(files, *, trials=100, seed=2024, percents=(5, 10, 20),
                        strategies=("uniform", "2strata"), kappas=(0.3, 0.5, 0.7),
                        adv_runs=3, adv_depth=20, depth=100.0, folds=5, tuning="default",
                        mix=0.2, first=0, kept="ht", form="auto", progress=False,
-                       records=None):
+                       records=None, cells="", labels=""):
     """Per-trial summaries (one row per trial x cell x label source x measure) and setup facts;
     trials ``first`` .. ``first + trials - 1`` (each seeded by its number, so a long run can be
     split into chunks that together equal the whole). With a list ``records``, a table of the
     per-run records (one row per trial x cell x label source x measure x run: ppi's and ht's
-    estimate, limits, flag and coverage, and the truth) is appended to it for each of them."""
+    estimate, limits, flag and coverage, and the truth) is appended to it for each of them.
+    ``cells`` (``strategy:percent``, comma-separated) and ``labels`` (label source names) keep
+    only those of the grid, whose draws stay those of the whole grid (:func:`chosen_cells`)."""
+    kept_cells = chosen_cells(cells, strategies, percents)
+    kept_sources = chosen_sources(labels, kappas)
     setup = Setup(files, seed=seed, percents=percents, strategies=strategies, kappas=kappas,
                   adv_runs=adv_runs, adv_depth=adv_depth, depth=depth, mix=mix)
     frame = setup.frame
     out = []
     started = time.time()
     for trial in range(first, first + trials):
-        for strategy, percent, sample, ctx, sources in setup.trial(trial, folds=folds):
+        for strategy, percent, sample, ctx, sources in setup.trial(
+                trial, folds=folds, cells=kept_cells, fusion="fusion" in kept_sources):
             judged = sample.state[frame.tdi] == 2
             for name, lab in sources.items():
+                if name not in kept_sources:
+                    continue
                 if lab.kind == "grade":
                     kap = cohen_kappa(frame.rel, lab.value[frame.tdi].astype(np.int64)).kappa
                 else:
@@ -195,9 +206,11 @@ class Setup:
                                          np.zeros(len(frame), np.int64)).prob
         self.cells = _designs(strategies, percents, len(frame), prior, mix)
 
-    def trial(self, trial: int, *, folds: int = 5):
+    def trial(self, trial: int, *, folds: int = 5, cells=None, fusion: bool = True):
         """Trial ``trial``'s draws, cell by cell: ``(strategy, percent, sample, context,
-        label sources by name)``, seeded by ``(seed, trial)`` alone."""
+        label sources by name)``, seeded by ``(seed, trial)`` alone; only the ``cells``
+        (indices into :attr:`cells`) when given, and without the fusion labels unless
+        ``fusion``: every cell's seed is spawned whichever are drawn."""
         c, frame = self.collection, self.frame
         ss = np.random.SeedSequence([self.seed, trial])
         noise_seed, *cell_seeds = ss.spawn(1 + len(self.cells))
@@ -209,13 +222,52 @@ class Setup:
             labels[f"kappa{k:g}"] = v
         base = labels[f"kappa{max(self.kappas):g}"]
         labels["adversarial"] = over_label(base, self.favoured)
-        for (strategy, percent, design), cseed in zip(self.cells, cell_seeds):
+        for at, ((strategy, percent, design), cseed) in enumerate(zip(self.cells, cell_seeds)):
+            if cells is not None and at not in cells:
+                continue
             draw_seed, fold_seed = cseed.spawn(2)
             sample = design.sample(frame, rng=np.random.default_rng(draw_seed))
             sources = {n: AutoLabels(v, "grade", n) for n, v in labels.items()}
-            sources["fusion"] = fusion_labels(c, sample, folds=folds, rows=self.rows,
-                                              rng=np.random.default_rng(fold_seed))
+            if fusion:
+                sources["fusion"] = fusion_labels(c, sample, folds=folds, rows=self.rows,
+                                                  rng=np.random.default_rng(fold_seed))
             yield strategy, percent, sample, EvalContext(c, sample), sources
+
+
+def chosen_cells(text: str, strategies, percents) -> set[int] | None:
+    """The indices into the grid (``Setup.cells``: ``strategies`` x ``percents``, in that
+    order) of the cells ``text`` names (``strategy:percent``, comma-separated; empty: all,
+    None). A cell's draws are seeded by its place in the whole grid (``Setup.trial``), so the
+    chosen cells of a run with the same ``strategies`` and ``percents`` draw what the whole
+    grid's do: a cell can be re-run alone, or over more trials, on the same draws."""
+    if not text.strip():
+        return None
+    names = [f"{s}:{float(p):g}" for s in strategies for p in percents]
+    chosen = set()
+    for part in (t.strip() for t in text.split(",") if t.strip()):
+        strategy, _, percent = part.partition(":")
+        try:
+            name = f"{strategy}:{float(percent):g}"
+        except ValueError:
+            name = None
+        if name not in names:
+            raise ValueError(f"--param cells={text}: {part!r} is not a cell of the grid "
+                             f"(strategies x percents: {', '.join(names)})")
+        chosen.add(names.index(name))
+    return chosen
+
+
+def chosen_sources(text: str, kappas) -> set[str]:
+    """The label sources ``text`` names (comma-separated; empty: all of them)."""
+    known = [f"kappa{k:g}" for k in kappas] + ["adversarial", "fusion"]
+    if not text.strip():
+        return set(known)
+    chosen = {t.strip() for t in text.split(",") if t.strip()}
+    unknown = sorted(chosen - set(known))
+    if unknown:
+        raise ValueError(f"--param labels={text}: no label source {', '.join(unknown)} "
+                         f"(with these kappas: {', '.join(known)})")
+    return chosen
 
 
 def _tuning(text):
@@ -350,7 +402,8 @@ def halfwidth_figure(table: pd.DataFrame, path):
 @recipe("model-assisted", "human judgments + automatic labels (ppi) vs humans only (ht): "
         "coverage, half-widths, Kendall tau", SOURCES, trials=100, percents=(5, 10, 20),
         strategies=("uniform", "2strata"), kappas=(0.3, 0.5, 0.7), adv_runs=3, adv_depth=20,
-        depth=100.0, folds=5, tuning="default", mix=0.2, first=0, kept="ht", form="auto")
+        depth=100.0, folds=5, tuning="default", mix=0.2, first=0, kept="ht", form="auto",
+        cells="", labels="")
 def model_assisted(context: Context, p: dict) -> Report:
     local_only(context, "model-assisted")
     trials, facts, records = run_trial_chunks(
@@ -358,7 +411,8 @@ def model_assisted(context: Context, p: dict) -> Report:
         workers=context.workers or 1, progress=context.progress, seed=p["seed"],
         percents=p["percents"], strategies=p["strategies"], kappas=p["kappas"],
         adv_runs=p["adv_runs"], adv_depth=p["adv_depth"], depth=p["depth"], folds=p["folds"],
-        tuning=p["tuning"], mix=p["mix"], kept=p["kept"], form=p["form"])
+        tuning=p["tuning"], mix=p["mix"], kept=p["kept"], form=p["form"], cells=p["cells"],
+        labels=p["labels"])
     table = summarise(trials)
     text = (f"Frame: {facts['frame_size']} pooled documents, {facts['runs']} runs, "
             f"{facts['topics']} topics; noise sigma per kappa {facts['sigmas']}; adversarial "
