@@ -31,7 +31,7 @@ from .test_ht_estimators import _topped_up, synthetic
 def test_with_the_truth_for_a_model_a_top_up_topic_takes_its_design_variance(name,
                                                                             monkeypatch):
     col, frame = synthetic(4, n_topics=4, n_docs=300, depth=120, grades=(0, 0, 1, 1, 2))
-    monkeypatch.setattr("irsample.measures.ht.topic_own.grade_probabilities",
+    monkeypatch.setattr("irsample.measures.ht.blind_topics.grade_probabilities",
                         _as_model(_true_grades(col, frame)))
     design = _topped_up(col, frame, 0.5, 4)
     (m,) = parse(name)

@@ -140,6 +140,7 @@ from .anticipated import (
     ratio_variance,
 )
 from .anticipated_terms import anticipated_terms
+from .blind_topics import with_blind_topics
 from .corrected_replicates import corrected_replicates
 from .ideal_dcg import concavity_bias, hits_and_donors, ideal_linearisation
 from .imputation import impute, linearised_variance, topic_states, unseen_variance
@@ -313,7 +314,7 @@ def _estimate(ctx, m: Measure) -> Estimate:
         own, own_spread = (jackknife_variance(ctx, d, replicates), None) if anticipated else (
             jackknife_variance(ctx, d, replicates, spread=True))
         est = _ratio(ctx, d, num, influence, r, tdi_rel, own=own, anticipated=anticipated,
-                     jackknife=own if anticipated else None)
+                     jackknife=own if anticipated else None, blind=None if anticipated else m)
         spread = None if own_spread is None else np.where(  # scaled as ``impute`` scales
             est.known, scaled_spread(est.variance, own, own_spread), 0.0)
         return replace(est, replicates=replicates, variance_spread=spread)
@@ -386,7 +387,7 @@ def _linear(ctx, d: HTDesign, num, term) -> Estimate:
 
 def _ratio(ctx, d: HTDesign, num, influence, den: TopicTotal, tdi_den, *,
            correct: bool | np.ndarray = True, own=None, donors=None,
-           anticipated=None, jackknife=None) -> Estimate:
+           anticipated=None, jackknife=None, blind=None) -> Estimate:
     """theta^ = X^/Y^ and its bias correction (on the segments ``correct``, or on all) and
     variance (module docstring); ``influence``:
     per sampled position (``d.sampled``) the linearised numerator variable, ``tdi_den`` the
@@ -394,7 +395,8 @@ def _ratio(ctx, d: HTDesign, num, influence, den: TopicTotal, tdi_den, *,
     variances linearised at the centre c and theta_m the model's centre (``ht/anticipated.py``),
     which replace the sample's variances and give the model's bias; ``jackknife``: per segment
     the stratified jackknife's variances, a second floor under the anticipated ones (module
-    docstring, "Anticipated variance")."""
+    docstring, "Anticipated variance"); ``blind``: the ratio measure whose blind topics take
+    the model's scaled variance where the sample's is kept (``ht/blind_topics.py``)."""
     at = d.sampled
     sx, swx, swxx, swxy = cell_sums(
         at.offsets, influence, at.pi, at.cell, at.tdi, tdi_den, d.n_cells
@@ -409,7 +411,7 @@ def _ratio(ctx, d: HTDesign, num, influence, den: TopicTotal, tdi_den, *,
     cov = 0.5 * (var_sum - var_x - var_y)
     theta = safe_divide(num, y)
     est = _sparse_aware(ctx, d, theta, num, y, var_x, cov, var_y, correct, own, donors,
-                        anticipated, jackknife)
+                        anticipated, jackknife, blind)
     return Estimate(est.value, est.variance, theta, num, y, var_x, cov, var_y, influence,
                     est.centre, y > 0, donors=est.donors, sampled=at,
                     sample_variance=est.sample_variance, model_bias=est.model_bias,
@@ -417,12 +419,14 @@ def _ratio(ctx, d: HTDesign, num, influence, den: TopicTotal, tdi_den, *,
 
 
 def _sparse_aware(ctx, d: HTDesign, theta, num, y, var_x, cov, var_y, correct,
-                  own=None, donors=None, anticipated=None, jackknife=None) -> Estimate:
+                  own=None, donors=None, anticipated=None, jackknife=None,
+                  blind=None) -> Estimate:
     """Per-topic ratio estimates and variances that stay honest when a topic's sample holds few
     or no relevant documents (module docstring, "Sparse topics"); ``own``: the identified
     topics' variances (default: linearised at the run's mean over topics); ``donors``: per
     segment, the weights of the topics an unidentified one is imputed from (default: every
-    identified topic equally); ``anticipated``, ``jackknife``: as in :func:`_ratio`."""
+    identified topic equally); ``anticipated``, ``jackknife``, ``blind``: as in
+    :func:`_ratio`."""
     shape = (ctx.n_runs, ctx.n_topics)
     known, missing = topic_states(ctx, d, y)
     y2 = y * y
@@ -434,6 +438,8 @@ def _sparse_aware(ctx, d: HTDesign, theta, num, y, var_x, cov, var_y, correct,
     ref = np.broadcast_to(mean[:, None], shape).ravel()
     if own is None:
         own = linearised_variance(var_x, cov, var_y, ref, y)
+    if blind is not None and anticipated is None:
+        own = with_blind_topics(ctx, d, blind, own, known)
     if donors is not None:  # a run with fewer than two donors takes every identified topic
         weight = np.where(known, donors.reshape(shape), 0.0)
         weight = np.where((weight > 0).sum(axis=1, keepdims=True) >= 2, weight, known * 1.0)
@@ -497,7 +503,7 @@ def _ndcg(ctx, d: HTDesign, m: NDCG) -> Estimate:
     if anticipated is None:
         own, own_spread = jackknife_variance(ctx, d, replicates, spread=True)
         est = _ratio(ctx, d, num, term, den, tdi_slope, correct=correct, own=own,
-                     donors=donors[ctx.seg_topic])
+                     donors=donors[ctx.seg_topic], blind=m)
         spread = np.where(est.known, scaled_spread(est.variance, own, own_spread), 0.0)
         return replace(est, replicates=replicates, variance_spread=spread)
     return _ratio(ctx, d, num, term, den, tdi_slope, correct=correct, anticipated=anticipated,

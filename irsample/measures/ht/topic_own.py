@@ -47,8 +47,8 @@ import numpy as np
 
 from ..trec_eval.average_precision import AP
 from ..trec_eval.gain import NDCG
-from .anticipated import grade_probabilities, partly_certain, ratio_moments, stratified_srs
-from .anticipated_terms import anticipated_terms
+from .anticipated import partly_certain, stratified_srs
+from .blind_topics import ratio_model
 from .estimator import estimate, floor_factor
 from .imputation import linearised_variance
 from .inclusion import ht_design
@@ -135,13 +135,11 @@ def model_variance(ctx, d, inner, e, known: np.ndarray) -> TopicModel | None:
     variance they have no other), and rho, its floor over the ``known`` (runs x topics) cells
     at the model's centre (``estimator.floor_factor``; module docstring), with the terms and
     moments it is formed from; None where the model does not apply."""
-    probs = grade_probabilities(ctx, d)
-    terms = None if probs is None else anticipated_terms(ctx, d, inner, probs)
-    if terms is None:
+    model = ratio_model(ctx, d, inner)
+    if model is None:
         return None
-    probs, weight, gain, slope, centre, y = terms
-    moments = ratio_moments(ctx, d, probs, weight, gain, slope, y)
-    expected = moments.variance(centre)
+    terms, moments, expected = model
+    centre = terms[4]
     sample = linearised_variance(e.var_num, e.cov, e.var_den, centre, e.den)
     rho = floor_factor(expected.reshape(known.shape), sample.reshape(known.shape), known)
     return TopicModel(expected, rho, known, terms, moments)
