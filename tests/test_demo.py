@@ -37,7 +37,7 @@ def test_demo_judges_cacm_in_rounds_until_nothing_is_flagged(tmp_path, capsys):
     first = out.split("\nround 1: ")[1].split("\n\n")[0]
     # ranks 1-3 judged whole beside sampled ones: the ratios' rule reads the sample's counts
     assert ("ht(AP): 11 of 11 flagged: 20 of 52 topics have 2 or fewer judged relevant "
-            "documents; estimated bias 2.08-3.56 of its standard error") in " ".join(first.split())
+            "documents; estimated bias 2.59-5.37 of its standard error") in " ".join(first.split())
     # two runs' P@10 rest on 18 positions expected to be judged: too few for any skewness
     assert ("ht(P@10): 2 of 11 flagged: too skewed for a normal interval: the design's estimate "
             "of its relevant documents has skewness 0.88-1.06 with their fitted number at the "
@@ -91,7 +91,7 @@ def test_demo_on_vaswani_says_what_stays_flagged(tmp_path, capsys):
                           re.M)) == 2
     first = out.split("\nround 1: ")[1].split("\n\n")[0]
     assert ("ht(AP): 11 of 11 flagged: 34 of 93 topics have 2 or fewer judged relevant "
-            "documents; estimated bias 3.27-4.69 of its standard error") in " ".join(first.split())
+            "documents; estimated bias 3.83-6.18 of its standard error") in " ".join(first.split())
     # one run's P@10 rests on ranks 4-10 sampled at a low rate: its estimate is skewed
     assert "  ht(P@10): 1 of 11 flagged: too skewed for a normal interval" in first
     assert "final, after 3 rounds: 7,002 judged (30.0% of the pool" in out
@@ -121,7 +121,7 @@ def test_demo_on_cacm_tells_what_stays_flagged_after_3_rounds(tmp_path, capsys):
     out = capsys.readouterr().out
     assert out.startswith("CACM: 11 runs, 52 topics (12 more in the runs, which the qrels do not "
                           "name, are not evaluated);")
-    assert coverage(out) == {"ht(AP)": (11, 11), "ht(nDCG)": (7, 11), "ht(P@10)": (10, 11)}
+    assert coverage(out) == {"ht(AP)": (9, 11), "ht(nDCG)": (1, 11), "ht(P@10)": (10, 11)}
     flat = " ".join(out.split())
     assert ("5 of the 11 weak topics have 2 or fewer relevant documents in the whole pool (the "
             "complete judgments show it): no sample finds more, only judging the whole of their "

@@ -45,10 +45,7 @@ stratified draws to the bit but two pairs within the 1e-6 allowed below. Regener
 when ht(nDCG) took the same correction and jackknife wherever the anticipated variance does not
 apply (a planner's top-ups, ranks judged whole beside sampled ones): only the ``stratified``
 draws (ranks 1-5 judged whole) changed, 28 arrays: nDCG's and nDCG@10's values, centres,
-variances (-9% to +11% in sum) and pairs; every other part to the bit. Regenerated again when
-a blind topic on those designs (nothing relevant among its drawn documents) took the relevance
-model's variance at the sample's level (``ht/blind_topics.py``): only the ``stratified`` draws'
-nDCG@10 variances changed (4 arrays, +25% to +36% in sum); every other part to the bit.
+variances (-9% to +11% in sum) and pairs; every other part to the bit.
 """
 
 from __future__ import annotations

@@ -40,7 +40,9 @@ whose means rule 2 flags, +0.018 -> +0.027 (Vaswani uniform) and +0.019 -> +0.02
 Every design takes it. Where the anticipated variance does not apply (importance samples, with
 unequal probabilities within a cell; the planner's designs, a pilot then top-ups; designs that judge
 a stratum whole beside sampled ones) the identified topics' variance is the jackknife of the
-corrected ratio (``ht/ndcg_replicates.py``), as AP's is there: deep documents drawn thinly beside
+corrected ratio (``ht/ndcg_replicates.py``), as AP's is there (on the planner's top-ups a blind
+topic's, nothing relevant drawn and so a jackknife of 0, is the relevance model's variance scaled
+to the sample's level: ``ht/blind_topics.py``): deep documents drawn thinly beside
 certain or heavily sampled top ranks make IDCG^ vary more than DCG^, so the plain ratio's bias is
 upward, and the correction's own noise needs a variance that carries it. With the plain ratio and
 its variance linearised at the run's mean, the planner's designs' run means (``simulate
