@@ -22,15 +22,16 @@ cannot see, at the level the sample itself reads (the model's variance of a rati
 the design's on these designs). A topic with variation in its sample keeps its own. Measured
 (``simulate ci-coverage --param designs=planned``, 100 trials, seed 2525), unflagged coverage
 before -> after: Core 2018 20% ht(AP) 0.926 -> 0.943, DL 2020 30% ht(nDCG) 0.925 -> 0.949,
-Robust 2005 5% ht(nDCG) 0.918 -> 0.960; half-widths +2% to +14%; REPRODUCTION.md, "Blind topics
+Robust 2005 5% ht(nDCG) 0.918 -> 0.960; half-widths +2% to +15%; REPRODUCTION.md, "Blind topics
 on the planner's top-ups".
 
 Not where a stratum is judged whole beside sampled ones (``1-10:1,11-100:0.2``, the demo's and
 the rounds' first designs): there the top ranks, where relevant documents sit, are all judged,
 a topic with nothing relevant drawn below them mostly has nothing left, and the sample's
 variance covered 0.935-0.960 (TREC-8, TREC-COVID round 5, DL 2019 with synthetic runs; 20-30%,
-100 draws); with the blind topics' scaled model variance 0.970-0.984, and ppi(AP) on TREC-COVID
-round 5's 2strata 20-30% 0.974-0.988 (0.947-0.959 before).
+100 draws); with the blind topics' scaled model variance 0.950-0.984 (TREC-8 and TREC-COVID
+0.970-0.984), and ppi(AP) on TREC-COVID round 5's 2strata 20-30% 0.974-0.988 (0.947-0.959
+before).
 """
 
 from __future__ import annotations
