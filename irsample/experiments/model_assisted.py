@@ -72,6 +72,7 @@ from ..measures.ppi.measures import use_estimate
 from ..measures.reliability import assess
 from ..stats.agreement import cohen_kappa
 from ..stats.intervals import covers, run_mean_interval, trial_shares
+from .cell_choice import chosen_cells, chosen_sources
 from .data import load
 from .executors import run_trial_chunks
 from .registry import Context, local_only, recipe
@@ -132,7 +133,8 @@ def run_model_assisted(files, *, trials=100, seed=2024, percents=(5, 10, 20),
     per-run records (one row per trial x cell x label source x measure x run: ppi's and ht's
     estimate, limits, flag and coverage, and the truth) is appended to it for each of them.
     ``cells`` (``strategy:percent``, comma-separated) and ``labels`` (label source names) keep
-    only those of the grid, whose draws stay those of the whole grid (:func:`chosen_cells`)."""
+    only those of the grid, whose draws stay those of the whole grid
+    (:func:`.cell_choice.chosen_cells`)."""
     kept_cells = chosen_cells(cells, strategies, percents)
     kept_sources = chosen_sources(labels, kappas)
     setup = Setup(files, seed=seed, percents=percents, strategies=strategies, kappas=kappas,
@@ -232,42 +234,6 @@ class Setup:
                 sources["fusion"] = fusion_labels(c, sample, folds=folds, rows=self.rows,
                                                   rng=np.random.default_rng(fold_seed))
             yield strategy, percent, sample, EvalContext(c, sample), sources
-
-
-def chosen_cells(text: str, strategies, percents) -> set[int] | None:
-    """The indices into the grid (``Setup.cells``: ``strategies`` x ``percents``, in that
-    order) of the cells ``text`` names (``strategy:percent``, comma-separated; empty: all,
-    None). A cell's draws are seeded by its place in the whole grid (``Setup.trial``), so the
-    chosen cells of a run with the same ``strategies`` and ``percents`` draw what the whole
-    grid's do: a cell can be re-run alone, or over more trials, on the same draws."""
-    if not text.strip():
-        return None
-    names = [f"{s}:{float(p):g}" for s in strategies for p in percents]
-    chosen = set()
-    for part in (t.strip() for t in text.split(",") if t.strip()):
-        strategy, _, percent = part.partition(":")
-        try:
-            name = f"{strategy}:{float(percent):g}"
-        except ValueError:
-            name = None
-        if name not in names:
-            raise ValueError(f"--param cells={text}: {part!r} is not a cell of the grid "
-                             f"(strategies x percents: {', '.join(names)})")
-        chosen.add(names.index(name))
-    return chosen
-
-
-def chosen_sources(text: str, kappas) -> set[str]:
-    """The label sources ``text`` names (comma-separated; empty: all of them)."""
-    known = [f"kappa{k:g}" for k in kappas] + ["adversarial", "fusion"]
-    if not text.strip():
-        return set(known)
-    chosen = {t.strip() for t in text.split(",") if t.strip()}
-    unknown = sorted(chosen - set(known))
-    if unknown:
-        raise ValueError(f"--param labels={text}: no label source {', '.join(unknown)} "
-                         f"(with these kappas: {', '.join(known)})")
-    return chosen
 
 
 def _tuning(text):
