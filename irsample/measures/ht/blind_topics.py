@@ -26,7 +26,7 @@ Robust 2005 5% ht(nDCG) 0.918 -> 0.960; half-widths +2% to +15%; REPRODUCTION.md
 on the planner's top-ups".
 
 Not where a stratum is judged whole beside sampled ones (``1-10:1,11-100:0.2``, the demo's and
-the rounds' first designs): there the top ranks, where relevant documents sit, are all judged,
+the rounds' designs): there the top ranks, where relevant documents sit, are all judged,
 a topic with nothing relevant drawn below them mostly has nothing left, and the sample's
 variance covered 0.935-0.960 (TREC-8, TREC-COVID round 5, DL 2019 with synthetic runs; 20-30%,
 100 draws); with the blind topics' scaled model variance 0.950-0.984 (TREC-8 and TREC-COVID
@@ -66,9 +66,10 @@ def ratio_model(ctx, d: HTDesign, inner):
 
 def with_blind_topics(ctx, d: HTDesign, inner, own: np.ndarray, known: np.ndarray) -> np.ndarray:
     """``own`` (per segment, the identified topics' sample variances) with each blind topic's
-    replaced by c times the model's anticipated variance (module docstring), where the design
-    judges some documents with certainty beside others drawn and the model is fitted; ``own``
-    itself elsewhere. ``known``: (runs, topics), the identified topics."""
+    replaced by c times the model's anticipated variance (module docstring), where some cell
+    holds documents judged with certainty beside others drawn (a planner's top-up) and the
+    model is fitted; ``own`` itself elsewhere. ``known``: (runs, topics), the identified
+    topics."""
     if not partly_certain(ctx, d, within_cell=True):
         return own
     model = ratio_model(ctx, d, inner)
