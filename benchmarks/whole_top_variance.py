@@ -68,9 +68,9 @@ def model_on_blind_topics() -> None:
         return estimate_one(ctx, m)
 
     def _sparse_aware(ctx, d, theta, num, y, var_x, cov, var_y, correct, own=None,
-                      donors=None, anticipated=None, jackknife=None):
+                      donors=None, anticipated=None, jackknife=None, blind=None):
         e = sparse_aware(ctx, d, theta, num, y, var_x, cov, var_y, correct, own, donors,
-                         anticipated, jackknife)
+                         anticipated, jackknife, blind)
         if anticipated is not None or not partly_certain(ctx, d):
             return e
         known = topic_states(ctx, d, y)[0]
@@ -79,9 +79,9 @@ def model_on_blind_topics() -> None:
             return e
         expected, rho = model.expected, model.rho
         seen = np.where(known.ravel(), e.topic_variance, 0.0)
-        blind = known.ravel() & (seen <= 1e-9 * expected) & (expected > 0)
+        unseen = known.ravel() & (seen <= 1e-9 * expected) & (expected > 0)
         return sparse_aware(ctx, d, theta, num, y, var_x, cov, var_y, correct,
-                            np.where(blind, rho * expected, seen), donors, anticipated,
+                            np.where(unseen, rho * expected, seen), donors, anticipated,
                             jackknife)
 
     estimator._estimate, estimator._sparse_aware = _estimate, _sparse_aware
