@@ -316,7 +316,7 @@ def _estimate(ctx, m: Measure) -> Estimate:
         own, own_spread = (jackknife_variance(ctx, d, replicates), None) if anticipated else (
             jackknife_variance(ctx, d, replicates, spread=True))
         est = _ratio(ctx, d, num, influence, r, tdi_rel, own=own, anticipated=anticipated,
-                     jackknife=own if anticipated else None, blind=None if anticipated else m)
+                     jackknife=own if anticipated else None, blind=m)
         spread = None if own_spread is None else np.where(  # scaled as ``impute`` scales
             est.known, scaled_spread(est.variance, own, own_spread), 0.0)
         return replace(est, replicates=replicates, variance_spread=spread)
