@@ -16,7 +16,14 @@ judged-whole top: the sample's variance instead, and the blind topics"). This sc
   drawn documents (``anticipated.partly_certain(..., within_cell=True)``), as before;
 - ``blind``: ``shipped``, but an identified topic whose sample sees no variation (its variance
   at most 1e-9 of the model's: no relevant document drawn in its open cells) takes the model's
-  anticipated variance, floored, as a blind topic of a difference does in ``ht/pairs.py``.
+  anticipated variance, floored, as a blind topic of a difference does in ``ht/pairs.py``;
+- ``shaped``: wherever the ratios keep the sample's variance (a stratum judged whole beside
+  sampled ones, and the planner's top-ups, whose blind topics then take no variance of their
+  own, ``ht/blind_topics.py``), every identified topic's variance is the model's anticipated
+  one scaled so that they sum to the sample's over the evaluation's identified cells,
+  v_q = c e_q with c = sum own / sum e over those cells: the sample's level, split over runs
+  and topics by the model rather than by the draw (a blind topic's 0 and a topic whose draw
+  caught its few relevant documents alike).
 
 The variants are monkeypatches of this process only; nothing shipped changes.
 
@@ -87,6 +94,25 @@ def model_on_blind_topics() -> None:
     estimator._estimate, estimator._sparse_aware = _estimate, _sparse_aware
 
 
+def model_shaped_variance() -> None:
+    """The ``shaped`` variant (module docstring)."""
+    import irsample.measures.ht.estimator as estimator
+    from irsample.measures.context import safe_divide
+    from irsample.measures.ht.anticipated import partly_certain
+    from irsample.measures.ht.blind_topics import ratio_model
+
+    def shaped(ctx, d, inner, own, known):
+        model = ratio_model(ctx, d, inner) if partly_certain(ctx, d) else None
+        if model is None:
+            return own
+        expected = model[2]
+        cells = known.ravel() & np.isfinite(own) & (expected > 0)
+        c = float(safe_divide(own[cells].sum(), expected[cells].sum()))
+        return np.where(cells, c * expected, own)
+
+    estimator.with_blind_topics = shaped
+
+
 def main() -> None:
     args = sys.argv[1:]
     variance = "shipped"
@@ -94,12 +120,15 @@ def main() -> None:
         at = args.index("--variance")
         variance = args[at + 1]
         del args[at:at + 2]
-    if variance not in ("shipped", "anticipated", "blind"):
-        raise SystemExit(f"--variance must be shipped, anticipated or blind, not {variance}")
+    if variance not in ("shipped", "anticipated", "blind", "shaped"):
+        raise SystemExit(
+            f"--variance must be shipped, anticipated, blind or shaped, not {variance}")
     if variance == "anticipated":
         use_anticipated_variance()
     if variance == "blind":
         model_on_blind_topics()
+    if variance == "shaped":
+        model_shaped_variance()
     import ht_coverage
 
     print(f"variance of the ratios where some documents are judged with certainty: {variance}")
