@@ -92,3 +92,17 @@ def test_cli_text_csv_and_errors(files, capsys):
     )
     assert "design-based" in capsys.readouterr().err
     assert main(["compare", str(files["qrels"]), str(files["r0"])]) == 1
+
+
+def test_text_output_gives_degrees_of_freedom_to_a_tenth(files, capsys):
+    args = ["compare", str(files["qrels"]), str(files["r0"]), str(files["r1"]), "-m", "ht(AP)",
+            "--assume", "uniform"]
+    assert main(args) in (0, None)
+    text = capsys.readouterr().out
+    assert main([*args, "--format", "csv"]) in (0, None)
+    df = pd.read_csv(io.StringIO(capsys.readouterr().out)).df.iloc[0]
+    header, row = text.splitlines()[1:3] if text.startswith("#") else text.splitlines()[:2]
+    shown = row.split()[header.split().index("df")]
+    assert shown == f"{df:.1f}"
+    assert row.split()[header.split().index("diff")].count(".") == 1  # the others keep 4 places
+    assert len(row.split()[header.split().index("diff")].split(".")[1]) == 4

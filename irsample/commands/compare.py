@@ -110,8 +110,10 @@ def cmd_compare(args) -> str:
     shown["status"] = shown.status.where(shown.status == "ok", shown.status + "!")
     notes = [f"! {p.run_a} - {p.run_b} {p.measure}: {p.reason}"
              for p in table.itertuples(index=False) if p.status != "ok"]
-    return head + "\n".join([shown.to_string(index=False, float_format=lambda v: f"{v:.4f}"),
-                             *notes]) + "\n"
+    # degrees of freedom to a tenth: Satterthwaite's can run to millions, four decimals are noise
+    text = shown.to_string(index=False, float_format=lambda v: f"{v:.4f}",
+                           formatters={"df": lambda v: f"{v:.1f}"})
+    return head + "\n".join([text, *notes]) + "\n"
 
 
 def json_lines(table) -> str:
