@@ -206,6 +206,13 @@ class Measure:
         being on the correction's own error."""
         return self.corrected(ctx)
 
+    def unseen_variance(self, ctx: EvalContext) -> tuple[np.ndarray, np.ndarray] | None:
+        """Per segment, where the estimator's interval keeps a variance of 0 on topics whose
+        sample shows no variation while its model anticipates some: (the variance the interval
+        leaves out there, the variance it is read against); None where not assessed. Read by
+        :func:`irsample.measures.reliability.assess` (rule 7)."""
+        return None
+
     def expected_support(self, ctx: EvalContext, cutoff: int | None) -> np.ndarray | None:
         """Per segment: the relevant documents the design is expected to judge within
         ``cutoff`` of each ranking, where the estimator's interval rests on the design rather

@@ -198,6 +198,9 @@ MAX_WEAK = 0.07
 FIT_Z = 1.96
 #: largest estimated bias of a run mean, in standard errors
 MAX_BIAS_SE = 0.35
+#: largest variance a run mean's interval may leave out on its blind topics, over the variance
+#: it takes (rule 7)
+MAX_UNSEEN = 1.0
 #: the measures normalised by the topic's count of relevant documents R (AP, R-prec, recall):
 #: rule 3 bounds their ratios fitted to few judged relevant documents (:func:`fitted_bound`)
 PER_RELEVANT = ("AP", "Rprec", "R")
@@ -238,6 +241,9 @@ class Reliability:
     weak_topic: np.ndarray | None = None
     #: rule 4: a ratio estimator with no estimate of its bias on a sample
     unchecked: bool = False
+    #: per run: rule 7's ratio, the variance the interval leaves out on blind topics over the
+    #: variance it takes (0 where not assessed)
+    unseen: np.ndarray | None = None
 
     @property
     def many_weak(self) -> np.ndarray:
@@ -421,7 +427,9 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
     mean, outside = outside_range(measure, evaluated, values)
     unsampled_cells = evaluated & (unsampled_positions(ctx, cutoff).reshape(shape) > 0)
     unsampled = unsampled_cells.any(axis=1)
-    unreliable = low | many_weak | biased | unchecked | outside | unsampled
+    left_out, unseen = unseen_share(ctx, measure, evaluated)
+    blind = unseen > MAX_UNSEEN
+    unreliable = low | many_weak | biased | unchecked | outside | unsampled | blind
     reasons, causes = [], []
     for r in range(ctx.n_runs):
         parts, cause = [], []
@@ -474,6 +482,16 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
                          + (f"; outside on {len(off)} topic{'s' * (len(off) != 1)}: "
                             f"{named_topics(topics[off])}" if len(off) else "") + ")")
             cause += [int(t) for t in off if t not in cause]
+        if blind[r]:
+            idx = [t for t in carrying(left_out[r], 0.9) if left_out[r, t] > 0]
+            times = (f"{unseen[r]:.2f} times the interval's" if np.isfinite(unseen[r])
+                     else "where the interval's is 0")
+            parts.append(f"{int((left_out[r] > 0).sum())} of its topics show no variation in "
+                         f"their sample (no relevant document drawn beside those judged with "
+                         f"certainty) where the relevance model anticipates some: their "
+                         f"anticipated variance, {times} (more than {MAX_UNSEEN:g}), is left "
+                         f"out of it (most on {named_topics(topics[idx])})")
+            cause += [t for t in idx if t not in cause]
         if unsampled[r]:
             idx = np.flatnonzero(unsampled_cells[r])
             count = unsampled_positions(ctx, cutoff).reshape(shape)[r, idx].sum()
@@ -484,7 +502,23 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
     return Reliability(unreliable, tuple(reasons), tuple(causes), support, weak, bias_se, low,
                        unsettled_share, inherited, outside, unsampled,
                        weak_topic if getattr(measure, "ratio", False) else None,
-                       bool(unchecked))
+                       bool(unchecked), unseen)
+
+
+def unseen_share(ctx, measure, evaluated: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """((runs, topics) the variance ``measure``'s interval leaves out on its ``evaluated``
+    topics, per run its sum over the variance it is read against; inf where that is 0 and
+    something is left out): rule 7 (``Measure.unseen_variance``); zeros where the measure
+    gives none."""
+    pair = measure.unseen_variance(ctx) if hasattr(measure, "unseen_variance") else None
+    if pair is None:
+        return np.zeros(evaluated.shape), np.zeros(evaluated.shape[0])
+    left, base = (np.where(evaluated, np.nan_to_num(np.asarray(x, dtype=np.float64))
+                           .reshape(evaluated.shape), 0.0) for x in pair)
+    total, out = base.sum(axis=1), left.sum(axis=1)
+    share = np.where(total > 0, out / np.where(total > 0, total, 1.0),
+                     np.where(out > 0, np.inf, 0.0))
+    return left, share
 
 
 def outside_range(measure, evaluated: np.ndarray, values: np.ndarray | None):

@@ -75,10 +75,30 @@ def with_blind_topics(ctx, d: HTDesign, inner, own: np.ndarray, known: np.ndarra
     model = ratio_model(ctx, d, inner)
     if model is None:
         return own
-    expected = model[2]
+    blind, scaled = _blind(model[2], own, known)
+    return np.where(blind, scaled, own) if blind.any() else own
+
+
+def unseen_variance(ctx, d: HTDesign, inner, own: np.ndarray,
+                    known: np.ndarray) -> np.ndarray | None:
+    """Per segment: what the interval leaves out on the blind topics it keeps at the sample's
+    variance of 0 (a stratum judged whole beside sampled ones, where
+    :func:`with_blind_topics` does not replace it, module docstring): c times the model's
+    anticipated variance there, 0 elsewhere; None where the model is not fitted. ``own`` the
+    identified topics' variances as the interval takes them, ``known`` (runs, topics) which
+    are identified. The reliability rule compares its sum over a run's topics with the run's
+    variance (``measures/reliability.py``, rule 7)."""
+    model = ratio_model(ctx, d, inner)
+    if model is None:
+        return None
+    blind, scaled = _blind(model[2], own, known)
+    return np.where(blind, scaled, 0.0)
+
+
+def _blind(expected: np.ndarray, own: np.ndarray, known: np.ndarray):
+    """(per segment, blind: identified, no variation in its sample where the model anticipates
+    some; c times ``expected``, c = min(1, sum own / sum expected) over the identified cells)."""
     cells = known.ravel() & np.isfinite(own)
     blind = cells & (expected > 0) & (own <= NO_VARIATION * expected)
-    if not blind.any():
-        return own
     c = min(1.0, float(safe_divide(own[cells].sum(), expected[cells].sum())))
-    return np.where(blind, c * expected, own)
+    return blind, c * expected

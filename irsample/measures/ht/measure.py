@@ -13,8 +13,10 @@ from ..trec_eval.average_precision import AP
 from ..trec_eval.counts import NumRel
 from ..trec_eval.gain import NDCG
 from ..trec_eval.precision import Recall, Rprec
+from .blind_topics import unseen_variance
 from .estimator import SUPPORTED, estimate, supported_text
 from .expected import expected_found, expected_sample, expected_support
+from .inclusion import ht_design
 from .topic_own import from_sample, ratios_from_sample, topic_variance
 
 #: the targets ht estimates as ratios of totals
@@ -114,6 +116,25 @@ class HT(Measure):
         top-up or beside a stratum judged whole, whose interval keeps the sample's variance
         (``anticipated.ratio_probabilities``)."""
         return not (self.ratio and ratios_from_sample(ctx))
+
+    def unseen_variance(self, ctx):
+        """(per segment, c times the relevance model's anticipated variance on the blind topics
+        the interval keeps at the sample's variance of 0, ht's variance): AP and nDCG where the
+        interval is the sample's and the model is fitted (``blind_topics.unseen_variance``: a
+        stratum judged whole beside sampled ones); None elsewhere (the anticipated variance,
+        or the planner's top-ups, whose blind topics take the model's variance)."""
+        if not isinstance(self.inner, (AP, NDCG)):
+            return None
+        e = estimate(ctx, self.inner)
+        if e.anticipated or e.topic_variance is None:
+            return None
+
+        def build():
+            known = ctx.answered & e.known.reshape(ctx.n_runs, ctx.n_topics)
+            return unseen_variance(ctx, ht_design(ctx), self.inner, e.topic_variance, known)
+
+        unseen = ctx.shared(("ht_unseen", self.inner, ctx.rel_level), build)
+        return None if unseen is None else (unseen, e.variance)
 
     def corrected(self, ctx):
         """Per segment: whether the estimate removes the ratio's second-order bias there (AP and

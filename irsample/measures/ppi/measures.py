@@ -138,6 +138,13 @@ class PPI(Measure):
         <irsample.measures.ht.measure.HT.expected_sample>`): the same human sample."""
         return self._ht.expected_sample(ctx, cutoff)
 
+    def unseen_variance(self, ctx):
+        """ht(M)'s (:meth:`HT.unseen_variance
+        <irsample.measures.ht.measure.HT.unseen_variance>`), read against ht's variance: the
+        same human sample and its blind topics (the labels see the documents not drawn, so
+        ppi's share of what is left out is smaller; reading ht's keeps ppi's flags ht's)."""
+        return self._ht.unseen_variance(ctx) if self.ratio else None
+
     def corrected(self, ctx):
         """Per segment: where ppi's estimate removes the ratio's second-order bias. ppi(AP)
         corrects the ratio as ht(AP) does (``ppi/ap_ratio.py``): ht's segments; so does
