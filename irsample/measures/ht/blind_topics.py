@@ -31,7 +31,10 @@ a topic with nothing relevant drawn below them mostly has nothing left, and the 
 variance covered 0.935-0.960 (TREC-8, TREC-COVID round 5, DL 2019 with synthetic runs; 20-30%,
 100 draws); with the blind topics' scaled model variance 0.950-0.984 (TREC-8 and TREC-COVID
 0.970-0.984), and ppi(AP) on TREC-COVID round 5's 2strata 20-30% 0.974-0.988 (0.947-0.959
-before).
+before). There the reliability rule reads the same scaled variance instead
+(:func:`unseen_variance`; rule 7 of ``measures/reliability.py``): a run mean whose blind
+topics' share exceeds the variance its interval takes is flagged (a run whose relevant
+documents sit below the judged top, where the draw missed them).
 """
 
 from __future__ import annotations
