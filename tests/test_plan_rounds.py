@@ -105,7 +105,8 @@ def test_round_two_is_the_simulated_round_and_says_why(rounds, simulated):
     # every rule that flags is counted, rule 5 too: the counts account for every flagged mean
     counts = re.search(r"ht\(AP\): 11 of 11 run means flagged \(too small or skewed a sample: "
                        r"(\d+), too many weak topics: (\d+), estimated bias: (\d+), outside "
-                       r"\[0, 1\]: (\d+); a mean may have several\)", out)
+                       r"\[0, 1\]: (\d+), blind topics left out: (\d+); a mean may have "
+                       r"several\)", out)
     assert counts and sum(map(int, counts.groups())) >= 11
     assert "topics have none or fewer than 3 judged relevant documents expected" in out
     assert "ht(P@10): " in out and "round 2: 400 new documents" in out

@@ -116,3 +116,12 @@ def test_anticipated_variance_and_top_ups_leave_nothing_out():
     for name in ("ht(AP)", "ht(nDCG)"):
         (m,) = parse(name)
         assert np.all(unseen_share(ctx, m, _everywhere(ctx))[1] == 0.0)
+
+
+def test_the_outcome_names_rule_7_apart():
+    col, judgments = _judged_top()
+    (m,) = parse("ht(AP)")
+    ev = evaluate_collection(col, judgments, [m], ci=0.95, per_topic=False)
+    outcome = ev.statuses.outcomes[0]
+    np.testing.assert_array_equal(outcome.left_out, outcome.unseen > MAX_UNSEEN)
+    assert outcome.left_out[1] and not outcome.left_out[[0, 2, 3]].any()

@@ -161,10 +161,11 @@ def _status(args, collection, judgments, measures) -> tuple[bool, list[str], obj
         line = f"{m.name}: {len(flagged)} of {len(names)} run means flagged"
         if len(flagged):
             causes = (rel.thin.sum(), rel.many_weak.sum(), rel.biased.sum(),
-                      rel.outside.sum())
+                      rel.outside.sum(), rel.left_out.sum())
             line += (f" (too small or skewed a sample: {causes[0]}, too many weak "
                      f"topics: {causes[1]}, estimated bias: {causes[2]}, outside [0, 1]: "
-                     f"{causes[3]}; a mean may have several)")
+                     f"{causes[3]}, blind topics left out: {causes[4]}; a mean may have "
+                     f"several)")
         line += f", half-widths {np.nanmin(half):.4f} to {np.nanmax(half):.4f}"
         if args.target_halfwidth is not None:
             line += f" ({int(wide.sum())} above {args.target_halfwidth:g})"

@@ -276,6 +276,12 @@ class Reliability:
         return biased_beyond_limit(self.bias_se)
 
     @property
+    def left_out(self) -> np.ndarray:
+        """Per run: flagged by rule 7 (blind topics' variance left out of the interval)."""
+        unseen = np.zeros(len(self.unreliable)) if self.unseen is None else self.unseen
+        return unseen > MAX_UNSEEN
+
+    @property
     def thin_or_weak(self) -> np.ndarray:
         """Per run: flagged by support, weak topics or strata with nothing judged (rules 1, 2,
         6), as a difference of two runs inherits it: without rule 2's ``unsettled`` topics (a
