@@ -26,25 +26,22 @@ import numpy as np
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 THRESHOLDS = (0.25, 0.5, 1.0, 2.0, 4.0)
 MEASURES = (("ht(AP)", "AP"), ("ht(nDCG)", "nDCG"))
 
 
 def files(name: str, shared: Path):
+    """``reliability_grid.files`` (vaswani, cacm, covid, trec8), or ``QRELS:RUNS``: a qrels file
+    and a folder of runs (synthetic runs of ``scripts/synthetic_runs.py``)."""
+    from reliability_grid import files as named
+
     from irsample.experiments.data import CollectionFiles
 
     if ":" in name:
         qrels, runs = name.split(":", 1)
         return CollectionFiles.of(runs, qrels)
-    bundled = ROOT / "irsample" / "data"
-    if name in ("vaswani", "cacm"):
-        return CollectionFiles.of(bundled / name / "runs", bundled / name / "qrels.gz")
-    if name == "covid":
-        c = shared / "data" / "trec-covid-r5"
-        return CollectionFiles.of(c / "runs", c / "qrels.covid-round5.txt")
-    t = shared / "data" / "trec8-adhoc"
-    return CollectionFiles.of(t / "runs", t / "qrels.trec8.adhoc",
-                              pooled=t / "run-pooled-flag.txt")
+    return named(name, shared)
 
 
 def records(name: str, percents, trials: int, seed: int, shared: Path) -> pd.DataFrame:
