@@ -16,6 +16,7 @@ from ..trec_eval.precision import Recall, Rprec
 from .blind_topics import unseen_variance
 from .estimator import SUPPORTED, estimate, supported_text
 from .expected import expected_found, expected_sample, expected_support
+from .imputation import topic_states
 from .inclusion import ht_design
 from .topic_own import from_sample, ratios_from_sample, topic_variance
 
@@ -126,12 +127,13 @@ class HT(Measure):
         if not isinstance(self.inner, (AP, NDCG)):
             return None
         e = estimate(ctx, self.inner)
-        if e.anticipated or e.topic_variance is None:
+        if e.anticipated:
             return None
 
         def build():
-            known = ctx.answered & e.known.reshape(ctx.n_runs, ctx.n_topics)
-            return unseen_variance(ctx, ht_design(ctx), self.inner, e.topic_variance, known)
+            d = ht_design(ctx)
+            known = topic_states(ctx, d, e.den)[0]  # the identified topics, as ht's imputation
+            return unseen_variance(ctx, d, self.inner, e.topic_variance, known)
 
         unseen = ctx.shared(("ht_unseen", self.inner, ctx.rel_level), build)
         return None if unseen is None else (unseen, e.variance)
