@@ -283,8 +283,9 @@ class Reliability:
     @property
     def left_out(self) -> np.ndarray:
         """Per run: flagged by rule 7 (blind topics' variance left out of the interval)."""
-        unseen = np.zeros(len(self.unreliable)) if self.unseen is None else self.unseen
-        return unseen > MAX_UNSEEN
+        if self.unseen is None:
+            return np.zeros(len(self.unreliable), dtype=bool)
+        return left_out_beyond_limit(self.unseen)
 
     @property
     def thin_or_weak(self) -> np.ndarray:
@@ -459,7 +460,7 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
     unsampled_cells = evaluated & (unsampled_positions(ctx, cutoff).reshape(shape) > 0)
     unsampled = unsampled_cells.any(axis=1)
     left_out, unseen = unseen_share(ctx, measure, evaluated)
-    blind = unseen > MAX_UNSEEN
+    blind = left_out_beyond_limit(unseen)
     unreliable = low | many_weak | biased | unchecked | outside | unsampled | blind
     reasons, causes = [], []
     for r in range(ctx.n_runs):
@@ -586,6 +587,12 @@ def _many_weak(weak: np.ndarray) -> np.ndarray:
 def biased_beyond_limit(bias_se: np.ndarray) -> np.ndarray:
     """Per row: an estimated bias over the standard error above :data:`MAX_BIAS_SE`."""
     return np.nan_to_num(bias_se) > MAX_BIAS_SE
+
+
+def left_out_beyond_limit(unseen: np.ndarray) -> np.ndarray:
+    """Per row: rule 7's ratio (variance left out over the variance taken) above
+    :data:`MAX_UNSEEN`."""
+    return unseen > MAX_UNSEEN
 
 
 def summed_bias(per_cell: np.ndarray, in_quadrature) -> np.ndarray:
