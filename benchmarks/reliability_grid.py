@@ -13,7 +13,7 @@ design x percentage with at least 50 unflagged intervals) whose unflagged covera
 samples are informative and the rule should stay quiet). ``--show S W B`` prints the cells of one
 combination.
 
-The thresholds in reliability.py (40, 0.05, 0.35) came from this grid run with 40 trials of
+The thresholds in reliability/limits.py (40, 0.05, 0.35) came from this grid run with 40 trials of
 Vaswani and CACM, 20 of TREC-COVID round 5 and 15 of TREC-8, seed 11; no combination met the
 0.93 floor in every cell, and those that flagged less on TREC-8 and TREC-COVID missed it in
 more cells. The 100-trial check is REPRODUCTION.md, "Calibrated or flagged".

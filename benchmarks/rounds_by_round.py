@@ -13,7 +13,7 @@ A second line per round, for the ratio estimators: over all run means, the topic
 their part of each mean's error against the bound rule 3 once gave them (the spread of the
 run's estimates over its other topics), both in standard errors of the mean: such a topic may
 have no relevant document, and then its truth is 0 and the imputed value all error
-(``measures/reliability.py``, ``imputation_bound``).
+(``measures/reliability/bias.py``, ``imputation_bound``).
 
 Usage: python benchmarks/rounds_by_round.py [--collection vaswani|cacm|covid] [--trials 20]
        [--seed 2525] [--design uniform|2strata] [--percent 10] [--shared ../shared]

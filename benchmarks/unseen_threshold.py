@@ -1,7 +1,7 @@
 """How rule 7's threshold was chosen (issue 25): run means flagged for their blind topics'
 variance left out, against the threshold.
 
-Rule 7 of ``irsample/measures/reliability.py`` flags a run mean whose blind topics (no relevant
+Rule 7 of ``irsample/measures/reliability/`` flags a run mean whose blind topics (no relevant
 document drawn beside the documents judged with certainty, so a sample variance of 0) carry a
 scaled model variance above ``MAX_UNSEEN`` times the variance its interval takes. Its designs are
 those that judge a stratum whole beside sampled ones; here the model-assisted recipe's 2strata

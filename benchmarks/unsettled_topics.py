@@ -13,7 +13,7 @@ that cell, by the topic's state in the draw:
 
 and by its judged relevant documents (0, 1, 2, 3, 4+). A mean's interval is right on average only
 where the variance given a group of cells matches their squared error; the reliability rule's
-``unsettled`` topics (``irsample/measures/reliability.py``, rule 2) are the rows with 1-2
+``unsettled`` topics (``irsample/measures/reliability/limits.py``, rule 2) are the rows with 1-2
 judged relevant documents and half or more of the pool judged, short of whole (once only the
 ``blind`` and ``single`` ones: the states this script tells apart). Also
 printed: for the blind topics with 1 to 2 judged relevant documents, how often the documents

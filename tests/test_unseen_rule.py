@@ -1,4 +1,4 @@
-"""Rule 7 of the reliability rule (irsample/measures/reliability.py): beside a stratum judged
+"""Rule 7 of the reliability rule (irsample/measures/reliability/limits.py): beside a stratum judged
 whole, ht's ratios keep the sample's variance, which is 0 on a blind topic (no relevant document
 drawn below the certain ones) while the documents left may hold relevant ones. A run mean whose
 blind topics' anticipated variance (c times the relevance model's, ``blind_topics``) exceeds

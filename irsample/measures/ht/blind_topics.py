@@ -32,7 +32,7 @@ variance covered 0.935-0.960 (TREC-8, TREC-COVID round 5, DL 2019 with synthetic
 100 draws); with the blind topics' scaled model variance 0.950-0.984 (TREC-8 and TREC-COVID
 0.970-0.984), and ppi(AP) on TREC-COVID round 5's 2strata 20-30% 0.974-0.988 (0.947-0.959
 before). There the reliability rule reads the same scaled variance instead
-(:func:`unseen_variance`; rule 7 of ``measures/reliability.py``): a run mean whose blind
+(:func:`unseen_variance`; rule 7 of ``measures/reliability/limits.py``): a run mean whose blind
 topics' share exceeds the variance its interval takes is flagged (a run whose relevant
 documents sit below the judged top, where the draw missed them).
 """
@@ -90,7 +90,7 @@ def unseen_variance(ctx, d: HTDesign, inner, own: np.ndarray,
     anticipated variance there, 0 elsewhere; None where the model is not fitted. ``own`` the
     identified topics' variances as the interval takes them, ``known`` (runs, topics) which
     are identified. The reliability rule compares its sum over a run's topics with the run's
-    variance (``measures/reliability.py``, rule 7)."""
+    variance (``measures/reliability/limits.py``, rule 7)."""
     model = ratio_model(ctx, d, inner)
     if model is None:
         return None

@@ -1,5 +1,5 @@
 """What a stratified simple random sample is expected to judge: the reliability rule's inputs
-that do not rise and fall with the draw (``measures/reliability.py``, rules 1 and 2).
+that do not rise and fall with the draw (``measures/reliability/limits.py``, rules 1 and 2).
 
 Each reads the relevance model of the anticipated variance (:mod:`.anticipated`: every frame
 document's fitted probability of relevance, judged ones included) and the design's rates:
@@ -73,7 +73,7 @@ def expected_support(ctx, cutoff: int | None) -> np.ndarray | None:
     """Per segment: the relevant documents a stratified simple random sample of this design is
     expected to judge among the run's top ``cutoff`` (its whole ranking when None): the sum of
     :func:`expected_judged` over them. Unlike the count in the judged sample it does not rise
-    and fall with the draw's luck (``measures/reliability.py``, rule 1); None where the
+    and fall with the draw's luck (``measures/reliability/limits.py``, rule 1); None where the
     anticipated variance does not apply."""
     def build():
         per_doc = expected_judged(ctx)
@@ -91,7 +91,7 @@ class ExpectedSample:
     documents there under the design, with each position relevant with its fitted
     probability. Both add over topics (strata are drawn independently), so a run's mean over
     its topics has skewness sum third / (sum variance)^1.5: what the reliability rule's
-    sample-size criterion reads (``measures/reliability.py``, rule 1).
+    sample-size criterion reads (``measures/reliability/limits.py``, rule 1).
 
     Behind them, per segment and stratum: ``relevant`` (Q_h, the fitted relevant documents
     among the run's positions there that are left to chance), the cells' ``size`` N'_h and
@@ -173,7 +173,7 @@ class ExpectedSample:
         to chance; 0 where it leaves none); and the lowered share of Q. Where domain shares
         are below one half (a run's relevant documents within a cut-off are a small part of
         any stratum), fewer relevant documents mean a larger skewness: the low end is the one
-        that tests a normal interval (``measures/reliability.py``, rule 1)."""
+        that tests a normal interval (``measures/reliability/limits.py``, rule 1)."""
         shape = evaluated.shape
 
         def total(x):
@@ -221,7 +221,7 @@ def expected_found(ctx) -> np.ndarray | None:
     """Per topic: the relevant documents a stratified simple random sample of this design is
     expected to judge in the topic's frame (the pooled documents the evaluated runs rank), the
     sum of :func:`expected_judged` over it (as :func:`expected_support`, over the topic rather
-    than one run's reach); the reliability rule's weak topics (``measures/reliability.py``, rule
+    than one run's reach); the reliability rule's weak topics (``measures/reliability/``, rule
     2). None where the anticipated variance does not apply."""
     per_doc = expected_judged(ctx)
     if per_doc is None:

@@ -105,7 +105,7 @@ class InfAP(Measure):
     Yilmaz & Aslam, CIKM 2006; trec_eval ``infAP``.
     """
 
-    ratio = True  #: a ratio of estimates: its weak topics matter (measures/reliability.py)
+    ratio = True  #: a ratio of estimates: its weak topics matter (measures/reliability/)
     family = "infAP"
     trec = "infAP"
     estimator = True

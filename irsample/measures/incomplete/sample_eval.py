@@ -154,7 +154,7 @@ class XInfAP(Measure):
     reads_unjudged_ranks = True
     reads_strata = True
 
-    ratio = True  #: a ratio of estimates: its weak topics matter (measures/reliability.py)
+    ratio = True  #: a ratio of estimates: its weak topics matter (measures/reliability/)
     family = "xinfAP"
     trec = "xinfAP"
     estimator = True
@@ -218,7 +218,7 @@ class InfNDCG(Measure):
     reads_unjudged_ranks = True
     reads_strata = True
 
-    ratio = True  #: a ratio of estimates: its weak topics matter (measures/reliability.py)
+    ratio = True  #: a ratio of estimates: its weak topics matter (measures/reliability/)
     gains: tuple = ()
     family = "infNDCG"
     trec = "infNDCG"

@@ -168,7 +168,7 @@ class StatAP(_StatEstimate):
 
     Aslam, Pavlu & Yilmaz, SIGIR 2006; the Million Query track's statAP."""
 
-    ratio = True  #: a ratio of estimates: its weak topics matter (measures/reliability.py)
+    ratio = True  #: a ratio of estimates: its weak topics matter (measures/reliability/)
     family = "statAP"
     trec = "statAP"
     walk_output = 0

@@ -5,7 +5,7 @@ planner's designs).
 
 Why. ppi(M) = ht_y + lambda (M(f) - ht_f) (``ppi/ap_ratio.py``, ``ppi/control_variate.py``)
 has the bias b_y - lambda b_f: ht's ratio bias on the humans less lambda times the same
-estimator's on the labels, b_f = E[ht_f] - M(f). The rule (``measures/reliability.py``, rule 3)
+estimator's on the labels, b_f = E[ht_f] - M(f). The rule (``measures/reliability/``, rule 3)
 reads ht's estimated bias as ppi's bound, which is right where the labels' ratio is no more
 biased than the humans', and on a thin planned sample it need not be: on DL 2019 passages at
 5% (planned, kappa 0.7 labels, which call more documents relevant than the assessors) ht_f sat
