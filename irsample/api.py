@@ -20,7 +20,8 @@ from .evaluation import Evaluation, evaluate_collection
 from .io import load_qrels, load_runs
 from .io.trec import single_precision
 from .measures import Measure, parse_all
-from .measures.base import DEFAULT_VARIANCE, output_key
+from .measures.base import DEFAULT_VARIANCE
+from .measures.names import output_key
 from .model import Collection, Judgments, check_common_topics
 
 

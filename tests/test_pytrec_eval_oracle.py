@@ -43,7 +43,7 @@ from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
 import irsample
-from irsample.measures.base import parse
+from irsample.measures.names import parse
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 # pytrec_eval.RelevanceEvaluator is a thin Python subclass of this C class; see _ext_evaluator.

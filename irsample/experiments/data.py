@@ -40,7 +40,7 @@ from ..errors import InputError
 from ..evaluation import Evaluation, evaluate_collection
 from ..io import load_qrels, load_runs
 from ..io.irds import is_irds
-from ..measures.base import parse_one
+from ..measures.names import parse_one
 from ..model import Collection, Judgments, check_common_topics
 from ..stats.pairs import PairDecisions, decisions
 from .splits import RunInfo, read_pooled_flags, read_run_groups, run_info

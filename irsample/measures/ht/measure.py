@@ -8,7 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import MeasureError
-from ..base import Measure, parse
+from ..base import Measure
+from ..names import parse
 from ..trec_eval.average_precision import AP
 from ..trec_eval.counts import NumRel
 from ..trec_eval.gain import NDCG

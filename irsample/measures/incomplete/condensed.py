@@ -26,8 +26,9 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ...errors import MeasureError
-from ..base import Measure, parse
+from ..base import Measure
 from ..context import EvalContext
+from ..names import parse
 
 _SAKAI = "Sakai, \"Alternatives to bpref\", SIGIR 2007 (condensed lists); trec_eval -J"
 _YA = "Yilmaz & Aslam, Information Retrieval 11(5) 2008, §4.3; CIKM 2006 (induced AP)"

@@ -165,10 +165,10 @@ import numpy as np
 
 from ...errors import MeasureError
 from ...io.labels import AutoLabels
-from ..base import parse_one
 from ..context import safe_divide
 from ..ht.estimator import estimate as ht_estimate
 from ..ht.inclusion import ht_design
+from ..names import parse_one
 from .anticipated import model_reduction
 from .ap_ratio import TUNINGS, fixed_tuning, ratio_form
 from .control_variate import control_estimate

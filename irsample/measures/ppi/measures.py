@@ -17,10 +17,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import MeasureError
-from ..base import Measure, parse
+from ..base import Measure
 from ..context import safe_divide
 from ..ht.estimator import estimate
 from ..ht.topic_own import from_sample, ratios_from_sample, sample_topic_variance
+from ..names import parse
 from .anticipated import segment_reduction
 from .estimate import label_contexts, ppi_estimate
 
