@@ -378,6 +378,7 @@ SETTINGS = settings(
 # --------------------------------------------------------------------------------------------
 # 1. every all_trec measure with trec_eval's default parameters
 # --------------------------------------------------------------------------------------------
+@pytest.mark.xdist_group("pytrec_eval_oracle")
 @settings(SETTINGS, max_examples=1200)
 @given(collection=collections(), opts=options)
 @example(collection=(EXAMPLE_QRELS, EXAMPLE_RUNS), opts={"rel_level": 1, "judged_only": False})
@@ -451,6 +452,7 @@ def _key_to_name(strings):
     return out
 
 
+@pytest.mark.xdist_group("pytrec_eval_oracle")
 @settings(SETTINGS, max_examples=400)
 @given(collection=collections(), opts=options, params=parameterised())
 @example(
@@ -471,10 +473,12 @@ def test_parameterised_measures_match_pytrec_eval(collection, opts, params):
     _check(qrels, runs, opts, ext, ext, _key_to_name(ext), _ext_evaluator)
 
 
+@pytest.mark.xdist_group("pytrec_eval_oracle")
 def test_inputs_and_measures_covered():
     """The property tests above exercised every input feature and every pytrec_eval measure.
 
-    Runs after them (pytest keeps definition order); alone it has nothing to check.
+    Runs after them in the same process (pytest keeps definition order, and ``--dist
+    loadgroup`` sends the three to one worker); alone it has nothing to check.
     """
     if STATS["collections"] == 0:
         pytest.skip("runs together with the property tests of this module")
