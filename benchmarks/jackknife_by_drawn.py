@@ -1,0 +1,152 @@
+"""Where the demo's final ht(AP) and ht(nDCG) intervals are wider than their errors ask (issue 25).
+
+``benchmarks/demo_coverage.py`` measures the demo's final intervals on CACM about 30% wider than
+1.96 times their errors' root mean square (ht(AP)). Those final judgments judge the top band whole
+beside sampled cells, so the ratios' variance is the sample's: the stratified delete-one
+jackknife of the corrected ratio (``measures/ht/jackknife.py``). This script runs the demo's
+rounds (:func:`irsample.commands.demo.setup`, :func:`~irsample.design.rounds.judge_in_rounds`,
+seeds 2008, 2009, ... as ``irsample demo --seed``) and, for the final judgments (``rounds``)
+and for ``--redraws`` fresh stratified simple random samples of the same sizes in the same cells
+(``fixed``: what the final cells would give without the rounds' choices), prints per estimator:
+
+- the run means' mean squared error against the frame truth, their mean estimated variance and
+  the ratio of the two (above 1: intervals wider than the errors ask), and their mean error;
+- per identified topic, grouped by the relevant documents drawn at random in it (pi < 1; the
+  jackknife deletes only those), the topic estimates' summed squared error and, over it, the
+  variance the interval takes (``shipped``), AP's jackknife of the plain ratio (``plain``), and
+  the ratio's variance linearised at the run's mean over topics (``linear``).
+
+Usage: python benchmarks/jackknife_by_drawn.py [--collection cacm|vaswani] [--seeds 30]
+       [--redraws 1] [--fraction 0.1] [--rounds 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+
+#: groups of topics by their relevant documents drawn at random (lowest, highest)
+GROUPS = ((0, 0), (1, 1), (2, 2), (3, 4), (5, 8), (9, None))
+MEASURES = ("AP", "nDCG")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--collection", choices=("cacm", "vaswani"), default="cacm")
+    parser.add_argument("--seeds", type=int, default=30)
+    parser.add_argument("--redraws", type=int, default=1)
+    parser.add_argument("--fraction", type=float, default=0.1)
+    parser.add_argument("--rounds", type=int, default=10)
+    args = parser.parse_args()
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    import numpy as np
+
+    from irsample.api import load
+    from irsample.commands.demo import bundled, setup
+    from irsample.commands.demo_text import ESTIMATORS
+    from irsample.design.rounds import judge_in_rounds
+    from irsample.evaluation import evaluate_collection
+    from irsample.experiments.data import parse_one
+
+    collection, complete = load(*bundled(args.collection))
+    frame, design, budget, _ = setup(collection, complete, 100, args.fraction)
+    truth = evaluate_collection(collection, frame.judgments(),
+                                [parse_one(m) for m in MEASURES]).values
+    measures = [parse_one(e) for e in ESTIMATORS.values()]
+    sums: dict = {}
+    rng = np.random.default_rng(7)
+    seeds = range(2008, 2008 + args.seeds)
+    for seed in seeds:
+        state = judge_in_rounds(collection, frame, design, budget, args.rounds, seed,
+                                measures)[-1].state
+        add(sums, "rounds", collection, state.judgments(frame, source="rounds"), truth)
+        for judged in redraws(state, args.redraws, rng):
+            add(sums, "fixed", collection,
+                frame.judgments(replace(state.sample, judged=judged), source="rounds"), truth)
+    print(f"{args.collection}: the demo's final judgments, seeds {seeds[0]}-{seeds[-1]}, and "
+          f"{args.redraws} fixed redraw(s) of each")
+    for (kind, m), s in sums.items():
+        print(f"{kind:6s} ht({m}): run means' MSE {s['mse'] / s['runs']:.3g}, variance "
+              f"{s['var'] / s['runs']:.3g} (ratio {s['var'] / s['mse']:.2f}), mean error "
+              f"{s['error'] / s['runs']:+.4f}")
+        for g, (low, high) in enumerate(GROUPS):
+            e2, shipped, plain, linear, cells = s["groups"][g]
+            name = f"{low}" if high == low else (f"{low}+" if high is None else f"{low}-{high}")
+            print(f"    drawn relevant {name:>4s}: {int(cells):6d} topic estimates, squared "
+                  f"error {e2:8.3f}; over it shipped {ratio(shipped, e2)}, plain "
+                  f"{ratio(plain, e2) if m == 'AP' else '   -'}, linear {ratio(linear, e2)}")
+
+
+def ratio(a: float, b: float) -> str:
+    return f"{a / b:4.2f}" if b > 0 else "   -"
+
+
+def redraws(state, n: int, rng):
+    """``n`` judged masks: a simple random sample in every cell of ``state`` (the rounds'
+    union) of the size the rounds judged there."""
+    import numpy as np
+
+    inside = state.cell >= 0
+    done = np.bincount(state.cell[inside & state.sample.judged], minlength=state.cell.max() + 1)
+    order = np.argsort(state.cell, kind="stable")
+    order = order[inside[order]]
+    starts = np.searchsorted(state.cell[order], np.arange(len(done) + 1))
+    for _ in range(n):
+        judged = np.zeros(len(state.cell), dtype=bool)
+        for c in np.flatnonzero(done):
+            rows = order[starts[c]:starts[c + 1]]
+            judged[rng.choice(rows, int(done[c]), replace=False)] = True
+        yield judged
+
+
+def add(sums: dict, kind: str, collection, judgments, truth) -> None:
+    """Add one evaluation's errors and variances to ``sums`` (module docstring)."""
+    import numpy as np
+
+    from irsample.experiments.data import parse_one
+    from irsample.measures.context import EvalContext
+    from irsample.measures.ht.estimator import estimate
+    from irsample.measures.ht.imputation import linearised_variance
+    from irsample.measures.ht.inclusion import ht_design
+    from irsample.measures.ht.jackknife import ap_replicates, jackknife_variance
+    from irsample.measures.ht.walks import NO_CUTOFF
+    from irsample.model import JUDGED
+
+    ctx = EvalContext(collection, judgments)
+    shape = (ctx.n_runs, ctx.n_topics)
+    tdi_topic = collection.tdi_topic
+    drawn = ((judgments.state == JUDGED) & (judgments.grade >= 1)
+             & (judgments.judged_inclusion(tdi_topic) < 1.0))
+    found = np.bincount(tdi_topic[drawn], minlength=ctx.n_topics)
+    topics = judgments.has_topic
+    for j, m in enumerate(MEASURES):
+        e = estimate(ctx, parse_one(m))
+        error = e.value.reshape(shape) - truth[:, :, j]
+        shipped = e.topic_variance.reshape(shape)
+        linear = linearised_variance(e.var_num, e.cov, e.var_den, e.centre, e.den).reshape(shape)
+        plain = np.zeros(shape)
+        if m == "AP":
+            d = ht_design(ctx)
+            plain = jackknife_variance(ctx, d, ap_replicates(ctx, d, NO_CUTOFF)).reshape(shape)
+        s = sums.setdefault((kind, m), {"mse": 0.0, "var": 0.0, "error": 0.0, "runs": 0,
+                                        "groups": np.zeros((len(GROUPS), 5))})
+        mean_error = error[:, topics].mean(axis=1)
+        s["mse"] += float((mean_error ** 2).sum())
+        s["var"] += float(e.variance.reshape(shape)[:, topics].sum() / topics.sum() ** 2)
+        s["error"] += float(mean_error.sum())
+        s["runs"] += ctx.n_runs
+        identified = np.isfinite(shipped) & topics[None, :]
+        for g, (low, high) in enumerate(GROUPS):
+            top = found.max() if high is None else high
+            cells = identified & ((found >= low) & (found <= top))[None, :]
+            s["groups"][g] += ((error[cells] ** 2).sum(), shipped[cells].sum(),
+                               plain[cells].sum(), linear[cells].sum(), cells.sum())
+
+
+if __name__ == "__main__":
+    main()
