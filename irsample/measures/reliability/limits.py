@@ -85,31 +85,30 @@ and the topics that cause it (where to judge next). A run's mean is unreliable w
    lets through means that miss (REPRODUCTION.md, "Rule 2's limit");
 3. **estimated bias** (estimators that give it, ``Measure.estimated_bias``): the second-order
    bias of the mean, the topics' signed biases summed (the bias of a sum; adding their absolute
-   values instead flagged 0.85 of TREC-8's ht(nDCG) means under the planned design at 10%,
-   whose intervals covered 0.94 of the truths: REPRODUCTION.md, "Calibrated or flagged"); on
-   the topics where the estimate removes that bias (``Measure.corrected``: ht(AP)'s identified
-   topics, ht(nDCG)'s with more than :data:`FEW` relevant documents in the sample), the
-   bounds of the correction's own error, which has no fixed sign and is independent from
-   topic to topic, added in quadrature (``Measure.bias_in_quadrature`` names those cells;
-   summed, the model's flagged 0.62 of TREC-8's ht(AP) means under the planned design at 10%,
-   covering as well as the rest: 0.939 and 0.944, 40 trials), plus
-   for each imputed topic the spread of the run's estimates over its other topics (an imputed
-   topic's error is of that order: on Vaswani at 67% judged one topic with a single relevant
-   document carried an AP error of 0.3 while the run's interval had shrunk to +-0.015; needs
-   the estimates, ``values``), and at least the imputed value itself where :data:`SETTLED` or
-   more of the topic's pool is judged (``imputation_bound``: half a pool judged with nothing
-   relevant found leaves open that the topic has no relevant document, and then its truth is
-   0; on Vaswani's rounds at 60-80% judged such topics put the ht(AP) means 0.72-0.96
+   values instead flagged 0.85 of TREC-8's ht(nDCG) means under the planned design at 10%, whose
+   intervals covered 0.94 of the truths: REPRODUCTION.md, "Calibrated or flagged"); on the topics
+   where the estimate removes that bias (``Measure.corrected``: ht(AP)'s identified topics,
+   ht(nDCG)'s with more than :data:`FEW` relevant documents in the sample), the bounds of the
+   correction's own error, which has no fixed sign and is independent from topic to topic, added in
+   quadrature (``Measure.bias_in_quadrature`` names those cells; summed, the model's flagged 0.62 of
+   TREC-8's ht(AP) means under the planned design at 10%, covering as well as the rest: 0.939 and
+   0.944, 40 trials), plus for each imputed topic the spread of the run's estimates over its other
+   topics (an imputed topic's error is of that order: on Vaswani at 67% judged one topic with a
+   single relevant document carried an AP error of 0.3 while the run's interval had shrunk to
+   +-0.015; needs the estimates, ``values``), and at least the imputed value itself where
+   :data:`SETTLED` or more of the topic's pool is judged (``imputation_bound``: half a pool judged
+   with nothing relevant found leaves open that the topic has no relevant document, and then its
+   truth is 0; on Vaswani's rounds at 60-80% judged such topics put the ht(AP) means 0.72-0.96
    standard errors high, past the spread's bound of 0.57-0.68, ``benchmarks/rounds_by_round.py``,
    100 trials from each start: REPRODUCTION.md, "Imputed topics judged half or more"), plus, for a
    measure normalised by R (:data:`PER_RELEVANT`: AP, R-prec, recall) whose interval takes the
-   sample's own variance (rule 2 reads the draw's count: the planner's designs, top-ups,
-   importance samples), for each weak topic that is not imputed and whose judged relevant
-   documents were all judged with certainty (a ratio fitted to 1 to :data:`FEW` of them,
-   :func:`certain_relevant_only`: the jackknife's variance is 0 there, while a relevant document
-   drawn at random gets its deletion's variance) the estimate over that count, |theta^| / k
-   (:func:`fitted_bound`: such a ratio's bias is of that order, and its variance, fitted to those
-   documents, near 0: on Robust 2005 with synthetic runs, planned 30%, a topic with 9 relevant
+   sample's own variance (rule 2 reads the draw's count: the planner's designs, top-ups, importance
+   samples), for each weak topic that is not imputed and whose judged relevant documents were all
+   judged with certainty (a ratio fitted to 1 to :data:`FEW` of them,
+   :func:`.topics.certain_relevant_only`: the jackknife's variance is 0 there, while a relevant
+   document drawn at random gets its deletion's variance) the estimate over that count, |theta^| / k
+   (:func:`.bias.fitted_bound`: such a ratio's bias is of that order, and its variance, fitted to
+   those documents, near 0: on Robust 2005 with synthetic runs, planned 30%, a topic with 9 relevant
    documents whose draw held only the 2 judged with certainty read an AP of 0.5 against 0.2 with
    variance 0, in 7 of 12 draws, and the unflagged ht(AP) means of the planned 20-30% samples
    covered 0.913-0.923; REPRODUCTION.md, "Rule 3 bounds the ratios fitted to few documents", which
@@ -157,12 +156,12 @@ and the topics that cause it (where to judge next). A run's mean is unreliable w
    covered 0.15-0.71 of the truths, the rest 0.955-0.962; on TREC-8's it flags none
    (REPRODUCTION.md, "Rule 5");
 6. **strata with nothing judged**: within the measure's cut-off the run ranks pooled
-   documents of a (topic, stratum) cell none of whose documents is judged, inclusion
-   probability 0 (:mod:`.unsampled`: judging stopped early, a depth-k pool read as a sample,
-   hand-made strata), or documents prels list with pi = 0. No estimator can tell how many
-   of them are relevant, so no interval can cover for them; the reason names the topics and
-   strata (judge one of each). The designs irsample draws judge at least one document of
-   every non-empty cell, so this rule never fires on them.
+   documents of a (topic, stratum) cell none of whose documents is judged, inclusion probability 0
+   (:mod:`irsample.measures.unsampled`: judging stopped early, a depth-k pool read as a sample,
+   hand-made strata), or documents prels list with pi = 0. No estimator can tell how many of them
+   are relevant, so no interval can cover for them; the reason names the topics and strata (judge
+   one of each). The designs irsample draws judge at least one document of every non-empty cell, so
+   this rule never fires on them.
 7. **blind topics left out** (ht(M) and ppi(M) of AP and nDCG where the interval keeps the
    sample's variance beside a stratum judged whole, ``ht/blind_topics.py``): on a topic whose
    drawn documents hold no relevant one the sample's variance is 0, while the documents not
@@ -222,7 +221,7 @@ MAX_BIAS_SE = 0.35
 #: it takes (rule 7): more left out than held is flagged
 MAX_UNSEEN = 1.0
 #: the measures normalised by the topic's count of relevant documents R (AP, R-prec, recall):
-#: rule 3 bounds their ratios fitted to few judged relevant documents (:func:`fitted_bound`)
+#: rule 3 bounds their ratios fitted to few judged relevant documents (:func:`.bias.fitted_bound`)
 PER_RELEVANT = ("AP", "Rprec", "R")
 #: topics named in a reason, at most (the rest are counted)
 NAMED = 8

@@ -71,7 +71,7 @@ class Reliability:
     #: where not assessed
     unsampled: np.ndarray | None = None
     #: per topic: rule 2's weak topics (ratio estimators; None for the others), which the
-    #: topics' own statuses read (:mod:`.topic_status`)
+    #: topics' own statuses read (:mod:`irsample.measures.topic_status`)
     weak_topic: np.ndarray | None = None
     #: rule 4: a ratio estimator with no estimate of its bias on a sample
     unchecked: bool = False
