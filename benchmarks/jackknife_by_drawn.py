@@ -16,8 +16,14 @@ and for ``--redraws`` fresh stratified simple random samples of the same sizes i
   variance the interval takes (``shipped``), AP's jackknife of the plain ratio (``plain``), and
   the ratio's variance linearised at the run's mean over topics (``linear``).
 
+``--variance anticipated`` gives the ratios the relevance model's anticipated variance on these
+designs too (floored as on a stratified simple random sample: ``measures/ht/estimator.py``,
+"Anticipated variance"), in this script's process only, in place of the jackknife that ships
+for them; ``shipped`` is then that variance, and the rounds themselves run as shipped (their
+flags read the shipped rule), so only the variance of their final judgments changes.
+
 Usage: python benchmarks/jackknife_by_drawn.py [--collection cacm|vaswani] [--seeds 30]
-       [--redraws 1] [--fraction 0.1] [--rounds 10]
+       [--redraws 1] [--fraction 0.1] [--rounds 10] [--variance shipped|anticipated]
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -42,6 +49,7 @@ def main() -> None:
     parser.add_argument("--redraws", type=int, default=1)
     parser.add_argument("--fraction", type=float, default=0.1)
     parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--variance", choices=("shipped", "anticipated"), default="shipped")
     args = parser.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     import numpy as np
@@ -64,12 +72,13 @@ def main() -> None:
     for seed in seeds:
         state = judge_in_rounds(collection, frame, design, budget, args.rounds, seed,
                                 measures)[-1].state
-        add(sums, "rounds", collection, state.judgments(frame, source="rounds"), truth)
-        for judged in redraws(state, args.redraws, rng):
-            add(sums, "fixed", collection,
-                frame.judgments(replace(state.sample, judged=judged), source="rounds"), truth)
+        with variance(args.variance):
+            add(sums, "rounds", collection, state.judgments(frame, source="rounds"), truth)
+            for judged in redraws(state, args.redraws, rng):
+                add(sums, "fixed", collection,
+                    frame.judgments(replace(state.sample, judged=judged), source="rounds"), truth)
     print(f"{args.collection}: the demo's final judgments, seeds {seeds[0]}-{seeds[-1]}, and "
-          f"{args.redraws} fixed redraw(s) of each")
+          f"{args.redraws} fixed redraw(s) of each; the ratios' variance {args.variance}")
     for (kind, m), s in sums.items():
         print(f"{kind:6s} ht({m}): run means' MSE {s['mse'] / s['runs']:.3g}, variance "
               f"{s['var'] / s['runs']:.3g} (ratio {s['var'] / s['mse']:.2f}), mean error "
@@ -80,6 +89,22 @@ def main() -> None:
             print(f"    drawn relevant {name:>4s}: {int(cells):6d} topic estimates, squared "
                   f"error {e2:8.3f}; over it shipped {ratio(shipped, e2)}, plain "
                   f"{ratio(plain, e2) if m == 'AP' else '   -'}, linear {ratio(linear, e2)}")
+
+
+@contextmanager
+def variance(kind: str):
+    """Within the block, with ``kind`` "anticipated", the ratios (AP, nDCG) take the relevance
+    model's anticipated variance also where documents judged with certainty stand beside drawn
+    ones (``anticipated.ratio_probabilities`` reads the model's probabilities there too)."""
+    from irsample.measures.ht import anticipated, anticipated_terms
+
+    shipped = anticipated_terms.ratio_probabilities
+    if kind == "anticipated":
+        anticipated_terms.ratio_probabilities = anticipated.grade_probabilities
+    try:
+        yield
+    finally:
+        anticipated_terms.ratio_probabilities = shipped
 
 
 def ratio(a: float, b: float) -> str:
