@@ -67,8 +67,8 @@ def records(name: str, percents, trials: int, seed: int, shared: Path) -> pd.Dat
             low, high = ev.interval()
             for j in range(len(estimators)):
                 rule = ev.statuses.outcomes[j]
-                other = (rule.thin | rule.many_weak | rule.biased | rule.outside
-                         | rule.unsampled | rule.unchecked)
+                other = np.any([flags for name, flags in rule.by_rule.items()
+                                if name != "blind topics left out"], axis=0)
                 covered = (low[:, j] <= truth[:, j]) & (truth[:, j] <= high[:, j])
                 rows.append(pd.DataFrame({
                     "collection": name.split(":")[0].split("/")[-1], "pct": pct, "trial": trial,

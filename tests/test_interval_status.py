@@ -97,6 +97,32 @@ def test_statuses_keep_the_rules_outcome_behind_each_column(samples):
     assert ev.statuses.outcomes[0].unreliable.all()  # ht(AP) on the thin sample
 
 
+def test_by_rule_names_every_rule_and_their_union_is_the_status(samples):
+    """``Reliability.by_rule``: the seven rules in order (``RULES``), each the runs it flags,
+    their union the unreliable runs, on a thin sample and a census; the rules
+    ``plan --next-round`` counts are among them."""
+    from irsample.commands.plan_rounds import COUNTED
+    from irsample.evaluation import evaluate_collection
+    from irsample.measures.reliability import RULES
+
+    assert len(RULES) == 7 and set(COUNTED) <= set(RULES)
+    measures = irsample.measures_from(MEASURES + ["infAP"])
+    seen = set()
+    for name in ("thin", "census"):
+        collection, judgments = irsample.load(samples[name], RUNS, assume="uniform")
+        ev = evaluate_collection(collection, judgments, measures, ci=0.95)
+        for j in range(len(measures)):
+            outcome = ev.statuses.outcomes[j]
+            flags = outcome.by_rule
+            assert tuple(flags) == RULES
+            assert all(f.shape == outcome.unreliable.shape and f.dtype == bool
+                       for f in flags.values())
+            assert (np.any(list(flags.values()), axis=0) == outcome.unreliable).all()
+            assert (flags["too many weak topics"] == outcome.many_weak).all()
+            seen |= {rule for rule, f in flags.items() if f.any()}
+    assert {"too many weak topics", "no estimate of its bias"} <= seen
+
+
 def test_api_census_is_ok_everywhere(samples):
     ev = irsample.estimate(samples["census"], RUNS, MEASURES, ci=0.95)
     assert (ev.statuses.status == "ok").all() and not ev.statuses.reason.any()

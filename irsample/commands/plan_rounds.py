@@ -34,6 +34,11 @@ from ..errors import DesignError
 DEFAULT_MEASURES = ("ht(AP)", "ht(nDCG)", "ht(P@10)")
 #: flagged run means whose reasons are printed per measure
 SHOWN = 2
+#: the reliability rules whose flags are counted per measure (``reliability.RULES``): those a
+#: round's ht(M) and ppi(M) can meet; rule 4 is the reference estimators' and rule 6 needs a
+#: stratum with nothing judged, which the rounds' designs never leave
+COUNTED = ("too small or skewed a sample", "too many weak topics", "estimated bias",
+           "outside [0, 1]", "blind topics left out")
 
 
 class NextRound(argparse.Action):
@@ -160,12 +165,9 @@ def _status(args, collection, judgments, measures) -> tuple[bool, list[str], obj
         more |= bool(len(flagged)) or bool(wide.any())
         line = f"{m.name}: {len(flagged)} of {len(names)} run means flagged"
         if len(flagged):
-            causes = (rel.thin.sum(), rel.many_weak.sum(), rel.biased.sum(),
-                      rel.outside.sum(), rel.left_out.sum())
-            line += (f" (too small or skewed a sample: {causes[0]}, too many weak "
-                     f"topics: {causes[1]}, estimated bias: {causes[2]}, outside [0, 1]: "
-                     f"{causes[3]}, blind topics left out: {causes[4]}; a mean may have "
-                     f"several)")
+            causes = rel.by_rule
+            counted = ", ".join(f"{name}: {int(causes[name].sum())}" for name in COUNTED)
+            line += f" ({counted}; a mean may have several)"
         line += f", half-widths {np.nanmin(half):.4f} to {np.nanmax(half):.4f}"
         if args.target_halfwidth is not None:
             line += f" ({int(wide.sum())} above {args.target_halfwidth:g})"

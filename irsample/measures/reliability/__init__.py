@@ -34,7 +34,7 @@ from .limits import (
     skewness_limit,
     weak_beyond_limit,
 )
-from .rule import Reliability, apart, assess, named_topics, outside_range, unseen_share
+from .rule import RULES, Reliability, apart, assess, named_topics, outside_range, unseen_share
 from .topics import (
     certain_relevant_only,
     found_per_topic,
@@ -50,7 +50,7 @@ from .topics import (
 
 __all__ = [
     "FEW", "FIT_Z", "MAX_BIAS_SE", "MAX_UNSEEN", "MAX_WEAK", "MIN_SUPPORT", "NAMED", "NO_SPREAD",
-    "PER_RELEVANT", "SETTLED", "Reliability", "apart", "assess", "biased_beyond_limit",
+    "PER_RELEVANT", "RULES", "SETTLED", "Reliability", "apart", "assess", "biased_beyond_limit",
     "carrying", "certain_relevant_only", "fitted_bound", "found_per_topic", "imputation_bound",
     "imputed_topics", "judged_relevant", "judged_share", "left_out_beyond_limit", "named_topics",
     "open_positions", "open_share", "outside_range", "per_relevant", "quadrature_cells",

@@ -44,6 +44,11 @@ from .topics import (
     weak_topics,
 )
 
+#: the seven rules of :mod:`.limits` by the names their counts go by, in its order
+RULES = ("too small or skewed a sample", "too many weak topics", "estimated bias",
+         "no estimate of its bias", "outside [0, 1]", "strata with nothing judged",
+         "blind topics left out")
+
 
 @dataclass(frozen=True)
 class Reliability:
@@ -105,6 +110,16 @@ class Reliability:
         0.041-0.047)."""
         weak = weak_beyond_limit(self.weak if self.inherited is None else self.inherited)
         return self.thin | weak | (False if self.unsampled is None else self.unsampled)
+
+    @property
+    def by_rule(self) -> dict[str, np.ndarray]:
+        """Per rule of :mod:`.limits`, in its order and named as :data:`RULES`: the runs it
+        flags (``unreliable`` is their union; a run may be flagged by several)."""
+        none = np.zeros(len(self.unreliable), dtype=bool)
+        return dict(zip(RULES, (
+            self.thin, self.many_weak, self.biased, none | self.unchecked,
+            none if self.outside is None else self.outside,
+            none if self.unsampled is None else self.unsampled, self.left_out)))
 
     @property
     def status(self) -> np.ndarray:
