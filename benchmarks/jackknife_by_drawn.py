@@ -74,9 +74,8 @@ def main() -> None:
                                 measures)[-1].state
         with variance(args.variance):
             add(sums, "rounds", collection, state.judgments(frame, source="rounds"), truth)
-            for judged in redraws(state, args.redraws, rng):
-                add(sums, "fixed", collection,
-                    frame.judgments(replace(state.sample, judged=judged), source="rounds"), truth)
+            for fixed in redraws(frame, state, args.redraws, rng):
+                add(sums, "fixed", collection, fixed.judgments(frame, source="rounds"), truth)
     print(f"{args.collection}: the demo's final judgments, seeds {seeds[0]}-{seeds[-1]}, and "
           f"{args.redraws} fixed redraw(s) of each; the ratios' variance {args.variance}")
     for (kind, m), s in sums.items():
@@ -111,22 +110,19 @@ def ratio(a: float, b: float) -> str:
     return f"{a / b:4.2f}" if b > 0 else "   -"
 
 
-def redraws(state, n: int, rng):
-    """``n`` judged masks: a simple random sample in every cell of ``state`` (the rounds'
-    union) of the size the rounds judged there."""
+def redraws(frame, state, n: int, rng):
+    """``n`` states whose judgments are a simple random sample in every cell of ``state`` (the
+    rounds' union) of the size the rounds judged there: one round drawn from nothing judged
+    with those sizes (``design.rounds.next_round``, counts by ``cell_counts``)."""
     import numpy as np
 
-    inside = state.cell >= 0
-    done = np.bincount(state.cell[inside & state.sample.judged], minlength=state.cell.max() + 1)
-    order = np.argsort(state.cell, kind="stable")
-    order = order[inside[order]]
-    starts = np.searchsorted(state.cell[order], np.arange(len(done) + 1))
+    from irsample.design.rounds import cell_counts, next_round
+
+    done = cell_counts(frame, state)[1]
+    empty = replace(state, sample=replace(state.sample,
+                                          judged=np.zeros_like(state.sample.judged)))
     for _ in range(n):
-        judged = np.zeros(len(state.cell), dtype=bool)
-        for c in np.flatnonzero(done):
-            rows = order[starts[c]:starts[c + 1]]
-            judged[rng.choice(rows, int(done[c]), replace=False)] = True
-        yield judged
+        yield next_round(frame, empty, int(done.sum()), rng, take=done)
 
 
 def add(sums: dict, kind: str, collection, judgments, truth) -> None:
@@ -140,13 +136,12 @@ def add(sums: dict, kind: str, collection, judgments, truth) -> None:
     from irsample.measures.ht.inclusion import ht_design
     from irsample.measures.ht.jackknife import ap_replicates, jackknife_variance
     from irsample.measures.ht.walks import NO_CUTOFF
-    from irsample.model import JUDGED
+    from irsample.measures.reliability import judged_relevant
 
     ctx = EvalContext(collection, judgments)
     shape = (ctx.n_runs, ctx.n_topics)
     tdi_topic = collection.tdi_topic
-    drawn = ((judgments.state == JUDGED) & (judgments.grade >= 1)
-             & (judgments.judged_inclusion(tdi_topic) < 1.0))
+    drawn = judged_relevant(ctx) & (judgments.judged_inclusion(tdi_topic) < 1.0)
     found = np.bincount(tdi_topic[drawn], minlength=ctx.n_topics)
     topics = judgments.has_topic
     for j, m in enumerate(MEASURES):
