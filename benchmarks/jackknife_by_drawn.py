@@ -22,7 +22,7 @@ designs too (floored as on a stratified simple random sample: ``measures/ht/esti
 for them; ``shipped`` is then that variance, and the rounds themselves run as shipped (their
 flags read the shipped rule), so only the variance of their final judgments changes.
 
-Usage: python benchmarks/jackknife_by_drawn.py [--collection cacm|vaswani] [--seeds 30]
+Usage: python benchmarks/jackknife_by_drawn.py [--collection cacm|vaswani|QRELS:RUNS] [--seeds 30]
        [--redraws 1] [--fraction 0.1] [--rounds 10] [--variance shipped|anticipated]
 """
 
@@ -44,7 +44,8 @@ MEASURES = ("AP", "nDCG")
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--collection", choices=("cacm", "vaswani"), default="cacm")
+    parser.add_argument("--collection", default="cacm",
+                        help="cacm, vaswani, or QRELS:RUNS (a qrels file and a folder of runs)")
     parser.add_argument("--seeds", type=int, default=30)
     parser.add_argument("--redraws", type=int, default=1)
     parser.add_argument("--fraction", type=float, default=0.1)
@@ -61,7 +62,7 @@ def main() -> None:
     from irsample.evaluation import evaluate_collection
     from irsample.experiments.data import parse_one
 
-    collection, complete = load(*bundled(args.collection))
+    collection, complete = load(*files(args.collection, bundled))
     frame, design, budget, _ = setup(collection, complete, 100, args.fraction)
     truth = evaluate_collection(collection, frame.judgments(),
                                 [parse_one(m) for m in MEASURES]).values
@@ -104,6 +105,17 @@ def variance(kind: str):
         yield
     finally:
         anticipated_terms.ratio_probabilities = shipped
+
+
+def files(name: str, bundled) -> tuple[str, list[str]]:
+    """The qrels and runs of a bundled collection, or of ``QRELS:RUNS``."""
+    if name in ("cacm", "vaswani"):
+        return bundled(name)
+    qrels, _, folder = name.partition(":")
+    runs = sorted(str(p) for p in Path(folder).iterdir() if p.is_file())
+    if not Path(qrels).is_file() or not runs:
+        raise SystemExit(f"{name}: expected cacm, vaswani or QRELS:RUNS")
+    return qrels, runs
 
 
 def ratio(a: float, b: float) -> str:
