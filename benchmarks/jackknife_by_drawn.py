@@ -22,7 +22,8 @@ designs too (floored as on a stratified simple random sample: ``measures/ht/esti
 for them; ``shipped`` is then that variance, and the rounds themselves run as shipped (their
 flags read the shipped rule), so only the variance of their final judgments changes.
 
-Usage: python benchmarks/jackknife_by_drawn.py [--collection cacm|vaswani|QRELS:RUNS] [--seeds 30]
+Usage: python benchmarks/jackknife_by_drawn.py [--collection cacm|vaswani|trec8|covid|QRELS:RUNS]
+       [--shared ../shared] [--seeds 30]
        [--redraws 1] [--fraction 0.1] [--rounds 10] [--variance shipped|anticipated]
 """
 
@@ -36,6 +37,10 @@ from dataclasses import replace
 from pathlib import Path
 
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+sys.path.insert(0, os.path.dirname(__file__))
+from ht_coverage import paths  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
 
 #: groups of topics by their relevant documents drawn at random (lowest, highest)
 GROUPS = ((0, 0), (1, 1), (2, 2), (3, 4), (5, 8), (9, None))
@@ -45,24 +50,26 @@ MEASURES = ("AP", "nDCG")
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--collection", default="cacm",
-                        help="cacm, vaswani, or QRELS:RUNS (a qrels file and a folder of runs)")
+                        help="cacm, vaswani, trec8, covid, or QRELS:RUNS (a qrels file and a "
+                        "folder of runs)")
+    parser.add_argument("--shared", default=str(ROOT.parent / "shared"))
     parser.add_argument("--seeds", type=int, default=30)
     parser.add_argument("--redraws", type=int, default=1)
     parser.add_argument("--fraction", type=float, default=0.1)
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--variance", choices=("shipped", "anticipated"), default="shipped")
     args = parser.parse_args()
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    sys.path.insert(0, str(ROOT))
     import numpy as np
 
     from irsample.api import load
-    from irsample.commands.demo import bundled, setup
+    from irsample.commands.demo import setup
     from irsample.commands.demo_text import ESTIMATORS
     from irsample.design.rounds import judge_in_rounds
     from irsample.evaluation import evaluate_collection
     from irsample.experiments.data import parse_one
 
-    collection, complete = load(*files(args.collection, bundled))
+    collection, complete = load(*paths(args.collection, Path(args.shared)))
     frame, design, budget, _ = setup(collection, complete, 100, args.fraction)
     truth = evaluate_collection(collection, frame.judgments(),
                                 [parse_one(m) for m in MEASURES]).values
@@ -105,17 +112,6 @@ def variance(kind: str):
         yield
     finally:
         anticipated_terms.ratio_probabilities = shipped
-
-
-def files(name: str, bundled) -> tuple[str, list[str]]:
-    """The qrels and runs of a bundled collection, or of ``QRELS:RUNS``."""
-    if name in ("cacm", "vaswani"):
-        return bundled(name)
-    qrels, _, folder = name.partition(":")
-    runs = sorted(str(p) for p in Path(folder).iterdir() if p.is_file())
-    if not Path(qrels).is_file() or not runs:
-        raise SystemExit(f"{name}: expected cacm, vaswani or QRELS:RUNS")
-    return qrels, runs
 
 
 def ratio(a: float, b: float) -> str:
