@@ -52,22 +52,27 @@ from ht_coverage import design_for, load  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def floor_of(ctx, est, jackknife) -> float:
-    """The floor factor rho of an ht(AP) estimate whose variance is the anticipated one, over
-    the (run, topic) cells the estimator floors: identified and answered (``topic_states``);
-    the larger of the floors at the linearised variance and at the ratio's ``jackknife``
-    (per segment), as the estimator takes it."""
-    from irsample.measures.ht.estimator import floor_factor
+def floor_ratios(ctx, est, jackknife) -> tuple[float, float]:
+    """The two ratios the estimator's floor takes the larger of (with 1) for an estimate whose
+    variance is the anticipated one A: sum lin / sum A and sum ``jackknife`` / sum A (per
+    segment) over the (run, topic) cells it floors, identified and answered
+    (``topic_states``), lin the sample's variance linearised at the model's centre."""
+    from irsample.measures.context import safe_divide
     from irsample.measures.ht.imputation import linearised_variance, topic_states
     from irsample.measures.ht.inclusion import ht_design
 
-    shape = (ctx.n_runs, ctx.n_topics)
     mb = est.model_bias
-    own = linearised_variance(est.var_num, est.cov, est.var_den, mb.centre, est.den)
-    known, _ = topic_states(ctx, ht_design(ctx), est.den)
-    expected = mb.at_centre.reshape(shape)
-    return max(floor_factor(expected, own.reshape(shape), known),
-               floor_factor(expected, jackknife.reshape(shape), known))
+    lin = linearised_variance(est.var_num, est.cov, est.var_den, mb.centre, est.den)
+    known = topic_states(ctx, ht_design(ctx), est.den)[0].ravel()
+    expected = mb.at_centre[known].sum()
+    return (float(safe_divide(lin[known].sum(), expected)),
+            float(safe_divide(jackknife[known].sum(), expected)))
+
+
+def floor_of(ctx, est, jackknife) -> float:
+    """The floor factor rho of an ht(AP) estimate whose variance is the anticipated one: the
+    larger of 1 and :func:`floor_ratios`, as the estimator takes it."""
+    return max(1.0, *floor_ratios(ctx, est, jackknife))
 
 
 def main() -> None:

@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
+from floor_comovement import floor_ratios  # noqa: E402
 from ht_coverage import design_for, load  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -61,11 +62,10 @@ def floor(kind: str):
 
 
 def parts(ctx, est, measure) -> tuple[float, float, float]:
-    """sum lin / sum A, sum J / sum A and the plain ratio's sum J / sum A over the identified
-    cells (AP's J is of the plain ratio: the last two agree)."""
+    """sum lin / sum A and sum J / sum A over the identified cells (:func:`floor_ratios`), and
+    the plain ratio's sum J / sum A (AP's J is of the plain ratio: the last two agree)."""
     from irsample.measures.ht.estimator import ndcg_totals
     from irsample.measures.ht.ideal_dcg import hits_and_donors
-    from irsample.measures.ht.imputation import linearised_variance, topic_states
     from irsample.measures.ht.inclusion import ht_design
     from irsample.measures.ht.jackknife import jackknife_variance
     from irsample.measures.ht.ndcg_replicates import ndcg_replicates
@@ -73,23 +73,19 @@ def parts(ctx, est, measure) -> tuple[float, float, float]:
     from irsample.measures.reliability import FEW
     from irsample.model import JUDGED
 
-    d = ht_design(ctx)
-    known = topic_states(ctx, d, est.den)[0].ravel()
-    mb = est.model_bias
-    a = mb.at_centre[known].sum()
-    lin = linearised_variance(est.var_num, est.cov, est.var_den, mb.centre, est.den)
     if measure == "AP":
-        jk = plain = est.sample_variance
-    else:
-        _, term, den, _ = ndcg_totals(ctx, d, NO_CUTOFF)
-        j = ctx.judgments
-        hits, _ = hits_and_donors(ctx, d, (j.state == JUDGED) & (j.grade > 0))
-        identified = den.value[ctx.seg_topic] > 0
-        correct = (hits > FEW)[ctx.seg_topic] & identified
-        jk = jackknife_variance(ctx, d, ndcg_replicates(ctx, d, term, NO_CUTOFF, correct))
-        plain = jackknife_variance(ctx, d, ndcg_replicates(ctx, d, term, NO_CUTOFF,
-                                                           np.zeros_like(correct)))
-    return lin[known].sum() / a, jk[known].sum() / a, plain[known].sum() / a
+        lin, jk = floor_ratios(ctx, est, est.sample_variance)
+        return lin, jk, jk
+    d = ht_design(ctx)
+    _, term, den, _ = ndcg_totals(ctx, d, NO_CUTOFF)
+    j = ctx.judgments
+    hits, _ = hits_and_donors(ctx, d, (j.state == JUDGED) & (j.grade > 0))
+    identified = den.value[ctx.seg_topic] > 0
+    correct = (hits > FEW)[ctx.seg_topic] & identified
+    jk = jackknife_variance(ctx, d, ndcg_replicates(ctx, d, term, NO_CUTOFF, correct))
+    plain = jackknife_variance(ctx, d, ndcg_replicates(ctx, d, term, NO_CUTOFF,
+                                                       np.zeros_like(correct)))
+    return (*floor_ratios(ctx, est, jk), floor_ratios(ctx, est, plain)[1])
 
 
 def main() -> None:
