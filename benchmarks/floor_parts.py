@@ -63,7 +63,8 @@ def floor(kind: str):
 
 def parts(ctx, est, measure) -> tuple[float, float, float]:
     """sum lin / sum A and sum J / sum A over the identified cells (:func:`floor_ratios`), and
-    the plain ratio's sum J / sum A (AP's J is of the plain ratio: the last two agree)."""
+    the plain ratio's sum J / sum A (AP's J, from its replicates, is of the plain ratio: the
+    last two agree)."""
     from irsample.measures.ht.estimator import ndcg_totals
     from irsample.measures.ht.ideal_dcg import hits_and_donors
     from irsample.measures.ht.inclusion import ht_design
@@ -73,10 +74,10 @@ def parts(ctx, est, measure) -> tuple[float, float, float]:
     from irsample.measures.reliability import FEW
     from irsample.model import JUDGED
 
-    if measure == "AP":
-        lin, jk = floor_ratios(ctx, est, est.sample_variance)
-        return lin, jk, jk
     d = ht_design(ctx)
+    if measure == "AP":
+        lin, jk = floor_ratios(ctx, est, jackknife_variance(ctx, d, est.replicates))
+        return lin, jk, jk
     _, term, den, _ = ndcg_totals(ctx, d, NO_CUTOFF)
     j = ctx.judgments
     hits, _ = hits_and_donors(ctx, d, (j.state == JUDGED) & (j.grade > 0))
