@@ -25,13 +25,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from irsample.design import stratified
 from irsample.design.sampling.importance import importance
 from irsample.measures import parse
 from irsample.measures.context import EvalContext
 from irsample.measures.ht.estimator import _ratio, estimate, ndcg_totals
 from irsample.measures.ht.inclusion import SampledPositions, ht_design
 from irsample.measures.ht.jackknife import jackknife_variance
-from irsample.measures.ht.ndcg_replicates import _units, ndcg_replicates
+from irsample.measures.ht.ndcg_replicates import (
+    GRADE_0,
+    NOTHING,
+    _each_topic,
+    _units,
+    ndcg_replicates,
+    ndcg_second_order,
+)
 from irsample.measures.ht.walks import NO_CUTOFF, sampled_positions
 from irsample.measures.reliability import FEW
 
@@ -162,3 +170,81 @@ def test_a_stratified_simple_random_sample_takes_the_anticipated_variance():
     (m,) = parse("nDCG")
     e = estimate(CASES["unretrieved"](), m)
     assert e.anticipated and e.replicates is None and e.variance_spread is None
+
+
+def _twice(ctx, d, t, h, first, second):
+    """``d`` less two documents of cell h of topic t (each a unit's key, or None for one of
+    grade 0), the second at its probability on the once-reduced design."""
+    def mean_pi(design):
+        return 1.0 - design.cell_w[t, h] / design.cell_n[t, h]
+
+    once = _reduced(ctx, d, t, h, first[0], first[1] if first[0] is not None else mean_pi(d))
+    s = d.cell_n[t, h] / once.cell_n[t, h]
+    pi_second = second[1] / s if second[0] is not None else mean_pi(once)
+    key = second[0]
+    if key is not None and key < 0 and first[0] is not None and key < first[0] < 0:
+        key += 1  # the k-th outside copy is the (k-1)-th once an earlier one is gone
+    return _reduced(ctx, once, t, h, key, pi_second)
+
+
+@pytest.mark.parametrize("name", ["nDCG", "nDCG@10"])
+def test_the_delete_two_replicates_and_their_sum_are_the_estimator_on_the_reduced_sample(name):
+    """Every pair of a stratified sample's cell (two units, a unit and a document of grade 0,
+    two of grade 0) is the estimator on the sample less both; the full row is the estimate; and
+    the second-order sum is sum (1 - pi_i)(1 - pi_j) D_ij^2 over the cell's sampled documents,
+    those of grade 0 counted one by one."""
+    ctx = CASES["unretrieved"]()
+    (m,) = parse(name)
+    cutoff = NO_CUTOFF if m.k is None else m.k
+    d = ht_design(ctx)
+    fixed = np.zeros(ctx.n_seg, dtype=bool)
+    fixed[::2] = True
+    plain, corrected, term = _recomputed(ctx, d, cutoff)
+    units = _units(ctx, d)
+    offsets, cell, pi, key, _ = units
+    expected = np.zeros(ctx.n_seg)
+    checked = 0
+    for t, topic in _each_topic(ctx, d, units, term, cutoff):
+        lo, hi = offsets[t], offsets[t + 1]
+        segs = np.arange(ctx.n_runs) * ctx.n_topics + t
+        for h in np.flatnonzero(d.cell_n[t] >= 3):
+            mine = np.flatnonzero((cell[lo:hi] == h) & (pi[lo:hi] < 1.0))
+            docs = [(key[lo + u], pi[lo + u], u) for u in mine]
+            zeros = int(d.cell_n[t, h]) - len(mine)
+            docs += [(None, 1.0 - d.cell_w[t, h] / d.cell_n[t, h], GRADE_0)] * zeros
+            full = topic.without(h, np.array([[NOTHING, NOTHING]]), fixed[segs])[:, 0]
+            np.testing.assert_allclose(full, np.where(fixed, corrected, plain)[segs],
+                                       rtol=1e-9, atol=1e-12)
+            value = {}
+            for a in range(len(docs)):
+                for b in range(a, len(docs)):
+                    pair = (docs[a][2], docs[b][2]) if a != b else (docs[a][2], NOTHING)
+                    if pair in value:
+                        continue
+                    design = (_twice(ctx, d, t, h, docs[a][:2], docs[b][:2]) if a != b
+                              else _reduced(ctx, d, t, h, docs[a][0], docs[a][1]))
+                    p, c, _ = _recomputed(ctx, design, cutoff)
+                    value[pair] = np.where(fixed, c, p)[segs]
+                    got = topic.without(h, np.array([pair]), fixed[segs])[:, 0]
+                    np.testing.assert_allclose(got, value[pair], rtol=1e-9, atol=1e-12)
+                    checked += 1
+            for a in range(len(docs)):
+                for b in range(a + 1, len(docs)):
+                    ua, ub = docs[a][2], docs[b][2]
+                    diff = (full - value[(ua, NOTHING)] - value[(ub, NOTHING)]
+                            + value[(ua, ub)])
+                    expected[segs] += (1 - docs[a][1]) * (1 - docs[b][1]) * diff * diff
+    assert checked >= 30
+    got = ndcg_second_order(ctx, d, term, cutoff, fixed)
+    np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-15)
+    assert (got > 0).sum() >= ctx.n_runs
+
+
+
+def test_complete_judgments_leave_no_second_order_excess():
+    col, frame = synthetic(7, n_topics=4, n_docs=120, depth=40)
+    ctx = EvalContext(col, stratified("1-:1").sample(frame, rng=1))
+    d = ht_design(ctx)
+    _, _, term = _recomputed(ctx, d, NO_CUTOFF)
+    got = ndcg_second_order(ctx, d, term, NO_CUTOFF, np.ones(ctx.n_seg, dtype=bool))
+    assert got.shape == (ctx.n_seg,) and not got.any()

@@ -33,6 +33,11 @@ the topic's sums (a document of grade 0 adds to no sum but its cell's count n an
   then v(Y^)' and c(X^, Y^)', and the replicate is theta' less its correction where the
   estimate corrects the segment (the plain theta' elsewhere), 0 where Y^' = 0.
 
+Two documents of a cell deleted at once (:func:`ndcg_second_order`) follow the same way, their
+sums taken together and s = n_h / (n_h - 2): the delete-two replicates whose differences
+measure the jackknife's second-order excess, taken from it where it floors the anticipated
+variance.
+
 A deleted document of grade 0 (one replicate per cell, as in ``ht/jackknife.py``) leaves every
 sum but the cell's scaled. The units are the topic's sampled documents of positive grade in
 tdi order, then one per document sampled outside the collection (no run ranks it), with the
@@ -48,7 +53,10 @@ from ...model import JUDGED
 from ..context import safe_divide
 from .ideal_dcg import concavity_curve, grade_gains, ideal_and_slopes, level_steps
 from .inclusion import Cells, cell_variance
-from .jackknife import deletion_units
+from .jackknife import _weights, deletion_units
+
+#: :meth:`_Topic.without`'s codes: one of the cell's documents of grade 0, and no document
+GRADE_0, NOTHING = -1, -2
 
 
 def ndcg_replicates(ctx, design, term: np.ndarray, cutoff: int, corrected: np.ndarray) -> tuple:
@@ -57,20 +65,15 @@ def ndcg_replicates(ctx, design, term: np.ndarray, cutoff: int, corrected: np.nd
     (``walks.weighted_prefix``), ``corrected`` per segment whether the estimate takes the
     Taylor correction."""
     units = _units(ctx, design)
-    offsets, cell, pi, key, grade = units
-    gains = grade_gains(ctx)
-    n_grades = gains.shape[1]
+    offsets, cell, pi, key, _ = units
     n_runs, n_topics = ctx.n_runs, ctx.n_topics
-    terms = _terms_by_unit(ctx, design, term, offsets, key)
     counts = offsets[1:] - offsets[:-1]
     rep_offsets = np.concatenate([[0], np.cumsum(np.tile(counts, n_runs))]).astype(np.int64)
     rep = np.zeros(rep_offsets[-1])
     base = np.zeros((ctx.n_seg, design.n_cells))
     fixed = corrected.reshape(n_runs, n_topics)
-    for t in range(n_topics):
+    for t, topic in _each_topic(ctx, design, units, term, cutoff):
         lo, hi = offsets[t], offsets[t + 1]
-        topic = _Topic(design, t, cell[lo:hi], pi[lo:hi], grade[lo:hi], terms[t], gains[t],
-                       n_grades, cutoff)
         segs = np.arange(n_runs) * n_topics + t
         for h in range(design.n_cells):
             if design.cell_n[t, h] < 2:
@@ -80,6 +83,72 @@ def ndcg_replicates(ctx, design, term: np.ndarray, cutoff: int, corrected: np.nd
             base[segs, h] = value[:, -1]
             rep[rep_offsets[segs][:, None] + mine[None, :]] = value[:, :-1]
     return rep_offsets, rep, base, (offsets, cell, pi, key)
+
+
+def ndcg_second_order(ctx, design, term: np.ndarray, cutoff: int,
+                      corrected: np.ndarray) -> np.ndarray:
+    """Per segment the delete-one jackknife's second-order excess, to be taken from
+    :func:`~.jackknife.jackknife_variance` of :func:`ndcg_replicates` (same arguments):
+    S = sum over cells h of sum over pairs i < j of its sampled documents of
+    (1 - pi_i)(1 - pi_j) D_ij^2, D_ij = theta - theta_(-i) - theta_(-j) + theta_(-ij), the
+    delete-two replicate theta_(-ij) with the cell's other probabilities divided by
+    n_h / (n_h - 2) (:meth:`_Topic.without`; pairs among documents of grade 0, and of one with
+    a unit, share a difference and are counted by multiplicity). Efron & Stein (Ann. Statist.
+    9, 1981): a delete-one jackknife counts the statistic's second-order terms about twice, so
+    its variance runs high where the ideal DCG's curvature in the sampled counts weighs; the
+    squared finite-population factor is the one measured to take that excess away
+    (``benchmarks/ndcg_jackknife_excess.py``, REPRODUCTION.md "nDCG's jackknife less its
+    second-order terms"). Pairs across cells are left out (the sum only smaller); cells of
+    fewer than three sampled documents add nothing."""
+    units = _units(ctx, design)
+    offsets, cell, pi, _, _ = units
+    n_runs, n_topics = ctx.n_runs, ctx.n_topics
+    fixed = corrected.reshape(n_runs, n_topics)
+    out = np.zeros((n_runs, n_topics))
+    for t, topic in _each_topic(ctx, design, units, term, cutoff):
+        lo, hi = offsets[t], offsets[t + 1]
+        for h in range(design.n_cells):
+            if design.cell_n[t, h] < 3:
+                continue
+            mine = np.flatnonzero((cell[lo:hi] == h) & (pi[lo:hi] < 1.0))
+            out[:, t] += _pair_sum(design, t, h, topic, mine, pi[lo:hi][mine], fixed[:, t])
+    return out.ravel()
+
+
+def _pair_sum(design, t, h, topic, mine, unit_pi, fixed, chunk: int = 512) -> np.ndarray:
+    """(runs,): cell h's sum over pairs of (1 - pi_i)(1 - pi_j) D_ij^2
+    (:func:`ndcg_second_order`), the pairs in chunks of ``chunk`` replicates."""
+    u = len(mine)
+    omega, omega_o, omega_o2 = _weights(design, t, h, unit_pi)
+    singles = np.full((u + 2, 2), NOTHING)
+    singles[:u, 0], singles[u, 0] = mine, GRADE_0
+    one = topic.without(h, singles, fixed)  # (R, u + 2): each unit, grade 0, then theta
+    theta = one[:, -1]
+    i, j = np.triu_indices(u, 1)
+    a = np.concatenate([i, np.arange(u), [u]])  # columns of ``one``; u is grade 0
+    b = np.concatenate([j, np.full(u, u), [u]])
+    weight = np.concatenate([omega[i] * omega[j], omega * omega_o,
+                             [(omega_o * omega_o - omega_o2) / 2.0]])
+    keep = np.flatnonzero(weight > 0)
+    code = np.append(mine, GRADE_0)
+    total = np.zeros(len(theta))
+    for start in range(0, len(keep), chunk):
+        rows = keep[start:start + chunk]
+        both = topic.without(h, np.stack([code[a[rows]], code[b[rows]]], axis=1), fixed)
+        diff = theta[:, None] - one[:, a[rows]] - one[:, b[rows]] + both
+        total += (diff * diff) @ weight[rows]
+    return total
+
+
+def _each_topic(ctx, design, units, term, cutoff):
+    """Per topic t, ``(t, _Topic)``: its sums over the units of :func:`_units`."""
+    offsets, cell, pi, key, grade = units
+    gains = grade_gains(ctx)
+    terms = _terms_by_unit(ctx, design, term, offsets, key)
+    for t in range(ctx.n_topics):
+        lo, hi = offsets[t], offsets[t + 1]
+        yield t, _Topic(design, t, cell[lo:hi], pi[lo:hi], grade[lo:hi], terms[t], gains[t],
+                        gains.shape[1], cutoff)
 
 
 def _units(ctx, design):
@@ -148,45 +217,69 @@ class _Topic:
     def replicates(self, h: int, mine: np.ndarray, corrected: np.ndarray) -> np.ndarray:
         """(runs, len(mine) + 1): the replicates without each unit ``mine`` of cell h, then
         without one of its documents of grade 0."""
+        slots = np.full((len(mine) + 1, 2), NOTHING)
+        slots[:-1, 0] = mine
+        slots[-1, 0] = GRADE_0
+        return self.without(h, slots, corrected)
+
+    def without(self, h: int, slots: np.ndarray, corrected: np.ndarray) -> np.ndarray:
+        """(runs, k): the estimate on the sample less, per row of ``slots`` (k, 2), the units
+        it names of cell h (an index of the topic's units, ``GRADE_0`` for one of the cell's
+        documents of grade 0 at the cell's mean pi, ``NOTHING``); a row of two ``NOTHING``
+        is the estimate itself. The cell's other probabilities below 1 are divided by
+        s = n_h / (n_h - deleted) (module docstring)."""
         n_h = self.n[h]
-        s = n_h / (n_h - 1.0)
-        k = len(mine) + 1
-        pi_d = np.append(self.pi[mine], 1.0 - self.w[h] / n_h)  # grade 0: the cell's mean pi
-        inv_d = np.append(1.0 / self.pi[mine], 0.0)
-        hot = np.vstack([self.one_hot[mine], np.zeros(self.one_hot.shape[1])])  # (k, G)
-        t_d = np.hstack([self.terms[:, mine], np.zeros((self.terms.shape[0], 1))])  # (R, k)
+        k = len(slots)
+        drop = (slots != NOTHING).sum(axis=1).astype(np.float64)
+        s = n_h / (n_h - drop)
+        pi_d, hot, inv_d, inv2_d, t_d, x_d, xh, x2h = self._deleted(h, slots)
         # reduced cells (k, S) and sums by cell and grade (k, S, G)
         n = np.tile(self.n, (k, 1))
         w = np.tile(self.w, (k, 1))
-        n[:, h] = n_h - 1.0
-        w[:, h] = n_h - 1.0 - (n_h - self.w[h] - pi_d) / s
+        n[:, h] = n_h - drop
+        w[:, h] = n_h - drop - (n_h - self.w[h] - pi_d) / s
         n0, n1, n2 = (np.tile(a, (k, 1, 1)) for a in (self.n0, self.n1, self.n2))
         n0[:, h] -= hot
-        n1[:, h] = s * (self.n1[h] - hot * inv_d[:, None])
-        n2[:, h] = s * s * (self.n2[h] - hot * (inv_d * inv_d)[:, None])
+        n1[:, h] = s[:, None] * (self.n1[h] - inv_d)
+        n2[:, h] = (s * s)[:, None] * (self.n2[h] - inv2_d)
         counts = self.counts[None, :] - self.n1[h][None, :] + n1[:, h]
         ideal, slope = ideal_and_slopes(counts, np.tile(self.gains, (k, 1)), self.cutoff)
         den = ideal - self._concavity(counts, n, w, n0, n1, n2)
         var_y = cell_variance(Cells(n, w), np.arange(k), *_y_sums(slope, n0, n1, n2))
         # the runs' sums (R, k, S), cell h reduced
-        x_d = t_d * inv_d[None, :]
         sx = np.repeat(self.p1[:, None, :], k, axis=1)
         st = np.repeat(self.p0[:, None, :], k, axis=1)
-        sx[:, :, h] = s * (self.p1[:, h][:, None] - x_d)
+        sx[:, :, h] = s[None, :] * (self.p1[:, h][:, None] - x_d)
         st[:, :, h] = self.p0[:, h][:, None] - t_d
         q1 = np.repeat(self.q1[:, None], k, axis=1)  # (R, k, S, G)
         q2 = np.repeat(self.q2[:, None], k, axis=1)
-        q1[:, :, h] = s * (self.q1[:, h][:, None, :] - x_d[:, :, None] * hot[None])
-        q2[:, :, h] = s * s * (self.q2[:, h][:, None, :]
-                               - (x_d * inv_d[None, :])[:, :, None] * hot[None])
+        q1[:, :, h] = s[None, :, None] * (self.q1[:, h][:, None, :] - xh)
+        q2[:, :, h] = (s * s)[None, :, None] * (self.q2[:, h][:, None, :] - x2h)
         swxy = np.einsum("rksg,kg->rks", q2 - q1, slope)
         sy, swy, _ = _y_sums(slope, n0, n1, n2)
         cov = _cell_covariance(n, w, sx, sx - st, sy, swy, swxy)
-        num = self.num[:, None] + (s - 1.0) * self.p1[:, h][:, None] - s * x_d
+        num = self.num[:, None] + (s[None, :] - 1.0) * self.p1[:, h][:, None] - s[None, :] * x_d
         some = den > 1e-12
         theta = np.where(some[None, :], safe_divide(num, den[None, :]), 0.0)
         fixed = theta - safe_divide(theta * var_y[None, :] - cov, (den * den)[None, :])
         return np.where(some[None, :] & corrected[:, None], fixed, theta)
+
+    def _deleted(self, h: int, slots: np.ndarray) -> tuple:
+        """The deleted documents' sums per row of ``slots`` (:meth:`without`): of pi (k,), by
+        grade of 1, 1/pi and 1/pi^2 (k, G), per run of t and t/pi (R, k), and per run and
+        grade of t/pi and t/pi^2 (R, k, G)."""
+        n_units, n_grades = self.one_hot.shape
+        pi = np.concatenate([self.pi, [1.0 - self.w[h] / self.n[h], 0.0]])  # grade 0: mean pi
+        inv = np.concatenate([1.0 / self.pi, [0.0, 0.0]])
+        hot = np.vstack([self.one_hot, np.zeros((2, n_grades))])
+        terms = np.hstack([self.terms, np.zeros((self.terms.shape[0], 2))])
+        at = np.where(slots == GRADE_0, n_units, np.where(slots == NOTHING, n_units + 1, slots))
+        pi[n_units + 1] = 0.0
+        x = terms * inv[None, :]
+        return (pi[at].sum(axis=1), hot[at].sum(axis=1), (hot * inv[:, None])[at].sum(axis=1),
+                (hot * (inv * inv)[:, None])[at].sum(axis=1), terms[:, at].sum(axis=2),
+                x[:, at].sum(axis=2), np.einsum("rka,kag->rkg", x[:, at], hot[at]),
+                np.einsum("rka,kag->rkg", (x * inv[None, :])[:, at], hot[at]))
 
     def _concavity(self, counts, n, w, n0, n1, n2) -> np.ndarray:
         """Per replicate: ``ideal_dcg.concavity_bias`` on the reduced sample."""
