@@ -80,7 +80,11 @@ with the estimate; summed over all runs and topics the floor is one number per e
 (TREC-8, 100 trials: ht(AP) and ht(nDCG) cover 0.93-0.97 on uniform 30% and on 2strata samples
 from 10%; REPRODUCTION.md, "The model's centre"). The ratios are floored at their stratified
 jackknife too (rho the larger of the two factors): AP's of the plain ratio
-(``Estimate.sample_variance``), nDCG's of the corrected ratio (``ht/ndcg_replicates.py``). The
+(``Estimate.sample_variance``), nDCG's of the corrected ratio (``ht/ndcg_replicates.py``) less
+its second-order excess (``ndcg_replicates.ndcg_second_order``: the delete-one jackknife counts
+the ideal DCG's curvature about twice, and with it the floor made ht(nDCG)'s variance 1.24 of
+the spread over draws on TREC-COVID round 5's uniform 5%, where A alone was right; REPRODUCTION.md,
+"nDCG's jackknife less its second-order terms"). The
 first-order formula leaves out AP's pair terms (a precision is a sum over the documents
 above), which weigh where relevant documents sit deep among sampled ones: there AP's
 anticipated variance was 0.61-0.84 of the spread, with the truth as the model 0.69 (TREC-7 and
@@ -156,7 +160,7 @@ from .inclusion import (
     total_variance,
 )
 from .jackknife import ap_replicates, jackknife_variance, scaled_spread
-from .ndcg_replicates import ndcg_replicates
+from .ndcg_replicates import ndcg_replicates, ndcg_second_order
 from .walks import NO_CUTOFF, ap_walk, cell_sums, weighted_prefix
 
 SUPPORTED = (AP, NDCG, P, Recall, Rprec, RBP, NumRel)
@@ -501,15 +505,19 @@ def _ndcg(ctx, d: HTDesign, m: NDCG) -> Estimate:
     # judged whole beside sampled ones) with the jackknife of the corrected ratio as variance,
     # elsewhere that jackknife floors the anticipated variance, as AP's does
     correct = (hits > FEW)[ctx.seg_topic]
-    replicates = ndcg_replicates(ctx, d, term, cutoff, correct & (den.value[ctx.seg_topic] > 0))
+    corrected = correct & (den.value[ctx.seg_topic] > 0)
+    replicates = ndcg_replicates(ctx, d, term, cutoff, corrected)
     if anticipated is None:
         own, own_spread = jackknife_variance(ctx, d, replicates, spread=True)
         est = _ratio(ctx, d, num, term, den, tdi_slope, correct=correct, own=own,
                      donors=donors[ctx.seg_topic], blind=m)
         spread = np.where(est.known, scaled_spread(est.variance, own, own_spread), 0.0)
         return replace(est, replicates=replicates, variance_spread=spread)
+    # the floor's jackknife less its second-order excess ("Anticipated variance")
+    jackknife = (jackknife_variance(ctx, d, replicates)
+                 - ndcg_second_order(ctx, d, term, cutoff, corrected))
     return _ratio(ctx, d, num, term, den, tdi_slope, correct=correct, anticipated=anticipated,
-                  donors=donors[ctx.seg_topic], jackknife=jackknife_variance(ctx, d, replicates))
+                  donors=donors[ctx.seg_topic], jackknife=jackknife)
 
 
 def ndcg_totals(ctx, d: HTDesign, cutoff: int):
