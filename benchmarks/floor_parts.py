@@ -3,18 +3,19 @@ stratified simple random samples, and what each gives against the draws' own spr
 
 On these samples a ratio's variance is the anticipated one A (``ht/anticipated.py``) scaled by
 rho = the larger of 1, sum lin / sum A and sum J / sum A over the identified (run, topic) cells
-(``ht/estimator.py``, :func:`floor_factor`): lin the sample's variance linearised at the
-model's centre, J the ratio's stratified delete-one jackknife (AP: of the plain ratio; nDCG:
-of the corrected ratio, ``ht/ndcg_replicates.py``). A delete-one jackknife errs upward by the
-statistic's higher-order terms (Efron & Stein, Ann. Statist. 9, 1981), more for a ratio that
-carries its own second-order correction. Per draw (``--trials`` seeded samples of one design)
-this prints the mean over draws of the three ratios (and of nDCG's plain-ratio jackknife over
-A, which the estimator does not compute on these designs) and rho's, and, with the floor as
-shipped, at the linearised variance alone and with none (A itself; the estimator run again with
-:func:`floor_factor` replaced in this process), the run means' normal 95% intervals on the raw
-scale: their coverage of the frame truth, the median over runs of the mean standard error over
-the estimates' standard deviation across draws, and the summed mean variance over the summed
-variance across draws (1 where the variance is right on average; flagged intervals count too).
+(``ht/estimator.py``, :func:`floor_factor`): lin the sample's variance linearised at the model's
+centre, J the ratio's stratified delete-one jackknife (AP: of the plain ratio; nDCG: of the
+corrected ratio less its second-order excess S, ``ht/ndcg_replicates.py``). A delete-one
+jackknife errs upward by the statistic's higher-order terms (Efron & Stein, Ann. Statist. 9,
+1981), more for a ratio that carries its own second-order correction. Per draw (``--trials``
+seeded samples of one design) this prints the mean over draws of the three ratios, nDCG's J
+before S is taken away and its plain-ratio jackknife over A (which the estimator does not
+compute on these designs), and rho's, and, with the floor as shipped, at the linearised variance
+alone and with none (A itself; the estimator run again with :func:`floor_factor` replaced in
+this process), the run means' normal 95% intervals on the raw scale: their coverage of the frame
+truth, the median over runs of the mean standard error over the estimates' standard deviation
+across draws, and the summed mean variance over the summed variance across draws (1 where the
+variance is right on average; flagged intervals count too).
 
 Usage: python benchmarks/floor_parts.py --collection covid|trec8|cacm|vaswani|QRELS:RUNS
        [--design uniform|2strata] [--fraction 0.05] [--measure nDCG|AP] [--trials 60]
@@ -61,15 +62,16 @@ def floor(kind: str):
         estimator.floor_factor = shipped
 
 
-def parts(ctx, est, measure) -> tuple[float, float, float]:
-    """sum lin / sum A and sum J / sum A over the identified cells (:func:`floor_ratios`), and
-    the plain ratio's sum J / sum A (AP's J, from its replicates, is of the plain ratio: the
-    last two agree)."""
+def parts(ctx, est, measure) -> tuple[float, float, float, float]:
+    """sum lin / sum A and sum J / sum A over the identified cells (:func:`floor_ratios`), sum
+    (J - S) / sum A with S nDCG's second-order excess (``ndcg_replicates.ndcg_second_order``:
+    what its floor takes; AP's is J), and the plain ratio's sum J / sum A (AP's J, from its
+    replicates, is of the plain ratio: the ratios agree)."""
     from irsample.measures.ht.estimator import ndcg_totals
     from irsample.measures.ht.ideal_dcg import hits_and_donors
     from irsample.measures.ht.inclusion import ht_design
     from irsample.measures.ht.jackknife import jackknife_variance
-    from irsample.measures.ht.ndcg_replicates import ndcg_replicates
+    from irsample.measures.ht.ndcg_replicates import ndcg_replicates, ndcg_second_order
     from irsample.measures.ht.walks import NO_CUTOFF
     from irsample.measures.reliability import FEW
     from irsample.model import JUDGED
@@ -77,16 +79,18 @@ def parts(ctx, est, measure) -> tuple[float, float, float]:
     d = ht_design(ctx)
     if measure == "AP":
         lin, jk = floor_ratios(ctx, est, jackknife_variance(ctx, d, est.replicates))
-        return lin, jk, jk
+        return lin, jk, jk, jk
     _, term, den, _ = ndcg_totals(ctx, d, NO_CUTOFF)
     j = ctx.judgments
     hits, _ = hits_and_donors(ctx, d, (j.state == JUDGED) & (j.grade > 0))
     identified = den.value[ctx.seg_topic] > 0
     correct = (hits > FEW)[ctx.seg_topic] & identified
     jk = jackknife_variance(ctx, d, ndcg_replicates(ctx, d, term, NO_CUTOFF, correct))
+    less = jk - ndcg_second_order(ctx, d, term, NO_CUTOFF, correct)
     plain = jackknife_variance(ctx, d, ndcg_replicates(ctx, d, term, NO_CUTOFF,
                                                        np.zeros_like(correct)))
-    return (*floor_ratios(ctx, est, jk), floor_ratios(ctx, est, plain)[1])
+    return (*floor_ratios(ctx, est, jk), floor_ratios(ctx, est, less)[1],
+            floor_ratios(ctx, est, plain)[1])
 
 
 def main() -> None:
@@ -133,7 +137,8 @@ def main() -> None:
     print(f"{args.collection} {args.design} {args.fraction:g} ht({args.measure}): {col.n_runs} "
           f"runs, {args.trials} draws, seed {args.seed}")
     print(f"over A, mean over draws: linearised {ratios[:, 0].mean():.3f}, jackknife "
-          f"{ratios[:, 1].mean():.3f}, plain ratio's jackknife {ratios[:, 2].mean():.3f}; rho "
+          f"{ratios[:, 1].mean():.3f}, less its second-order terms {ratios[:, 2].mean():.3f}, "
+          f"plain ratio's jackknife {ratios[:, 3].mean():.3f}; rho "
           f"{np.mean(rho):.3f} (binds in {np.mean(np.array(rho) > 1):.2f} of the draws)")
     target = truth[:, evaluated].mean(axis=1)
     for kind in FLOORS:
