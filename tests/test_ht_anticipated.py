@@ -258,9 +258,9 @@ TWO_STRATA = "1-10:0.7,11-:0.15"
 def test_the_ratios_floor_is_the_larger_of_the_linearised_and_the_jackknife(name, seed, top):
     """ht(AP) and ht(nDCG) on a stratified SRS: rho is floored at the sample's linearised
     variance and at its stratified jackknife (AP's of the plain ratio, nDCG's of the corrected
-    one less its second-order excess; module docstring of ``ht/estimator.py``, "Anticipated variance"), so the identified
-    topics' variances never sum below the jackknife's; on these draws (uniform 30% or two
-    strata) the jackknife is the larger floor."""
+    one less its second-order excess; module docstring of ``ht/estimator.py``, "Anticipated
+    variance"), so the identified topics' variances never sum below that jackknife's; on these
+    draws (uniform 30% or two strata) the jackknife is the larger floor."""
     from irsample.measures.ht.estimator import floor_factor, ndcg_totals
     from irsample.measures.ht.imputation import linearised_variance
     from irsample.measures.ht.jackknife import ap_replicates, jackknife_variance

@@ -266,7 +266,7 @@ def _jackknife(ctx, design, replicates, first, second=None, spread_variance=Fals
             if second is not None:
                 mine, b = mine - units[second][:, cols], b - base[segs[second], h]
             others = nh - mine.shape[1]
-            omega, omega_o, omega_o2 = _weights(design, t, h, unit_pi[cols])
+            omega, omega_o, omega_o2 = deletion_weights(design, t, h, unit_pi[cols])
             mean = (mine.sum(axis=1) + others * b) / nh
             square, square_b = (mine - mean[:, None]) ** 2, (b - mean) ** 2
             spread = square @ omega + omega_o * square_b
@@ -281,7 +281,7 @@ def _jackknife(ctx, design, replicates, first, second=None, spread_variance=Fals
     return (out, out_var) if spread_variance else out
 
 
-def _weights(design, t: int, h: int, unit_pi: np.ndarray):
+def deletion_weights(design, t: int, h: int, unit_pi: np.ndarray):
     """Cell h of topic t: each deleted unit's weight 1 - pi_d (module docstring), and the sum
     of 1 - pi and of (1 - pi)^2 over its other sampled documents (those of grade 0, which
     share one replicate), from the cell's sums less the units'."""
@@ -341,7 +341,7 @@ def jackknife_cross_moments(ctx, design, replicates_a, replicates_b):
             # deviations of every deletion, the cell's non-relevant one counted ``others`` times
             da = np.concatenate([a - ma[:, None], (ba - ma)[:, None]], axis=1)
             db = np.concatenate([b - mb[:, None], (bb - mb)[:, None]], axis=1)
-            omega, omega_o, omega_o2 = _weights(design, t, h, union_pi[inside])
+            omega, omega_o, omega_o2 = deletion_weights(design, t, h, union_pi[inside])
             times = np.append(omega, omega_o)  # each deletion's weight 1 - pi, then its square
             times2 = np.append(omega * omega, omega_o2)
             p, r, q = da * da, da * db, db * db

@@ -53,7 +53,7 @@ from ...model import JUDGED
 from ..context import safe_divide
 from .ideal_dcg import concavity_curve, grade_gains, ideal_and_slopes, level_steps
 from .inclusion import Cells, cell_variance
-from .jackknife import _weights, deletion_units
+from .jackknife import deletion_units, deletion_weights
 
 #: :meth:`_Topic.without`'s codes: one of the cell's documents of grade 0, and no document
 GRADE_0, NOTHING = -1, -2
@@ -119,7 +119,7 @@ def _pair_sum(design, t, h, topic, mine, unit_pi, fixed, chunk: int = 512) -> np
     """(runs,): cell h's sum over pairs of (1 - pi_i)(1 - pi_j) D_ij^2
     (:func:`ndcg_second_order`), the pairs in chunks of ``chunk`` replicates."""
     u = len(mine)
-    omega, omega_o, omega_o2 = _weights(design, t, h, unit_pi)
+    omega, omega_o, omega_o2 = deletion_weights(design, t, h, unit_pi)
     singles = np.full((u + 2, 2), NOTHING)
     singles[:u, 0], singles[u, 0] = mine, GRADE_0
     one = topic.without(h, singles, fixed)  # (R, u + 2): each unit, grade 0, then theta
@@ -274,7 +274,6 @@ class _Topic:
         hot = np.vstack([self.one_hot, np.zeros((2, n_grades))])
         terms = np.hstack([self.terms, np.zeros((self.terms.shape[0], 2))])
         at = np.where(slots == GRADE_0, n_units, np.where(slots == NOTHING, n_units + 1, slots))
-        pi[n_units + 1] = 0.0
         x = terms * inv[None, :]
         return (pi[at].sum(axis=1), hot[at].sum(axis=1), (hot * inv[:, None])[at].sum(axis=1),
                 (hot * (inv * inv)[:, None])[at].sum(axis=1), terms[:, at].sum(axis=2),
