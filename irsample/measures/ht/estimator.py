@@ -401,8 +401,10 @@ def _ratio(ctx, d: HTDesign, num, influence, den: TopicTotal, tdi_den, *,
     variances linearised at the centre c and theta_m the model's centre (``ht/anticipated.py``),
     which replace the sample's variances and give the model's bias; ``jackknife``: per segment
     the stratified jackknife's variances, a second floor under the anticipated ones (module
-    docstring, "Anticipated variance"); ``blind``: the ratio measure whose blind topics take
-    the model's scaled variance where the sample's is kept (``ht/blind_topics.py``)."""
+    docstring, "Anticipated variance"), or the pair (those, a function giving per segment the
+    excess to take from them, called only where the jackknife alone would raise the floor);
+    ``blind``: the ratio measure whose blind topics take the model's scaled variance where the
+    sample's is kept (``ht/blind_topics.py``)."""
     at = d.sampled
     sx, swx, swxx, swxy = cell_sums(
         at.offsets, influence, at.pi, at.cell, at.tdi, tdi_den, d.n_cells
@@ -460,7 +462,12 @@ def _sparse_aware(ctx, d: HTDesign, theta, num, y, var_x, cov, var_y, correct,
         rho = floor_factor(expected.reshape(shape), linearised_variance(
             var_x, cov, var_y, centre, y).reshape(shape), known)
         if jackknife is not None:  # the stratified jackknife's floor too
-            rho = max(rho, floor_factor(expected.reshape(shape), jackknife.reshape(shape), known))
+            whole, excess = jackknife if isinstance(jackknife, tuple) else (jackknife, None)
+            by_jackknife = floor_factor(expected.reshape(shape), whole.reshape(shape), known)
+            if excess is not None and by_jackknife > rho:  # less the excess (>= 0): it may bind
+                by_jackknife = floor_factor(expected.reshape(shape),
+                                            (whole - excess()).reshape(shape), known)
+            rho = max(rho, by_jackknife)
         own = rho * expected
         var = impute(plain, own.reshape(shape), known, missing, weights)[1]
         model_bias = ModelBias(moments, centre, expected, rho)
@@ -514,8 +521,8 @@ def _ndcg(ctx, d: HTDesign, m: NDCG) -> Estimate:
         spread = np.where(est.known, scaled_spread(est.variance, own, own_spread), 0.0)
         return replace(est, replicates=replicates, variance_spread=spread)
     # the floor's jackknife less its second-order excess ("Anticipated variance")
-    jackknife = (jackknife_variance(ctx, d, replicates)
-                 - ndcg_second_order(ctx, d, term, cutoff, corrected))
+    jackknife = (jackknife_variance(ctx, d, replicates),
+                 lambda: ndcg_second_order(ctx, d, term, cutoff, corrected))
     return _ratio(ctx, d, num, term, den, tdi_slope, correct=correct, anticipated=anticipated,
                   donors=donors[ctx.seg_topic], jackknife=jackknife)
 

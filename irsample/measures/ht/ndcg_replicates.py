@@ -232,7 +232,7 @@ class _Topic:
         k = len(slots)
         drop = (slots != NOTHING).sum(axis=1).astype(np.float64)
         s = n_h / (n_h - drop)
-        pi_d, hot, inv_d, inv2_d, t_d, x_d, xh, x2h = self._deleted(h, slots)
+        pi_d, hot, inv_d, inv2_d, t_d, x_d, hot_slots, x_slots, x2_slots = self._deleted(h, slots)
         # reduced cells (k, S) and sums by cell and grade (k, S, G)
         n = np.tile(self.n, (k, 1))
         w = np.tile(self.w, (k, 1))
@@ -251,11 +251,12 @@ class _Topic:
         st = np.repeat(self.p0[:, None, :], k, axis=1)
         sx[:, :, h] = s[None, :] * (self.p1[:, h][:, None] - x_d)
         st[:, :, h] = self.p0[:, h][:, None] - t_d
-        q1 = np.repeat(self.q1[:, None], k, axis=1)  # (R, k, S, G)
-        q2 = np.repeat(self.q2[:, None], k, axis=1)
-        q1[:, :, h] = s[None, :, None] * (self.q1[:, h][:, None, :] - xh)
-        q2[:, :, h] = (s * s)[None, :, None] * (self.q2[:, h][:, None, :] - x2h)
-        swxy = np.einsum("rksg,kg->rks", q2 - q1, slope)
+        # sum (1 - pi) x y by cell (R, k, S): the cells' sums by grade times the slopes, cell h
+        # from its reduced sums
+        swxy = np.matmul(self.q2 - self.q1, slope.T).transpose(0, 2, 1)
+        at_slope = (hot_slots * slope[:, None, :]).sum(axis=2)  # (k, 2): each slot's slope
+        swxy[:, :, h] = ((s * s)[None, :] * (self.q2[:, h] @ slope.T - (x2_slots * at_slope).sum(2))
+                         - s[None, :] * (self.q1[:, h] @ slope.T - (x_slots * at_slope).sum(2)))
         sy, swy, _ = _y_sums(slope, n0, n1, n2)
         cov = _cell_covariance(n, w, sx, sx - st, sy, swy, swxy)
         num = self.num[:, None] + (s[None, :] - 1.0) * self.p1[:, h][:, None] - s[None, :] * x_d
@@ -266,8 +267,8 @@ class _Topic:
 
     def _deleted(self, h: int, slots: np.ndarray) -> tuple:
         """The deleted documents' sums per row of ``slots`` (:meth:`without`): of pi (k,), by
-        grade of 1, 1/pi and 1/pi^2 (k, G), per run of t and t/pi (R, k), and per run and
-        grade of t/pi and t/pi^2 (R, k, G)."""
+        grade of 1, 1/pi and 1/pi^2 (k, G), per run of t and t/pi (R, k); then per slot each
+        one's grade (k, 2, G) and, per run, its t/pi and t/pi^2 (R, k, 2)."""
         n_units, n_grades = self.one_hot.shape
         pi = np.concatenate([self.pi, [1.0 - self.w[h] / self.n[h], 0.0]])  # grade 0: mean pi
         inv = np.concatenate([1.0 / self.pi, [0.0, 0.0]])
@@ -277,8 +278,7 @@ class _Topic:
         x = terms * inv[None, :]
         return (pi[at].sum(axis=1), hot[at].sum(axis=1), (hot * inv[:, None])[at].sum(axis=1),
                 (hot * (inv * inv)[:, None])[at].sum(axis=1), terms[:, at].sum(axis=2),
-                x[:, at].sum(axis=2), np.einsum("rka,kag->rkg", x[:, at], hot[at]),
-                np.einsum("rka,kag->rkg", (x * inv[None, :])[:, at], hot[at]))
+                x[:, at].sum(axis=2), hot[at], x[:, at], (x * inv[None, :])[:, at])
 
     def _concavity(self, counts, n, w, n0, n1, n2) -> np.ndarray:
         """Per replicate: ``ideal_dcg.concavity_bias`` on the reduced sample."""
