@@ -18,13 +18,15 @@ cut-off). Per draw: the linearised variance at the estimate, v_L = (1 - f) N^2 s
 z_d = (t_d - theta sigma_(v_d)) / IDCG (sigma the ideal DCG's slopes), the delete-one jackknife
 v_J = (1 - f) (n - 1) / n sum_i (theta_(-i) - mean)^2, and S = sum_{i<j} D_ij^2 (deleting
 documents of grade 0 gives one difference, counted by multiplicity). Topics where a draw holds no
-relevant document are left out of that draw (not identified: ht imputes them).
+relevant document are left out of that draw (not identified: ht imputes them), and topics whose
+draws miss every relevant document with probability above ``--miss`` are left out (the variance
+over draws would be conditional on the draw holding one).
 
 Printed per rate: per run, each variance's mean summed over topics over the summed variances of
 theta over draws, median (range) over runs, for v_L, v_J, v_J - (1 - f) S and v_J - (1 - f)^2 S.
 
 Usage: python benchmarks/ndcg_jackknife_excess.py --collection covid [--rates 0.05,0.1]
-       [--draws 200] [--seed 1] [--depth 100]
+       [--draws 200] [--seed 1] [--depth 100] [--miss 0.001]
 """
 
 from __future__ import annotations

@@ -240,7 +240,6 @@ def test_the_delete_two_replicates_and_their_sum_are_the_estimator_on_the_reduce
     assert (got > 0).sum() >= ctx.n_runs
 
 
-
 def test_complete_judgments_leave_no_second_order_excess():
     col, frame = synthetic(7, n_topics=4, n_docs=120, depth=40)
     ctx = EvalContext(col, stratified("1-:1").sample(frame, rng=1))
