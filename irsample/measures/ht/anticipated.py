@@ -248,11 +248,12 @@ def grade_probabilities(ctx, d: HTDesign) -> np.ndarray | None:
     return None if model is None else model[0]
 
 
-def fitted_relevance(ctx, d: HTDesign) -> np.ndarray | None:
+def fitted_relevance(ctx, d: HTDesign, for_rule: bool = True) -> np.ndarray | None:
     """Per document of ``frame_positions(ctx).docs``: the model's P(grade >= ``ctx.rel_level``),
     judged documents included (their fitted value, not their grade); None as
-    :func:`grade_probabilities`."""
-    model = _relevance_model(ctx, d, for_rule=True)
+    :func:`grade_probabilities`. ``for_rule``: the reliability rule's model, else the one the
+    variances read."""
+    model = _relevance_model(ctx, d, for_rule=for_rule)
     return None if model is None else model[1]
 
 
