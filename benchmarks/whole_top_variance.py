@@ -78,9 +78,10 @@ def model_on_blind_topics() -> None:
         return estimate_one(ctx, m)
 
     def _sparse_aware(ctx, d, theta, num, y, var_x, cov, var_y, correct, own=None,
-                      donors=None, anticipated=None, jackknife=None, blind=None):
+                      donors=None, anticipated=None, jackknife=None, excess=None,
+                      blind=None):
         e = sparse_aware(ctx, d, theta, num, y, var_x, cov, var_y, correct, own, donors,
-                         anticipated, jackknife, blind)
+                         anticipated, jackknife, excess, blind)
         if anticipated is not None or not partly_certain(ctx, d):
             return e
         known = topic_states(ctx, d, y)[0]
@@ -92,7 +93,7 @@ def model_on_blind_topics() -> None:
         unseen = known.ravel() & (seen <= 1e-9 * expected) & (expected > 0)
         return sparse_aware(ctx, d, theta, num, y, var_x, cov, var_y, correct,
                             np.where(unseen, rho * expected, seen), donors, anticipated,
-                            jackknife)
+                            jackknife, excess)
 
     estimator._estimate, estimator._sparse_aware = _estimate, _sparse_aware
 

@@ -393,7 +393,7 @@ def _linear(ctx, d: HTDesign, num, term) -> Estimate:
 
 def _ratio(ctx, d: HTDesign, num, influence, den: TopicTotal, tdi_den, *,
            correct: bool | np.ndarray = True, own=None, donors=None,
-           anticipated=None, jackknife=None, blind=None) -> Estimate:
+           anticipated=None, jackknife=None, excess=None, blind=None) -> Estimate:
     """theta^ = X^/Y^ and its bias correction (on the segments ``correct``, or on all) and
     variance (module docstring); ``influence``:
     per sampled position (``d.sampled``) the linearised numerator variable, ``tdi_den`` the
@@ -401,8 +401,8 @@ def _ratio(ctx, d: HTDesign, num, influence, den: TopicTotal, tdi_den, *,
     variances linearised at the centre c and theta_m the model's centre (``ht/anticipated.py``),
     which replace the sample's variances and give the model's bias; ``jackknife``: per segment
     the stratified jackknife's variances, a second floor under the anticipated ones (module
-    docstring, "Anticipated variance"), or the pair (those, a function giving per segment the
-    excess to take from them, called only where the jackknife alone would raise the floor);
+    docstring, "Anticipated variance"); ``excess``: a function giving per segment what to take
+    from the jackknife's variances, called only where they alone would raise the floor;
     ``blind``: the ratio measure whose blind topics take the model's scaled variance where the
     sample's is kept (``ht/blind_topics.py``)."""
     at = d.sampled
@@ -419,7 +419,7 @@ def _ratio(ctx, d: HTDesign, num, influence, den: TopicTotal, tdi_den, *,
     cov = 0.5 * (var_sum - var_x - var_y)
     theta = safe_divide(num, y)
     est = _sparse_aware(ctx, d, theta, num, y, var_x, cov, var_y, correct, own, donors,
-                        anticipated, jackknife, blind)
+                        anticipated, jackknife, excess, blind)
     return Estimate(est.value, est.variance, theta, num, y, var_x, cov, var_y, influence,
                     est.centre, y > 0, donors=est.donors, sampled=at,
                     sample_variance=est.sample_variance, model_bias=est.model_bias,
@@ -427,13 +427,13 @@ def _ratio(ctx, d: HTDesign, num, influence, den: TopicTotal, tdi_den, *,
 
 
 def _sparse_aware(ctx, d: HTDesign, theta, num, y, var_x, cov, var_y, correct,
-                  own=None, donors=None, anticipated=None, jackknife=None,
+                  own=None, donors=None, anticipated=None, jackknife=None, excess=None,
                   blind=None) -> Estimate:
     """Per-topic ratio estimates and variances that stay honest when a topic's sample holds few
     or no relevant documents (module docstring, "Sparse topics"); ``own``: the identified
     topics' variances (default: linearised at the run's mean over topics); ``donors``: per
     segment, the weights of the topics an unidentified one is imputed from (default: every
-    identified topic equally); ``anticipated``, ``jackknife``, ``blind``: as in
+    identified topic equally); ``anticipated``, ``jackknife``, ``excess``, ``blind``: as in
     :func:`_ratio`."""
     shape = (ctx.n_runs, ctx.n_topics)
     known, missing = topic_states(ctx, d, y)
@@ -462,11 +462,10 @@ def _sparse_aware(ctx, d: HTDesign, theta, num, y, var_x, cov, var_y, correct,
         rho = floor_factor(expected.reshape(shape), linearised_variance(
             var_x, cov, var_y, centre, y).reshape(shape), known)
         if jackknife is not None:  # the stratified jackknife's floor too
-            whole, excess = jackknife if isinstance(jackknife, tuple) else (jackknife, None)
-            by_jackknife = floor_factor(expected.reshape(shape), whole.reshape(shape), known)
+            by_jackknife = floor_factor(expected.reshape(shape), jackknife.reshape(shape), known)
             if excess is not None and by_jackknife > rho:  # less the excess (>= 0): it may bind
                 by_jackknife = floor_factor(expected.reshape(shape),
-                                            (whole - excess()).reshape(shape), known)
+                                            (jackknife - excess()).reshape(shape), known)
             rho = max(rho, by_jackknife)
         own = rho * expected
         var = impute(plain, own.reshape(shape), known, missing, weights)[1]
@@ -521,10 +520,9 @@ def _ndcg(ctx, d: HTDesign, m: NDCG) -> Estimate:
         spread = np.where(est.known, scaled_spread(est.variance, own, own_spread), 0.0)
         return replace(est, replicates=replicates, variance_spread=spread)
     # the floor's jackknife less its second-order excess ("Anticipated variance")
-    jackknife = (jackknife_variance(ctx, d, replicates),
-                 lambda: ndcg_second_order(ctx, d, term, cutoff, corrected))
     return _ratio(ctx, d, num, term, den, tdi_slope, correct=correct, anticipated=anticipated,
-                  donors=donors[ctx.seg_topic], jackknife=jackknife)
+                  donors=donors[ctx.seg_topic], jackknife=jackknife_variance(ctx, d, replicates),
+                  excess=lambda: ndcg_second_order(ctx, d, term, cutoff, corrected))
 
 
 def ndcg_totals(ctx, d: HTDesign, cutoff: int):
