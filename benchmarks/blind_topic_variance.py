@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from ht_coverage import design_for, load  # noqa: E402
+from ht_coverage import design_for, load_with_truth  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 VARIANTS = ("shipped", "without the frailty", "the sample's alone")
@@ -99,14 +99,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=11)
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
-    from irsample.evaluation import evaluate_collection
-    from irsample.measures import parse
     from irsample.measures.context import EvalContext
     from irsample.measures.ht.estimator import estimate
 
-    col, frame = load(args.collection, Path(args.shared))
-    (m,) = parse(args.measure)
-    truth = evaluate_collection(col, frame.judgments(), [m]).values[:, :, 0]
+    col, frame, m, truth = load_with_truth(args.collection, Path(args.shared), args.measure)
     evaluated = np.isfinite(truth).all(axis=0)
     truth_relevant = np.zeros(col.n_tdi, dtype=bool)
     known = frame.tdi >= 0

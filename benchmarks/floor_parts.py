@@ -34,7 +34,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 from floor_comovement import floor_ratios  # noqa: E402
-from ht_coverage import design_for, load  # noqa: E402
+from ht_coverage import design_for, load_with_truth  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 FLOORS = ("shipped", "linearised", "none")
@@ -104,14 +104,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
-    from irsample.evaluation import evaluate_collection
-    from irsample.measures import parse
     from irsample.measures.context import EvalContext
     from irsample.measures.ht.estimator import estimate
 
-    col, frame = load(args.collection, Path(args.shared))
-    (m,) = parse(args.measure)
-    truth = evaluate_collection(col, frame.judgments(), [m]).values[:, :, 0]
+    col, frame, m, truth = load_with_truth(args.collection, Path(args.shared), args.measure)
     shape = truth.shape
     evaluated = np.isfinite(truth).all(axis=0)
     design = design_for(args.design, args.fraction, frame)

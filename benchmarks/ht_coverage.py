@@ -118,14 +118,10 @@ def importance_ndcg_draws(args):
     """The frame truth of nDCG (runs x topics) and, lazily, ``args.trials`` seeded draws of
     statAP's design at ``args.fraction`` on ``args.collection``'s frame, each as (context,
     ht(nDCG)'s estimate)."""
-    from irsample.evaluation import evaluate_collection
-    from irsample.measures import parse
     from irsample.measures.context import EvalContext
     from irsample.measures.ht.estimator import estimate
 
-    col, frame = load(args.collection, Path(args.shared))
-    m = parse("nDCG")[0]
-    truth = evaluate_collection(col, frame.judgments(), [m]).values[:, :, 0]
+    col, frame, m, truth = load_with_truth(args.collection, Path(args.shared), "nDCG")
     design = design_for("importance", args.fraction, frame)
 
     def draws():
@@ -158,6 +154,17 @@ def load(name: str, shared: Path, graded: int = 0, depth: int = 100):
     frame = SamplingFrame.from_arrays(col, pool.topic[judged], pool.tdi[judged], rel[judged],
                                       runs=list(pool.runs))
     return col, frame
+
+
+def load_with_truth(name: str, shared: Path, measure: str):
+    """:func:`load`'s collection and frame, the measure ``measure`` parsed, and its frame truth
+    (runs x topics)."""
+    from irsample.evaluation import evaluate_collection
+    from irsample.measures import parse
+
+    col, frame = load(name, shared)
+    (m,) = parse(measure)
+    return col, frame, m, evaluate_collection(col, frame.judgments(), [m]).values[:, :, 0]
 
 
 def design_for(kind: str, fraction: float, frame):
