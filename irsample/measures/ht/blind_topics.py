@@ -19,8 +19,8 @@ variance the per-topic intervals take on these designs, ``ht/topic_own.py``) sca
 
 over the evaluation's identified (run, topic) cells: the model's share of what the sample
 cannot see, at the level the sample itself reads (the model's variance of a ratio runs above
-the design's on these designs), and by what the topic's draw saw (below). A topic with
-variation in its sample keeps its own. Measured
+the design's on these designs), then multiplied by the topic's factor for what its draw saw
+(below). A topic with variation in its sample keeps its own. Measured
 (``simulate ci-coverage --param designs=planned``, 100 trials, seed 2525), unflagged coverage
 before -> after: Core 2018 20% ht(AP) 0.926 -> 0.943, DL 2020 30% ht(nDCG) 0.925 -> 0.949,
 Robust 2005 5% ht(nDCG) 0.918 -> 0.960; half-widths +2% to +15%; REPRODUCTION.md, "Blind topics
