@@ -152,3 +152,34 @@ def test_designs_without_the_anticipated_variance_keep_the_samples():
         pytest.skip("a topic to impute: its variance follows imputation.impute")
     np.testing.assert_allclose(pe.variance, np.where(both, jack, 0).sum(axis=1)
                                / both.sum(axis=1) ** 2, rtol=1e-12)
+
+
+def test_a_planners_top_up_scales_the_blind_topics_by_what_their_draw_saw():
+    """On a planner's top-up (certain documents beside drawn ones in one cell) a blind topic's
+    model variance of a difference is also multiplied by its frailty (k + O_t) / (k + E_t)
+    (``ht/blind_topics.topic_frailty``), as the run means' blind topics are."""
+    from irsample.measures.ht.blind_topics import topic_frailty
+
+    from .test_ht_blind_topics import _collection
+    from .test_ht_estimators import _topped_up
+
+    col, frame = _collection()
+    ctx = EvalContext(col, _topped_up(col, frame, 0.2, 3).sample(frame, rng=2))
+    d, (ap,) = ht_design(ctx), parse("AP")
+    e = estimate(ctx, ap)
+    first, second = np.triu_indices(ctx.n_runs, k=1)
+    jack, _ = jackknife_pair_variance(ctx, d, e.replicates, first, second)
+    known = e.known.reshape(ctx.n_runs, -1)
+    kept = known[first] & known[second]
+    own = topic_model(ctx, ap)
+    frailty = topic_frailty(ctx, d)
+    model = own.rho * anticipated_pair_variance(ctx, d, own.terms, first, second) * frailty
+    blind = kept & (jack <= 1e-9) & (jack <= 1e-9 * model) & (model > 0)
+    assert blind.any() and np.all(frailty[np.flatnonzero(blind.any(axis=0))] != 1)
+    both = ctx.answered[first] & ctx.answered[second]
+    whole = ~(both & ~kept).any(axis=1)
+    assert (whole & blind.any(axis=1)).any()
+    q = both.sum(axis=1)
+    rebuilt = np.where(both, np.where(blind, model, jack), 0).sum(axis=1) / q**2
+    np.testing.assert_allclose(pair_estimates(ctx, ap).variance[whole], rebuilt[whole],
+                               rtol=1e-12)

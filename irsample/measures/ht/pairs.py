@@ -81,7 +81,9 @@ import numpy as np
 from ...stats.intervals import satterthwaite
 from ..context import safe_divide
 from ..trec_eval.precision import P
+from .anticipated import partly_certain
 from .anticipated_terms import anticipated_pair_variance, anticipated_terms
+from .blind_topics import topic_frailty
 from .estimator import estimate
 from .imputation import census_topics, imputation_weights, impute, unseen_pair_variance
 from .inclusion import ht_design
@@ -154,8 +156,11 @@ def _model_variance(ctx, d, inner, est, first, second, near) -> np.ndarray | Non
     model = topic_model(ctx, inner)
     if model is None:
         return None
-    return model.rho * anticipated_pair_variance(ctx, d, model.terms, first, second,
-                                                 where=near, moments=model.moments)
+    v = model.rho * anticipated_pair_variance(ctx, d, model.terms, first, second, where=near,
+                                              moments=model.moments)
+    if partly_certain(ctx, d, within_cell=True):  # a planner's top-up: what the draw saw
+        v = v * topic_frailty(ctx, d)[None, :]
+    return v
 
 
 def pair_estimates(ctx, inner, *, variance: str = "design") -> PairEstimates:
