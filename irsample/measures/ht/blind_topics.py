@@ -44,7 +44,8 @@ designs=planned``, 100 trials, seed 2525), unflagged coverage before -> after: T
 0.960, 20% 0.974 / 0.960 -> 0.966 / 0.955; where the blind topics' variance was needed, DL 2020
 30% 0.974 / 0.949 -> 0.970 / 0.945 and Core 2018 20% 0.943 / 0.945 -> 0.937 / 0.945
 (REPRODUCTION.md, "Blind topics: what the draw saw"). The reliability rule (below) reads the
-model's scaled variance without this factor, as its threshold was chosen on it.
+model's scaled variance without this factor, as its threshold was chosen on it; a difference
+of two runs takes the factor on its blind topics too (``ht/pairs.py``).
 
 Not where a stratum is judged whole beside sampled ones (``1-10:1,11-100:0.2``, the demo's and
 the rounds' designs): there the top ranks, where relevant documents sit, are all judged,
