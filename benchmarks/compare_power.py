@@ -4,16 +4,17 @@
 accuracy (paper 002's protocol) only on the voorhees14 strategies, against the t-test over
 topics. This asks the design comparison's own question on the real runs, all pairs of them: the
 frame is the depth-``depth`` pool of the pooled runs (on TREC-8 at depth 100, the complete
-qrels), its truth each run's mean of ``measure``'s inner measure over the topics, and per trial
-the cell draws one sample (the seeds of ``ci-coverage``'s cells) and ``compare`` decides every
-pair at 0.05 (``experiments/comparisons.ht_test``: the topics fixed, ``design``, or as a sample
-of topics, ``topics``). Against the truth's sign of each difference:
+qrels; ``--collection`` as ``ht_coverage.py`` names them), its truth each run's mean of
+``measure``'s inner measure over the topics, and per trial the cell draws one sample and
+``compare`` decides every pair at 0.05 (``experiments/comparisons.ht_test``: the topics fixed,
+``design``, or as a sample of topics, ``topics``). Against the truth's sign of each difference:
 ``power`` = significant with the truth's sign / pairs with a difference of at least
 ``--min-diff``, ``inverted`` = significant with the wrong sign / all pairs, both over all pairs
 and over the pairs the rule leaves unflagged (``unflagged_power``), with the share flagged.
 By size of the true difference (``--bins``), power per bin.
 
-Usage: python benchmarks/compare_power.py [--shared ../shared] [--cell 'planned 20%']
+Usage: python benchmarks/compare_power.py [--collection trec8] [--shared ../shared]
+       [--cell 'planned 20%']
        [--trials 30] [--seed 2525] [--measure 'ht(AP)'] [--variance design] [--depth 100]
 """
 
@@ -32,6 +33,8 @@ BINS = (0.0, 0.01, 0.02, 0.05, 1.0)
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--collection", default="trec8",
+                        help="vaswani, cacm, trec8, covid, or QRELS:RUNS")
     parser.add_argument("--shared", default=str(ROOT.parent / "shared"))
     parser.add_argument("--cell", default="planned 20%")
     parser.add_argument("--trials", type=int, default=30)
@@ -42,6 +45,9 @@ def main() -> None:
     parser.add_argument("--min-diff", type=float, default=0.0)
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+
+    from ht_coverage import paths
 
     from irsample.evaluation import evaluate_collection
     from irsample.experiments import CollectionFiles
@@ -51,9 +57,9 @@ def main() -> None:
     from irsample.measures import parse
     from irsample.stats.random import derived_seed
 
-    folder = Path(args.shared) / "data" / "trec8-adhoc"
-    files = CollectionFiles.of(folder / "runs", folder / "qrels.trec8.adhoc",
-                               pooled=folder / "run-pooled-flag.txt")
+    qrels, runs = paths(args.collection, Path(args.shared))
+    pooled = qrels.parent / "run-pooled-flag.txt"
+    files = CollectionFiles.of(runs, qrels, pooled=pooled if pooled.exists() else None)
     data = load(files)
     frame = data.frame(data.info.pooled_runs, args.depth)
     name, percent = args.cell.split()[0], float(args.cell.split()[1].rstrip("%"))
@@ -87,7 +93,8 @@ def main() -> None:
         return (f"{label:<22} pairs {where.sum():>5}  power {right[w].sum() / n:.3f}  "
                 f"inverted {wrong[w].sum() / n:.4f}")
 
-    print(f"{args.cell}, {args.measure} {args.variance}, {args.trials} trials, seed {args.seed}, "
+    print(f"{args.collection} {args.cell}, {args.measure} {args.variance}, {args.trials} "
+          f"trials, seed {args.seed}, "
           f"{collection.n_runs} runs ({len(first)} pairs), {time.time() - start:.0f} s")
     print(f"flagged {flag.mean():.3f}")
     print(line("all real", real))

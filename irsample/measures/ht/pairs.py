@@ -152,8 +152,9 @@ def _model_variance(ctx, d, inner, est, first, second, near) -> np.ndarray | Non
     """(pairs, topics): the relevance model's anticipated variance of each difference on the
     topics ``near`` (0 elsewhere), scaled by the runs' floor rho (module docstring, "Blind
     topics"): the estimate's own model where its variances are the anticipated ones, the
-    per-topic intervals' (``topic_own.topic_model``) where the run means keep the sample's;
-    None where neither applies."""
+    per-topic intervals' (``topic_own.topic_model``) where the run means keep the sample's,
+    times the topic's frailty on a planner's top-up (``blind_topics.topic_frailty``); None
+    where neither applies."""
     mb = est.model_bias
     if mb is not None:
         return mb.floor * anticipated_pair_variance(
