@@ -7,15 +7,15 @@ frame is the depth-``depth`` pool of the pooled runs (on TREC-8 at depth 100, th
 qrels; ``--collection`` as ``ht_coverage.py`` names them), its truth each run's mean of
 ``measure``'s inner measure over the topics, and per trial the cell draws one sample and
 ``compare`` decides every pair at 0.05 (``experiments/comparisons.ht_test``: the topics fixed,
-``design``, or as a sample of topics, ``topics``). Against the truth's sign of each difference:
-``power`` = significant with the truth's sign / pairs with a difference of at least
-``--min-diff``, ``inverted`` = significant with the wrong sign / all pairs, both over all pairs
-and over the pairs the rule leaves unflagged (``unflagged_power``), with the share flagged.
-By size of the true difference (``--bins``), power per bin.
+``design``, or as a sample of topics, ``topics``). Against the truth's sign of each difference,
+over the pairs whose true means differ by at least ``--min-diff`` (any difference by default):
+``power``, the share declared different with the truth's sign, and ``inverted``, with the
+wrong sign; over all of them, over those the rule leaves unflagged (``unflagged real``, with
+the share flagged printed first), and by size of the true difference (:data:`BINS`).
 
 Usage: python benchmarks/compare_power.py [--collection trec8] [--shared ../shared]
-       [--cell 'planned 20%']
-       [--trials 30] [--seed 2525] [--measure 'ht(AP)'] [--variance design] [--depth 100]
+       [--cell 'planned 20%'] [--trials 30] [--seed 2525] [--measure 'ht(AP)']
+       [--variance design] [--depth 100] [--min-diff 0]
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+#: edges of the bins of the true difference's size
 BINS = (0.0, 0.01, 0.02, 0.05, 1.0)
 
 
