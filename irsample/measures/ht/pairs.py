@@ -51,8 +51,9 @@ frailty (k + O_t) / (k + E_t), what its draw found against the model's expectati
 (``ht/blind_topics.topic_frailty``), as the run means' blind topics are: without it the
 differences' standard errors ran 6-9% above the spread of D on TREC-8's planned 20-30% samples
 and the twins were rejected 0.037 and 0.034 of the time, with it 0.044 and 0.044 (sd_ratio
-1.013, 0.996), and power against the complete judgments' signs rose from 0.902 and 0.934 to
-0.904 and 0.938 (REPRODUCTION.md, "compare's blind topics: what the draw saw"). Without the
+1.013, 0.996; ht(nDCG) 0.036 and 0.028 -> 0.045 and 0.041), and power against the complete
+judgments' signs rose from 0.902 and 0.934 to 0.904 and 0.938 (REPRODUCTION.md, "compare's
+blind topics: what the draw saw"). Without the
 model's variance there, CACM's run/twin pairs on ``1-10:1,11-100:0.3`` samples were rejected
 0.032 (AP) and 0.070 (nDCG) of the time, some twins' standard errors near 0 (REPRODUCTION.md,
 "The judged-whole top: the sample's variance instead, and the blind topics"). Where the sample
