@@ -120,8 +120,12 @@ def topic_frailty(ctx, d: HTDesign) -> np.ndarray:
     """Per topic: (k + O_t) / (k + E_t), the posterior mean of the topic's rate of relevance
     over the model's in its open cells (module docstring, "What the draw saw"): O_t the relevant
     documents among those drawn below certainty, E_t the model's fitted relevance summed over
-    them, k = :data:`FRAILTY_SHAPE`. 1 where the model is not fitted. Cached per context."""
+    them, k = :data:`FRAILTY_SHAPE`. 1 where the model is not fitted, and on every design but a
+    planner's top-up (certain documents beside drawn ones in one cell: a stratum judged whole
+    beside sampled ones keeps the model's rate, module docstring). Cached per context."""
     def build():
+        if not partly_certain(ctx, d, within_cell=True):
+            return np.ones(ctx.n_topics)
         fitted = fitted_relevance(ctx, d, for_rule=False)
         if fitted is None:
             return np.ones(ctx.n_topics)

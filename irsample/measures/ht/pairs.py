@@ -53,13 +53,13 @@ differences' standard errors ran 6-9% above the spread of D on TREC-8's planned 
 and the twins were rejected 0.037 and 0.034 of the time, with it 0.044 and 0.044 (sd_ratio
 1.013, 0.996; ht(nDCG) 0.036 and 0.028 -> 0.045 and 0.041), and power against the complete
 judgments' signs rose from 0.902 and 0.934 to 0.904 and 0.938 (REPRODUCTION.md, "compare's
-blind topics: what the draw saw"). Without the
-model's variance there, CACM's run/twin pairs on ``1-10:1,11-100:0.3`` samples were rejected
-0.032 (AP) and 0.070 (nDCG) of the time, some twins' standard errors near 0 (REPRODUCTION.md,
-"The judged-whole top: the sample's variance instead, and the blind topics"). Where the sample
-sees variation its variance is kept (the model's alone rejected 0.084-0.095 of TREC-8's twins
-on 2strata 10-20% samples, its standard error 0.82-0.88 of the spread of D). Measured:
-REPRODUCTION.md, "compare at high judged shares".
+blind topics: what the draw saw"). Without the model's variance there, CACM's run/twin pairs
+on ``1-10:1,11-100:0.3`` samples were rejected 0.032 (AP) and 0.070 (nDCG) of the time, some
+twins' standard errors near 0 (REPRODUCTION.md, "The judged-whole top: the sample's variance
+instead, and the blind topics"). Where the sample sees variation its variance is kept (the
+model's alone rejected 0.084-0.095 of TREC-8's twins on 2strata 10-20% samples, its standard
+error 0.82-0.88 of the spread of D). Measured: REPRODUCTION.md, "compare at high judged
+shares".
 
 With ``"topics"``, topics imputed (no sampled relevant document) are copies of the mean of the
 identified ones, not observations: s_d^2 is their spread over the k topics estimated or judged
@@ -88,7 +88,6 @@ import numpy as np
 from ...stats.intervals import satterthwaite
 from ..context import safe_divide
 from ..trec_eval.precision import P
-from .anticipated import partly_certain
 from .anticipated_terms import anticipated_pair_variance, anticipated_terms
 from .blind_topics import topic_frailty
 from .estimator import estimate
@@ -164,11 +163,9 @@ def _model_variance(ctx, d, inner, est, first, second, near) -> np.ndarray | Non
     model = topic_model(ctx, inner)
     if model is None:
         return None
-    v = model.rho * anticipated_pair_variance(ctx, d, model.terms, first, second, where=near,
-                                              moments=model.moments)
-    if partly_certain(ctx, d, within_cell=True):  # a planner's top-up: what the draw saw
-        v = v * topic_frailty(ctx, d)[None, :]
-    return v
+    return model.rho * anticipated_pair_variance(
+        ctx, d, model.terms, first, second, where=near,
+        moments=model.moments) * topic_frailty(ctx, d)[None, :]
 
 
 def pair_estimates(ctx, inner, *, variance: str = "design") -> PairEstimates:
