@@ -53,7 +53,7 @@ def main() -> None:
     from irsample.evaluation import evaluate_collection
     from irsample.experiments import CollectionFiles
     from irsample.experiments.comparisons import ht_test
-    from irsample.experiments.coverage import designs
+    from irsample.experiments.coverage import design_cells
     from irsample.experiments.data import load
     from irsample.measures import parse
     from irsample.stats.random import derived_seed
@@ -64,10 +64,8 @@ def main() -> None:
     data = load(files)
     frame = data.frame(data.info.pooled_runs, args.depth)
     name, percent = args.cell.split()[0], float(args.cell.split()[1].rstrip("%"))
-    cells = {f"{s.name} {float(label) * (100 if s.name == 'uniform' else 1):g}%": design
-             for s in designs(len(frame), [percent], which=[name], recipe_name="compare_power",
-                              depth=args.depth)
-             for label, design in s.designs}
+    cells = design_cells(len(frame), [percent], which=[name], recipe_name="compare_power",
+                         depth=args.depth)
     design = cells[args.cell]
     collection = data.collection
     (measure,) = parse(args.measure)

@@ -79,7 +79,7 @@ def main() -> None:
     from irsample.evaluation import evaluate_collection
     from irsample.experiments import CollectionFiles
     from irsample.experiments.comparisons import add_twins, pooled_twin_frame
-    from irsample.experiments.coverage import designs
+    from irsample.experiments.coverage import design_cells
     from irsample.experiments.data import load
     from irsample.measures import parse
     from irsample.measures.context import EvalContext, safe_divide
@@ -106,9 +106,7 @@ def main() -> None:
     data = load(files)
     frame = data.frame(data.info.pooled_runs, args.depth)
     percent = float(args.cell.split()[1].rstrip("%"))
-    cells = {f"{s.name} {float(label) * (100 if s.name == 'uniform' else 1):g}%": design
-             for s in designs(len(frame), [percent], depth=args.depth)
-             for label, design in s.designs}
+    cells = design_cells(len(frame), [percent], depth=args.depth)
     design = cells[args.cell]
     n_runs = data.collection.n_runs
     chosen = list(range(n_runs)) if args.twins <= 0 or args.twins >= n_runs else sorted(

@@ -325,7 +325,7 @@ def ht_test(measure: str = "ht(AP)", variance: str = "design") -> PairTest:
         strategies="pool25,1stratum,2strata,3strata", twins=0, designs=DESIGNS, depth=100,
         measures="ht(AP)")
 def comparisons(context: Context, p: dict) -> Report:
-    from .coverage import designs
+    from .coverage import design_cells
     from .voorhees14 import STRATEGIES
 
     local_only(context, "comparisons", "in this process")
@@ -342,10 +342,8 @@ def comparisons(context: Context, p: dict) -> Report:
     data = load(context.files)
     depth = p["depth"]
     pool = len(data.frame(data.info.pooled_runs, depth))
-    cells = {f"{s.name} {float(label) * (100 if s.name == 'uniform' else 1):g}%": design
-             for s in designs(pool, p["percents"], which=p["designs"], recipe_name="comparisons",
-                              depth=depth)
-             for label, design in s.designs}
+    cells = design_cells(pool, p["percents"], which=p["designs"], recipe_name="comparisons",
+                         depth=depth)
     n_runs = data.collection.n_runs
     twins = int(p["twins"])
     chosen = None if twins <= 0 or twins >= n_runs else sorted(

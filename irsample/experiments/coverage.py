@@ -126,6 +126,16 @@ def designs(pool_size: int, percents, plan_for: str = "xinfAP", which=STRATEGIES
     return [made[name] for name in known if name in which]
 
 
+def design_cells(pool_size: int, percents, which=STRATEGIES, recipe_name: str = "ci-coverage",
+                 depth: int = 100) -> dict:
+    """:func:`designs` (same arguments but ``plan_for``, xinfAP's) by cell name, as the reports
+    write them: "uniform 10%", "2strata 20%", "planned 30%"."""
+    return {f"{s.name} {_percent(s.name, label):g}%": design
+            for s in designs(pool_size, percents, which=which, recipe_name=recipe_name,
+                             depth=depth)
+            for label, design in s.designs}
+
+
 def top_stratum(depth: int) -> int:
     """The last best rank of 2strata's top stratum on the depth-``depth`` pool: a fifth of it
     (20 of 100)."""
