@@ -86,6 +86,7 @@ def test_rounds_one_server_and_estimates(tmp_path, capsys):
 
         api = Api(server.url, alice)
         assert judge(api, data["qrels"], 50) == 50  # round 1 (81 documents) stopped early
+        held = api.next()  # alice holds a document of round 1 when round 2 is loaded
         first = admin(server, boss)
         assert first["estimates"]["basis"]["round"] == 1 and not first["estimates"]["error"]
         check_equal_to_eval(first["estimates"], tmp_path, capsys)
@@ -103,6 +104,11 @@ def test_rounds_one_server_and_estimates(tmp_path, capsys):
         con = sqlite3.connect(db)
         assert con.execute("SELECT count(*) FROM items WHERE round=1 AND active=1 AND "
                            "judged=0").fetchone() == (0,)  # round 1's rest left the set
+        now = api.next()  # the document alice held left with it: she gets one still to judge
+        assert con.execute("SELECT active FROM items WHERE id=?", (now["item"],)).fetchone() \
+            == (1,)
+        if con.execute("SELECT active FROM items WHERE id=?", (held["item"],)).fetchone()[0] == 0:
+            assert now["item"] != held["item"]
 
         assert judge(api, data["qrels"], 5) == 5  # round 2 in progress: round 1's estimates
         middle = admin(server, boss)["estimates"]

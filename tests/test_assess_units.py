@@ -196,6 +196,24 @@ def test_leases_bind_judgments(tmp_path):
     assert store.current(a).id == d2
 
 
+def test_a_leased_document_a_later_round_took_out_is_not_handed_out_again(tmp_path):
+    """Loading a round takes the unjudged documents of earlier rounds out of the judging set
+    (``active`` 0); an assessor whose live lease is on one of them is handed an open document
+    next, and a judgment of the one they held is refused with the reason."""
+    from irsample.assess.assign import Conflict
+
+    store = Store(tmp_path / "r.db", lease_seconds=600)
+    store.setup([("1", f"d{i}", "s", i, 1) for i in range(3)], {"x": 1})
+    store.set_positions([it.id for it in store.items()])
+    a = store.assessor_by_token(store.add_assessor("a")).id
+    held = store.current(a)
+    assert held.docno == "d0"
+    store.db.execute("UPDATE items SET active=0 WHERE id=?", (held.id,))  # a round replaced it
+    assert store.current(a).docno == "d1"
+    with pytest.raises(Conflict, match="no longer to be judged"):
+        store.claim(a, held.id, store.ticket(a, held.id))
+
+
 def test_version1_database_is_upgraded(tmp_path):
     """A database of the first version (one judgments row per item and assessor, no roles,
     no rounds) opens with its judgments as current ones, and revising it keeps the old row."""

@@ -63,6 +63,12 @@ def _lease(con, assessor: int):
                        (assessor,)).fetchone()
 
 
+def _active(con, item_id: int) -> bool:
+    """Whether the item is still to be judged (a later round may have replaced its own)."""
+    row = con.execute("SELECT active FROM items WHERE id=?", (item_id,)).fetchone()
+    return bool(row and row[0])
+
+
 def _take(con, assessor: int, item_id: int, now: float) -> None:
     con.execute("INSERT OR REPLACE INTO assignments VALUES (?, ?, ?)", (assessor, item_id, now))
 
@@ -74,13 +80,15 @@ def judged(con, assessor: int, item_id: int) -> bool:
 
 def current(con, assessor: int, lease_seconds: float) -> int | None:
     """The assessor's current document: their leased one while it is theirs (renewed; an
-    expired lease is kept only if nobody else took the document), else the first open one in
-    order (documents the assessor skipped come last, oldest skip first). None: nothing open."""
+    expired lease is kept only if nobody else took the document; none that a later round took
+    out of the judging set), else the first open one in order (documents the assessor skipped
+    come last, oldest skip first). None: nothing open."""
     now = time.time()
     since = now - lease_seconds
     lease = _lease(con, assessor)
     if lease is not None and not judged(con, assessor, lease[0]):
-        if lease[1] > since or _room(con, assessor, lease[0], since):
+        if (lease[1] > since and _active(con, lease[0])) or _room(con, assessor, lease[0],
+                                                                   since):
             _take(con, assessor, lease[0], now)
             return lease[0]
     args = {"a": assessor, "since": since}
@@ -117,8 +125,7 @@ def bind(con, assessor: int, item_id: int, lease_seconds: float, *, handed: bool
     if not mine and not handed:
         raise Conflict(NOT_YOURS)
     if not _room(con, assessor, item_id, since):
-        row = con.execute("SELECT active FROM items WHERE id=?", (item_id,)).fetchone()
-        if row and not row[0]:
+        if not _active(con, item_id):
             raise Conflict("this document is no longer to be judged (a later round replaced "
                            "the one it belonged to)")
         if mine:

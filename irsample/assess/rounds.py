@@ -279,6 +279,9 @@ def load_round(store, record, path, *, order: str, overlap: float, seed: int) ->
     con.execute("BEGIN IMMEDIATE")
     try:
         con.execute("UPDATE items SET active=0 WHERE active=1 AND judged=0")
+        # leases on the documents that left: their holders get an open document next
+        con.execute("DELETE FROM assignments WHERE item IN (SELECT id FROM items WHERE "
+                    "active=0)")
         con.executemany(
             "INSERT INTO items(topic, docno, stratum, seq, required, round) VALUES (?, ?, ?, "
             "?, ?, ?) ON CONFLICT(topic, docno) DO UPDATE SET stratum=excluded.stratum, "
