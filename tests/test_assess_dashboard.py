@@ -104,3 +104,47 @@ def test_the_top_line_says_when_to_stop():
     kind, text = verdict(result("ok", "unreliable"), SimpleNamespace(left=0, planned=0))
     assert kind == "stop" and "whole pool is judged" in text and "1 of 2" in text
     assert verdict(None, None) == ("", "")
+
+
+def test_refused_forms_come_back_to_the_dashboard_and_a_round_loads_once(tmp_path):
+    """A form the dashboard cannot carry out answers with a redirect to it and the reason shown
+    once (a name on the list already, a bad name, the organiser's own link); the preview of a
+    round larger than the pool has left says what it would load, and is never shown for another
+    size; the round button sent twice loads one round."""
+    data = tiny_data(tmp_path / "data")
+    design = sample(data["runs"], tmp_path / "design", design="1-5:0.2,6-20:0.1")
+    db = tmp_path / "f.db"
+    alice = add_assessor(db, "alice")
+    boss = add_assessor(db, "olga", role="organiser")
+    with Server(design, data["docs"], data["topics"], db, "--runs", *data["runs"]) as server:
+        judge(Api(server.url, alice), data["qrels"], 5)  # round 1 part-judged: the planner
+        http = organiser_session(server, boss)
+        http.get(server.url + "/admin?batch=100000")
+        page = settled(server, http, boss)
+        note = re.search(r'id="batch-note">(.*?)</p>', page, re.S)
+        assert note and "not the 100000 asked for: only" in note.group(1), page
+        left = int(re.search(r"This round would load (\d+) judgments", page).group(1))
+        page = http.get(server.url + "/admin?batch=3").text
+        assert "100000" not in page  # planning 3 (or planned): never the answer for 100000
+        csrf = re.search(r'name="csrf" value="([^"]+)"', page).group(1)
+
+        def post(path, **fields):
+            r = http.post(server.url + path, data={"csrf": csrf, **fields},
+                          allow_redirects=False)
+            assert r.status_code == 303 and r.headers["location"] == "/admin", r.text
+            return http.get(server.url + "/admin").text.replace("&#39;", "'")
+
+        page = post("/admin/person", name="alice")
+        assert 'class="flash refused"' in page and "alice is on the list already" in page
+        assert "Nobody added: names are" in post("/admin/person", name="bad name")
+        page = post("/admin/reissue", name="olga")
+        assert "You cannot give yourself a new link" in page and 'id="summary"' in page
+        assert "You cannot revoke your own link" in post("/admin/revoke", name="olga")
+        assert "no assessor or organiser called 'nobody'" in post("/admin/revoke", name="nobody")
+
+        page = post("/admin/round", batch="3", round="2")
+        assert "Round 2 loaded: 3 judgments planned" in page and 0 < 3 <= left
+        page = post("/admin/round", batch="3", round="2")  # the button pressed twice
+        assert "Round 2 is loaded already: no other round was loaded" in page
+    rounds = sqlite3.connect(db).execute("SELECT max(round) FROM items").fetchone()
+    assert rounds == (2,)

@@ -83,6 +83,8 @@ def test_rounds_one_server_and_estimates(tmp_path, capsys):
         rc, _, err = run(capsys, "assess", "next-round", "--db", db, "--runs", *data["runs"],
                          "--batch", "10")
         assert rc == 1 and f"(process {pid} at" in err
+        rc, out, err = run(capsys, "assess", "add-assessor", "--db", db, "carl")
+        assert rc == 0 and out.startswith(f"carl\t{server.url}/login?token="), (out, err)
 
         api = Api(server.url, alice)
         assert judge(api, data["qrels"], 50) == 50  # round 1 (81 documents) stopped early

@@ -214,6 +214,24 @@ def test_a_leased_document_a_later_round_took_out_is_not_handed_out_again(tmp_pa
         store.claim(a, held.id, store.ticket(a, held.id))
 
 
+def test_progress_lists_strata_in_natural_order_and_leases_read_in_words(tmp_path):
+    """The dashboard's progress rows keep one stratum order for every topic (``1-10`` before
+    ``11-100``), whatever order the documents are handed out in; a lease's length reads in
+    words on the assessor's page."""
+    from irsample.assess.dashboard import by_stratum, progress
+    from irsample.assess.pages import duration
+
+    store = Store(tmp_path / "p.db")
+    store.setup([("2", "a", "11-100", 0, 1), ("2", "b", "1-10", 1, 1),
+                 ("10", "c", "1-10", 2, 1), ("10", "d", "11-100", 3, 1)], {"x": 1})
+    rows = progress(store.db)
+    assert [(r["topic"], r["stratum"]) for r in rows] == [
+        ("2", "1-10"), ("2", "11-100"), ("10", "1-10"), ("10", "11-100")]
+    assert [r["stratum"] for r in by_stratum(rows)] == ["1-10", "11-100"]
+    assert [duration(x) for x in (30, 60, 600, 90 * 60, 7200)] == [
+        "30 seconds", "1 minute", "10 minutes", "90 minutes", "2 hours"]
+
+
 def test_version1_database_is_upgraded(tmp_path):
     """A database of the first version (one judgments row per item and assessor, no roles,
     no rounds) opens with its judgments as current ones, and revising it keeps the old row."""

@@ -4,10 +4,13 @@
 ``GET /progress`` (redirects to the dashboard), ``GET /api/progress`` (progress and agreement
 as JSON), ``POST /admin/person`` (``name``, ``role``: a new link, shown once),
 ``POST /admin/revoke`` and ``POST /admin/reissue`` (``name``), ``POST /admin/round``
-(``batch``: plan, draw and load the next round, :mod:`.rounds`; ``GET /admin?batch=N``
-previews a round of N). The form posts answer with a redirect to the dashboard, which shows
-their message once (a reload does not post again). Judging pauses while a
-round is loaded (a judgment sent meanwhile is answered 503, "send it again").
+(``batch``: plan, draw and load the next round, :mod:`.rounds`; ``round``, optional: the
+number of the round the button loads, so that a second press, or the same form sent from two
+windows, loads none; one round is loaded at a time; ``GET /admin?batch=N`` previews a round of
+N). The form posts answer with a redirect to the dashboard, which shows their message once (a
+reload does not post again), also where the form is refused (a name on the list already, the
+organiser's own link, no round to load). Judging pauses while a round is loaded (a judgment
+sent meanwhile is answered 503, "send it again").
 """
 
 from __future__ import annotations
@@ -27,15 +30,17 @@ from .web import digits, integer
 def routes(session, writer, live, authorised) -> list[Route]:
     """The organiser's routes; ``authorised(request, post=, role=)`` checks token and CSRF."""
 
-    #: organiser id -> (message, link) of their last form post, shown once by the next GET
-    #: /admin (post-redirect-get: reloading the page does not post the form again)
-    flashes: dict[int, tuple[str, str]] = {}
+    #: organiser id -> (message, link, refused) of their last form post, shown once by the next
+    #: GET /admin (post-redirect-get: reloading the page does not post the form again)
+    flashes: dict[int, tuple[str, str, bool]] = {}
+    #: one round loaded at a time: a second press of the button waits, then finds it loaded
+    loading = asyncio.Lock()
 
     def organiser(request, post=False):
         return authorised(request, post=post, role="organiser")
 
-    def after_post(who, message: str, link: str = "") -> RedirectResponse:
-        flashes[who.id] = (message, link)
+    def after_post(who, message: str, link: str = "", *, refused: bool = False):
+        flashes[who.id] = (message, link, refused)
         return RedirectResponse("/admin", status_code=303)
 
     async def admin_get(request):
@@ -48,8 +53,9 @@ def routes(session, writer, live, authorised) -> list[Route]:
             live.batch = int(batch)
         if live is not None:
             live.poke()
-        message, link = flashes.pop(who.id, ("", ""))
+        message, link, refused = flashes.pop(who.id, ("", "", False))
         return HTMLResponse(pages.admin_page(session, who, live, message=message, link=link,
+                                             refused=refused,
                                              base=str(request.base_url).rstrip("/")))
 
     async def api_admin(request):
@@ -87,12 +93,9 @@ def routes(session, writer, live, authorised) -> list[Route]:
         return JSONResponse({"progress": dashboard.progress(session.store.db),
                              "agreement": found})
 
-    def checked(status: int, action, *args):
-        """``action(*args)``, its IrsampleError answered with ``status`` and its message."""
-        try:
-            return action(*args)
-        except IrsampleError as exc:
-            raise HTTPException(status, getattr(exc, "message", str(exc))) from None
+    def refused(who, message: str) -> RedirectResponse:
+        """A form the dashboard cannot carry out: back to it, with the reason shown once."""
+        return after_post(who, message, refused=True)
 
     def name_of(fields) -> str:
         name = fields.get("name")
@@ -103,7 +106,13 @@ def routes(session, writer, live, authorised) -> list[Route]:
     async def add_person(request):
         who, fields = await organiser(request, post=True)
         name, role = name_of(fields), fields.get("role", "assessor")
-        token = checked(400, session.store.add_person, name, role)
+        if name in session.store.people():
+            return refused(who, f"Nobody added: {name} is on the list already (its New link "
+                           "button gives them a new link).")
+        try:
+            token = session.store.add_person(name, role)
+        except IrsampleError as exc:
+            return refused(who, f"Nobody added: {getattr(exc, 'message', exc)}.")
         return after_post(who, f"Added {role} {name}; their link (shown once):",
                           f"/login?token={token}")
 
@@ -111,14 +120,23 @@ def routes(session, writer, live, authorised) -> list[Route]:
         who, fields = await organiser(request, post=True)
         name = name_of(fields)
         if name == who.name:
-            raise HTTPException(400, "you cannot revoke your own link")
-        checked(404, session.store.revoke, name)
+            return refused(who, "You cannot revoke your own link.")
+        try:
+            session.store.revoke(name)
+        except IrsampleError as exc:
+            return refused(who, f"Nothing revoked: {getattr(exc, 'message', exc)}.")
         return after_post(who, f"Revoked {name}'s link (their judgments stay).")
 
     async def reissue(request):
         who, fields = await organiser(request, post=True)
         name = name_of(fields)
-        token = checked(404, session.store.reissue, name)
+        if name == who.name:  # the page would lose them: its link is shown once, to them
+            return refused(who, "You cannot give yourself a new link here (this page would "
+                           "stop working at once); `irsample assess reissue` does it.")
+        try:
+            token = session.store.reissue(name)
+        except IrsampleError as exc:
+            return refused(who, f"No new link: {getattr(exc, 'message', exc)}.")
         return after_post(who, f"New link for {name} (the old one no longer works; shown "
                           "once):", f"/login?token={token}")
 
@@ -127,10 +145,16 @@ def routes(session, writer, live, authorised) -> list[Route]:
         batch = integer(fields, "batch")
         if batch < 1:
             raise HTTPException(400, "batch must be at least 1")
-        try:
-            number, plan = await load_next_round(session, writer, live, batch)
-        except IrsampleError as exc:
-            raise HTTPException(400, f"no round loaded: {getattr(exc, 'message', exc)}") from None
+        meant = integer(fields, "round") if "round" in fields else None
+        async with loading:  # a second press waits here, then finds its round loaded
+            number = len(session.store.rounds()) + 1
+            if meant is not None and meant != number:
+                return refused(who, f"Round {meant} is loaded already: no other round was "
+                               "loaded (the button was pressed twice, or in two windows).")
+            try:
+                number, plan = await load_next_round(session, writer, live, batch)
+            except IrsampleError as exc:
+                return refused(who, f"No round loaded: {getattr(exc, 'message', exc)}")
         why = f" ({plan.why()})" if plan.why() else ""
         return after_post(who, f"Round {number} loaded: {plan.planned} judgments planned{why}.")
 

@@ -32,14 +32,14 @@ def progress(con) -> list[dict]:
 
 
 def by_stratum(rows: list[dict]) -> list[dict]:
-    """The rows of :func:`progress` summed per stratum (in the order strata are judged)."""
+    """The rows of :func:`progress` summed per stratum (in natural order)."""
     out: dict[str, dict] = {}
     for r in rows:
         acc = out.setdefault(r["stratum"], dict.fromkeys(("items", "judged", "judgments",
                                                            "required", "to_judge"), 0))
         for k in acc:
             acc[k] += r[k]
-    return [{"stratum": s, **v} for s, v in out.items()]
+    return [{"stratum": s, **out[s]} for s in sorted(out, key=readout.topic_key)]
 
 
 def agreement(con, *, rel_level: int = 1, seed: int = 0, level: float = 0.95,

@@ -63,6 +63,30 @@ class ServerLock:
             self.file = None
 
 
+def serving_url(db) -> str | None:
+    """The address of the ``serve`` running on ``db`` now (from its lock file), or None where
+    none runs. The lock is only tested, never taken: the file is left as it is."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        return None
+    path = Path(str(db) + ".lock")
+    try:
+        file = open(path, encoding="utf-8")  # noqa: SIM115 - closed below
+    except OSError:
+        return None
+    with file:
+        try:
+            fcntl.flock(file.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:  # held: a server runs
+            try:
+                return json.loads(file.read()).get("url") or None
+            except (ValueError, AttributeError):
+                return None
+        fcntl.flock(file.fileno(), fcntl.LOCK_UN)
+        return None
+
+
 def _describe(text: str) -> str:
     try:
         info = json.loads(text)

@@ -40,7 +40,19 @@ def first_clause(reason: str, limit: int = 90) -> str:
     return reason if cut >= len(reason) else reason[:cut].rstrip(" ,") + "\u2026"
 
 
+def duration(seconds: float) -> str:
+    """``10 minutes``, ``1 minute``, ``90 seconds``, ``1.5 hours``: a lease's length."""
+    if seconds < 120 and seconds != 60:
+        return plural(round(seconds), "second")
+    if seconds < 7200:
+        minutes = seconds / 60
+        return plural(round(minutes), "minute") if minutes == round(minutes) or minutes >= 10 \
+            else f"{minutes:.1f} minutes"
+    return f"{seconds / 3600:g} hours"
+
+
 ENV.filters["plural"] = plural
+ENV.filters["duration"] = duration
 ENV.filters["first_clause"] = first_clause
 ENV.filters["age"] = dashboard.age
 
@@ -130,7 +142,10 @@ def judge_page(session, assessor, item, params, *, revising: bool = False) -> st
     if revising:
         own = readout.own_judgment(con, assessor.id, item.id)
         context.update(was=own[0], note=own[1])
-    if item is not None:
+    if item is None:  # documents still waiting for a judgment (held by others or coming back)
+        context["open_left"] = con.execute("SELECT count(*) FROM items WHERE active=1 AND "
+                                           "judged < required").fetchone()[0]
+    else:
         topic = session.topics[item.topic]
         context.update(topic=topic, ticket=session.store.ticket(assessor.id, item.id),
                        text=highlight(session.documents[item.docno], query_terms(topic)))
@@ -149,13 +164,15 @@ ALPHA_LABELS = ("grades as categories (nominal)", "grades as ranks (ordinal)",
 
 
 def admin_page(session, organiser, live, *, message: str = "", link: str = "", base: str = "",
-               level: float = 0.95, resamples: int = 2000) -> str:
+               refused: bool = False, level: float = 0.95, resamples: int = 2000) -> str:
     con = session.store.db
     rows = dashboard.progress(con)
     total = {k: sum(r[k] for r in rows) for k in ("items", "judged", "judgments", "required")}
     agreement = dashboard.agreement(con, rel_level=session.rel_level, seed=session.seed,
                                     level=level, n_resamples=resamples)
     preview = None if live is None else live.preview
+    if isinstance(preview, str) and live.stamp is not None and live.stamp[-1] != live.batch:
+        preview = None  # an answer for another batch: the page says it is planning this one
     plan = None if isinstance(preview, str) or preview is None else preview
     result = None if live is None else live.result
     return ENV.get_template("admin.html").render(
@@ -165,6 +182,9 @@ def admin_page(session, organiser, live, *, message: str = "", link: str = "", b
         people=dashboard.pace(con), live=live, result=result, preview=preview, plan=plan,
         verdict=dashboard.verdict(result, plan),
         rounds=session.store.rounds(), message=message, link=(base + link) if link else "",
+        kept=dict(con.execute("SELECT round, count(*) FROM items WHERE active=1 GROUP BY "
+                              "round").fetchall()),
+        refused=refused,
         now=time.time())
 
 

@@ -54,13 +54,13 @@ def first_grades(con) -> list[tuple[int, int]]:
 
 
 def counts(con) -> list[tuple]:
-    """Per topic and stratum of the active items, topics in natural order and strata in the
-    order they are handed out: (topic, stratum, items, items judged, judgments, judgments
-    required)."""
+    """Per topic and stratum of the active items, topics and strata in natural order (``1-10``
+    before ``11-100``, whatever order the documents are handed out in): (topic, stratum,
+    items, items judged, judgments, judgments required)."""
     rows = con.execute(
-        "SELECT topic, stratum, count(*), sum(judged > 0), sum(judged), sum(required), min(seq) "
+        "SELECT topic, stratum, count(*), sum(judged > 0), sum(judged), sum(required) "
         "FROM items WHERE active = 1 GROUP BY topic, stratum").fetchall()
-    return [r[:6] for r in sorted(rows, key=lambda r: (topic_key(r[0]), r[6]))]
+    return sorted(rows, key=lambda r: (topic_key(r[0]), topic_key(r[1])))
 
 
 def judged_by(con, assessor: int) -> int:

@@ -56,22 +56,25 @@ class RoundPlan:
     pool: object
     round: int
     judged: int
-    batch: int
+    batch: int  #: the judgments asked for
     stamp: tuple  #: the judgments when planned (:meth:`.dashboard.Live.stamp_now`)
+    left: int | None = None  #: the pool's documents left to judge
 
     basis = (f"planned for {ESTIMATOR}'s variance; the inclusion probabilities are given the "
              "judgments so far, so ht stays unbiased")
 
     @property
     def planned(self) -> int:
-        """The new round's judgments: the planner's budget, ``batch``."""
-        return self.batch
-
-    left = None  #: the pool's documents left to judge (not counted here)
+        """The new round's judgments: the planner's budget, ``batch``, or what the pool has
+        left where that is less."""
+        return self.batch if self.left is None else min(self.batch, self.left)
 
     def why(self) -> str:
         """Why the round is not ``batch`` judgments ("": it is)."""
-        return ""
+        if self.planned == self.batch:
+            return ""
+        return (f"{self.planned} judgments, not the {self.batch} asked for: only {self.left} "
+                "documents of the pool are left to judge")
 
     def summary(self) -> str:
         return self.plan.summary()
@@ -203,13 +206,15 @@ def plan_round(rounds: list[dict], qrels: str, runs, *, batch: int, stamp=(),
     if not sample.judged.any():
         raise InputError("nothing of the design is judged yet: judge some documents first",
                          record.source)
+    judged, left = int(sample.judged.sum()), int((~sample.judged).sum())
+    if left == 0:  # nothing to plan: the dashboard says so
+        return RoundPlan(None, None, pool, latest["round"], judged, batch, tuple(stamp), left)
     model = fit_relevance(pool, sample.judged, sample.grade, gains=ESTIMATOR == "infNDCG")
-    result = plan(pool, model, int(sample.judged.sum()) + batch, estimator=ESTIMATOR,
+    result = plan(pool, model, judged + min(batch, left), estimator=ESTIMATOR,
                   judged=sample.judged, required=sample.edges[1:], max_strata=max_strata,
                   level=level)
     design = result.design(before=judged_keys(pool, sample.judged))
-    return RoundPlan(result, design, pool, latest["round"], int(sample.judged.sum()), batch,
-                     tuple(stamp))
+    return RoundPlan(result, design, pool, latest["round"], judged, batch, tuple(stamp), left)
 
 
 def _outside_bands(collection, rounds) -> int:

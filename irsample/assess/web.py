@@ -79,7 +79,9 @@ def integer(fields: dict, name: str) -> int:
     if isinstance(value, str):
         text = value.strip()
         if digits(text[1:] if text.startswith("-") else text):
-            return int(text)
+            if abs(int(text)) < 2**62:
+                return int(text)
+            raise HTTPException(400, f"field {name!r} is out of range: {text}"[:200])
     raise HTTPException(400, f"field {name!r} must be an integer, not {value!r}"[:200])
 
 

@@ -83,14 +83,16 @@ def add_parser(sub) -> None:
         a = cmds.add_parser(f"add-{role}", help=f"register an {role}; prints the personal link")
         a.add_argument("--db", required=True, metavar="FILE")
         a.add_argument("name", help=f"{role} name (letters, digits, _ . -)")
-        a.add_argument("--url", default=DEFAULT_URL,
-                       help="the app's address, for the link (default %(default)s)")
+        a.add_argument("--url", default=None,
+                       help="the app's address, for the link (default: that of the server "
+                       f"running on this database, else {DEFAULT_URL})")
         a.set_defaults(run=cmd_add_person, role=role)
 
     r = cmds.add_parser("reissue", help="a new link for a person (the old one stops working)")
     r.add_argument("--db", required=True, metavar="FILE")
     r.add_argument("name")
-    r.add_argument("--url", default=DEFAULT_URL, help="the app's address (default %(default)s)")
+    r.add_argument("--url", default=None, help="the app's address (default: that of the "
+                   f"server running on this database, else {DEFAULT_URL})")
     r.set_defaults(run=cmd_reissue)
 
     v = cmds.add_parser("revoke", help="stop a person's link (their judgments stay)")
@@ -212,13 +214,17 @@ def cmd_serve(args) -> str:
 
 
 def _link(args, *, new: bool) -> str:
-    """``NAME<TAB>URL/login?token=...`` of a person added (``new``) or given a new token."""
+    """``NAME<TAB>URL/login?token=...`` of a person added (``new``) or given a new token; URL
+    ``--url``, else the address of the server running on the database, else the default."""
+    from ..assess.lock import serving_url
+
     store = _store(args.db, must_exist=not new)
     try:
         token = store.add_person(args.name, args.role) if new else store.reissue(args.name)
     finally:
         store.close()
-    return f"{args.name}\t{args.url.rstrip('/')}/login?token={token}\n"
+    url = args.url or serving_url(args.db) or DEFAULT_URL
+    return f"{args.name}\t{url.rstrip('/')}/login?token={token}\n"
 
 
 def cmd_add_person(args) -> str:
