@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from .errors import MeasureError
+from .errors import InputError, MeasureError
 from .evaluation import Evaluation, evaluate_collection
 from .io import load_qrels, load_runs
 from .io.trec import single_precision
@@ -55,7 +55,9 @@ def load(qrels, runs, *, qrels_format: str | None = None,
         judgments carry every pooled document's stratum and inclusion probability at once,
         which the design-based estimators read (and ppi's ``centre="design"`` draws the design
         again on the labels: ``irsample.measures.ppi.redraw``). Judgments of documents the
-        design did not select are an error naming the file and line.
+        design did not select are an error naming the file and line, and so are selected
+        documents not judged yet in an importance or active sample (no probabilities hold for
+        the part judged: ``design.merge.unjudged_refusal``).
 
     Returns
     -------
@@ -82,10 +84,15 @@ def load(qrels, runs, *, qrels_format: str | None = None,
     """
     qrels_table = load_qrels(qrels, qrels_format)
     if design is not None:
-        from .design.merge import merge
+        from .design.merge import merge, unjudged_refusal
         from .design.record import DesignRecord
 
-        qrels_table = merge(DesignRecord.read(design), qrels_table).table()
+        record = DesignRecord.read(design)
+        merged = merge(record, qrels_table)
+        refusal = unjudged_refusal(merged)
+        if refusal:
+            raise InputError(refusal, record.source)
+        qrels_table = merged.table()
     run_tables = load_runs(runs)
     if compat == "9.0.8":
         run_tables = single_precision(run_tables)

@@ -330,3 +330,30 @@ def test_reference_estimators_that_ignore_the_relevance_level_say_so(files, caps
         "irsample: warning: xinfAP, iP count every grade of 1 or more as relevant whatever -l "
         "(as sample_eval.pl and statAP do); -l 2 applies to trec_eval's measures, infAP and "
         "the design-based estimators (ht(M), ppi(M))"]
+
+
+def test_a_partly_judged_importance_sample_is_refused_with_its_design(files, capsys):
+    """Selected documents of an importance sample not judged yet leave no inclusion
+    probabilities for the part judged (no cells to reweight): ``eval --design`` and ``compare
+    --design`` refuse, saying how many are missing, and print nothing; judged whole, it
+    evaluates. (A stratified design's partial judgments are its cells' simple random samples:
+    ``test_merge``.)"""
+    out = files / "imp"
+    assert main(["sample", *map(str, RUNS), "--design", "importance(0.1)", "--depth", "50",
+                 "--seed", "7", "-o", str(out)]) == 0
+    capsys.readouterr()
+    grades = _grades()
+    rows = [r.split("\t")[:2] for r in (out / "to_judge.tsv").read_text().splitlines()[1:]]
+    whole, half = out / "whole.qrels", out / "half.qrels"
+    whole.write_text("".join(f"{q} 0 {d} {grades.get((q, d), 0)}\n" for q, d in rows))
+    half.write_text("".join(f"{q} 0 {d} {grades.get((q, d), 0)}\n" for q, d in rows[::2]))
+    missing = len(rows) - len(rows[::2])
+    for command in ("eval", "compare"):
+        rc, printed, err = cli(capsys, command, half, *RUNS, "--design", out / "design.json",
+                               "-m", "ht(P@10)", "--ci", "0.95")
+        assert rc == 1 and printed == ""
+        assert f"{missing} of the {len(rows)} documents this importance" in err
+        assert "judge them first" in err
+    rc, printed, err = cli(capsys, "eval", whole, *RUNS, "--design", out / "design.json",
+                           "-m", "ht(P@10)", "--ci", "0.95")
+    assert rc == 0 and "ht(P@10)" in printed, err

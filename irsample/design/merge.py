@@ -26,8 +26,11 @@ negative rel means "not judged yet"), :func:`merge` pairs them and writes any of
 
 Judgments of documents outside the design's pool, or not selected by its draw, are errors naming
 the judgments file and line: they would break the inclusion probabilities. Selected documents
-without a judgment are reported (:attr:`Merged.unjudged`); they are written as not sampled, which
-keeps the estimators valid only if the missing judgments are missing at random.
+without a judgment are reported (:attr:`Merged.unjudged`). In a design of equal-probability
+strata a cell's judged documents are read as a simple random sample of it (valid where the
+missing judgments are missing at random, :attr:`Merged.probabilities`); in an importance or
+active sample they are written as not sampled, which biases every estimator, so ``merge``
+warns (:func:`unjudged_warning`) and ``eval --design`` refuses (:func:`unjudged_refusal`).
 """
 
 from __future__ import annotations
@@ -180,6 +183,24 @@ def prels_note(merged: Merged) -> str | None:
             "own variance, no ratio correction for nDCG), and their numbers differ from those "
             "of --format strata, which keeps the strata the intervals of stratified designs "
             "were validated on")
+
+
+def unjudged_refusal(merged: Merged) -> str | None:
+    """Why ``eval --design`` (and ``compare``, ``judge-report``) refuse these judgments, or
+    None: selected documents of a design with unequal probabilities and no cells to reweight
+    (an importance or active sample) are not judged yet, so no estimator has the probabilities
+    of the part judged (:func:`unjudged_warning`; CACM, active(mix=0.2) of 1,500, every other
+    judgment: ht(num_rel) 327 [222, 433] against 665 with all of them, both intervals ok)."""
+    rec = merged.record
+    missing = int(merged.unjudged.sum())
+    if not missing or "strata" in rec.design.merge_formats:
+        return None
+    return (f"{missing} of the {int(rec.selected.sum())} documents this {rec.design.name} "
+            "design selected are not judged yet: its inclusion probabilities hold for the whole "
+            "selection, and the estimators would read the missing documents as not sampled "
+            "while weighting the judged ones by the design's probabilities (biased: totals "
+            "such as num_rel too low); judge them first (irsample merge -v lists them per "
+            "topic)")
 
 
 def unjudged_warning(merged: Merged) -> str | None:
