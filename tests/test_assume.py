@@ -357,3 +357,29 @@ def test_a_partly_judged_importance_sample_is_refused_with_its_design(files, cap
     rc, printed, err = cli(capsys, "eval", whole, *RUNS, "--design", out / "design.json",
                            "-m", "ht(P@10)", "--ci", "0.95")
     assert rc == 0 and "ht(P@10)" in printed, err
+
+
+def test_a_run_ranking_outside_the_judged_pool_is_noted(files, capsys):
+    """A run whose top 10 documents lie mostly outside the judged pool (a run of another
+    collection, or one far from the pooled runs) gets a note naming it with its share: the
+    design-based estimators read those documents as not relevant. The pooled runs get none,
+    and the trec_eval measures (which read them so by definition) none either."""
+    from irsample.commands.notices import outside_pool_share
+
+    strata = files / "one.strata"
+    stranger = files / "stranger.run"
+    topics = sorted({line.split()[0] for line in strata.read_text().splitlines()})
+    stranger.write_text("".join(f"{q} Q0 X{k} {k} {100 - k} stranger\n" for q in topics
+                                for k in range(1, 21)))
+    rc, _, err = cli(capsys, "eval", strata, *RUNS, stranger, "--qrels-format", "strata",
+                     "-m", "ht(P@10)", "--ci", "0.95")
+    assert rc == 0 and "1 run ranks mostly documents outside the judged pool in their top " \
+        "10 (share unpooled: stranger (100%))" in err and "ht(P@10) reads those" in err
+    rc, _, err = cli(capsys, "eval", strata, *RUNS, "--qrels-format", "strata",
+                     "-m", "ht(P@10)", "--ci", "0.95")
+    assert rc == 0 and "outside the judged pool" not in err
+    rc, _, err = cli(capsys, "eval", strata, stranger, "--qrels-format", "strata", "-m", "P_10")
+    assert "outside the judged pool" not in err
+    collection, judgments = irsample.load(strata, [*RUNS, stranger], qrels_format="strata")
+    share = outside_pool_share(collection, judgments)
+    assert share[-1] == 1.0 and (share[:-1] < 0.5).all()

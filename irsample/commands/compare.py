@@ -75,11 +75,12 @@ def cmd_compare(args) -> str:
 
     def notices(judgments, collection):
         from ..api import measures_from
-        from .notices import note_census, note_thin_tail, warn_unsampled
+        from .notices import note_census, note_outside_pool, note_thin_tail, warn_unsampled
 
         measures = measures_from(names)
         note_census(measures, judgments)
         note_thin_tail(measures, judgments, collection)
+        note_outside_pool(measures, judgments, collection)
         warn_unsampled(measures, collection.topics, judgments)
 
     report = compare_table(args.qrels, args.runs, names, ci=args.ci,

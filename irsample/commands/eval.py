@@ -258,6 +258,7 @@ def _judgments(args, ahead, measures, options):
     from .arguments import note_unused_assumption
     from .notices import (
         note_census,
+        note_outside_pool,
         note_thin_tail,
         warn_ignored_level,
         warn_ignored_strata,
@@ -268,6 +269,7 @@ def _judgments(args, ahead, measures, options):
         if args.ci is not None:  # intervals printed: of width 0, or read at thin weights
             note_census(measures, judgments)
             note_thin_tail(measures, judgments, collection)
+        note_outside_pool(measures, judgments, collection)
         warn_ignored_strata(measures, judgments)
         warn_ignored_level(measures, args.level)
         warn_unsampled(measures, collection.topics, judgments)

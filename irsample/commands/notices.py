@@ -323,6 +323,63 @@ def note_thin_tail(measures, judgments, collection, stream=None) -> list[str]:
     return [text]
 
 
+#: a run is noted when more than this share of its top :data:`OUTSIDE_DEPTH` documents (over
+#: the topics with judgments) lies outside the judged pool
+OUTSIDE_SHARE, OUTSIDE_DEPTH = 0.5, 10
+
+
+def outside_pool_share(collection, judgments, depth: int = OUTSIDE_DEPTH):
+    """Per run: the share of its top ``depth`` documents, over the topics with any document in
+    the judgments, that are absent from them (unpooled); NaN for a run with none there."""
+    import numpy as np
+
+    from ..model import UNPOOLED
+
+    length = np.minimum(np.diff(collection.rank_offsets), depth)
+    seg = np.repeat(np.arange(len(length)), length)
+    rank = np.arange(len(seg)) - np.repeat(np.cumsum(length) - length, length)
+    tdi = collection.rank_tdi[collection.rank_offsets[seg] + rank]
+    pooled = np.bincount(collection.tdi_topic[judgments.state != UNPOOLED],
+                         minlength=collection.n_topics) > 0
+    keep = pooled[seg % collection.n_topics]
+    run = seg[keep] // collection.n_topics
+    outside = np.bincount(run, weights=judgments.state[tdi[keep]] == UNPOOLED,
+                          minlength=collection.n_runs)
+    total = np.bincount(run, minlength=collection.n_runs)
+    return np.where(total > 0, outside / np.maximum(total, 1), np.nan)
+
+
+def note_outside_pool(measures, judgments, collection, stream=None) -> list[str]:
+    """One line on standard error when design-based estimators (``needs_inclusion``) meet runs
+    whose top 10 documents lie mostly (over :data:`OUTSIDE_SHARE`) outside the judged pool:
+    they read such documents as not relevant, as trec_eval does, so the run's estimate and its
+    interval are of the pool's judgments, not of the run's own documents, and a run that did
+    not add to the pool may be rated low there (pool bias: Zobel, SIGIR 1998; Buckley et al.,
+    Inf. Retr. 10, 2007) where no interval can see it. On TREC-8's 129 runs and its official
+    pool the share is at most 0.38 but for one run at 0.88; a run of another collection whose
+    topic ids overlap reads near 1. Returns the notes."""
+    reading = [m.name for m in measures if m.needs_inclusion]
+    if not reading:
+        return []
+    import numpy as np
+
+    share = outside_pool_share(collection, judgments)
+    noted = np.flatnonzero(share > OUTSIDE_SHARE)
+    if not len(noted):
+        return []
+    names = ", ".join(f"{collection.run_names[r]} ({share[r]:.0%})" for r in noted[:5])
+    more = f" and {len(noted) - 5} more" if len(noted) > 5 else ""
+    verb = "reads" if len(reading) == 1 else "read"
+    text = (f"irsample: note: {judgments.source}: {len(noted)} run"
+            f"{'s rank' if len(noted) != 1 else ' ranks'} mostly documents outside the judged "
+            f"pool in their top {OUTSIDE_DEPTH} (share unpooled: {names}{more}): "
+            f"{', '.join(reading)} {verb} those as not relevant, so these runs' estimates are "
+            "of the pool's judgments and may rate them low (pool bias; no interval shows it): "
+            "pool them, or check that the runs and judgments are of the same collection")
+    print(text, file=stream or sys.stderr)
+    return [text]
+
+
 def note_census(measures, judgments, stream=None) -> list[str]:
     """One line on standard error when design-based estimators (``needs_inclusion``) print
     intervals (``eval --ci``, ``compare``) from judgments that are a census: every pooled
