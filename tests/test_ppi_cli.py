@@ -111,6 +111,18 @@ def test_judge_report_agreement_and_flags(files, capsys):
     assert {cells[10] for cells in lines} <= {"ok", "unreliable"}
     assert flags[("tf_raw", "P@10")] == "favoured"
     assert float(next(c for c in lines if c[:2] == ["tf_raw", "P@10"])[6]) > 0
+    rc, evaluated, err = cli(capsys, "eval", files / "sample.qrels", *RUNS, "--auto-labels",
+                             files / "biased.labels", "-m", "ppi(AP)", "-m", "ppi(P@10)",
+                             "--ci", "0.95", "--format", "tsv")
+    assert rc == 0, err
+    limits = {(r, m): (v, lo, hi) for r, _, m, v, lo, hi, *_ in
+              (x.split("\t") for x in evaluated.splitlines()[1:])}
+    for cells in lines:  # ppi's interval is eval's (AP's on the logit scale: not symmetric)
+        auto, est, lo, hi, diff, dlo, dhi = map(float, cells[2:9])
+        v, elo, ehi = limits[(cells[0], f"ppi({cells[1]})")]
+        assert (f"{est:.4f}", f"{lo:.4f}", f"{hi:.4f}") == tuple(
+            f"{float(x):.4f}" for x in (v, elo, ehi))
+        assert abs(dlo - (auto - hi)) < 2e-4 and abs(dhi - (auto - lo)) < 2e-4
 
 
 def test_judge_report_says_how_probabilities_and_grades_are_folded(files, capsys):

@@ -6,9 +6,10 @@ sample.
    agreeing labels with a Wilson interval (:mod:`irsample.stats.agreement`). Probability labels
    count as relevant at p >= 0.5.
 2. Per run and measure: the auto-only value (labels as judgments, uncorrected), the ppi estimate
-   with its interval, and their difference auto - ppi with the interval of ppi (the auto-only
-   value is fixed given the labels, so the difference varies with the sample exactly as ppi
-   does). A run whose interval lies above 0 is flagged ``favoured`` (the labels inflate it),
+   with its interval (``eval --ci``'s: on the logit scale for AP and nDCG, so not symmetric),
+   and their difference auto - ppi with auto minus the limits of ppi's (the auto-only value is
+   fixed given the labels, so the difference varies with the sample exactly as ppi does). A
+   run whose interval lies above 0 is flagged ``favoured`` (the labels inflate it),
    below 0 ``disfavoured``. The last columns give the status of ppi's interval, ``ok`` or
    ``unreliable`` with the reason (:mod:`irsample.measures.reliability`); ``--strict`` makes an
    unreliable one an error (nothing printed or written, exit 1).
@@ -128,13 +129,11 @@ def cmd_judge_report(args) -> str:
     for j, (ppi, _) in enumerate(pairs):
         for r, run in enumerate(collection.run_names):
             est, auto = ev.summary[r, 2 * j], ev.summary[r, 2 * j + 1]
-            half = float(high[r, 2 * j] - low[r, 2 * j]) / 2.0
-            diff = auto - est
-            flag = "favoured" if diff - half > 0 else "disfavoured" if diff + half < 0 else "-"
-            lines.append(f"{run}\t{ppi.target}\t{auto:.4f}\t{est:.4f}\t{est - half:.4f}\t"
-                         f"{est + half:.4f}\t{diff:.4f}\t{diff - half:.4f}\t"
-                         f"{diff + half:.4f}\t{flag}\t{status.status[r, 2 * j]}\t"
-                         f"{status.reason[r, 2 * j]}")
+            lo, hi = float(low[r, 2 * j]), float(high[r, 2 * j])  # eval's, logit scale or not
+            flag = "favoured" if auto > hi else "disfavoured" if auto < lo else "-"
+            lines.append(f"{run}\t{ppi.target}\t{auto:.4f}\t{est:.4f}\t{lo:.4f}\t{hi:.4f}\t"
+                         f"{auto - est:.4f}\t{auto - hi:.4f}\t{auto - lo:.4f}\t{flag}\t"
+                         f"{status.status[r, 2 * j]}\t{status.reason[r, 2 * j]}")
     text = "\n".join(lines) + "\n"
     if args.output:
         from pathlib import Path
