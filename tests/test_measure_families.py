@@ -58,3 +58,18 @@ def test_lazy_parse_gives_what_the_full_registry_gives():
     assert lazy == full
     loaded = {m.removeprefix("irsample.measures.") for m in after_map} & set(FAMILY_MODULES)
     assert loaded == {"trec_eval.average_precision"}
+
+
+def test_trec_parameters_replace_the_default_expansion_and_irsample_names_replace_nothing():
+    """trec_eval's habit: a family named with trec_eval parameters replaces the bare name's
+    default expansion (``-m rbp -m rbp.p=0.8``: rbp_p=0.8 alone); a name in irsample's own
+    syntax is one more measure (``-m rbp -m 'RBP(p=0.8)'``: both; it dropped rbp)."""
+    from irsample.measures.names import parse_all
+
+    def names(*given):
+        return [m.trec_name for m in parse_all(given)]
+
+    assert names("rbp", "rbp.p=0.8") == ["rbp_p=0.8"]
+    assert sorted(names("rbp", "RBP(p=0.8)")) == ["rbp", "rbp_p=0.8"]
+    assert names("P", "P.10") == ["P_10"]
+    assert "P_5" in names("P", "P@10") and names("P", "P@10").count("P_10") == 1

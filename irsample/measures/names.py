@@ -75,7 +75,9 @@ def parse_all(names: Iterable[str]) -> list[Measure]:
 
     As in trec_eval, a family named with explicit trec_eval parameters (``relstring.20``,
     ``P.5,10``) replaces that family's default expansion brought in by a bare name or a set
-    (``all_trec``): ``-m all_trec -m relstring.20`` prints ``relstring_20`` only.
+    (``all_trec``): ``-m all_trec -m relstring.20`` prints ``relstring_20`` only. A name in
+    irsample's own syntax (``RBP(p=0.8)``, ``P@10``) is one more measure and replaces
+    nothing: ``-m rbp -m 'RBP(p=0.8)'`` prints both.
     """
     seen: dict[Measure, bool] = {}  # measure -> came from a default expansion
     explicit: set = set()  # trec_eval families named with parameters
@@ -87,8 +89,9 @@ def parse_all(names: Iterable[str]) -> list[Measure]:
 
             load_for(item)
             default = _is_trec_default(item)
+            with_parameters = not default and _parse_trec(item) is not None
             for m in parse(item):
-                if not default:
+                if with_parameters:
                     explicit.add(m.trec_family)
                 seen[m] = seen.get(m, True) and default
     kept = [m for m, default in seen.items() if not (default and m.trec_family in explicit)]
