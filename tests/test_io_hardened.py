@@ -164,3 +164,21 @@ def test_truncated_gzip_names_the_line_it_breaks_off_in(tmp_path, capsys):
     complete = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(whole[: len(whole) // 2])
     assert line == complete.count(b"\n") + 1 and 1 < line < 4000
     assert "corrupt gzip data" in err and "reads whole up to the line before this one" in err
+
+
+@pytest.mark.parametrize("reader,line", [
+    (read_run, b"1 Q0 a 1 2.5 t"), (read_qrels, b"1 0 a 1"), (read_strata_qrels, b"1 0 a s 1"),
+    (read_prels, b"1 a 1 1 0.5"),
+])
+def test_lines_ended_by_a_carriage_return_alone_are_refused(tmp_path, reader, line):
+    """Classic Mac OS line endings (CR alone) make one long line: a run's reader, which skips
+    what follows a record's sixth field as trec_eval does, would read the first record alone
+    and give wrong numbers with no error. Refused, naming the file; CRLF and a single line
+    ending in CR are read."""
+    cr = write(tmp_path / "cr", line + b"\r" + line.replace(b" a ", b" b ") + b"\r")
+    with pytest.raises(InputError, match="carriage return alone") as caught:
+        reader(str(cr))
+    assert caught.value.source == str(cr)
+    assert len(reader(str(write(tmp_path / "crlf", line + b"\r\n" + line.replace(
+        b" a ", b" b ") + b"\r\n"))).qid) == 2
+    assert len(reader(str(write(tmp_path / "one", line + b"\r"))).qid) == 1

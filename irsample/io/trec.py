@@ -119,7 +119,18 @@ def binary_array(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> pa.Ar
     )
 
 
+def check_line_ends(buf: np.ndarray, name: str) -> None:
+    """Refuse a file whose lines end with a carriage return alone (classic Mac OS): read by
+    newlines it is one long line, and a run's reader (which, as trec_eval's, skips what follows
+    a record's sixth field) would read its first record alone. Reads the first 64 KiB."""
+    head = bytes(buf[:65536])
+    if b"\n" not in head and b"\r" in head.rstrip(b" \t\r\n"):
+        raise InputError("its lines end with a carriage return alone (CR, classic Mac OS line "
+                         "endings): convert them to LF or CRLF", name, 1)
+
+
 def _scan(buf: np.ndarray, keep: list[int], name: str):
+    check_line_ends(buf, name)
     starts, ends, nfields, lineno, count = scan_fields(
         read_only(buf), np.asarray(keep, dtype=np.int64), count_lines(buf)
     )
@@ -263,6 +274,7 @@ def read_run(source: Source, raw: bytes | None = None) -> RunTable:
     buf = read_bytes(source, raw)
     if len(buf) >= 2**31:  # int32 Arrow offsets: the general scanner splits large columns
         return _read_run_large(buf, name)
+    check_line_ends(buf, name)
     if len(buf) and buf[-1] != 10:  # the scanner stops at newlines: end the last line
         buf = np.concatenate([buf, np.array([10], dtype=np.uint8)])
     scanned = scan_run(read_only(buf), record_cap(buf))
