@@ -82,12 +82,29 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 def _write(text: str, output: str | None) -> None:
     if output is None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:  # a full disk, a closed terminal: said, not a traceback
+            _discard_stdout()
+            raise IrsampleError(f"cannot write to standard output: {exc.strerror or exc}") \
+                from None
         return
     from .io.output import write_atomic
 
     write_atomic(output, text.encode())
+
+
+def _discard_stdout() -> None:
+    """Point standard output at the null device, so that the flush at exit does not fail
+    again on what the buffer still holds (Python's advice for a closed pipe)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no file descriptor (captured, replaced)
+        pass
 
 
 def check_outputs(args) -> None:

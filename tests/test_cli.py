@@ -450,3 +450,14 @@ def test_subprocess_exit_codes(files, tmp_path):
     usage = run_module("eval", cwd=tmp_path)
     assert usage.returncode == 2
     assert "usage" in usage.stderr
+
+    if os.path.exists("/dev/full"):  # standard output that cannot be written: said, exit 1
+        env = dict(os.environ, PYTHONPATH=str(PACKAGE_ROOT.parent))
+        with open("/dev/full", "w") as full:
+            done = subprocess.run([sys.executable, "-m", "irsample.cli", "eval", "-m", "map",
+                                   str(files["qrels"]), str(files["run1"])], stdout=full,
+                                  stderr=subprocess.PIPE, text=True, cwd=tmp_path, env=env,
+                                  timeout=120)
+        assert done.returncode == 1 and "Traceback" not in done.stderr
+        assert done.stderr.strip().endswith(
+            "irsample: cannot write to standard output: No space left on device")
