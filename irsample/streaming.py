@@ -40,7 +40,7 @@ from .io.ahead import (  # noqa: F401 (run_batches: API)
 )
 from .io.trec import single_precision
 from .model import Collection, Judgments, check_common_topics
-from .model.collection import RunsAndTopics
+from .model.collection import RunsAndTopics, unique_run_names
 
 
 @dataclass(frozen=True)
@@ -162,14 +162,6 @@ def _load_qrels_warning(qrels, qrels_format):
     return table
 
 
-def _unique(names: list[str], sources: list[str]) -> tuple[str, ...]:
-    """:meth:`Collection.build`'s run names, over all batches: a repeated tag gets its source."""
-    seen: dict[str, int] = {}
-    for n in names:
-        seen[n] = seen.get(n, 0) + 1
-    return tuple(n if seen[n] == 1 else f"{n} ({s})" for n, s in zip(names, sources))
-
-
 def merge_evaluations(parts):
     """One :class:`Evaluation` from per-batch ``(evaluation, raw run tags)`` pairs that share
     measures and options; topics are united in byte-wise order."""
@@ -215,7 +207,7 @@ def merge_evaluations(parts):
         names += tags
         sources += list(ev.collection.run_sources)
         at += ev.collection.n_runs
-    runs = EvaluatedRuns(tuple(topics), _unique(names, sources), tuple(sources))
+    runs = EvaluatedRuns(tuple(topics), unique_run_names(names, sources), tuple(sources))
     for r, t, m in list(strings):
         if t is None and m.family == "runid":
             strings[(r, t, m)] = runs.run_names[r]

@@ -59,6 +59,20 @@ def test_complete_and_intervals_and_repeated_tags(tmp_path):
         assert render(batched, fmt, per_topic=True) == render(whole, fmt, per_topic=True)
 
 
+def test_one_run_file_given_twice_is_refused_in_batches_and_at_once():
+    """A file given twice would be two rows of every format but JSON, which keys runs by name
+    and kept one: refused, naming the file, whether its copies share a batch or not."""
+    from irsample.errors import InputError
+
+    runs = [RUNS[0], RUNS[1], RUNS[0]]
+    measures = measures_from(["map"])
+    with pytest.raises(InputError, match="given twice") as at_once:
+        in_memory(QRELS, runs, measures)
+    with pytest.raises(InputError, match="given twice") as batched:
+        evaluate_in_batches(QRELS, runs, measures, batch_bytes=1)
+    assert at_once.value.source == batched.value.source == str(RUNS[0])
+
+
 def test_topics_outside_the_qrels_in_some_batches(tmp_path):
     # batch 1's run has a topic no qrels names and batch 2's run another: topics unite
     qrels = tmp_path / "q"

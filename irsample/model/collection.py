@@ -208,7 +208,7 @@ class Collection(RunsAndTopics):
         del score
         if dup_run >= 0:
             _raise_duplicate(runs, int(base[dup_run]) + int(dup_row))
-        names = _unique_names(runs)
+        names = unique_run_names([r.name for r in runs], [r.source for r in runs])
         located = []
         for k, table in enumerate(qrels, start=len(runs)):
             segments = seg_offsets[k * n_topics : (k + 1) * n_topics + 1]
@@ -247,14 +247,18 @@ class Collection(RunsAndTopics):
         return t, tdi
 
 
-def _unique_names(runs: Sequence[RunTable]) -> tuple[str, ...]:
-    names = [r.name for r in runs]
+def unique_run_names(names: Sequence[str], sources: Sequence[str]) -> tuple[str, ...]:
+    """The runs' names: each tag, and a repeated tag with its file (``tag (path)``); one file
+    given twice is an error (every output format keys a run by its name, and it would be
+    evaluated twice or, in JSON, once)."""
     seen: dict[str, int] = {}
     for n in names:
         seen[n] = seen.get(n, 0) + 1
-    return tuple(
-        n if seen[n] == 1 else f"{n} ({r.source})" for n, r in zip(names, runs)
-    )
+    out = tuple(n if seen[n] == 1 else f"{n} ({s})" for n, s in zip(names, sources))
+    if len(set(out)) < len(out):
+        twice = next(s for n, s in zip(out, sources) if out.count(n) > 1)
+        raise InputError("this run file is given twice (with the same run tag)", twice)
+    return out
 
 
 def _raise_duplicate(runs: Sequence[RunTable], row: int) -> None:
