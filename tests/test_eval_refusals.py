@@ -137,3 +137,20 @@ def test_a_string_measure_in_sample_eval_format_is_refused(files, capsys):
     assert "relstring@10 has no line in sample_eval's format" in err
     rc, out, _ = cli(capsys, "eval", "-q", "-m", "relstring", files / "qrels", files / "run")
     assert rc == 0 and "relstring" in out
+
+
+def test_relstring_is_quoted_in_trec_format_only(files, capsys):
+    """trec_eval prints relstring in single quotes; the data formats give the string bare."""
+    import json
+
+    rc, out, _ = cli(capsys, "eval", "-q", "-m", "relstring", files / "qrels", files / "run")
+    trec = [line.split("\t")[2] for line in out.splitlines()]
+    assert rc == 0 and trec and all(v.startswith("'") and v.endswith("'") for v in trec)
+    rc, out, _ = cli(capsys, "eval", "-q", "-m", "relstring", "--format", "json",
+                     files / "qrels", files / "run")
+    values = [m["relstring"] for run in json.loads(out).values() for m in run.values()
+              if "relstring" in m]
+    assert rc == 0 and values == [v.strip("'") for v in trec]
+    rc, out, _ = cli(capsys, "eval", "-q", "-m", "relstring", "--format", "tsv",
+                     files / "qrels", files / "run")
+    assert [line.split("\t")[3] for line in out.splitlines()[1:]] == values

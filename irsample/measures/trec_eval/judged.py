@@ -43,7 +43,8 @@ class RelString(Measure):
         return np.zeros(ctx.n_seg)
 
     def compute_strings(self, ctx) -> list[str]:
-        """The quoted string of every segment."""
+        """The string of every segment (trec_eval's output puts it in single quotes, which
+        ``formats.to_trec`` adds; the other formats give it bare)."""
         chars = np.full(len(ctx.pos_grade), _UNPOOLED_CHAR, dtype=np.uint8)
         judged = ctx.pos_state == JUDGED
         chars[ctx.pos_state == POOLED] = _POOLED_CHAR
@@ -54,7 +55,7 @@ class RelString(Measure):
         for s in range(ctx.n_seg):
             a = int(ctx.offsets[s])
             b = min(int(ctx.offsets[s + 1]), a + self.k)
-            out.append("'" + data[a:b].decode("ascii") + "'")
+            out.append(data[a:b].decode("ascii"))
         return out
 
 
