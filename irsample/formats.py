@@ -239,6 +239,9 @@ _LATEX_SPECIALS = {
     "_": r"\_",
     "{": r"\{",
     "}": r"\}",
+    "\\": r"\textbackslash{}",
+    "^": r"\textasciicircum{}",
+    "~": r"\textasciitilde{}",
 }
 
 

@@ -227,6 +227,15 @@ def test_latex_format(files, capsys):
     assert r"map & P\_5 \\" in out
 
 
+def test_latex_escapes_every_special_character_of_a_run_tag():
+    """A run tag holding LaTeX's specials compiles: \\, ^ and ~ as text commands (an undefined
+    control sequence, a math-mode error and a non-breaking space before)."""
+    from irsample.formats import _latex_escape
+
+    assert _latex_escape("a_b%&$#{}\\x^~") == (
+        r"a\_b\%\&\$\#\{\}\textbackslash{}x\textasciicircum{}\textasciitilde{}")
+
+
 def test_places(files, capsys):
     base = ["eval", files["qrels"], files["run1"], "-m", "map", "-m", "num_ret"]
     _, trec2, _ = cli(capsys, *base, "--places", "2")
