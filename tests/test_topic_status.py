@@ -111,6 +111,10 @@ def test_reasons_name_every_flag():
     text = topic_reason(WEAK | OUTSIDE, 1)
     assert "1 judged relevant document:" in text and "outside [0, 1]" in text
     assert "2 judged relevant documents" in topic_reason(WEAK, 2)
+    # flagged by the design's expected count with more found in the draw: said so, not "too few"
+    text = topic_reason(WEAK, 3)
+    assert "3 judged relevant documents in this draw" in text
+    assert "expected to judge fewer than 3" in text
 
 
 def test_a_census_is_ok_on_every_topic(samples):

@@ -101,7 +101,8 @@ def resume(record: DesignRecord, table, collection, *, seed: int) -> Resumed:
         i = int(missing[0])
         raise InputError(f"{len(missing)} documents selected by {record.source} have no "
                          f"judgment (first: topic {record.qid[i]} document {record.docno[i]}); "
-                         "the next round is planned from every judged document",
+                         "judge them first: a next round is planned once the round it follows "
+                         "is judged whole (--judged: every judgment so far)",
                          table.source)
     topic, tdi = collection.lookup(binary_of(record.qid), binary_of(record.docno))
     if np.any(topic < 0):

@@ -54,6 +54,7 @@ import numpy as np
 from ..model import JUDGED, POOLED
 from .pool_layout import UNJUDGED, pooled_positions, pooled_segments
 from .reliability import (
+    FEW,
     Reliability,
     found_per_topic,
     imputed_topics,
@@ -156,8 +157,16 @@ def _blind_cells(ctx, cutoff, whole_topic):
     return (left & ~found).reshape(size, n_strata).any(axis=1)
 
 
+#: rule 2's reason where the draw found more than FEW relevant documents: the design's
+#: expected count flagged the topic (``reliability.weak_topics``), not the draw's
+WEAK_BY_DESIGN = ("a weak topic: {found} judged relevant documents in this draw, but the design "
+                  "is expected to judge fewer than {enough} in its pool, so its ratio rests on "
+                  "too few in most draws (rule 2)")
+
+
 def topic_reason(flags: int, found: int) -> str:
     """The reason of one topic's interval from its bits (:func:`topic_flags`) and its judged
     relevant documents ``found``; empty when ok."""
-    return "; ".join(text.format(found=found, s="s" * (found != 1))
-                     for bit, text in REASONS if flags & bit)
+    return "; ".join((WEAK_BY_DESIGN if bit == WEAK and found > FEW else text).format(
+        found=found, s="s" * (found != 1), enough=FEW + 1) for bit, text in REASONS
+        if flags & bit)
