@@ -129,5 +129,9 @@ def test_judge_report_says_how_probabilities_and_grades_are_folded(files, capsys
     rc, out, err = cli(capsys, "judge-report", files / "sample.qrels", *RUNS,
                        "--auto-labels", files / "prob.labels", "-m", "AP")
     assert rc == 0, err
-    assert ("confusion (rows: human grade >= 1 as 1, else 0; columns: label probability >= 0.5 "
-            "as 1, else 0)") in out and "cohen_kappa\t1.0000" in out
+    assert ("confusion (rows: human grade >= 1 as 1, else 0; columns: labelled relevant as 1, "
+            "else 0 (per topic the round(sum p) documents of highest p, as the estimators read "
+            "the labels))") in out
+    # p 0.9 on relevant documents, 0.2 on the others: round(sum p) a topic takes some of the
+    # others too, as the estimators read these labels, so they do not agree perfectly
+    assert float(out.split("cohen_kappa\t")[1].split("\t")[0]) < 1.0

@@ -4,7 +4,7 @@ sample.
 1. Agreement on the judged documents (the human sample): Cohen's kappa of the labels with its
    95% interval (Fleiss, Cohen & Everitt 1969) and the confusion by grade, each grade's share of
    agreeing labels with a Wilson interval (:mod:`irsample.stats.agreement`). Probability labels
-   count as relevant at p >= 0.5.
+   are read as the estimators read them (:func:`agreement_lines`).
 2. Per run and measure: the auto-only value (labels as judgments, uncorrected), the ppi estimate
    with its interval (``eval --ci``'s: on the logit scale for AP and nDCG, so not symmetric),
    and their difference auto - ppi with auto minus the limits of ppi's (the auto-only value is
@@ -68,6 +68,12 @@ def eval_labels(args, measures, collection, judgments):
 
 
 def agreement_lines(collection, judgments, labels, level: float, rel_level: int = 1):
+    """The agreement of the labels with the judged documents, the labels read as the estimators
+    read them: probability labels folded to relevant or not by ``label_judgments.label_grades``
+    (per topic, the round(sum p) documents of highest p relevant), not at p >= 0.5 (Vaswani's
+    fusion labels: 2 of 1,400 judged documents at p >= 0.5, kappa -0.003, where the estimators
+    label a topic's most probable documents relevant)."""
+    from ..measures.ppi.label_judgments import label_grades
     from ..model import JUDGED
     from ..stats.agreement import cohen_kappa, confusion_by_grade
 
@@ -76,9 +82,12 @@ def agreement_lines(collection, judgments, labels, level: float, rel_level: int 
     axes = "rows: human grade, columns: label"
     if labels.kind == "probability":
         human = (human >= rel_level).astype(np.int64)
-        auto = (labels.value[judged] >= 0.5).astype(np.int64)
-        axes = (f"rows: human grade >= {rel_level} as 1, else 0; "
-                "columns: label probability >= 0.5 as 1, else 0")
+        folded = label_grades(labels, judgments, collection.tdi_topic.astype(np.int64),
+                              rel_level)
+        auto = (folded[judged] >= max(rel_level, 1)).astype(np.int64)
+        axes = (f"rows: human grade >= {rel_level} as 1, else 0; columns: labelled relevant "
+                "as 1, else 0 (per topic the round(sum p) documents of highest p, as the "
+                "estimators read the labels)")
     else:
         auto = labels.value[judged].astype(np.int64)
     if not len(judged):
