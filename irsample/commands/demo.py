@@ -4,8 +4,8 @@ On the bundled CACM collection (11 runs of real retrieval models, built by
 ``scripts/make_cacm_runs.py``; 52 topics with complete relevance judgments), the bundled
 Vaswani collection (``--collection vaswani``: 93 topics), or on given qrels and runs. CACM is
 the default because its story ends where a user's should: in rounds of 10% nothing is flagged
-after 6-8 rounds (68.7% of the pool on average) and the intervals printed cover the truth
-(0.995, 0.942 and 0.970 of them over 100 seeds: ``benchmarks/demo_coverage.py``); on Vaswani,
+after 7-9 rounds (71.6% of the pool on average) and the intervals printed cover the truth
+(0.995, 0.991 and 0.969 of them over 100 seeds: ``benchmarks/demo_coverage.py``); on Vaswani,
 where many topics hold one or two relevant documents, something stays flagged until its whole
 pool is judged (docs/usage.md, "The demo"):
 

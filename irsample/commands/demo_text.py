@@ -199,7 +199,7 @@ def advice(frame, state, topics, names, flagged, reasons, causes, covered,
         text += (f" The estimated bias (the rule allows {MAX_BIAS_SE} of a standard error) "
                  "shrinks as these topics are judged further, but so does the standard error, "
                  "so it may take many rounds: on the bundled collections, in rounds of 10% "
-                 "until nothing was flagged, CACM stopped after 6-8 rounds (100 seeds) and "
+                 "until nothing was flagged, CACM stopped after 7-9 rounds (100 seeds) and "
                  "Vaswani judged all of its pool (20 seeds; docs/usage.md, \"The demo\").")
     text += " More rounds: --rounds; a larger first round: --fraction."
     return lines + wrap(text, "  ", "  ")
