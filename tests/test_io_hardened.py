@@ -182,3 +182,6 @@ def test_lines_ended_by_a_carriage_return_alone_are_refused(tmp_path, reader, li
     assert len(reader(str(write(tmp_path / "crlf", line + b"\r\n" + line.replace(
         b" a ", b" b ") + b"\r\n"))).qid) == 2
     assert len(reader(str(write(tmp_path / "one", line + b"\r"))).qid) == 1
+    utf16 = write(tmp_path / "u16", (line.decode() + "\n").encode("utf-16"))
+    with pytest.raises(InputError, match="UTF-16"):
+        reader(str(utf16))

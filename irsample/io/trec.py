@@ -122,8 +122,13 @@ def binary_array(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> pa.Ar
 def check_line_ends(buf: np.ndarray, name: str) -> None:
     """Refuse a file whose lines end with a carriage return alone (classic Mac OS): read by
     newlines it is one long line, and a run's reader (which, as trec_eval's, skips what follows
-    a record's sixth field) would read its first record alone. Reads the first 64 KiB."""
+    a record's sixth field) would read its first record alone. And a UTF-16 file (a byte-order
+    mark FF FE or FE FF: Windows' "Unicode"), whose every other byte is 0, read as one field a
+    line. Reads the first 64 KiB."""
     head = bytes(buf[:65536])
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        raise InputError("it is UTF-16 text (it starts with a UTF-16 byte-order mark): save it "
+                         "as UTF-8 or ASCII", name, 1)
     if b"\n" not in head and b"\r" in head.rstrip(b" \t\r\n"):
         raise InputError("its lines end with a carriage return alone (CR, classic Mac OS line "
                          "endings): convert them to LF or CRLF", name, 1)
