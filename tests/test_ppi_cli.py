@@ -135,3 +135,17 @@ def test_judge_report_says_how_probabilities_and_grades_are_folded(files, capsys
     # p 0.9 on relevant documents, 0.2 on the others: round(sum p) a topic takes some of the
     # others too, as the estimators read these labels, so they do not agree perfectly
     assert float(out.split("cohen_kappa\t")[1].split("\t")[0]) < 1.0
+
+
+def test_labels_of_no_pooled_document_are_warned_about(files, capsys, tmp_path):
+    """A label file whose ids match no pooled document (another collection's) leaves every
+    document labelled 0: ppi(M) is then ht(M), said on standard error."""
+    stray = tmp_path / "stray.labels"
+    stray.write_text("999 Q0 nodoc 1\n")
+    rc, out, err = cli(capsys, "eval", files / "sample.qrels", *RUNS, "-m", "ppi(P@10)",
+                       "--auto-labels", stray, "--ci", "0.95")
+    assert rc == 0 and "ppi(P@10)" in out
+    assert f"{stray}: no pooled document has a label" in err and "ppi(M) is ht(M)" in err
+    rc, _, err = cli(capsys, "eval", files / "sample.qrels", *RUNS, "-m", "ppi(P@10)",
+                     "--auto-labels", files / "true.labels", "--ci", "0.95")
+    assert rc == 0 and "no pooled document has a label" not in err

@@ -64,7 +64,15 @@ def eval_labels(args, measures, collection, judgments):
         print("irsample: warning: auto(M) values use the automatic labels alone, uncorrected by "
               "the human sample: biased wherever the labels are (use ppi(M))", file=sys.stderr)
     spec = getattr(args, "auto_labels", None)
-    return resolve_labels(spec, collection, judgments, rel_level=args.level)
+    labels = resolve_labels(spec, collection, judgments, rel_level=args.level)
+    if labels is not None and any(m.family in ("ppi", "auto") for m in measures):
+        from ..model import UNPOOLED
+
+        if not np.isfinite(labels.value[judgments.state != UNPOOLED]).any():
+            print(f"irsample: warning: {labels.source}: no pooled document has a label (other "
+                  "topic or document ids?): every one counts as labelled 0, so ppi(M) is ht(M) "
+                  "and auto(M) 0", file=sys.stderr)
+    return labels
 
 
 def agreement_lines(collection, judgments, labels, level: float, rel_level: int = 1):
