@@ -271,7 +271,7 @@ def thin_tail_note(design, sample: Sample, topic: np.ndarray) -> str | None:
         return None
     floored = Importance(design.fraction, design.budget, DEFENSIVE_FLOOR).name
     return (f"irsample: note: {int(low.sum())} of {int(inside.sum())} pool documents "
-            f"({low.sum() / inside.sum():.0%}) get an inclusion probability below 1/11 of "
+            f"({low.sum() / inside.sum():.2g} of them) get an inclusion probability below 1/11 of "
             f"their topic's rate (the smallest {pi[inside].min():.4f}): a few deep relevant "
             f"documents then carry an estimate and its variance together, and {THIN_EVIDENCE}. "
             f"--design '{floored}' keeps every probability at 1/11 of the rate at least "
