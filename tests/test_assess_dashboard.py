@@ -38,12 +38,17 @@ def settled(server, http, token) -> str:
     raise AssertionError("the plan was not computed")
 
 
-def test_the_preview_is_for_the_batch_asked_and_says_why_a_round_is_larger(tmp_path):
+def campaign(tmp_path, name: str):
+    """A campaign on the tiny data: its data, a two-strata design, the database and the tokens
+    of assessor alice and organiser olga."""
     data = tiny_data(tmp_path / "data")
     design = sample(data["runs"], tmp_path / "design", design="1-5:0.2,6-20:0.1")
-    db = tmp_path / "d.db"
-    alice = add_assessor(db, "alice")
-    boss = add_assessor(db, "olga", role="organiser")
+    db = tmp_path / name
+    return data, design, db, add_assessor(db, "alice"), add_assessor(db, "olga", role="organiser")
+
+
+def test_the_preview_is_for_the_batch_asked_and_says_why_a_round_is_larger(tmp_path):
+    data, design, db, alice, boss = campaign(tmp_path, "d.db")
     with Server(design, data["docs"], data["topics"], db, "--runs", *data["runs"]) as server:
         judge(Api(server.url, alice), data["qrels"], 10_000)  # round 1, all of it
         http = organiser_session(server, boss)
@@ -111,11 +116,7 @@ def test_refused_forms_come_back_to_the_dashboard_and_a_round_loads_once(tmp_pat
     once (a name on the list already, a bad name, the organiser's own link); the preview of a
     round larger than the pool has left says what it would load, and is never shown for another
     size; the round button sent twice loads one round."""
-    data = tiny_data(tmp_path / "data")
-    design = sample(data["runs"], tmp_path / "design", design="1-5:0.2,6-20:0.1")
-    db = tmp_path / "f.db"
-    alice = add_assessor(db, "alice")
-    boss = add_assessor(db, "olga", role="organiser")
+    data, design, db, alice, boss = campaign(tmp_path, "f.db")
     with Server(design, data["docs"], data["topics"], db, "--runs", *data["runs"]) as server:
         judge(Api(server.url, alice), data["qrels"], 5)  # round 1 part-judged: the planner
         http = organiser_session(server, boss)
