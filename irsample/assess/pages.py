@@ -41,7 +41,7 @@ def first_clause(reason: str, limit: int = 90) -> str:
 
 
 def duration(seconds: float) -> str:
-    """``10 minutes``, ``1 minute``, ``90 seconds``, ``1.5 hours``: a lease's length."""
+    """``10 minutes``, ``1 minute``, ``90 seconds``, ``2.5 hours``: a lease's length."""
     if seconds < 120 and seconds != 60:
         return plural(round(seconds), "second")
     if seconds < 7200:
