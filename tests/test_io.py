@@ -414,6 +414,8 @@ def test_dataframe_ir_datasets_column_names(tmp_path):
         x, y = getattr(coll, name), getattr(coll_txt, name)
         assert (x.equals(y) if isinstance(x, pa.Array) else np.array_equal(x, y)), name
     assert coll.topics == coll_txt.topics
+    # two frames without a tag share name and source: numbered, not refused as one file twice
+    assert coll.run_names == (f"{runs[0].name} #1", f"{runs[0].name} #2")
 
 
 def test_parquet_round_trip(tmp_path):

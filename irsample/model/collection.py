@@ -248,17 +248,23 @@ class Collection(RunsAndTopics):
 
 
 def unique_run_names(names: Sequence[str], sources: Sequence[str]) -> tuple[str, ...]:
-    """The runs' names: each tag, and a repeated tag with its file (``tag (path)``); one file
+    """The runs' names: each tag, and a repeated tag with its file (``tag (path)``). One file
     given twice is an error (every output format keys a run by its name, and it would be
-    evaluated twice or, in JSON, once)."""
+    evaluated twice or, in JSON, once); runs from memory (a source such as ``<DataFrame>``,
+    one per frame without a tag column) are numbered in order instead (``name #2``)."""
     seen: dict[str, int] = {}
     for n in names:
         seen[n] = seen.get(n, 0) + 1
-    out = tuple(n if seen[n] == 1 else f"{n} ({s})" for n, s in zip(names, sources))
-    if len(set(out)) < len(out):
-        twice = next(s for n, s in zip(out, sources) if out.count(n) > 1)
-        raise InputError("this run file is given twice (with the same run tag)", twice)
-    return out
+    out = [n if seen[n] == 1 else f"{n} ({s})" for n, s in zip(names, sources)]
+    counts = {n: out.count(n) for n in set(out)}
+    numbered: dict[str, int] = {}
+    for i, (label, name, s) in enumerate(zip(list(out), names, sources)):
+        if counts[label] > 1:
+            if not str(s).startswith("<"):
+                raise InputError("this run file is given twice (with the same run tag)", s)
+            numbered[label] = numbered.get(label, 0) + 1
+            out[i] = f"{name} #{numbered[label]}"
+    return tuple(out)
 
 
 def _raise_duplicate(runs: Sequence[RunTable], row: int) -> None:
