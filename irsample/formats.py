@@ -145,7 +145,7 @@ def to_trec(ev: Evaluation, *, per_topic: bool = False, places: int = 4, runs=No
             if ev.assumed and m.family != "runid":  # else after the runid line, below
                 lines.append(_assume_line(ev))
         if m.value_type == "str":  # relstring in quotes, as trec_eval prints it
-            text = f"'{value}'" if m.family == "relstring" else value
+            text = f"'{value}'" if m.trec_quoted else value
         elif zscores:
             lines.append(f"Z{m.trec_name:<22s}\t{topic}\t{value:{places + 2}.{places}f}")
             continue

@@ -65,6 +65,9 @@ class Measure:
     aliases: ClassVar[tuple[str, ...]] = ()
     summary: ClassVar[str] = "mean"
     value_type: ClassVar[str] = "float"
+    #: for ``value_type`` ``"str"``: trec_eval's output puts the string in single quotes (the
+    #: data formats give it bare)
+    trec_quoted: ClassVar[bool] = False
     per_topic: ClassVar[bool] = True
     citation: ClassVar[str] = ""
     estimator: ClassVar[bool] = False

@@ -27,6 +27,7 @@ class RelString(Measure):
     trec = "relstring"
     summary = "none"
     value_type = "str"
+    trec_quoted = True
     citation = "trec_eval relstring"
 
     @classmethod
@@ -43,8 +44,8 @@ class RelString(Measure):
         return np.zeros(ctx.n_seg)
 
     def compute_strings(self, ctx) -> list[str]:
-        """The string of every segment (trec_eval's output puts it in single quotes, which
-        ``formats.to_trec`` adds; the other formats give it bare)."""
+        """The string of every segment (trec_eval's output puts it in single quotes,
+        :attr:`trec_quoted`, which ``formats.to_trec`` adds; the other formats give it bare)."""
         chars = np.full(len(ctx.pos_grade), _UNPOOLED_CHAR, dtype=np.uint8)
         judged = ctx.pos_state == JUDGED
         chars[ctx.pos_state == POOLED] = _POOLED_CHAR
