@@ -185,16 +185,24 @@ def prels_note(merged: Merged) -> str | None:
             "were validated on")
 
 
+def _unjudged_unweighted(merged: Merged) -> int:
+    """Selected documents not judged yet in a design whose cells cannot be reweighted (no
+    equal-probability strata: an importance or active sample); 0 where there are none."""
+    if "strata" in merged.record.design.merge_formats:
+        return 0
+    return int(merged.unjudged.sum())
+
+
 def unjudged_refusal(merged: Merged) -> str | None:
     """Why ``eval --design`` (and ``compare``, ``judge-report``) refuse these judgments, or
     None: selected documents of a design with unequal probabilities and no cells to reweight
     (an importance or active sample) are not judged yet, so no estimator has the probabilities
     of the part judged (:func:`unjudged_warning`; CACM, active(mix=0.2) of 1,500, every other
     judgment: ht(num_rel) 327 [222, 433] against 665 with all of them, both intervals ok)."""
-    rec = merged.record
-    missing = int(merged.unjudged.sum())
-    if not missing or "strata" in rec.design.merge_formats:
+    missing = _unjudged_unweighted(merged)
+    if not missing:
         return None
+    rec = merged.record
     return (f"{missing} of the {int(rec.selected.sum())} documents this {rec.design.name} "
             "design selected are not judged yet: its inclusion probabilities hold for the whole "
             "selection, and the estimators would read the missing documents as not sampled "
@@ -211,10 +219,10 @@ def unjudged_warning(merged: Merged) -> str | None:
     (CACM, importance(0.1), half the selection judged: ht(num_rel) 232 against 597 with all of
     it, with no flag). ``None`` when every selected document is judged, or for designs of
     equal-probability strata (their cells are reweighted, :attr:`Merged.probabilities`)."""
-    rec = merged.record
-    missing = int(merged.unjudged.sum())
-    if not missing or "strata" in rec.design.merge_formats:
+    missing = _unjudged_unweighted(merged)
+    if not missing:
         return None
+    rec = merged.record
     return (f"irsample: warning: {missing} of the {int(rec.selected.sum())} documents this "
             f"{rec.design.name} design selected are not judged yet; the prels keep the design's "
             "inclusion probabilities, so ht(M), ppi(M) and statAP read the missing ones as not "
