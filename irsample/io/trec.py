@@ -119,12 +119,12 @@ def binary_array(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> pa.Ar
     )
 
 
-def check_line_ends(buf: np.ndarray, name: str) -> None:
-    """Refuse a file whose lines end with a carriage return alone (classic Mac OS): read by
-    newlines it is one long line, and a run's reader (which, as trec_eval's, skips what follows
-    a record's sixth field) would read its first record alone. And a UTF-16 file (a byte-order
-    mark FF FE or FE FF: Windows' "Unicode"), whose every other byte is 0, read as one field a
-    line. Reads the first 64 KiB."""
+def check_text_layout(buf: np.ndarray, name: str) -> None:
+    """Refuse text the line scanners would misread. A UTF-16 file (a byte-order mark FF FE or
+    FE FF: Windows' "Unicode"), whose every other byte is 0, reads as one field a line. A file
+    whose lines end with a carriage return alone (classic Mac OS) reads by newlines as one long
+    line, and a run's reader (which, as trec_eval's, skips what follows a record's sixth field)
+    would read its first record alone. Reads the first 64 KiB."""
     head = bytes(buf[:65536])
     if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
         raise InputError("it is UTF-16 text (it starts with a UTF-16 byte-order mark): save it "
@@ -135,7 +135,7 @@ def check_line_ends(buf: np.ndarray, name: str) -> None:
 
 
 def _scan(buf: np.ndarray, keep: list[int], name: str):
-    check_line_ends(buf, name)
+    check_text_layout(buf, name)
     starts, ends, nfields, lineno, count = scan_fields(
         read_only(buf), np.asarray(keep, dtype=np.int64), count_lines(buf)
     )
@@ -279,7 +279,7 @@ def read_run(source: Source, raw: bytes | None = None) -> RunTable:
     buf = read_bytes(source, raw)
     if len(buf) >= 2**31:  # int32 Arrow offsets: the general scanner splits large columns
         return _read_run_large(buf, name)
-    check_line_ends(buf, name)
+    check_text_layout(buf, name)
     if len(buf) and buf[-1] != 10:  # the scanner stops at newlines: end the last line
         buf = np.concatenate([buf, np.array([10], dtype=np.uint8)])
     scanned = scan_run(read_only(buf), record_cap(buf))
