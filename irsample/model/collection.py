@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -252,11 +253,9 @@ def unique_run_names(names: Sequence[str], sources: Sequence[str]) -> tuple[str,
     given twice is an error (every output format keys a run by its name, and it would be
     evaluated twice or, in JSON, once); runs from memory (a source such as ``<DataFrame>``,
     one per frame without a tag column) are numbered in order instead (``name #2``)."""
-    seen: dict[str, int] = {}
-    for n in names:
-        seen[n] = seen.get(n, 0) + 1
+    seen = Counter(names)
     out = [n if seen[n] == 1 else f"{n} ({s})" for n, s in zip(names, sources)]
-    counts = {n: out.count(n) for n in set(out)}
+    counts = Counter(out)
     numbered: dict[str, int] = {}
     for i, (label, name, s) in enumerate(zip(list(out), names, sources)):
         if counts[label] > 1:
