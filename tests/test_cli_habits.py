@@ -184,3 +184,19 @@ def test_figures_are_written_in_the_format_their_suffix_names(tmp_path, suffix, 
     ax.plot([0, 1], [0, 1])
     path = save_figure(fig, tmp_path / f"figure{suffix}", title="t")
     assert path.read_bytes().startswith(magic)
+
+
+def test_ci_with_no_estimator_says_so_and_strict_refuses(files, capsys):
+    """trec_eval's measures carry no interval: ``--ci`` alone warns that none is printed, and
+    ``--strict`` (which would check nothing and pass) is an error before any output."""
+    rc, out, err = cli(capsys, "eval", files / "qrels", files / "run", "-m", "map", "-m",
+                       "P.10", "--ci", "0.95", "--strict")
+    assert rc == 1 and out == ""
+    assert "--strict: no interval to check: map, P_10 are computed from the judgments" in err
+    rc, out, err = cli(capsys, "eval", files / "qrels", files / "run", "-m", "map",
+                       "--ci", "0.95")
+    assert rc == 0 and out == "map                   \tall\t0.7917\n"
+    assert "warning: --ci: no interval to print: map is computed" in err
+    rc, out, err = cli(capsys, "eval", files / "qrels", files / "run", "-m", "map", "-m",
+                       "infAP", "--ci", "0.95", "--strict")
+    assert rc == 0 and "infAP_status" in out and "no interval" not in err

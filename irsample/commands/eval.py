@@ -11,6 +11,7 @@ are parsed by :func:`irsample.api.measures_from` and the output is rendered by
 from __future__ import annotations
 
 import os
+import sys
 
 # NumPy's OpenBLAS starts a worker thread per extra core when NumPy is imported (the next
 # import), and each spins for a while (TREC-8 eval: 65 ms of a core the reading threads need);
@@ -192,6 +193,22 @@ def check_trec_inputs(args) -> None:
         raise IrsampleError("-Z: z-scores are printed in --format trec, without --ci")
 
 
+def check_some_interval(args, measures) -> None:
+    """``--ci`` with none of the measures an estimator with a variance (trec_eval's measures
+    are the judgments' own values, with no interval): an error with ``--strict``, which would
+    otherwise check nothing and pass, else a warning, since the numbers themselves are right."""
+    if args.ci is None or any(m.variance_method is not None for m in measures):
+        return
+    names = ", ".join(m.trec_name for m in measures[:4]) + (", ..." if len(measures) > 4 else "")
+    verb = "is" if len(measures) == 1 else "are"
+    why = (f"{names} {verb} computed from the judgments as given; intervals come with the "
+           "estimators of sampled judgments, e.g. -m 'ht(AP)', -m infAP, -m statAP (see "
+           "`irsample measures`)")
+    if args.strict:
+        raise IrsampleError(f"--strict: no interval to check: {why}")
+    print(f"irsample: warning: --ci: no interval to print: {why}", file=sys.stderr)
+
+
 def cmd_eval(args) -> str:
     if not hasattr(args, "ahead"):
         start_reading(args)
@@ -220,7 +237,9 @@ def _evaluate(args, ahead) -> str:
     if args.rel_info_format == "qrels_jg":
         ev = _judgment_groups(args, options)
     else:
-        ev = _judgments(args, ahead, measures_from(args.measure or default), options)
+        measures = measures_from(args.measure or default)
+        check_some_interval(args, measures)
+        ev = _judgments(args, ahead, measures, options)
     places = 4 if args.places is None else args.places  # trec_eval's precision in every format
     if args.zscores is not None:
         from ..io.trec_extra import read_zscores
