@@ -109,6 +109,11 @@ def test_plan_with_auto_labels_merge_and_eval(tmp_path, capsys):
     assert rc == 0 and "active judging" in out and "400 documents drawn" in out
     record = DesignRecord.read(design)
     assert record.selected.sum() == 400 and record.design.name.startswith("active(")
+    listed = (tmp_path / "design.to_judge.tsv").read_text().splitlines()  # as `sample` writes
+    assert f"wrote {design} and {tmp_path / 'design.to_judge.tsv'}" in out
+    assert len(listed) == 401 and listed[0] == "topic\tdocno"
+    assert {tuple(line.split("\t")[:2]) for line in listed[1:]} == {
+        (q, d) for q, d, s in zip(record.qid, record.docno, record.selected) if s}
     assert len(set(np.round(record.inclusion, 9))) > 2  # not uniform
     qrels = tmp_path / "judged.qrels"
     qrels.write_text("".join(f"{q} 0 {d} {int((q, d) in relevant)}\n"

@@ -19,7 +19,8 @@ estimate is at most W (``--budget`` then caps it). The summary goes to standard 
 Active judging: ``irsample plan RUNS --budget N --auto-labels FILE|fusion [--mix A] [--seed S]
 -o design.json`` draws the sample at once with inclusion probabilities that favour documents
 whose label is uncertain and that the runs rank high (:mod:`irsample.design.sampling.active`),
-and writes the drawn design file (rows with their pi); judge its selected documents, then
+and writes the drawn design file (rows with their pi) and the list of its documents to judge
+beside it (``design.to_judge.tsv``, :func:`to_judge_path`); judge them, then
 ``irsample merge design.json QRELS --format prels`` (every pool document, with its pi) and
 ``irsample eval ... --auto-labels`` estimate ppi(M) and ht(M) without bias.
 """
@@ -82,8 +83,9 @@ def add_parser(sub) -> None:
                     "(default 0.2)")
     add_seed(pl, "active judging and --next-round: the seed of the draw")
     pl.add_argument("-o", dest="plan_out", required=True, metavar="FILE",
-                    help="the design file to write (with --next-round: the folder of the next "
-                    "round's design.json and to_judge.tsv)")
+                    help="the design file to write (with --auto-labels, also its list to "
+                    "judge, FILE's stem + .to_judge.tsv; with --next-round: the folder of the "
+                    "next round's design.json and to_judge.tsv)")
     add_progress_option(pl)
     pl.set_defaults(run=cmd_plan, output_files=("plan_out",))
 
@@ -230,16 +232,28 @@ def _plan_active(args) -> str:
     design = active(args.budget / len(pool), prob, mix=args.mix, budget=args.budget)
     sample = design.select(pool, rng=args.seed)
     record = DesignRecord.from_sample(pool, design, sample, seed=args.seed)
+    listed = to_judge_path(args.plan_out)
     write_atomic(args.plan_out, record.to_json())
+    write_atomic(listed, record.to_judge_tsv())
     pi = sample.inclusion
     return (f"pool: depth {depth}, {len(pool.runs)} runs, {len(pool)} documents, "
             f"{collection.n_topics} topics\n"
             f"active judging from {source}: {int(sample.judged.sum())} documents drawn "
             f"(seed {args.seed}), inclusion probabilities {pi.min():.3g} to {pi.max():.3g}, "
             f"uniform share {args.mix:g}\n"
-            f"judge the selected rows, then `irsample merge {args.plan_out} QRELS --format "
-            "prels` for eval's ppi(M) and ht(M)\n"
-            f"wrote {args.plan_out}\n")
+            f"judge the documents of {listed}, then `irsample merge {args.plan_out} QRELS "
+            "--format prels` for eval's ppi(M) and ht(M)\n"
+            f"wrote {args.plan_out} and {listed}\n")
+
+
+def to_judge_path(design_path):
+    """Where active judging writes its list of documents to judge (``sample``'s
+    ``to_judge.tsv``): beside the design file, named after it (``r1.json`` ->
+    ``r1.to_judge.tsv``), so that designs written to one folder keep their own lists."""
+    from pathlib import Path
+
+    path = Path(design_path)
+    return path.with_name(path.stem + ".to_judge.tsv")
 
 
 def interval_note(estimator: str) -> str:
