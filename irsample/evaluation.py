@@ -22,6 +22,7 @@ from .measures.reliability import assess, found_per_topic
 from .measures.statuses import Statuses
 from .measures.topic_status import topic_flags
 from .model import Collection, Judgments
+from .model.collection import few
 from .stats.intervals import (
     Interval,
     logit_interval,
@@ -98,6 +99,19 @@ class Evaluation:
     summary_df: np.ndarray | None = None
     topic_variance: np.ndarray | None = None
     per_topic: bool = True
+
+    def __repr__(self) -> str:
+        """What was evaluated, not the arrays (``table()`` and ``frame()`` show them):
+        ``Evaluation(4 runs: a, b, c, ...; 93 topics; ht(AP), ht(P@10); ci 0.95, 2 of 8
+        intervals unreliable)``."""
+        names = ", ".join(m.name for m in self.measures[:4])
+        names += f", ... ({len(self.measures)} measures)" if len(self.measures) > 4 else ""
+        ci = "" if self.ci is None else f"; ci {self.ci:g}"
+        if self.ci is not None and self.statuses is not None:
+            shown = int((self.statuses.status != "").sum())
+            ci += f", {len(self.statuses.unreliable())} of {shown} intervals unreliable"
+        c = self.collection
+        return f"Evaluation({c.n_runs} runs{few(c.run_names)}; {c.n_topics} topics; {names}{ci})"
 
     def interval(self, *, summary: bool = True) -> Interval:
         r"""Normal-theory intervals value -/+ z(ci) sqrt(variance).

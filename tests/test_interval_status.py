@@ -69,6 +69,20 @@ def test_api_thin_sample_is_unreliable_with_the_topics_that_cause_it(samples):
         assert causes and set(causes) <= set(ev.topics)
         assert "judged relevant documents" in ev.statuses.reason[r, ap]
         assert causes[0] in ev.statuses.reason[r, ap]  # the reason names topics
+    flagged = ev.statuses.unreliable()
+    assert repr(ev.statuses).startswith(  # a count, not the arrays
+        f"Statuses({len(RUNS)} runs x {len(MEASURES)} measures: "
+        f"{len(RUNS) * len(MEASURES) - len(flagged)} ok; {len(flagged)} unreliable (run, "
+        f"measure): {flagged[0]}, ") and "array" not in repr(ev.statuses)
+    shown = repr(ev)  # the evaluation, its collection and judgments: counts, not arrays
+    assert shown.startswith(f"Evaluation({len(RUNS)} runs: ") and "array" not in shown
+    assert shown.endswith(f"ht(AP), ht(P@10), ht(nDCG); ci 0.95, {len(flagged)} of "
+                          f"{len(RUNS) * len(MEASURES)} intervals unreliable)")
+    collection, judgments = irsample.load(samples["thin"], RUNS)
+    assert repr(collection).startswith(f"Collection({len(RUNS)} runs: ")
+    assert f"; {collection.n_topics} topics: " in repr(collection)
+    assert repr(judgments).startswith(f"Judgments({samples['thin']!r}: ")
+    assert "pooled unjudged" in repr(judgments) and "array" not in repr(judgments)
     frame = ev.frame()
     summary = frame[frame.topic == "all"]
     assert set(summary.status) <= {"ok", "unreliable"} and "unreliable" in set(summary.status)

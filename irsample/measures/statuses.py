@@ -94,6 +94,20 @@ class Statuses:
                 col[at:] = np.where(empty, None, getattr(self, f)[:, numeric].ravel())
         return cols
 
+    def __repr__(self) -> str:
+        """A count, not the arrays (which ``Evaluation.frame()`` lays out by run and measure):
+        ``Statuses(2 runs x 3 measures: 3 ok, 2 unreliable (run, measure): (0, 1), (1, 1);
+        1 without an interval)``."""
+        n_runs, n_measures = self.status.shape
+        flagged = self.unreliable()
+        parts = [f"{int((self.status == 'ok').sum())} ok", f"{len(flagged)} unreliable"]
+        if flagged:
+            shown = ", ".join(map(str, flagged[:5])) + (", ..." if len(flagged) > 5 else "")
+            parts[-1] += f" (run, measure): {shown}"
+        without = int((self.status == "").sum())
+        parts += [f"{without} without an interval"] if without else []
+        return f"Statuses({n_runs} runs x {n_measures} measures: {'; '.join(parts)})"
+
     def unreliable(self) -> list[tuple[int, int]]:
         """(run, measure) of every unreliable interval, run by run."""
         return [(int(r), int(j)) for r, j in zip(*np.nonzero(self.status == "unreliable"))]

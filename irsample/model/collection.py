@@ -99,6 +99,14 @@ def _decode(values: pa.Array) -> tuple[str, ...]:
     return tuple(v.decode("utf-8", "surrogateescape") for v in values.to_pylist())
 
 
+def few(names, shown: int = 3) -> str:
+    """``": a, b, c, ..."``: the first ``shown`` of ``names`` for a short repr ("" if none)."""
+    names = list(names)
+    if not names:
+        return ""
+    return ": " + ", ".join(map(str, names[:shown])) + (", ..." if len(names) > shown else "")
+
+
 class RunsAndTopics:
     """``n_runs`` and ``n_topics`` of anything that names its ``run_names`` and ``topics``."""
 
@@ -133,6 +141,12 @@ class Collection(RunsAndTopics):
     @property
     def n_tdi(self) -> int:
         return len(self.tdi_docno)
+
+    def __repr__(self) -> str:
+        """Counts and the first few names, not the arrays: ``Collection(4 runs: a, b, c, ...;
+        93 topics: 1, 10, 11, ...; 75,807 topic-documents)``."""
+        return (f"Collection({self.n_runs} runs{few(self.run_names)}; {self.n_topics} "
+                f"topics{few(self.topics)}; {self.n_tdi:,} topic-documents)")
 
     @cached_property
     def _doc_dictionary(self) -> tuple[pa.Array, np.ndarray]:

@@ -13,7 +13,7 @@ import pyarrow.compute as pc
 from ..errors import InputError
 from ..io.arrow import number_array, numbers
 from ..io.trec import QrelsTable
-from .collection import Collection, _decode
+from .collection import Collection, _decode, few
 from .refusals import missing_probabilities, unlisted_pool
 
 UNPOOLED = np.int8(0)  #: absent from the qrels
@@ -111,6 +111,19 @@ class Judgments:
     #: give the design's pi of documents not drawn too); NaN where no row gives one; None
     #: without prels. What the command line's note on thinly sampled pools reads
     listed_inclusion: np.ndarray | None = field(default=None, repr=False)
+
+    def __repr__(self) -> str:
+        """Counts, not the arrays: ``Judgments('q.qrels': 3,790 judged, 412 relevant, 1,203
+        pooled unjudged; 93 topics; 2 strata: s1, s2; probabilities: strata)``."""
+        judged = self.state == JUDGED
+        counts = (f"{int(judged.sum()):,} judged, {int((judged & (self.grade > 0)).sum()):,} "
+                  f"relevant, {int((self.state == POOLED).sum()):,} pooled unjudged")
+        strata = (f"; {len(self.stratum_labels)} strata{few(self.stratum_labels)}"
+                  if len(self.stratum_labels) > 1 else "")
+        assumed = f", assumed {self.assumed}" if self.assumed else ""
+        return (f"Judgments({self.source!r}: {counts} (of the runs' documents); "
+                f"{int(self.has_topic.sum())} topics{strata}; probabilities: "
+                f"{self.probabilities}{assumed})")
 
     def assuming(self, design: str | None) -> Judgments:
         """These judgments with ``design`` (one of :data:`ASSUMPTIONS`, or ``None``: nothing)
