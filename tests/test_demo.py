@@ -37,7 +37,8 @@ def test_demo_judges_cacm_in_rounds_until_nothing_is_flagged(tmp_path, capsys):
     first = out.split("\nround 1: ")[1].split("\n\n")[0]
     # ranks 1-3 judged whole beside sampled ones: the ratios' rule reads the sample's counts
     assert ("ht(AP): 11 of 11 flagged: 20 of 52 topics have 2 or fewer judged relevant "
-            "documents; estimated bias 2.59-5.37 of its standard error") in " ".join(first.split())
+            "documents in this draw; estimated bias 2.59-5.37 of its standard "
+            "error") in " ".join(first.split())
     # two runs' P@10 rest on 18 positions expected to be judged: too few for any skewness
     assert ("ht(P@10): 2 of 11 flagged: too skewed for a normal interval: the design's estimate "
             "of its relevant documents has skewness 0.88-1.06 with their fitted number at the "
@@ -91,7 +92,8 @@ def test_demo_on_vaswani_says_what_stays_flagged(tmp_path, capsys):
                           re.M)) == 2
     first = out.split("\nround 1: ")[1].split("\n\n")[0]
     assert ("ht(AP): 11 of 11 flagged: 34 of 93 topics have 2 or fewer judged relevant "
-            "documents; estimated bias 3.83-6.18 of its standard error") in " ".join(first.split())
+            "documents in this draw; estimated bias 3.83-6.18 of its standard "
+            "error") in " ".join(first.split())
     # one run's P@10 rests on ranks 4-10 sampled at a low rate: its estimate is skewed
     assert "  ht(P@10): 1 of 11 flagged: too skewed for a normal interval" in first
     assert "final, after 3 rounds: 7,002 judged (30.0% of the pool" in out
@@ -201,13 +203,11 @@ def test_demo_refuses_qrels_naming_none_of_the_runs_topics(tmp_path, capsys):
 
 
 def test_merge_reasons_ranges_the_numbers_and_drops_topic_lists():
-    reasons = ["34 of 93 topics have 2 or fewer judged relevant documents (10, 11 and 32 more); "
-               "estimated bias 1.66 of its standard error",
-               "34 of 93 topics have 2 or fewer judged relevant documents (10, 11 and 32 more); "
-               "estimated bias 2.19 of its standard error",
+    few = "34 of 93 topics have 2 or fewer judged relevant documents in this draw"
+    reasons = [f"{few} (10, 11 and 32 more); estimated bias 1.66 of its standard error",
+               f"{few} (10, 11 and 32 more); estimated bias 2.19 of its standard error",
                "estimated bias 0.50 of its standard error"]
-    assert merge_reasons(reasons) == ("estimated bias 0.50-2.19 of its standard error; 34 of 93 "
-                                      "topics have 2 or fewer judged relevant documents")
+    assert merge_reasons(reasons) == f"estimated bias 0.50-2.19 of its standard error; {few}"
 
 
 def test_demo_loop_stops_when_nothing_is_flagged():

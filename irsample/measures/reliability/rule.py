@@ -209,7 +209,8 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
         if many_weak[r]:
             idx = np.flatnonzero(weak_cells[r])
             cause += idx.tolist()
-            what = (f"have {FEW} or fewer judged relevant documents" if design_count is None
+            what = (f"have {FEW} or fewer judged relevant documents in this draw"
+                    if design_count is None
                     else f"have none or fewer than {FEW + 1} judged relevant documents "
                          f"expected of the design")
             parts.append(f"{len(idx)} of {int(evaluated[r].sum())} topics {what} "
@@ -220,9 +221,10 @@ def assess(ctx, measure, evaluated: np.ndarray, variance: np.ndarray,
                               f"{FEW} judged, judged {SETTLED:.0%} or more but not whole: "
                               f"nothing settles how many are left unjudged")
         if low[r] and skew is None:
-            parts.append(f"rests on {support[r]:.0f} judged relevant documents (fewer than "
-                         f"{MIN_SUPPORT}) with more than {1 - SETTLED:.0%} of what it ranks "
-                         f"unjudged")
+            counted_as = "in this draw" if expected is None else "expected of the design"
+            parts.append(f"rests on {support[r]:.0f} judged relevant documents {counted_as} "
+                         f"(fewer than {MIN_SUPPORT}) with more than {1 - SETTLED:.0%} of what "
+                         f"it ranks unjudged")
         elif low[r]:
             shown_skew, shown_limit = apart(skew[r], limit[r])
             parts.append(f"too skewed for a normal interval: the design's estimate of its "
