@@ -35,6 +35,7 @@ HT_NAMES = [
 ]
 ALL = parse_all(
     ["all_trec", "Judged@10", "Judged@5", "nDCG(gains={1:3,2:9,3:0.5})", "relstring", "yaap"]
+    + ["dcg", "ideal_dcg", "dcg.1=3,2=-1", "ideal_dcg.1=3,2=9"]  # trec_eval 10, not all_trec
     + [
         "xinfAP",
         "infNDCG",
@@ -63,6 +64,7 @@ UNBOUNDED = {
     "runid",
 }
 UNBOUNDED |= {"induced(NumRet)", "yaap"}  # yaap: a log-odds of AP
+UNBOUNDED |= {"dcg", "ideal_dcg"}  # sums of gains, not normalised
 # estimates that may leave [0, 1] by design (sampling error), and estimated counts
 UNBOUNDED |= {"infNDCG", "inum_rel", "inum_rel_ret"} | set(HT_NAMES)
 
@@ -171,6 +173,9 @@ def test_topic_sets(synthetic):
             assert value == 1
         elif m.trec_name == "utility":
             assert value == 0  # default coefficients: nothing retrieved
+        elif m.trec_family == "ideal_dcg":  # a topic property too: trec_eval 10 evaluates
+            # the missing topic as an empty ranking, whose ideal is the topic's
+            assert value == evc.values[1, topics.index("102"), j] > 0
         elif m.trec_name == "yaap":  # log((1 + 0) / (1 + R - 0)) on the empty ranking
             assert value == pytest.approx(-np.log1p((qrels[qrels.qid == "102"].rel >= 1).sum()))
         else:
@@ -188,6 +193,26 @@ def test_line_order_and_ties_do_not_matter(synthetic):
     order = [ev2.run_names.index(name) for name in ev1.run_names]  # runs come in tag order
     np.testing.assert_array_equal(ev1.values, ev2.values[order])
     np.testing.assert_array_equal(ev1.summary, ev2.summary[order])
+
+
+def test_dcg_and_ideal_dcg_are_ndcgs_parts(synthetic):
+    """trec_eval 10's dcg and ideal_dcg are ndcg's numerator and denominator (one loop in
+    m_ndcg.c), with the same gains; by hand on one ranking: grades 2, 0, 1 at ranks 1-3 and a
+    judged grade-3 document unretrieved give DCG 2 + 1/2 and IDCG 3 + 2/log2(3) + 1/2."""
+    qrels, run = synthetic
+    for gains in ("", ".1=3,2=9,3=0.5"):
+        ev = evaluate_frames(qrels, run, parse_all([f"dcg{gains}", f"ideal_dcg{gains}",
+                                                    f"ndcg{gains}"]), complete=True)
+        dcg, ideal, ndcg = (ev.values[:, :, j] for j in range(3))
+        has = ev.evaluated & (ideal > 0)
+        np.testing.assert_allclose(ndcg[has], dcg[has] / ideal[has], rtol=1e-12)
+        assert (ndcg[ev.evaluated & (ideal == 0)] == 0).all()
+    q = pd.DataFrame({"qid": "1", "docno": ["a", "b", "c", "d"], "rel": [2, 0, 1, 3]})
+    r = pd.DataFrame({"qid": "1", "docno": ["a", "b", "c"], "score": [3.0, 2.0, 1.0], "tag": "t"})
+    ev = evaluate_frames(q, r, parse_all(["dcg", "ideal_dcg"]))
+    assert [m.trec_name for m in ev.measures] == ["dcg", "ideal_dcg"]
+    assert ev.values[0, 0, 0] == pytest.approx(2 + 1 / 2)
+    assert ev.values[0, 0, 1] == pytest.approx(3 + 2 / np.log2(3) + 1 / 2)
 
 
 def test_ties_broken_by_docno_descending():

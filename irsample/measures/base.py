@@ -26,9 +26,9 @@ if TYPE_CHECKING:  # pragma: no cover
 #: trec_eval 10's measure table order; output follows it, not the command-line order.
 TREC_ORDER = (
     "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank iprec_at_recall P "
-    "relstring recall infAP gm_bpref Rprec_mult utility 11pt_avg binG G ndcg ndcg_rel Rndcg "
-    "ndcg_cut map_cut relative_P success set_P set_relative_P set_recall set_map set_F "
-    "num_nonrel_judged_ret rbp rbp_resid unj judged"
+    "relstring recall infAP gm_bpref Rprec_mult utility 11pt_avg binG G dcg ideal_dcg ndcg "
+    "ndcg_rel Rndcg ndcg_cut map_cut relative_P success set_P set_relative_P set_recall set_map "
+    "set_F num_nonrel_judged_ret rbp rbp_resid unj judged"
 ).split()
 
 #: trec_eval's default cut-offs for P, recall, ndcg_cut, map_cut and relative_P.

@@ -22,7 +22,7 @@ FAMILY_MODULES: dict[str, str] = {
         "num_nonrel_judged_ret num_q num_rel num_rel_ret num_ret numnonreljudgedret numq numrel "
         "numrelret numret runid"
     ),
-    "trec_eval.gain": "bing g ndcg ndcg_cut ndcg_rel rndcg",
+    "trec_eval.gain": "bing dcg g idcg ideal_dcg idealdcg ndcg ndcg_cut ndcg_rel rndcg",
     "trec_eval.interpolated": "11pt_avg elevenptap iprec iprec_at_recall rprec_mult",
     "trec_eval.judged": "judged relstring unj",
     "trec_eval.precision": (

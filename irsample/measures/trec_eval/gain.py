@@ -279,6 +279,44 @@ class G(_GainMeasure):
 
 
 @dataclass(frozen=True)
+class DCG(_GainMeasure):
+    """DCG over the whole ranking: sum over ranks i of gain_i / log2(i + 1), nDCG's numerator.
+
+    The gains as for nDCG (negative ones too); no normalisation, so the value grows with the
+    ranking and the topic. trec_eval 10 ``dcg``; Järvelin & Kekäläinen, TOIS 2002.
+    """
+
+    family = "DCG"
+    trec = "dcg"
+    citation = _JK + "; trec_eval 10 dcg"
+
+    def compute(self, ctx):
+        dcg = ctx.shared(
+            ("cum_dcg", self.gains),
+            lambda: cumulative_dcg(ctx.offsets, position_gains(ctx, self.gains)),
+        )
+        return ctx.total(dcg)
+
+
+@dataclass(frozen=True)
+class IdealDCG(_GainMeasure):
+    """IDCG: the DCG of the topic's ideal ranking (its judged documents' gains, highest first,
+    down to the first level of gain <= 0), nDCG's denominator, whatever the run retrieved; a
+    topic the run lacks gets it too under -c, as trec_eval 10 evaluates it as an empty ranking.
+    trec_eval 10 ``ideal_dcg``; Järvelin & Kekäläinen, TOIS 2002.
+    """
+
+    family = "IDCG"
+    trec = "ideal_dcg"
+    aliases = ("IdealDCG",)
+    citation = _JK + "; trec_eval 10 ideal_dcg"
+
+    def compute(self, ctx):
+        _, ideal_offsets, ideal, _ = shared_gain_tables(ctx, self.gains)
+        return ideal_dcg_at(ideal_offsets, ideal, 0)[ctx.seg_topic]
+
+
+@dataclass(frozen=True)
 class BinG(Measure):
     """Binary G: (1/R) * sum over retrieved relevant documents of 1 / log2(2 + nonrel above).
 
