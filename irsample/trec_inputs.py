@@ -90,7 +90,7 @@ class AveragedOverGroups(Measure):
         return self.trec_name
 
     @property
-    def trec_name(self) -> str:
+    def canonical_trec_name(self) -> str:
         family = self.inner.trec_family
         return f"{family}_avgjg{self.inner.trec_name[len(family):]}"
 

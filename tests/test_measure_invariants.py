@@ -128,6 +128,28 @@ def test_every_family_documented_and_round_trips():
         assert parse(m.trec_name) == [m], m.trec_name
 
 
+@pytest.mark.parametrize("typed, printed", [
+    # trec_eval keeps the -m parameters as typed for these families (meas_init.c,
+    # printable_params: te_init_meas_s_double_p_double and _p_pair)
+    ("set_F.1", "set_F_1"), ("set_F.1.0", "set_F_1.0"), ("set_F.0.5", "set_F_0.5"),
+    ("utility.2.0,-1,0,0", "utility_2.0,-1,0,0"), ("11pt_avg.0.25,0.5", "11pt_avg_0.25,0.5"),
+    ("ndcg.1=3.0", "ndcg_1=3.0"), ("rbp.p=.8", "rbp_p=.8"), ("relstring.10", "relstring_10"),
+    ("dcg.1=2", "dcg_1=2"),
+    # cut-offs are printed one value each, formatted (append_long, append_double)
+    ("P.05,10", "P_5"), ("Rprec_mult.0.2", "Rprec_mult_0.20"), ("ndcg_cut.010", "ndcg_cut_10"),
+    # no parameters typed: the default name
+    ("set_F", "set_F"), ("utility", "utility"), ("ndcg", "ndcg"),
+])
+def test_parameters_print_as_typed_where_trec_eval_does(typed, printed):
+    m = parse(typed)[0]
+    assert m.trec_name == printed
+    assert parse(m.trec_name)[0].trec_name == printed  # the printed name reads back as itself
+    assert parse(m.name) == [m]  # the spelling is not a parameter: equal measures stay equal
+    # a family named with parameters replaces its default expansion, as in trec_eval
+    assert [x.trec_name for x in parse_all([typed.split(".")[0], typed])
+            if x.trec_family == m.trec_family] == [x.trec_name for x in parse(typed)]
+
+
 @pytest.mark.parametrize(
     "options", [{}, {"complete": True}, {"judged_only": True}, {"rel_level": 2}, {"max_docs": 7}]
 )

@@ -12,7 +12,7 @@ syntaxes (irsample / ir_measures, trec_eval's ``-m``, the named sets) parse to t
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
@@ -77,6 +77,10 @@ class Measure:
     at_param: ClassVar[str] = "k"
     #: how :meth:`variance` estimates the sampling variance (``None``: the family has none)
     variance_method: ClassVar[str | None] = None
+    #: trec_eval names of the family whose printed name repeats the ``-m`` parameters as
+    #: typed (trec_eval's ``te_init_meas_s_double_p_double`` and ``_p_pair``): see
+    #: :attr:`trec_name`. Cut-off lists (``P.5,10``) are printed one value each, not as typed.
+    trec_typed: ClassVar[tuple[str, ...]] = ()
     #: design-based: reads each judged document's inclusion probability, so it refuses
     #: judgments that carry none unless a design is assumed
     #: (:meth:`~irsample.model.Judgments.require_probabilities`)
@@ -105,13 +109,17 @@ class Measure:
         for alias in (cls.family, *cls.aliases):
             ALIASES[alias.lower()] = cls
 
+    #: the parameters as typed after ``-m family.`` for a family in :attr:`trec_typed` (None
+    #: otherwise): how trec_eval prints its name, not a parameter (equal measures compare equal)
+    trec_params: str | None = field(default=None, compare=False, repr=False, kw_only=True)
+
     # ---- names ---------------------------------------------------------------------------
     @property
     def name(self) -> str:
         """Canonical irsample name: ``Family(param=value)@k`` with non-default params only."""
         params = [
             f"{f.name}={_format_value(getattr(self, f.name))}"
-            for f in fields(self)
+            for f in parameters(self)
             if f.name != self.at_param and getattr(self, f.name) != f.default
         ]
         text = self.family + (f"({','.join(params)})" if params else "")
@@ -125,7 +133,19 @@ class Measure:
 
     @property
     def trec_name(self) -> str:
-        """The name trec_eval prints (``P_10``, ``ndcg_cut_10``); the irsample name otherwise."""
+        """The name trec_eval prints (``P_10``, ``ndcg_cut_10``); the irsample name otherwise.
+
+        Families named with ``-m family.PARAMS`` whose trec_eval name repeats the parameters
+        (:attr:`trec_typed`) print them as typed, as trec_eval does (meas_init.c keeps the
+        string, ``printable_params``): ``set_F.1`` prints ``set_F_1``, ``utility.2.0,-1,0,0``
+        prints ``utility_2.0,-1,0,0``; otherwise :attr:`canonical_trec_name`."""
+        if self.trec_params is not None:
+            return f"{self.trec_family}_{self.trec_params}"
+        return self.canonical_trec_name
+
+    @property
+    def canonical_trec_name(self) -> str:
+        """trec_eval's name for these parameter values (the default one when unchanged)."""
         base = self.trec_family
         if base is None:
             return self.name
@@ -266,6 +286,12 @@ class Measure:
         k = getattr(self, "k", None)
         if k is not None and (not isinstance(k, (int, np.integer)) or k < 1):
             raise MeasureError(f"{self.family}: cut-off must be a positive integer, got {k!r}")
+
+
+def parameters(measure) -> list:
+    """The dataclass fields of a measure (class or instance) that are its parameters (not
+    :attr:`Measure.trec_params`, which only spells its trec_eval name)."""
+    return [f for f in fields(measure) if f.compare]
 
 
 def _format_value(value) -> str:

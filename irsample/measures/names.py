@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import fields
+from dataclasses import replace
 
 from ..errors import MeasureError
-from .base import ALIASES, REGISTRY, TREC_REGISTRY, Measure
+from .base import ALIASES, REGISTRY, TREC_REGISTRY, Measure, parameters
 
 _IRS = re.compile(r"^(?P<fam>[A-Za-z0-9][\w\-]*?)(?:\((?P<params>.*)\))?(?:@(?P<at>[\d.]+))?$")
 
@@ -60,7 +60,7 @@ def _parse_one(text: str, name: str) -> list[Measure]:
             else:
                 kwargs = _parse_params(match["params"], cls) if match["params"] else {}
             if match["at"] is not None:
-                declared = {f.name: f for f in fields(cls)}
+                declared = {f.name: f for f in parameters(cls)}
                 if cls.at_param not in declared:
                     raise MeasureError(f"{cls.family} takes no @ parameter ({text!r})")
                 kwargs[cls.at_param] = _coerce(
@@ -81,6 +81,7 @@ def parse_all(names: Iterable[str]) -> list[Measure]:
     """
     seen: dict[Measure, bool] = {}  # measure -> came from a default expansion
     explicit: set = set()  # trec_eval families named with parameters
+    spelled: dict[Measure, Measure] = {}  # measure -> the equal one to print (its spelling)
     for n in names:
         text = n.strip()
         items = MEASURE_SETS.get(text, (text,))
@@ -93,8 +94,11 @@ def parse_all(names: Iterable[str]) -> list[Measure]:
             for m in parse(item):
                 if with_parameters:
                     explicit.add(m.trec_family)
+                    spelled[m] = m  # printed as typed (set_F.1: set_F_1), not as the default
                 seen[m] = seen.get(m, True) and default
-    kept = [m for m, default in seen.items() if not (default and m.trec_family in explicit)]
+                spelled.setdefault(m, m)
+    kept = [spelled[m] for m, default in seen.items()
+            if not (default and m.trec_family in explicit)]
     return sorted(kept, key=output_key)
 
 
@@ -122,7 +126,7 @@ def _parse_trec(text: str) -> list[Measure] | None:
     if rest == "":
         return cls.from_trec(None, best)
     if rest[0] == ".":
-        return cls.from_trec(rest[1:], best)
+        return _typed(cls.from_trec(rest[1:], best), best, rest[1:])
     # "_" form names one measure as trec_eval prints it (P_10, iprec_at_recall_0.10)
     try:
         found = cls.from_trec(rest[1:], best)
@@ -130,12 +134,20 @@ def _parse_trec(text: str) -> list[Measure] | None:
         return None
     if len(found) != 1:
         return None
-    return found
+    return _typed(found, best, rest[1:])
+
+
+def _typed(found: list[Measure], name: str, params: str) -> list[Measure]:
+    """The measures of ``-m name.params``, printed with ``params`` as typed where trec_eval
+    prints them so (``Measure.trec_typed``)."""
+    if not found or name not in type(found[0]).trec_typed:
+        return found
+    return [replace(m, trec_params=params) for m in found]
 
 
 def _parse_params(text: str, cls) -> dict:
     kwargs: dict = {}
-    declared = {f.name: f for f in fields(cls)}
+    declared = {f.name: f for f in parameters(cls)}
     for part in _split_top_level(text):
         if "=" not in part:
             raise MeasureError(f"{cls.family}: parameter {part!r} is not name=value")

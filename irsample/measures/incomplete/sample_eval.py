@@ -234,7 +234,7 @@ class InfNDCG(Measure):
         return [cls(gains=parse_gains(params))] if params else [cls()]
 
     @property
-    def trec_name(self):
+    def canonical_trec_name(self):
         return "infNDCG" if not self.gains else f"infNDCG_{gains_text(self.gains)}"
 
     variance_method = "stratified expansion, ideal DCG fixed (incomplete/sample_eval_variance.py)"
@@ -372,7 +372,7 @@ class InfIPrec(Measure):
         return [cls(recall=p) for p in points]
 
     @property
-    def trec_name(self):
+    def canonical_trec_name(self):
         return f"iprec_rec_{self.recall:3.2f}"
 
     @property

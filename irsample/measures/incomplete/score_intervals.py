@@ -168,6 +168,7 @@ class RBP(_Interval):
     E: float = 0.01
     family = "RBP"
     trec = "rbp"
+    trec_typed = ("rbp", "rbp_resid")
     trec_extra = ("rbp_resid",)
     citation = _MZ + "; " + _PAPER + "; trec_eval rbp, rbp_resid"
 
@@ -198,7 +199,7 @@ class RBP(_Interval):
         return "rbp_resid" if self.point == "resid" and not self.gains else None
 
     @property
-    def trec_name(self):
+    def canonical_trec_name(self):
         base = self.trec_family
         if base is None:
             return self.name

@@ -50,7 +50,7 @@ class _GainMeasure(Measure):
         return [cls(gains=parse_gains(params))] if params else [cls()]
 
     @property
-    def trec_name(self):
+    def canonical_trec_name(self):
         base = self.trec_family
         return base if not self.gains else f"{base}_{gains_text(self.gains)}"
 
@@ -74,6 +74,7 @@ class NDCG(_GainMeasure):
     k: int | None = None
     family = "nDCG"
     trec = "ndcg"
+    trec_typed = ("ndcg",)
     trec_extra = ("ndcg_cut",)
     aliases = ("NDCG",)
     trec_defaults = DEFAULT_CUTOFFS
@@ -92,10 +93,10 @@ class NDCG(_GainMeasure):
         return "ndcg_cut" if not self.gains else None
 
     @property
-    def trec_name(self):
+    def canonical_trec_name(self):
         if self.k is not None:
             return f"ndcg_cut_{self.k}" if not self.gains else self.name
-        return super().trec_name
+        return super().canonical_trec_name
 
     def compute(self, ctx):
         _, ideal_offsets, ideal, _ = shared_gain_tables(ctx, self.gains)
@@ -159,6 +160,7 @@ class NDCGRel(_GainMeasure):
 
     family = "nDCG_rel"
     trec = "ndcg_rel"
+    trec_typed = ("ndcg_rel",)
     citation = "trec_eval ndcg_rel; " + _JK
 
     def compute(self, ctx):
@@ -229,6 +231,7 @@ class RNDCG(_GainMeasure):
 
     family = "RnDCG"
     trec = "Rndcg"
+    trec_typed = ("Rndcg",)
     citation = "trec_eval Rndcg; " + _JK
 
     def compute(self, ctx):
@@ -272,6 +275,7 @@ class G(_GainMeasure):
 
     family = "G"
     trec = "G"
+    trec_typed = ("G",)
     citation = "trec_eval G"
 
     def compute(self, ctx):
@@ -288,6 +292,7 @@ class DCG(_GainMeasure):
 
     family = "DCG"
     trec = "dcg"
+    trec_typed = ("dcg",)
     citation = _JK + "; trec_eval 10 dcg"
 
     def compute(self, ctx):
@@ -308,6 +313,7 @@ class IdealDCG(_GainMeasure):
 
     family = "IDCG"
     trec = "ideal_dcg"
+    trec_typed = ("ideal_dcg",)
     aliases = ("IdealDCG",)
     citation = _JK + "; trec_eval 10 ideal_dcg"
 

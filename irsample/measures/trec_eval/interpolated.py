@@ -97,7 +97,7 @@ class _AtPoint(Measure):
         return [cls(**{cls.at_param: p}) for p in points]
 
     @property
-    def trec_name(self):
+    def canonical_trec_name(self):
         return f"{self.trec}_{getattr(self, self.at_param):3.2f}"
 
 
@@ -127,6 +127,7 @@ class ElevenPointAP(Measure):
     points: tuple = ELEVEN_POINTS
     family = "11pt_avg"
     trec = "11pt_avg"
+    trec_typed = ("11pt_avg",)
     aliases = ("ElevenPtAP",)
     citation = _SM
 
@@ -137,7 +138,7 @@ class ElevenPointAP(Measure):
         return [cls(points=tuple(split_values(params, float, cls.trec)))]
 
     @property
-    def trec_name(self):
+    def canonical_trec_name(self):
         if self.points == ELEVEN_POINTS:
             return "11pt_avg"
         return "11pt_avg_" + ",".join(_fraction_text(p) for p in self.points)

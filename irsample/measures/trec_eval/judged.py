@@ -25,6 +25,7 @@ class RelString(Measure):
     k: int | None = 10
     family = "relstring"
     trec = "relstring"
+    trec_typed = ("relstring",)
     summary = "none"
     value_type = "str"
     trec_quoted = True
@@ -37,7 +38,7 @@ class RelString(Measure):
         return [cls(k=single_value(params, _atol, cls.trec, "cut-off"))]
 
     @property
-    def trec_name(self):
+    def canonical_trec_name(self):
         return "relstring" if self.k == 10 else f"relstring_{self.k}"
 
     def compute(self, ctx):

@@ -187,6 +187,7 @@ class SetF(Measure):
     beta2: float = 1.0
     family = "SetF"
     trec = "set_F"
+    trec_typed = ("set_F",)
     citation = "van Rijsbergen, Information Retrieval (1979); trec_eval"
 
     @classmethod
@@ -196,7 +197,7 @@ class SetF(Measure):
         return [cls(beta2=single_value(params, float, cls.trec, "value, the weight of recall"))]
 
     @property
-    def trec_name(self):
+    def canonical_trec_name(self):
         return "set_F" if self.beta2 == 1.0 else f"set_F_{format_number(self.beta2)}"
 
     def compute(self, ctx):
@@ -220,6 +221,7 @@ class Utility(Measure):
     collection_size: int = 0
     family = "utility"
     trec = "utility"
+    trec_typed = ("utility",)
     citation = "Lewis, TREC-4 filtering track (1995); trec_eval utility"
 
     def __post_init__(self):
@@ -233,7 +235,7 @@ class Utility(Measure):
         return [cls(coefficients=tuple(split_values(params, float, cls.trec)))]
 
     @property
-    def trec_name(self):
+    def canonical_trec_name(self):
         if self.collection_size != 0:  # trec_eval's name has no room for it (its -N)
             return self.name
         if self.coefficients == (1.0, -1.0, 0.0, 0.0):
