@@ -177,6 +177,46 @@ def test_allocation_reads_judged_grades_only(simulated):
     assert np.array_equal(allocation(frame, first, 400), allocation(scrambled, first, 400))
 
 
+def test_allocation_counts_relevant_from_the_level(simulated):
+    """With ``-l 2`` (a round's ``rel_level``) a cell's judged relevant documents are those
+    graded 2 or more, as the estimates read them: grade-1 documents count at level 1 only."""
+    from dataclasses import replace
+
+    from irsample.design.rounds import cell_counts
+
+    frame, first, _ = simulated
+    graded = np.where(frame.rel > 0, 1 + (np.arange(len(frame.rel)) % 2), 0)  # grades 1 and 2
+    frame2 = SamplingFrame(frame.collection, frame.topic, frame.tdi, graded, frame.best_rank,
+                           frame.runs, frame.source, frame.depth)
+    at1, at2 = first, replace(first, rel_level=2)
+    judged = first.sample.judged & (first.cell >= 0)
+    assert cell_counts(frame2, at1)[2].sum() == (judged & (graded >= 1)).sum()
+    assert cell_counts(frame2, at2)[2].sum() == (judged & (graded >= 2)).sum() > 0
+    assert cell_counts(frame2, at2)[2].sum() < cell_counts(frame2, at1)[2].sum()
+    assert np.array_equal(allocation(frame2, at1, 400), allocation(frame, first, 400))
+    assert not np.array_equal(allocation(frame2, at2, 400), allocation(frame2, at1, 400))
+
+
+def test_the_level_reaches_the_statuses_and_is_refused_by_the_planner(rounds, tmp_path):
+    """``plan --next-round -l 2`` reads relevance from grade 2 (Vaswani's grades are 0 and 1:
+    nothing is relevant there, and every ht(AP) mean is flagged); the planner refuses -l."""
+    tmp, out = rounds
+    rc, out2, err = quiet("plan", *RUNS, "--next-round", tmp / "r1" / "design.json",
+                          "--judged", tmp / "judged.qrels", "--budget", BUDGET, "--seed", SEED2,
+                          "-l", "2", "-o", tmp_path / "r2")
+    assert rc == 0, err
+    assert "judged (0 relevant at level 2)" in out2 and "judged (0 relevant" not in out
+    def ap_line(text):
+        return next(line for line in text.splitlines() if line.startswith("ht(AP): "))
+
+    # nothing relevant at level 2: every AP estimate is 0 with no spread, and flagged
+    assert ap_line(out2).startswith("ht(AP): 11 of 11 run means flagged")
+    assert ap_line(out2).endswith("half-widths 0.0000 to 0.0000")
+    assert not ap_line(out).endswith("half-widths 0.0000 to 0.0000")
+    rc, _, err = quiet("plan", *RUNS, "--budget", "500", "-l", "2", "-o", tmp_path / "p.json")
+    assert rc != 0 and "-l LEVEL is for judging in rounds" in err
+
+
 def test_a_third_round_reuses_the_folds(rounds, simulated, tmp_path):
     tmp, _ = rounds
     frame, _, second = simulated

@@ -197,7 +197,7 @@ async def load_next_round(session, writer, live, batch: int) -> tuple[int, objec
         qrels = export(store.db).qrels  # here: the store's connection is this thread's
         plan = await loop.run_in_executor(
             live.thread, lambda: plan_round(rounds, qrels, live.runs, batch=batch,
-                                            level=live.ci))
+                                            level=live.ci, rel_level=session.rel_level))
         if plan.planned < 1:
             raise InputError("nothing is left to judge in the pool")
         record, path = await loop.run_in_executor(

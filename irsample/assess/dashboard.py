@@ -188,7 +188,7 @@ class Live:
             con.close()
         try:
             return plan_round(rounds, qrels, self.runs, batch=self.batch, stamp=stamp,
-                              level=self.ci)
+                              level=self.ci, rel_level=self.session.rel_level)
         except (IrsampleError, ValueError) as exc:
             return f"no plan: {exc}"
 

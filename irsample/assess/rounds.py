@@ -166,10 +166,13 @@ def judged_record(record, judged_keys):
 
 
 def plan_round(rounds: list[dict], qrels: str, runs, *, batch: int, stamp=(),
-               max_strata: int = 4, level: float = 0.95):
+               max_strata: int = 4, level: float = 0.95, rel_level: int = 1):
     """Plan ``batch`` more judgments over the latest round's design, in rounds where it can
     (:class:`RoundsPlan`), else by the planner (:class:`RoundPlan`; module docstring);
-    ``qrels`` the exported current judgments (:mod:`.export`), ``runs`` the run files."""
+    ``qrels`` the exported current judgments (:mod:`.export`), ``runs`` the run files;
+    ``rel_level`` the session's lowest relevant grade, which the rounds' statuses and
+    allocation read as the live estimates do (the planner's relevance model reads grades
+    above 0)."""
     from ..design import DesignRecord, Pool
     from ..design.planner.plan import plan
     from ..design.planner.relevance_model import fit_relevance
@@ -194,10 +197,10 @@ def plan_round(rounds: list[dict], qrels: str, runs, *, batch: int, stamp=(),
     if missing:
         raise InputError(f"the design pooled runs that were not given: {', '.join(missing)}",
                          record.source)
-    rounds_so_far = _in_rounds(record, table, collection)
+    rounds_so_far = _in_rounds(record, table, collection, rel_level)
     if rounds_so_far is not None:
         return RoundsPlan(rounds_so_far, latest["round"], rounds_so_far.state.judged, batch,
-                          tuple(stamp), _outside_bands(collection, rounds_so_far))
+                          tuple(stamp), _outside_bands(collection, rounds_so_far, rel_level))
     pooled = None if record.runs is None else tuple(collection.run_names.index(r)
                                                     for r in record.runs)
     depth = int(record.depth) if record.depth else 100
@@ -217,10 +220,10 @@ def plan_round(rounds: list[dict], qrels: str, runs, *, batch: int, stamp=(),
     return RoundPlan(result, design, pool, latest["round"], judged, batch, tuple(stamp), left)
 
 
-def _outside_bands(collection, rounds) -> int:
+def _outside_bands(collection, rounds, rel_level: int = 1) -> int:
     """The first best-rank bands the next round asks to judge whole
     (``design.rounds.outside_bands``), from ht(M)'s estimates of the live measures
-    (:data:`.estimates.HT_MEASURES`) on the judgments so far."""
+    (:data:`.estimates.HT_MEASURES`) on the judgments so far, relevant from ``rel_level``."""
     from ..design.rounds import outside_bands
     from ..evaluation import evaluate_collection
     from ..measures import parse
@@ -228,10 +231,10 @@ def _outside_bands(collection, rounds) -> int:
 
     measures = [m for name in HT_MEASURES for m in parse(name)]
     return outside_bands(evaluate_collection(collection, rounds.judgments(), measures, ci=0.95,
-                                             per_topic=False))
+                                             per_topic=False, rel_level=rel_level))
 
 
-def _in_rounds(record, table, collection):
+def _in_rounds(record, table, collection, rel_level: int = 1):
     """The rounds so far when the next round can be judged in rounds (module docstring), else
     None: a planned round (conditional probabilities), a round stopped part-way or one whose
     strata are not simple random samples (:func:`~irsample.design.rounds_files.resume`'s
@@ -242,7 +245,7 @@ def _in_rounds(record, table, collection):
     if isinstance(record.design, Allocated):
         return None
     try:
-        return resume(record, table, collection, seed=0)
+        return resume(record, table, collection, seed=0, rel_level=rel_level)
     except InputError:
         return None
 

@@ -128,6 +128,9 @@ def add_parser(sub) -> None:
                    help="judgments in the new round")
     n.add_argument("--seed", type=number(int, minimum=0), default=None,
                    help="seed of the draw (default: derived from the session's seed)")
+    n.add_argument("-l", "--level", type=number(int, minimum=1), default=1,
+                   help="lowest relevant grade, as serve -l (default 1): the allocation and "
+                   "the statuses read it")
     n.add_argument("-o", dest="outdir", default=None, metavar="DIR",
                    help="folder for the round's design.json and to_judge.tsv (default: "
                    "DB.roundN beside the database)")
@@ -306,7 +309,8 @@ def cmd_next_round(args) -> str:
                              str(args.db))
         lock = ServerLock(args.db).acquire()  # no server may hand out documents meanwhile
         number = len(rounds) + 1
-        planned = plan_round(rounds, export(store.db).qrels, args.runs, batch=args.batch)
+        planned = plan_round(rounds, export(store.db).qrels, args.runs, batch=args.batch,
+                             rel_level=args.level)
         seed = derived_seed(config["seed"], "draw", number) if args.seed is None else args.seed
         record, path = draw_round(planned, seed, args.outdir or round_folder(args.db, number))
         _check_texts(store, record)

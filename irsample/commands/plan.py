@@ -30,7 +30,7 @@ from __future__ import annotations
 import argparse
 
 from ..errors import DesignError
-from .arguments import add_runs, add_seed, number
+from .arguments import add_level, add_runs, add_seed, number
 from .notices import Steps, add_progress_option, progress_enabled
 from .plan_rounds import NextRound
 
@@ -73,6 +73,7 @@ def add_parser(sub) -> None:
     pl.add_argument("--ci", type=number(float, above=0, below=1), default=0.95, metavar="LEVEL",
                     help="confidence level of the predicted half-width (default 0.95; as "
                     "`eval --ci`: -l/--level is a relevance level)")
+    add_level(pl)  # with --next-round: the statuses and the allocation read it
     pl.add_argument("--auto-labels", metavar="FILE|fusion", default=None,
                     help="active judging: draw the sample now, favouring documents whose "
                     "automatic label is uncertain (a label file of probabilities, or fusion: "
@@ -107,6 +108,9 @@ def cmd_plan(args) -> str:
         from .plan_rounds import cmd_next_round
 
         return cmd_next_round(args)
+    if args.level != 1:
+        raise DesignError("-l: the planner reads relevance at level 1; -l LEVEL is for judging "
+                          "in rounds (--next-round)")
     measures = args.measure or ["xinfAP"]
     if len(measures) > 1 or measures[0] not in ESTIMATORS:
         raise DesignError(

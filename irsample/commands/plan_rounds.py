@@ -93,13 +93,15 @@ def cmd_next_round(args) -> str:
     measures = design_based(args.measure)
     record = DesignRecord.read(args.next_round)
     collection = _collection(args.runs)
-    rounds = resume(record, read_qrels(args.judged), collection, seed=args.seed)
+    rounds = resume(record, read_qrels(args.judged), collection, seed=args.seed,
+                    rel_level=args.level)
     state = rounds.state
     judgments = rounds.judgments()
     pool = int((state.cell >= 0).sum())
-    relevant = int((rounds.frame.rel[state.sample.judged] > 0).sum())
+    relevant = int((rounds.frame.rel[state.sample.judged] >= args.level).sum())
+    at = f" at level {args.level}" if args.level != 1 else ""
     lines = [f"{record.source}: round {state.rounds} of {rounds.first}, {state.judged} of "
-             f"{pool} pool documents judged ({relevant} relevant), "
+             f"{pool} pool documents judged ({relevant} relevant{at}), "
              f"{len(set(record.qid))} topics"]
     more, status, ev = _status(args, collection, judgments, measures)
     lines += status
@@ -152,7 +154,8 @@ def _status(args, collection, judgments, measures) -> tuple[bool, list[str], obj
         if args.auto_labels is None:
             raise DesignError("ppi(M) needs automatic labels: --auto-labels FILE|fusion")
         labels = resolve_labels(args.auto_labels, collection, judgments)
-    ev = evaluate_collection(collection, judgments, measures, ci=args.ci, auto_labels=labels)
+    ev = evaluate_collection(collection, judgments, measures, ci=args.ci, auto_labels=labels,
+                             rel_level=args.level)
     low, high = ev.interval()
     names = collection.run_names
     more, lines = False, []

@@ -89,7 +89,8 @@ class RoundState:
     """What is judged after some rounds: ``sample``, the union as a stratified simple random
     sample over the cells (after round 1: round 1's own draw, as its design recorded it);
     ``cell`` per frame row (-1 outside round 1's pool), ``fold`` per topic, and ``spent``, the
-    new judgments per round (round 1 first)."""
+    new judgments per round (round 1 first); ``rel_level``, the grade from which a judged
+    document counts as relevant where the allocation counts them (the estimates' ``-l``)."""
 
     sample: Sample
     cell: np.ndarray
@@ -97,6 +98,7 @@ class RoundState:
     n_cells_per_topic: int
     fold: np.ndarray
     spent: tuple[int, ...]
+    rel_level: int = 1
 
     @property
     def judged(self) -> int:
@@ -119,7 +121,7 @@ def band_of(best_rank: np.ndarray) -> np.ndarray:
     return np.searchsorted(np.asarray(BANDS, dtype=np.float64), best_rank, side="left")
 
 
-def first_round(frame: SamplingFrame, design, rng) -> RoundState:
+def first_round(frame: SamplingFrame, design, rng, rel_level: int = 1) -> RoundState:
     """Round 1: a draw of ``design``, whose strata must be simple random samples (every row of
     a topic's stratum has the same inclusion probability: uniform and stratified designs)."""
     check_first_design(design)
@@ -127,11 +129,11 @@ def first_round(frame: SamplingFrame, design, rng) -> RoundState:
     fold_rng, draw_rng = rng.spawn(2)
     sample = design.select(frame, rng=draw_rng)
     fold = fold_rng.permutation(frame.n_topics) % FOLDS
-    return start(frame.topic, frame.best_rank, sample, fold, design.name)
+    return start(frame.topic, frame.best_rank, sample, fold, design.name, rel_level=rel_level)
 
 
 def start(topic: np.ndarray, best_rank: np.ndarray, sample: Sample, fold: np.ndarray,
-          what: str, spent: tuple[int, ...] | None = None) -> RoundState:
+          what: str, spent: tuple[int, ...] | None = None, *, rel_level: int = 1) -> RoundState:
     """The state after round 1: ``sample`` (a draw whose strata are simple random samples,
     checked: :class:`DesignError` naming ``what`` otherwise) over rows of topics ``topic`` with
     best ranks ``best_rank``, its strata cut into the best-rank bands; ``fold`` per topic."""
@@ -143,7 +145,7 @@ def start(topic: np.ndarray, best_rank: np.ndarray, sample: Sample, fold: np.nda
                     + band_of(best_rank), -1)
     labels = tuple(f"{s}/{b}" for s in sample.labels for b in band_names())
     spent = (int(sample.judged.sum()),) if spent is None else tuple(spent)
-    return RoundState(sample, cell, labels, per_topic, np.asarray(fold), spent)
+    return RoundState(sample, cell, labels, per_topic, np.asarray(fold), spent, rel_level)
 
 
 def check_first_design(design) -> None:
@@ -254,13 +256,13 @@ def outside_bands(evaluation) -> int:
 
 def cell_counts(frame: SamplingFrame, state: RoundState):
     """Per cell: its documents, those judged and those judged relevant (``frame.rel`` read
-    on the judged rows only)."""
+    on the judged rows only, relevant from ``state.rel_level``)."""
     n_cells = frame.n_topics * state.n_cells_per_topic
     inside = state.cell >= 0
     judged = state.sample.judged & inside
     return (np.bincount(state.cell[inside], minlength=n_cells),
             np.bincount(state.cell[judged], minlength=n_cells),
-            np.bincount(state.cell[judged & (frame.rel > 0)], minlength=n_cells))
+            np.bincount(state.cell[judged & (frame.rel >= state.rel_level)], minlength=n_cells))
 
 
 def judged_whole_next(frame: SamplingFrame, state: RoundState,
@@ -418,19 +420,20 @@ class Round:
 
 
 def judge_in_rounds(collection, frame: SamplingFrame, design, budget: int, max_rounds: int,
-                    rng, measures, *, source: str = "rounds") -> list[Round]:
+                    rng, measures, *, source: str = "rounds", rel_level: int = 1) -> list[Round]:
     """Round 1 drawn with ``design``, then rounds of ``budget`` while some interval of
     ``measures`` (evaluated with 95% intervals on the judgments so far) is flagged by the
     reliability rule, up to ``max_rounds`` rounds or the whole pool: the rounds in order.
-    ``rng`` (a Generator, or a seed) draws every round, in order."""
+    ``rng`` (a Generator, or a seed) draws every round, in order; ``rel_level``: the grade
+    from which a document is relevant, for the estimates and the allocation."""
     from ..evaluation import evaluate_collection
 
     rng = generator(rng)
-    state = first_round(frame, design, rng)
+    state = first_round(frame, design, rng, rel_level)
     out = []
     while True:
         ev = evaluate_collection(collection, state.judgments(frame, source=source), measures,
-                                 ci=0.95)
+                                 ci=0.95, rel_level=rel_level)
         low, high = ev.interval()
         flagged = ev.statuses.status == "unreliable"
         more = flagged.any() and state.rounds < max_rounds and state.open_documents() > 0

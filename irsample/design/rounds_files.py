@@ -88,9 +88,11 @@ def draw_seed(seed: int, number: int) -> int:
     return derived_seed(seed, "round", number)
 
 
-def resume(record: DesignRecord, table, collection, *, seed: int) -> Resumed:
+def resume(record: DesignRecord, table, collection, *, seed: int,
+           rel_level: int = 1) -> Resumed:
     """The rounds so far from a design file and the judged qrels ``table`` (module docstring);
-    ``seed`` gives the folds only where the design file records no seed. Errors are
+    ``seed`` gives the folds only where the design file records no seed; ``rel_level`` the
+    grade from which a judged document is relevant for the allocation. Errors are
     :class:`InputError` naming the file at fault."""
     if not record.has_rows:
         raise InputError("the design file lists no documents (a design to draw, not a drawn "
@@ -123,7 +125,7 @@ def resume(record: DesignRecord, table, collection, *, seed: int) -> Resumed:
         n = len(record.labels)
         cell = topic * n + record.stratum
         _check_union(record, cell, judged)
-        state = RoundState(sample, cell, record.labels, n, fold, design.spent)
+        state = RoundState(sample, cell, record.labels, n, fold, design.spent, rel_level)
     else:
         first = design.name
         fold_seed = record.seed if record.seed is not None else seed
@@ -131,7 +133,7 @@ def resume(record: DesignRecord, table, collection, *, seed: int) -> Resumed:
         try:
             check_first_design(design)
             state = start(topic, record.best_rank, sample, fold, design.name,
-                          (int(judged.sum()),))
+                          (int(judged.sum()),), rel_level=rel_level)
         except DesignError as exc:
             raise InputError(str(exc), record.source) from None
     return Resumed(record, frame, state, first, int(fold_seed))
