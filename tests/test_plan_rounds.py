@@ -380,6 +380,34 @@ def test_the_assessment_app_judges_a_finished_round_in_rounds(tmp_path):
     assert design.exists()  # round 1's design stays where it was
 
 
+def test_the_assessment_apps_round_reads_the_sessions_level(tmp_path):
+    """The app's next round (``assess.rounds.plan_round``: the dashboard's button and ``assess
+    next-round -l``) counts relevant documents from the session's level, as its estimates do."""
+    from irsample.assess.export import export
+    from irsample.assess.rounds import plan_round
+    from irsample.assess.session import Session
+    from irsample.assess.store import Store
+
+    from .test_assess_helpers import add_assessor, sample, tiny_data
+
+    data = tiny_data(tmp_path / "data")
+    sample(data["runs"], tmp_path / "r1", design="1-5:0.6,6-20:0.3")
+    db = tmp_path / "r1" / "c.db"
+    add_assessor(db, "alice")
+    Session.open(tmp_path / "r1", data["docs"], data["topics"], db).store.close()
+    store = Store(db)
+    try:
+        person = next(k for k, v in store.assessors().items() if v == "alice")
+        for item in store.items():
+            store.judge(person, item.id, data["qrels"][(item.topic, item.docno)])
+        rounds, qrels = store.rounds(), export(store.db).qrels
+    finally:
+        store.close()
+    for level in (1, 2):
+        planned = plan_round(rounds, qrels, data["runs"], batch=8, rel_level=level)
+        assert planned.rounds.state.rel_level == level
+
+
 def test_the_plan_names_the_topics_it_judges_whole(tmp_path):
     """Round 1 judging 55% of every topic's pool: the topics with 1-2 relevant documents judged
     (which the status lines name as weak until judged whole) get the rest of their pools in
