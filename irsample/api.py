@@ -19,6 +19,7 @@ from .errors import InputError, MeasureError
 from .evaluation import Evaluation, evaluate_collection
 from .io import load_qrels, load_runs
 from .io.trec import single_precision
+from .judgment_notes import judgment_notes, warn
 from .measures import Measure, parse_all
 from .measures.base import DEFAULT_VARIANCE
 from .measures.names import output_key
@@ -148,6 +149,7 @@ def evaluate(
     complete: bool = False,
     compat: str = "10",
     assume: str | None = None,
+    auto_labels=None,
 ) -> Evaluation:
     r"""Evaluate ``runs`` against ``qrels`` as trec_eval does.
 
@@ -174,6 +176,9 @@ def evaluate(
         The trec_eval version whose ``iprec_at_recall``/``11pt_avg`` rounding to follow.
     assume : {"uniform"}, optional
         The design of sampled TREC qrels, for design-based measures (see :func:`load`).
+    auto_labels : path, ``"fusion"`` or AutoLabels, optional
+        Automatic labels, for ``auto(M)`` (the labels alone, no interval) and ``ppi(M)``
+        (see :func:`estimate`).
 
     Returns
     -------
@@ -210,15 +215,20 @@ def evaluate(
     """
     collection, judgments = load(qrels, runs, assume=assume, compat=compat)
     check_common_topics(collection, judgments)
+    chosen = _some(measures_from(measures))
+    warn(judgment_notes(chosen, judgments, collection, level=rel_level))
+    from .design.labels.fusion import resolve_labels
+
     return evaluate_collection(
         collection,
         judgments,
-        measures_from(measures),
+        chosen,
         rel_level=rel_level,
         judged_only=judged_only,
         max_docs=max_docs,
         complete=complete,
         compat=compat,
+        auto_labels=resolve_labels(auto_labels, collection, judgments, rel_level=rel_level),
     )
 
 
@@ -234,6 +244,7 @@ def estimate(
     variance: str = DEFAULT_VARIANCE,
     auto_labels=None,
     assume: str | None = None,
+    design=None,
 ) -> Evaluation:
     r"""Estimate measures from sampled ``judgments`` with confidence intervals.
 
@@ -269,6 +280,9 @@ def estimate(
         :class:`~irsample.io.labels.AutoLabels`.
     assume : {"uniform"}, optional
         The design of sampled TREC qrels, for design-based measures (see :func:`load`).
+    design : path or binary file object, optional
+        The design file the judged documents were drawn by; ``judgments`` are then the
+        assessors' judgments of its selected documents (see :func:`load`).
 
     Returns
     -------
@@ -312,7 +326,7 @@ def estimate(
     ...
     irsample.errors.MeasureError: no variance estimator for AP (estimators with one: ...)
     """
-    chosen = measures_from(measures)
+    chosen = _some(measures_from(measures))
     lacking = [m.name for m in chosen if m.variance_method is None]
     if lacking:
         from .measures import REGISTRY
@@ -320,10 +334,13 @@ def estimate(
         have = sorted(name for name, cls in REGISTRY.items() if cls.variance_method)
         raise MeasureError(
             f"no variance estimator for {', '.join(lacking)} "
-            f"(estimators with one: {', '.join(have)})"
+            f"(estimators with one: {', '.join(have)}; irsample.evaluate computes the others, "
+            "auto(M) with auto_labels=)"
         )
-    collection, judged = load(judgments, runs, qrels_format=qrels_format, assume=assume)
+    collection, judged = load(judgments, runs, qrels_format=qrels_format, assume=assume,
+                              design=design)
     check_common_topics(collection, judged)
+    warn(judgment_notes(chosen, judged, collection, level=rel_level, intervals=True))
     from .design.labels.fusion import resolve_labels
 
     labels = resolve_labels(auto_labels, collection, judged, rel_level=rel_level)
@@ -331,3 +348,12 @@ def estimate(
         collection, judged, chosen, rel_level=rel_level, complete=complete, ci=ci,
         variance=variance, auto_labels=labels,
     )
+
+
+def _some(measures: list[Measure]) -> list[Measure]:
+    """``measures``, refused when empty (an empty list is a mistake: ``official`` is the
+    default when none is named)."""
+    if not measures:
+        raise MeasureError("no measure given (the default is trec_eval's official set; name "
+                           "some, e.g. ['AP', 'P@10'])")
+    return measures

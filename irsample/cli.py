@@ -25,7 +25,7 @@ import warnings
 from importlib import import_module
 
 from . import __version__, _numba_start
-from .errors import InputWarning, IrsampleError
+from .errors import InputWarning, IrsampleError, JudgmentWarning
 
 #: every subcommand: name -> (module of :mod:`irsample.commands` whose ``add_parser(sub)``
 #: registers it; its one-line help). The module's parser carries ``set_defaults(run=handler)``;
@@ -185,10 +185,15 @@ def run() -> None:
 def _show_input_warning(shown):
     """A ``warnings.showwarning`` that prints the input warnings of any command
     (:class:`~irsample.errors.InputWarning`: ``FILE:LINE: message``) as ``irsample: warning:
-    ...``, as the readers' own paths do, and leaves the others to ``shown``: whichever path read
-    the file, no Python warning machinery (its module path and source line) reaches the user."""
+    ...``, as the readers' own paths do, the API's notices on judgments
+    (:class:`~irsample.errors.JudgmentWarning`) as ``irsample: KIND: ...``, and leaves the
+    others to ``shown``: whichever path read the file, no Python warning machinery (its module
+    path and source line) reaches the user."""
     def show(message, category, filename, lineno, file=None, line=None):
-        if issubclass(category, InputWarning):
+        if issubclass(category, JudgmentWarning):
+            print(f"irsample: {getattr(message, 'kind', 'warning')}: {message}",
+                  file=file or sys.stderr)
+        elif issubclass(category, InputWarning):
             print(f"irsample: warning: {message}", file=file or sys.stderr)
         else:
             shown(message, category, filename, lineno, file, line)
@@ -205,7 +210,9 @@ def main(argv: list[str] | None = None) -> int:
     shown = warnings.showwarning
     warnings.showwarning = _show_input_warning(shown)
     try:
-        return _main(argv)
+        with warnings.catch_warnings():  # every command says its notices (not once a process)
+            warnings.simplefilter("always", JudgmentWarning)
+            return _main(argv)
     except KeyboardInterrupt:  # Ctrl-C, wherever it fell (imports, reading, a kernel, workers)
         print("irsample: interrupted", file=sys.stderr)
         return INTERRUPTED

@@ -1,12 +1,38 @@
 """The Python API's comparisons of runs on one judged sample: :func:`compare` (every pair, with
 its interval and reliability status) and :func:`compare_table` (runs x measures for a paper).
-Both read their inputs as :func:`irsample.api.load` does."""
+Both read their inputs as :func:`irsample.api.load` does, and issue the notices on the
+judgments (:mod:`irsample.judgment_notes`) as :class:`~irsample.errors.JudgmentWarning`, with
+one more when the runs answer different judged topics."""
 
 from __future__ import annotations
 
-from .api import load
+from .api import load, measures_from
+from .errors import InputError
+from .judgment_notes import Note, judgment_notes, warn
 from .measures import Measure
 from .model import check_common_topics
+
+
+def _read(judgments, runs, measures, *, qrels_format, assume, design, rel_level):
+    """The collection and judgments of a comparison, at least two runs, and its notices
+    issued as warnings to the caller's caller."""
+    collection, judged = load(judgments, runs, qrels_format=qrels_format, assume=assume,
+                              design=design)
+    if collection.n_runs < 2:
+        raise InputError(f"compare needs at least two runs; {collection.n_runs} given "
+                         f"({', '.join(collection.run_names)})")
+    check_common_topics(collection, judged)
+    warn(judgment_notes(measures, judged, collection, level=rel_level, intervals=True),
+         stacklevel=3)
+    answered = (collection.segment_lengths() > 0) & judged.has_topic
+    if not (answered == answered[0]).all():
+        total, counts = int(judged.has_topic.sum()), answered.sum(axis=1)
+        short = ", ".join(f"{r}: {n} of {total}" for r, n in zip(collection.run_names, counts)
+                          if n < total)
+        warn([Note("note", f"the runs do not answer the same judged topics ({short}): each "
+                   "pair is compared on the topics both answer, a run's mean is over its own")],
+             stacklevel=3)
+    return collection, judged
 
 
 def compare(
@@ -78,9 +104,8 @@ def compare(
     from .comparison import compare_collection, comparison_measure
 
     chosen = comparison_measure(measure)
-    collection, judged = load(judgments, runs, qrels_format=qrels_format, assume=assume,
-                              design=design)
-    check_common_topics(collection, judged)
+    collection, judged = _read(judgments, runs, [chosen], qrels_format=qrels_format,
+                               assume=assume, design=design, rel_level=rel_level)
     return compare_collection(collection, judged, chosen, ci=ci, correction=correction,
                               variance=variance, rel_level=rel_level)
 
@@ -88,15 +113,13 @@ def compare(
 def compare_table(
     judgments, runs, measures=("ht(AP)",), *, ci: float = 0.95, correction: str = "holm",
     variance: str = "design", qrels_format: str | None = None, rel_level: int = 1,
-    assume: str | None = None, judgments_hook=None, design=None,
+    assume: str | None = None, design=None,
 ):
     r"""Runs x measures for a paper: each run's estimate, interval, reliability status and the
     runs it is significantly better than (superscript letters), as a
     :class:`~irsample.comparison_table.ComparisonTable`; ``.render("markdown")``, ``"latex"``
     or ``"html"`` gives the text. Arguments as :func:`compare`, with several design-based
     ``measures``; the rule behind each superscript is in :mod:`irsample.comparison_table`.
-    ``judgments_hook(judgments, collection)``, if given, is called once the judgments are read
-    (the command line's warnings).
 
     Examples
     --------
@@ -123,11 +146,8 @@ def compare_table(
     """
     from .comparison_table import comparison_table
 
-    collection, judged = load(judgments, runs, qrels_format=qrels_format, assume=assume,
-                              design=design)
-    check_common_topics(collection, judged)
     names = [measures] if isinstance(measures, (str, Measure)) else list(measures)
-    if judgments_hook is not None:
-        judgments_hook(judged, collection)
+    collection, judged = _read(judgments, runs, measures_from(names), qrels_format=qrels_format,
+                               assume=assume, design=design, rel_level=rel_level)
     return comparison_table(collection, judged, names, ci=ci, correction=correction,
                             variance=variance, rel_level=rel_level)

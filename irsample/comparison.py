@@ -43,6 +43,9 @@ COLUMNS = ["run_a", "run_b", "measure", "diff", "se", "df", "low", "high", "p", 
 
 def comparison_measure(measure: str | Measure) -> HT:
     """The ``ht(...)`` measure to compare with (a :class:`MeasureError` otherwise)."""
+    if not isinstance(measure, (str, Measure)):
+        raise MeasureError(f"compare takes one measure, not {measure!r}: for several, "
+                           "compare_table(judgments, runs, [...]).pairs has every pair of each")
     found = [measure] if isinstance(measure, Measure) else parse(measure)
     if len(found) != 1 or not isinstance(found[0], HT):
         raise MeasureError(

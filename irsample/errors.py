@@ -56,6 +56,17 @@ class InputWarning(_Located, UserWarning):
     by ``source`` and (1-based) ``line`` like :class:`InputError`."""
 
 
+class JudgmentWarning(UserWarning):
+    """Judgments and measures that fit together only in part (an estimator reading a stratified
+    sample as uniform, pooled documents no estimate reaches, ...): :mod:`irsample.judgment_notes`.
+    ``kind`` is ``"warning"`` or ``"note"`` (a caveat on what the numbers mean); the command line
+    prints them as ``irsample: KIND: message``."""
+
+    def __init__(self, message: str, kind: str = "warning"):
+        super().__init__(message)
+        self.kind = kind
+
+
 class MeasureError(IrsampleError):
     """An unknown measure name or invalid measure parameters."""
 

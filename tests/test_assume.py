@@ -365,7 +365,7 @@ def test_a_run_ranking_outside_the_judged_pool_is_noted(files, capsys):
     collection, or one far from the pooled runs) gets a note naming it with its share: the
     design-based estimators read those documents as not relevant. The pooled runs get none,
     and the trec_eval measures (which read them so by definition) none either."""
-    from irsample.commands.notices import outside_pool_share
+    from irsample.judgment_notes import outside_pool_share
 
     strata = files / "one.strata"
     stranger = files / "stranger.run"

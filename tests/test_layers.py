@@ -39,7 +39,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                  "irsample.formats", "irsample.plots", "irsample.trec_inputs",
                  "irsample.comparison_table")),
     ("design", ("irsample.design",)),
-    ("api", ("irsample.api", "irsample.comparing", "irsample.streaming")),
+    ("api", ("irsample.api", "irsample.comparing", "irsample.streaming",
+             "irsample.judgment_notes")),
     ("experiments", ("irsample.experiments", "irsample.assess")),
     ("commands", ("irsample.commands", "irsample.cli", "irsample.__main__")),
 )

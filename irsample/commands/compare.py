@@ -73,30 +73,14 @@ def cmd_compare(args) -> str:
     check_design(args)
     names = args.measure or ["ht(AP)"]
 
-    def notices(judgments, collection):
-        from ..api import measures_from
-        from .notices import note_census, note_outside_pool, note_thin_tail, warn_unsampled
-
-        measures = measures_from(names)
-        note_census(measures, judgments)
-        note_thin_tail(measures, judgments, collection)
-        note_outside_pool(measures, judgments, collection)
-        warn_unsampled(measures, collection.topics, judgments)
-
+    # the notices on the judgments come as the API's warnings (cli.main prints them)
     report = compare_table(args.qrels, args.runs, names, ci=args.ci,
                            correction=args.correction, variance=args.variance,
                            qrels_format=args.qrels_format, rel_level=args.rel_level,
-                           assume=args.assume, judgments_hook=notices, design=args.design)
+                           assume=args.assume, design=args.design)
     if args.assume and report.assumed is None:
         print(f"irsample: note: --assume {args.assume} not used: the judgments carry their "
               "inclusion probabilities (or are complete)", file=sys.stderr)
-    if not report.same_topics:
-        short = ", ".join(f"{r}: {n} of {report.judged_topics}"
-                          for r, n in zip(report.runs, report.answered)
-                          if n < report.judged_topics)
-        print(f"irsample: note: the runs do not answer the same judged topics ({short}): each "
-              "pair is compared on the topics both answer, a run's mean is over its own",
-              file=sys.stderr)
     if args.format in TABLE_FORMATS:
         check_strict(args, report.unreliable())
         return report.render(args.format, places=args.places)

@@ -274,24 +274,13 @@ def _judgment_groups(args, options):
 
 def _judgments(args, ahead, measures, options):
     """The evaluation with one set of judgments (``-R qrels``)."""
+    from ..judgment_notes import judgment_notes
     from .arguments import note_unused_assumption
-    from .notices import (
-        note_census,
-        note_outside_pool,
-        note_thin_tail,
-        warn_ignored_level,
-        warn_ignored_strata,
-        warn_unsampled,
-    )
+    from .notices import print_notes
 
     def notices(judgments, collection):
-        if args.ci is not None:  # intervals printed: of width 0, or read at thin weights
-            note_census(measures, judgments)
-            note_thin_tail(measures, judgments, collection)
-        note_outside_pool(measures, judgments, collection)
-        warn_ignored_strata(measures, judgments)
-        warn_ignored_level(measures, args.level)
-        warn_unsampled(measures, collection.topics, judgments)
+        print_notes(judgment_notes(measures, judgments, collection, level=args.level,
+                                   intervals=args.ci is not None))
         note_unused_assumption(args, judgments)
 
     if ahead is not None:

@@ -118,8 +118,9 @@ def cmd_judge_report(args) -> str:
     from ..design.labels.fusion import resolve_labels
     from ..errors import InputError
     from ..evaluation import evaluate_collection
+    from ..judgment_notes import unsampled_documents
     from ..model import check_common_topics
-    from .notices import warn_unsampled
+    from .notices import print_notes
 
     check_design(args)
     names = args.measure or ["AP", "nDCG"]
@@ -129,7 +130,7 @@ def cmd_judge_report(args) -> str:
     pairs = [(measures_from([f"ppi({n})"])[0], measures_from([f"auto({n})"])[0]) for n in names]
     if not pairs:
         raise InputError("no measure given")
-    warn_unsampled([ppi for ppi, _ in pairs], collection.topics, judgments)
+    print_notes(unsampled_documents([ppi for ppi, _ in pairs], collection.topics, judgments))
     labels = resolve_labels(args.auto_labels, collection, judgments, rel_level=args.level)
     ev = evaluate_collection(collection, judgments, [m for p in pairs for m in p],
                              rel_level=args.level, ci=args.ci, auto_labels=labels)

@@ -91,7 +91,7 @@ class Measure:
     reads_unjudged_ranks: ClassVar[bool] = False
     #: estimates from the strata of stratified qrels (sample_eval's estimators), not from each
     #: judged document's own inclusion probability: prels' unequal probabilities are lost on it
-    #: (``commands/notices.py:warn_ignored_strata``)
+    #: (``judgment_notes.py:strata_ignored``)
     reads_strata: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs):

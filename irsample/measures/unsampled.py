@@ -103,7 +103,7 @@ def unsampled_summary(topics, judgments) -> tuple[int, list[str]]:
     """(pooled documents no judgment stands for, over all topics; the topics holding them, as
     ``topic (strata)`` for strata with nothing judged) of ``judgments``, whose topic ids are
     ``topics``, over every row of their file: what the command line warns of before any
-    estimate (:func:`irsample.commands.notices.warn_unsampled`)."""
+    estimate (:func:`irsample.judgment_notes.unsampled_documents`)."""
     count, named = 0, {}
     ids = list(topics)
     empty = empty_cells_of(judgments, len(ids))

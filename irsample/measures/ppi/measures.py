@@ -51,7 +51,7 @@ def _labels(ctx, name):
     labels = ctx.auto_labels
     if labels is None:
         raise MeasureError(f"{name} needs automatic labels (--auto-labels FILE|fusion, or "
-                           "auto_labels= in irsample.estimate)")
+                           "auto_labels= in irsample.estimate, or irsample.evaluate for auto(M))")
     return labels
 
 
