@@ -120,8 +120,10 @@ class Evaluation:
         run mean with finite ``summary_df`` Student's t on those degrees of freedom in its place
         (per topic always z). The run means of the design-based ratio estimators (ht and ppi of
         AP, nDCG, R-prec, recall: ``Measure.logit_interval``) take the same quantile on the
-        logit scale (:func:`~irsample.stats.intervals.logit_interval`), inside [0, 1]. The
-        other limits are not clipped to the measure's range.
+        logit scale (:func:`~irsample.stats.intervals.logit_interval`), inside (0, 1), where
+        the normal interval lies inside (0, 1); where it reaches past 0 or 1 (an estimate at or
+        near the bound, e.g. 0 with a variance of rounding size) the normal interval is kept.
+        No limit is clipped to the measure's range.
 
         Parameters
         ----------

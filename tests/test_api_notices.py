@@ -103,3 +103,17 @@ def test_auto_labels_and_a_design_file_reach_the_api(drawn):
     from_strata = irsample.estimate(drawn / "s.strata", RUNS, ["ht(AP)"])
     assert from_design.summary == pytest.approx(from_strata.summary, abs=1e-12)
 
+
+def test_small_api_mistakes_get_errors_that_say_what_to_do(drawn):
+    import pandas as pd
+
+    with pytest.raises(MeasureError, match="no measure given"):
+        irsample.evaluate(drawn / "judged.qrels", RUNS, [])
+    qrels = pd.DataFrame({"qid": [1.0, 2.0], "docno": ["a", "x"], "rel": [1, 1]})
+    run = pd.DataFrame({"qid": [1, 2], "docno": ["a", "x"], "score": [2.0, 1.0]})
+    with pytest.raises(InputError, match=r"compare as text: the run's 1, 2, the qrels' 1\.0, "):
+        irsample.evaluate(qrels, run, ["AP"])
+    est = irsample.estimate(drawn / "s.strata", RUNS, ["ht(AP)"])
+    assert est.statuses.topic(0, 0, 0)[0] in ("ok", "unreliable")
+    with pytest.raises(TypeError, match="takes positions"):
+        est.statuses.topic(est.run_names[0], est.topics[0], "ht(AP)")

@@ -457,7 +457,8 @@ def test_bundled_run_as_dataframe_and_parquet(tmp_path):
     ("rel", 1.5, "relevance must be a whole number, not 1.5"),
     ("rel", 0.7, "relevance must be a whole number, not 0.7"),
     ("rel", 2**40, f"relevance {2**40} does not fit in 32 bits"),
-    ("rel", None, "relevance is not an integer"),
+    ("rel", None, "relevance is missing"),
+    ("rel", "high", "relevance is not an integer: 'high'"),
     ("qid", None, "topic is missing"),
     ("docno", None, "document is missing"),
 ])
@@ -470,7 +471,7 @@ def test_bad_qrels_frames_are_refused_as_text_files_are(tmp_path, column, value,
     with pytest.raises(InputError, match=re.escape(message)) as err:
         load_qrels(df)
     assert err.value.line == 3 and err.value.source == "<DataFrame>"
-    if value is not None:  # parquet keeps a typed column: a number in it
+    if isinstance(value, (int, float)):  # parquet keeps a typed column: a number in it
         df.astype({"rel": type(value)}).to_parquet(tmp_path / "q.parquet")
         with pytest.raises(InputError, match=re.escape(message)):
             load_qrels(tmp_path / "q.parquet")

@@ -131,6 +131,9 @@ def qrels_from_frame(df: pd.DataFrame, source: str = "<DataFrame>",
     numeric = pd.to_numeric(grade, errors="coerce")
     if numeric.isna().any():
         bad = int(np.flatnonzero(numeric.isna())[0])
+        if pd.isna(grade.iloc[bad]):
+            raise InputError("relevance is missing (a judgment needs a grade; -1: pooled, not "
+                             "judged)", source, bad + 2)
         raise InputError(f"relevance is not an integer: {_shown(grade.iloc[bad])}", source, bad + 2)
     values = numeric.to_numpy(dtype=np.float64)
     whole = np.isfinite(values) & (values == np.trunc(values))

@@ -62,7 +62,13 @@ class Statuses:
 
     def topic(self, r: int, t: int, j: int) -> tuple[str, str]:
         """(status, reason) of run ``r``'s interval on topic ``t`` for measure ``j``, which has
-        an interval (``status[r, j]`` is not empty)."""
+        an interval (``status[r, j]`` is not empty): positions, as in ``Evaluation.run_names``,
+        ``topics`` and ``measures`` (``Evaluation.frame()`` has the statuses by name)."""
+        if not all(isinstance(i, (int, np.integer)) for i in (r, t, j)):
+            raise TypeError(f"Statuses.topic takes positions (run, topic, measure indices), not "
+                            f"{(r, t, j)!r}: ev.run_names.index(name), ev.topics.index(topic_id) "
+                            "and ev.measures.index(measure) give them; ev.frame() has the "
+                            "statuses by name")
         flags = int(self.topic_flags[r, t, j]) if self.topic_flags is not None else 0
         if not flags:
             return "ok", ""

@@ -376,12 +376,16 @@ def group_range(group: np.ndarray, value: np.ndarray,
 
 def check_common_topics(collection: Collection, judgments: Judgments) -> None:
     """Every run must share at least one topic with the judgments."""
-    shared = (collection.segment_lengths() > 0) & judgments.has_topic
+    answered = collection.segment_lengths() > 0
+    shared = answered & judgments.has_topic
     for r in range(collection.n_runs):
         if not shared[r].any():
+            topics = np.asarray(collection.topics, dtype=object)
+            mine, theirs = topics[answered[r]][:3], topics[judgments.has_topic][:3]
             raise InputError(
                 f"run {collection.run_names[r]!r} has no topic in common with the qrels "
-                f"({judgments.source})",
+                f"({judgments.source}; topic ids compare as text: the run's "
+                f"{', '.join(mine) or 'none'}, the qrels' {', '.join(theirs) or 'none'})",
                 collection.run_sources[r],
             )
 
