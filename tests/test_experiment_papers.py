@@ -154,3 +154,19 @@ def test_residuals_on_qrels_of_relevant_documents_judge_every_retrieved_one():
     full = res["trials"][res["trials"].measure == "P@10"].set_index("point")
     assert full.separability["interval"] > 0.4  # the (pair, topic) cells whose P@10 differ
     assert full.separability["XS"] == full.separability["XI"] == full.separability["XB"]
+
+
+def test_voorhees14_reads_the_topics_the_qrels_name(tmp_path):
+    """Runs that answer a topic the qrels do not judge (CACM: 12 of 64): R^ has no value there,
+    so the topic is left out of the R^ rows, and the correlation of R^ with R is a number
+    (it was NaN for every strategy on CACM)."""
+    paths = write_collection(tmp_path / "c")
+    kept = [line for line in paths["qrels"].read_text().splitlines(True)
+            if not line.startswith("q5 ")]
+    paths["qrels"].write_text("".join(kept))
+    files = CollectionFiles.of(paths["runs"], paths["qrels"], pooled=paths["pooled"],
+                               groups=paths["groups"])
+    res = run_voorhees14(files, trials=1, seed=3, workers=1, executor="sequential",
+                         strategies={"pool10": "1-10:1"})
+    assert "q5" not in set(res["r_hat"].topic) and len(set(res["r_hat"].topic)) == 5
+    assert np.isfinite(res["r_correlation"].values).all()

@@ -136,7 +136,9 @@ def run_voorhees14(files: CollectionFiles, *, trials: int = 50, seed: int = 2014
 def estimated_r(exp: Experiment) -> pd.DataFrame:
     """R^ (``inum_rel``) per trial x strategy x topic, from the same draws as ``exp.run``
     (each cell's seed is redrawn in this process), with the true R of the frame (``r_true``:
-    relevant documents of the pool sampled from) and of the complete qrels (``r_qrels``)."""
+    relevant documents of the pool sampled from) and of the complete qrels (``r_qrels``); the
+    topics the qrels name only (CACM's runs answer 12 topics its qrels do not judge, where R^
+    has no value and R is no count of anything)."""
     data = load(exp.collection)
     col = data.collection
     num_rel, inum_rel = parse_one("num_rel"), parse_one("inum_rel")
@@ -154,7 +156,9 @@ def estimated_r(exp: Experiment) -> pd.DataFrame:
             rows.append(pd.DataFrame({
                 "trial": task.trial, "strategy": cell.strategy, "topic": col.topics,
                 "r_hat": est, "r_true": r_true.astype(float), "r_qrels": r_qrels}))
-    return pd.concat(rows, ignore_index=True)
+    out = pd.concat(rows, ignore_index=True)
+    named = set(np.asarray(col.topics, dtype=object)[data.judgments.has_topic])
+    return out[out.topic.isin(named)].reset_index(drop=True)
 
 
 def r_hat_figure(r_hat: pd.DataFrame, strategies, path) -> Path:
