@@ -118,6 +118,8 @@ def test_infer_qrels_with_estimates_recovers_the_truth(capsys, sample, tmp_path)
     rc, printed, _ = cli(capsys, "infer-qrels", qrels, *runs, "--estimates", estimates, "-o", out)
     assert rc == 0 and printed == ""
     assert out.read_text() == "".join(f"1 0 {d} {TRUTH[d]}\n" for d in DOCS)
+    rc, printed, _ = cli(capsys, "infer-qrels", qrels, *runs, "--estimates", estimates)
+    assert rc == 0 and printed == out.read_text()  # without -o: standard output, as documented
 
 
 def test_infer_qrels_from_the_sample(capsys, sample, tmp_path):
@@ -160,8 +162,8 @@ def test_infer_qrels_exit_codes(sample, tmp_path):
     missing = subprocess.run(base + [str(tmp_path / "none"), str(runs[0]), "-o", str(out)],
                              capture_output=True, text=True)
     assert missing.returncode == 1 and "no such file" in missing.stderr and not out.exists()
-    no_output = subprocess.run(base + [str(qrels), str(runs[0])], capture_output=True, text=True)
-    assert no_output.returncode == 2 and "-o" in no_output.stderr
+    printed = subprocess.run(base + [str(qrels), str(runs[0])], capture_output=True, text=True)
+    assert printed.returncode == 0 and printed.stdout.startswith("1 0 ")  # standard output
 
 
 def test_infer_qrels_refuses_prels_of_unequal_probabilities(capsys, sample, tmp_path):

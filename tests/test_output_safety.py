@@ -119,6 +119,22 @@ def test_fifo_is_written_in_place(files, capsys):
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
 
 
+def test_dev_stdout_on_a_pipe_and_a_dash_write_standard_output(files, tmp_path):
+    """``-o /dev/stdout`` where standard output is a pipe (its name resolves to ``pipe:[N]``,
+    which does not exist: the command refused it) and ``-o -`` (it wrote a file named ``-``)
+    both write standard output, in a child process whose output is a pipe."""
+    import subprocess
+    import sys
+
+    for target in ("/dev/stdout", "-"):
+        done = subprocess.run(
+            [sys.executable, "-m", "irsample", "eval", "-m", "map", str(files / "qrels"),
+             str(files / "run"), "-o", target], capture_output=True, cwd=tmp_path, timeout=300)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.decode() == MAP
+    assert not (tmp_path / "-").exists()
+
+
 def test_character_device_is_written_in_place(tmp_path):
     node = tmp_path / "null"
     try:  # a private null device (1, 3): never /dev/null itself, even if this test fails

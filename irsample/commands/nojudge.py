@@ -71,7 +71,7 @@ def add_parser(sub) -> None:
                      help="p >= 0.5, the round(R^) most probable per topic (default), or random")
     add_seed(inf, "random rounding: seed")
     inf.add_argument("--qrels-format", choices=("trec", "strata", "prels"), default=None)
-    inf.add_argument("-o", "--output", required=True, help="inferred qrels file")
+    inf.add_argument("-o", "--output", help="inferred qrels file (default: standard output)")
     add_progress_option(inf)
     inf.set_defaults(run=cmd_infer_qrels)
 

@@ -4,11 +4,12 @@ line checks ``-o`` before it starts reading runs, and NumPy, Arrow or numba woul
 :func:`write_atomic` writes a regular file through a temporary file in the target's folder and
 renames it over the target, so a failure never leaves a partial file and an existing file stays
 intact; a symbolic link is followed (its target is written, the link stays); a character
-device or FIFO (``/dev/null``, ``/dev/stdout``, a named pipe) is written directly, never
-replaced; a block device, socket or folder is refused. A new file gets the mode of ``open()``
-under the process's umask (0666 & ~umask), an existing file keeps its mode.
-:func:`check_output` and :func:`check_output_folder` apply the same rules before any work, so a
-command refuses a bad ``-o`` at once rather than after computing.
+device or FIFO (``/dev/null``, ``/dev/stdout`` on a terminal, file or pipe, a named pipe) is
+written directly, never replaced, and ``-`` is standard output; a block device, socket or
+folder is refused. A new file gets the mode of ``open()`` under the process's umask
+(0666 & ~umask), an existing file keeps its mode. :func:`check_output` and
+:func:`check_output_folder` apply the same rules before any work, so a command refuses a bad
+``-o`` at once rather than after computing.
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ from pathlib import Path
 
 from ..errors import InputError
 
+#: ``-o -``: standard output
+STDOUT = "-"
+
 
 def _target(path) -> Path:
     """``path`` with symbolic links followed (a dangling link: the file it names)."""
@@ -32,10 +36,27 @@ def _direct(mode: int) -> bool:
     return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
 
 
+def _in_place(path) -> bool:
+    """Whether ``path`` (links followed by the system, not resolved by name) is a character
+    device or FIFO: ``/dev/stdout`` on a pipe resolves by name to ``pipe:[N]``, which does not
+    exist, but opening the path reaches the pipe."""
+    try:
+        return _direct(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
 def check_output(path) -> None:
     """Raise :class:`InputError` (naming ``path``) unless ``path`` can be written as an output
-    file: its folder exists and is writable, and it is not a folder, block device or socket."""
+    file: its folder exists and is writable, and it is not a folder, block device or socket;
+    ``-`` is standard output."""
     shown = str(path)
+    if shown == STDOUT:
+        return
+    if _in_place(path):
+        if not os.access(path, os.W_OK):
+            raise InputError("not writable", shown)
+        return
     target = _target(path)
     try:
         mode = os.stat(target).st_mode
@@ -84,10 +105,25 @@ def _umask() -> int:
 
 def write_atomic(path, data: bytes) -> None:
     """Write ``data`` to ``path`` (gzip-compressed if it ends in ``.gz``) or not at all (module
-    docstring: links followed, devices and FIFOs written in place, mode from the umask)."""
+    docstring: links followed, devices and FIFOs written in place, mode from the umask); ``-``
+    writes standard output."""
     check_output(path)
     if str(path).endswith(".gz"):
         data = gzip.compress(data, mtime=0)
+    if str(path) == STDOUT:
+        import sys
+
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return
+    if _in_place(path):
+        try:
+            with open(path, "wb") as fh:
+                fh.write(data)
+        except OSError as exc:
+            raise InputError(f"cannot write: {exc.strerror or exc}", str(path)) from None
+        return
     target = _target(path)
     try:
         current = os.stat(target)
