@@ -163,9 +163,10 @@ class _nothing:
         return False
 
 
-def test_ci_sets_the_confidence_level_and_level_is_not_an_option(capsys, files, tmp_path):  # noqa: F811
+def test_ci_sets_the_confidence_level_and_level_is_the_relevance_level(capsys, files, tmp_path):  # noqa: F811
     """``plan --ci`` is the confidence level of the predicted half-width (as ``eval --ci``);
-    ``--level`` (eval's relevance level) is not a plan option."""
+    ``-l/--level`` is the relevance level, as in ``eval`` (judging in rounds reads it), so a
+    confidence level given there is refused."""
     from irsample.stats import z
 
     _, _, runs, _ = files
@@ -180,4 +181,4 @@ def test_ci_sets_the_confidence_level_and_level_is_not_an_option(capsys, files, 
     assert halves[0.5] == pytest.approx(halves[None] * z(0.5) / z(0.95), rel=2e-3)  # 4 places
     with pytest.raises(SystemExit):
         cli(capsys, "plan", *runs, "--budget", 60, "--level", 0.9, "-o", tmp_path / "x.json")
-    assert "unrecognized arguments: --level" in capsys.readouterr().err
+    assert "argument -l/--level: not an integer: '0.9'" in capsys.readouterr().err

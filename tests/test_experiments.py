@@ -254,7 +254,7 @@ def test_readers_and_run_info(tmp_path, paths):
 def test_qrels_of_other_topics_are_refused_naming_the_files(tmp_path, paths):
     (tmp_path / "other.qrels").write_text("z9 0 d1 1\n")
     with pytest.raises(InputError, match=r"r0\.txt: run 'r0' has no topic in common with the "
-                       r"qrels \(.*other\.qrels\)"):
+                       r"qrels \(.*other\.qrels; topic ids compare as text"):
         load(CollectionFiles.of(paths["runs"], tmp_path / "other.qrels"))
 
 
