@@ -149,3 +149,21 @@ def test_labels_of_no_pooled_document_are_warned_about(files, capsys, tmp_path):
     rc, _, err = cli(capsys, "eval", files / "sample.qrels", *RUNS, "-m", "ppi(P@10)",
                      "--auto-labels", files / "true.labels", "--ci", "0.95")
     assert rc == 0 and "no pooled document has a label" not in err
+
+
+def test_judge_report_warns_of_unmatched_labels_and_reads_the_level(files, capsys, tmp_path):
+    """judge-report as eval: labels naming no pooled document are warned about; with -l 2 on
+    binary judgments a warning says nothing is relevant, and the agreement is read at that
+    level too (it compared the grades at level 1 while the per-run lines read level 2)."""
+    stray = tmp_path / "stray.labels"
+    stray.write_text("999 Q0 nodoc 1\n")
+    rc, _, err = cli(capsys, "judge-report", files / "sample.qrels", *RUNS, "--auto-labels",
+                     stray, "-m", "AP")
+    assert rc == 0 and f"{stray}: no pooled document has a label" in err
+    rc, out, err = cli(capsys, "judge-report", files / "sample.qrels", *RUNS, "--auto-labels",
+                       files / "true.labels", "-m", "AP", "-l", "2")
+    assert rc == 0 and "no judged document is graded 2 or more (-l 2)" in err
+    assert "rows: human grade >= 2 as 1, else 0; columns: label >= 2" in out
+    rc, out, err = cli(capsys, "judge-report", files / "sample.qrels", *RUNS, "--auto-labels",
+                       files / "true.labels", "-m", "AP")
+    assert rc == 0 and err == "" and "label >= " not in out

@@ -66,13 +66,30 @@ def eval_labels(args, measures, collection, judgments):
     spec = getattr(args, "auto_labels", None)
     labels = resolve_labels(spec, collection, judgments, rel_level=args.level)
     if labels is not None and any(m.family in ("ppi", "auto") for m in measures):
-        from ..model import UNPOOLED
-
-        if not np.isfinite(labels.value[judgments.state != UNPOOLED]).any():
-            print(f"irsample: warning: {labels.source}: no pooled document has a label (other "
-                  "topic or document ids?): every one counts as labelled 0, so ppi(M) is ht(M) "
-                  "and auto(M) 0", file=sys.stderr)
+        warn_unlabelled_pool(labels, judgments)
     return labels
+
+
+def warn_unlabelled_pool(labels, judgments) -> None:
+    """A warning on standard error when the labels name no pooled document (other topic or
+    document ids, an empty file): every pooled document then counts as labelled 0."""
+    from ..model import UNPOOLED
+
+    if not np.isfinite(labels.value[judgments.state != UNPOOLED]).any():
+        print(f"irsample: warning: {labels.source}: no pooled document has a label (other "
+              "topic or document ids?): every one counts as labelled 0, so ppi(M) is ht(M) "
+              "and auto(M) 0", file=sys.stderr)
+
+
+def warn_nothing_at_level(judgments, rel_level: int) -> None:
+    """A warning on standard error when ``-l`` is above every judged grade: nothing is
+    relevant, so every estimate is 0 with an interval of width 0."""
+    from ..model import JUDGED
+
+    if rel_level > 1 and not (judgments.grade[judgments.state == JUDGED] >= rel_level).any():
+        print(f"irsample: warning: {judgments.source}: no judged document is graded {rel_level} "
+              f"or more (-l {rel_level}): nothing is relevant, every estimate is 0",
+              file=sys.stderr)
 
 
 def agreement_lines(collection, judgments, labels, level: float, rel_level: int = 1):
@@ -96,6 +113,10 @@ def agreement_lines(collection, judgments, labels, level: float, rel_level: int 
         axes = (f"rows: human grade >= {rel_level} as 1, else 0; columns: labelled relevant "
                 "as 1, else 0 (per topic the round(sum p) documents of highest p, as the "
                 "estimators read the labels)")
+    elif rel_level > 1:  # graded labels, read as the estimators read them at -l
+        human = (human >= rel_level).astype(np.int64)
+        auto = (labels.value[judged] >= rel_level).astype(np.int64)
+        axes = f"rows: human grade >= {rel_level} as 1, else 0; columns: label >= {rel_level}"
     else:
         auto = labels.value[judged].astype(np.int64)
     if not len(judged):
@@ -132,6 +153,8 @@ def cmd_judge_report(args) -> str:
         raise InputError("no measure given")
     print_notes(unsampled_documents([ppi for ppi, _ in pairs], collection.topics, judgments))
     labels = resolve_labels(args.auto_labels, collection, judgments, rel_level=args.level)
+    warn_unlabelled_pool(labels, judgments)
+    warn_nothing_at_level(judgments, args.level)
     ev = evaluate_collection(collection, judgments, [m for p in pairs for m in p],
                              rel_level=args.level, ci=args.ci, auto_labels=labels)
     low, high = ev.interval()  # normal, or t on the jackknife's degrees of freedom
