@@ -102,6 +102,16 @@ def test_condorcet_pseudo_qrels_and_scores():
     assert nojudge.condorcet(col, depth=3, fraction=0.25).score == pytest.approx([1.0, 0.5, 1.0])
 
 
+def test_every_method_scores_a_missing_topic_0():
+    """REF's r3 lacks topic 2: refcount, condorcet and soboroff all average over both topics,
+    r3's topic 2 scoring 0 (condorcet and soboroff averaged over r3's own topic alone, and a
+    run answering few topics could rank first by them and last by refcount)."""
+    for scores in (nojudge.refcount(REF, depth=2), nojudge.condorcet(REF, depth=3, fraction=0.5),
+                   nojudge.soboroff(REF, depth=3, mean=0.5, sd=0.0, trials=3, rng=1)):
+        assert scores.per_topic[2, 1] == 0, scores.method
+        assert scores.score[2] == pytest.approx(scores.per_topic[2].mean()), scores.method
+
+
 def test_condorcet_select_fuses_the_most_biased_runs():
     # bias as in test_bias_by_hand: select 1/3 of 3 runs -> r3 alone; its fusion is d e and the
     # top half (round(0.5 * 2) = 1) is {d}: r3 scores 1, r1 and r2 never retrieve d

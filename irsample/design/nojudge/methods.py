@@ -65,8 +65,8 @@ __all__ = [
 class SystemScores:
     """Scores of every run of a collection by a judgment-free ``method``.
 
-    ``score[r]`` is run r's score (higher = better), ``per_topic[r, t]`` its topic scores (NaN
-    where the run was not evaluated on the topic).
+    ``score[r]`` is run r's score (higher = better), the mean of ``per_topic[r, t]``, its
+    topic scores (0 on a topic the run lacks).
     """
 
     method: str
@@ -156,13 +156,16 @@ def score_pseudo_qrels(
     collection: Collection, tdi, relevant, measure="AP"
 ) -> tuple[np.ndarray, np.ndarray]:
     """(per-run summary, per-run-topic values) of ``measure`` against pseudo-qrels: documents
-    ``tdi`` judged, relevant where ``relevant``; every other document unjudged (non-relevant)."""
+    ``tdi`` judged, relevant where ``relevant``; every other document unjudged (non-relevant).
+    A topic a run lacks scores 0 in its mean (trec_eval's ``-c``), as in :func:`refcount`: a
+    run answering 3 of 64 topics was ranked first by its mean over those 3 here and third by
+    refcount's over all 64."""
     tdi = np.asarray(tdi, dtype=np.int64)
     judgments = Judgments.from_arrays(
         collection, collection.tdi_topic[tdi], tdi, np.asarray(relevant, dtype=np.int64),
         source="<pseudo-qrels>",
     )
-    ev = evaluate_collection(collection, judgments, [_measure(measure)])
+    ev = evaluate_collection(collection, judgments, [_measure(measure)], complete=True)
     return ev.summary[:, 0], ev.values[:, :, 0]
 
 
