@@ -56,6 +56,19 @@ def test_simulation_writes_the_judged_qrels_and_the_order(capsys, files):
     assert snapshot(state) == again  # deterministic: the same session rewritten identically
 
 
+def test_the_simulation_judges_only_the_topics_the_qrels_name(capsys, files):
+    """Topic 3, ranked by run A but absent from the qrels, gets no judgment (it took budget
+    and counted as non-relevant); the head counts the topics judged, not the qrels' own."""
+    (files / "runA").write_text(RUN_A + "3 Q0 p 1 5 A\n3 Q0 q 2 4 A\n")
+    (files / "qrels2").write_text(QRELS + "4 0 w 1\n")  # a topic no run ranks
+    state = files / "sim"
+    rc, out, err = judge(capsys, files, "--method", "mtf", "--budget", "20", "--state", state,
+                         "--qrels", files / "qrels2")
+    assert rc == 0 and err == ""
+    assert {r[1] for r in rows(state / "order.tsv")} == {"1", "2"}
+    assert "9 of 9 documents judged" in out and "(2 topics, 2 runs)" in out
+
+
 def test_a_person_judges_in_batches_and_resumes_from_partial_judgments(capsys, files):
     state = files / "human"
     args = ("--method", "hedge", "--budget", "7", "--batch", "3", "--state", state)

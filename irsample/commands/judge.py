@@ -99,6 +99,8 @@ def run(args) -> str:
     method = parse_method(args.method, beta=args.beta)
     runs = load_runs(args.runs)
     qrels = load_qrels(args.qrels) if args.qrels else None
+    if qrels is not None:
+        runs = judged_topics_only(runs, qrels)
     collection = Collection.build(runs, [qrels] if qrels is not None else [])
     batch = args.batch or (1 if qrels is not None else 20)
     state = Path(args.state)
@@ -124,8 +126,9 @@ def run(args) -> str:
 
     judged = int((~result.pending).sum())
     found = int(result.relevant_found().sum())
+    ranked = int((collection.segment_lengths() > 0).any(axis=0).sum())  # not the qrels' own
     head = (f"{method.name}: {judged} of {result.total} documents judged, {found} relevant "
-            f"({collection.n_topics} topics, {collection.n_runs} runs)\n")
+            f"({ranked} topics, {collection.n_runs} runs)\n")
     if qrels is not None:
         note = ""
         if assessor.outside:
@@ -143,3 +146,32 @@ def run(args) -> str:
         "add their grades to "
         f"{state / JUDGMENTS} as 'topic 0 docno grade' lines and run this command again\n"
     )
+
+
+def judged_topics_only(runs, qrels):
+    """The ``runs``' rankings of the topics ``qrels`` name (an error if a run keeps none): a
+    simulated assessor has no answer for the others, which would take budget and count as
+    non-relevant (CACM's qrels leave 12 of its runs' 64 topics out), as the demo and the
+    estimators evaluate only the topics the qrels name."""
+    import dataclasses
+
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ..errors import InputError
+
+    named = pc.unique(qrels.qid)
+    kept = []
+    for run in runs:
+        mask = pc.is_in(run.qid, value_set=named)
+        keep = mask.to_numpy(zero_copy_only=False).astype(bool)
+        if not keep.any():
+            raise InputError(f"run {run.name!r} has no topic in common with the qrels "
+                             f"({qrels.source})", run.source)
+        if not keep.all():
+            mask = pa.array(keep)
+            run = dataclasses.replace(run, qid=run.qid.filter(mask),
+                                      docno=run.docno.filter(mask), score=run.score[keep],
+                                      lineno=run.lineno[keep])
+        kept.append(run)
+    return kept
