@@ -142,6 +142,21 @@ def test_planner_takes_one_batch_or_more(files):
         run_recipe("planner", Context(files, trials=1), {"batches": "0"})
 
 
+def test_planner_refuses_budgets_past_the_halves_pools_before_any_trial(files, monkeypatch):
+    """The default budgets (TREC-8's) on a smaller collection: refused at once, with the pool's
+    size and budgets that fit (CACM ran its trials at 5,000 before 10,000 failed)."""
+    from irsample.experiments import paper_recipes
+
+    def no_trial(*args, **kwargs):
+        raise AssertionError("a trial ran before the budgets were checked")
+
+    monkeypatch.setattr(paper_recipes, "run_planner_vs_fixed", no_trial)
+    with pytest.raises(ValueError, match=r"budget 5000 is larger than the smallest half's "
+                       r"depth-100 pool \(\d+ documents\): give smaller ones, e.g. "
+                       r"--param budgets="):
+        run_recipe("planner", Context(files, trials=1), {})
+
+
 def test_interval_checks():
     rng = np.random.default_rng(0)
     truth = np.tile(rng.random(20), (400, 1))

@@ -106,6 +106,27 @@ def residuals(context: Context, p: dict) -> Report:
     ], out["trials"].assign(recipe="residuals"), {"seconds": out["seconds"]})
 
 
+def check_budgets(files, budgets, trials: int, seed: int, depth: int = 100) -> None:
+    """Refuse, before any trial, budgets past the smallest depth-``depth`` pool of the halves
+    the trials split the runs into (a budget is spent in a half's pool): the defaults are
+    TREC-8's, and on the bundled CACM (halves' pools of about 8,800 documents) the recipe ran
+    its trials at 5,000 before 10,000 failed."""
+    from ..design import parse_design
+    from .data import load
+    from .runner import Experiment
+    from .trial import strategy
+
+    data = load(files)
+    probe = Experiment(collection=files, strategies=[strategy("probe", parse_design("pool10"))],
+                       measures={"AP": "AP"}, splits=["halves"], trials=trials, seed=seed)
+    smallest = min(len(data.frame(task.split.pool, depth).rel) for task in probe.tasks(data.info))
+    over = [b for b in budgets if b > smallest]
+    if over:
+        raise ValueError(f"planner: budget {over[0]} is larger than the smallest half's depth-"
+                         f"{depth} pool ({smallest} documents): give smaller ones, e.g. "
+                         f"--param budgets={max(smallest // 8, 1)},{max(smallest // 4, 1)}")
+
+
 PAPER_000_OPEN = ("Yilmaz, Kanoulas & Aslam, SIGIR 2008 (paper 000), §7: confidence intervals as "
                   "the objective of the sampling design; Voorhees, SIGIR 2014 (paper 002)")
 
@@ -116,6 +137,7 @@ def planner(context: Context, p: dict) -> Report:
     budgets = tuple(int(b) for b in p["budgets"])
     if int(p["batches"]) < 1:  # 0 ran as 1 without a word
         raise ValueError(f"planner: batches must be an integer >= 1, got {p['batches']}")
+    check_budgets(context.files, budgets, p["trials"], p["seed"])
     compare = run_planner_vs_fixed(context.files, budgets=budgets, trials=p["trials"],
                                    seed=p["seed"], alpha=p["alpha"], batches=int(p["batches"]),
                                    **_execution(context))
