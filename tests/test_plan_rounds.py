@@ -380,11 +380,9 @@ def test_the_assessment_app_judges_a_finished_round_in_rounds(tmp_path):
     assert design.exists()  # round 1's design stays where it was
 
 
-def test_the_assessment_apps_round_reads_the_sessions_level(tmp_path):
-    """The app's next round (``assess.rounds.plan_round``: the dashboard's button and ``assess
-    next-round -l``) counts relevant documents from the session's level, as its estimates do."""
-    from irsample.assess.export import export
-    from irsample.assess.rounds import plan_round
+def judged_round_one(tmp_path):
+    """The assessment app's round 1 of rank strata on the tiny collection, every document
+    judged by alice from the qrels: (the data, the database)."""
     from irsample.assess.session import Session
     from irsample.assess.store import Store
 
@@ -400,6 +398,21 @@ def test_the_assessment_apps_round_reads_the_sessions_level(tmp_path):
         person = next(k for k, v in store.assessors().items() if v == "alice")
         for item in store.items():
             store.judge(person, item.id, data["qrels"][(item.topic, item.docno)])
+    finally:
+        store.close()
+    return data, db
+
+
+def test_the_assessment_apps_round_reads_the_sessions_level(tmp_path):
+    """The app's next round (``assess.rounds.plan_round``: the dashboard's button and ``assess
+    next-round -l``) counts relevant documents from the session's level, as its estimates do."""
+    from irsample.assess.export import export
+    from irsample.assess.rounds import plan_round
+    from irsample.assess.store import Store
+
+    data, db = judged_round_one(tmp_path)
+    store = Store(db)
+    try:
         rounds, qrels = store.rounds(), export(store.db).qrels
     finally:
         store.close()
@@ -465,23 +478,8 @@ def test_the_assessment_app_judges_the_top_ranks_whole_where_a_p10_mean_is_outsi
     best ranks 1-10 (pi = 1 in the union), says so, and spends the rest of the batch on the
     other cells."""
     import irsample.design.rounds as rounds_module
-    from irsample.assess.session import Session
-    from irsample.assess.store import Store
 
-    from .test_assess_helpers import add_assessor, sample, tiny_data
-
-    data = tiny_data(tmp_path / "data")
-    sample(data["runs"], tmp_path / "r1", design="1-5:0.6,6-20:0.3")
-    db = tmp_path / "r1" / "c.db"
-    add_assessor(db, "alice")
-    Session.open(tmp_path / "r1", data["docs"], data["topics"], db).store.close()
-    store = Store(db)
-    try:
-        person = next(k for k, v in store.assessors().items() if v == "alice")
-        for item in store.items():
-            store.judge(person, item.id, data["qrels"][(item.topic, item.docno)])
-    finally:
-        store.close()
+    data, db = judged_round_one(tmp_path)
     round1 = DesignRecord.read(tmp_path / "r1" / "design.json")
     top = (round1.best_rank <= 10) & ~round1.selected
     monkeypatch.setattr(rounds_module, "outside_bands", lambda ev: 1)
