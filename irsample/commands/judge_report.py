@@ -47,7 +47,8 @@ def add_parser(sub) -> None:
                    help="a measure to compare; repeat for more, as eval's -m (default AP, nDCG)")
     p.add_argument("-l", "--level", type=int, default=1, help="relevance level (default 1)")
     p.add_argument("--ci", type=_level, default=0.95, metavar="LEVEL", help="default 0.95")
-    p.add_argument("--qrels-format", default=None, help="as for irsample eval")
+    p.add_argument("--qrels-format", choices=("trec", "strata", "prels"), default=None,
+                   help="as for irsample eval")
     add_assume(p)
     add_design(p)
     add_output(p)
