@@ -122,6 +122,25 @@ def test_infer_qrels_with_estimates_recovers_the_truth(capsys, sample, tmp_path)
     assert rc == 0 and printed == out.read_text()  # without -o: standard output, as documented
 
 
+def test_infer_qrels_warns_of_missing_estimates_and_an_unused_estimator(capsys, sample,
+                                                                        tmp_path):
+    """An estimates file that leaves out a ranking with judgments, or --estimator given beside
+    it, was read without a word."""
+    qrels, runs, estimates = sample
+    short = tmp_path / "short.tsv"
+    short.write_text("".join(line for line in estimates.read_text().splitlines(True)
+                             if not line.startswith("r03\t")))
+    rc, _, err = cli(capsys, "infer-qrels", qrels, *runs, "--estimates", short,
+                     "--estimator", "xinfAP", "-o", tmp_path / "out.qrels")
+    assert rc == 0
+    assert f"--estimator xinfAP not used: the AP estimates come from {short}" in err
+    assert f"{short}: no estimate for 1 of 30 (run, topic) rankings with judgments (the " \
+        "first: run r03, topic 1)" in err
+    rc, _, err = cli(capsys, "infer-qrels", qrels, *runs, "--estimates", estimates, "-o",
+                     tmp_path / "out2.qrels")
+    assert rc == 0 and err == ""
+
+
 def test_infer_qrels_from_the_sample(capsys, sample, tmp_path):
     """Estimates from the sample itself (infAP, R^ = 1 * 6 / 2 = 3): judged documents keep
     their grades and round(R^) - 1 = 2 unjudged documents become relevant (rounding top)."""

@@ -128,6 +128,7 @@ def cmd_infer_qrels(args) -> str:
 
             ap = read_estimates(args.estimates, collection)
             r_hat = estimated_relevant(judgments)
+            warn_missing_estimates(ap, collection, judgments, args)
         else:
             estimator = args.estimator or (
                 "xinfAP" if len(judgments.stratum_labels) > 1 else "infAP")
@@ -138,3 +139,24 @@ def cmd_infer_qrels(args) -> str:
             rng=args.seed if args.rounding == "random" else None, progress=progress.update,
         )
     return inferred.qrels_text()
+
+
+def warn_missing_estimates(ap, collection, judgments, args) -> None:
+    """Warnings on standard error when ``--estimates`` leaves out rankings the inference reads
+    (a run's topic with judgments: it then constrains nothing there) and when ``--estimator``
+    is given with it (the file's estimates are used instead)."""
+    import sys
+
+    import numpy as np
+
+    if args.estimator is not None:
+        print(f"irsample: warning: --estimator {args.estimator} not used: the AP estimates come "
+              f"from {args.estimates}", file=sys.stderr)
+    wanted = (collection.segment_lengths() > 0) & judgments.has_topic
+    missing = np.argwhere(wanted & np.isnan(ap))
+    if len(missing):
+        r, t = missing[0]
+        print(f"irsample: warning: {args.estimates}: no estimate for {len(missing)} of "
+              f"{int(wanted.sum())} (run, topic) rankings with judgments (the first: run "
+              f"{collection.run_names[r]}, topic {collection.topics[t]}); those rankings "
+              "constrain nothing in the inference", file=sys.stderr)
