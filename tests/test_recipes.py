@@ -157,6 +157,13 @@ def test_planner_refuses_budgets_past_the_halves_pools_before_any_trial(files, m
         run_recipe("planner", Context(files, trials=1), {})
 
 
+def test_trials_given_twice_are_refused(files):
+    """``--trials 2 --param trials=4`` ran 2 trials without a word; the same number twice is
+    no conflict."""
+    with pytest.raises(ValueError, match=r"trials given twice \(1 and --param trials=4\)"):
+        run_recipe("planner", Context(files, trials=1), {"trials": "4"})
+
+
 def test_interval_checks():
     rng = np.random.default_rng(0)
     truth = np.tile(rng.random(20), (400, 1))

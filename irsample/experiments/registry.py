@@ -121,6 +121,10 @@ def run_recipe(name: str, context: Context, params: dict | None = None):
     r = recipes[name]
     p = r.params(params)
     if context.trials is not None:
+        given = (params or {}).get("trials")
+        if given is not None and int(p["trials"]) != context.trials:  # --param trials=N too
+            raise ValueError(f"trials given twice ({context.trials} and --param trials="
+                             f"{given}): give --trials N alone")
         p["trials"] = context.trials
     p["seed"] = context.seed
     report = r.function(context, p)
