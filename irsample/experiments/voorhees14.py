@@ -175,7 +175,7 @@ def r_hat_figure(r_hat: pd.DataFrame, strategies, path) -> Path:
         ax.vlines(x, g.lo, g.hi, color="0.5", linewidth=1)
         ax.plot(x, g["mean"], "x", color="tab:blue", label="mean R^")
         ax.plot(x, g.truth, "o", mfc="none", color="tab:red", label="true R (mean)")
-        ax.set_ylim(0, max(float(g.truth.max()) * 1.3, 1.0))
+        ax.set_ylim(0, max(float(g.truth.max()) * 1.3, float(g.hi.max()) * 1.05, 1.0))
         ax.set_xlabel("topic (sorted by true R)")
         ax.set_ylabel("relevant documents")
         ax.set_title(f"{name}: R^ over trials (min-max, mean) vs true R", fontsize=9)
