@@ -111,15 +111,13 @@ def check_budgets(files, budgets, trials: int, seed: int, depth: int = 100) -> N
     the trials split the runs into (a budget is spent in a half's pool): the defaults are
     TREC-8's, and on the bundled CACM (halves' pools of about 8,800 documents) the recipe ran
     its trials at 5,000 before 10,000 failed."""
-    from ..design import parse_design
     from .data import load
-    from .runner import Experiment
-    from .trial import strategy
+    from .splits import split_family
 
     data = load(files)
-    probe = Experiment(collection=files, strategies=[strategy("probe", parse_design("pool10"))],
-                       measures={"AP": "AP"}, splits=["halves"], trials=trials, seed=seed)
-    smallest = min(len(data.frame(task.split.pool, depth).rel) for task in probe.tasks(data.info))
+    halves = split_family("halves")
+    smallest = min(len(data.frame(split.pool, depth).rel) for trial in range(trials)
+                   for split in halves.splits(data.info, trial=trial, seed=seed))
     over = [b for b in budgets if b > smallest]
     if over:
         raise ValueError(f"planner: budget {over[0]} is larger than the smallest half's depth-"
