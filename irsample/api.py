@@ -217,8 +217,11 @@ def evaluate(
     check_common_topics(collection, judgments)
     chosen = _some(measures_from(measures))
     warn(judgment_notes(chosen, judgments, collection, level=rel_level))
-    from .design.labels.fusion import resolve_labels
+    labels = None
+    if auto_labels is not None:  # the labeller's module only where labels are given
+        from .design.labels.fusion import resolve_labels
 
+        labels = resolve_labels(auto_labels, collection, judgments, rel_level=rel_level)
     return evaluate_collection(
         collection,
         judgments,
@@ -228,7 +231,7 @@ def evaluate(
         max_docs=max_docs,
         complete=complete,
         compat=compat,
-        auto_labels=resolve_labels(auto_labels, collection, judgments, rel_level=rel_level),
+        auto_labels=labels,
     )
 
 
