@@ -69,6 +69,10 @@ class Statuses:
                             f"{(r, t, j)!r}: ev.run_names.index(name), ev.topics.index(topic_id) "
                             "and ev.measures.index(measure) give them; ev.frame() has the "
                             "statuses by name")
+        return self._topic(r, t, j)
+
+    def _topic(self, r, t, j) -> tuple[str, str]:
+        """:meth:`topic` without the check of its arguments (:meth:`columns`' positions)."""
         flags = int(self.topic_flags[r, t, j]) if self.topic_flags is not None else 0
         if not flags:
             return "ok", ""
@@ -91,7 +95,7 @@ class Statuses:
         if cells is not None:
             for i, (r, t, j) in enumerate(zip(*cells)):
                 if self.status[r, j]:
-                    cols["status"][i], cols["reason"][i] = self.topic(r, t, j)
+                    cols["status"][i], cols["reason"][i] = self._topic(r, t, j)
                     cols["causes"][i] = ()
         if summary and len(numeric):
             at = n_rows - self.status.shape[0] * len(numeric)
