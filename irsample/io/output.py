@@ -67,11 +67,7 @@ def check_output(path) -> None:
     if mode is not None:
         if stat.S_ISDIR(mode):
             raise InputError("is a folder, not a file", shown)
-        if _direct(mode):
-            if not os.access(target, os.W_OK):
-                raise InputError("not writable", shown)
-            return
-        if not stat.S_ISREG(mode):
+        if not stat.S_ISREG(mode):  # devices and FIFOs returned above (_in_place)
             raise InputError("not a regular file, character device or FIFO: refused", shown)
     folder = target.parent
     if not folder.is_dir():
@@ -130,10 +126,6 @@ def write_atomic(path, data: bytes) -> None:
     except FileNotFoundError:
         current = None
     try:
-        if current is not None and _direct(current.st_mode):
-            with open(target, "wb") as fh:
-                fh.write(data)
-            return
         _replace(target, data, current)
     except OSError as exc:
         raise InputError(f"cannot write: {exc.strerror or exc}", str(path)) from None
