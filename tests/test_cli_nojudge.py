@@ -83,6 +83,28 @@ def test_nojudge_errors_write_nothing(capsys, runs, tmp_path):
         main(["nojudge", str(runs[0]), "--method", "refcount", "--depth", "0"])
     assert exc.value.code == 2
 
+@pytest.mark.parametrize("method, extra, named", [
+    ("refcount", ["--mean", "0.05"], "--mean (--mean: soboroff)"),
+    ("refcount", ["--measure", "P@10"], "--measure (--measure: soboroff, condorcet)"),
+    ("condorcet", ["--weighted", "--trials", "3"],
+     "--trials, --weighted (--trials: soboroff; --weighted: refcount)"),
+    ("soboroff", ["--mean", ".3", "--sd", ".1", "--fraction", ".2"], "--fraction"),
+])
+def test_nojudge_refuses_options_its_method_does_not_read(capsys, runs, tmp_path, method, extra,
+                                                          named):
+    """``refcount --mean 0.05`` printed the ranking it prints without --mean, exit 0."""
+    out = tmp_path / "out.tsv"
+    rc, _, err = cli(capsys, "nojudge", *runs, "--method", method, *extra, "-o", out)
+    assert rc == 1 and f"{method} does not read {named}" in err and not out.exists()
+
+
+@pytest.mark.parametrize("measure, kind", [("runid", "a label"), ("num_rel", "a count")])
+def test_nojudge_refuses_a_measure_that_is_not_a_score(capsys, runs, tmp_path, measure, kind):
+    """``--measure runid`` scored every run 0 and ranked them by name."""
+    rc, _, err = cli(capsys, "nojudge", *runs, "--method", "condorcet", "--measure", measure)
+    assert rc == 1 and f"is {kind}, not a score of a run's ranking" in err
+
+
 
 DOCS = ["a", "b", "c", "d", "e", "f"]
 TRUTH = {"a": 1, "b": 0, "c": 1, "d": 0, "e": 0, "f": 1}

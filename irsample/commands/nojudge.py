@@ -28,19 +28,19 @@ def add_parser(sub) -> None:
     add_runs(nj)
     nj.add_argument("--method", choices=METHODS, required=True)
     nj.add_argument("--depth", type=_positive(int), default=100, help="pool depth K (default 100)")
-    nj.add_argument("--trials", type=_positive(int), default=50,
+    nj.add_argument("--trials", type=_positive(int), default=None,
                     help="soboroff: trials (default 50)")
     add_seed(nj, "soboroff: random seed")
     nj.add_argument("--mean", type=float, default=None,
                     help="soboroff: mean fraction of relevant documents in a pool (TREC-8: 0.055)")
     nj.add_argument("--sd", type=float, default=None, help="soboroff: its standard deviation")
     nj.add_argument("--weighted", action="store_true", help="refcount: rank-weighted variant")
-    nj.add_argument("--fraction", type=float, default=0.1,
+    nj.add_argument("--fraction", type=float, default=None,
                     help="condorcet: top fraction of the fused list taken as relevant "
                     "(default 0.1)")
     nj.add_argument("--select", type=float, default=None,
                     help="condorcet: fuse only this fraction of the runs, those of largest bias")
-    nj.add_argument("--measure", default="AP", help="soboroff/condorcet: measure (default AP)")
+    nj.add_argument("--measure", default=None, help="soboroff/condorcet: measure (default AP)")
     nj.add_argument("--format", choices=("tsv", "table"), default="tsv",
                     help="tsv: run, score, rank lines (default); table: aligned columns")
     add_output(nj)
@@ -85,6 +85,10 @@ def cmd_nojudge(args) -> str:
         raise DesignError(
             "soboroff needs --mean and --sd (the fraction of relevant documents in a pool)"
         )
+    refuse_ignored_options(args)
+    trials = 50 if args.trials is None else args.trials
+    fraction = 0.1 if args.fraction is None else args.fraction
+    measure = nojudge.scoring_measure("AP" if args.measure is None else args.measure)
     with Steps(["reading runs", f"scoring ({args.method})"], progress_enabled(args)) as steps:
         steps.next()
         collection = Collection.build(load_runs(args.runs))
@@ -92,14 +96,14 @@ def cmd_nojudge(args) -> str:
         if args.method == "soboroff":
             scores = nojudge.soboroff(
                 collection, mean=args.mean, sd=args.sd, rng=args.seed, depth=args.depth,
-                trials=args.trials, measure=args.measure,
+                trials=trials, measure=measure,
             )
         elif args.method == "refcount":
             scores = nojudge.refcount(collection, depth=args.depth, weighted=args.weighted)
         else:
             scores = nojudge.condorcet(
-                collection, depth=args.depth, fraction=args.fraction, select=args.select,
-                measure=args.measure,
+                collection, depth=args.depth, fraction=fraction, select=args.select,
+                measure=measure,
             )
     frame = scores.frame()
     if args.format == "tsv":
@@ -111,6 +115,32 @@ def cmd_nojudge(args) -> str:
     lines = [f"# {scores.method}", f"{'run':<{width}}  {'score':>12}  {'rank':>4}"]
     lines += [f"{r.run:<{width}}  {r.score:12.6f}  {int(r.rank):4d}" for r in frame.itertuples()]
     return "\n".join(lines) + "\n"
+
+
+#: The options each method reads beyond --depth; the others are refused, not ignored.
+METHOD_OPTIONS = {
+    "soboroff": ("trials", "seed", "mean", "sd", "measure"),
+    "refcount": ("weighted",),
+    "condorcet": ("fraction", "select", "measure"),
+}
+_UNSET = {"trials": None, "mean": None, "sd": None, "weighted": False, "fraction": None,
+          "select": None, "measure": None}
+
+
+def refuse_ignored_options(args) -> None:
+    """An option the chosen method does not read is an error: ``refcount --mean 0.05`` would
+    otherwise print the same ranking as without it and let the user believe it was used.
+    ``--seed`` is not checked: its default cannot be told from the same value typed."""
+    used = METHOD_OPTIONS[args.method]
+    given = [name for name, unset in _UNSET.items()
+             if name not in used and getattr(args, name) != unset]
+    if given:
+        options = ", ".join(f"--{name}" for name in given)
+        readers = "; ".join(
+            f"--{name}: {', '.join(m for m, opts in METHOD_OPTIONS.items() if name in opts)}"
+            for name in given
+        )
+        raise DesignError(f"{args.method} does not read {options} ({readers})")
 
 
 def cmd_infer_qrels(args) -> str:

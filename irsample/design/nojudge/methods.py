@@ -57,7 +57,7 @@ from .fusion import condorcet_pseudo_qrels
 
 __all__ = [
     "Pool", "SystemScores", "bias", "condorcet", "pool", "refcount", "relevant_fraction",
-    "score_pseudo_qrels", "soboroff", "soboroff_draw",
+    "score_pseudo_qrels", "scoring_measure", "soboroff", "soboroff_draw",
 ]
 
 
@@ -143,12 +143,15 @@ def name_order(collection: Collection) -> np.ndarray:
     return rank
 
 
-def _measure(measure) -> Measure:
-    if isinstance(measure, Measure):
-        return measure
-    found = parse_all([measure])
+def scoring_measure(measure) -> Measure:
+    """The one measure ``measure`` names, refused where it is not a score (a count, a label)."""
+    found = [measure] if isinstance(measure, Measure) else parse_all([measure])
     if len(found) != 1:
         raise DesignError(f"one measure is needed to score runs, {measure!r} names {len(found)}")
+    if found[0].value_type != "float":
+        kind = "a count" if found[0].value_type == "int" else "a label"
+        raise DesignError(f"{found[0].name!r} is {kind}, not a score of a run's ranking: "
+                          "give a measure such as AP, P@10 or nDCG")
     return found[0]
 
 
@@ -165,7 +168,7 @@ def score_pseudo_qrels(
         collection, collection.tdi_topic[tdi], tdi, np.asarray(relevant, dtype=np.int64),
         source="<pseudo-qrels>",
     )
-    ev = evaluate_collection(collection, judgments, [_measure(measure)], complete=True)
+    ev = evaluate_collection(collection, judgments, [scoring_measure(measure)], complete=True)
     return ev.summary[:, 0], ev.values[:, :, 0]
 
 
