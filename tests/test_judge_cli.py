@@ -69,6 +69,16 @@ def test_the_simulation_judges_only_the_topics_the_qrels_name(capsys, files):
     assert "9 of 9 documents judged" in out and "(2 topics, 2 runs)" in out
 
 
+def test_a_run_sharing_no_topic_with_the_qrels_is_named_with_both_sides_ids(capsys, files):
+    (files / "qrels3").write_text("7 0 a 1\n8 0 b 0\n")
+    state = files / "sim"
+    rc, out, err = judge(capsys, files, "--method", "mtf", "--budget", "4", "--state", state,
+                         "--qrels", files / "qrels3")
+    assert rc == 1 and out == "" and not state.exists()
+    assert "run 'A' has no topic in common with the qrels" in err
+    assert "the run's 1, 2, the qrels' 7, 8)" in err
+
+
 def test_a_person_judges_in_batches_and_resumes_from_partial_judgments(capsys, files):
     state = files / "human"
     args = ("--method", "hedge", "--budget", "7", "--batch", "3", "--state", state)

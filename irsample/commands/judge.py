@@ -148,6 +148,10 @@ def run(args) -> str:
     )
 
 
+def _text(topic) -> str:
+    return topic.decode("utf-8", "replace") if isinstance(topic, bytes) else str(topic)
+
+
 def judged_topics_only(runs, qrels):
     """The ``runs``' rankings of the topics ``qrels`` name (an error if a run keeps none): a
     simulated assessor has no answer for the others, which would take budget and count as
@@ -166,8 +170,12 @@ def judged_topics_only(runs, qrels):
         mask = pc.is_in(run.qid, value_set=named)
         keep = mask.to_numpy(zero_copy_only=False).astype(bool)
         if not keep.any():
+            mine = [_text(t) for t in pc.unique(run.qid).to_pylist()[:3]]
+            theirs = [_text(t) for t in named.to_pylist()[:3]]
             raise InputError(f"run {run.name!r} has no topic in common with the qrels "
-                             f"({qrels.source})", run.source)
+                             f"({qrels.source}; topic ids compare as text: the run's "
+                             f"{', '.join(mine) or 'none'}, the qrels' "
+                             f"{', '.join(theirs) or 'none'})", run.source)
         if not keep.all():
             mask = pa.array(keep)
             run = dataclasses.replace(run, qid=run.qid.filter(mask),
