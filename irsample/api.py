@@ -19,7 +19,7 @@ from .errors import InputError, MeasureError
 from .evaluation import Evaluation, evaluate_collection
 from .io import load_qrels, load_runs
 from .io.trec import single_precision
-from .judgment_notes import judgment_notes, warn
+from .judgment_notes import judgment_notes, unlabelled_pool, warn
 from .measures import Measure, parse_all
 from .measures.base import DEFAULT_VARIANCE
 from .measures.names import output_key
@@ -222,6 +222,7 @@ def evaluate(
         from .design.labels.fusion import resolve_labels
 
         labels = resolve_labels(auto_labels, collection, judgments, rel_level=rel_level)
+        warn(unlabelled_pool(chosen, labels, judgments))
     return evaluate_collection(
         collection,
         judgments,
@@ -347,6 +348,7 @@ def estimate(
     from .design.labels.fusion import resolve_labels
 
     labels = resolve_labels(auto_labels, collection, judged, rel_level=rel_level)
+    warn(unlabelled_pool(chosen, labels, judged))
     return evaluate_collection(
         collection, judged, chosen, rel_level=rel_level, complete=complete, ci=ci,
         variance=variance, auto_labels=labels,

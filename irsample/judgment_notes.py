@@ -260,3 +260,20 @@ def census(measures, judgments) -> list[Note]:
             "judgments of the pool (a census: intervals of width 0); judgments of a sample need "
             "their strata (--qrels-format strata), prels, or -1 rows with --assume uniform")
     return [Note("note", text)]
+
+
+def unlabelled_pool(measures, labels, judgments) -> list[Note]:
+    """A warning when measures read automatic labels (``ppi(M)``, ``auto(M)``) and the labels
+    name no pooled document (other topic or document ids, an empty file): every pooled
+    document then counts as labelled 0, so ppi(M) is ht(M) and auto(M) is 0."""
+    if labels is None or not any(m.family in ("ppi", "auto") for m in measures):
+        return []
+    import numpy as np
+
+    from .model import UNPOOLED
+
+    if np.isfinite(labels.value[judgments.state != UNPOOLED]).any():
+        return []
+    return [Note("warning", f"{labels.source}: no pooled document has a label (other topic or "
+                 "document ids?): every one counts as labelled 0, so ppi(M) is ht(M) and "
+                 "auto(M) 0")]

@@ -117,3 +117,18 @@ def test_small_api_mistakes_get_errors_that_say_what_to_do(drawn):
     assert est.statuses.topic(0, 0, 0)[0] in ("ok", "unreliable")
     with pytest.raises(TypeError, match="takes positions"):
         est.statuses.topic(est.run_names[0], est.topics[0], "ht(AP)")
+
+
+def test_the_api_warns_of_labels_naming_no_pooled_document(drawn, tmp_path):
+    """``eval`` and ``judge-report`` warned that such labels leave ppi(M) equal to ht(M); the
+    API returned the same numbers without a word."""
+    stray = tmp_path / "stray.labels"
+    stray.write_text("999 Q0 nodoc 1\n")
+    strata = drawn / "s.strata"
+    for call in (lambda: irsample.estimate(strata, RUNS, ["ppi(P@10)"], auto_labels=stray),
+                 lambda: irsample.evaluate(strata, RUNS, ["auto(P@10)"], auto_labels=stray)):
+        _, notes = _notes(call)
+        assert ("warning", f"{stray}: no pooled document has a label (other topic or document "
+                "ids?): every one counts as labelled 0, so ppi(M) is ht(M) and auto(M) 0") in notes
+    _, notes = _notes(lambda: irsample.estimate(strata, RUNS, ["ht(P@10)"], auto_labels=stray))
+    assert not any("no pooled document has a label" in text for _, text in notes)

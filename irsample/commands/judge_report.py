@@ -60,26 +60,16 @@ def eval_labels(args, measures, collection, judgments):
     """The labels of ``irsample eval --auto-labels`` (None without), with a warning on standard
     error when an uncorrected ``auto(M)`` measure is asked for."""
     from ..design.labels.fusion import resolve_labels
+    from ..judgment_notes import unlabelled_pool
+    from .notices import print_notes
 
     if any(m.family == "auto" for m in measures):
         print("irsample: warning: auto(M) values use the automatic labels alone, uncorrected by "
               "the human sample: biased wherever the labels are (use ppi(M))", file=sys.stderr)
     spec = getattr(args, "auto_labels", None)
     labels = resolve_labels(spec, collection, judgments, rel_level=args.level)
-    if labels is not None and any(m.family in ("ppi", "auto") for m in measures):
-        warn_unlabelled_pool(labels, judgments)
+    print_notes(unlabelled_pool(measures, labels, judgments))
     return labels
-
-
-def warn_unlabelled_pool(labels, judgments) -> None:
-    """A warning on standard error when the labels name no pooled document (other topic or
-    document ids, an empty file): every pooled document then counts as labelled 0."""
-    from ..model import UNPOOLED
-
-    if not np.isfinite(labels.value[judgments.state != UNPOOLED]).any():
-        print(f"irsample: warning: {labels.source}: no pooled document has a label (other "
-              "topic or document ids?): every one counts as labelled 0, so ppi(M) is ht(M) "
-              "and auto(M) 0", file=sys.stderr)
 
 
 def warn_nothing_at_level(judgments, rel_level: int) -> None:
@@ -140,7 +130,7 @@ def cmd_judge_report(args) -> str:
     from ..design.labels.fusion import resolve_labels
     from ..errors import InputError
     from ..evaluation import evaluate_collection
-    from ..judgment_notes import unsampled_documents
+    from ..judgment_notes import unlabelled_pool, unsampled_documents
     from ..model import check_common_topics
     from .notices import print_notes
 
@@ -154,7 +144,7 @@ def cmd_judge_report(args) -> str:
         raise InputError("no measure given")
     print_notes(unsampled_documents([ppi for ppi, _ in pairs], collection.topics, judgments))
     labels = resolve_labels(args.auto_labels, collection, judgments, rel_level=args.level)
-    warn_unlabelled_pool(labels, judgments)
+    print_notes(unlabelled_pool([ppi for ppi, _ in pairs], labels, judgments))
     warn_nothing_at_level(judgments, args.level)
     ev = evaluate_collection(collection, judgments, [m for p in pairs for m in p],
                              rel_level=args.level, ci=args.ci, auto_labels=labels)
