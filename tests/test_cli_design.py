@@ -177,10 +177,18 @@ def test_bad_samples_fail_and_write_nothing(capsys, files, tmp_path, args, messa
 def test_unknown_runs_are_located(capsys, files, tmp_path):
     _, _, runs, _ = files
     flags = tmp_path / "flags"
-    flags.write_text("r0\nr9 judged\n")
+    flags.write_text("# none of these is given\nr9 judged\nr8\n")
     rc, _, err = cli(capsys, "sample", *runs, "--design", "2strata", "--runs-from", flags,
                      "--seed", 1, "-o", tmp_path / "out")
-    assert rc == 1 and f"{flags}:2: unknown run 'r9'" in err and not (tmp_path / "out").exists()
+    assert rc == 1 and f"{flags}:2: unknown run 'r9': the list names none of the runs given" \
+        in err and not (tmp_path / "out").exists()
+    roster = tmp_path / "roster"  # a roster of more runs than are given: those given are pooled
+    roster.write_text("r0\nr9 judged\n")
+    rc, out, err = cli(capsys, "pool", *runs, "--depth", 5, "--runs-from", roster)
+    assert rc == 0 and out
+    assert f"irsample: warning: {roster}:2: 1 of the 2 runs listed are not among the runs " \
+        "given, so not pooled: r9" in err
+    assert out == cli(capsys, "pool", runs[0], "--depth", 5)[1]
     plan = tmp_path / "plan.json"
     plan.write_text(json.dumps({"format": "irsample-design", "version": 1, "design": "2strata",
                                 "runs": ["r0", "rX"]}))

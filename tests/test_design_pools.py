@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from irsample.design import Pool, SamplingFrame, select_runs
 from irsample.design.pools import runs_from_list
-from irsample.errors import DesignError, InputError
+from irsample.errors import DesignError, InputError, InputWarning
 from irsample.io import load_qrels, load_runs
 from irsample.io.lists import read_group_map, read_run_list
 from irsample.model import Collection
@@ -141,9 +141,15 @@ def test_run_lists_and_group_maps(tmp_path):
     assert names == [("A", 2), ("C", 5)]
     col = collection_of(RANKINGS)
     assert runs_from_list(col, names, str(flags)) == (0, 2)
-    flags.write_text("A judged\nD judged\n")
-    with pytest.raises(InputError, match=r"flags:2: unknown run 'D'"):
+    flags.write_text("D judged\nE\n")
+    with pytest.raises(InputError, match=r"flags:1: unknown run 'D': the list names none of"):
         runs_from_list(col, read_run_list(flags), str(flags))
+    # a roster naming more runs than are given (TREC's flags with a subset of the runs): the
+    # runs given are pooled, the others named in a warning at the first one's line
+    flags.write_text("A judged\nD judged\nC\n")
+    with pytest.warns(InputWarning, match=r"flags:2: 1 of the 3 runs listed are not among the "
+                      r"runs given, so not pooled: D$"):
+        assert runs_from_list(col, read_run_list(flags), str(flags)) == (0, 2)
     for text, message in [
         ("A maybe\n", ":1: expected a run name"),
         ("A\nA\n", ":2: run 'A' listed twice"),

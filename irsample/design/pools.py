@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 from numba import njit
 
-from ..errors import DesignError, InputError
+from ..errors import DesignError, InputError, InputWarning
 from ..model import Collection
 from .frame import PoolRowsBase
 
@@ -96,16 +96,29 @@ def select_runs(collection: Collection, runs=None) -> tuple[int, ...]:
 
 
 def runs_from_list(collection: Collection, names: Sequence[tuple[str, int]], source: str):
-    """Run indices of ``(name, line)`` records read from ``source`` (``file:line`` errors)."""
-    index = {name: i for i, name in enumerate(collection.run_names)}
-    for name, line in names:
-        if name not in index:
-            raise InputError(
-                f"unknown run {name!r} (runs given: {_names(collection.run_names)})", source, line
-            )
+    """Run indices of the runs given among ``(name, line)`` records read from ``source``.
+
+    A roster may name more runs than are given (TREC's ``run-pooled-flag.txt`` with a subset of
+    the runs, as ``simulate --pooled`` takes it): those are left out with an
+    :class:`~irsample.errors.InputWarning` at the first one's ``file:line`` (a misspelt name
+    shows there). A roster naming none of the runs given is an :class:`InputError`."""
     if not names:
         raise InputError("no run selected (every run is flagged notjudged)", source)
-    return tuple(index[name] for name, _ in names)
+    index = {name: i for i, name in enumerate(collection.run_names)}
+    strangers = [(name, line) for name, line in names if name not in index]
+    if len(strangers) == len(names):
+        name, line = strangers[0]
+        raise InputError(f"unknown run {name!r}: the list names none of the runs given "
+                         f"({_names(collection.run_names)})", source, line)
+    if strangers:
+        import warnings
+
+        first = ", ".join(name for name, _ in strangers[:5])
+        more = ", ..." if len(strangers) > 5 else ""
+        warnings.warn(InputWarning(
+            f"{len(strangers)} of the {len(names)} runs listed are not among the runs given, "
+            f"so not pooled: {first}{more}", source, strangers[0][1]), stacklevel=2)
+    return tuple(index[name] for name, _ in names if name in index)
 
 
 def _names(names: Sequence[str]) -> str:
