@@ -36,3 +36,18 @@ def test_residuals_recant_text_says_every_pair_of_sizes(files, tmp_path):
     rows = [line for line in section.splitlines() if line.startswith("| P@10 | XS |")]
     assert {tuple(r.split("|")[3:5]) for r in rows} == {
         (" 20 ", " 50 "), (" 20 ", " 100 "), (" 50 ", " 100 ")}
+
+
+def test_a_reused_folder_keeps_only_this_reports_tables(files, tmp_path):
+    """``simulate -o`` into a folder of an earlier parquet run, now with csv: results.parquet
+    stayed beside the new results.csv, an older table a reader could take for this one."""
+    report = run_recipe("voorhees14", Context(files, trials=1, seed=3))
+    write_report(report, tmp_path)
+    assert (tmp_path / "results.parquet").exists()
+    (tmp_path / "records.parquet").write_bytes(b"an earlier recipe's records")
+    (tmp_path / "notes.txt").write_text("the user's own file")
+    written = write_report(report, tmp_path, format="csv")
+    assert tmp_path / "results.csv" in written
+    assert not (tmp_path / "results.parquet").exists()
+    assert not (tmp_path / "records.parquet").exists()
+    assert (tmp_path / "notes.txt").exists()

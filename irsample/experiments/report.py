@@ -90,7 +90,9 @@ def render(report: Report) -> str:
 
 def write_report(report: Report, outdir, *, format: str = "parquet") -> list[Path]:
     """Write ``report.md``, its figures, ``results.<format>`` and, where the recipe keeps them,
-    ``records.<format>`` under ``outdir``; returns the paths written."""
+    ``records.<format>`` under ``outdir``; returns the paths written. A results or records
+    table of either format that an earlier report left in ``outdir`` is removed, so that the
+    folder's tables are this report's."""
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
     written = []
@@ -104,6 +106,9 @@ def write_report(report: Report, outdir, *, format: str = "parquet") -> list[Pat
     for name, table in (("results", report.results), ("records", report.records)):
         if table is not None:
             written.append(_write_table(table, outdir / name, format))
+        for stale in (outdir / f"{name}.parquet", outdir / f"{name}.csv"):
+            if stale not in written and stale.is_file():
+                stale.unlink()  # an earlier run's table (other format or recipe): not this report's
     return written
 
 
