@@ -301,6 +301,10 @@ def test_coverage_table_leaves_runs_without_spread_out_of_sd_ratio():
 def test_markdown_table():
     text = markdown_table(pd.DataFrame({"a": [1.0, np.nan], "b": ["x", "y"]}), digits=2)
     assert text.splitlines() == ["| a | b |", "|---|---|", "| 1.00 | x |", "| - | y |"]
+    # whole-number float columns (counts, percents) print as integers; shares keep decimals
+    frame = pd.DataFrame({"n_runs": [8.0, 5.0], "percent": [2.5, 20.0], "coverage": [1.0, 0.0]})
+    assert markdown_table(frame).splitlines()[2:] == ["| 8 | 2.5000 | 1.0000 |",
+                                                      "| 5 | 20.0000 | 0.0000 |"]
 
 
 def test_cli_simulate(paths, tmp_path, capsys):

@@ -51,18 +51,32 @@ class Report:
 
 
 def markdown_table(table: pd.DataFrame, digits: int = 4) -> str:
-    """``table`` as a Markdown pipe table (floats to ``digits`` decimals, NaN as a dash)."""
+    """``table`` as a Markdown pipe table (floats to ``digits`` decimals, NaN as a dash). A
+    float column of whole numbers, some beyond 1 in size (counts and percents a mean or a merge
+    left as floats: ``n_runs``, ``judged``, ``percent``), prints without decimals; a column of
+    shares (coverage 1.0, flagged 0.0) keeps them."""
+    whole = [_whole_numbers(table[c]) for c in table.columns]
 
-    def cell(value) -> str:
+    def cell(value, as_int: bool) -> str:
         if isinstance(value, (float, np.floating)):
-            return "-" if math.isnan(value) else f"{value:.{digits}f}"
+            if math.isnan(value):
+                return "-"
+            return f"{value:.0f}" if as_int else f"{value:.{digits}f}"
         return str(value)
 
     head = "| " + " | ".join(str(c) for c in table.columns) + " |"
     rule = "|" + "|".join("---" for _ in table.columns) + "|"
-    rows = ["| " + " | ".join(cell(v) for v in row) + " |"
+    rows = ["| " + " | ".join(cell(v, w) for v, w in zip(row, whole)) + " |"
             for row in table.itertuples(index=False)]
     return "\n".join([head, rule, *rows])
+
+
+def _whole_numbers(column: pd.Series) -> bool:
+    if column.dtype.kind != "f":
+        return False
+    values = column.to_numpy()
+    values = values[np.isfinite(values)]
+    return bool(len(values) and (values == np.round(values)).all() and (np.abs(values) > 1).any())
 
 
 def render(report: Report) -> str:
