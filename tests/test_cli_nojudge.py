@@ -218,7 +218,7 @@ def test_infer_qrels_refuses_prels_of_unequal_probabilities(capsys, sample, tmp_
     for extra in ([], ["--estimates", estimates], ["--qrels-format", "prels"]):
         rc, _, err = cli(capsys, "infer-qrels", prels, *runs, *extra, "-o", out)
         assert rc == 1 and f"{prels}: inclusion probabilities that are not" in err, err
-        assert "document a: 0.5, where its stratum judged 2 of 6" in err
+        assert "document a: 0.5, where its topic, one stratum, judged 2 of 6" in err
         assert "stratified qrels" in err and "--format strata" in err and not out.exists()
     uniform = tmp_path / "uniform.prels"
     uniform.write_text("1 a 1 1 0.3333333333333333\n1 b 0 1 0.3333333333333333\n"

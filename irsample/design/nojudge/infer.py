@@ -130,9 +130,11 @@ def check_sample(collection: Collection, judgments: Judgments) -> None:
     if len(bad):
         i = bad[0]
         docno = collection.tdi_docno[int(judged[i])].as_py().decode("utf-8", "replace")
+        where = ("its stratum" if judgments.stratum_size.shape[1] > 1
+                 else "its topic, one stratum,")
         raise InputError(
             f"inclusion probabilities that are not their strata's sampling rates n/N (topic "
-            f"{collection.topics[topic[i]]}, document {docno}: {given[i]:g}, where its stratum "
+            f"{collection.topics[topic[i]]}, document {docno}: {given[i]:g}, where {where} "
             f"judged {judgments.stratum_sampled[topic[i], stratum[i]]} of {int(size[i])}), "
             "as in prels of a stratified or importance sample; relevance inference (Aslam & "
             "Yilmaz 2007) cannot use them: its estimates of AP (infAP, xinfAP) and of R take "
