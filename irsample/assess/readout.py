@@ -69,9 +69,13 @@ def judged_by(con, assessor: int) -> int:
 
 
 def totals(con) -> tuple[int, int]:
-    """(active items judged at least once, active items)."""
-    row = con.execute("SELECT sum(judged > 0), count(*) FROM items WHERE active = 1").fetchone()
-    return int(row[0] or 0), int(row[1])
+    """(judgments made, judgments needed) over the active items, a planned overlap document
+    counting two: what an assessor's page shows. Counted by documents, the count would stand
+    still on a planned overlap document's second judgment and tell the assessor which of theirs
+    are overlap documents, which the page keeps blind."""
+    row = con.execute("SELECT sum(min(judged, required)), sum(required) FROM items "
+                      "WHERE active = 1").fetchone()
+    return int(row[0] or 0), int(row[1] or 0)
 
 
 def ratings(con) -> dict[int, dict[str, int]]:
