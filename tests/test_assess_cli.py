@@ -4,6 +4,8 @@ documents, details), errors that stop serve before it listens, and two planner r
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 pytest.importorskip("jinja2")
@@ -92,6 +94,15 @@ def test_add_assessor_and_export(data, tmp_path, capsys):
     details = (tmp_path / "details.tsv").read_text().splitlines()
     assert details[0] == "topic\tdocno\tstratum\tassessor\tgrade\ttime\tstate\tnote"
     assert len(details) == 2 * len(pairs) + 1
+    # a note's tabs and newlines come out escaped (they were flattened to spaces)
+    who = session.store.assessor_by_token(session.store.add_assessor("e")).id
+    item = session.store.items()[0]
+    session.store.db.execute("INSERT INTO judgments(item, assessor, grade, note, at, current) "
+                             "VALUES (?, ?, 1, ?, 0, 1)", (item.id, who, "a\tb\nc\\d"))
+    assert run(capsys, "assess", "export", "--db", db, "-o", tmp_path / "e.qrels", "--details",
+               tmp_path / "details.tsv")[0] == 0
+    noted = [x for x in (tmp_path / "details.tsv").read_text().splitlines() if "\te\t" in x]
+    assert len(noted) == 1 and noted[0].split("\t")[-1] == "a\\tb\\nc\\\\d"
 
 
 def test_serve_stops_on_bad_input_before_listening(data, tmp_path, capsys):
@@ -116,10 +127,29 @@ def test_serve_stops_on_bad_input_before_listening(data, tmp_path, capsys):
     fails(*base, "--order", "hedge", message="needs the design's runs (--runs)")
     fails(*base, "--overlap", "1.5", message="--overlap is a share in [0, 1]")
     fails(*base, "--grades", "0-12", message="grades must be at least two single digits")
+    fails(*base, "--grades", "0-2", "-l", "3",
+          message="-l 3 is above every grade offered (0-2): no judgment could count")
+    fails(*base, "--runs", tmp_path / "nothing", message="no such file")
+    stranger = tmp_path / "stranger.run"  # a run of another collection: none of its topics
+    stranger.write_text("999 Q0 X-1 1 2.0 other\n")
+    fails(*base, "--runs", stranger, message="run 'other' ranks none of the design's")
+    twice = tmp_path / "twice.jsonl"  # the dashboard failed on these after the first judgment
+    twice.write_text(Path(d["docs"]).read_text() + '{"docno": "D0-000", "text": "other"}\n')
+    fails(*base[:4], "--docs", twice, *base[6:],
+          message="document 'D0-000' appears twice with different texts (first at")
+    assert not (tmp_path / "s.db").exists()
+    with pytest.raises(SystemExit):
+        run(capsys, *base[:-1], "65536")  # was taken as a port modulo 65536
     Session.open(design, d["docs"], d["topics"], tmp_path / "s.db")
-    fails(*base, "--overlap", "0.5", message="other settings (overlap differ)")
-    rc, _, err = run(capsys, "assess", "add-assessor", "--db", tmp_path / "s.db", "bad name")
-    assert rc == 1 and "assessor names" in err
+    fails(*base, "--overlap", "0.5",
+          message="other settings (overlap: 0.0 in the database, 0.5 given)")
+    fresh = tmp_path / "fresh.db"
+    rc, _, err = run(capsys, "assess", "add-assessor", "--db", fresh, "bad name")
+    assert rc == 1 and "assessor names" in err and not fresh.exists()
+    for name, rc_wanted in (("Ann", 0), ("ann", 1)):
+        rc, _, err = run(capsys, "assess", "add-assessor", "--db", tmp_path / "s.db", name)
+        assert rc == rc_wanted, err
+    assert "'Ann' exists already, and 'ann' differs from it only in case" in err
 
 
 def test_two_planner_rounds_through_the_app(data, tmp_path, capsys):

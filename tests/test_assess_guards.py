@@ -224,3 +224,18 @@ def test_the_static_orders_reach_every_cell_first_and_keep_each_cell_random():
     firsts = {tuple(rows[i] for i in np.argsort(static_order(rows, "design", s))[:5])
               for s in range(6)}
     assert len(firsts) > 1  # seeded: another seed, another order
+
+
+def test_the_next_rounds_default_size_is_round_ones_after_a_restart(session):
+    """``--batch``'s default is round 1's size; a server restarted after round 2 was loaded
+    took every item loaded so far (round 1's and round 2's) instead."""
+    first = len(session.store.items(active_only=False))
+    rounds = session.store.rounds()
+    session.store._set_meta("rounds", rounds + [{"round": 2, "design": rounds[0]["design"],
+                                                 "items": 7, "at": 0.0}])
+    session.store.db.execute("INSERT INTO items(topic, docno, stratum, seq, required, round) "
+                             "VALUES ('x', 'y', 's', 999, 1, 2)")
+    live, given = Live(session), Live(session, batch=5)
+    assert live.batch == first == rounds[0]["items"] and given.batch == 5
+    live.close()
+    given.close()

@@ -356,3 +356,52 @@ def test_every_page_title_is_plain_text():
         title = re.search(r"{% block title %}(.*?){% endblock %}", source, re.S)
         if title:
             assert "<" not in title.group(1), name
+
+
+def test_the_assessors_count_moves_with_every_judgment_overlap_or_not(tmp_path):
+    """The judging page counted documents judged: an overlap document's second judgment left
+    it where it was, so an assessor could tell which of theirs were overlap documents."""
+    from irsample.assess.readout import totals
+
+    store = Store(tmp_path / "t.db", lease_seconds=60)
+    store.setup([("1", "d0", "s", 0, 2), ("1", "d1", "s", 1, 1)], {"x": 1})
+    store.set_positions([it.id for it in store.items()])
+    a, b = (store.assessor_by_token(store.add_assessor(n)).id for n in "ab")
+    seen = [totals(store.db)]
+    for who in (a, b, a):
+        store.judge(who, store.current(who).id, 1)
+        seen.append(totals(store.db))
+    assert seen == [(0, 3), (1, 3), (2, 3), (3, 3)]
+
+
+def test_skip_and_renew_of_a_document_judged_already(tmp_path):
+    """Skipping a document one judged already was answered 'skipped' and renewing it
+    'renewed', while another assessor held it: now skip is refused and renew says nothing is
+    leased; the other assessor's lease stands."""
+    from irsample.assess.assign import Conflict
+
+    store = Store(tmp_path / "k.db", lease_seconds=60)
+    store.setup([("1", "d0", "s", 0, 2), ("1", "d1", "s", 1, 1)], {"x": 1})
+    store.set_positions([it.id for it in store.items()])
+    a, b = (store.assessor_by_token(store.add_assessor(n)).id for n in "ab")
+    d0 = store.current(a).id
+    store.judge(a, d0, 1)
+    assert store.current(b).id == d0  # the overlap document's second judgment, b's now
+    with pytest.raises(Conflict, match="you judged this document already"):
+        store.bind(a, d0)
+    assert store.renew(a, d0) == "judged"
+    assert store.renew(b, d0) == "renewed" and store.current(b).id == d0
+
+
+def test_error_pages_say_what_happened_in_words_with_the_way_back():
+    """Error pages were headed by the bare status number ("409"), without the app's header,
+    and a refused preview size on the dashboard left no way back to it."""
+    from irsample.assess.pages import message_page
+
+    page = message_page(409, "this document went to another assessor", "/judge")
+    assert "<h1>Not saved</h1>" in page and "<header><strong>irsample assess" in page
+    assert '<a href="/judge" id="next">Go on judging</a>' in page
+    page = message_page(400, "batch must be a number of judgments, not 'abc'", "/admin")
+    assert "<h1>Not understood</h1>" in page and "Back to the dashboard" in page
+    page = message_page(403, "this link was revoked <b>", "/login")
+    assert 'id="next"' not in page and "&lt;b&gt;" in page  # escaped, no way in offered

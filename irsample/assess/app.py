@@ -198,11 +198,13 @@ def create_app(session: Session, live=None) -> Starlette:
         who, fields = await authorised(request, post=True)
         item = integer(fields, "item")
         try:
-            session.renew(who.id, item, fields.get("ticket"))
+            status = session.renew(who.id, item, fields.get("ticket"))
         except KeyError as exc:
             raise HTTPException(404, exc.args[0]) from None
         except Conflict as exc:
             raise HTTPException(409, str(exc)) from None
+        if status == "judged":  # a revision needs no lease, and none was taken
+            return JSONResponse({"status": "judged", "item": item, "lease_seconds": None})
         return JSONResponse({"status": "renewed", "item": item,
                              "lease_seconds": session.store.lease_seconds})
 
@@ -226,7 +228,8 @@ def create_app(session: Session, live=None) -> Starlette:
         if request.url.path.startswith("/api/"):
             return JSONResponse({"error": exc.detail}, exc.status_code, headers=headers)
         if "text/html" in request.headers.get("accept", ""):
-            return HTMLResponse(pages.message_page(exc.status_code, exc.detail),
+            return HTMLResponse(pages.message_page(exc.status_code, exc.detail,
+                                                   request.url.path),
                                 exc.status_code, headers=headers)
         return PlainTextResponse(f"{exc.detail}\n", exc.status_code, headers=headers)
 

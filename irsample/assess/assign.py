@@ -107,10 +107,10 @@ def current(con, assessor: int, lease_seconds: float) -> int | None:
 
 #: the one answer to a judgment or skip of a document never handed to the assessor (the same
 #: for every such document, so an answer tells nothing about which ones are overlap documents)
-NOT_YOURS = ("this document was not handed to you, so the grade was not saved: judge the "
+NOT_YOURS = ("this document was not handed to you, so nothing was saved: judge the "
              "document your judging page shows")
 GONE = ("the server restarted or your reservation of this document ran out, and it went to "
-        "another assessor meanwhile: your grade was not saved; go on with the next document")
+        "another assessor meanwhile: nothing was saved; go on with the next document")
 
 
 def bind(con, assessor: int, item_id: int, lease_seconds: float, *, handed: bool = False) -> None:
@@ -130,7 +130,7 @@ def bind(con, assessor: int, item_id: int, lease_seconds: float, *, handed: bool
                            "the one it belonged to)")
         if mine:
             raise Conflict("this document went to another assessor after your reservation of "
-                           "it ran out; your grade was not saved")
+                           "it ran out; nothing was saved")
         raise Conflict(GONE)
     _take(con, assessor, item_id, now)
 
@@ -155,13 +155,15 @@ def settle(con, assessor: int, item_id: int, *, judged: bool) -> None:
 
 
 def renew(con, assessor: int, item_id: int, lease_seconds: float, *,
-          handed: bool = False) -> None:
+          handed: bool = False) -> str:
     """Renew the assessor's lease on ``item_id`` (the judging page does, while open). Only
     their lease is renewed, or with ``handed`` (:func:`bind`) one lost to a restart taken
     again while nobody else holds the document: renewing never hands a new document out.
-    Raises :class:`Conflict` otherwise."""
+    Returns ``"renewed"``, or ``"judged"`` for a document the assessor judged already (a
+    revision needs no lease: nothing is leased, another assessor's lease stands). Raises
+    :class:`Conflict` otherwise."""
     if judged(con, assessor, item_id):
-        return  # revising: nothing is leased
+        return "judged"
     lease = _lease(con, assessor)
     if not handed and (lease is None or lease[0] != item_id):
         raise Conflict("this document is no longer reserved for you (the server restarted, "
@@ -172,3 +174,4 @@ def renew(con, assessor: int, item_id: int, lease_seconds: float, *,
         if lease is not None and lease[0] == item_id:
             con.execute("DELETE FROM assignments WHERE assessor=?", (assessor,))
         raise
+    return "renewed"

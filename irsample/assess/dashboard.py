@@ -124,7 +124,11 @@ class Live:
 
     def __init__(self, session, runs=None, labels=None, *, ci: float = 0.95, batch: int = 0):
         self.session, self.runs, self.labels, self.ci = session, runs, labels, ci
-        self.batch = batch or len(session.store.items(active_only=False))
+        # default: round 1's size, as --help says (not every item loaded, which grows by
+        # each round: after a restart round 2's size was 200 + 185)
+        rounds = session.store.rounds()
+        first = rounds[0]["items"] if rounds else len(session.store.items(active_only=False))
+        self.batch = batch or first
         self.result = None  #: the latest :class:`~.estimates.Estimates`
         self.preview = None  #: the latest :class:`~.rounds.RoundPlan`, or an error text
         self.stamp = None

@@ -31,25 +31,44 @@ def _text(raw: bytes) -> str:
     return raw.decode("utf-8", "replace")
 
 
-def _sgml(raw: bytes, path: Path, wanted, out: dict[str, str]) -> None:
+class _Kept(dict):
+    """docno -> text of the documents kept, with where each was read: a docno read twice
+    with different texts is an error naming both places (which text to show?)."""
+
+    def __init__(self):
+        super().__init__()
+        self.where: dict[str, tuple[str, int]] = {}
+
+    def put(self, docno: str, text: str, path: Path, line: int) -> None:
+        if docno in self and self[docno] != text:
+            first, at = self.where[docno]
+            raise InputError(f"document {docno!r} appears twice with different texts (first at "
+                             f"{first}:{at})", str(path), line)
+        self[docno] = text
+        self.where.setdefault(docno, (str(path), line))
+
+
+def _sgml(raw: bytes, path: Path, wanted, out: _Kept) -> None:
     found = False
+    line, counted = 1, 0  # line of byte ``counted``, advanced block by block
     for block in _DOC.finditer(raw):
         found = True
+        line += raw.count(b"\n", counted, block.start())
+        counted = block.start()
         m = _DOCNO.search(block.group(1))
         if m is None:
-            line = raw.count(b"\n", 0, block.start()) + 1
             raise InputError("a <DOC> without <DOCNO>", str(path), line)
         docno = _text(m.group(1))
         if wanted is not None and docno not in wanted:
             continue
         body = block.group(1)[: m.start()] + block.group(1)[m.end():]
         text = html.unescape(_TAG.sub(" ", _text(body)))
-        out[docno] = _BLANKS.sub("\n\n", text).strip()
+        out.put(docno, _BLANKS.sub("\n\n", text).strip(), path, line)
     if not found:
         raise InputError("no <DOC> blocks found (expected TREC SGML documents)", str(path), 1)
 
 
-def _jsonl(raw: bytes, path: Path, wanted, out: dict[str, str]) -> None:
+def _jsonl(raw: bytes, path: Path, wanted, out: _Kept) -> None:
     for number, line in enumerate(raw.split(b"\n"), start=1):
         if not line.strip():
             continue
@@ -61,7 +80,7 @@ def _jsonl(raw: bytes, path: Path, wanted, out: dict[str, str]) -> None:
                 and isinstance(record.get("text"), str)):
             raise InputError('expected {"docno": string, "text": string}', str(path), number)
         if wanted is None or record["docno"] in wanted:
-            out[record["docno"]] = record["text"]
+            out.put(record["docno"], record["text"], path, number)
 
 
 def _is_jsonl(path: Path, raw: bytes) -> bool:
@@ -69,7 +88,7 @@ def _is_jsonl(path: Path, raw: bytes) -> bool:
     return name.endswith((".jsonl", ".jsonl.gz")) or raw.lstrip()[:1] == b"{"
 
 
-def _one_file(path: Path, wanted, out: dict[str, str], *, loose: bool) -> None:
+def _one_file(path: Path, wanted, out: _Kept, *, loose: bool) -> None:
     raw = read_raw(path)
     if _is_jsonl(path, raw):
         _jsonl(raw, path, wanted, out)
@@ -78,7 +97,7 @@ def _one_file(path: Path, wanted, out: dict[str, str], *, loose: bool) -> None:
     else:  # a plain text file in a folder: its name is the docno
         docno = path.name.removesuffix(".txt")
         if wanted is None or docno in wanted:
-            out[docno] = _text(raw)
+            out.put(docno, _text(raw), path, 1)
 
 
 def read_documents(source, wanted=None) -> dict[str, str]:
@@ -86,7 +105,7 @@ def read_documents(source, wanted=None) -> dict[str, str]:
     docstring), only those in ``wanted`` when it is given."""
     path = Path(source)
     wanted = set(wanted) if wanted is not None else None
-    out: dict[str, str] = {}
+    out = _Kept()
     if path.is_dir():
         files = sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
         if not files:
@@ -97,4 +116,4 @@ def read_documents(source, wanted=None) -> dict[str, str]:
         _one_file(path, wanted, out, loose=False)
     else:
         raise InputError("no such file or folder", str(path))
-    return out
+    return dict(out)

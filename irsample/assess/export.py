@@ -19,6 +19,7 @@ from .readout import judgments, topic_key
 
 RESOLVE = ("first", "max", "min")
 DETAILS_HEADER = "topic\tdocno\tstratum\tassessor\tgrade\ttime\tstate\tnote\n"
+NOTE_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
 
 
 @dataclass(frozen=True)
@@ -36,11 +37,13 @@ class Export:
                 f"resolved by {resolve})")
 
     def details(self) -> str:
-        """Every row as TSV (:data:`DETAILS_HEADER`), times in UTC, notes on one line."""
+        """Every row as TSV (:data:`DETAILS_HEADER`), times in UTC, a note's backslashes,
+        tabs, newlines and carriage returns written ``\\``, ``\t``, ``\n``, ``\r`` (one line a
+        row, and the note as typed: they were flattened to spaces)."""
         out = [DETAILS_HEADER]
         for r in self.rows:
             when = datetime.datetime.fromtimestamp(r.at, datetime.UTC).isoformat()
-            note = " ".join(r.note.split())
+            note = r.note.translate(NOTE_ESCAPES)
             out.append(f"{r.topic}\t{r.docno}\t{r.stratum}\t{r.assessor}\t{r.grade}\t{when}\t"
                        f"{r.state}\t{note}\n")
         return "".join(out)

@@ -184,9 +184,26 @@ def admin_page(session, organiser, live, *, message: str = "", link: str = "", b
         rounds=session.store.rounds(), message=message, link=(base + link) if link else "",
         kept=dict(con.execute("SELECT round, count(*) FROM items WHERE active=1 GROUP BY "
                               "round").fetchall()),
+        judged_in=dict(con.execute("SELECT round, sum(judged > 0) FROM items WHERE active=1 "
+                                   "GROUP BY round").fetchall()),
         refused=refused,
         now=time.time())
 
 
-def message_page(status: int, message: str) -> str:
-    return ENV.get_template("message.html").render(status=status, message=message)
+#: the heading of an error page, in words (the status number stays in its title)
+STATUS_WORDS = {400: "Not understood", 401: "Sign-in needed", 403: "Not allowed",
+                404: "Not found", 409: "Not saved", 503: "Not saved: try again"}
+
+
+def message_page(status: int, message: str, path: str = "") -> str:
+    """An error page with the app's header, the reason in words, and the way back: to the
+    dashboard from the organiser's pages, to judging after a refused or failed judgment."""
+    if path.startswith("/admin"):
+        back = ("/admin", "Back to the dashboard")
+    elif status in (409, 503) or (status == 400 and path.startswith(("/judge", "/skip"))):
+        back = ("/judge", "Go on judging")
+    else:
+        back = None
+    return ENV.get_template("message.html").render(
+        status=status, heading=STATUS_WORDS.get(status, f"Error {status}"), message=message,
+        back=back)

@@ -53,6 +53,22 @@ def parse_grades(text: str) -> tuple[int, ...]:
     return grades
 
 
+def _runs_of(paths, topics: set[str]):
+    """The runs read from ``paths``; :class:`InputError` for one that cannot be read or that
+    ranks none of the design's ``topics`` (a run of another collection)."""
+    from ..io import load_runs
+
+    runs = load_runs(paths)
+    for run in runs:
+        ranked = {t.decode("utf-8", "replace") if isinstance(t, bytes) else str(t)
+                  for t in run.qid.unique().to_pylist()}
+        if not ranked & topics:
+            raise InputError(f"run {run.name!r} ranks none of the design's {len(topics)} "
+                             f"topics (it ranks {', '.join(sorted(ranked)[:3]) or 'none'}: a "
+                             "run of another collection?)", run.source)
+    return runs
+
+
 def grade_labels(grades) -> dict[int, str]:
     names = GRADE_NAMES.get(len(grades), ())
     return {g: names[i] if i < len(names) else f"grade {g}" for i, g in enumerate(grades)}
@@ -108,13 +124,13 @@ class Session:
                 raise InputError(f"{len(lost)} {what} of the design are not in the {what}"
                                  f"{' file' if what == 'topics' else ''} (e.g. {first!r})",
                                  str(where))
-        adaptive = None
+        adaptive = loaded = None
+        if runs:  # read now: the dashboard rereads them for its estimates, too late to say
+            loaded = _runs_of(runs, {r[0] for r in rows})
         if order in ADAPTIVE_ORDERS:
             if not runs:
                 raise InputError(f"the {order} order needs the design's runs (--runs)")
-            from ..io import load_runs
-
-            adaptive = AdaptiveOrder(order, load_runs(runs), [(r[0], r[1]) for r in rows],
+            adaptive = AdaptiveOrder(order, loaded, [(r[0], r[1]) for r in rows],
                                      record_runs=record.runs, seed=seed, rel_level=rel_level,
                                      beta=beta)
         store = Store(db, lease_seconds=lease_seconds)
@@ -250,10 +266,11 @@ class Session:
         self.dirty |= self.adaptive is not None and withdrawn is not None
         return withdrawn
 
-    def renew(self, assessor: int, item_id: int, ticket=None) -> None:
-        """Renew the lease on the document the assessor's page shows (:func:`.assign.renew`)."""
+    def renew(self, assessor: int, item_id: int, ticket=None) -> str:
+        """Renew the lease on the document the assessor's page shows (:func:`.assign.renew`):
+        ``"renewed"``, or ``"judged"`` (theirs already: nothing is leased)."""
         self._check(item_id)
-        self.store.renew(assessor, item_id, ticket)
+        return self.store.renew(assessor, item_id, ticket)
 
 
 __all__ = ["Conflict", "Paused", "Session", "grade_labels", "parse_grades"]

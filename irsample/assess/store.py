@@ -86,6 +86,23 @@ def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
     return con
 
 
+def _setting(value) -> str:
+    """A stored setting as the error shows it (a digest shortened: it says the design's
+    documents differ, not how)."""
+    text = json.dumps(value)
+    return text[:13] + '..."' if isinstance(value, str) and len(value) > 40 else text
+
+
+def check_person(name: str, role: str = "assessor") -> None:
+    """Raise :class:`InputError` for a role or a name a person cannot have (checked before a
+    database is created for them)."""
+    if role not in ROLES:
+        raise InputError(f"role is one of {', '.join(ROLES)}, not {role!r}")
+    if not NAME.fullmatch(name):
+        raise InputError(f"names are 1-64 letters, digits, '_', '.' or '-' starting with a "
+                         f"letter or digit (assessor names too), not {name!r}")
+
+
 class Store:
     """The judging database at ``path`` (created if missing); see the module docstring."""
 
@@ -126,11 +143,12 @@ class Store:
     def add_person(self, name: str, role: str = "assessor") -> str:
         """Register ``name`` with ``role``; returns the personal token (only its hash is
         stored)."""
-        if role not in ROLES:
-            raise InputError(f"role is one of {', '.join(ROLES)}, not {role!r}")
-        if not NAME.fullmatch(name):
-            raise InputError(f"names are 1-64 letters, digits, '_', '.' or '-' starting with a "
-                             f"letter or digit (assessor names too), not {name!r}")
+        check_person(name, role)
+        same = self.db.execute("SELECT name FROM assessors WHERE lower(name) = lower(?) AND "
+                               "name != ?", (name, name)).fetchone()
+        if same is not None:  # two people whose names differ in case only read as one
+            raise InputError(f"{same[0]!r} exists already, and {name!r} differs from it only "
+                             "in case: choose another name", str(self.path))
         token = secrets.token_urlsafe(24)
         try:
             self.db.execute("INSERT INTO assessors(name, token_hash, csrf, created, role) "
@@ -203,9 +221,11 @@ class Store:
         if old is not None:
             if old != config:
                 keys = sorted(k for k in set(old) | set(config) if old.get(k) != config.get(k))
+                shown = "; ".join(f"{k}: {_setting(old.get(k))} in the database, "
+                                  f"{_setting(config.get(k))} given" for k in keys)
                 raise InputError(f"the database holds a judging session with other settings "
-                                 f"({', '.join(keys)} differ); use the same settings or "
-                                 f"another --db", str(self.path))
+                                 f"({shown}); use the same settings or another --db",
+                                 str(self.path))
             return
         self.db.execute("BEGIN IMMEDIATE")
         try:
@@ -266,15 +286,19 @@ class Store:
                      handed=self.handed(assessor, item_id, ticket))
 
     def bind(self, assessor: int, item_id: int, ticket=None) -> None:
-        """Check that the assessor holds the item (to skip it: :func:`.assign.bind`)."""
-        if not assign.judged(self.db, assessor, item_id):
-            assign.bind(self.db, assessor, item_id, self.lease_seconds,
-                        handed=self.handed(assessor, item_id, ticket))
+        """Check that the assessor holds the item, to skip it (:func:`.assign.bind`); a
+        document they judged already is theirs to revise or undo, not to skip."""
+        if assign.judged(self.db, assessor, item_id):
+            raise assign.Conflict("you judged this document already: there is nothing to skip "
+                                  "(revise your grade, or undo it)")
+        assign.bind(self.db, assessor, item_id, self.lease_seconds,
+                    handed=self.handed(assessor, item_id, ticket))
 
-    def renew(self, assessor: int, item_id: int, ticket=None) -> None:
-        """Renew the assessor's lease on the item (:func:`.assign.renew`)."""
-        assign.renew(self.db, assessor, item_id, self.lease_seconds,
-                     handed=self.handed(assessor, item_id, ticket))
+    def renew(self, assessor: int, item_id: int, ticket=None) -> str:
+        """Renew the assessor's lease on the item (:func:`.assign.renew`): ``"renewed"``, or
+        ``"judged"`` where they judged it already and nothing is leased."""
+        return assign.renew(self.db, assessor, item_id, self.lease_seconds,
+                            handed=self.handed(assessor, item_id, ticket))
 
     def release(self, assessor: int, item_id: int, *, judged: bool = True) -> None:
         """After a judgment or skip: the document is no longer the assessor's current one, and

@@ -51,7 +51,7 @@ def add_parser(sub) -> None:
     s.add_argument("--db", required=True, metavar="FILE", help="SQLite file of the judgments")
     s.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default 127.0.0.1: this machine only)")
-    s.add_argument("--port", type=number(int, minimum=0), default=DEFAULT_PORT,
+    s.add_argument("--port", type=number(int, minimum=0, below=65536), default=DEFAULT_PORT,
                    help=f"port (default {DEFAULT_PORT}; 0: any free port)")
     s.add_argument("--order", choices=ORDERS, default="design",
                    help="design: one document of every (topic, stratum) cell first, then "
@@ -185,6 +185,9 @@ def cmd_serve(args) -> str:
     if args.overlap > 1:
         raise InputError(f"--overlap is a share in [0, 1], not {args.overlap}")
     grades = parse_grades(args.grades)
+    if args.level > max(grades):
+        raise InputError(f"-l {args.level} is above every grade offered ({args.grades}): no "
+                         "judgment could count as relevant")
     lock = ServerLock(args.db).acquire()  # before anything else: a second server stops here
     try:
         session = Session.open(args.design, args.docs, args.topics, args.db, order=args.order,
@@ -220,7 +223,10 @@ def _link(args, *, new: bool) -> str:
     """``NAME<TAB>URL/login?token=...`` of a person added (``new``) or given a new token; URL
     ``--url``, else the address of the server running on the database, else the default."""
     from ..assess.lock import serving_url
+    from ..assess.store import check_person
 
+    if new:  # before the database is created for them
+        check_person(args.name, args.role)
     store = _store(args.db, must_exist=not new)
     try:
         token = store.add_person(args.name, args.role) if new else store.reissue(args.name)
