@@ -103,3 +103,17 @@ def test_runs_answering_different_topics_are_told(tmp_path, capsys):
     f = _files(tmp_path, [9, 2, 2], [5, 3, 3])
     assert main([*base, "--format", "csv"]) in (0, None)
     assert "same judged topics" not in capsys.readouterr().err
+
+
+def test_places_sets_the_text_decimals_and_is_refused_where_every_digit_is_kept(tmp_path,
+                                                                                capsys):
+    """``--places 2`` was ignored in text, csv and json output, exit 0."""
+    f = _files(tmp_path, [9, 8, 9, 8], [1, 0, 1, 0])
+    base = ["compare", str(f["qrels"]), str(f["a"]), str(f["b"]), "-m", "ht(P@10)"]
+    assert main([*base, "--places", "2"]) in (0, None)
+    row = capsys.readouterr().out.splitlines()[1].split()
+    assert row[:3] == ["a", "b", "ht(P@10)"] and row[3] == "0.80"
+    for fmt in ("csv", "json"):
+        assert main([*base, "--places", "2", "--format", fmt]) == 1
+        out, err = capsys.readouterr()
+        assert out == "" and f"--places does not apply to --format {fmt}" in err

@@ -54,8 +54,9 @@ def add_parser(sub) -> None:
                     "markdown, latex, html: runs x measures for a paper, each estimate with its "
                     "interval, status and superscript letters of the runs it is significantly "
                     "better than")
-    cp.add_argument("--places", type=number(int, minimum=0), default=4,
-                    help="decimals in the markdown, latex and html tables (default 4)")
+    cp.add_argument("--places", type=number(int, minimum=0), default=None,
+                    help="decimals in the text, markdown, latex and html output (default 4); "
+                    "csv and json keep every digit")
     add_output(cp)
     add_strict(cp)
     cp.set_defaults(run=cmd_compare)
@@ -71,6 +72,10 @@ def cmd_compare(args) -> str:
         raise IrsampleError(f"compare needs at least two runs; one run file given "
                             f"({args.runs[0]})")
     check_design(args)
+    if args.places is not None and args.format in ("csv", "json"):
+        raise IrsampleError(f"--places does not apply to --format {args.format}, which keeps "
+                            "every digit (it applies to text, markdown, latex and html)")
+    places = 4 if args.places is None else args.places
     names = args.measure or ["ht(AP)"]
 
     # the notices on the judgments come as the API's warnings (cli.main prints them)
@@ -83,7 +88,7 @@ def cmd_compare(args) -> str:
               "inclusion probabilities (or are complete)", file=sys.stderr)
     if args.format in TABLE_FORMATS:
         check_strict(args, report.unreliable())
-        return report.render(args.format, places=args.places)
+        return report.render(args.format, places=places)
     table = report.pairs
     check_strict(args, report.unreliable(runs=False))
     if args.format == "csv":
@@ -96,7 +101,7 @@ def cmd_compare(args) -> str:
     notes = [f"! {p.run_a} - {p.run_b} {p.measure}: {p.reason}"
              for p in table.itertuples(index=False) if p.status != "ok"]
     # degrees of freedom to a tenth: Satterthwaite's can run to millions, four decimals are noise
-    text = shown.to_string(index=False, float_format=lambda v: f"{v:.4f}",
+    text = shown.to_string(index=False, float_format=lambda v: f"{v:.{places}f}",
                            formatters={"df": lambda v: f"{v:.1f}"})
     return head + "\n".join([text, *notes]) + "\n"
 
