@@ -139,6 +139,18 @@ def test_a_string_measure_in_sample_eval_format_is_refused(files, capsys):
     assert rc == 0 and "relstring" in out
 
 
+def test_two_measures_under_one_sample_eval_name_are_refused(files, capsys):
+    """sample_eval's layout names xinfAP 'infAP': with trec_eval's infAP beside it, two lines
+    named infAP came out, one of each, which no reader could tell apart."""
+    rc, out, err = cli(capsys, "eval", "--format", "sample_eval", "-m", "xinfAP", "-m", "infAP",
+                       files / "qrels", files / "run")
+    assert rc == 1 and out == ""
+    assert "--format sample_eval prints infAP and xinfAP both as 'infAP'" in err
+    rc, out, _ = cli(capsys, "eval", "--format", "sample_eval", "-m", "xinfAP", files / "qrels",
+                     files / "run")
+    assert rc == 0 and out.startswith("infAP\t\tall")
+
+
 def test_relstring_is_quoted_in_trec_format_only(files, capsys):
     """trec_eval prints relstring in single quotes; the data formats give the string bare."""
     import json

@@ -209,6 +209,22 @@ def check_some_interval(args, measures) -> None:
     print(f"irsample: warning: --ci: no interval to print: {why}", file=sys.stderr)
 
 
+def check_sample_eval_names(measures) -> None:
+    """sample_eval.pl's layout names xinfAP ``infAP``, as that script does: beside trec_eval's
+    infAP the two lines could not be told apart, so two measures printed under one name are
+    refused."""
+    from ..errors import MeasureError
+
+    seen = {}
+    for m in measures:
+        name = getattr(m, "sample_eval_name", m.trec_name)
+        if name in seen and seen[name] != m.name:
+            raise MeasureError(f"--format sample_eval prints {seen[name]} and {m.name} both as "
+                               f"{name!r} (sample_eval.pl's names): ask for one of them, or use "
+                               "another format")
+        seen.setdefault(name, m.name)
+
+
 def cmd_eval(args) -> str:
     if not hasattr(args, "ahead"):
         start_reading(args)
@@ -239,6 +255,8 @@ def _evaluate(args, ahead) -> str:
     else:
         measures = measures_from(args.measure or default)
         check_some_interval(args, measures)
+        if args.format == "sample_eval":
+            check_sample_eval_names(measures)
         ev = _judgments(args, ahead, measures, options)
     places = 4 if args.places is None else args.places  # trec_eval's precision in every format
     if args.zscores is not None:
