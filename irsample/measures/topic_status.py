@@ -75,8 +75,9 @@ REASONS = (
     (OUTSIDE, "estimate outside [0, 1], the measure's range"),
     (UNCHECKED, "no estimate of its own bias on a topic not judged whole"),
     (NO_SPREAD, "no variation in its sample (for a total: in a stratum left to chance, which "
-                "shows no relevant document), so a variance of 0 there, while pooled documents "
-                "there are not judged"),
+                "shows no relevant document), while pooled documents there are not judged: the "
+                "sample's own variance there is 0, so any width the interval has comes from the "
+                "relevance model, which no judged document there checks"),
     (SAMPLE_ONLY, "its variance is the sample's own, from the topic's few sampled relevant "
                   "documents, with no model to steady it (unequal probabilities within a "
                   "stratum, as in an importance sample): one topic's falls short"),
