@@ -69,6 +69,25 @@ def test_reads_probabilities_and_grades_onto_the_pool(world, tmp_path):
     np.testing.assert_allclose(grades.at_least(1)[frame.tdi[:3]], [1, 0, 1])
 
 
+def test_labels_read_like_runs_a_leading_bom_comments_and_a_pipe(world, tmp_path):
+    """A leading byte-order mark hid the first label (its topic became U+FEFF + id), a '#'
+    line was an error, and a label file given as a pipe was read after a peek had taken its
+    start."""
+    import os
+    import subprocess
+
+    collection, frame = world
+    (t, d), = _docs(collection, frame, 1)
+    path = tmp_path / "l.txt"
+    path.write_text(f"\ufeff{t} Q0 {d} 0.75\n# a comment\n")
+    assert read_labels(path, collection).value[frame.tdi[0]] == 0.75
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    writer = subprocess.Popen(["sh", "-c", f"cat {path} > {fifo}"])
+    assert read_labels(fifo, collection).value[frame.tdi[0]] == 0.75
+    writer.wait(10)
+
+
 @pytest.mark.parametrize("body,line,message", [
     ("q Q0 d\n", 1, "expected 4 fields"),
     ("q Q0 d 0.5\nq Q0 e high\n", 2, "not a number"),
@@ -79,11 +98,16 @@ def test_reads_probabilities_and_grades_onto_the_pool(world, tmp_path):
     ("q Q0 a 0\nq Q0 b 2\nq Q0 c 0.5\n", 3,
      "label value 0.5 is a probability, but line 2 holds the grade 2"),
     ("q Q0 a 1\nq Q0 b 2\nq Q0 c 2\nq Q0 d -0.5\n", 4, "label value -0.5 outside its range"),
+    # read as runs and qrels are (these topic ids matched nothing: labels dropped silently)
+    (b"q Q0 a 1\n\xe9 Q0 b 1\n", 2, "not UTF-8"),
+    ("q Q0 a 1\n\ufeffq Q0 b 1\n", 2, "byte-order mark"),
+    ("q Q0 a 1\nq\x00 Q0 b 1\n", 2, "NUL byte"),
+    (b"\x1f\x8b\x08\x00garbage", 1, "corrupt gzip data"),  # was a traceback
 ])
 def test_bad_label_files_name_the_line(world, tmp_path, body, line, message):
     collection, _ = world
     path = tmp_path / "bad.txt"
-    path.write_text(body)
+    path.write_bytes(body if isinstance(body, bytes) else body.encode())
     with pytest.raises(InputError, match=message) as err:
         read_labels(path, collection)
     assert err.value.line == line and err.value.source == str(path)

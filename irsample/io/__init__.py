@@ -6,14 +6,13 @@ path (``.parquet``), a pandas DataFrame or an already parsed table, and return p
 
 from __future__ import annotations
 
-import io
 import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 from ..errors import InputError
-from .files import QRELS_FORMATS, check_sources
+from .files import QRELS_FORMATS, check_sources, read_once
 
 if TYPE_CHECKING:
     from .trec import QrelsTable, RunTable
@@ -99,12 +98,12 @@ def load_qrels(source, fmt: str | None = None) -> QrelsTable:
     ``source`` may also be an ir_datasets id, ``irds:<id>`` (:mod:`irsample.io.irds`). ``fmt``
     is ``trec`` (qid iter docno rel), ``strata`` (sample_eval's qid iter docno stratum
     rel) or ``prels`` (statAP's qid docno rel method probability); by default it is detected
-    from the file (:func:`~irsample.io.strata.detect_qrels_format`). Standard input is read
-    once and kept for both detection and parsing.
+    from the file (:func:`~irsample.io.strata.detect_qrels_format`). Standard input and pipes
+    are read once and kept for both detection and parsing.
     """
     from .irds import is_irds
     from .strata import detect_qrels_format, read_prels, read_strata_qrels
-    from .trec import QrelsTable, read_bytes, read_qrels
+    from .trec import QrelsTable, read_qrels
 
     if isinstance(source, QrelsTable):
         return source
@@ -120,9 +119,8 @@ def load_qrels(source, fmt: str | None = None) -> QrelsTable:
         if _is_frame(source):
             return qrels_from_frame(source, fmt=fmt)
         return qrels_from_frame(read_parquet(source), str(source), fmt)
-    if isinstance(source, (str, os.PathLike)) and str(source) == "-":
-        source = io.BytesIO(read_bytes("-").tobytes())
-        source.name = "<stdin>"
+    if fmt is None:  # detection reads it first: standard input or a pipe is read once
+        source = read_once(source)
     detected = fmt is None
     if detected:
         fmt = detect_qrels_format(source)

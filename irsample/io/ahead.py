@@ -18,6 +18,7 @@ keeps a core whenever the threads compete for it (TREC-8, 129 runs: whole proces
 from __future__ import annotations
 
 import os
+import stat
 import threading
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -43,18 +44,21 @@ def lower_priority(steps: int = READER_NICE) -> None:
 
 
 def text_size(source) -> int | None:
-    """Estimated bytes of run text in a file, or None for anything that is not a plain path."""
+    """Estimated bytes of run text in a file, or None for anything that is not a regular file
+    named by a path (standard input, a pipe, a device, a parquet file, a DataFrame)."""
     if not isinstance(source, (str, os.PathLike)) or str(source) == "-" or is_irds(source):
         return None
     if str(source).endswith(".parquet"):
         return None
     try:
-        size = os.path.getsize(source)
+        info = os.stat(source)
+        if not stat.S_ISREG(info.st_mode):  # a pipe or device: read once, by the reader alone
+            return None  # (a peek here consumed what the reader then missed)
         with open(source, "rb") as fh:
             gz = fh.read(2) == GZIP_MAGIC
     except OSError:
         return 0  # the reader reports the problem with the file's name
-    return size * _GZIP_RATIO if gz else size
+    return info.st_size * _GZIP_RATIO if gz else info.st_size
 
 
 def run_batches(sources: Sequence, batch_bytes: int = BATCH_BYTES) -> list[list]:

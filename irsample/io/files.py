@@ -41,6 +41,27 @@ def source_name(source: Source) -> str:
     return str(getattr(source, "name", "<stream>"))
 
 
+def read_once(source: Source) -> Source:
+    """``source`` as it can be read more than once: standard input and paths that are not
+    regular files (a pipe, ``<(...)``, a FIFO, a device) read now into a named in-memory
+    stream (their data come once: a reader that peeks first, to detect a format, left the
+    next one the rest, or waited for a writer long gone); anything else as it is."""
+    import io
+    import stat
+
+    if not isinstance(source, (str, os.PathLike)):
+        return source
+    if str(source) != "-":
+        try:
+            if stat.S_ISREG(os.stat(source).st_mode) or os.path.isdir(source):
+                return source
+        except OSError:
+            return source  # the reader names the problem
+    stream = io.BytesIO(read_raw(source))
+    stream.name = source_name(source)
+    return stream
+
+
 def read_raw(source: Source) -> bytes:
     """A whole file as bytes, decompressed when it starts with gzip's magic bytes."""
     name = source_name(source)

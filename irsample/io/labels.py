@@ -9,7 +9,10 @@ line (the one that makes it read as probabilities). The second column is ignored
 qrels). Labels of topics or documents outside the collection's pool are ignored (a labeller
 may score more documents than were pooled); bad input is an :class:`InputError` naming the file
 and line: a line without four fields, a value that is not a number, outside its range, or a
-document labelled twice for one topic.
+document labelled twice for one topic. The file is read as runs and qrels are (gzip, standard
+input, pipes; a leading byte-order mark dropped, blank lines and ``#`` lines skipped); text that
+is not UTF-8, a byte-order mark further on or a NUL byte is an error naming the line (such a
+topic id matched nothing and its labels were dropped without a word).
 
 :func:`read_labels` returns the labels as an :class:`AutoLabels` aligned with a
 :class:`~irsample.model.Collection`'s ``tdi`` space (NaN where a document has no label).
@@ -17,10 +20,8 @@ document labelled twice for one topic.
 
 from __future__ import annotations
 
-import gzip
 import math
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -28,6 +29,7 @@ import pyarrow as pa
 from ..errors import InputError
 
 KINDS = ("probability", "grade")
+_UTF8_BOM = b"\xef\xbb\xbf"
 
 
 @dataclass(frozen=True, eq=False)
@@ -67,44 +69,39 @@ class AutoLabels:
         return 1 if self.kind == "probability" or not len(v) else max(int(v.max()), 1)
 
 
-def _open(path: Path):
-    with open(path, "rb") as fh:
-        magic = fh.read(2)
-    if magic == b"\x1f\x8b":
-        return gzip.open(path, "rt", encoding="utf-8", errors="surrogateescape")
-    return open(path, encoding="utf-8", errors="surrogateescape")
-
-
 def read_labels(path, collection, *, kind: str | None = None) -> AutoLabels:
     """Read a label file (module docstring) onto ``collection``."""
-    path = Path(path)
-    source = str(path)
+    from .files import read_raw, source_name
+    from .trec import decode_utf8
+
+    source = source_name(path)
     if kind is not None and kind not in KINDS:
         raise ValueError(f"label kind must be one of {KINDS}, not {kind!r}")
+    raw = read_raw(path)  # gzip, standard input and pipes as every reader takes them
+    while raw.startswith(_UTF8_BOM):  # not part of the first topic id
+        raw = raw[len(_UTF8_BOM):]
     qids, docnos, values, lines = [], [], [], []
-    try:
-        handle = _open(path)
-    except OSError as exc:
-        raise InputError(f"cannot read labels: {exc.strerror or exc}", source) from None
-    with handle:
-        for lineno, line in enumerate(handle, 1):
-            fields = line.split()
-            if not fields:
-                continue
-            if len(fields) != 4:
-                raise InputError(f"expected 4 fields 'topic Q0 docno value', found {len(fields)}",
-                                 source, lineno)
-            try:
-                value = float(fields[3])
-            except ValueError:
-                raise InputError(f"label value {fields[3]!r} is not a number", source,
-                                 lineno) from None
-            if not math.isfinite(value):
-                raise InputError(f"label value {fields[3]!r} is not finite", source, lineno)
-            qids.append(fields[0])
-            docnos.append(fields[2])
-            values.append(value)
-            lines.append(lineno)
+    for lineno, data in enumerate(raw.split(b"\n"), 1):
+        line = decode_utf8(data, source, lineno, "line")
+        if "\x00" in line:
+            raise InputError("a NUL byte: binary data, not a label line", source, lineno)
+        fields = line.split()
+        if not fields or fields[0].startswith("#"):
+            continue
+        if len(fields) != 4:
+            raise InputError(f"expected 4 fields 'topic Q0 docno value', found {len(fields)}",
+                             source, lineno)
+        try:
+            value = float(fields[3])
+        except ValueError:
+            raise InputError(f"label value {fields[3]!r} is not a number", source,
+                             lineno) from None
+        if not math.isfinite(value):
+            raise InputError(f"label value {fields[3]!r} is not finite", source, lineno)
+        qids.append(fields[0])
+        docnos.append(fields[2])
+        values.append(value)
+        lines.append(lineno)
     v = np.array(values, dtype=np.float64)
     if kind is None:
         _check_one_kind(v, source, lines)
@@ -122,8 +119,8 @@ def read_labels(path, collection, *, kind: str | None = None) -> AutoLabels:
         seen[(q, d)] = ln
     out = np.full(collection.n_tdi, np.nan)
     if qids:
-        enc = [s.encode("utf-8", "surrogateescape") for s in qids]
-        docs = [s.encode("utf-8", "surrogateescape") for s in docnos]
+        enc = [s.encode("utf-8") for s in qids]
+        docs = [s.encode("utf-8") for s in docnos]
         _, tdi = collection.lookup(pa.array(enc, pa.binary()), pa.array(docs, pa.binary()))
         inside = tdi >= 0
         out[tdi[inside]] = v[inside]
