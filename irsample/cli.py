@@ -82,6 +82,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 def _write(text: str, output: str | None) -> None:
     if output is None:
+        if sys.stdout is None:  # started with standard output closed (`>&-`)
+            if text:
+                raise IrsampleError("standard output is closed: nothing can be written there "
+                                    "(give -o FILE)")
+            return
         try:
             sys.stdout.write(text)
             sys.stdout.flush()
@@ -251,6 +256,10 @@ def _main(argv: list[str] | None) -> int:
         _quick_exit = bool(getattr(args, "quick_exit", False))
     except IrsampleError as exc:
         print(f"irsample: {exc}", file=sys.stderr)
+        return 1
+    except MemoryError:  # input larger than memory (an endless pipe, a device): said, no trace
+        print("irsample: out of memory: the input does not fit in this machine's memory (runs "
+              "and judgments are read whole, runs a batch at a time)", file=sys.stderr)
         return 1
     except BrokenPipeError:  # pragma: no cover - e.g. `| head`
         return 0

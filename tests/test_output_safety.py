@@ -135,6 +135,29 @@ def test_dev_stdout_on_a_pipe_and_a_dash_write_standard_output(files, tmp_path):
     assert not (tmp_path / "-").exists()
 
 
+def test_a_closed_standard_output_and_memory_running_out_are_said(files, tmp_path, capsys,
+                                                                   monkeypatch):
+    """``irsample eval ... >&-`` ended in an AttributeError traceback, and input larger than
+    memory (``irsample eval q /dev/zero`` under a memory limit) in a MemoryError one."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "irsample", "eval", "-m", "map", str(files / "qrels"),
+         str(files / "run")], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=tmp_path,
+        timeout=300, preexec_fn=lambda: os.close(1))
+    assert done.returncode == 1 and b"Traceback" not in done.stderr
+    assert b"standard output is closed: nothing can be written there (give -o FILE)" \
+        in done.stderr
+
+    def too_big(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr("irsample.design.pools.Pool.from_runs", too_big)
+    rc, out, err = run_cli(capsys, "pool", files / "run", "--depth", 5)
+    assert rc == 1 and out == "" and err.startswith("irsample: out of memory:")
+
+
 def test_character_device_is_written_in_place(tmp_path):
     node = tmp_path / "null"
     try:  # a private null device (1, 3): never /dev/null itself, even if this test fails
