@@ -19,7 +19,7 @@ from .errors import InputError, MeasureError
 from .evaluation import Evaluation, evaluate_collection
 from .io import load_qrels, load_runs
 from .io.trec import single_precision
-from .judgment_notes import judgment_notes, unlabelled_pool, warn
+from .judgment_notes import judgment_notes, unanswered, unanswered_topics, unlabelled_pool, warn
 from .measures import Measure, parse_all
 from .measures.base import DEFAULT_VARIANCE
 from .measures.names import output_key
@@ -217,6 +217,8 @@ def evaluate(
     check_common_topics(collection, judgments)
     chosen = _some(measures_from(measures))
     warn(judgment_notes(chosen, judgments, collection, level=rel_level))
+    if not complete:
+        warn(unanswered(unanswered_topics(collection, judgments)))
     labels = None
     if auto_labels is not None:  # the labeller's module only where labels are given
         from .design.labels.fusion import resolve_labels
@@ -345,6 +347,8 @@ def estimate(
                               design=design)
     check_common_topics(collection, judged)
     warn(judgment_notes(chosen, judged, collection, level=rel_level, intervals=True))
+    if not complete:
+        warn(unanswered(unanswered_topics(collection, judged)))
     from .design.labels.fusion import resolve_labels
 
     labels = resolve_labels(auto_labels, collection, judged, rel_level=rel_level)

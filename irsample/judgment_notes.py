@@ -277,3 +277,33 @@ def unlabelled_pool(measures, labels, judgments) -> list[Note]:
     return [Note("warning", f"{labels.source}: no pooled document has a label (other topic or "
                  "document ids?): every one counts as labelled 0, so ppi(M) is ht(M) and "
                  "auto(M) 0")]
+
+
+
+def unanswered_topics(collection, judgments) -> dict[str, list[str]]:
+    """Run name -> the topics the judgments name for which the run has no ranking (only runs
+    lacking some)."""
+    import numpy as np
+
+    answered = collection.segment_lengths() > 0  # (runs, topics)
+    lacking = judgments.has_topic[None, :] & ~answered
+    topics = collection.topics
+    return {collection.run_names[r]: [topics[t] for t in np.flatnonzero(lacking[r])]
+            for r in np.flatnonzero(lacking.any(axis=1))}
+
+
+def unanswered(lacking: dict[str, list[str]]) -> list[Note]:
+    """A warning, without ``-c``, for runs that have no ranking for some topics the judgments
+    name (:func:`unanswered_topics`): their means are over fewer topics than the judgments
+    name, as trec_eval 9 averages them (trec_eval 10 stops with an error; ``-c`` counts such a
+    topic as 0)."""
+    if not lacking:
+        return []
+    name, missing = next(iter(lacking.items()))
+    shown = ", ".join(missing[:3]) + (", ..." if len(missing) > 3 else "")
+    more = len(lacking) - 1
+    others = f" (and {more} other run{'s' * (more > 1)})" if more else ""
+    return [Note("warning", f"run {name!r}{others} has no ranking for {len(missing)} "
+                 f"topic{'s' * (len(missing) != 1)} the judgments name ({shown}): its means "
+                 "are over the topics it ranks, as trec_eval 9 averages (trec_eval 10 stops "
+                 "there); -c counts a topic a run lacks as 0")]

@@ -83,6 +83,7 @@ def evaluate_in_batches(
     :class:`InputError` for bad input, including a run sharing no topic with the qrels.
     """
     from .evaluation import evaluate_collection
+    from .judgment_notes import unanswered, unanswered_topics, warn
 
     # a design-based estimator's anticipated variance fits one relevance model to where all
     # the runs rank each document (measures/ht/anticipated.py): one batch, in one part
@@ -102,7 +103,7 @@ def evaluate_in_batches(
     except BaseException:
         ahead.cancel()
         raise
-    parts = []
+    parts, lacking = [], {}
     try:
         # the first batch in parts, evaluated while the next is read
         for batch in ahead.parts(1 if whole else 3):
@@ -114,6 +115,7 @@ def evaluate_in_batches(
             if judgments_hook is not None and not parts:
                 judgments_hook(judgments, collection)
             check_common_topics(collection, judgments)
+            lacking.update(unanswered_topics(collection, judgments))
             ev = evaluate_collection(collection, judgments, measures, **options)
             kept = EvaluatedRuns(collection.topics, collection.run_names, collection.run_sources)
             parts.append((dataclasses.replace(ev, collection=kept), [r.name for r in run_tables]))
@@ -121,6 +123,8 @@ def evaluate_in_batches(
     except BaseException:
         ahead.cancel()
         raise
+    if not options.get("complete"):
+        warn(unanswered(lacking))
     return merge_evaluations(parts)
 
 

@@ -34,6 +34,11 @@ RUN1 = (
 )
 # Topic 1: d1 only (AP 1/3, P_5 0.2). Topic 2: e2, e1 (AP 1/2, P_5 0.2).
 RUN2 = "2 Q0 e1 1 0.5 r2\n1 Q0 d1 1 1 r2\n2 Q0 e2 2 1 r2\n"
+# Topic 3, in the qrels alone, is left out of both runs' means without -c: said, as
+# trec_eval 10 stops there
+UNANSWERED = ("irsample: warning: run 'r1' (and 1 other run) has no ranking for 1 topic the "
+              "judgments name (3): its means are over the topics it ranks, as trec_eval 9 "
+              "averages (trec_eval 10 stops there); -c counts a topic a run lacks as 0\n")
 
 
 @pytest.fixture
@@ -73,7 +78,7 @@ def test_trec_format_exact_text_two_runs_per_topic(files, capsys):
         "eval", files["qrels"], files["run1"], files["run2"],
         "-q", "-m", "P.5", "-m", "num_rel_ret", "-m", "map", "-m", "runid", "-m", "num_ret",
     )
-    assert rc == 0 and err == ""
+    assert rc == 0 and err == UNANSWERED
     expected = [
         # run r1, topics in order, then the summary starting with runid
         line("num_ret", "1", "5"),
@@ -315,7 +320,7 @@ def test_output_file(files, capsys, tmp_path):
     target = tmp_path / "out" / "result.txt"
     target.parent.mkdir()
     rc, out, err = cli(capsys, *args, "-o", target)
-    assert (rc, out, err) == (0, "", "")
+    assert (rc, out, err) == (0, "", UNANSWERED)
     assert target.read_text() == stdout_text
     assert os.listdir(target.parent) == ["result.txt"]
 
@@ -470,3 +475,22 @@ def test_subprocess_exit_codes(files, tmp_path):
         assert done.returncode == 1 and "Traceback" not in done.stderr
         assert done.stderr.strip().endswith(
             "irsample: cannot write to standard output: No space left on device")
+
+
+def test_a_topic_of_the_judgments_a_run_lacks_is_said_unless_c(files, capsys):
+    """A run renamed topic 301 to 0301: eval averaged it over the other topics, exit 0, no
+    word (trec_eval 10 stops with "result qid '301' not found in qrels")."""
+    import warnings
+
+    from irsample.errors import JudgmentWarning
+
+    rc, _, err = cli(capsys, "eval", files["qrels"], files["run1"], "-m", "map")
+    assert rc == 0 and err == UNANSWERED.replace(" (and 1 other run)", "")
+    rc, _, err = cli(capsys, "eval", files["qrels"], files["run1"], "-m", "map", "-c")
+    assert rc == 0 and err == ""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        irsample.evaluate(files["qrels"], [files["run1"]], ["map"])
+    assert [str(w.message) for w in caught if w.category is JudgmentWarning] == [
+        UNANSWERED.removeprefix("irsample: warning: ").replace(" (and 1 other run)", "")
+        .rstrip("\n")]

@@ -317,6 +317,10 @@ def _judgments(args, ahead, measures, options):
                                      assume=args.assume, design=args.design)
         check_common_topics(collection, judgments)
         notices(judgments, collection)
+        if not args.complete:
+            from ..judgment_notes import unanswered, unanswered_topics
+
+            print_notes(unanswered(unanswered_topics(collection, judgments)))
         labels = eval_labels(args, measures, collection, judgments)
         ev = evaluate_collection(collection, judgments, measures, auto_labels=labels, **options)
     return ev
