@@ -84,7 +84,9 @@ def add_parser(sub) -> None:
                     "'exact' (tsv, csv, json: the shortest text that reads back as the same "
                     "double)")
     ev.add_argument("--compat", choices=("9.0.8", "10"), default="10",
-                    help="trec_eval version whose iprec_at_recall/11pt_avg rounding to follow")
+                    help="trec_eval version whose habits to follow: its iprec_at_recall/"
+                    "11pt_avg rounding, and scores kept in single precision for 9.0.8 (ties of "
+                    "scores equal as C floats go by docno)")
     ev.add_argument(
         "--ci", type=number(float, above=0.0, below=1.0), default=None, metavar="LEVEL",
         help="add confidence limits at this level (e.g. 0.95) for estimators with a variance "

@@ -69,7 +69,9 @@ def add_parser(sub) -> None:
     pl.add_argument("--depth", type=number(int, minimum=1), default=None,
                     help="pool depth (default: the design file's, else 100)")
     pl.add_argument("--runs-from", metavar="FILE", help="pool only the runs named in FILE")
-    pl.add_argument("--max-strata", type=number(int, minimum=1), default=4)
+    pl.add_argument("--max-strata", type=number(int, minimum=1), default=4,
+                    help="most strata a topic's pool is cut into, from a grid of rank "
+                    "boundaries (default 4)")
     pl.add_argument("--ci", type=number(float, above=0, below=1), default=0.95, metavar="LEVEL",
                     help="confidence level of the predicted half-width (default 0.95; as "
                     "`eval --ci`: -l/--level is a relevance level)")
