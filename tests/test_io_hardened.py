@@ -185,3 +185,16 @@ def test_lines_ended_by_a_carriage_return_alone_are_refused(tmp_path, reader, li
     utf16 = write(tmp_path / "u16", (line.decode() + "\n").encode("utf-16"))
     with pytest.raises(InputError, match="UTF-16"):
         reader(str(utf16))
+
+
+@pytest.mark.parametrize("reader,line", [
+    (read_run, b"1 Q0 a 1 2.5 t"), (read_qrels, b"1 0 a 1"), (read_strata_qrels, b"1 0 a s 1"),
+    (read_prels, b"1 a 1 1 0.5"),
+])
+def test_a_nul_byte_is_refused_with_its_line(tmp_path, reader, line):
+    """A NUL in a qrels topic id made a new topic ("1\\0", counted by -c, printed raw); in a
+    run's docno it was read as part of the id. trec_eval refuses such qrels."""
+    path = write(tmp_path / "nul", line + b"\n" + line.replace(b"1 ", b"1\x00 ", 1) + b"\n")
+    with pytest.raises(InputError, match="a NUL byte: binary data, not text") as caught:
+        reader(str(path))
+    assert caught.value.line == 2 and caught.value.source == str(path)

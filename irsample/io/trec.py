@@ -89,9 +89,13 @@ class QrelsTable:
 def read_bytes(source: Source, raw: bytes | None = None) -> np.ndarray:
     """Read a whole file (gzip detected by its magic bytes) into a ``uint8`` array, without its
     leading byte-order marks; ``raw``: the file's bytes, already read by
-    :func:`~irsample.io.files.read_raw`."""
+    :func:`~irsample.io.files.read_raw`. A NUL byte anywhere is an error naming its line."""
     if raw is None:
         raw = read_raw(source)
+    nul = raw.find(b"\x00")  # one memchr pass: binary data, or a corrupt id that would pass
+    if nul >= 0 and raw[:2] not in (b"\xff\xfe", b"\xfe\xff"):  # (UTF-16: said as such below)
+        raise InputError("a NUL byte: binary data, not text", source_name(source),
+                         raw.count(b"\n", 0, nul) + 1)  # as a new topic ("301\0"), printed raw
     skip = 0
     while raw[skip : skip + 3] == _UTF8_BOM:  # byte-order marks are not part of the first qid
         skip += 3
