@@ -211,6 +211,10 @@ def test_bad_judgments_fail_and_write_nothing(capsys, files, tmp_path):
     rc, _, err = cli(capsys, "eval", judged, *runs, "--design", out / "design.json", "-m",
                      "ht(AP)", "-o", merged)  # eval --design merges as merge does
     assert rc == 1 and f"{judged}:2: document 'not-a-pooled-doc'" in err and not merged.exists()
+    judged.write_text(f"{first[0]} 0 {first[1]} -2\n")  # was read as -1, not judged yet
+    rc, _, err = cli(capsys, "merge", out / "design.json", judged, "--format", "strata", "-o",
+                     merged)
+    assert rc == 1 and f"{judged}:1: grade -2 of document" in err and not merged.exists()
     judged.write_text(f"{first[0]} 0 {first[1]} 1\n")  # partial: fine, reported
     rc, text, err = cli(capsys, "merge", out / "design.json", judged, "--format", "trec")
     assert rc == 0 and len(err.splitlines()) == 1

@@ -254,5 +254,10 @@ def merge(record: DesignRecord, table: QrelsTable) -> Merged:
                 f"({record.source}); its judgment would break the inclusion probabilities",
                 table.source, int(table.lineno[j]),
             )
-        rel[i] = max(int(table.rel[j]), -1)
+        if table.rel[j] < -1:  # -1 is "not judged yet"; -2 is a typo, not a judgment
+            raise InputError(
+                f"grade {int(table.rel[j])} of document {ds!r} of topic {qs!r}: a judgment is "
+                "a grade >= 0, or -1 for not judged yet", table.source, int(table.lineno[j]),
+            )
+        rel[i] = int(table.rel[j])
     return Merged(record, rel, table.source)
