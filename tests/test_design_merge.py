@@ -91,6 +91,11 @@ def test_a_planned_design_file_has_no_rows(tmp_path):
             r":6: rows\[1\]: document 'a' of topic '1' listed twice",
         ),
         (lambda t: t.replace('"depth": 2', '"depth": 0'), ":1: depth must be"),
+        # edited by hand: the strata summary and the rows disagree (was accepted)
+        (lambda t: t.replace('"size": 3, "sampled": 2', '"size": 5, "sampled": 2'),
+         r":2: the strata summary gives stratum '2-' size 5, the rows 3"),
+        (lambda t: t.replace('["1", "b", 2, "2-", 0.5, 0]', '["1", "b", 2, "nope", 0.5, 0]'),
+         r":2: rows have stratum 'nope', which the strata summary does not list"),
     ],
 )
 def test_bad_design_files_name_file_and_line(tmp_path, drawn, edit, message):

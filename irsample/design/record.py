@@ -179,6 +179,7 @@ class DesignRecord:
         if "rows" not in data:
             return cls(**common)
         rows = _rows(data, text, name)
+        _check_summary(data.get("strata"), rows, name, _line_of(text, '"strata"'))
         labels = design.stratum_labels()
         if labels is None:  # the order they were written in (the summary's), where it says
             labels = _summary_order(data.get("strata"), rows["labels"])
@@ -238,6 +239,28 @@ def _element_offset(text: str, start: int, index: int) -> int:
 def _line_of(text: str, needle: str, start: int = 0) -> int | None:
     at = text.find(needle, start)
     return text.count("\n", 0, at) + 1 if at >= 0 else None
+
+
+def _check_summary(strata, rows: dict, name: str, line) -> None:
+    """The ``strata`` summary (written with the rows) must agree with them: every row's
+    stratum listed, and each listed stratum's ``size`` and ``sampled`` the rows' and the
+    selected rows' counts. A file edited by hand that disagrees (a row moved to a stratum
+    the summary does not know, a size changed) is refused: which would the estimators trust?"""
+    if not isinstance(strata, list) or not strata:
+        return  # a file without the summary: the rows alone
+    listed = {s.get("label"): s for s in strata if isinstance(s, dict)}
+    size = np.bincount(rows["stratum"], minlength=len(rows["labels"]))
+    sampled = np.bincount(rows["stratum"], weights=rows["selected"],
+                          minlength=len(rows["labels"]))
+    for k, label in enumerate(rows["labels"]):
+        entry = listed.get(label)
+        if entry is None:
+            raise InputError(f"rows have stratum {label!r}, which the strata summary does not "
+                             f"list ({', '.join(map(str, listed))})", name, line)
+        for key, count in (("size", int(size[k])), ("sampled", int(sampled[k]))):
+            if key in entry and entry[key] != count:
+                raise InputError(f"the strata summary gives stratum {label!r} {key} "
+                                 f"{entry[key]!r}, the rows {count}", name, line)
 
 
 def _summary_order(strata, labels: tuple[str, ...]) -> tuple[str, ...]:
