@@ -198,3 +198,15 @@ def test_a_nul_byte_is_refused_with_its_line(tmp_path, reader, line):
     with pytest.raises(InputError, match="a NUL byte: binary data, not text") as caught:
         reader(str(path))
     assert caught.value.line == 2 and caught.value.source == str(path)
+
+
+def test_stratified_qrels_with_a_fractional_grade_say_why_they_read_as_prels(tmp_path):
+    """A stratified file with 1.5 as line 3's grade was detected as prels, and the error named
+    line 1 with its docno as the relevance, saying nothing of why."""
+    path = write(tmp_path / "st", b"1 0 a s1 1\n1 0 b s1 0\n1 0 c s2 1.5\n")
+    with pytest.raises(InputError, match=r"read as prels, some line's fifth field having a "
+                       r"fraction; for stratified qrels, pass --qrels-format strata"):
+        load_qrels(str(path))
+    with pytest.raises(InputError, match="relevance must be a whole number") as caught:
+        load_qrels(str(path), "strata")
+    assert caught.value.line == 3

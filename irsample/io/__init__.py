@@ -136,4 +136,11 @@ def load_qrels(source, fmt: str | None = None) -> QrelsTable:
                 "number; for prels, pass --qrels-format prels, in Python qrels_format=\"prels\")",
                 error.source, error.line,
             ) from None
+        if detected and fmt == "prels":  # stratified qrels with a fractional grade somewhere
+            raise InputError(
+                f"{error.message} (read as prels, some line's fifth field having a fraction; "
+                "for stratified qrels, pass --qrels-format strata, in Python "
+                "qrels_format=\"strata\", and the line whose grade has one is named)",
+                error.source, error.line,
+            ) from None
         raise
