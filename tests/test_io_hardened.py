@@ -210,3 +210,16 @@ def test_stratified_qrels_with_a_fractional_grade_say_why_they_read_as_prels(tmp
     with pytest.raises(InputError, match="relevance must be a whole number") as caught:
         load_qrels(str(path), "strata")
     assert caught.value.line == 3
+
+
+def test_group_maps_refuse_a_third_field_and_errors_show_a_glimpse_of_binary_lines(tmp_path):
+    """'run group x' was read as group 'group' (run lists refused a third field); a line of
+    binary data was echoed whole in the error (2.5 KB)."""
+    groups = write(tmp_path / "groups", b"r1 g1\nr2 g2 extra\n")
+    with pytest.raises(InputError, match=r"groups:2: expected 'run group' or 'run:group:...', "
+                       r"found 'r2 g2 extra'"):
+        read_group_map(str(groups))
+    garbage = write(tmp_path / "list", b"\xff" * 3000 + b"\n")
+    with pytest.raises(InputError, match="list:1: line is not UTF-8 text") as caught:
+        read_run_list(str(garbage))
+    assert len(caught.value.message) < 400

@@ -36,7 +36,8 @@ def read_run_list(source: Source) -> list[tuple[str, int]]:
         fields = line.split()
         if len(fields) > 2 or (len(fields) == 2 and fields[1] not in _FLAGS):
             raise InputError(
-                "expected a run name, optionally followed by 'judged' or 'notjudged'", name, lineno
+                "expected a run name, optionally followed by 'judged' or 'notjudged', found "
+                f"{line[:80]!r}", name, lineno
             )
         if fields[0] in seen:
             raise InputError(f"run {fields[0]!r} listed twice (first at line {seen[fields[0]]})",
@@ -54,9 +55,12 @@ def read_group_map(source: Source) -> dict[str, tuple[str, int]]:
     name = source_name(source)
     out: dict[str, tuple[str, int]] = {}
     for _, lineno, line in _lines(source):
-        fields = line.split(":") if ":" in line else line.split()
-        if len(fields) < 2 or not fields[0].strip() or not fields[1].strip():
-            raise InputError("expected 'run group' or 'run:group:...'", name, lineno)
+        colons = ":" in line
+        fields = line.split(":") if colons else line.split()
+        if (len(fields) < 2 or not fields[0].strip() or not fields[1].strip()
+                or (not colons and len(fields) > 2)):  # 'run group x': which is the group?
+            raise InputError(f"expected 'run group' or 'run:group:...', found {line[:80]!r}",
+                             name, lineno)
         run, group = fields[0].strip(), fields[1].strip()
         if run in out:
             raise InputError(

@@ -260,9 +260,8 @@ def decode_utf8(raw: bytes, name: str, line: int, what: str) -> str:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise InputError(
-            f"{what} is not UTF-8 text: {text_of(raw)!r}", name, line
-        ) from None
+        shown = text_of(raw[:60]) + ("..." if len(raw) > 60 else "")  # binary data: a glimpse
+        raise InputError(f"{what} is not UTF-8 text: {shown!r}", name, line) from None
     if text.lstrip().startswith("\ufeff"):
         raise InputError(f"{what} starts with a byte-order mark (U+FEFF)", name, line)
     return text
