@@ -95,6 +95,7 @@ def test_runs_and_judgments_read_through_pipes_lose_nothing(tmp_path, capsys):
     import gzip
     import os
     import subprocess
+    import threading
 
     from irsample.cli import main
 
@@ -108,8 +109,12 @@ def test_runs_and_judgments_read_through_pipes_lose_nothing(tmp_path, capsys):
         fifo = tmp_path / name
         os.mkfifo(fifo)
         fifos.append(subprocess.Popen(["sh", "-c", f"cat {source} > {fifo}"]))
-    assert main(["eval", "-m", "num_ret", "-m", "map", str(tmp_path / "qrels"),
-                 str(tmp_path / "run")]) == 0
-    assert capsys.readouterr().out == by_path
+    done = []  # in a daemon thread: a reader that opens a FIFO twice waits for ever
+    worker = threading.Thread(daemon=True, target=lambda: done.append(main(
+        ["eval", "-m", "num_ret", "-m", "map", str(tmp_path / "qrels"), str(tmp_path / "run")])))
+    worker.start()
+    worker.join(120)
     for writer in fifos:
-        writer.wait(10)
+        writer.kill()
+    assert done == [0], "eval did not finish reading the FIFOs"
+    assert capsys.readouterr().out == by_path
