@@ -1,7 +1,9 @@
 """What an estimate's user should know about judgments and measures that fit together only in
 part, besides errors: a measure that reads a stratified sample as uniform or ignores the
 relevance level, pooled documents no estimate reaches (inclusion probability 0), thin inclusion
-probabilities, runs ranking mostly outside the judged pool, judgments that read as a census.
+probabilities, runs ranking mostly outside the judged pool, judgments that read as a census,
+automatic labels that name no pooled document, runs with no ranking for some of the judged
+topics.
 
 Each check returns :class:`Note` objects (a kind, ``warning`` or ``note``, and the text);
 :func:`judgment_notes` runs those that apply to an evaluation. The Python API issues them as
@@ -277,7 +279,6 @@ def unlabelled_pool(measures, labels, judgments) -> list[Note]:
     return [Note("warning", f"{labels.source}: no pooled document has a label (other topic or "
                  "document ids?): every one counts as labelled 0, so ppi(M) is ht(M) and "
                  "auto(M) 0")]
-
 
 
 def unanswered_topics(collection, judgments) -> dict[str, list[str]]:
