@@ -307,3 +307,29 @@ def test_eval_notes_judgments_sampled_thinly_and_not_the_floored_designs(capsys,
         assert rc == 0 and "below 1/11" not in err
         rc, _, err = cli(capsys, "compare", "--qrels-format", "prels", prels, *runs[:2])
         assert rc == 0 and ("below 1/11" in err) == noted, err
+
+
+def test_a_design_file_given_through_a_pipe_is_read_as_a_file(capsys, files, tmp_path):
+    """``sample --design <(cat design.json)`` took the path for a design name ("expected a
+    strata spec like ..."): only regular files were read as design files."""
+    import os
+    import subprocess
+    import threading
+
+    _, _, runs, _ = files
+    assert cli(capsys, "sample", *runs, "--design", "2strata", "--seed", 1, "-o",
+               tmp_path / "d1")[0] == 0
+    assert cli(capsys, "sample", *runs, "--design", tmp_path / "d1" / "design.json", "-o",
+               tmp_path / "d2")[0] == 0
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    writer = subprocess.Popen(["sh", "-c", f"cat {tmp_path / 'd1' / 'design.json'} > {fifo}"])
+    done = []  # in a daemon thread: a reader that opens the FIFO twice waits for ever
+    worker = threading.Thread(daemon=True, target=lambda: done.append(cli(
+        capsys, "sample", *runs, "--design", fifo, "-o", tmp_path / "d3")[0]))
+    worker.start()
+    worker.join(120)
+    writer.kill()
+    assert done == [0]
+    assert (tmp_path / "d3" / "to_judge.tsv").read_text() == \
+        (tmp_path / "d2" / "to_judge.tsv").read_text()

@@ -149,7 +149,8 @@ def cmd_sample(args) -> str:
     from ..io.output import write_atomic
 
     planned = None
-    if Path(args.design).is_file():
+    given = Path(args.design)
+    if given.exists() and not given.is_dir():  # a file, a FIFO, <(...): read as a design file
         planned = DesignRecord.read(args.design)
         design = planned.design
     elif args.design.replace(" ", "").startswith("plan("):
