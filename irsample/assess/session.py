@@ -57,11 +57,11 @@ def _runs_of(paths, topics: set[str]):
     """The runs read from ``paths``; :class:`InputError` for one that cannot be read or that
     ranks none of the design's ``topics`` (a run of another collection)."""
     from ..io import load_runs
+    from ..io.trec import text_of
 
     runs = load_runs(paths)
     for run in runs:
-        ranked = {t.decode("utf-8", "replace") if isinstance(t, bytes) else str(t)
-                  for t in run.qid.unique().to_pylist()}
+        ranked = {text_of(t) for t in run.qid.unique().to_pylist()}
         if not ranked & topics:
             raise InputError(f"run {run.name!r} ranks none of the design's {len(topics)} "
                              f"topics (it ranks {', '.join(sorted(ranked)[:3]) or 'none'}: a "

@@ -148,10 +148,6 @@ def run(args) -> str:
     )
 
 
-def _text(topic) -> str:
-    return topic.decode("utf-8", "replace") if isinstance(topic, bytes) else str(topic)
-
-
 def judged_topics_only(runs, qrels):
     """The ``runs``' rankings of the topics ``qrels`` name (an error if a run keeps none): a
     simulated assessor has no answer for the others, which would take budget and count as
@@ -163,6 +159,7 @@ def judged_topics_only(runs, qrels):
     import pyarrow.compute as pc
 
     from ..errors import InputError
+    from ..io.trec import text_of
 
     named = pc.unique(qrels.qid)
     kept = []
@@ -170,8 +167,8 @@ def judged_topics_only(runs, qrels):
         mask = pc.is_in(run.qid, value_set=named)
         keep = mask.to_numpy(zero_copy_only=False).astype(bool)
         if not keep.any():
-            mine = [_text(t) for t in pc.unique(run.qid).to_pylist()[:3]]
-            theirs = [_text(t) for t in named.to_pylist()[:3]]
+            mine = [text_of(t) for t in pc.unique(run.qid).to_pylist()[:3]]
+            theirs = [text_of(t) for t in named.to_pylist()[:3]]
             raise InputError(f"run {run.name!r} has no topic in common with the qrels "
                              f"({qrels.source}; topic ids compare as text: the run's "
                              f"{', '.join(mine) or 'none'}, the qrels' "
