@@ -29,7 +29,6 @@ import pyarrow as pa
 from ..errors import InputError
 
 KINDS = ("probability", "grade")
-_UTF8_BOM = b"\xef\xbb\xbf"
 
 
 @dataclass(frozen=True, eq=False)
@@ -71,20 +70,18 @@ class AutoLabels:
 
 def read_labels(path, collection, *, kind: str | None = None) -> AutoLabels:
     """Read a label file (module docstring) onto ``collection``."""
-    from .files import read_raw, source_name
-    from .trec import decode_utf8
+    from .files import source_name
+    from .trec import decode_utf8, read_bytes
 
     source = source_name(path)
     if kind is not None and kind not in KINDS:
         raise ValueError(f"label kind must be one of {KINDS}, not {kind!r}")
-    raw = read_raw(path)  # gzip, standard input and pipes as every reader takes them
-    while raw.startswith(_UTF8_BOM):  # not part of the first topic id
-        raw = raw[len(_UTF8_BOM):]
+    # as every reader takes its file: gzip, standard input, pipes; leading byte-order marks
+    # dropped, a NUL byte an error with its line
+    raw = read_bytes(path).tobytes()
     qids, docnos, values, lines = [], [], [], []
     for lineno, data in enumerate(raw.split(b"\n"), 1):
         line = decode_utf8(data, source, lineno, "line")
-        if "\x00" in line:
-            raise InputError("a NUL byte: binary data, not a label line", source, lineno)
         fields = line.split()
         if not fields or fields[0].startswith("#"):
             continue
