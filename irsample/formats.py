@@ -318,8 +318,14 @@ def to_table(ev: Evaluation, *, per_topic: bool = False, places: int | None = No
     return "\n".join(lines) + "\n"
 
 
+def sample_eval_name(m) -> str:
+    """The name sample_eval.pl's layout prints ``m`` under (its own where it names the measure
+    otherwise, as ``infAP`` for xinfAP; else trec_eval's)."""
+    return getattr(m, "sample_eval_name", m.trec_name)
+
+
 def _sample_eval_line(m, topic: str, value: float, places: int) -> str:
-    name = getattr(m, "sample_eval_name", m.trec_name)
+    name = sample_eval_name(m)
     if m.value_type == "int":
         return f"{name}\t\t{topic}\t{int(round(value)):9d}"
     if m.family in ("inum_rel", "inum_rel_ret"):

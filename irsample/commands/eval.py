@@ -216,10 +216,11 @@ def check_sample_eval_names(measures) -> None:
     infAP the two lines could not be told apart, so two measures printed under one name are
     refused."""
     from ..errors import MeasureError
+    from ..formats import sample_eval_name
 
     seen = {}
     for m in measures:
-        name = getattr(m, "sample_eval_name", m.trec_name)
+        name = sample_eval_name(m)
         if name in seen and seen[name] != m.name:
             raise MeasureError(f"--format sample_eval prints {seen[name]} and {m.name} both as "
                                f"{name!r} (sample_eval.pl's names): ask for one of them, or use "
